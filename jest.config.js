@@ -1,0 +1,14 @@
+/** Jest in ESM mode (client-node 1.x is ESM-only); see ../shared/NOTES-ECOSYSTEM.md §1.4. */
+const tsJest = ['ts-jest', { useESM: true, isolatedModules: true }];
+const common = {
+  preset: 'ts-jest/presets/default-esm',
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.tsx?$': tsJest },
+};
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/{unit,contract,cases}/**/*.test.ts'] },
+  ],
+};
