@@ -1,0 +1,131 @@
+/**
+ * The capability adapter's vocabulary (DESIGN.md §5). Every operation returns a {@link Result}: expected outcomes
+ * are values, not exceptions, and no upstream object shape escapes this layer.
+ */
+
+/** Capability names the product may use on a cluster (DESIGN.md §1). Parameterised ones carry their object: `runtime-class/<name>`, `template/<ns>/<name>`, `warm-pool/<ns>/<name>`. */
+export type CapabilityName =
+  | 'sandbox-api'
+  | 'extensions-api'
+  | 'controller'
+  | 'conversion'
+  | 'router'
+  | 'runtime-exec'
+  | 'runtime-files'
+  | 'network-isolation'
+  | 'suspend-resume'
+  | 'snapshot'
+  | `runtime-class/${string}`
+  | `template/${string}/${string}`
+  | `warm-pool/${string}/${string}`;
+
+/** Ordered support states; `failed` (a probe contradicted it) and `unsupported` (the release/cluster cannot offer it) stand outside the order. */
+export type SupportState = 'absent' | 'discovered' | 'compatible' | 'configured' | 'verified' | 'failed' | 'unsupported';
+
+/** The ordered part of {@link SupportState}, lowest first. */
+export const ORDERED_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;
+
+/** Why an operation did not succeed, in a form a caller can branch on. */
+export type Result<T> =
+  | { readonly kind: 'ok'; readonly value: T }
+  | { readonly kind: 'unsupported'; readonly capability: CapabilityName; readonly state: SupportState; readonly reason: string }
+  | { readonly kind: 'rejected'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly error: AdapterError };
+
+/** One classified failure (see kubernetes/errors.ts for the classifier). Never carries a credential. */
+export interface AdapterError {
+  readonly category:
+    | 'not-found'
+    | 'forbidden'
+    | 'unauthenticated'
+    | 'conflict'
+    | 'gone'
+    | 'unreachable'
+    | 'timeout'
+    | 'invalid'
+    | 'too-large'
+    | 'runtime'
+    | 'internal';
+  readonly message: string;
+  /** HTTP status or gRPC code when there was one. */
+  readonly code?: number;
+  /** Kubernetes Status `reason` when the server sent one. */
+  readonly reason?: string;
+  /** What to do about it, in plain words. */
+  readonly hint?: string;
+}
+
+/** A session: the Kubernetes object the adapter created for one operation id, plus the release family that serves it. */
+export interface SessionRef {
+  readonly namespace: string;
+  /** Name of the SandboxClaim (v0.5) or Sandbox. */
+  readonly name: string;
+  readonly via: 'claim' | 'sandbox';
+  readonly operationId: string;
+  readonly uid: string;
+}
+
+/** Phase derived from spec plus conditions at the current observedGeneration only. */
+export type SessionPhase = 'Pending' | 'Ready' | 'Suspended' | 'Finished' | 'Failed' | 'Terminating' | 'Gone' | 'Unknown';
+
+export interface Observation {
+  readonly ref: SessionRef;
+  readonly phase: SessionPhase;
+  /** Why this phase: condition reason/message, or why the evidence was not trusted (e.g. stale observedGeneration). */
+  readonly reason: string;
+  readonly generation: number;
+  readonly observedGeneration?: number;
+  /** Bound Sandbox name (claims) and its pod IPs when Ready. */
+  readonly sandboxName?: string;
+  readonly podIPs: readonly string[];
+  readonly resourceVersion: string;
+}
+
+export interface Termination {
+  readonly ref: SessionRef;
+  /** `deleted` when this call deleted it, `already-gone` when it was not there (idempotent). */
+  readonly outcome: 'deleted' | 'already-gone';
+}
+
+/** Where a runtime server is reached. */
+export type TransportKind = 'router' | 'port-forward' | 'direct';
+
+/** A request to run one command (argv, no shell) in a session's runtime. Limits are checked before anything is sent. */
+export interface ExecutionRequest {
+  readonly session: SessionRef;
+  readonly argv: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Deadline for the whole call, milliseconds. */
+  readonly timeoutMs: number;
+}
+
+export interface ExecutionRef {
+  readonly executionId: string;
+  readonly session: SessionRef;
+}
+
+export interface ExecutionStatus {
+  readonly executionId: string;
+  readonly state: 'running' | 'succeeded' | 'failed' | 'timed-out';
+  readonly exitCode?: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly durationMs: number;
+}
+
+/** What the adapter knows about a cluster's capabilities, as support states with reasons. */
+export interface CapabilityReport {
+  readonly cluster: string;
+  readonly capabilities: ReadonlyArray<{ readonly name: CapabilityName; readonly state: SupportState; readonly reason: string }>;
+}
+
+/** The narrow interface the product uses (DESIGN.md §5). */
+export interface CapabilityAdapter {
+  createFromTemplate(scope: { namespace: string; template: string; warmPool?: string }, templateVersion: string, operationId: string): Promise<Result<SessionRef>>;
+  observe(ref: SessionRef): Promise<Result<Observation>>;
+  terminate(ref: SessionRef, intentVersion: string): Promise<Result<Termination>>;
+  capabilities(clusterIdentity: string): Promise<CapabilityReport>;
+  startExecution(executionId: string, request: ExecutionRequest): Promise<Result<ExecutionRef>>;
+  queryExecution(executionId: string): Promise<Result<ExecutionStatus>>;
+}
