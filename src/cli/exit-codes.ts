@@ -1,0 +1,39 @@
+/**
+ * Process exit codes of the `agentplane` CLI, one per kind of outcome, so scripts and CI can branch on them.
+ * The table is printed at the end of `agentplane --help`.
+ */
+export const ExitCode = {
+  /** Everything asked for was done (for `verify`: every required capability reached its required state). */
+  ok: 0,
+  /** An unexpected internal error (a bug in AgentPlane): please report it with the printed stack. */
+  internal: 1,
+  /** Bad command line: unknown flag or command, missing argument, invalid value. */
+  usage: 2,
+  /** A pinned release could not be used: unknown tag, checksum mismatch, missing file, unreachable source. */
+  release: 3,
+  /** The environment is invalid: bad construct props, schema violations, duplicate or unpinned objects, bad environment module. */
+  invalid: 4,
+  /** The environment and `agentplane.lock.json` disagree (re-run with `--update-lock` after review). */
+  lockMismatch: 5,
+  /** Verification ran but a required capability did not reach its required state. */
+  notVerified: 6,
+  /** The cluster could not be reached, or refused the request (authentication, authorization). */
+  cluster: 7,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The exit-code table shown in `--help`. */
+export function exitCodeHelp(): string {
+  const lines: Array<[number, string]> = [
+    [ExitCode.ok, 'success (verify: every required capability reached its required state)'],
+    [ExitCode.internal, 'internal error (a bug: please report it with the printed stack)'],
+    [ExitCode.usage, 'usage error: unknown command or flag, missing or invalid argument'],
+    [ExitCode.release, 'release error: unknown release, checksum mismatch, missing file, unreachable mirror/upstream'],
+    [ExitCode.invalid, 'invalid environment: construct props, CRD schema violations, duplicates, unpinned images'],
+    [ExitCode.lockMismatch, 'environment and agentplane.lock.json disagree (review, then --update-lock)'],
+    [ExitCode.notVerified, 'verification finished but a required capability is below its required state'],
+    [ExitCode.cluster, 'cluster unreachable, unauthenticated or forbidden'],
+  ];
+  return ['Exit codes:', ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`)].join('\n');
+}
