@@ -53,6 +53,8 @@ export interface AdapterError {
   readonly reason?: string;
   /** What to do about it, in plain words. */
   readonly hint?: string;
+  /** For `not-found`: whether the API itself is missing (CRD not installed / version not served) or just the object. */
+  readonly missing?: 'api' | 'object';
 }
 
 /** A session: the Kubernetes object the adapter created for one operation id, plus the release family that serves it. */

@@ -1,0 +1,163 @@
+/**
+ * The adapter's one connection to a Kubernetes API server (@kubernetes/client-node 1.4).
+ *
+ * `KubeClient.connect` honours `--kubeconfig` / `--context`, checks the context, cluster and user exist, and routes
+ * kubeconfig `exec` users through {@link ExecCredentialAuth} (refresh at expiry and once on 401, case 25).
+ * `call` runs one API call with a deadline and classifies every failure once (kubernetes/errors.ts, case 22).
+ */
+import * as k8s from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Result } from '../types.js';
+import { classifyKubeError, KubeconfigError, KubeDeadlineError } from './errors.js';
+import { EXEC_PROVIDER_NAME, ExecCredentialAuth, type ExecSpec } from './exec-credential.js';
+
+export interface KubeConnectOptions {
+  /** Path of a kubeconfig file. Default: `$KUBECONFIG` (':'-separated, merged), then `~/.kube/config`, then in-cluster. */
+  readonly kubeconfig?: string;
+  /** Context to use. Default: the kubeconfig's `current-context`. */
+  readonly context?: string;
+  /** Deadline of each API call made through {@link KubeClient.call}, ms. Default 30000. */
+  readonly callTimeoutMs?: number;
+}
+
+/** What a call is, for error messages: `verb` and `resource` (`plural.group`) name it in 403s; `contentType` in 415/422s. */
+export interface CallInfo {
+  readonly verb: string;
+  readonly resource: string;
+  readonly contentType?: string;
+}
+
+/** A constructor of a generated client-node API class (CoreV1Api, CustomObjectsApi, ...). */
+export type ApiConstructor<T> = new (config: k8s.Configuration) => T;
+
+const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+/** A connected kubeconfig context. Never exposes a credential. */
+export class KubeClient {
+  /** Number of API calls made through {@link call} (including the one retry after a 401). */
+  requests = 0;
+
+  private constructor(
+    readonly kc: k8s.KubeConfig,
+    readonly context: string,
+    readonly user: string,
+    readonly server: string,
+    private readonly exec: ExecCredentialAuth,
+    private readonly callTimeoutMs: number,
+  ) {}
+
+  /**
+   * Loads the kubeconfig and selects the context.
+   * @throws {KubeconfigError} file missing or unreadable, context not in the file, context naming a missing cluster or user,
+   *   or a cluster without a server address. The message says what is wrong and what to do.
+   */
+  static connect(opts: KubeConnectOptions = {}): KubeClient {
+    const kc = new k8s.KubeConfig();
+    const source = opts.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
+    try {
+      if (opts.kubeconfig) {
+        if (!existsSync(opts.kubeconfig)) {
+          throw new KubeconfigError(`kubeconfig file "${opts.kubeconfig}" does not exist`, 'pass --kubeconfig with an existing file or set KUBECONFIG');
+        }
+        kc.loadFromFile(opts.kubeconfig);
+      } else {
+        kc.loadFromDefault();
+      }
+    } catch (err) {
+      if (err instanceof KubeconfigError) throw err;
+      throw new KubeconfigError(`cannot read kubeconfig "${source}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'check the file is valid kubeconfig YAML');
+    }
+    const contextName = opts.context ?? kc.getCurrentContext();
+    const contexts = kc.getContexts();
+    const ctx = contexts.find((c) => c.name === contextName);
+    if (!ctx) {
+      const known = contexts.map((c) => c.name).join(', ') || 'none';
+      throw new KubeconfigError(
+        contextName ? `context "${contextName}" is not in kubeconfig "${source}" (contexts: ${known})` : `kubeconfig "${source}" has no current-context`,
+        'pass --context with one of the listed contexts',
+      );
+    }
+    const cluster = kc.getCluster(ctx.cluster);
+    if (!cluster || !cluster.server) {
+      throw new KubeconfigError(`context "${ctx.name}" names cluster "${ctx.cluster}", which has no entry with a server address in "${source}"`, 'add the cluster to the kubeconfig or pick another --context');
+    }
+    const user = kc.getUser(ctx.user);
+    if (!user) {
+      throw new KubeconfigError(`context "${ctx.name}" names user "${ctx.user}", which is not in "${source}"`, 'add the user to the kubeconfig or pick another --context');
+    }
+    const baseDir = opts.kubeconfig ? path.dirname(path.resolve(opts.kubeconfig)) : undefined;
+    const specs = new Map<string, ExecSpec>();
+    const users = kc.getUsers().map((u) => {
+      const exec = u.exec as { command?: string; args?: string[]; env?: Array<{ name: string; value: string }> | null; apiVersion?: string } | undefined;
+      if (!exec) return u;
+      if (!exec.command) {
+        throw new KubeconfigError(`user "${u.name}" has an exec stanza without a command`, 'set users[].user.exec.command in the kubeconfig');
+      }
+      // kubectl resolves a relative command containing a path separator against the kubeconfig's directory.
+      const command = baseDir && exec.command.includes('/') && !path.isAbsolute(exec.command) ? path.resolve(baseDir, exec.command) : exec.command;
+      specs.set(u.name, { command, args: exec.args ?? [], env: exec.env ?? [], ...(exec.apiVersion ? { apiVersion: exec.apiVersion } : {}) });
+      const { exec: _dropped, ...rest } = u;
+      void _dropped;
+      return { ...rest, authProvider: { name: EXEC_PROVIDER_NAME, config: {} } } as k8s.User;
+    });
+    const auth = new ExecCredentialAuth(specs);
+    kc.addAuthenticator(auth);
+    kc.loadFromOptions({ clusters: kc.getClusters(), contexts, users, currentContext: ctx.name });
+    return new KubeClient(kc, ctx.name, ctx.user, cluster.server, auth, opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+  }
+
+  /** A generated API client bound to this context, e.g. `client.api(k8s.CustomObjectsApi)`. */
+  api<T>(ctor: ApiConstructor<T>): T {
+    return this.kc.makeApiClient(ctor as unknown as new (config: k8s.Configuration) => T & k8s.ApiType);
+  }
+
+  /**
+   * Runs one API call with the client's deadline and returns its outcome as a value.
+   *
+   * `what` is either a {@link CallInfo} or a string `"<verb> <resource>[ ...]"`, e.g. `"list sandboxes.agents.x-k8s.io in sbx"`.
+   * Failures are classified by `classifyKubeError`; on a 401 for an exec-plugin user the cached credential is dropped and the
+   * call is retried once. Never throws.
+   */
+  async call<T>(what: string | CallInfo, fn: () => Promise<T>): Promise<Result<T>> {
+    const info = typeof what === 'string' ? parseWhat(what) : what;
+    const label = typeof what === 'string' ? what : `${what.verb} ${what.resource}`;
+    const ctx = { ...info, context: this.context, user: this.user };
+    try {
+      return { kind: 'ok', value: await this.withDeadline(label, fn) };
+    } catch (err) {
+      if (isUnauthorized(err) && this.exec.serves(this.user)) {
+        this.exec.invalidate(this.user);
+        try {
+          return { kind: 'ok', value: await this.withDeadline(label, fn) };
+        } catch (again) {
+          return { kind: 'failed', error: classifyKubeError(again, ctx) };
+        }
+      }
+      return { kind: 'failed', error: classifyKubeError(err, ctx) };
+    }
+  }
+
+  /** Plugin runs for the current user so far (0 when it does not use an exec plugin). */
+  get credentialRefreshes(): number {
+    return this.exec.runs.get(this.user) ?? 0;
+  }
+
+  private withDeadline<T>(label: string, fn: () => Promise<T>): Promise<T> {
+    this.requests += 1;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new KubeDeadlineError(label, this.callTimeoutMs)), this.callTimeoutMs);
+    });
+    return Promise.race([fn(), deadline]).finally(() => clearTimeout(timer));
+  }
+}
+
+function parseWhat(what: string): { verb?: string; resource?: string } {
+  const [verb, resource] = what.trim().split(/\s+/);
+  return { ...(verb ? { verb } : {}), ...(resource ? { resource } : {}) };
+}
+
+function isUnauthorized(err: unknown): boolean {
+  return err instanceof k8s.ApiException && err.code === 401;
+}

@@ -1,0 +1,179 @@
+/**
+ * The one classifier for Kubernetes API failures seen through @kubernetes/client-node 1.4.
+ *
+ * In 1.x a non-2xx answer throws `ApiException{code, body, headers}` whose `body` is the raw response text (not a parsed
+ * `V1Status`), and transport failures throw node-fetch's `FetchError{code: 'ECONNREFUSED' | ...}`
+ * (../shared/NOTES-ECOSYSTEM.md §2). Every failure is mapped here once to an {@link AdapterError}; nothing else in
+ * the product inspects raw client errors.
+ */
+import type { AdapterError } from '../types.js';
+
+/** Who was calling and what for; names only, never credentials. */
+export interface KubeErrorContext {
+  /** Kubernetes verb, e.g. `list`, `patch`. */
+  readonly verb?: string;
+  /** Resource as `plural.group` (or `plural` for core), e.g. `sandboxes.agents.x-k8s.io`. */
+  readonly resource?: string;
+  /** Kubeconfig context name. */
+  readonly context: string;
+  /** Kubeconfig user name (the entry's name, never its token). */
+  readonly user: string;
+  /** Content-Type the request carried (patches), named in 415/422 errors. */
+  readonly contentType?: string;
+}
+
+/** Parsed `metav1.Status` fields we use. */
+interface StatusBody {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly details?: { readonly name?: string; readonly group?: string; readonly kind?: string };
+}
+
+/** Thrown by the exec-credential plugin runner; classified as `unauthenticated`. */
+export class ExecCredentialError extends Error {
+  override readonly name = 'ExecCredentialError';
+  constructor(message: string, readonly command: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+/** Thrown by {@link KubeClient.connect} for a kubeconfig that cannot be used; `hint` says what to do. */
+export class KubeconfigError extends Error {
+  override readonly name = 'KubeconfigError';
+  constructor(message: string, readonly hint: string) {
+    super(`${message}; ${hint}`);
+  }
+}
+
+/** Thrown (and classified as `timeout`) when a call to the API server exceeds its deadline. */
+export class KubeDeadlineError extends Error {
+  override readonly name = 'KubeDeadlineError';
+  constructor(readonly what: string, readonly deadlineMs: number) {
+    super(`${what}: no answer from the API server within ${deadlineMs} ms`);
+  }
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Parses an ApiException body (raw text in client-node 1.4, an object in some paths) into a Status, if it is one. */
+export function parseStatus(body: unknown): StatusBody | undefined {
+  let value: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (value && typeof value === 'object' && (value as { kind?: unknown }).kind === 'Status') return value as StatusBody;
+  return undefined;
+}
+
+function isApiException(err: unknown): err is { code: number; body: unknown } {
+  return (
+    !!err &&
+    typeof err === 'object' &&
+    typeof (err as { code?: unknown }).code === 'number' &&
+    'body' in err &&
+    (err as { constructor?: { name?: string } }).constructor?.name === 'ApiException'
+  );
+}
+
+function describeTarget(ctx: KubeErrorContext, status?: StatusBody): string {
+  const resource = ctx.resource ?? [status?.details?.kind, status?.details?.group].filter(Boolean).join('.');
+  return resource || 'the resource';
+}
+
+/**
+ * Maps any failure of a client-node call to an {@link AdapterError}.
+ *
+ * - 404: `not-found`; `missing: 'object'` when the server's Status names the object, else `missing: 'api'`
+ *   (the CRD is not installed or that version is not served).
+ * - 403: `forbidden`, naming verb, resource and user. 401: `unauthenticated`, naming context and user (never the token).
+ * - 409 `conflict`, 410 `gone`, 415/422/400 `invalid` (naming the Content-Type sent), 408/504 `timeout`, 429/5xx `internal`.
+ * - FetchError / socket errors: `unreachable` (TLS errors too, with a TLS hint); aborts and deadlines: `timeout`.
+ * - {@link ExecCredentialError}: `unauthenticated`, naming the plugin command.
+ */
+export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterError {
+  const who = `user "${ctx.user}" (context "${ctx.context}")`;
+  if (err instanceof ExecCredentialError) {
+    return { category: 'unauthenticated', message: `${who}: ${err.message}`, hint: err.hint };
+  }
+  if (err instanceof KubeDeadlineError) {
+    return { category: 'timeout', message: err.message, hint: 'check the API server load and network path, or raise the deadline' };
+  }
+  if (isApiException(err)) {
+    const status = parseStatus(err.body);
+    const code = err.code;
+    const reason = status?.reason;
+    const serverSays = status?.message ? `: ${status.message}` : '';
+    const target = describeTarget(ctx, status);
+    const verb = ctx.verb ?? 'access';
+    const base = { code, ...(reason ? { reason } : {}) };
+    switch (code) {
+      case 404:
+        if (status?.details?.name) {
+          return { ...base, category: 'not-found', missing: 'object', message: `${target} "${status.details.name}" not found${serverSays}`, hint: 'the object was deleted or never created; check the name and namespace' };
+        }
+        return {
+          ...base,
+          category: 'not-found',
+          missing: 'api',
+          message: `the API for ${target} is not served by the cluster (CRD not installed or this version not served)`,
+          hint: 'install the pinned release (agentplane synth, then apply) or check which versions its CRDs serve',
+        };
+      case 403:
+        return {
+          ...base,
+          category: 'forbidden',
+          message: `forbidden: ${who} may not ${verb} ${target}${serverSays}`,
+          hint: `grant "${verb}" on ${target} to that identity (agentplane can synthesize the verifier's Role) or use a context that has it`,
+        };
+      case 401:
+        return {
+          ...base,
+          category: 'unauthenticated',
+          message: `the API server rejected the credentials of ${who}`,
+          hint: 'refresh the credentials of that kubeconfig user (token, client certificate or exec plugin) or pick another --context',
+        };
+      case 409:
+        return { ...base, category: 'conflict', message: `conflict on ${target}${serverSays}`, hint: 'read the object again and retry with its current resourceVersion' };
+      case 410:
+        return { ...base, category: 'gone', message: `resourceVersion expired for ${target}${serverSays}`, hint: 'list again to get a fresh resourceVersion, then resume watching' };
+      case 400:
+      case 415:
+      case 422: {
+        const sent = ctx.contentType ? ` (Content-Type sent: ${ctx.contentType})` : '';
+        return { ...base, category: 'invalid', message: `the API server refused the request body for ${verb} ${target}${sent}${serverSays}`, hint: 'fix the request; for patches check the media type matches the body shape' };
+      }
+      case 408:
+      case 504:
+        return { ...base, category: 'timeout', message: `the API server timed out on ${verb} ${target}${serverSays}`, hint: 'retry later or raise the deadline' };
+      default:
+        return { ...base, category: 'internal', message: `the API server answered ${code} on ${verb} ${target}${serverSays}`, hint: code === 429 ? 'back off and retry' : 'check the API server logs; retry later' };
+    }
+  }
+  if (err && typeof err === 'object') {
+    const e = err as { name?: string; code?: string; type?: string; message?: string; cause?: { code?: string } };
+    const code = e.code ?? e.cause?.code;
+    if (e.name === 'AbortError' || e.type === 'request-timeout' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return { category: 'timeout', message: `no answer from the API server for ${ctx.verb ?? 'the request'} ${ctx.resource ?? ''}`.trimEnd(), hint: 'check the server address and network path' };
+    }
+    if (code && TLS_CODES.has(code)) {
+      return { category: 'unreachable', message: `TLS handshake with the API server failed (${code})`, hint: `check the cluster CA of context "${ctx.context}" in the kubeconfig` };
+    }
+    if ((code && UNREACHABLE_CODES.has(code)) || e.name === 'FetchError') {
+      return { category: 'unreachable', message: `cannot reach the API server of context "${ctx.context}" (${code ?? e.type ?? 'network error'})`, hint: 'check that the cluster is running and the kubeconfig server address is right' };
+    }
+  }
+  const text = err instanceof Error ? err.message : String(err);
+  return { category: 'internal', message: `unexpected failure: ${text.split('\n')[0]}` };
+}
