@@ -1,0 +1,6 @@
+/** `-o json`: the report as stable JSON (schema `agentplane.verify/v1`, see src/verify/OUTPUT.md), two-space indented. */
+import type { VerifyReport } from '../report.js';
+
+export function renderJson(report: VerifyReport): string {
+  return JSON.stringify(report, null, 2) + '\n';
+}
