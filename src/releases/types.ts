@@ -15,8 +15,17 @@ export type SandboxKind = 'Sandbox' | 'SandboxClaim' | 'SandboxTemplate' | 'Sand
 /** One file of a release, pinned by sha256 (hex) and size (bytes). `path` is the upstream path at the release commit, e.g. `k8s/crds/agents.x-k8s.io_sandboxes.yaml`. */
 export interface PinnedFile {
   readonly path: string;
+  /** Path of the file below `<mirror>/<tag>/` (the mirror keeps upstream paths except `packages/sandboxd/spec/**` -> `sandboxd-spec/**`). */
+  readonly mirrorPath: string;
   readonly sha256: string;
   readonly size: number;
+}
+
+/** One additional printer column of a CRD version (`spec.versions[].additionalPrinterColumns`). */
+export interface PrinterColumnFacts {
+  readonly name: string;
+  readonly type: string;
+  readonly jsonPath: string;
 }
 
 /** Facts of one CRD version as listed in the pinned CRD file. */
@@ -25,6 +34,9 @@ export interface CrdVersionFacts {
   readonly served: boolean;
   readonly storage: boolean;
   readonly deprecated: boolean;
+  /** Subresources enabled for this version, sorted: `scale`, `status`. */
+  readonly subresources: readonly string[];
+  readonly printerColumns: readonly PrinterColumnFacts[];
 }
 
 /** Facts of one CRD of a release. */
@@ -34,6 +46,8 @@ export interface CrdFacts {
   readonly group: string;
   readonly plural: string;
   readonly scope: 'Namespaced' | 'Cluster';
+  /** `spec.conversion.strategy`; `None` when the CRD has no conversion stanza (v0.4.6). */
+  readonly conversionStrategy: 'None' | 'Webhook';
   readonly versions: readonly CrdVersionFacts[];
   /** Upstream path of the CRD file. */
   readonly file: string;

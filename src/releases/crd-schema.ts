@@ -1,0 +1,94 @@
+/**
+ * The CRD schema model of a loaded release: the pinned CustomResourceDefinition objects
+ * (`k8s/crds/*.yaml@tag`), their per-version `openAPIV3Schema`, schema fingerprints and sizes.
+ */
+import { sha256Hex } from './cache.js';
+import { ReleaseError, VersionNotServedError } from './errors.js';
+import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
+
+/** A JSON Schema object as found in a CRD (`openAPIV3Schema`), including `x-kubernetes-*` keywords. */
+export type JsonSchema = Record<string, unknown>;
+
+interface CrdVersion {
+  name: string;
+  served?: boolean;
+  schema?: { openAPIV3Schema?: JsonSchema };
+}
+
+/**
+ * The pinned CustomResourceDefinition object of `kind` (parsed from the verified CRD file named in the catalog).
+ * @throws ReleaseError (code `CRD_NOT_FOUND`) when the release's CRD file holds no CRD for the kind.
+ */
+export function crdObject(release: LoadedRelease, kind: SandboxKind): KubeObject {
+  const facts = release.facts.crds[kind];
+  const docs = release.objects.get(facts.file) ?? [];
+  const crd = docs.find((d) => d.kind === 'CustomResourceDefinition' && d.metadata?.name === facts.crdName);
+  if (!crd) {
+    throw new ReleaseError(
+      'CRD_NOT_FOUND',
+      `release ${release.facts.tag} has no CustomResourceDefinition ${facts.crdName} in ${facts.file}`,
+      'the loaded release is incomplete; load it with loadRelease() so every pinned file is present',
+    );
+  }
+  return crd;
+}
+
+/** Versions the pinned CRD of `kind` serves, in file order (e.g. `['v1beta1', 'v1alpha1']` on v0.5.x). */
+export function servedVersions(release: LoadedRelease, kind: SandboxKind): string[] {
+  return crdVersions(release, kind).filter((v) => v.served === true).map((v) => v.name);
+}
+
+/**
+ * The `schema.openAPIV3Schema` of `version` of the pinned CRD of `kind` (the object inside the release; do not mutate).
+ * @throws VersionNotServedError when the release does not serve that version (e.g. v1beta1 on v0.4.6).
+ */
+export function openApiSchema(release: LoadedRelease, kind: SandboxKind, version: string): JsonSchema {
+  const v = crdVersions(release, kind).find((x) => x.name === version && x.served === true);
+  if (!v) throw new VersionNotServedError(release.facts.tag, kind, version, servedVersions(release, kind));
+  const schema = v.schema?.openAPIV3Schema;
+  if (!schema) {
+    throw new ReleaseError('CRD_SCHEMA_MISSING', `${kind} ${version} of release ${release.facts.tag} has no openAPIV3Schema`, 'report this: every pinned CRD version carries a schema');
+  }
+  return schema;
+}
+
+/** Canonical JSON: object keys sorted at every level, no whitespace. Arrays keep their order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** sha256 (lower-case hex) of the canonical JSON of `schema`; equal schemas give equal fingerprints whatever their key order. */
+export function schemaFingerprint(schema: unknown): string {
+  return sha256Hex(canonicalJson(schema));
+}
+
+/**
+ * Size in bytes of the pinned CRD file of `kind` (the YAML as released, e.g. 393338 for the v0.5.6 Sandbox CRD,
+ * `k8s/crds/agents.x-k8s.io_sandboxes.yaml@v0.5.6`). Compare with 262144 (256 KiB, the API server's cap on all
+ * annotations of an object) to decide on server-side apply, as DESIGN.md §4 does; see lastAppliedSizeBytes for the JSON measure.
+ */
+export function crdSizeBytes(release: LoadedRelease, kind: SandboxKind): number {
+  const file = release.facts.crds[kind].file;
+  const bytes = release.files.get(file);
+  if (bytes) return bytes.length;
+  throw new ReleaseError('CRD_NOT_FOUND', `release ${release.facts.tag} has no bytes for ${file}`, 'load the release with loadRelease() so every pinned file is present');
+}
+
+/**
+ * Size in bytes of `obj` as compact JSON: what client-side `kubectl apply` writes into the
+ * `kubectl.kubernetes.io/last-applied-configuration` annotation (for the v0.5.6 Sandbox CRD: 132497 bytes).
+ */
+export function lastAppliedSizeBytes(obj: unknown): number {
+  return Buffer.byteLength(JSON.stringify(obj), 'utf8');
+}
+
+function crdVersions(release: LoadedRelease, kind: SandboxKind): CrdVersion[] {
+  const spec = crdObject(release, kind).spec as { versions?: CrdVersion[] } | undefined;
+  return spec?.versions ?? [];
+}

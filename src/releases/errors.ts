@@ -1,0 +1,126 @@
+/**
+ * Typed errors of the releases layer. Each names what is wrong, shows the value and says what to do (`hint`).
+ * `code` is a stable string for programs (CLI exit mapping, JSON output).
+ */
+
+/** Base of every releases-layer error. `code`: stable machine-readable code; `hint`: what the user should do. */
+export class ReleaseError extends Error {
+  readonly code: string;
+  readonly hint: string;
+  constructor(code: string, message: string, hint: string, options?: { cause?: unknown }) {
+    super(`${message}\n  hint: ${hint}`, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = hint;
+  }
+}
+
+/** The tag is not one of the supported releases. `supported` lists the tags the catalog holds. */
+export class UnknownReleaseError extends ReleaseError {
+  readonly tag: string;
+  constructor(tag: string, supported: readonly string[]) {
+    super(
+      'UNKNOWN_RELEASE',
+      `unknown Agent Sandbox release ${JSON.stringify(tag)}: supported releases are ${supported.join(', ')}`,
+      `pick one of ${supported.join(', ')}; a new release must first be added to the catalog (npm run gen:catalog)`,
+    );
+    this.tag = tag;
+  }
+}
+
+/** A file's bytes do not hash to the pinned sha256 (hex). `source` says where the bytes came from. */
+export class ChecksumMismatchError extends ReleaseError {
+  readonly file: string;
+  readonly expected: string;
+  readonly actual: string;
+  readonly source: string;
+  constructor(file: string, expected: string, actual: string, source = 'unknown source') {
+    super(
+      'CHECKSUM_MISMATCH',
+      `checksum mismatch for ${file} from ${source}: expected sha256 ${expected}, got ${actual}`,
+      'the source holds different bytes than the pinned release; restore the original file in the mirror ' +
+        '(or remove the mirror to fetch from upstream) and never edit pinned release files',
+    );
+    this.file = file;
+    this.expected = expected;
+    this.actual = actual;
+    this.source = source;
+  }
+}
+
+/** The source answered, but does not have the file (mirror: no such file; upstream: HTTP 404). */
+export class MissingFileError extends ReleaseError {
+  readonly file: string;
+  readonly source: string;
+  constructor(file: string, source: string) {
+    super(
+      'MISSING_FILE',
+      `pinned file ${file} is missing from ${source}`,
+      'complete the mirror (layout <mirror>/<tag>/<path>, see ../shared/agent-sandbox/releases) or point --mirror / AGENTPLANE_MIRROR at a complete one',
+    );
+    this.file = file;
+    this.source = source;
+  }
+}
+
+/** The source could not be reached at all (missing mirror directory, connection refused, timeout, HTTP 5xx). */
+export class SourceUnreachableError extends ReleaseError {
+  readonly source: string;
+  constructor(source: string, cause: unknown) {
+    super(
+      'SOURCE_UNREACHABLE',
+      `cannot reach release source ${source}: ${describeCause(cause)}`,
+      'check the network or use a local mirror (--mirror DIR or AGENTPLANE_MIRROR); already verified files are reused from the cache',
+      { cause },
+    );
+    this.source = source;
+  }
+}
+
+/** A kind/version is not served by a release (e.g. v1beta1 on v0.4.6). */
+export class VersionNotServedError extends ReleaseError {
+  constructor(tag: string, kind: string, version: string, served: readonly string[]) {
+    super(
+      'VERSION_NOT_SERVED',
+      `${kind} ${version} is not served by release ${tag} (served: ${served.join(', ') || 'none'})`,
+      `write ${kind} objects as ${served[0] ?? 'a served version'} for ${tag}, or pin a release that serves ${version}`,
+    );
+  }
+}
+
+/** A pinned file could not be parsed as YAML. */
+export class ReleaseParseError extends ReleaseError {
+  constructor(file: string, detail: string) {
+    super('RELEASE_PARSE', `pinned file ${file} is not valid YAML: ${detail}`, 'report this: a verified pinned file should always parse');
+  }
+}
+
+/** The lock file exists but its content is not a valid lock. */
+export class LockFileInvalidError extends ReleaseError {
+  readonly path: string;
+  constructor(path: string, detail: string) {
+    super('LOCK_INVALID', `lock file ${path} is not valid: ${detail}`, `fix the file by hand, or delete ${path} and synthesize again to rewrite it`);
+    this.path = path;
+  }
+}
+
+/** The environment and the lock file disagree. `differences` are human-readable lines. */
+export class LockMismatchError extends ReleaseError {
+  readonly differences: readonly string[];
+  constructor(differences: readonly string[]) {
+    super(
+      'LOCK_MISMATCH',
+      `the environment does not match agentplane.lock.json:\n${differences.map((d) => `  - ${d}`).join('\n')}`,
+      'if the change is intended, synthesize again with --update-lock and commit the new lock file',
+    );
+    this.differences = differences;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code ?? (cause.cause as { code?: unknown } | undefined)?.code;
+    return typeof code === 'string' ? `${cause.message} (${code})` : cause.message;
+  }
+  return String(cause);
+}

@@ -1,0 +1,18 @@
+/** Public API of the releases layer: pinned catalog, verified loading, CRD schema model, validation and the lock file. */
+export type {
+  CrdFacts, CrdVersionFacts, KubeObject, LoadedRelease, PinnedFile, PrinterColumnFacts, ReleaseFacts, ReleaseFamily, ReleaseTag, SandboxKind,
+} from './types.js';
+export { UPSTREAM_REPO } from './catalog.js';
+export { SUPPORTED_RELEASES, isReleaseTag, releaseFacts } from './supported.js';
+export {
+  ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
+  UnknownReleaseError, VersionNotServedError,
+} from './errors.js';
+export { defaultMirror, upstreamUrl, type FetchOptions } from './fetch.js';
+export { defaultCacheDir, sha256Hex } from './cache.js';
+export { loadRelease, parseYamlDocuments, isKubeObject } from './load.js';
+export {
+  canonicalJson, crdObject, crdSizeBytes, lastAppliedSizeBytes, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema,
+} from './crd-schema.js';
+export { CustomObjectValidator, type SchemaViolation } from './validator.js';
+export { LockFileSchema, compareLock, formatLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';

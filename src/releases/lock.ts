@@ -1,0 +1,111 @@
+/**
+ * The lock file `agentplane.lock.json`: what an environment was synthesized from (release, commit, pinned file hashes,
+ * CRD schema fingerprints, images). Written as stable JSON (2-space indent, map keys sorted, trailing newline).
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { openApiSchema, schemaFingerprint, servedVersions } from './crd-schema.js';
+import { LockFileInvalidError } from './errors.js';
+import type { LoadedRelease, SandboxKind } from './types.js';
+
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex sha256');
+
+/**
+ * Shape of the lock file. `files`: upstream path -> sha256; `crdFingerprints`: `<Kind>/<version>` -> schemaFingerprint of
+ * that served version's openAPIV3Schema; `images`: logical name (e.g. `controller`) -> image reference.
+ */
+export const LockFileSchema = z.strictObject({
+  lockVersion: z.literal(1),
+  release: z.string().min(1),
+  commit: z.string().regex(/^[0-9a-f]{40}$/, 'must be a 40-character git commit'),
+  files: z.record(z.string(), sha256),
+  crdFingerprints: z.record(z.string(), sha256),
+  images: z.record(z.string(), z.string().min(1)),
+});
+
+/** A parsed lock file. */
+export type LockFile = z.infer<typeof LockFileSchema>;
+
+/** The lock an environment on `release` with these `images` must match. */
+export function lockFor(release: LoadedRelease, images: Record<string, string>): LockFile {
+  const { facts } = release;
+  const crdFingerprints: Record<string, string> = {};
+  for (const kind of Object.keys(facts.crds).sort() as SandboxKind[]) {
+    for (const version of servedVersions(release, kind)) {
+      crdFingerprints[`${kind}/${version}`] = schemaFingerprint(openApiSchema(release, kind, version));
+    }
+  }
+  return {
+    lockVersion: 1,
+    release: facts.tag,
+    commit: facts.commit,
+    files: sortedRecord(Object.fromEntries(facts.files.map((f) => [f.path, f.sha256]))),
+    crdFingerprints: sortedRecord(crdFingerprints),
+    images: sortedRecord(images),
+  };
+}
+
+/**
+ * Reads a lock file. Returns undefined when `path` does not exist.
+ * @throws LockFileInvalidError when the file is not JSON or does not match LockFileSchema (lists every problem).
+ */
+export function readLock(path: string): LockFile | undefined {
+  if (!existsSync(path)) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new LockFileInvalidError(path, `not JSON (${(err as Error).message})`);
+  }
+  const parsed = LockFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+    throw new LockFileInvalidError(path, problems.join('; '));
+  }
+  return parsed.data;
+}
+
+/** The stable text of a lock: 2-space JSON, top-level fields in schema order, map keys sorted, trailing newline. */
+export function formatLock(lock: LockFile): string {
+  const stable: LockFile = {
+    lockVersion: lock.lockVersion,
+    release: lock.release,
+    commit: lock.commit,
+    files: sortedRecord(lock.files),
+    crdFingerprints: sortedRecord(lock.crdFingerprints),
+    images: sortedRecord(lock.images),
+  };
+  return `${JSON.stringify(stable, null, 2)}\n`;
+}
+
+/** Writes `lock` to `path` as formatLock does. @throws LockFileInvalidError when `lock` does not match LockFileSchema. */
+export function writeLock(path: string, lock: LockFile): void {
+  const parsed = LockFileSchema.safeParse(lock);
+  if (!parsed.success) throw new LockFileInvalidError(path, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  writeFileSync(path, formatLock(parsed.data));
+}
+
+/**
+ * Human-readable differences between the lock file (`expected`) and what the environment would write (`actual`);
+ * empty when they agree. Example line: `release: lock has v0.5.0, environment has v0.5.6`.
+ */
+export function compareLock(expected: LockFile, actual: LockFile): string[] {
+  const out: string[] = [];
+  for (const field of ['lockVersion', 'release', 'commit'] as const) {
+    if (expected[field] !== actual[field]) out.push(`${field}: lock has ${expected[field]}, environment has ${actual[field]}`);
+  }
+  for (const field of ['files', 'crdFingerprints', 'images'] as const) {
+    const a = expected[field];
+    const b = actual[field];
+    for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      if (!(key in b)) out.push(`${field}[${key}]: in the lock (${a[key]}) but not in the environment`);
+      else if (!(key in a)) out.push(`${field}[${key}]: in the environment (${b[key]}) but not in the lock`);
+      else if (a[key] !== b[key]) out.push(`${field}[${key}]: lock has ${a[key]}, environment has ${b[key]}`);
+    }
+  }
+  return out;
+}
+
+function sortedRecord(r: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k] as string]));
+}
