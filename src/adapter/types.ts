@@ -79,6 +79,10 @@ export interface Observation {
   readonly observedGeneration?: number;
   /** Bound Sandbox name (claims) and its pod IPs when Ready. */
   readonly sandboxName?: string;
+  /** Backing Pod of the Sandbox (annotation `agents.x-k8s.io/pod-name`, else the Sandbox name). */
+  readonly podName?: string;
+  /** SandboxTemplate the Sandbox was made from (annotation `agents.x-k8s.io/sandbox-template-ref`), when set. */
+  readonly template?: string;
   readonly podIPs: readonly string[];
   readonly resourceVersion: string;
 }

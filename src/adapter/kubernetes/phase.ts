@@ -1,0 +1,116 @@
+/**
+ * Session phase from spec plus current-generation conditions only (DESIGN.md §5; case 01).
+ *
+ * Upstream facts used (FACTS.md §1.4, §1.7, §1.8):
+ * - Sandbox Ready=True/`DependenciesReady` means Pod Running + Ready + an IP (+ Service); it says nothing about the runtime
+ *   (`controllers/sandbox_controller.go@v0.5.6`).
+ * - v0.5 suspends with `spec.operatingMode: Suspended` (condition `Suspended`); v0.4 with `spec.replicas: 0`, and then reports
+ *   Ready=True with no pod (`controllers/sandbox_controller.go@v0.4.6`), so Ready is not trusted there.
+ * - `Finished` True + `PodSucceeded`/`PodFailed` when the pod is terminal.
+ * - A claim's Ready condition is the bound Sandbox's Ready copied verbatim, observedGeneration included
+ *   (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`), so a bound claim is judged by the Sandbox itself, against the
+ *   Sandbox's generation, and only once the Sandbox is controller-owned by the claim (adoption finished).
+ */
+import type { ReleaseFamily } from '../../releases/types.js';
+import type { SessionPhase } from '../types.js';
+import { readCondition, type Conditioned } from './conditions.js';
+
+export interface OwnerReference {
+  readonly kind?: string;
+  readonly name?: string;
+  readonly uid?: string;
+  readonly controller?: boolean;
+}
+
+/** Fields of a Sandbox (either version) the phase logic reads. */
+export interface SandboxObject extends Conditioned {
+  readonly metadata?: {
+    readonly name?: string;
+    readonly generation?: number;
+    readonly uid?: string;
+    readonly deletionTimestamp?: string | Date;
+    readonly ownerReferences?: readonly OwnerReference[];
+  };
+  readonly spec?: { readonly operatingMode?: string; readonly replicas?: number };
+  readonly status?: Conditioned['status'] & { readonly podIPs?: readonly string[] };
+}
+
+/** Fields of a SandboxClaim the phase logic reads. */
+export interface ClaimObject extends Conditioned {
+  readonly metadata?: { readonly name?: string; readonly generation?: number; readonly uid?: string; readonly deletionTimestamp?: string | Date };
+  readonly status?: Conditioned['status'] & { readonly sandbox?: { readonly name?: string } };
+}
+
+export interface PhaseJudgement {
+  readonly phase: SessionPhase;
+  readonly reason: string;
+  /** observedGeneration of the deciding condition, when one decided. */
+  readonly observedGeneration?: number;
+}
+
+/** Ready=False reasons after which the session will not become Ready by waiting. */
+const FAILED_REASONS = new Set(['PodFailed', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'TemplateNotFound', 'WarmPoolNotFound', 'AdoptionConflict']);
+const FINISHED_REASONS = new Set(['PodSucceeded', 'SandboxExpired', 'ClaimExpired']);
+
+function og(n: number | undefined): { observedGeneration?: number } {
+  return n === undefined ? {} : { observedGeneration: n };
+}
+
+/** Phase of a Sandbox of release `family`. */
+export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJudgement {
+  const name = sb.metadata?.name ?? '?';
+  if (sb.metadata?.deletionTimestamp) return { phase: 'Terminating', reason: `Sandbox ${name} is being deleted` };
+  const finished = readCondition(sb, 'Finished');
+  if (finished.value === 'true') {
+    return { phase: finished.reason === 'PodFailed' ? 'Failed' : 'Finished', reason: `Finished=True/${finished.reason}`, ...og(finished.observedGeneration) };
+  }
+  const suspendedBySpec = family === 'v0.5' ? sb.spec?.operatingMode === 'Suspended' : sb.spec?.replicas === 0;
+  if (suspendedBySpec) {
+    if (family === 'v0.4') {
+      // v0.4.6 reports Ready=True/DependenciesReady for replicas 0: only the absence of pod IPs says the pod is gone.
+      return (sb.status?.podIPs ?? []).length === 0
+        ? { phase: 'Suspended', reason: 'spec.replicas is 0 and no pod IPs remain' }
+        : { phase: 'Pending', reason: 'spec.replicas is 0 but the pod still has IPs: suspending' };
+    }
+    const suspended = readCondition(sb, 'Suspended');
+    if (suspended.value === 'true') return { phase: 'Suspended', reason: `Suspended=True/${suspended.reason}`, ...og(suspended.observedGeneration) };
+    return { phase: 'Pending', reason: `spec.operatingMode is Suspended; suspension not confirmed (${suspended.reason})`, ...og(suspended.observedGeneration) };
+  }
+  const ready = readCondition(sb, 'Ready');
+  if (ready.value === 'true') {
+    return { phase: 'Ready', reason: `Ready=True/${ready.reason} at generation ${ready.observedGeneration}`, ...og(ready.observedGeneration) };
+  }
+  if (ready.value === 'false') {
+    const msg = `Ready=False/${ready.reason}${ready.message ? `: ${ready.message}` : ''}`;
+    if (FINISHED_REASONS.has(ready.reason)) return { phase: 'Finished', reason: msg, ...og(ready.observedGeneration) };
+    if (FAILED_REASONS.has(ready.reason)) return { phase: 'Failed', reason: msg, ...og(ready.observedGeneration) };
+    return { phase: 'Pending', reason: msg, ...og(ready.observedGeneration) };
+  }
+  return { phase: ready.present ? 'Unknown' : 'Pending', reason: `Sandbox ${name}: ${ready.reason}`, ...og(ready.observedGeneration) };
+}
+
+/**
+ * Phase of a claim. `bound` is the Sandbox named by `status.sandbox.name` (`'missing'` when that name gives 404, undefined when
+ * the claim names none). The claim's own Ready is used only while no Sandbox is bound (and only at the claim's generation).
+ */
+export function claimPhase(claim: ClaimObject, bound: SandboxObject | 'missing' | undefined, family: ReleaseFamily): PhaseJudgement {
+  const name = claim.metadata?.name ?? '?';
+  if (claim.metadata?.deletionTimestamp) return { phase: 'Terminating', reason: `SandboxClaim ${name} is being deleted` };
+  const sandboxName = claim.status?.sandbox?.name;
+  if (bound === undefined || bound === 'missing') {
+    const own = readCondition(claim, 'Ready');
+    if (own.value === 'false' && (FAILED_REASONS.has(own.reason) || FINISHED_REASONS.has(own.reason))) {
+      return { phase: FINISHED_REASONS.has(own.reason) ? 'Finished' : 'Failed', reason: `claim Ready=False/${own.reason}${own.message ? `: ${own.message}` : ''}`, ...og(own.observedGeneration) };
+    }
+    if (bound === 'missing') return { phase: 'Pending', reason: `bound Sandbox ${sandboxName ?? '?'} not found` };
+    return { phase: 'Pending', reason: `no Sandbox bound yet (${own.value === 'unknown' ? own.reason : `claim Ready=${own.value === 'true' ? 'True' : 'False'}/${own.reason}`})`, ...og(own.observedGeneration) };
+  }
+  const judged = sandboxPhase(bound, family);
+  const owner = (bound.metadata?.ownerReferences ?? []).find((o) => o.controller);
+  const adopted = owner?.kind === 'SandboxClaim' && owner.uid === claim.metadata?.uid;
+  if (judged.phase === 'Ready' && !adopted) {
+    const by = owner ? `${owner.kind ?? '?'}/${owner.name ?? '?'}` : 'nothing';
+    return { phase: 'Pending', reason: `adoption incomplete: Sandbox ${bound.metadata?.name ?? '?'} is controlled by ${by}, not this claim` };
+  }
+  return { ...judged, reason: `bound Sandbox ${bound.metadata?.name ?? '?'}: ${judged.reason}` };
+}

@@ -1,0 +1,297 @@
+/**
+ * The Kubernetes side of the adapter: create a session from a template (idempotent by operation id), observe it, suspend
+ * or resume it, terminate it (idempotent, preconditioned).
+ *
+ * Release families (DESIGN.md §3): v0.5 is served in full through v1beta1 SandboxClaims, which name a warm pool, never a
+ * template (`spec.warmPoolRef.name` required, `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`); on v0.4 new provisioning
+ * stops (`unsupported`) while observe and terminate keep working through v1alpha1.
+ */
+import * as k8s from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
+import type { Observation, Result, SessionRef, Termination } from '../types.js';
+import type { KubeClient } from './client.js';
+import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from './phase.js';
+import { detectRelease, type LiveRelease } from './release.js';
+import {
+  gvr,
+  MANAGED_BY_LABEL,
+  OPERATION_ANNOTATION,
+  OPERATION_LABEL,
+  resourceName,
+  TEMPLATE_GENERATION_ANNOTATION,
+  type Gvr,
+} from './resources.js';
+
+/** Where to create a session: the namespace, the SandboxTemplate, and (v0.5, required) the SandboxWarmPool serving it. */
+export interface SessionScope {
+  readonly namespace: string;
+  readonly template: string;
+  readonly warmPool?: string;
+}
+
+export interface KubeSessionsOptions {
+  /** Extra labels put on every claim created (e.g. a verifier run id so its workload objects can be found and cleaned up). */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/** Upper bound on an operation id's length (characters); it is stored whole in an annotation. */
+export const MAX_OPERATION_ID = 512;
+
+/** Annotation naming the backing Pod of a Sandbox (FACTS.md §1.9). */
+const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
+/** Annotation naming the template a Sandbox was made from (FACTS.md §1.9). */
+const TEMPLATE_REF_ANNOTATION = 'agents.x-k8s.io/sandbox-template-ref';
+
+type Obj = Record<string, unknown> & {
+  metadata?: { name?: string; uid?: string; generation?: number; resourceVersion?: string; annotations?: Record<string, string> };
+};
+
+/** sha256 hex prefix of an operation id: label value and name suffix. */
+export function operationHash(operationId: string): string {
+  return createHash('sha256').update(operationId).digest('hex').slice(0, 12);
+}
+
+/** The deterministic claim name for (pool, operation id): `<pool, at most 50 chars>-<12 hex>`; a retry computes the same name. */
+export function sessionName(warmPool: string, operationId: string): string {
+  return `${warmPool.slice(0, 50).replace(/-+$/, '')}-${operationHash(operationId)}`;
+}
+
+/** Kubernetes operations on sessions for one connected cluster. The live release is detected once and cached. */
+export class KubeSessions {
+  private release?: LiveRelease;
+
+  constructor(
+    readonly client: KubeClient,
+    private readonly options: KubeSessionsOptions = {},
+  ) {}
+
+  /** The live release (cached after the first successful detection; `refresh` re-reads it). */
+  async liveRelease(refresh = false): Promise<Result<LiveRelease>> {
+    if (this.release && !refresh) return { kind: 'ok', value: this.release };
+    const r = await detectRelease(this.client);
+    if (r.kind === 'ok') this.release = r.value;
+    return r;
+  }
+
+  /**
+   * Creates (or, for a retried operation id, finds) a SandboxClaim for `scope`.
+   *
+   * - `templateVersion`: the SandboxTemplate `metadata.generation` (decimal string) the caller expects; `''` accepts any.
+   *   A different live generation gives `rejected` naming both.
+   * - `operationId`: 1..512 characters; the claim is named `sessionName(pool, operationId)`, labelled with its hash and
+   *   annotated with it whole, so a retry returns the same session (same uid).
+   * Outcomes: `unsupported` when the Sandbox API is absent or the live family is v0.4; `rejected` when no warm pool is
+   * given, the pool or template is missing, the pool serves another template, or the template version differs;
+   * `failed` for API failures (classified).
+   */
+  async createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
+    const capability = `template/${scope.namespace}/${scope.template}` as const;
+    if (operationId.length === 0 || operationId.length > MAX_OPERATION_ID) {
+      return { kind: 'rejected', reason: `operation id must be 1..${MAX_OPERATION_ID} characters, got ${operationId.length}` };
+    }
+    const rel = await this.liveRelease();
+    if (rel.kind !== 'ok') return rel;
+    const family = rel.value.family;
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    if (family === 'v0.4') {
+      return {
+        kind: 'unsupported',
+        capability,
+        state: 'unsupported',
+        reason: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to a v0.5 release`,
+      };
+    }
+    if (!rel.value.extensionsVersions.includes('v1beta1')) {
+      return { kind: 'unsupported', capability: 'extensions-api', state: rel.value.extensionsVersions.length ? 'discovered' : 'absent', reason: 'extensions.agents.x-k8s.io/v1beta1 is not served: install the extensions' };
+    }
+    if (!scope.warmPool) {
+      return {
+        kind: 'rejected',
+        reason: `v1beta1 SandboxClaims name a warm pool, not a template (spec.warmPoolRef, extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6): pass the SandboxWarmPool that serves template ${scope.namespace}/${scope.template}`,
+      };
+    }
+    const claims = gvr('SandboxClaim', family);
+    const name = sessionName(scope.warmPool, operationId);
+    const existing = await this.findOwn(claims, scope.namespace, name, operationId);
+    if (existing.kind !== 'ok' || existing.value) return existing.kind === 'ok' ? { kind: 'ok', value: existing.value! } : existing;
+
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${scope.namespace}/${scope.warmPool}`, () =>
+      co.getNamespacedCustomObject({ ...gvr('SandboxWarmPool', family), namespace: scope.namespace, name: scope.warmPool! }) as Promise<Obj & { spec?: { sandboxTemplateRef?: { name?: string } } }>,
+    );
+    if (pool.kind === 'failed' && pool.error.category === 'not-found' && pool.error.missing === 'object') {
+      return { kind: 'rejected', reason: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} does not exist: apply the environment first` };
+    }
+    if (pool.kind !== 'ok') return pool;
+    const poolTemplate = pool.value.spec?.sandboxTemplateRef?.name;
+    if (poolTemplate !== scope.template) {
+      return { kind: 'rejected', reason: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} serves template "${poolTemplate ?? ''}", not "${scope.template}"` };
+    }
+    const tpl = await this.client.call(`get ${resourceName('SandboxTemplate')} ${scope.namespace}/${scope.template}`, () =>
+      co.getNamespacedCustomObject({ ...gvr('SandboxTemplate', family), namespace: scope.namespace, name: scope.template }) as Promise<Obj>,
+    );
+    if (tpl.kind === 'failed' && tpl.error.category === 'not-found' && tpl.error.missing === 'object') {
+      return { kind: 'rejected', reason: `SandboxTemplate ${scope.namespace}/${scope.template} does not exist: apply the environment first` };
+    }
+    if (tpl.kind !== 'ok') return tpl;
+    const generation = String(tpl.value.metadata?.generation ?? '');
+    if (templateVersion !== '' && templateVersion !== generation) {
+      return { kind: 'rejected', reason: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again` };
+    }
+    const body = {
+      apiVersion: `${claims.group}/${claims.version}`,
+      kind: 'SandboxClaim',
+      metadata: {
+        name,
+        namespace: scope.namespace,
+        labels: { ...this.options.labels, [MANAGED_BY_LABEL]: 'agentplane', [OPERATION_LABEL]: operationHash(operationId) },
+        annotations: { [OPERATION_ANNOTATION]: operationId, [TEMPLATE_GENERATION_ANNOTATION]: generation },
+      },
+      spec: { warmPoolRef: { name: scope.warmPool } },
+    };
+    const created = await this.client.call(`create ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`, () =>
+      co.createNamespacedCustomObject({ ...claims, namespace: scope.namespace, body }) as Promise<Obj>,
+    );
+    if (created.kind === 'ok') return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value) };
+    if (created.kind === 'failed' && created.error.category === 'conflict') {
+      // A concurrent retry created it first: return that session.
+      const again = await this.findOwn(claims, scope.namespace, name, operationId);
+      if (again.kind === 'ok' && again.value) return { kind: 'ok', value: again.value };
+      if (again.kind !== 'ok') return again;
+    }
+    return created;
+  }
+
+  /** Observes a session: phase from spec plus current-generation conditions; a claim is judged by its bound Sandbox (case 01). */
+  async observe(ref: SessionRef): Promise<Result<Observation>> {
+    const rel = await this.liveRelease();
+    if (rel.kind !== 'ok') return rel;
+    const family = rel.value.family;
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
+    const got = await this.client.call(`get ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () =>
+      co.getNamespacedCustomObject({ ...gvr(kind, family), namespace: ref.namespace, name: ref.name }) as Promise<Obj>,
+    );
+    if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object') return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} not found`) };
+    if (got.kind !== 'ok') return got;
+    const obj = got.value;
+    if (ref.uid && obj.metadata?.uid !== ref.uid) {
+      return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} now has uid ${obj.metadata?.uid ?? '?'}, not the session's ${ref.uid}: the session's object was deleted and replaced`) };
+    }
+    const base = { ref, generation: obj.metadata?.generation ?? 0, resourceVersion: obj.metadata?.resourceVersion ?? '' };
+    if (ref.via === 'sandbox') {
+      return { kind: 'ok', value: this.toObservation(base, sandboxPhase(obj as SandboxObject, family), obj as SandboxObject) };
+    }
+    const claim = obj as ClaimObject;
+    const boundName = claim.status?.sandbox?.name;
+    let bound: SandboxObject | 'missing' | undefined;
+    if (boundName) {
+      const sb = await this.client.call(`get ${resourceName('Sandbox')} ${ref.namespace}/${boundName}`, () =>
+        co.getNamespacedCustomObject({ ...gvr('Sandbox', family), namespace: ref.namespace, name: boundName }) as Promise<SandboxObject>,
+      );
+      if (sb.kind === 'ok') bound = sb.value;
+      else if (sb.kind === 'failed' && sb.error.category === 'not-found' && sb.error.missing === 'object') bound = 'missing';
+      else return sb;
+    }
+    const judged = claimPhase(claim, bound, family);
+    const sandbox = bound === 'missing' ? undefined : bound;
+    return { kind: 'ok', value: this.toObservation(base, judged, sandbox, boundName) };
+  }
+
+  /**
+   * Sets a Sandbox's `spec.operatingMode` (v0.5) or `spec.replicas` (v0.4) by JSON merge patch with an explicit
+   * `application/merge-patch+json` media type (case 23; NOTES-ECOSYSTEM.md §2). Returns the patched Sandbox's resourceVersion.
+   */
+  async setSuspended(namespace: string, sandbox: string, suspended: boolean): Promise<Result<string>> {
+    const rel = await this.liveRelease();
+    if (rel.kind !== 'ok') return rel;
+    const family = rel.value.family;
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    const spec = family === 'v0.5' ? { operatingMode: suspended ? 'Suspended' : 'Running' } : { replicas: suspended ? 0 : 1 };
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const r = await this.client.call(
+      { verb: 'patch', resource: resourceName('Sandbox'), contentType: k8s.PatchStrategy.MergePatch },
+      () =>
+        co.patchNamespacedCustomObject(
+          { ...gvr('Sandbox', family), namespace, name: sandbox, body: { spec } },
+          k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+        ) as Promise<Obj>,
+    );
+    return r.kind === 'ok' ? { kind: 'ok', value: r.value.metadata?.resourceVersion ?? '' } : r;
+  }
+
+  /**
+   * Deletes the session's object, preconditioned on its uid and, when `intentVersion` is not `''`, on that resourceVersion.
+   * Idempotent: an object already gone (or replaced by one with another uid) gives `ok` with `already-gone`. A resourceVersion
+   * that moved on gives `rejected` with the current one.
+   */
+  async terminate(ref: SessionRef, intentVersion: string): Promise<Result<Termination>> {
+    const rel = await this.liveRelease();
+    if (rel.kind !== 'ok') return rel;
+    const family = rel.value.family;
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
+    const target = { ...gvr(kind, family), namespace: ref.namespace, name: ref.name };
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const preconditions = { ...(ref.uid ? { uid: ref.uid } : {}), ...(intentVersion ? { resourceVersion: intentVersion } : {}) };
+    const del = await this.client.call(`delete ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () =>
+      co.deleteNamespacedCustomObject({ ...target, body: { preconditions, propagationPolicy: 'Background' } }),
+    );
+    if (del.kind === 'ok') return { kind: 'ok', value: { ref, outcome: 'deleted' } };
+    if (del.kind === 'failed' && del.error.category === 'not-found') return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
+    if (del.kind === 'failed' && del.error.category === 'conflict') {
+      const now = await this.client.call(`get ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () => co.getNamespacedCustomObject(target) as Promise<Obj>);
+      if (now.kind === 'failed' && now.error.category === 'not-found') return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
+      if (now.kind !== 'ok') return now;
+      if (ref.uid && now.value.metadata?.uid !== ref.uid) return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
+      return { kind: 'rejected', reason: `${kind} ${ref.namespace}/${ref.name} changed since resourceVersion ${intentVersion} (now ${now.value.metadata?.resourceVersion ?? '?'}): observe it again before terminating` };
+    }
+    return del;
+  }
+
+  /** Finds a claim at `name`: ok(undefined) when absent, ok(ref) when it carries `operationId`, rejected when it carries another. */
+  private async findOwn(claims: Gvr, namespace: string, name: string, operationId: string): Promise<Result<SessionRef | undefined>> {
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const got = await this.client.call(`get ${resourceName('SandboxClaim')} ${namespace}/${name}`, () =>
+      co.getNamespacedCustomObject({ ...claims, namespace, name }) as Promise<Obj>,
+    );
+    if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object') return { kind: 'ok', value: undefined };
+    if (got.kind !== 'ok') return got;
+    const owner = got.value.metadata?.annotations?.[OPERATION_ANNOTATION];
+    if (owner !== operationId) {
+      return { kind: 'rejected', reason: `SandboxClaim ${namespace}/${name} already exists for another operation (${owner ?? 'not created by AgentPlane'})` };
+    }
+    return { kind: 'ok', value: this.ref(namespace, name, operationId, got.value) };
+  }
+
+  private ref(namespace: string, name: string, operationId: string, obj: Obj): SessionRef {
+    return { namespace, name, via: 'claim', operationId, uid: obj.metadata?.uid ?? '' };
+  }
+
+  private toObservation(
+    base: { ref: SessionRef; generation: number; resourceVersion: string },
+    judged: ReturnType<typeof sandboxPhase>,
+    sandbox: SandboxObject | undefined,
+    boundName?: string,
+  ): Observation {
+    const meta = (sandbox?.metadata ?? {}) as { name?: string; annotations?: Record<string, string> };
+    const sandboxName = boundName ?? meta.name;
+    const podName = meta.annotations?.[POD_NAME_ANNOTATION] ?? meta.name;
+    const template = meta.annotations?.[TEMPLATE_REF_ANNOTATION];
+    return {
+      ...base,
+      phase: judged.phase,
+      reason: judged.reason,
+      ...(judged.observedGeneration !== undefined ? { observedGeneration: judged.observedGeneration } : {}),
+      ...(sandboxName ? { sandboxName } : {}),
+      ...(sandbox && podName ? { podName } : {}),
+      ...(template ? { template } : {}),
+      podIPs: judged.phase === 'Ready' ? [...(sandbox?.status?.podIPs ?? [])] : [],
+    };
+  }
+}
+
+function gone(ref: SessionRef, reason: string): Observation {
+  return { ref, phase: 'Gone', reason, generation: 0, podIPs: [], resourceVersion: '' };
+}
