@@ -1,0 +1,83 @@
+# Shared helpers for the test-cluster scripts (sourced, not run).
+# Pinned component versions and the binary-cache layout live here so build.sh, up.sh and the
+# TypeScript helpers agree on one key per component.
+
+TC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TC_GO="$TC_ROOT/go"
+TC_CACHE="${AGENTPLANE_TEST_CLUSTER_CACHE:-$HOME/.cache/agentplane/test-cluster}"
+# Run dir of one cluster (PKI, pids, logs, etcd data). A second cluster can run beside the default one with its own
+# AGENTPLANE_TEST_CLUSTER_RUN (git-ignored: test-cluster/.run/ and test-cluster/.run-*/) and AGENTPLANE_TEST_CLUSTER_POD_NET.
+TC_RUN="${AGENTPLANE_TEST_CLUSTER_RUN:-$TC_ROOT/.run}"
+
+K8S_VERSION=v1.36.3      # k8s.io/kubernetes; staging modules pinned to v0.36.3 in go/k8s/go.mod
+ETCD_VERSION=v3.6.16     # go.etcd.io/etcd/server/v3
+KWOK_VERSION=v0.8.0      # sigs.k8s.io/kwok
+AS_RELEASES="v0.5.6 v0.4.6"   # sigs.k8s.io/agent-sandbox
+
+# Components: name -> wrapper dir, version, binaries.
+tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s"; }
+
+tc_version() {
+  case "$1" in
+    k8s) echo "$K8S_VERSION" ;;
+    etcd) echo "$ETCD_VERSION" ;;
+    kwok) echo "$KWOK_VERSION" ;;
+    agent-sandbox-*) echo "${1#agent-sandbox-}" ;;
+    *) echo "unknown component '$1'" >&2; return 1 ;;
+  esac
+}
+
+tc_binaries() {
+  case "$1" in
+    k8s) echo "kube-apiserver kube-scheduler kube-controller-manager" ;;
+    etcd) echo "etcd" ;;
+    kwok) echo "kwok" ;;
+    agent-sandbox-v0.4.6) echo "agent-sandbox-controller" ;;
+    agent-sandbox-*) echo "agent-sandbox-controller sandbox-router sandboxd" ;;
+  esac
+}
+
+# Go packages to build, in the same order as tc_binaries (router's main package dir is named `cmd`).
+tc_packages() {
+  case "$1" in
+    k8s) echo "k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-controller-manager" ;;
+    etcd) echo "go.etcd.io/etcd/server/v3" ;;
+    kwok) echo "sigs.k8s.io/kwok/cmd/kwok" ;;
+    agent-sandbox-v0.4.6) echo "sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller" ;;
+    agent-sandbox-*) echo "sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller sigs.k8s.io/agent-sandbox/sandbox-router/cmd sigs.k8s.io/agent-sandbox/packages/sandboxd/cmd/sandboxd" ;;
+  esac
+}
+
+# Linker flags; deterministic (no wall-clock date) so they can be part of the cache key.
+tc_ldflags() {
+  local v; v="$(tc_version "$1")"
+  case "$1" in
+    k8s)
+      local minor="${v#v1.}"; minor="${minor%%.*}"
+      # buildDate = publication time of k8s.io/kubernetes@$v on the module proxy (stable, not "now").
+      local date; date="$(cd "$TC_GO/k8s" && go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' k8s.io/kubernetes 2>/dev/null || echo 1970-01-01T00:00:00Z)"
+      local f="-s -w" p
+      for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+        f="$f -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean -X $p.buildDate=$date"
+      done
+      echo "$f" ;;
+    etcd) echo "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$v" ;;
+    kwok) echo "-s -w" ;;
+    agent-sandbox-*) echo "-s -w -X sigs.k8s.io/agent-sandbox/internal/version.gitVersion=$v" ;;
+  esac
+}
+
+tc_sha256() { sha256sum | cut -c1-12; }
+
+# Cache directory for a component: bin/<component>/<version>-<go>-<os>-<arch>-<hash(go.mod+go.sum+ldflags)>
+tc_key_dir() {
+  local c="$1" v gv h
+  v="$(tc_version "$c")" || return 1
+  gv="$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)"
+  h="$( { cat "$TC_GO/$c/go.mod" "$TC_GO/$c/go.sum"; tc_ldflags "$c"; } | tc_sha256)"
+  echo "$TC_CACHE/bin/$c/$v-$gv-$h"
+}
+
+tc_is_built() { [ -f "$(tc_key_dir "$1")/.ok" ]; }
+
+tc_log() { printf '[test-cluster %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
