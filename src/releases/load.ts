@@ -26,7 +26,12 @@ export async function loadRelease(tag: string, opts: FetchOptions = {}): Promise
   const mirror = opts.mirror === false ? undefined : (opts.mirror ?? defaultMirror());
   const source = mirror !== undefined ? mirrorSource(mirror) : upstreamSource(opts.fetch, opts.timeoutMs);
 
-  const entries = await Promise.all(facts.files.map(async (file) => [file.path, await verifiedBytes(facts, file, source, cacheRoot)] as const));
+  // allSettled: every read finishes before an error is raised (no stray cache writes), and the error reported is
+  // the first failing file in catalog order, so the same fault gives the same message every run.
+  const settled = await Promise.allSettled(facts.files.map((file) => verifiedBytes(facts, file, source, cacheRoot)));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  const entries = facts.files.map((file, i) => [file.path, (settled[i] as PromiseFulfilledResult<Buffer>).value] as const);
   const files = new Map<string, Buffer>(entries);
   const objects = new Map<string, readonly KubeObject[]>();
   for (const [path, bytes] of entries) {

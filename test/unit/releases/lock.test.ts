@@ -1,0 +1,75 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  LockFileInvalidError, LockMismatchError, compareLock, lockFor, loadRelease, openApiSchema, readLock, schemaFingerprint, writeLock,
+  type LoadedRelease, type LockFile,
+} from '../../../src/releases/index.js';
+import { SHARED_MIRROR, tempDir } from './helpers.js';
+
+let v050: LoadedRelease;
+let v056: LoadedRelease;
+const tmp = tempDir('lock');
+beforeAll(async () => {
+  v050 = await loadRelease('v0.5.0', { mirror: SHARED_MIRROR, cacheDir: join(tmp.dir, 'cache') });
+  v056 = await loadRelease('v0.5.6', { mirror: SHARED_MIRROR, cacheDir: join(tmp.dir, 'cache') });
+});
+afterAll(() => tmp.cleanup());
+
+const images = (r: LoadedRelease) => ({ controller: r.facts.controllerImage });
+
+describe('lock file', () => {
+  test('lockFor records release, commit, every pinned file hash, a fingerprint per served CRD version, and images', () => {
+    const lock = lockFor(v056, images(v056));
+    expect(lock.release).toBe('v0.5.6');
+    expect(lock.commit).toBe('211b7579cabed9460c1a692eb687084ff4c5879d');
+    expect(Object.keys(lock.files)).toHaveLength(v056.facts.files.length);
+    expect(lock.files['k8s/controller.yaml']).toBe(v056.facts.files.find((f) => f.path === 'k8s/controller.yaml')!.sha256);
+    expect(Object.keys(lock.crdFingerprints)).toEqual([
+      'Sandbox/v1alpha1', 'Sandbox/v1beta1', 'SandboxClaim/v1alpha1', 'SandboxClaim/v1beta1',
+      'SandboxTemplate/v1alpha1', 'SandboxTemplate/v1beta1', 'SandboxWarmPool/v1alpha1', 'SandboxWarmPool/v1beta1',
+    ]);
+    expect(lock.crdFingerprints['Sandbox/v1beta1']).toBe(schemaFingerprint(openApiSchema(v056, 'Sandbox', 'v1beta1')));
+    expect(lock.images).toEqual({ controller: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6' });
+  });
+
+  test('write then read round-trips; the text is stable 2-space JSON with a trailing newline', () => {
+    const path = join(tmp.dir, 'agentplane.lock.json');
+    const lock = lockFor(v056, { router: 'example.com/router@sha256:' + 'a'.repeat(64), controller: v056.facts.controllerImage });
+    writeLock(path, lock);
+    const text = readFileSync(path, 'utf8');
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text.split('\n')[1]).toBe('  "lockVersion": 1,');
+    expect(text.indexOf('"controller"')).toBeLessThan(text.indexOf('"router"'));
+    expect(readLock(path)).toEqual(lock);
+    writeLock(path, readLock(path)!);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  test('readLock: absent file is undefined; bad JSON and bad shape are LockFileInvalidError naming the problem', () => {
+    expect(readLock(join(tmp.dir, 'missing.json'))).toBeUndefined();
+    const path = join(tmp.dir, 'bad.json');
+    writeFileSync(path, '{ not json');
+    expect(() => readLock(path)).toThrow(LockFileInvalidError);
+    expect(() => readLock(path)).toThrow(/not JSON/);
+    const lock = lockFor(v056, images(v056)) as Record<string, unknown>;
+    writeFileSync(path, JSON.stringify({ ...lock, commit: 'abc', extra: true }));
+    expect(() => readLock(path)).toThrow(/commit: must be a 40-character git commit/);
+    expect(() => readLock(path)).toThrow(/extra/);
+  });
+
+  test('compareLock: empty when equal; names every difference otherwise', () => {
+    const a = lockFor(v056, images(v056));
+    expect(compareLock(a, lockFor(v056, images(v056)))).toEqual([]);
+    const b: LockFile = { ...lockFor(v050, images(v050)) };
+    const diffs = compareLock(a, b);
+    expect(diffs[0]).toBe('release: lock has v0.5.6, environment has v0.5.0');
+    expect(diffs[1]).toBe('commit: lock has 211b7579cabed9460c1a692eb687084ff4c5879d, environment has a1a58a019a5479ec6cd77f95234927da7a1f434d');
+    expect(diffs).toContain(`files[helm/values.yaml]: in the lock (${a.files['helm/values.yaml']}) but not in the environment`);
+    expect(diffs).toContain(`crdFingerprints[Sandbox/v1beta1]: lock has ${a.crdFingerprints['Sandbox/v1beta1']}, environment has ${b.crdFingerprints['Sandbox/v1beta1']}`);
+    expect(diffs).toContain('images[controller]: lock has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6, environment has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0');
+    const err = new LockMismatchError(diffs);
+    expect(err.code).toBe('LOCK_MISMATCH');
+    expect(err.message).toContain('  - release: lock has v0.5.6, environment has v0.5.0');
+    expect(err.hint).toMatch(/--update-lock/);
+  });
+});
