@@ -1,0 +1,68 @@
+/**
+ * Object and list-item identity for the diff.
+ *
+ * An object is `apiVersion/kind/namespace/name` (cluster-scoped objects have an empty namespace). List items are
+ * matched by `name` where Kubernetes merges them by name (containers, initContainers, env, volumes, volumeMounts,
+ * named ports, ...); other object items by their content, so a changed unnamed item shows as one removed and one
+ * added. Matching never reorders: a reordered env list is reported as moves, because order carries meaning.
+ */
+import type { KubeObject } from '../releases/index.js';
+
+/** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`. */
+export type ObjectKey = string;
+
+/** The identity of an object. Throws when it has no `metadata.name` (such an object cannot be applied either). */
+export function objectKey(obj: KubeObject): ObjectKey {
+  const name = obj.metadata?.name;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new ObjectIdentityError(`${obj.apiVersion} ${obj.kind} has no metadata.name`, 'give every object a metadata.name (generateName cannot be diffed)');
+  }
+  return `${obj.apiVersion}/${obj.kind}/${obj.metadata?.namespace ?? ''}/${name}`;
+}
+
+/** An object that cannot be identified, or two objects with the same identity in one set. */
+export class ObjectIdentityError extends Error {
+  readonly code = 'object-identity';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'ObjectIdentityError';
+  }
+}
+
+/**
+ * Indexes a set of objects by {@link objectKey}.
+ * @throws {ObjectIdentityError} an object without a name, or two objects with the same key (`where` names the set).
+ */
+export function indexObjects(objects: readonly KubeObject[], where: string): Map<ObjectKey, KubeObject> {
+  const byKey = new Map<ObjectKey, KubeObject>();
+  for (const obj of objects) {
+    const key = objectKey(obj);
+    if (byKey.has(key)) throw new ObjectIdentityError(`${where} holds ${key} twice`, 'remove the duplicate object; each apiVersion/kind/namespace/name may appear once');
+    byKey.set(key, obj);
+  }
+  return byKey;
+}
+
+/**
+ * The jsondiffpatch `objectHash` for list items: `name` when the item has one, `containerPort/protocol` for unnamed
+ * container ports, else the item's JSON (content identity).
+ */
+export function listItemHash(item: object): string {
+  const rec = item as Record<string, unknown>;
+  if (typeof rec.name === 'string') return `name:${rec.name}`;
+  if (typeof rec.containerPort === 'number') return `port:${rec.containerPort}/${String(rec.protocol ?? 'TCP')}`;
+  return `json:${JSON.stringify(item)}`;
+}
+
+/** A readable label for a list item in a field path: `[name=app]`, `[containerPort=8080]` or `[3]`. */
+export function listItemLabel(item: unknown, index: number): string {
+  if (typeof item === 'object' && item !== null) {
+    const rec = item as Record<string, unknown>;
+    if (typeof rec.name === 'string') return `[name=${rec.name}]`;
+    if (typeof rec.containerPort === 'number') return `[containerPort=${rec.containerPort}]`;
+  }
+  return `[${index}]`;
+}

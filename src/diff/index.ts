@@ -1,0 +1,11 @@
+/** Public API of the diff layer: normalization, structural comparison with risk labels, renderers, manifest sources. */
+export { diffManifests, caBundleExternallyManaged, type DiffOptions, type DiffReport, type ManifestSet, type ObjectDiff } from './compare.js';
+export { indexObjects, objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
+export { CONTROLLER_OWNED, SERVER_OWNED_METADATA, normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
+export { DIFF_FORMATS, renderDiff, renderJson, renderMarkdown, renderText, type DiffFormat } from './render.js';
+export { assessRisks, type Risk, type RiskRule } from './risk.js';
+export { applySchemaDefaults, pruneDefaultOnly, type SchemaNode } from './schema-defaults.js';
+export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './schema-lookup.js';
+export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './secrets.js';
+export { ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef } from './sources.js';
+export { fieldChanges, type FieldChange } from './structural.js';

@@ -1,0 +1,106 @@
+/**
+ * Renderers of a {@link DiffReport}: `text` (terminal), `markdown` (fits a pull-request comment: GitHub caps a
+ * comment at 65,536 characters, so unified views are cut at {@link MARKDOWN_BUDGET} with a note) and `json`
+ * (the report itself, stable field names). Every renderer works on normalized, redacted objects only.
+ */
+import pc from 'picocolors';
+import type { DiffReport, ObjectDiff } from './compare.js';
+import type { FieldChange } from './structural.js';
+
+export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
+export type DiffFormat = (typeof DIFF_FORMATS)[number];
+
+/** Characters of unified diff the markdown renderer keeps before it stops adding them (GitHub's comment limit is 65,536). */
+export const MARKDOWN_BUDGET = 60_000;
+
+const MAX_VALUE = 120;
+
+function value(v: unknown): string {
+  const s = JSON.stringify(v) ?? 'undefined';
+  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
+}
+
+/** One line per field change: `~ spec.replicas: 1 -> 2`, `+ path: value`, `- path`, `↕ path: position 1 -> 0`. */
+export function fieldLine(f: FieldChange): string {
+  switch (f.op) {
+    case 'added':
+      return `+ ${f.path}: ${value(f.after)}`;
+    case 'removed':
+      return `- ${f.path}`;
+    case 'changed':
+      return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}`;
+    case 'moved':
+      return `↕ ${f.path}: position ${String(f.from)} -> ${String(f.to)}`;
+  }
+}
+
+function summary(r: DiffReport): string {
+  const { added, removed, changed, unchanged } = r.counts;
+  return `${changed} changed, ${added} added, ${removed} removed, ${unchanged} unchanged`;
+}
+
+const MARK: Record<ObjectDiff['change'], string> = { added: '+', removed: '-', changed: '~' };
+
+function colourLine(line: string): string {
+  if (line.startsWith('+') && !line.startsWith('+++')) return pc.green(line);
+  if (line.startsWith('-') && !line.startsWith('---')) return pc.red(line);
+  if (line.startsWith('@@')) return pc.cyan(line);
+  return line;
+}
+
+/** Terminal text: summary, risks, then each differing object with its field changes and unified view. */
+export function renderText(r: DiffReport): string {
+  const out = [`diff ${r.base} -> ${r.head}: ${summary(r)}`];
+  if (r.risks.length > 0) {
+    out.push('', pc.bold(`Risks (${r.risks.length}):`));
+    for (const risk of r.risks) {
+      out.push(`  ${pc.yellow(`[${risk.rule}]`)} ${risk.object}: ${risk.message}`);
+      for (const d of risk.details) out.push(`      ${d}`);
+    }
+  }
+  for (const o of r.objects) {
+    out.push('', pc.bold(`${MARK[o.change]} ${o.key} (${o.change})`));
+    for (const f of o.fields) out.push(`    ${fieldLine(f)}`);
+    out.push(...o.unified.split('\n').slice(4).filter((l) => l !== '').map((l) => `    ${colourLine(l)}`));
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function mdEscape(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+}
+
+/** Markdown for a pull-request comment: summary, a risk table, and one collapsed block per object. */
+export function renderMarkdown(r: DiffReport): string {
+  const out = [`### agentplane diff \`${r.base}\` → \`${r.head}\``, '', `**${summary(r)}**`];
+  if (r.risks.length > 0) {
+    out.push('', '| risk | object | what it does |', '| --- | --- | --- |');
+    for (const risk of r.risks) out.push(`| \`${risk.rule}\` | \`${mdEscape(risk.object)}\` | ${mdEscape([risk.message, ...risk.details].join('\n'))} |`);
+  }
+  let budget = MARKDOWN_BUDGET;
+  let cut = 0;
+  for (const o of r.objects) {
+    const body = o.unified.split('\n').slice(4).join('\n').trimEnd();
+    out.push('', `<details><summary><code>${MARK[o.change]} ${o.key}</code> (${o.change}, ${o.fields.length} field change(s))</summary>`, '');
+    if (body.length <= budget) {
+      budget -= body.length;
+      out.push('```diff', body, '```');
+    } else {
+      cut += 1;
+      out.push(...o.fields.slice(0, 50).map((f) => `- \`${mdEscape(fieldLine(f))}\``));
+    }
+    out.push('', '</details>');
+  }
+  if (cut > 0) out.push('', `_${cut} unified view(s) left out to fit a pull-request comment; run \`agentplane diff -o text\` for all of them._`);
+  return `${out.join('\n')}\n`;
+}
+
+/** The report as JSON (2-space indent, trailing newline). */
+export function renderJson(r: DiffReport): string {
+  return `${JSON.stringify(r, null, 2)}\n`;
+}
+
+/** Renders in the given format. */
+export function renderDiff(r: DiffReport, format: DiffFormat): string {
+  return format === 'json' ? renderJson(r) : format === 'markdown' ? renderMarkdown(r) : renderText(r);
+}

@@ -1,0 +1,246 @@
+/**
+ * Risk rules: the labels reviewers look for in a manifest diff. Each rule reads one changed object pair (and, for
+ * warm pools, the head set) and says in plain words what the change does.
+ *
+ * | rule | fires on |
+ * |---|---|
+ * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`) |
+ * | `rbac-widening` | a (Cluster)Role granting a verb/resource it did not, or a binding gaining subjects or changing its role |
+ * | `networkpolicy-widening` | a NetworkPolicy removed, losing a policy type, gaining or changing a rule or its pod selector; a SandboxTemplate's `networkPolicy` or `networkPolicyManagement` changing |
+ * | `runtimeclass-change` | a RuntimeClass removed or its handler/scheduling/overhead changed; a pod template's `runtimeClassName` changed or dropped (isolation downgrade) |
+ * | `image-change` | a container image changed |
+ * | `release-change` | the `app.kubernetes.io/version` label (the pinned release) changed |
+ * | `warm-pool-roll` | a SandboxTemplate blueprint change that makes the members of a warm pool using it stale, with the pool's update strategy |
+ * | `immutable-field` | a Sandbox `spec.volumeClaimTemplates` change (immutable, `api/v1beta1/sandbox_types.go@v0.5.6`) |
+ * | `secret-change` | a Secret's data changed (values redacted) |
+ */
+import { diffCrdSchemas, type KubeObject } from '../releases/index.js';
+import type { ObjectKey } from './identity.js';
+import type { FieldChange } from './structural.js';
+
+export type RiskRule =
+  | 'crd-schema-change'
+  | 'rbac-widening'
+  | 'networkpolicy-widening'
+  | 'runtimeclass-change'
+  | 'image-change'
+  | 'release-change'
+  | 'warm-pool-roll'
+  | 'immutable-field'
+  | 'secret-change';
+
+/** One risk label on one object. `details` are extra lines (field-level summary, rules granted, ...). */
+export interface Risk {
+  readonly rule: RiskRule;
+  readonly object: ObjectKey;
+  readonly message: string;
+  readonly details: readonly string[];
+}
+
+/** A compared pair: normalized (and redacted) objects and their field changes. */
+export interface ComparedPair {
+  readonly key: ObjectKey;
+  readonly base?: KubeObject;
+  readonly head?: KubeObject;
+  readonly fields: readonly FieldChange[];
+}
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const strs = (v: unknown): string[] => list(v).map(String);
+
+const POD_TEMPLATE_KINDS: Readonly<Record<string, readonly string[]>> = {
+  Sandbox: ['spec', 'podTemplate', 'spec'],
+  SandboxTemplate: ['spec', 'podTemplate', 'spec'],
+  Deployment: ['spec', 'template', 'spec'],
+  StatefulSet: ['spec', 'template', 'spec'],
+  DaemonSet: ['spec', 'template', 'spec'],
+  Job: ['spec', 'template', 'spec'],
+  Pod: ['spec'],
+};
+
+function podSpec(obj: KubeObject | undefined): Rec | undefined {
+  if (obj === undefined) return undefined;
+  const path = POD_TEMPLATE_KINDS[obj.kind];
+  if (path === undefined) return undefined;
+  let node: unknown = obj;
+  for (const k of path) node = rec(node)[k];
+  return rec(node);
+}
+
+function images(spec: Rec | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const group of ['initContainers', 'containers']) {
+    for (const c of list(spec?.[group])) {
+      const r = rec(c);
+      if (typeof r.image === 'string') out.set(`${group}/${String(r.name)}`, r.image);
+    }
+  }
+  return out;
+}
+
+/** `apiGroup resource verb [resourceName]` grants of a Role/ClusterRole. */
+function grants(role: KubeObject | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const rule of list(role?.rules)) {
+    const r = rec(rule);
+    const names = strs(r.resourceNames);
+    for (const verb of strs(r.verbs)) {
+      for (const url of strs(r.nonResourceURLs)) out.add(`url ${url} ${verb}`);
+      for (const g of strs(r.apiGroups)) {
+        for (const res of strs(r.resources)) {
+          if (names.length === 0) out.add(`${g || 'core'} ${res} ${verb} *`);
+          for (const n of names) out.add(`${g || 'core'} ${res} ${verb} ${n}`);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function covered(grant: string, base: Set<string>): boolean {
+  if (base.has(grant)) return true;
+  const [g, res, verb, name] = grant.split(' ');
+  for (const b of base) {
+    const [bg, bres, bverb, bname] = b.split(' ');
+    if ((bg === g || bg === '*') && (bres === res || bres === '*') && (bverb === verb || bverb === '*') && (bname === name || bname === '*')) return true;
+  }
+  return false;
+}
+
+function rbacRisk(p: ComparedPair): Risk | undefined {
+  const kind = (p.head ?? p.base)!.kind;
+  if (p.head === undefined) return undefined;
+  if (kind === 'Role' || kind === 'ClusterRole') {
+    const before = grants(p.base);
+    const wider = [...grants(p.head)].filter((g) => !covered(g, before));
+    const aggregation = p.head.aggregationRule !== undefined && JSON.stringify(p.head.aggregationRule) !== JSON.stringify(p.base?.aggregationRule);
+    if (wider.length === 0 && !aggregation) return undefined;
+    const details = wider.map((g) => `grants ${g.replace(/ \*$/, '')}`);
+    if (aggregation) details.push('aggregationRule added or changed: the role grows with every matching ClusterRole');
+    return { rule: 'rbac-widening', object: p.key, message: `${kind} ${p.base === undefined ? 'added' : 'widened'}: ${wider.length} new grant(s)`, details };
+  }
+  if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
+    const subj = (o: KubeObject | undefined): Set<string> => new Set(list(o?.subjects).map((s) => { const r = rec(s); return `${String(r.kind)} ${r.namespace ? `${String(r.namespace)}/` : ''}${String(r.name)}`; }));
+    const before = subj(p.base);
+    const added = [...subj(p.head)].filter((s) => !before.has(s));
+    const roleA = JSON.stringify(p.base?.roleRef);
+    const roleB = JSON.stringify(p.head.roleRef);
+    const roleChanged = p.base !== undefined && roleA !== roleB;
+    if (added.length === 0 && !roleChanged) return undefined;
+    const details = added.map((s) => `binds ${s}`);
+    if (roleChanged) details.push(`roleRef ${roleA} -> ${roleB}`);
+    return { rule: 'rbac-widening', object: p.key, message: `${kind} ${p.base === undefined ? 'added' : 'changed'}: ${added.length} new subject(s)${roleChanged ? ', role changed' : ''}`, details };
+  }
+  return undefined;
+}
+
+function netpolRisk(p: ComparedPair): Risk | undefined {
+  const kind = (p.head ?? p.base)!.kind;
+  if (kind === 'NetworkPolicy') {
+    if (p.head === undefined) return { rule: 'networkpolicy-widening', object: p.key, message: 'NetworkPolicy removed: the pods it selected lose its restrictions', details: [] };
+    if (p.base === undefined) return undefined;
+    const details: string[] = [];
+    const types = (o: KubeObject | undefined): string[] => strs(rec(o?.spec).policyTypes);
+    for (const t of types(p.base)) if (!types(p.head).includes(t)) details.push(`policyTypes no longer include ${t}: that direction is unrestricted`);
+    for (const dir of ['ingress', 'egress']) {
+      const before = new Set(list(rec(p.base.spec)[dir]).map((r) => JSON.stringify(r)));
+      for (const r of list(rec(p.head.spec)[dir])) if (!before.has(JSON.stringify(r))) details.push(`${dir} rule added or changed: ${JSON.stringify(r)}`);
+    }
+    if (JSON.stringify(rec(p.base.spec).podSelector) !== JSON.stringify(rec(p.head.spec).podSelector)) details.push('podSelector changed: a different set of pods is covered');
+    return details.length === 0 ? undefined : { rule: 'networkpolicy-widening', object: p.key, message: 'NetworkPolicy may allow more traffic', details };
+  }
+  if (kind === 'SandboxTemplate' && p.base !== undefined && p.head !== undefined) {
+    const details: string[] = [];
+    const mode = (o: KubeObject): string => String(rec(o.spec).networkPolicyManagement ?? 'Managed');
+    if (mode(p.base) !== mode(p.head)) details.push(`networkPolicyManagement ${mode(p.base)} -> ${mode(p.head)}${mode(p.head) === 'Unmanaged' ? ': the controller deletes its policy; sandbox pods rely on policies declared elsewhere' : ''}`);
+    if (p.fields.some((f) => f.path.startsWith('spec.networkPolicy.') || f.path === 'spec.networkPolicy')) details.push('spec.networkPolicy changed: the custom rules replace the default ones wholesale');
+    return details.length === 0 ? undefined : { rule: 'networkpolicy-widening', object: p.key, message: 'sandbox network policy changed', details };
+  }
+  return undefined;
+}
+
+function runtimeClassRisk(p: ComparedPair): Risk | undefined {
+  const obj = (p.head ?? p.base)!;
+  if (obj.kind === 'RuntimeClass') {
+    if (p.head === undefined) return { rule: 'runtimeclass-change', object: p.key, message: `RuntimeClass ${String(obj.metadata?.name)} removed: pods naming it fail to start or templates fall back to another runtime`, details: [] };
+    if (p.base === undefined) return undefined;
+    const details = p.fields.filter((f) => /^(handler|scheduling|overhead)/.test(f.path)).map((f) => `${f.path}: ${JSON.stringify(f.before)} -> ${JSON.stringify(f.after)}`);
+    return details.length === 0 ? undefined : { rule: 'runtimeclass-change', object: p.key, message: 'RuntimeClass changed: isolation or placement of every pod using it changes', details };
+  }
+  if (p.base === undefined || p.head === undefined) return undefined;
+  const a = podSpec(p.base)?.runtimeClassName;
+  const b = podSpec(p.head)?.runtimeClassName;
+  if (a === b || a === undefined) return undefined;
+  return { rule: 'runtimeclass-change', object: p.key, message: b === undefined ? `runtimeClassName ${String(a)} dropped: pods fall back to the node's default runtime (isolation downgrade)` : `runtimeClassName ${String(a)} -> ${String(b)}: check the isolation of the new runtime`, details: [] };
+}
+
+function imageRisk(p: ComparedPair): Risk | undefined {
+  if (p.base === undefined || p.head === undefined) return undefined;
+  const a = images(podSpec(p.base));
+  const b = images(podSpec(p.head));
+  const details: string[] = [];
+  for (const [c, img] of b) if (a.has(c) && a.get(c) !== img) details.push(`${c}: ${a.get(c)} -> ${img}`);
+  for (const [c, img] of b) if (!a.has(c)) details.push(`${c} added: ${img}`);
+  return details.length === 0 ? undefined : { rule: 'image-change', object: p.key, message: `${details.length} container image(s) changed`, details };
+}
+
+function releaseRisk(p: ComparedPair): Risk | undefined {
+  const label = 'app.kubernetes.io/version';
+  const a = rec(p.base?.metadata?.labels)[label];
+  const b = rec(p.head?.metadata?.labels)[label];
+  if (p.base === undefined || p.head === undefined || a === b) return undefined;
+  return { rule: 'release-change', object: p.key, message: `release ${String(a ?? 'none')} -> ${String(b ?? 'none')}`, details: [] };
+}
+
+/** Blueprint fields of a template: a change there makes pool members stale (label/annotation-only edits do not). */
+const BLUEPRINT = /^spec\.(podTemplate\.spec|volumeClaimTemplates|service)(\.|\[|$)/;
+
+function warmPoolRisks(p: ComparedPair, head: ReadonlyMap<ObjectKey, KubeObject>): Risk[] {
+  if (p.base === undefined || p.head?.kind !== 'SandboxTemplate') return [];
+  if (!p.fields.some((f) => BLUEPRINT.test(f.path))) return [];
+  const name = p.head.metadata?.name;
+  const ns = p.head.metadata?.namespace;
+  const out: Risk[] = [];
+  for (const [key, pool] of head) {
+    if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns) continue;
+    if (rec(rec(pool.spec).sandboxTemplateRef).name !== name) continue;
+    const strategy = String(rec(rec(pool.spec).updateStrategy).type ?? 'OnReplenish');
+    const effect = strategy === 'Recreate'
+      ? 'Recreate: unclaimed members are deleted and refilled from the new template now; claimed sandboxes are untouched'
+      : 'OnReplenish: stale unclaimed members stay until claimed or deleted, so claims may still get the old template';
+    out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: warm pool ${String(pool.metadata?.name)} rolls (${strategy})`, details: [effect] });
+  }
+  return out;
+}
+
+function immutableRisk(p: ComparedPair): Risk | undefined {
+  if (p.base === undefined || p.head?.kind !== 'Sandbox') return undefined;
+  const paths = p.fields.filter((f) => /^spec\.volumeClaimTemplates(\.|\[|$)/.test(f.path)).map((f) => f.path);
+  if (paths.length === 0) return undefined;
+  return { rule: 'immutable-field', object: p.key, message: 'Sandbox spec.volumeClaimTemplates is immutable: the update is rejected; delete and recreate the Sandbox (its PVCs and data go with it)', details: paths };
+}
+
+function crdRisk(p: ComparedPair): Risk | undefined {
+  if ((p.head ?? p.base)!.kind !== 'CustomResourceDefinition' || p.base === undefined || p.head === undefined) return undefined;
+  const changes = diffCrdSchemas(p.base, p.head);
+  if (changes.length === 0) return undefined;
+  return { rule: 'crd-schema-change', object: p.key, message: `CRD schema changed: ${changes.length} change(s)`, details: changes.map((c) => c.summary) };
+}
+
+function secretRisk(p: ComparedPair): Risk | undefined {
+  if ((p.head ?? p.base)!.kind !== 'Secret' || p.base === undefined || p.head === undefined) return undefined;
+  const keys = p.fields.filter((f) => f.path.startsWith('data')).map((f) => f.path);
+  return keys.length === 0 ? undefined : { rule: 'secret-change', object: p.key, message: 'Secret data changed (values redacted)', details: keys };
+}
+
+/** All risks of a set of compared pairs; `head` is the whole head set (pools are looked up there). */
+export function assessRisks(pairs: readonly ComparedPair[], head: ReadonlyMap<ObjectKey, KubeObject>): Risk[] {
+  const out: Risk[] = [];
+  for (const p of pairs) {
+    for (const r of [crdRisk(p), rbacRisk(p), netpolRisk(p), runtimeClassRisk(p), imageRisk(p), releaseRisk(p), immutableRisk(p), secretRisk(p)]) if (r !== undefined) out.push(r);
+    out.push(...warmPoolRisks(p, head));
+  }
+  return out;
+}

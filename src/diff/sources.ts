@@ -1,0 +1,128 @@
+/**
+ * Reading the manifest sets to compare: a directory of synthesized YAML/JSON, or a git ref of the repository
+ * synthesized on the fly in a temporary worktree.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { isKubeObject, type KubeObject } from '../releases/index.js';
+import type { ManifestSet } from './compare.js';
+
+const run = promisify(execFile);
+
+/** A manifest file that does not parse. The message names file, line and column and never quotes the content (it may hold Secret values). */
+export class ManifestParseError extends Error {
+  readonly code = 'manifest-parse';
+  readonly hint = 'fix the file (or re-run synth); the position is 1-based';
+  constructor(readonly file: string, detail: string) {
+    super(`${file} is not valid YAML: ${detail}`);
+    this.name = 'ManifestParseError';
+  }
+}
+
+/** A BASE/HEAD argument that is neither a directory nor a git ref, or a git ref that could not be synthesized. */
+export class ManifestSourceError extends Error {
+  readonly code = 'manifest-source';
+  constructor(message: string, readonly hint: string) {
+    super(message);
+    this.name = 'ManifestSourceError';
+  }
+}
+
+/** The Kubernetes objects in one YAML or JSON text; `List` kinds are expanded; other documents are skipped. */
+export function parseManifests(file: string, text: string): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
+    const err = doc.errors[0];
+    if (err !== undefined) {
+      const pos = err.linePos?.[0];
+      throw new ManifestParseError(file, `${err.code}${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}`);
+    }
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
+    if (!isKubeObject(value)) continue;
+    if (value.kind.endsWith('List') && Array.isArray(value.items)) out.push(...value.items.filter(isKubeObject));
+    else out.push(value);
+  }
+  return out;
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  return entries
+    .filter((e) => e.isFile() && /\.(ya?ml|json)$/.test(e.name))
+    .map((e) => path.join(e.parentPath, e.name))
+    .sort();
+}
+
+/**
+ * Every Kubernetes object under `dir` (recursive; `.yaml`, `.yml`, `.json`; files in path order, documents in file order).
+ * @throws {ManifestParseError} a file that does not parse.
+ */
+export async function readManifestDir(dir: string, label = dir): Promise<ManifestSet> {
+  const objects: KubeObject[] = [];
+  for (const file of await listFiles(dir)) {
+    objects.push(...parseManifests(path.relative(dir, file) || file, await readFile(file, 'utf8')));
+  }
+  return { label, objects };
+}
+
+export interface GitRefOptions {
+  /** The repository (default: the current directory). */
+  readonly repo?: string;
+  /**
+   * The synth command run inside the ref's worktree, as argv; `{out}` is replaced by the output directory.
+   * Default: `node bin/agentplane.js synth --out {out}` (the ref's own CLI, so the ref's code decides the output).
+   */
+  readonly synthCommand?: readonly string[];
+}
+
+/** Whether `ref` names a commit of the repository. */
+export async function isGitRef(ref: string, repo = process.cwd()): Promise<boolean> {
+  try {
+    await run('git', ['-C', repo, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Synthesizes the repository at `ref` in a temporary detached worktree (sharing this checkout's node_modules) and
+ * reads the output. The worktree is removed afterwards, also on failure.
+ * @throws {ManifestSourceError} the worktree cannot be made or synth fails (stderr tail in the message).
+ */
+export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {}): Promise<ManifestSet> {
+  const repo = path.resolve(opts.repo ?? process.cwd());
+  const tmp = await mkdtemp(path.join(tmpdir(), 'agentplane-ref-'));
+  const tree = path.join(tmp, 'tree');
+  const out = path.join(tmp, 'out');
+  const argv = (opts.synthCommand ?? ['node', 'bin/agentplane.js', 'synth', '--out', '{out}']).map((a) => a.replace('{out}', out));
+  try {
+    await run('git', ['-C', repo, 'worktree', 'add', '--detach', tree, ref]);
+    await symlink(path.join(repo, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+    try {
+      await run(argv[0]!, argv.slice(1), { cwd: tree, maxBuffer: 64 * 1024 * 1024 });
+    } catch (err) {
+      const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim().split('\n').slice(-5).join('\n');
+      throw new ManifestSourceError(`synth of git ref ${ref} failed (${argv.join(' ')}): ${stderr}`, `check that ${ref} synthesizes: git checkout ${ref} && ${argv.join(' ')}`);
+    }
+    return await readManifestDir(out, ref);
+  } finally {
+    await run('git', ['-C', repo, 'worktree', 'remove', '--force', tree]).catch(() => undefined);
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Resolves a BASE/HEAD argument: an existing directory, else a git ref of `repo`.
+ * @throws {ManifestSourceError} neither.
+ */
+export async function readManifestSource(arg: string, opts: GitRefOptions = {}): Promise<ManifestSet> {
+  const info = await stat(arg).catch(() => undefined);
+  if (info?.isDirectory()) return readManifestDir(arg);
+  if (await isGitRef(arg, opts.repo)) return readManifestsAtGitRef(arg, opts);
+  throw new ManifestSourceError(`"${arg}" is neither a directory nor a git ref of this repository`, 'pass a synthesized output directory (e.g. dist/) or a commit, branch or tag');
+}
