@@ -16,3 +16,4 @@ export {
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
 export { LockFileSchema, compareLock, formatLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
+export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, flattenSchema, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
