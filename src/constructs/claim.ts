@@ -1,0 +1,92 @@
+/**
+ * SandboxClaim: a request for one sandbox from a warm pool. v1beta1 names the pool (`spec.warmPoolRef.name`,
+ * `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`); v1alpha1 (v0.4.6) names the template and the pool
+ * (`spec.sandboxTemplateRef.name` + `spec.warmpool`). Claims are applied after templates and pools
+ * (case 05-claim-before-template-ordering); a pool named by string must exist in the environment.
+ */
+import { ApiObject, Lazy } from 'cdk8s';
+import { Construct, type IConstruct } from 'constructs';
+import { z } from 'zod';
+import { apiVersionFor, contextScope } from './context.js';
+import { MissingReferenceError } from './errors.js';
+import { LABEL_ENVIRONMENT } from './metadata.js';
+import { parseProps } from './props.js';
+import { requireContext } from './template.js';
+import { SandboxWarmPool } from './warm-pool.js';
+
+/** Props of {@link SandboxClaim}. */
+export interface SandboxClaimProps {
+  /** The pool to claim from: the construct, or the name of a pool of the same environment and namespace. Required. */
+  readonly pool: SandboxWarmPool | string;
+  /** Object name. Default: the construct id. */
+  readonly name?: string;
+  /** Namespace. Default: the pool's namespace (construct) or the environment's `defaultNamespace` (name). */
+  readonly namespace?: string;
+  /** `spec.lifecycle.shutdownPolicy`. Default: unset (upstream `Retain`, which deletes the Sandbox and keeps the claim). */
+  readonly shutdownPolicy?: 'Delete' | 'DeleteForeground' | 'Retain';
+}
+
+const PropsSchema = z
+  .object({
+    pool: z.union([z.instanceof(SandboxWarmPool), z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a pool name (DNS label)')]),
+    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').max(63).optional(),
+    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').optional(),
+    shutdownPolicy: z.enum(['Delete', 'DeleteForeground', 'Retain']).optional(),
+  })
+  .strict();
+
+/**
+ * One SandboxClaim. A pool given by name is resolved at synthesis among the environment's pools.
+ * @throws MissingReferenceError (at synthesis) when no pool of that name exists in the claim's namespace.
+ */
+export class SandboxClaim extends Construct {
+  readonly name: string;
+  readonly namespace: string;
+  readonly apiObject: ApiObject;
+  private readonly poolRef: SandboxWarmPool | string;
+
+  constructor(scope: Construct, id: string, props: SandboxClaimProps) {
+    super(scope, id);
+    const ctx = requireContext(this, 'SandboxClaim');
+    const p = parseProps(this, 'SandboxClaim', PropsSchema, props);
+    this.name = p.name ?? id;
+    this.poolRef = p.pool;
+    this.namespace = p.namespace ?? (typeof p.pool === 'string' ? ctx.defaultNamespace : p.pool.namespace);
+    const v1beta1 = apiVersionFor(ctx.release, 'SandboxClaim').endsWith('/v1beta1');
+    this.apiObject = new ApiObject(this, 'Resource', {
+      apiVersion: apiVersionFor(ctx.release, 'SandboxClaim'),
+      kind: 'SandboxClaim',
+      metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
+      spec: Lazy.any({
+        produce: () => {
+          const pool = this.pool;
+          const lifecycle = p.shutdownPolicy !== undefined ? { lifecycle: { shutdownPolicy: p.shutdownPolicy } } : {};
+          return v1beta1
+            ? { warmPoolRef: { name: pool.name }, ...lifecycle }
+            : { sandboxTemplateRef: { name: pool.template.name }, warmpool: pool.name, ...lifecycle };
+        },
+      }),
+    });
+  }
+
+  /** The claimed pool. @throws MissingReferenceError when a pool named by string is not in the environment. */
+  get pool(): SandboxWarmPool {
+    if (typeof this.poolRef !== 'string') return this.poolRef;
+    const name = this.poolRef;
+    const pools = findPools(contextScope(this) ?? this.node.root);
+    const match = pools.find((pool) => pool.name === name && pool.namespace === this.namespace);
+    if (match === undefined) {
+      const known = pools.map((pool) => `${pool.namespace}/${pool.name}`);
+      throw new MissingReferenceError(
+        this.node.path,
+        `claim ${this.namespace}/${this.name} names warm pool ${JSON.stringify(name)}, which the environment does not contain (pools: ${known.join(', ') || 'none'})`,
+        'add the SandboxWarmPool to the environment, or fix the pool name/namespace of the claim',
+      );
+    }
+    return match;
+  }
+}
+
+function findPools(scope: IConstruct): SandboxWarmPool[] {
+  return scope.node.findAll().filter((c): c is SandboxWarmPool => c instanceof SandboxWarmPool);
+}

@@ -1,0 +1,123 @@
+/**
+ * The environment descriptor: what an environment declares and what the verifier must check, written by synthesis as
+ * `dist/<environment>/environment.json` and as ConfigMap `agentplane-environment` (key `environment.json`).
+ * The zod schema is the contract between the constructs (writer) and the verifier (reader).
+ */
+import { z } from 'zod';
+
+/** Support states in order (DESIGN §1); `failed`/`unsupported` are outcomes, never requirements. */
+export const SUPPORT_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;
+export type SupportState = (typeof SUPPORT_STATES)[number];
+
+const Labels = z.record(z.string(), z.string());
+const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.optional() }).strict();
+
+/** Schema of `environment.json` (`apiVersion: agentplane.dev/v1alpha1`, `kind: EnvironmentDescriptor`). */
+export const EnvironmentDescriptorSchema = z
+  .object({
+    apiVersion: z.literal('agentplane.dev/v1alpha1'),
+    kind: z.literal('EnvironmentDescriptor'),
+    /** Environment name (also the dist folder). */
+    name: z.string().min(1),
+    release: z
+      .object({
+        tag: z.string(),
+        commit: z.string().regex(/^[0-9a-f]{40}$/),
+        family: z.enum(['v0.4', 'v0.5']),
+        /** apiVersion written per kind, e.g. `{ SandboxTemplate: 'extensions.agents.x-k8s.io/v1beta1' }`. */
+        apiVersions: z.record(z.string(), z.string()),
+      })
+      .strict(),
+    /** `null` when the environment does not install the controller itself. */
+    install: z
+      .object({
+        namespace: z.string(),
+        controllerDeployment: z.string(),
+        controllerImage: z.string(),
+        extensions: z.boolean(),
+        certificates: z.enum(['controller', 'external']),
+        /** CRD names marked for server-side apply (over 256 KiB). */
+        serverSideApply: z.array(z.string()),
+      })
+      .strict()
+      .nullable(),
+    runtimeClasses: z.array(
+      z
+        .object({
+          name: z.string(),
+          handler: z.string(),
+          preset: z.enum(['gvisor', 'kata']),
+          overhead: z.object({ cpu: z.string().optional(), memory: z.string().optional() }).strict().nullable(),
+          /** `null` when `allNodes`. */
+          scheduling: z.object({ nodeSelector: Labels, tolerations: z.array(z.record(z.string(), z.unknown())) }).strict().nullable(),
+          allNodes: z.boolean(),
+        })
+        .strict(),
+    ),
+    templates: z.array(
+      z
+        .object({
+          namespace: z.string(),
+          name: z.string(),
+          runtimeClassName: z.string(),
+          networkPolicyManagement: z.enum(['Managed', 'Unmanaged']),
+          /** Labels every sandbox pod of the template carries. */
+          podLabels: Labels,
+          runtime: z.object({ kind: z.enum(['sandboxd', 'python-runtime', 'custom']), container: z.string(), ports: z.array(z.number().int()) }).strict(),
+          images: z.array(z.object({ container: z.string(), image: z.string() }).strict()),
+        })
+        .strict(),
+    ),
+    warmPools: z.array(
+      z.object({ namespace: z.string(), name: z.string(), template: z.string(), replicas: z.number().int(), updateStrategy: z.enum(['Recreate', 'OnReplenish']) }).strict(),
+    ),
+    claims: z.array(z.object({ namespace: z.string(), name: z.string(), warmPool: z.string() }).strict()),
+    router: z
+      .object({
+        namespace: z.string(),
+        serviceName: z.string(),
+        port: z.number().int(),
+        podLabels: Labels,
+        image: z.string(),
+        authorizationMode: z.enum(['tokenreview', 'scoped-token', 'allow-all']),
+      })
+      .strict()
+      .nullable(),
+    networkPolicies: z.array(
+      z
+        .object({
+          namespace: z.string(),
+          name: z.string(),
+          template: z.string(),
+          podSelector: Labels,
+          ingressFrom: z.array(PodPeer),
+          ingressPorts: z.array(z.number().int()),
+          dns: PodPeer.nullable(),
+          egress: z.array(
+            z
+              .object({
+                description: z.string().optional(),
+                namespace: z.string().optional(),
+                podLabels: Labels.optional(),
+                cidr: z.string().optional(),
+                except: z.array(z.string()).optional(),
+                ports: z.array(z.object({ port: z.number().int(), protocol: z.enum(['TCP', 'UDP', 'SCTP']) }).strict()),
+              })
+              .strict(),
+          ),
+        })
+        .strict(),
+    ),
+    /** Every image the environment runs, by role (`controller`, `router`, `template/<ns>/<name>/<container>`). */
+    images: z.record(z.string(), z.string()),
+    /** The state each capability must reach for `verify` to pass (DESIGN §1 capability names). */
+    capabilities: z.array(z.object({ capability: z.string(), required: z.enum(SUPPORT_STATES) }).strict()),
+  })
+  .strict();
+
+export type EnvironmentDescriptor = z.infer<typeof EnvironmentDescriptorSchema>;
+
+/** Parses a descriptor (e.g. `environment.json` read by the verifier). @throws z.ZodError naming each bad field. */
+export function parseEnvironmentDescriptor(value: unknown): EnvironmentDescriptor {
+  return EnvironmentDescriptorSchema.parse(value);
+}

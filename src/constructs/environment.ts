@@ -1,0 +1,277 @@
+/**
+ * AgentEnvironment: the cdk8s Chart that ties one environment together — the pinned install, runtime classes,
+ * templates, warm pools, claims, router and network policies — and describes itself for the verifier
+ * ({@link EnvironmentDescriptor}, also written as ConfigMap `agentplane-environment`).
+ * The chart has no namespace of its own, so nothing is stamped onto cluster-scoped objects (case 20).
+ */
+import { ApiObject, Chart, Lazy } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import type { Construct } from 'constructs';
+import { z } from 'zod';
+import type { LoadedRelease, SandboxKind } from '../releases/index.js';
+import { SandboxClaim, type SandboxClaimProps } from './claim.js';
+import { apiVersionFor, provideContext } from './context.js';
+import { EnvironmentDescriptorSchema, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState } from './descriptor.js';
+import { ConstructError } from './errors.js';
+import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
+import { isJson } from './kube-object.js';
+import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
+import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
+import { setPhase } from './phases.js';
+import { parseProps } from './props.js';
+import { SandboxRouter, type SandboxRouterProps } from './router.js';
+import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
+import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
+import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
+
+/** Props of {@link AgentEnvironment}. */
+export interface AgentEnvironmentProps {
+  /** The verified release (from `loadRelease`). Required. */
+  readonly release: LoadedRelease;
+  /** Environment name: dist folder, label value, descriptor name (DNS label). Default: the construct id. */
+  readonly name?: string;
+  /** Install options, or `false` when the controller is installed by someone else. Default `{}` (install with extensions). */
+  readonly install?: Omit<AgentSandboxInstallProps, 'release' | 'requireDigests'> | false;
+  /** Namespace for templates, pools and claims that name none, and for the descriptor ConfigMap. Default `agent-sandboxes`. */
+  readonly defaultNamespace?: string;
+  /** Write a Namespace object for every namespace the environment uses (except the controller's). Default `true`. */
+  readonly createNamespaces?: boolean;
+  /** Refuse images without a digest. Default `false` (upstream records no digests for its images). */
+  readonly requireDigests?: boolean;
+  /** Overrides of the required state per capability, e.g. `{ 'runtime-exec': 'configured' }`. Default: see {@link AgentEnvironment.descriptor}. */
+  readonly requiredStates?: Readonly<Record<string, SupportState>>;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const PropsSchema = z
+  .object({
+    release: z.custom<LoadedRelease>((v) => isJson(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
+    name: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
+    install: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default({}),
+    defaultNamespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).default('agent-sandboxes'),
+    createNamespaces: z.boolean().default(true),
+    requireDigests: z.boolean().default(false),
+    requiredStates: z.record(z.string(), z.enum(SUPPORT_STATES)).default({}),
+  })
+  .strict();
+
+/** Name of the descriptor ConfigMap; its key is `environment.json`. */
+export const DESCRIPTOR_CONFIGMAP = 'agentplane-environment';
+export const DESCRIPTOR_KEY = 'environment.json';
+
+const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+
+function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
+  return a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1;
+}
+
+/**
+ * One environment. Add parts with the `add*` methods (or `new X(env, ...)`); synthesis (`synthesizeEnvironment`) seals it.
+ * @throws ConstructPropsError on invalid props; errors of the install construct.
+ */
+export class AgentEnvironment extends Chart {
+  /** Environment name. */
+  readonly name: string;
+  readonly release: LoadedRelease;
+  readonly defaultNamespace: string;
+  readonly requireDigests: boolean;
+  /** The install, or `undefined` with `install: false`. */
+  readonly install?: AgentSandboxInstall;
+  private readonly createNamespaces: boolean;
+  private readonly requiredStates: Readonly<Record<string, SupportState>>;
+  private sealed = false;
+
+  constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
+    super(scope, id, { disableResourceNameHashes: true });
+    const p = parseProps(this, 'AgentEnvironment', PropsSchema, props);
+    this.name = p.name ?? id;
+    if (!DNS_LABEL.test(this.name)) throw new ConstructError(this.node.path, `environment name ${JSON.stringify(this.name)} is not a DNS label`, 'pass name explicitly (lowercase letters, digits, -)');
+    this.release = p.release;
+    this.defaultNamespace = p.defaultNamespace;
+    this.requireDigests = p.requireDigests;
+    this.createNamespaces = p.createNamespaces;
+    this.requiredStates = p.requiredStates;
+    provideContext(this, { name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace });
+    if (p.install !== false) {
+      this.install = new AgentSandboxInstall(this, 'install', { ...(props.install === false ? {} : (props.install ?? {})), release: this.release, requireDigests: this.requireDigests });
+    }
+  }
+
+  addRuntimeClass(id: string, props: SandboxRuntimeClassProps): SandboxRuntimeClass {
+    this.assertOpen();
+    return new SandboxRuntimeClass(this, id, props);
+  }
+
+  addTemplate(id: string, props: SandboxTemplateProps): SandboxTemplate {
+    this.assertOpen();
+    return new SandboxTemplate(this, id, props);
+  }
+
+  addWarmPool(id: string, props: SandboxWarmPoolProps): SandboxWarmPool {
+    this.assertOpen();
+    return new SandboxWarmPool(this, id, props);
+  }
+
+  addClaim(id: string, props: SandboxClaimProps): SandboxClaim {
+    this.assertOpen();
+    return new SandboxClaim(this, id, props);
+  }
+
+  addRouter(id: string, props: SandboxRouterProps): SandboxRouter {
+    this.assertOpen();
+    return new SandboxRouter(this, id, props);
+  }
+
+  addNetworkPolicy(id: string, props: SandboxNetworkPolicyProps): SandboxNetworkPolicy {
+    this.assertOpen();
+    return new SandboxNetworkPolicy(this, id, props);
+  }
+
+  get runtimeClasses(): SandboxRuntimeClass[] {
+    return this.all(SandboxRuntimeClass);
+  }
+  get templates(): SandboxTemplate[] {
+    return this.all(SandboxTemplate);
+  }
+  get warmPools(): SandboxWarmPool[] {
+    return this.all(SandboxWarmPool);
+  }
+  get claims(): SandboxClaim[] {
+    return this.all(SandboxClaim);
+  }
+  get routers(): SandboxRouter[] {
+    return this.all(SandboxRouter);
+  }
+  get networkPolicies(): SandboxNetworkPolicy[] {
+    return this.all(SandboxNetworkPolicy);
+  }
+
+  /**
+   * Adds the objects that depend on everything else (Namespaces, the descriptor ConfigMap) and refuses further `add*`
+   * calls. Idempotent; synthesis calls it.
+   */
+  seal(): void {
+    if (this.sealed) return;
+    this.sealed = true;
+    if (this.routers.length > 1) {
+      throw new ConstructError(this.node.path, `environment has ${this.routers.length} routers (${this.routers.map((r) => r.node.path).join(', ')})`, 'declare one SandboxRouter per environment');
+    }
+    if (this.createNamespaces) {
+      const own = new Set<string>([this.defaultNamespace]);
+      for (const part of [...this.templates, ...this.warmPools, ...this.claims, ...this.routers]) own.add(part.namespace);
+      if (this.install !== undefined) own.delete(this.install.namespace);
+      for (const ns of [...own].sort()) {
+        new k8s.KubeNamespace(this, `namespace-${ns}`, { metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } } });
+      }
+    }
+    const cm = new ApiObject(this, 'descriptor', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: DESCRIPTOR_CONFIGMAP, namespace: this.defaultNamespace, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
+      data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: `${JSON.stringify(this.descriptor(), null, 2)}\n` }) }),
+    });
+    setPhase(cm, 'environment');
+  }
+
+  /**
+   * The descriptor of this environment, validated against {@link EnvironmentDescriptorSchema}. Lists are sorted by
+   * namespace/name. Default required states: `sandbox-api` verified; `extensions-api` verified (with extensions);
+   * `controller` configured; `conversion` configured (v0.5.x); `runtime-class/<name>` verified;
+   * `template/<ns>/<name>` configured; `warm-pool/<ns>/<name>` verified when replicas > 0 else configured; `router` verified;
+   * `runtime-exec` verified (with templates); `network-isolation` verified with own policies, else configured.
+   * @throws ConflictError / MissingReferenceError from templates and claims.
+   */
+  descriptor(): EnvironmentDescriptor {
+    const facts = this.release.facts;
+    const templates = this.templates.sort(byNsName);
+    const pools = this.warmPools.sort(byNsName);
+    const claims = this.claims.sort(byNsName);
+    const policies = this.networkPolicies.sort(byNsName);
+    const router = this.routers[0];
+    const images: Record<string, string> = {};
+    if (this.install !== undefined) images['controller'] = this.install.controllerImage;
+    if (router !== undefined) images['router'] = router.image;
+    for (const t of templates) for (const img of t.images) images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
+
+    const caps: Array<[string, SupportState]> = [['sandbox-api', 'verified']];
+    if (this.install?.extensions !== false) caps.push(['extensions-api', 'verified']);
+    caps.push(['controller', 'configured']);
+    if (facts.family === 'v0.5') caps.push(['conversion', 'configured']);
+    for (const rc of [...this.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1))) caps.push([`runtime-class/${rc.name}`, 'verified']);
+    for (const t of templates) caps.push([`template/${t.namespace}/${t.name}`, 'configured']);
+    for (const pool of pools) caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
+    if (router !== undefined) caps.push(['router', 'verified']);
+    if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
+    caps.push(['network-isolation', policies.length > 0 ? 'verified' : 'configured']);
+    const capabilities = caps.map(([capability, required]) => ({ capability, required: this.requiredStates[capability] ?? required }));
+    for (const [capability, required] of Object.entries(this.requiredStates).sort()) {
+      if (!caps.some(([c]) => c === capability)) capabilities.push({ capability, required });
+    }
+
+    const apiVersions: Record<string, string> = {};
+    for (const kind of KINDS) apiVersions[kind] = apiVersionFor(this.release, kind);
+
+    return EnvironmentDescriptorSchema.parse({
+      apiVersion: 'agentplane.dev/v1alpha1',
+      kind: 'EnvironmentDescriptor',
+      name: this.name,
+      release: { tag: facts.tag, commit: facts.commit, family: facts.family, apiVersions },
+      install:
+        this.install === undefined
+          ? null
+          : {
+              namespace: this.install.namespace,
+              controllerDeployment: 'agent-sandbox-controller',
+              controllerImage: this.install.controllerImage,
+              extensions: this.install.extensions,
+              certificates: this.install.certificates,
+              serverSideApply: [...this.install.serverSideApply].sort(),
+            },
+      runtimeClasses: [...this.runtimeClasses]
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+        .map((rc) => ({
+          name: rc.name,
+          handler: rc.handler,
+          preset: rc.preset,
+          overhead: rc.overhead === undefined ? null : { ...rc.overhead },
+          scheduling: rc.scheduling === undefined ? null : { nodeSelector: { ...rc.scheduling.nodeSelector }, tolerations: JSON.parse(JSON.stringify(rc.scheduling.tolerations ?? [])) },
+          allNodes: rc.scheduling === undefined,
+        })),
+      templates: templates.map((t) => ({
+        namespace: t.namespace,
+        name: t.name,
+        runtimeClassName: t.runtimeClass.name,
+        networkPolicyManagement: t.networkPolicyManagement,
+        podLabels: { ...t.podLabels },
+        runtime: { kind: t.runtime.kind, container: t.runtime.container, ports: [...t.runtime.ports] },
+        images: t.images.map((i) => ({ container: i.container, image: i.image })),
+      })),
+      warmPools: pools.map((pool) => ({ namespace: pool.namespace, name: pool.name, template: pool.template.name, replicas: pool.replicas, updateStrategy: pool.updateStrategy })),
+      claims: claims.map((c) => ({ namespace: c.namespace, name: c.name, warmPool: c.pool.name })),
+      router:
+        router === undefined
+          ? null
+          : { namespace: router.namespace, serviceName: router.serviceName, port: router.port, podLabels: { ...router.podLabels }, image: router.image, authorizationMode: router.authorizationMode },
+      networkPolicies: policies.map((np) => ({
+        namespace: np.namespace,
+        name: np.name,
+        template: np.template.name,
+        podSelector: { 'agentplane.dev/template': np.template.name, [LABEL_ENVIRONMENT]: this.name },
+        ingressFrom: np.ingressFrom.map((peer) => ({ ...peer })),
+        ingressPorts: [...np.ingressPorts],
+        dns: np.dns === false ? null : { ...np.dns },
+        egress: np.egress.map((e) => ({ ...e, ports: e.ports.map((port) => ({ port: port.port, protocol: port.protocol ?? 'TCP' })) })),
+      })),
+      images,
+      capabilities,
+    });
+  }
+
+  private all<T>(type: abstract new (...args: never[]) => T): T[] {
+    return this.node.findAll().filter((c): c is T & Construct => c instanceof type) as T[];
+  }
+
+  private assertOpen(): void {
+    if (this.sealed) throw new ConstructError(this.node.path, 'environment is already synthesized', 'add every part before calling synthesizeEnvironment');
+  }
+}

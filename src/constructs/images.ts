@@ -1,0 +1,73 @@
+/**
+ * Image references: parsing, the pinning rule (case 15-unpinned-image-tags) and the images of a pod spec.
+ * Reference form: `[registry/]repository[:tag][@sha256:<64 hex>]`.
+ */
+import { UnpinnedImageError } from './errors.js';
+
+/** A parsed image reference. */
+export interface ImageRef {
+  /** Registry and repository, e.g. `registry.k8s.io/agent-sandbox/agent-sandbox-controller`. */
+  readonly name: string;
+  readonly tag?: string;
+  /** `sha256:<64 hex>` */
+  readonly digest?: string;
+}
+
+const DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+/** Splits a reference into name, tag and digest (no validation beyond the split). */
+export function parseImage(ref: string): ImageRef {
+  let rest = ref;
+  let digest: string | undefined;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+  }
+  let tag: string | undefined;
+  const lastSlash = rest.lastIndexOf('/');
+  const colon = rest.indexOf(':', lastSlash + 1);
+  if (colon >= 0) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  return { name: rest, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
+}
+
+/** Why `image` is not pinned, or `undefined` when it is. `requireDigest` also refuses references without a digest. */
+export function unpinnedReason(image: string, requireDigest: boolean): string | undefined {
+  if (image.startsWith('ko://')) return 'it is a ko:// build placeholder, not an image';
+  const ref = parseImage(image);
+  if (ref.digest !== undefined && !DIGEST.test(ref.digest)) return `digest ${JSON.stringify(ref.digest)} is not sha256:<64 lowercase hex>`;
+  if (ref.tag !== undefined && /^latest/i.test(ref.tag)) return `tag ${JSON.stringify(ref.tag)} floats (a latest* tag resolves to different bits per node and per day)`;
+  if (ref.tag === undefined && ref.digest === undefined) return 'it has neither a tag nor a digest, so it resolves to :latest';
+  if (requireDigest && ref.digest === undefined) return 'it has no digest and this environment requires digests (requireDigests: true)';
+  return undefined;
+}
+
+/** Throws {@link UnpinnedImageError} (with the construct path) when `image` is not pinned. */
+export function assertPinned(path: string, where: string, image: string, requireDigest: boolean): void {
+  const reason = unpinnedReason(image, requireDigest);
+  if (reason !== undefined) throw new UnpinnedImageError(path, where, image, reason);
+}
+
+/** One container image of a pod spec: `where` is e.g. `containers[sandboxd]`. */
+export interface ContainerImage {
+  readonly where: string;
+  readonly container: string;
+  readonly image: string;
+}
+
+/** The images of every container, init container and ephemeral container of a pod spec in JSON form, in declared order. */
+export function podSpecImages(podSpec: Record<string, unknown>): ContainerImage[] {
+  const out: ContainerImage[] = [];
+  for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
+    const list = podSpec[field];
+    if (!Array.isArray(list)) continue;
+    for (const c of list as Array<Record<string, unknown>>) {
+      const name = String(c['name'] ?? '?');
+      out.push({ where: `${field}[${name}]`, container: name, image: String(c['image'] ?? '') });
+    }
+  }
+  return out;
+}

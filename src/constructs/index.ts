@@ -1,0 +1,17 @@
+/** Public API of the constructs layer. */
+export { AgentEnvironment, DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, type AgentEnvironmentProps } from './environment.js';
+export { AgentSandboxInstall, SERVER_SIDE_APPLY_THRESHOLD, type AgentSandboxInstallProps, type CertificateMode } from './install.js';
+export { SandboxRuntimeClass, type RuntimePreset, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
+export { SandboxTemplate, type NetworkPolicyManagement, type SandboxTemplateProps, type TemplateNetworkRules, type TemplateRuntime } from './template.js';
+export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
+export { SandboxClaim, type SandboxClaimProps } from './claim.js';
+export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
+export { SandboxNetworkPolicy, type EgressAllow, type PodPeer, type SandboxNetworkPolicyProps } from './network-policy.js';
+export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_ROOT, SANDBOXD_RUNTIME, type SandboxdPodSpecProps } from './sandboxd.js';
+export {
+  EnvironmentDescriptorSchema, parseEnvironmentDescriptor, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState,
+} from './descriptor.js';
+export { ConflictError, ConstructError, ConstructPropsError, MissingReferenceError, UnpinnedImageError, UnsupportedByReleaseError } from './errors.js';
+export { parseImage, unpinnedReason, type ImageRef } from './images.js';
+export { PHASES, phaseIndex, phaseOf, setPhase, type Phase } from './phases.js';
+export * from './metadata.js';

@@ -1,0 +1,145 @@
+/**
+ * SandboxNetworkPolicy: the environment's own NetworkPolicy for one template's sandbox pods. Ingress to the runtime
+ * endpoint admits only the router's pods (peer taken from the SandboxRouter construct, one value) and the declared
+ * callers; egress is an allowlist with DNS explicit. Declaring it makes the template `networkPolicyManagement: Unmanaged`
+ * so the controller's own policy (which allows 0.0.0.0/0 minus private ranges, `sandboxtemplate_controller.go@v0.5.6`)
+ * does not add to it (case 10-netpol-effective-coverage).
+ */
+import type { ApiObject } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { z } from 'zod';
+import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
+import { plain } from './pod-security.js';
+import { parseProps } from './props.js';
+import { SandboxRouter } from './router.js';
+import { requireContext, SandboxTemplate } from './template.js';
+
+/** Pods in one namespace, selected by labels. */
+export interface PodPeer {
+  readonly namespace: string;
+  /** Labels the pods carry. Default: all pods of the namespace. */
+  readonly podLabels?: Readonly<Record<string, string>>;
+}
+
+/** One allowed egress destination: pods (`namespace` [+ `podLabels`]) or an address block (`cidr` [- `except`]). */
+export interface EgressAllow {
+  /** What it is for (kept in the descriptor). */
+  readonly description?: string;
+  readonly namespace?: string;
+  readonly podLabels?: Readonly<Record<string, string>>;
+  readonly cidr?: string;
+  readonly except?: readonly string[];
+  /** Ports; at least one. `protocol` default `TCP`. */
+  readonly ports: readonly { readonly port: number; readonly protocol?: 'TCP' | 'UDP' | 'SCTP' }[];
+}
+
+/** Props of {@link SandboxNetworkPolicy}. */
+export interface SandboxNetworkPolicyProps {
+  /** The template whose pods the policy selects (by `agentplane.dev/template`). Required. */
+  readonly template: SandboxTemplate;
+  /** Object name. Default `<template>-sandbox-policy`. */
+  readonly name?: string;
+  /** The router whose pods may reach the runtime endpoint. Default: none. */
+  readonly router?: SandboxRouter;
+  /** Other pods that may reach the runtime endpoint. Default: none. */
+  readonly callers?: readonly PodPeer[];
+  /** Cluster DNS the pods may query on 53/UDP+TCP, or `false` for none. Default `{ namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }`. */
+  readonly dns?: PodPeer | false;
+  /** Egress allowlist besides DNS. Default: nothing else. */
+  readonly egress?: readonly EgressAllow[];
+}
+
+const LabelMap = z.record(z.string(), z.string());
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const PeerSchema = z.object({ namespace: z.string().regex(DNS_LABEL, 'must be a namespace name'), podLabels: LabelMap.optional() }).strict();
+const CIDR = /^[0-9a-fA-F:.]+\/[0-9]{1,3}$/;
+const EgressSchema = z
+  .object({
+    description: z.string().optional(),
+    namespace: z.string().regex(DNS_LABEL, 'must be a namespace name').optional(),
+    podLabels: LabelMap.optional(),
+    cidr: z.string().regex(CIDR, 'must be an address block like 10.0.0.0/8').optional(),
+    except: z.array(z.string().regex(CIDR, 'must be an address block')).optional(),
+    ports: z.array(z.object({ port: z.number().int().min(1).max(65535), protocol: z.enum(['TCP', 'UDP', 'SCTP']).default('TCP') }).strict()).min(1, 'give at least one port: an egress allowlist entry without ports opens every port'),
+  })
+  .strict()
+  .superRefine((e, ctx) => {
+    const pods = e.namespace !== undefined || e.podLabels !== undefined;
+    if (pods === (e.cidr !== undefined)) ctx.addIssue({ code: 'custom', message: 'give either namespace/podLabels or cidr, exactly one kind of destination' });
+    if (e.except !== undefined && e.cidr === undefined) ctx.addIssue({ code: 'custom', path: ['except'], message: 'only with cidr' });
+  });
+
+const PropsSchema = z
+  .object({
+    template: z.instanceof(SandboxTemplate, { message: 'must be a SandboxTemplate construct' }),
+    name: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
+    router: z.instanceof(SandboxRouter, { message: 'must be a SandboxRouter construct' }).optional(),
+    callers: z.array(PeerSchema).default([]),
+    dns: z.union([z.literal(false), PeerSchema]).default({ namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }),
+    egress: z.array(EgressSchema).default([]),
+  })
+  .strict();
+
+function podPeer(peer: PodPeer): k8s.NetworkPolicyPeer {
+  return {
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': peer.namespace } },
+    ...(peer.podLabels !== undefined ? { podSelector: { matchLabels: { ...peer.podLabels } } } : {}),
+  };
+}
+
+/** A NetworkPolicy in the template's namespace selecting its pods, Ingress + Egress. */
+export class SandboxNetworkPolicy extends Construct {
+  readonly name: string;
+  readonly namespace: string;
+  readonly template: SandboxTemplate;
+  /** Who may reach the runtime endpoint (router first, then callers). */
+  readonly ingressFrom: readonly PodPeer[];
+  readonly ingressPorts: readonly number[];
+  readonly dns: PodPeer | false;
+  readonly egress: readonly EgressAllow[];
+  readonly apiObject: ApiObject;
+
+  constructor(scope: Construct, id: string, props: SandboxNetworkPolicyProps) {
+    super(scope, id);
+    const ctx = requireContext(this, 'SandboxNetworkPolicy');
+    const p = parseProps(this, 'SandboxNetworkPolicy', PropsSchema, props);
+    this.template = p.template;
+    this.name = p.name ?? `${p.template.name}-sandbox-policy`;
+    this.namespace = p.template.namespace;
+    const from: PodPeer[] = [];
+    if (p.router !== undefined) from.push({ namespace: p.router.namespace, podLabels: p.router.podLabels });
+    for (const c of p.callers) from.push(c.podLabels !== undefined ? { namespace: c.namespace, podLabels: c.podLabels } : { namespace: c.namespace });
+    this.ingressFrom = from;
+    this.ingressPorts = [...p.template.runtime.ports];
+    this.dns = p.dns === false ? false : p.dns.podLabels !== undefined ? { namespace: p.dns.namespace, podLabels: p.dns.podLabels } : { namespace: p.dns.namespace };
+    this.egress = plain(p.egress) as EgressAllow[];
+
+    const ports = (list: readonly { port: number; protocol?: string }[]): k8s.NetworkPolicyPort[] =>
+      list.map((port) => ({ port: k8s.IntOrString.fromNumber(port.port), protocol: port.protocol ?? 'TCP' }));
+    const ingress: k8s.NetworkPolicyIngressRule[] =
+      from.length === 0 ? [] : [{ from: from.map(podPeer), ports: ports(this.ingressPorts.map((port) => ({ port }))) }];
+    const egress: k8s.NetworkPolicyEgressRule[] = [];
+    if (this.dns !== false) egress.push({ to: [podPeer(this.dns)], ports: ports([{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }]) });
+    for (const e of p.egress) {
+      const to: k8s.NetworkPolicyPeer =
+        e.cidr !== undefined
+          ? { ipBlock: { cidr: e.cidr, ...(e.except !== undefined ? { except: [...e.except] } : {}) } }
+          : {
+              ...(e.namespace !== undefined ? { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': e.namespace } } } : {}),
+              ...(e.podLabels !== undefined ? { podSelector: { matchLabels: { ...e.podLabels } } } : {}),
+            };
+      egress.push({ to: [to], ports: ports(e.ports) });
+    }
+    this.apiObject = new k8s.KubeNetworkPolicy(this, 'Resource', {
+      metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
+      spec: {
+        podSelector: { matchLabels: { [LABEL_TEMPLATE]: p.template.name, [LABEL_ENVIRONMENT]: ctx.name } },
+        policyTypes: ['Ingress', 'Egress'],
+        ingress,
+        egress,
+      },
+    });
+    p.template.registerOwnPolicy(this.name);
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * SandboxTemplate: a pod blueprint for sandboxes (`extensions/api/v1beta1/sandboxtemplate_types.go@v0.5.6`), written
+ * as the CRD's storage version (v1beta1 on v0.5.x, v1alpha1 on v0.4.6). The pod spec is a cdk8s-plus-28 `k8s.PodSpec`
+ * serialized with `k8s.toJson_PodSpec`; the runtime class comes from a {@link SandboxRuntimeClass} construct; secure
+ * defaults are applied; every sandbox pod carries the label `agentplane.dev/template: <name>`.
+ */
+import { ApiObject, Lazy } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { z } from 'zod';
+import type { LoadedRelease } from '../releases/index.js';
+import { apiVersionFor, findContext, type EnvironmentContext } from './context.js';
+import { ConflictError, ConstructError, ConstructPropsError } from './errors.js';
+import { assertPinned, podSpecImages, type ContainerImage } from './images.js';
+import { isJson, type Json } from './kube-object.js';
+import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
+import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
+import { parseProps } from './props.js';
+import { SandboxRuntimeClass } from './runtime-class.js';
+
+/** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
+export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
+
+/** The process in the pod that executes commands, and its endpoint. */
+export interface TemplateRuntime {
+  /** `sandboxd` (FACTS §5b: gRPC 9090 + REST 8080, bound to 127.0.0.1), `python-runtime` (§5a: HTTP 8888), or `custom`. */
+  readonly kind: 'sandboxd' | 'python-runtime' | 'custom';
+  /** Name of the container that runs it. */
+  readonly container: string;
+  /** TCP ports of the runtime endpoint. */
+  readonly ports: readonly number[];
+}
+
+/** Custom rules for the controller-managed policy (`spec.networkPolicy`); they replace the controller's default lists wholesale. */
+export interface TemplateNetworkRules {
+  readonly ingress?: readonly k8s.NetworkPolicyIngressRule[];
+  readonly egress?: readonly k8s.NetworkPolicyEgressRule[];
+}
+
+/** Props of {@link SandboxTemplate}. */
+export interface SandboxTemplateProps {
+  /** Object name (DNS label). Default: the construct id. */
+  readonly name?: string;
+  /** Namespace. Default: the environment's `defaultNamespace`. */
+  readonly namespace?: string;
+  /** Runtime class of every sandbox pod. Required: isolation is delegated to the RuntimeClass (`docs/security/threat_model.md@v0.5.6`). */
+  readonly runtimeClass: SandboxRuntimeClass;
+  /** The pod spec (cdk8s-plus-28). Every container needs cpu and memory limits; `runtimeClassName` may be left out. */
+  readonly podSpec: k8s.PodSpec;
+  /** Extra labels/annotations of sandbox pods (keys under `agents.x-k8s.io/` are dropped by the controller and refused here). Default: none. */
+  readonly podMetadata?: { readonly labels?: Readonly<Record<string, string>>; readonly annotations?: Readonly<Record<string, string>> };
+  /** The runtime endpoint. Default: `custom`, the first container, its declared container ports. */
+  readonly runtime?: TemplateRuntime;
+  /** Default: `Unmanaged` when a SandboxNetworkPolicy of the environment selects this template, else `Managed`. */
+  readonly networkPolicyManagement?: NetworkPolicyManagement;
+  /** Custom rules for the controller-managed policy. Default: none (the controller's defaults). Not allowed with own policies. */
+  readonly networkPolicy?: TemplateNetworkRules;
+  /** Whether claims may set env. Default `Disallowed`. */
+  readonly envVarsInjectionPolicy?: 'Allowed' | 'Overrides' | 'Disallowed';
+  /** `true`: the controller creates a headless Service per sandbox. Default: unset (upstream: keep an existing one, create none). */
+  readonly service?: boolean;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+const PropsSchema = z
+  .object({
+    name: z.string().regex(DNS_LABEL, 'must be a DNS label (lowercase letters, digits, -)').max(63).optional(),
+    namespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
+    runtimeClass: z.instanceof(SandboxRuntimeClass, { message: 'must be a SandboxRuntimeClass construct' }),
+    podSpec: z.custom<k8s.PodSpec>((v) => isJson(v) && Array.isArray(v['containers']) && v['containers'].length > 0, 'must be a k8s.PodSpec with at least one container'),
+    podMetadata: z
+      .object({
+        labels: z.record(z.string(), z.string()).optional(),
+        annotations: z.record(z.string(), z.string()).optional(),
+      })
+      .strict()
+      .optional(),
+    runtime: z
+      .object({
+        kind: z.enum(['sandboxd', 'python-runtime', 'custom']),
+        container: z.string().min(1),
+        ports: z.array(z.number().int().min(1).max(65535)).min(1),
+      })
+      .strict()
+      .optional(),
+    networkPolicyManagement: z.enum(['Managed', 'Unmanaged']).optional(),
+    networkPolicy: z.object({ ingress: z.array(z.any()).optional(), egress: z.array(z.any()).optional() }).strict().optional(),
+    envVarsInjectionPolicy: z.enum(['Allowed', 'Overrides', 'Disallowed']).default('Disallowed'),
+    service: z.boolean().optional(),
+  })
+  .strict();
+
+/** The environment context, or an error naming the construct path. */
+export function requireContext(scope: Construct, construct: string): EnvironmentContext {
+  const ctx = findContext(scope);
+  if (ctx === undefined) {
+    throw new ConstructError(scope.node.path, `${construct} must be created inside an AgentEnvironment`, 'create it with the environment (or one of its children) as scope, e.g. env.addTemplate(...)');
+  }
+  return ctx;
+}
+
+/**
+ * One SandboxTemplate. Public fields describe it for pools, policies and the environment descriptor.
+ * @throws ConstructPropsError (bad props, insecure pod spec, runtime container missing), UnpinnedImageError.
+ */
+export class SandboxTemplate extends Construct {
+  readonly name: string;
+  readonly namespace: string;
+  readonly runtimeClass: SandboxRuntimeClass;
+  readonly runtime: TemplateRuntime;
+  /** Container images in declared order. */
+  readonly images: readonly ContainerImage[];
+  /** Labels every sandbox pod of this template carries (selector for policies). */
+  readonly podLabels: Readonly<Record<string, string>>;
+  /** Where the pod spec takes Secrets (see SandboxWarmPool's `allowTenantCredentials`). */
+  readonly secretUses: readonly string[];
+  readonly release: LoadedRelease;
+  readonly apiObject: ApiObject;
+  private readonly explicitManagement?: NetworkPolicyManagement;
+  private readonly customRules?: Json;
+  private readonly policies: string[] = [];
+
+  constructor(scope: Construct, id: string, props: SandboxTemplateProps) {
+    super(scope, id);
+    const ctx = requireContext(this, 'SandboxTemplate');
+    const p = parseProps(this, 'SandboxTemplate', PropsSchema, props);
+    this.release = ctx.release;
+    this.name = p.name ?? id;
+    if (!DNS_LABEL.test(this.name)) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [`name: must be a DNS label (got ${JSON.stringify(this.name)}); pass name explicitly`]);
+    this.namespace = p.namespace ?? ctx.defaultNamespace;
+    this.runtimeClass = p.runtimeClass;
+    if (p.networkPolicyManagement !== undefined) this.explicitManagement = p.networkPolicyManagement;
+
+    const podSpec = plain(k8s.toJson_PodSpec(props.podSpec) ?? {}) as Json;
+    if (podSpec['runtimeClassName'] !== undefined && podSpec['runtimeClassName'] !== this.runtimeClass.name) {
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [
+        `podSpec.runtimeClassName: ${JSON.stringify(podSpec['runtimeClassName'])} contradicts runtimeClass ${JSON.stringify(this.runtimeClass.name)}; leave it out`,
+      ]);
+    }
+    podSpec['runtimeClassName'] = this.runtimeClass.name;
+    applySecureDefaults(podSpec);
+    const problems = securityProblems(podSpec);
+    const reserved = Object.keys(p.podMetadata?.labels ?? {}).filter((k) => k.startsWith('agents.x-k8s.io/') || k.startsWith('extensions.agents.x-k8s.io/'));
+    for (const k of reserved) problems.push(`podMetadata.labels.${k}: keys under agents.x-k8s.io/ are dropped by the controller (controllers/sandbox_controller.go@v0.5.6)`);
+    if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', problems);
+
+    this.images = podSpecImages(podSpec);
+    for (const img of this.images) assertPinned(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, ctx.requireDigests);
+    this.secretUses = secretUses(podSpec);
+
+    const containers = (podSpec['containers'] as Json[]).map((c) => String(c['name']));
+    const first = (podSpec['containers'] as Json[])[0]!;
+    const firstPorts = Array.isArray(first['ports']) ? (first['ports'] as Json[]).map((port) => Number(port['containerPort'])) : [];
+    this.runtime = p.runtime ?? { kind: 'custom', container: String(first['name']), ports: firstPorts };
+    if (!containers.includes(this.runtime.container)) {
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [`runtime.container: ${JSON.stringify(this.runtime.container)} is not a container of podSpec (${containers.join(', ')})`]);
+    }
+    if (this.runtime.ports.length === 0) {
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', ['runtime.ports: none given and the first container declares no ports; set runtime explicitly']);
+    }
+    if (p.networkPolicy !== undefined) {
+      this.customRules = plain({
+        ...(p.networkPolicy.ingress !== undefined ? { ingress: (p.networkPolicy.ingress as k8s.NetworkPolicyIngressRule[]).map((r) => k8s.toJson_NetworkPolicyIngressRule(r)) } : {}),
+        ...(p.networkPolicy.egress !== undefined ? { egress: (p.networkPolicy.egress as k8s.NetworkPolicyEgressRule[]).map((r) => k8s.toJson_NetworkPolicyEgressRule(r)) } : {}),
+      });
+    }
+
+    this.podLabels = { ...(p.podMetadata?.labels ?? {}), [LABEL_TEMPLATE]: this.name, [LABEL_ENVIRONMENT]: ctx.name };
+    const podTemplate: Json = { metadata: { labels: { ...this.podLabels }, ...(p.podMetadata?.annotations !== undefined ? { annotations: { ...p.podMetadata.annotations } } : {}) }, spec: podSpec };
+    const fixed: Json = { podTemplate, envVarsInjectionPolicy: p.envVarsInjectionPolicy, ...(p.service !== undefined ? { service: p.service } : {}) };
+    this.apiObject = new ApiObject(this, 'Resource', {
+      apiVersion: apiVersionFor(ctx.release, 'SandboxTemplate'),
+      kind: 'SandboxTemplate',
+      metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
+      spec: Lazy.any({ produce: () => ({ ...fixed, ...this.networkSpec() }) }),
+    });
+  }
+
+  /** Called by SandboxNetworkPolicy: the environment declares its own policy `policyName` for this template's pods. */
+  registerOwnPolicy(policyName: string): void {
+    this.policies.push(policyName);
+  }
+
+  /** Names of the environment's own policies for this template's pods, in declaration order. */
+  get ownPolicies(): readonly string[] {
+    return [...this.policies];
+  }
+
+  /**
+   * The effective `networkPolicyManagement`.
+   * @throws ConflictError when own policies exist and the template also asks for a Managed policy or custom managed rules
+   *   (NetworkPolicies only add up, so the controller's policy would re-open what ours close: case 10-netpol-effective-coverage).
+   */
+  get networkPolicyManagement(): NetworkPolicyManagement {
+    if (this.policies.length === 0) return this.explicitManagement ?? 'Managed';
+    const clash = this.explicitManagement === 'Managed' ? 'networkPolicyManagement: Managed' : this.customRules !== undefined ? 'custom networkPolicy rules' : undefined;
+    if (clash !== undefined) {
+      throw new ConflictError(
+        this.node.path,
+        `template ${this.namespace}/${this.name} sets ${clash} while the environment declares its own NetworkPolicies for its pods (${this.policies.join(', ')}); both would select the pods and NetworkPolicies only add up`,
+        'pick one: remove the SandboxNetworkPolicy, or drop the template setting (it then becomes Unmanaged)',
+      );
+    }
+    return 'Unmanaged';
+  }
+
+  private networkSpec(): Json {
+    const management = this.networkPolicyManagement;
+    return { networkPolicyManagement: management, ...(management === 'Managed' && this.customRules !== undefined ? { networkPolicy: this.customRules } : {}) };
+  }
+}
