@@ -1,0 +1,119 @@
+/**
+ * The capability adapter (DESIGN.md §5): the one narrow interface between the product and Agent Sandbox. Kubernetes
+ * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}.
+ */
+import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
+import { Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import type { CallLimits } from './runtime/limits.js';
+import type { Transport } from './transports/types.js';
+import type {
+  CapabilityAdapter,
+  CapabilityReport,
+  ExecutionRef,
+  ExecutionRequest,
+  ExecutionStatus,
+  Observation,
+  Result,
+  SessionRef,
+  SupportState,
+  Termination,
+} from './types.js';
+import type { KubeClient } from './kubernetes/client.js';
+
+export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
+  readonly client: KubeClient;
+  /** How runtimes are reached; the production path to sandboxd is `port-forward`. */
+  readonly transport: Transport;
+  /** Support states from the verifier; `startExecution` needs `runtime-exec` `verified` for the session's template. */
+  readonly supportStates: SupportLookup;
+  /** The runtime a template's pods run (`template/<ns>/<name>` → spec); undefined = unknown, execution refused. */
+  readonly runtimes: (template: `template/${string}/${string}`) => RuntimeSpec | undefined;
+  readonly limits?: Partial<CallLimits>;
+  /** Executions kept for `queryExecution`. Default 256. */
+  readonly registryCapacity?: number;
+}
+
+export class KubeCapabilityAdapter implements CapabilityAdapter {
+  readonly sessions: KubeSessions;
+  private readonly executions: Executions;
+
+  constructor(private readonly options: KubeCapabilityAdapterOptions) {
+    this.sessions = new KubeSessions(options.client, options.labels ? { labels: options.labels } : {});
+    this.executions = new Executions({
+      transport: options.transport,
+      supportStates: options.supportStates,
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.registryCapacity ? { capacity: options.registryCapacity } : {}),
+    });
+  }
+
+  createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
+    return this.sessions.createFromTemplate(scope, templateVersion, operationId);
+  }
+
+  observe(ref: SessionRef): Promise<Result<Observation>> {
+    return this.sessions.observe(ref);
+  }
+
+  terminate(ref: SessionRef, intentVersion: string): Promise<Result<Termination>> {
+    return this.sessions.terminate(ref, intentVersion);
+  }
+
+  /**
+   * What the adapter can tell from the API alone: `sandbox-api` and `extensions-api` (discovered when the group is served,
+   * compatible when it serves the version the adapter uses for that family) and `conversion` (v0.5: compatible when the
+   * Sandbox CRD uses the Webhook strategy with a CA bundle; unsupported on v0.4, which has none). Never above `compatible`:
+   * configured and verified need the verifier's probes.
+   */
+  async capabilities(clusterIdentity: string): Promise<CapabilityReport> {
+    const rel = await this.sessions.liveRelease(true);
+    if (rel.kind !== 'ok') {
+      const reason = rel.kind === 'failed' ? rel.error.message : rel.reason;
+      return { cluster: clusterIdentity, capabilities: [{ name: 'sandbox-api', state: 'absent', reason: `could not read the cluster: ${reason}` }] };
+    }
+    const r = rel.value;
+    const want = r.family === 'v0.4' ? 'v1alpha1' : 'v1beta1';
+    const api = (versions: readonly string[], group: string): { state: SupportState; reason: string } =>
+      versions.length === 0
+        ? { state: 'absent', reason: `${group} is not served` }
+        : versions.includes(want)
+          ? { state: 'compatible', reason: `${group} serves ${versions.join(', ')}` }
+          : { state: 'discovered', reason: `${group} serves ${versions.join(', ')}, not ${want}` };
+    const conversion = ((): { state: SupportState; reason: string } => {
+      if (r.family !== 'v0.5') return { state: 'unsupported', reason: 'only v0.5 releases convert between versions' };
+      const crd = r.sandboxCrd;
+      if (!crd) return { state: 'discovered', reason: 'Sandbox CRD not readable: cannot check its conversion stanza' };
+      if (crd.conversion !== 'Webhook') return { state: 'discovered', reason: `Sandbox CRD conversion strategy is ${crd.conversion}, not Webhook` };
+      return crd.caBundle ? { state: 'compatible', reason: 'Sandbox CRD converts through a webhook with a CA bundle' } : { state: 'discovered', reason: 'Sandbox CRD conversion webhook has no caBundle yet' };
+    })();
+    return {
+      cluster: clusterIdentity,
+      capabilities: [
+        { name: 'sandbox-api', ...api(r.coreVersions, 'agents.x-k8s.io') },
+        { name: 'extensions-api', ...api(r.extensionsVersions, 'extensions.agents.x-k8s.io') },
+        { name: 'conversion', ...conversion },
+      ],
+    };
+  }
+
+  /**
+   * Observes the session; it must be Ready with a pod IP or pod name, made from a known template whose runtime is known and
+   * whose `runtime-exec` is verified. Then starts the command (limits checked before sending).
+   */
+  async startExecution(executionId: string, request: ExecutionRequest): Promise<Result<ExecutionRef>> {
+    const obs = await this.sessions.observe(request.session);
+    if (obs.kind !== 'ok') return obs;
+    const o = obs.value;
+    if (o.phase !== 'Ready') return { kind: 'rejected', reason: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready` };
+    if (!o.template) return { kind: 'rejected', reason: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)` };
+    const template = `template/${o.ref.namespace}/${o.template}` as const;
+    const runtime = this.options.runtimes(template);
+    if (!runtime) return { kind: 'unsupported', capability: 'runtime-exec', state: 'absent', reason: `no runtime is declared for ${template}` };
+    const target = { namespace: o.ref.namespace, sandboxName: o.sandboxName ?? o.ref.name, ...(o.podName ? { podName: o.podName } : {}), ...(o.podIPs[0] ? { podIP: o.podIPs[0] } : {}) };
+    return this.executions.start(executionId, request, { template, runtime, target });
+  }
+
+  async queryExecution(executionId: string): Promise<Result<ExecutionStatus>> {
+    return this.executions.query(executionId);
+  }
+}

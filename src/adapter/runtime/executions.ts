@@ -1,0 +1,130 @@
+/**
+ * `startExecution` / `queryExecution`: runs a command in a session's runtime only when `runtime-exec` is `verified` for the
+ * session's template (the support state comes from the caller, normally the verifier's last report). A missing capability
+ * is `unsupported`; there is no fallback to `pods/exec` or any broader identity (DESIGN.md §5).
+ */
+import type { CapabilityName, ExecutionRef, ExecutionRequest, ExecutionStatus, Result, SupportState } from '../types.js';
+import type { RuntimeTarget, Transport } from '../transports/types.js';
+import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
+import { PythonRuntimeClient } from './python-runtime.js';
+import { ExecutionRegistry, type ExecutionEntry } from './registry.js';
+import { SandboxdClient } from './sandboxd.js';
+import type { ProcessResult } from './process.js';
+
+/** Which runtime server a template's pods run, and on which ports. */
+export type RuntimeSpec =
+  | { readonly kind: 'sandboxd'; readonly restPort?: number; readonly grpcPort?: number }
+  | { readonly kind: 'python-runtime'; readonly port?: number };
+
+/** The support state of `capability` for a template (`template/<ns>/<name>`), or undefined when never assessed. */
+export type SupportLookup = (capability: CapabilityName, template: `template/${string}/${string}`) => SupportState | undefined;
+
+/** Where a session runs: its template, runtime and pod. Resolved by the caller (the adapter observes the session). */
+export interface RuntimeBinding {
+  readonly template: `template/${string}/${string}`;
+  readonly runtime: RuntimeSpec;
+  readonly target: RuntimeTarget;
+}
+
+export interface ExecutionsOptions {
+  readonly transport: Transport;
+  readonly supportStates: SupportLookup;
+  readonly limits?: Partial<CallLimits>;
+  readonly capacity?: number;
+}
+
+export class Executions {
+  private readonly registry: ExecutionRegistry;
+  private readonly limits: CallLimits;
+
+  constructor(private readonly options: ExecutionsOptions) {
+    this.registry = new ExecutionRegistry(options.capacity);
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  /**
+   * Checks the request (gate, deadline, size) before anything is sent, then starts it. A repeated `executionId` for the same
+   * session returns the existing execution (idempotent); for another session it is `rejected`.
+   */
+  async start(executionId: string, request: ExecutionRequest, binding: RuntimeBinding): Promise<Result<ExecutionRef>> {
+    const known = this.registry.get(executionId);
+    if (known) {
+      if (known.ref.session.uid === request.session.uid && known.ref.session.name === request.session.name) return { kind: 'ok', value: known.ref };
+      return { kind: 'rejected', reason: `execution id ${executionId} is already used for session ${known.ref.session.namespace}/${known.ref.session.name}` };
+    }
+    const state = this.options.supportStates('runtime-exec', binding.template);
+    if (state !== 'verified') {
+      return {
+        kind: 'unsupported',
+        capability: 'runtime-exec',
+        state: state ?? 'absent',
+        reason: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
+      };
+    }
+    if (request.argv.length === 0) return { kind: 'rejected', reason: 'argv is empty' };
+    const badDeadline = checkDeadline(request.timeoutMs);
+    if (badDeadline) return { kind: 'rejected', reason: badDeadline.message };
+    const size = Buffer.byteLength(JSON.stringify({ argv: request.argv, env: request.env ?? {}, cwd: request.cwd ?? '' }));
+    const tooBig = checkRequestSize(`execution ${executionId}`, size, this.limits);
+    if (tooBig) return { kind: 'rejected', reason: tooBig.message };
+    if (binding.runtime.kind === 'python-runtime' && ((request.env && Object.keys(request.env).length) || request.cwd)) {
+      return { kind: 'rejected', reason: 'the python runtime /execute takes only a command: no per-command environment or working directory' };
+    }
+
+    if (!this.registry.hasRoom()) return { kind: 'rejected', reason: `${this.registry.capacity} executions are running: wait for some to finish` };
+
+    const ref: ExecutionRef = { executionId, session: request.session };
+    const startedAt = Date.now();
+    const opts = { ...(request.env ? { env: request.env } : {}), ...(request.cwd ? { cwd: request.cwd } : {}), deadlineMs: request.timeoutMs };
+    let live = (): { stdout: string; stderr: string } => ({ stdout: '', stderr: '' });
+    let done: Promise<Result<ProcessResult>>;
+    let close = (): void => {};
+    if (binding.runtime.kind === 'sandboxd') {
+      const client = new SandboxdClient(this.options.transport, binding.target, {
+        ports: { ...(binding.runtime.restPort ? { rest: binding.runtime.restPort } : {}), ...(binding.runtime.grpcPort ? { grpc: binding.runtime.grpcPort } : {}) },
+        limits: this.limits,
+      });
+      const started = await client.start(request.argv, opts);
+      if (started.kind !== 'ok') {
+        client.close();
+        return started;
+      }
+      live = () => started.value.snapshot();
+      done = started.value.done;
+      close = () => {
+        started.value.cancel();
+        client.close();
+      };
+    } else {
+      const client = new PythonRuntimeClient(this.options.transport, binding.target, { ...(binding.runtime.port ? { port: binding.runtime.port } : {}), limits: this.limits });
+      done = client.execute(request.argv, { deadlineMs: request.timeoutMs });
+    }
+    const entry: ExecutionEntry = { ref, startedAt, live };
+    if (!this.registry.add(entry)) {
+      close();
+      return { kind: 'rejected', reason: `${this.registry.capacity} executions are running: wait for some to finish` };
+    }
+    void done.then((r) => {
+      const partial = live();
+      close();
+      entry.final = toStatus(executionId, r, Date.now() - startedAt, partial);
+    });
+    return { kind: 'ok', value: ref };
+  }
+
+  /** The execution's status; `rejected` when the id is unknown (never started here, or evicted). */
+  query(executionId: string): Result<ExecutionStatus> {
+    const entry = this.registry.get(executionId);
+    if (!entry) return { kind: 'rejected', reason: `no execution ${executionId} in this process (unknown or evicted after ${this.registry.capacity} newer ones)` };
+    return { kind: 'ok', value: this.registry.status(entry) };
+  }
+}
+
+function toStatus(executionId: string, r: Result<ProcessResult>, durationMs: number, partial: { stdout: string; stderr: string }): ExecutionStatus {
+  if (r.kind === 'ok') {
+    return { executionId, state: r.value.exitCode === 0 ? 'succeeded' : 'failed', exitCode: r.value.exitCode, stdout: r.value.stdout, stderr: r.value.stderr, durationMs };
+  }
+  const why = r.kind === 'failed' ? r.error.message : r.kind === 'unsupported' ? r.reason : r.reason;
+  const timedOut = r.kind === 'failed' && r.error.category === 'timeout';
+  return { executionId, state: timedOut ? 'timed-out' : 'failed', stdout: partial.stdout, stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${why}`, durationMs };
+}

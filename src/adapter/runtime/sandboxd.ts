@@ -1,0 +1,264 @@
+/**
+ * Client of sandboxd (v0.5.1+, FACTS.md §5b; `packages/sandboxd/**@v0.5.6`): REST on `--rest-port` (8080: `/v1/health`,
+ * `/v1/files/{path}`) and gRPC `process.v1.ProcessService` on `--grpc-port` (9090: `Execute`, `Start`), both bound to
+ * 127.0.0.1 inside the pod. gRPC uses @grpc/grpc-js over the project's own proto (proto/process/v1/process.proto). Every call
+ * has a deadline; request sizes are checked on the serialized message before sending.
+ */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { fileURLToPath } from 'node:url';
+import type { AdapterError, Result } from '../types.js';
+import type { RuntimeTarget, Transport } from '../transports/types.js';
+import { classifyGrpcError } from './grpc-errors.js';
+import { httpCall } from './http.js';
+import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
+import type { ProcessOptions, ProcessResult } from './process.js';
+
+/** sandboxd's default ports (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
+export const SANDBOXD_PORTS = { rest: 8080, grpc: 9090 } as const;
+
+export interface SandboxdPorts {
+  readonly rest: number;
+  readonly grpc: number;
+}
+
+const PROTO_FILE = fileURLToPath(new URL('./proto/process/v1/process.proto', import.meta.url));
+const SERVICE = 'process.v1.ProcessService';
+
+let loaded: protoLoader.PackageDefinition | undefined;
+function definition(): protoLoader.PackageDefinition {
+  loaded ??= protoLoader.loadSync(PROTO_FILE, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+  return loaded;
+}
+
+interface ProcessConfigMsg {
+  command: string[];
+  envVars: Record<string, string>;
+  cwd?: string;
+}
+interface ExecuteResponseMsg {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: Buffer;
+}
+interface StartResponseMsg {
+  event?: 'init' | 'stdout' | 'stderr' | 'exit';
+  init?: { processId: number };
+  stdout?: Buffer;
+  stderr?: Buffer;
+  exit?: { exitCode: number };
+}
+type ProcessServiceClient = grpc.Client & {
+  Execute(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void): grpc.ClientUnaryCall;
+  Start(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions): grpc.ClientReadableStream<StartResponseMsg>;
+};
+
+/** A process started with {@link SandboxdClient.start}. */
+export interface RunningProcess {
+  /** Resolves once the process exits, the deadline passes (`timeout`) or the call fails; never rejects. */
+  readonly done: Promise<Result<ProcessResult>>;
+  /** Output so far (UTF-8), for progress queries. */
+  snapshot(): { stdout: string; stderr: string; processId?: number };
+  /** Cancels the call; sandboxd kills the process group when its call is cancelled. */
+  cancel(): void;
+}
+
+/** Collects output up to a byte cap. */
+class Capture {
+  private readonly parts: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  add(chunk: Buffer): void {
+    if (this.size >= this.cap) {
+      this.truncated = true;
+      return;
+    }
+    const room = this.cap - this.size;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (part.length < chunk.length) this.truncated = true;
+    this.parts.push(part);
+    this.size += part.length;
+  }
+  text(): string {
+    return Buffer.concat(this.parts).toString('utf8');
+  }
+}
+
+export class SandboxdClient {
+  private readonly limits: CallLimits;
+  private readonly ports: SandboxdPorts;
+  private grpcClient?: { target: string; client: ProcessServiceClient };
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly target: RuntimeTarget,
+    opts: { ports?: Partial<SandboxdPorts>; limits?: Partial<CallLimits> } = {},
+  ) {
+    this.ports = { ...SANDBOXD_PORTS, ...opts.ports };
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  }
+
+  /** `GET /v1/health`: ok when 200 `{"status":"ok"}`; a 503 (shutting down) or another answer is `failed`/`runtime`. */
+  async health(deadlineMs = this.limits.deadlineMs): Promise<Result<{ status: string; durationMs: number }>> {
+    const ep = await this.transport.http(this.target, this.ports.rest);
+    if (ep.kind !== 'ok') return ep;
+    const what = `sandboxd GET /v1/health via ${ep.value.describe}`;
+    const r = await httpCall(ep.value, { method: 'GET', path: '/v1/health' }, { ...this.limits, deadlineMs }, what);
+    if (r.kind !== 'ok') return r;
+    let status: unknown;
+    try {
+      status = (JSON.parse(r.value.body.toString('utf8')) as { status?: unknown }).status;
+    } catch {
+      status = undefined;
+    }
+    if (r.value.status !== 200 || status !== 'ok') {
+      return { kind: 'failed', error: { category: 'runtime', code: r.value.status, message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}` } };
+    }
+    return { kind: 'ok', value: { status: 'ok', durationMs: r.value.durationMs } };
+  }
+
+  /** `GET /v1/files/{path}` (path relative to sandboxd's root dir): the file's bytes. 404 → `failed`/`not-found`. */
+  async readFile(path: string, deadlineMs = this.limits.deadlineMs): Promise<Result<Buffer>> {
+    const ep = await this.transport.http(this.target, this.ports.rest);
+    if (ep.kind !== 'ok') return ep;
+    const what = `sandboxd GET /v1/files/${path} via ${ep.value.describe}`;
+    const r = await httpCall(ep.value, { method: 'GET', path: `/v1/files/${encodePath(path)}` }, { ...this.limits, deadlineMs }, what);
+    if (r.kind !== 'ok') return r;
+    if (r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
+    return { kind: 'ok', value: r.value.body };
+  }
+
+  /** `PUT /v1/files/{path}?mode=` with the raw bytes (atomic, creates parents; 204). `mode` is octal text, default `0644`. */
+  async writeFile(path: string, data: Buffer | string, mode = '0644', deadlineMs = this.limits.deadlineMs): Promise<Result<void>> {
+    const ep = await this.transport.http(this.target, this.ports.rest);
+    if (ep.kind !== 'ok') return ep;
+    const what = `sandboxd PUT /v1/files/${path} via ${ep.value.describe}`;
+    const r = await httpCall(
+      ep.value,
+      { method: 'PUT', path: `/v1/files/${encodePath(path)}?mode=${encodeURIComponent(mode)}`, body: data, contentType: 'application/octet-stream' },
+      { ...this.limits, deadlineMs },
+      what,
+    );
+    if (r.kind !== 'ok') return r;
+    if (r.value.status !== 204 && r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
+    return { kind: 'ok', value: undefined };
+  }
+
+  /** gRPC `Execute`: runs argv to completion within the deadline (the deadline cancels the call, which kills the process). */
+  async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
+    const prep = await this.prepare('Execute', argv, opts);
+    if (prep.kind !== 'ok') return prep;
+    const { client, config, deadlineMs, what } = prep.value;
+    const started = Date.now();
+    return new Promise((resolve) => {
+      client.Execute({ config }, { deadline: Date.now() + deadlineMs }, (err, res) => {
+        if (err || !res) {
+          resolve({ kind: 'failed', error: err ? classifyGrpcError(err, what, deadlineMs) : { category: 'runtime', message: `${what}: empty answer` } });
+          return;
+        }
+        const out = new Capture(this.limits.maxResponseBytes);
+        const errOut = new Capture(this.limits.maxResponseBytes);
+        out.add(Buffer.from(res.stdout));
+        errOut.add(Buffer.from(res.stderr));
+        resolve({ kind: 'ok', value: { exitCode: res.exitCode, stdout: out.text(), stderr: errOut.text(), truncated: out.truncated || errOut.truncated, durationMs: Date.now() - started } });
+      });
+    });
+  }
+
+  /** gRPC `Start` (server streaming): returns at once with a handle whose `done` settles on the exit event, deadline or failure. */
+  async start(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<RunningProcess>> {
+    const prep = await this.prepare('Start', argv, opts);
+    if (prep.kind !== 'ok') return prep;
+    const { client, config, deadlineMs, what } = prep.value;
+    const started = Date.now();
+    const out = new Capture(this.limits.maxResponseBytes);
+    const errOut = new Capture(this.limits.maxResponseBytes);
+    let processId: number | undefined;
+    let exitCode: number | undefined;
+    const call = client.Start({ config }, { deadline: Date.now() + deadlineMs });
+    const done = new Promise<Result<ProcessResult>>((resolve) => {
+      let settled = false;
+      const finish = (r: Result<ProcessResult>): void => {
+        if (!settled) {
+          settled = true;
+          resolve(r);
+        }
+      };
+      const result = (): ProcessResult => ({ exitCode: exitCode ?? -1, stdout: out.text(), stderr: errOut.text(), truncated: out.truncated || errOut.truncated, durationMs: Date.now() - started });
+      call.on('data', (ev: StartResponseMsg) => {
+        if (ev.event === 'init' && ev.init) processId = ev.init.processId;
+        else if (ev.event === 'stdout' && ev.stdout) out.add(Buffer.from(ev.stdout));
+        else if (ev.event === 'stderr' && ev.stderr) errOut.add(Buffer.from(ev.stderr));
+        else if (ev.event === 'exit' && ev.exit) exitCode = ev.exit.exitCode;
+      });
+      call.on('error', (err: grpc.ServiceError) => finish({ kind: 'failed', error: classifyGrpcError(err, what, deadlineMs) }));
+      call.on('end', () => {
+        if (exitCode === undefined) finish({ kind: 'failed', error: { category: 'runtime', message: `${what}: stream ended without an exit event` } });
+        else finish({ kind: 'ok', value: result() });
+      });
+    });
+    return {
+      kind: 'ok',
+      value: {
+        done,
+        snapshot: () => ({ stdout: out.text(), stderr: errOut.text(), ...(processId !== undefined ? { processId } : {}) }),
+        cancel: () => call.cancel(),
+      },
+    };
+  }
+
+  /** Closes the gRPC channel, if one was opened. */
+  close(): void {
+    this.grpcClient?.client.close();
+    this.grpcClient = undefined;
+  }
+
+  private async prepare(
+    method: 'Execute' | 'Start',
+    argv: readonly string[],
+    opts: ProcessOptions,
+  ): Promise<Result<{ client: ProcessServiceClient; config: ProcessConfigMsg; deadlineMs: number; what: string }>> {
+    if (argv.length === 0) return { kind: 'rejected', reason: 'argv is empty' };
+    const deadlineMs = opts.deadlineMs ?? this.limits.deadlineMs;
+    const badDeadline = checkDeadline(deadlineMs);
+    if (badDeadline) return { kind: 'failed', error: badDeadline };
+    const config: ProcessConfigMsg = { command: [...argv], envVars: { ...opts.env }, ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) };
+    const serialize = (definition()[SERVICE] as grpc.ServiceDefinition)[method]!.requestSerialize;
+    const size = serialize({ config }).length;
+    const target = await this.transport.grpc(this.target, this.ports.grpc);
+    if (target.kind !== 'ok') return target;
+    const what = `sandboxd ${method} ${JSON.stringify(argv[0])} via ${this.transport.kind} ${target.value}`;
+    const tooBig: AdapterError | undefined = checkRequestSize(what, size, this.limits);
+    if (tooBig) return { kind: 'failed', error: tooBig };
+    return { kind: 'ok', value: { client: this.channel(target.value), config, deadlineMs, what } };
+  }
+
+  private channel(target: string): ProcessServiceClient {
+    if (this.grpcClient?.target === target) return this.grpcClient.client;
+    this.grpcClient?.client.close();
+    const pkg = grpc.loadPackageDefinition(definition()) as unknown as { process: { v1: { ProcessService: grpc.ServiceClientConstructor } } };
+    const client = new pkg.process.v1.ProcessService(target, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': 2 * this.limits.maxResponseBytes + 4096,
+      'grpc.max_send_message_length': this.limits.maxRequestBytes + 4096,
+    }) as unknown as ProcessServiceClient;
+    this.grpcClient = { target, client };
+    return client;
+  }
+}
+
+function encodePath(path: string): string {
+  return path.replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
+}
+
+/** sandboxd REST errors are `{code, message}` (spec/filesystem/v1/filesystem.yaml@v0.5.6). */
+function restError(status: number, body: Buffer, what: string): AdapterError {
+  let message = body.toString('utf8').slice(0, 200);
+  try {
+    message = (JSON.parse(body.toString('utf8')) as { message?: string }).message ?? message;
+  } catch {
+    // not JSON: keep the text
+  }
+  const category = status === 404 ? 'not-found' : status === 403 ? 'forbidden' : status === 413 ? 'too-large' : status === 400 || status === 409 ? 'invalid' : 'runtime';
+  return { category, code: status, message: `${what}: ${status} ${message}`, ...(status === 404 ? { missing: 'object' as const } : {}) };
+}

@@ -1,0 +1,30 @@
+/**
+ * The `direct` transport: dial the pod IP (`status.podIPs` of the Sandbox). Only works where the pod network is routable
+ * from the caller and the runtime listens on the pod IP; sandboxd binds 127.0.0.1 inside its pod (FACTS.md §5b, §10.3), so in
+ * production sandboxd needs `port-forward`; on the test cluster pod IPs are loopback addresses standing in for pods.
+ */
+import type { Result } from '../types.js';
+import { hostPort, type HttpEndpoint, type RuntimeTarget, type Transport } from './types.js';
+
+export class DirectTransport implements Transport {
+  readonly kind = 'direct' as const;
+
+  async http(target: RuntimeTarget, port: number): Promise<Result<HttpEndpoint>> {
+    const ip = this.ip(target);
+    if (ip.kind !== 'ok') return ip;
+    const baseUrl = `http://${hostPort(ip.value, port)}`;
+    return { kind: 'ok', value: { baseUrl, headers: {}, describe: `direct ${baseUrl} (${target.namespace}/${target.sandboxName})` } };
+  }
+
+  async grpc(target: RuntimeTarget, port: number): Promise<Result<string>> {
+    const ip = this.ip(target);
+    return ip.kind === 'ok' ? { kind: 'ok', value: hostPort(ip.value, port) } : ip;
+  }
+
+  async close(): Promise<void> {}
+
+  private ip(target: RuntimeTarget): Result<string> {
+    if (!target.podIP) return { kind: 'rejected', reason: `Sandbox ${target.namespace}/${target.sandboxName} has no pod IP (not Ready): the direct transport needs one` };
+    return { kind: 'ok', value: target.podIP };
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * The `port-forward` transport: a loopback listener per (pod, port) whose every connection is piped through the API
+ * server's pod port-forward (client-node `PortForward`, one WebSocket per connection). This is the production path to
+ * sandboxd, whose listeners bind 127.0.0.1 inside the pod (FACTS.md §5b, §10.3). Needs `create pods/portforward` in the
+ * session's namespace, nothing broader; never `pods/exec`.
+ */
+import * as k8s from '@kubernetes/client-node';
+import net from 'node:net';
+import type { KubeClient } from '../kubernetes/client.js';
+import { classifyKubeError } from '../kubernetes/errors.js';
+import type { Result } from '../types.js';
+import { hostPort, type HttpEndpoint, type RuntimeTarget, type Transport } from './types.js';
+
+export class PortForwardTransport implements Transport {
+  readonly kind = 'port-forward' as const;
+  private readonly listeners = new Map<string, Promise<net.Server>>();
+  /** The last failure of a forwarded connection, per `ns/pod:port` (the HTTP/gRPC client only sees a reset). */
+  readonly lastErrors = new Map<string, string>();
+
+  constructor(private readonly client: KubeClient) {}
+
+  async http(target: RuntimeTarget, port: number): Promise<Result<HttpEndpoint>> {
+    const local = await this.local(target, port);
+    if (local.kind !== 'ok') return local;
+    const baseUrl = `http://${local.value}`;
+    return { kind: 'ok', value: { baseUrl, headers: {}, describe: `port-forward ${baseUrl} -> ${target.namespace}/${this.pod(target)}:${port}` } };
+  }
+
+  async grpc(target: RuntimeTarget, port: number): Promise<Result<string>> {
+    return this.local(target, port);
+  }
+
+  async close(): Promise<void> {
+    const servers = await Promise.all([...this.listeners.values()].map((p) => p.catch(() => undefined)));
+    this.listeners.clear();
+    await Promise.all(servers.map((s) => (s ? new Promise<void>((resolve) => s.close(() => resolve())) : undefined)));
+  }
+
+  private pod(target: RuntimeTarget): string {
+    return target.podName ?? target.sandboxName;
+  }
+
+  private async local(target: RuntimeTarget, port: number): Promise<Result<string>> {
+    const pod = this.pod(target);
+    const key = `${target.namespace}/${pod}:${port}`;
+    let server = this.listeners.get(key);
+    if (!server) {
+      server = this.listen(target.namespace, pod, port, key);
+      this.listeners.set(key, server);
+    }
+    try {
+      const address = (await server).address() as net.AddressInfo;
+      return { kind: 'ok', value: hostPort('127.0.0.1', address.port) };
+    } catch (err) {
+      this.listeners.delete(key);
+      return { kind: 'failed', error: { category: 'internal', message: `cannot open a loopback listener for ${key}: ${String(err)}` } };
+    }
+  }
+
+  private listen(namespace: string, pod: string, port: number, key: string): Promise<net.Server> {
+    const forward = new k8s.PortForward(this.client.kc);
+    const server = net.createServer((socket) => {
+      forward.portForward(namespace, pod, [port], socket, null, socket).catch((err: unknown) => {
+        const e = classifyKubeError(err, { verb: 'create', resource: 'pods/portforward', context: this.client.context, user: this.client.user });
+        this.lastErrors.set(key, e.message);
+        socket.destroy();
+      });
+    });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The `router` transport: HTTP/1.1 through the sandbox-router, addressed by headers (FACTS.md §6;
+ * `sandbox-router/proxy/headers.go@v0.5.6`): `X-Sandbox-ID` (Sandbox name), `X-Sandbox-Namespace`, `X-Sandbox-Port`, and
+ * `X-Sandbox-Pod-IP` when known. The router's upstream transport is HTTP/1.1 only (`ForceAttemptHTTP2: false`,
+ * `sandbox-router/proxy/proxy.go@v0.5.6`), so gRPC is `unsupported` here: never a fallback to something else.
+ */
+import type { Result } from '../types.js';
+import type { HttpEndpoint, RuntimeTarget, Transport } from './types.js';
+
+export class RouterTransport implements Transport {
+  readonly kind = 'router' as const;
+  private readonly base: string;
+
+  /** @param routerUrl base URL of the router's proxy port, e.g. `http://127.0.0.1:8080` (a trailing slash is dropped). */
+  constructor(routerUrl: string) {
+    this.base = routerUrl.replace(/\/+$/, '');
+  }
+
+  async http(target: RuntimeTarget, port: number): Promise<Result<HttpEndpoint>> {
+    const headers: Record<string, string> = {
+      'X-Sandbox-ID': target.sandboxName,
+      'X-Sandbox-Namespace': target.namespace,
+      'X-Sandbox-Port': String(port),
+      ...(target.podIP ? { 'X-Sandbox-Pod-IP': target.podIP } : {}),
+    };
+    return { kind: 'ok', value: { baseUrl: this.base, headers, describe: `router ${this.base} -> ${target.namespace}/${target.sandboxName}:${port}` } };
+  }
+
+  async grpc(): Promise<Result<string>> {
+    return {
+      kind: 'unsupported',
+      capability: 'runtime-exec',
+      state: 'unsupported',
+      reason: 'the sandbox-router forwards HTTP/1.1 only (sandbox-router/proxy/proxy.go@v0.5.6), so sandboxd gRPC cannot go through it: use the port-forward or direct transport',
+    };
+  }
+
+  async close(): Promise<void> {}
+}
