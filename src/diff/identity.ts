@@ -46,13 +46,22 @@ export function indexObjects(objects: readonly KubeObject[], where: string): Map
   return byKey;
 }
 
+/** `name`, or `metadata.name` for embedded objects such as volumeClaimTemplates. */
+function itemName(rec: Record<string, unknown>): string | undefined {
+  if (typeof rec.name === 'string') return rec.name;
+  const meta = rec.metadata;
+  if (typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>).name === 'string') return (meta as Record<string, string>).name;
+  return undefined;
+}
+
 /**
- * The jsondiffpatch `objectHash` for list items: `name` when the item has one, `containerPort/protocol` for unnamed
+ * The jsondiffpatch `objectHash` for list items: `name` (or `metadata.name`) when the item has one, `containerPort/protocol` for unnamed
  * container ports, else the item's JSON (content identity).
  */
 export function listItemHash(item: object): string {
   const rec = item as Record<string, unknown>;
-  if (typeof rec.name === 'string') return `name:${rec.name}`;
+  const name = itemName(rec);
+  if (name !== undefined) return `name:${name}`;
   if (typeof rec.containerPort === 'number') return `port:${rec.containerPort}/${String(rec.protocol ?? 'TCP')}`;
   return `json:${JSON.stringify(item)}`;
 }
@@ -61,7 +70,8 @@ export function listItemHash(item: object): string {
 export function listItemLabel(item: unknown, index: number): string {
   if (typeof item === 'object' && item !== null) {
     const rec = item as Record<string, unknown>;
-    if (typeof rec.name === 'string') return `[name=${rec.name}]`;
+    const name = itemName(rec);
+    if (name !== undefined) return `[name=${name}]`;
     if (typeof rec.containerPort === 'number') return `[containerPort=${rec.containerPort}]`;
   }
   return `[${index}]`;

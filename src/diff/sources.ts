@@ -38,8 +38,10 @@ export function parseManifests(file: string, text: string): KubeObject[] {
   for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
     const err = doc.errors[0];
     if (err !== undefined) {
-      const pos = err.linePos?.[0];
-      throw new ManifestParseError(file, `${err.code}${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}`);
+      const before = text.slice(0, err.pos[0]);
+      const line = before.split('\n').length;
+      const col = err.pos[0] - before.lastIndexOf('\n');
+      throw new ManifestParseError(file, `${err.code} at line ${line}, column ${col}`);
     }
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
     if (!isKubeObject(value)) continue;
