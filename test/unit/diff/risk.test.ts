@@ -2,7 +2,7 @@
 import { diffManifests, type Risk } from '../../../src/diff/index.js';
 import type { KubeObject } from '../../../src/releases/index.js';
 
-const risks = (base: KubeObject[], head: KubeObject[]): Risk[] => diffManifests({ label: 'base', objects: base }, { label: 'head', objects: head }).risks;
+const risks = (base: KubeObject[], head: KubeObject[]): readonly Risk[] => diffManifests({ label: 'base', objects: base }, { label: 'head', objects: head }).risks;
 
 const role = (rules: unknown[]): KubeObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'verifier' }, rules });
 const binding = (subjects: unknown[], role = 'verifier'): KubeObject => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'verifier', namespace: 'agents' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role }, subjects });
