@@ -11,7 +11,7 @@ export function classifyGrpcError(err: ServiceError, what: string, deadlineMs: n
     case GrpcStatus.UNAVAILABLE:
       return { ...base, category: 'unreachable', message: `${what}: runtime unavailable (${detail})`, hint: 'check that sandboxd runs and the transport reaches its gRPC port' };
     case GrpcStatus.CANCELLED:
-      return { ...base, category: 'timeout', message: `${what}: cancelled (${detail})` };
+      return { ...base, category: 'timeout', message: `${what}: cancelled before an answer within the ${deadlineMs} ms deadline (${detail})` };
     case GrpcStatus.INVALID_ARGUMENT:
     case GrpcStatus.FAILED_PRECONDITION:
       return { ...base, category: 'invalid', message: `${what}: ${detail}`, hint: 'fix the command, environment or working directory' };
@@ -20,7 +20,7 @@ export function classifyGrpcError(err: ServiceError, what: string, deadlineMs: n
     case GrpcStatus.PERMISSION_DENIED:
       return { ...base, category: 'forbidden', message: `${what}: ${detail}`, hint: 'paths and cwd must stay inside the runtime root directory' };
     case GrpcStatus.RESOURCE_EXHAUSTED:
-      return { ...base, category: 'too-large', message: `${what}: ${detail}`, hint: 'the message exceeded a size limit' };
+      return { ...base, category: 'too-large', message: `${what}: ${detail}`, hint: 'a message exceeded the size limit; for large output use Start, which streams and truncates' };
     case GrpcStatus.UNIMPLEMENTED:
       return { ...base, category: 'runtime', message: `${what}: the server does not implement process.v1.ProcessService (${detail})`, hint: 'check the runtime kind and port of the template' };
     default:

@@ -1,0 +1,91 @@
+/**
+ * Starts the REAL sandboxd binary (v0.5.6) on free 127.0.0.1 ports with a temp `--root-dir`, for tests of the runtime
+ * adapter. Binary: `$AGENTPLANE_SANDBOXD_BIN`, else the test-cluster cache
+ * (`$AGENTPLANE_TEST_CLUSTER_CACHE` or ~/.cache/agentplane/test-cluster, bin/agent-sandbox-v0.5.6/<key>/sandboxd), else
+ * /tmp/sandboxd-bin/sandboxd. As root it runs under uid/gid 65534 (sandboxd runs arbitrary commands).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const NOBODY = 65534;
+
+export function findSandboxd(): string {
+  const env = process.env.AGENTPLANE_SANDBOXD_BIN;
+  if (env && existsSync(env)) return env;
+  const cache = process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(os.homedir(), '.cache/agentplane/test-cluster');
+  const dir = path.join(cache, 'bin/agent-sandbox-v0.5.6');
+  if (existsSync(dir)) {
+    for (const key of readdirSync(dir)) {
+      const bin = path.join(dir, key, 'sandboxd');
+      if (existsSync(path.join(dir, key, '.ok')) && existsSync(bin)) return bin;
+    }
+  }
+  if (existsSync('/tmp/sandboxd-bin/sandboxd')) return '/tmp/sandboxd-bin/sandboxd';
+  throw new Error('no sandboxd binary: run `bash test-cluster/scripts/build.sh` (or set AGENTPLANE_SANDBOXD_BIN)');
+}
+
+export interface SandboxdProcess {
+  readonly restPort: number;
+  readonly grpcPort: number;
+  readonly rootDir: string;
+  stop(): Promise<void>;
+}
+
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
+      const s = net.createServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  return ports;
+}
+
+export async function startSandboxd(): Promise<SandboxdProcess> {
+  const bin = findSandboxd();
+  const base = mkdtempSync(path.join(os.tmpdir(), 'agentplane-sandboxd-'));
+  const rootDir = path.join(base, 'workspace');
+  const [restPort, grpcPort] = await freePorts(2);
+  const argv = [`--rest-port=${restPort}`, `--grpc-port=${grpcPort}`, `--root-dir=${rootDir}`, '--shutdown-timeout=1s'];
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    chownSync(base, NOBODY, NOBODY);
+  }
+  const [cmd, args] = asRoot ? ['setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', bin, ...argv]] : [bin, argv];
+  const child: ChildProcess = spawn(cmd as string, args as string[], { stdio: 'ignore', cwd: base, env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: base } });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${restPort}/v1/health`, { signal: AbortSignal.timeout(500) })).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`sandboxd (${bin}) did not answer /v1/health on 127.0.0.1:${restPort} within 10 s (exit ${child.exitCode})`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    restPort: restPort!,
+    grpcPort: grpcPort!,
+    rootDir,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 3000)))]);
+        clearTimeout(timer);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
