@@ -1,0 +1,67 @@
+/**
+ * What the verifier checks: the capabilities an environment declares and where their objects live. Built from the
+ * environment descriptor (./environment.ts) or from flags; probes read only this, never the descriptor itself.
+ */
+import type { TransportKind } from '../adapter/types.js';
+import type { ReleaseTag } from '../releases/index.js';
+import type { Requirement } from './report.js';
+
+/** The runtime server a template's pods run (FACTS.md §5): sandboxd (REST + gRPC, loopback in the pod) or the legacy python runtime (HTTP 8888). */
+export type RuntimeKind = 'sandboxd' | 'python-runtime';
+
+export interface TemplatePlan {
+  readonly namespace: string;
+  readonly name: string;
+  readonly runtime: RuntimeKind;
+  /** Ports of the runtime server: sandboxd REST 8080 / gRPC 9090, python runtime 8888 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
+  readonly ports: { readonly rest: number; readonly grpc?: number };
+  readonly runtimeClassName?: string;
+  /** `Managed` (controller-made `<template>-network-policy`) or `Unmanaged` (the environment's own policies). */
+  readonly networkPolicyManagement: 'Managed' | 'Unmanaged';
+}
+
+export interface WarmPoolPlan {
+  readonly namespace: string;
+  readonly name: string;
+  readonly template: string;
+  readonly replicas: number;
+}
+
+export interface NetworkPolicyPlan {
+  readonly namespace: string;
+  readonly name: string;
+  /** Egress the environment declares for sandbox pods, as CIDRs/ports text (e.g. `udp/53`, `0.0.0.0/0`); used to spot "egress wider than declared". */
+  readonly allowedEgress: readonly string[];
+}
+
+export interface RouterPlan {
+  readonly namespace: string;
+  readonly service: string;
+  /** Base URL the verifier uses to reach the router, e.g. `http://127.0.0.1:18080`; unset = not reachable from here. */
+  readonly url?: string;
+  /** Labels of the router pods (FACTS.md §10.5: template policies admit `app: sandbox-router`). */
+  readonly podLabels: Readonly<Record<string, string>>;
+}
+
+export interface VerifyPlan {
+  readonly environment: string;
+  readonly release: ReleaseTag;
+  /** Where the plan came from (directory or `flags`). */
+  readonly source: string;
+  readonly controller: { readonly namespace: string; readonly deployment: string; readonly serviceAccount: string };
+  readonly runtimeClasses: readonly string[];
+  readonly templates: readonly TemplatePlan[];
+  readonly warmPools: readonly WarmPoolPlan[];
+  readonly networkPolicies: readonly NetworkPolicyPlan[];
+  readonly router?: RouterPlan;
+  /** How the verifier reaches runtime servers (the client's transport). */
+  readonly transport: TransportKind;
+  readonly requirements: readonly Requirement[];
+  /** Deadline of each runtime call (ms). Default 5000. */
+  readonly probeTimeoutMs: number;
+  /** Deadline for a workload Sandbox/claim to become Ready (ms). Default 120000. */
+  readonly readyTimeoutMs: number;
+}
+
+/** `agent-sandbox-system/agent-sandbox-controller` (`k8s/controller.yaml@v0.5.6`). */
+export const DEFAULT_CONTROLLER = { namespace: 'agent-sandbox-system', deployment: 'agent-sandbox-controller', serviceAccount: 'agent-sandbox-controller' } as const;

@@ -1,0 +1,61 @@
+/**
+ * What every probe gets (cluster access, plan, pinned release facts, runtime prober, workload tracker) and small
+ * helpers to state evidence. A failed API call never advances a state: 403, timeouts and unreachable servers are
+ * `unknown`; a 404 for a missing API is `missing`.
+ */
+import type { CapabilityName, Result } from '../../adapter/types.js';
+import type { ReleaseFacts } from '../../releases/index.js';
+import type { Cluster } from '../cluster.js';
+import { failure } from '../cluster.js';
+import { fact, type Evidence, type Step, type Verdict } from '../evidence.js';
+import type { VerifyPlan } from '../plan.js';
+import type { RuntimeProber } from '../runtime-prober.js';
+import type { Workload } from '../workload.js';
+
+export interface ProbeDeps {
+  readonly cluster: Cluster;
+  readonly plan: VerifyPlan;
+  readonly facts: ReleaseFacts;
+  readonly runtime: RuntimeProber;
+  readonly workload: Workload;
+}
+
+/** A recorder of evidence for one capability. */
+export class Facts {
+  readonly list: Evidence[] = [];
+  constructor(readonly capability: CapabilityName) {}
+
+  add(step: Step, verdict: Verdict, subject: string, message: string, extra: { field?: string; value?: string; durationMs?: number; missingTest?: string } = {}): this {
+    this.list.push(fact({ capability: this.capability, step, verdict, subject, message, ...extra }));
+    return this;
+  }
+
+  proven(step: Step, subject: string, message: string, extra: { field?: string; value?: string; durationMs?: number } = {}): this {
+    return this.add(step, 'proven', subject, message, extra);
+  }
+
+  /** Evidence from a failed API call: `missing` for an API not served, `unknown` for everything else (403, timeout, unreachable). */
+  failedCall(step: Step, subject: string, r: Exclude<Result<unknown>, { kind: 'ok' }>): this {
+    const notServed = r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing === 'api';
+    const forbidden = r.kind === 'failed' && r.error.category === 'forbidden';
+    const why = forbidden ? `${failure(r)} (a 403 proves nothing either way)` : failure(r);
+    return this.add(step, notServed ? 'missing' : 'unknown', subject, why);
+  }
+}
+
+/** Namespaced custom-resource address of an Agent Sandbox kind at a version. */
+export function ref(kind: 'Sandbox' | 'SandboxClaim' | 'SandboxTemplate' | 'SandboxWarmPool', version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
+  const table = { Sandbox: ['agents.x-k8s.io', 'sandboxes'], SandboxClaim: ['extensions.agents.x-k8s.io', 'sandboxclaims'], SandboxTemplate: ['extensions.agents.x-k8s.io', 'sandboxtemplates'], SandboxWarmPool: ['extensions.agents.x-k8s.io', 'sandboxwarmpools'] } as const;
+  const [group, plural] = table[kind];
+  return { group, version, plural, namespace };
+}
+
+/** The version the product reads and writes on a release: v1beta1 on v0.5, v1alpha1 on v0.4 (FACTS.md §1.2). */
+export function apiVersionOf(facts: ReleaseFacts): string {
+  return facts.family === 'v0.5' ? 'v1beta1' : 'v1alpha1';
+}
+
+/** Labels as a `k=v,...` selector string. */
+export function selector(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+}

@@ -1,0 +1,152 @@
+/**
+ * Probe of the installed APIs: `sandbox-api`, `extensions-api` and `conversion` from the live CRDs, judged against the
+ * pinned release facts (served/storage versions per kind, FACTS.md §1.2, `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
+ *
+ * - discovered: the CRD objects exist;
+ * - compatible: served and storage versions equal the pinned ones (and the install's `app.kubernetes.io/version`
+ *   label, when set, names the pinned release);
+ * - configured (sandbox-api): Established=True, and on v0.5 a conversion webhook with a non-empty caBundle;
+ *   (extensions-api): see the controller probe (`--extensions`), which adds its own evidence;
+ * - conversion (v0.5 only; `unsupported` on v0.4 where nothing converts): discovered = strategy Webhook on all four
+ *   CRDs; compatible = client config names the pinned Service `agent-sandbox-system/agent-sandbox-webhook-service`
+ *   path `/convert` (a `url:` config, used for out-of-cluster controllers, is reported as such); configured = every
+ *   caBundle non-empty (`cmd/agent-sandbox-controller/tls.go@v0.5.6` patches it in at start-up).
+ * `verified` for all three comes from the workload probe.
+ */
+import type { CapabilityName } from '../../adapter/types.js';
+import type { SandboxKind } from '../../releases/index.js';
+import type { Obj } from '../cluster.js';
+import type { Evidence } from '../evidence.js';
+import type { Probe } from '../runner.js';
+import { Facts, type ProbeDeps } from './common.js';
+
+const CORE: readonly SandboxKind[] = ['Sandbox'];
+const EXTENSIONS: readonly SandboxKind[] = ['SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const VERSION_LABEL = 'app.kubernetes.io/version';
+
+interface CrdView {
+  readonly served: string[];
+  readonly storage: string | undefined;
+  readonly established: boolean;
+  readonly strategy: string;
+  readonly service?: { name?: string; namespace?: string; path?: string };
+  readonly url?: string;
+  readonly caBundle: boolean;
+  readonly versionLabel?: string;
+}
+
+/** The fields of a live CRD this probe reads. */
+export function viewCrd(crd: Obj): CrdView {
+  const spec = (crd.spec ?? {}) as { versions?: Array<{ name: string; served?: boolean; storage?: boolean }>; conversion?: { strategy?: string; webhook?: { clientConfig?: { service?: { name?: string; namespace?: string; path?: string }; url?: string; caBundle?: string } } } };
+  const status = (crd.status ?? {}) as { conditions?: Array<{ type?: string; status?: string }> };
+  const cc = spec.conversion?.webhook?.clientConfig;
+  const label = (crd.metadata as { labels?: Record<string, string> } | undefined)?.labels?.[VERSION_LABEL];
+  return {
+    served: (spec.versions ?? []).filter((v) => v.served).map((v) => v.name).sort(),
+    storage: (spec.versions ?? []).find((v) => v.storage)?.name,
+    established: (status.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True'),
+    strategy: spec.conversion?.strategy ?? 'None',
+    ...(cc?.service ? { service: cc.service } : {}),
+    ...(cc?.url ? { url: cc.url } : {}),
+    caBundle: typeof cc?.caBundle === 'string' && cc.caBundle.length > 0,
+    ...(label ? { versionLabel: label } : {}),
+  };
+}
+
+/** The pinned Service the conversion webhook must name (`k8s/crds/*.yaml@v0.5.6`, FACTS.md §1.3). */
+export const WEBHOOK_SERVICE = { name: 'agent-sandbox-webhook-service', namespace: 'agent-sandbox-system', path: '/convert' } as const;
+
+export function installProbe(deps: ProbeDeps): Probe {
+  const covers: CapabilityName[] = ['sandbox-api', 'extensions-api', 'conversion'];
+  return {
+    id: 'install',
+    after: [],
+    covers,
+    timeoutStep: 'discovered',
+    deadlineMs: 15_000,
+    async run() {
+      const { cluster, facts } = deps;
+      const live = new Map<SandboxKind, CrdView>();
+      const out: Evidence[] = [];
+      const api = (capability: 'sandbox-api' | 'extensions-api', kinds: readonly SandboxKind[]) => ({ capability, kinds, f: new Facts(capability) });
+      const groups = [api('sandbox-api', CORE), api('extensions-api', EXTENSIONS)];
+      for (const { kinds, f } of groups) {
+        let allThere = true;
+        for (const kind of kinds) {
+          const pinned = facts.crds[kind];
+          const subject = `CustomResourceDefinition/${pinned.crdName}`;
+          const r = await cluster.crd(pinned.crdName);
+          if (r.kind !== 'ok') {
+            f.failedCall('discovered', subject, r);
+            allThere = false;
+            continue;
+          }
+          if (r.value === undefined) {
+            f.add('discovered', 'missing', subject, `CRD ${pinned.crdName} is not installed`);
+            allThere = false;
+            continue;
+          }
+          const v = viewCrd(r.value);
+          live.set(kind, v);
+          f.proven('discovered', subject, `CRD ${pinned.crdName} exists`);
+          const wantServed = pinned.versions.filter((x) => x.served).map((x) => x.name).sort();
+          const wantStorage = pinned.versions.find((x) => x.storage)?.name;
+          const sameServed = wantServed.join(',') === v.served.join(',');
+          if (sameServed && wantStorage === v.storage) {
+            f.proven('compatible', subject, `${kind} serves ${v.served.join(', ')} with storage ${v.storage}, as pinned for ${facts.tag}`, { field: 'spec.versions', value: v.served.join(',') });
+          } else {
+            f.add('compatible', 'missing', subject, `${kind} serves ${v.served.join(', ') || 'nothing'} (storage ${v.storage ?? 'none'}) but ${facts.tag} pins ${wantServed.join(', ')} (storage ${wantStorage}); install the pinned release or verify against the live one`, { field: 'spec.versions', value: v.served.join(',') });
+          }
+          if (v.versionLabel !== undefined && v.versionLabel !== facts.tag) {
+            f.add('compatible', 'missing', subject, `the install label ${VERSION_LABEL}=${v.versionLabel} names another release than the environment's ${facts.tag}`, { field: `metadata.labels.${VERSION_LABEL}`, value: v.versionLabel });
+          }
+          if (v.established) f.proven('configured', subject, `${kind} CRD is Established`, { field: 'status.conditions[Established]', value: 'True' });
+          else f.add('configured', 'missing', subject, `${kind} CRD is not Established yet`, { field: 'status.conditions[Established]' });
+          if (facts.family === 'v0.5') {
+            if (v.strategy !== 'Webhook') f.add('configured', 'missing', subject, `${kind} CRD conversion strategy is ${v.strategy}, pinned is Webhook`, { field: 'spec.conversion.strategy', value: v.strategy });
+            else if (!v.caBundle) f.add('configured', 'missing', subject, `${kind} CRD conversion webhook has no caBundle: the controller has not started (or cannot patch CRDs), so v1alpha1 reads will fail`, { field: 'spec.conversion.webhook.clientConfig.caBundle', value: 'empty' });
+          }
+        }
+        if (!allThere) f.add('discovered', 'missing', 'install', `not every ${f.capability} CRD is installed`);
+        out.push(...f.list);
+      }
+      out.push(...conversionEvidence(facts.family, facts.tag, live));
+      return out;
+    },
+  };
+}
+
+/** Evidence for `conversion` from the live CRD views (pure; exported for tests). */
+export function conversionEvidence(family: 'v0.4' | 'v0.5', tag: string, live: ReadonlyMap<SandboxKind, CrdView>): Evidence[] {
+  const f = new Facts('conversion');
+  if (family === 'v0.4') {
+    return f.add('discovered', 'unsupported', `release ${tag}`, `release ${tag} serves v1alpha1 only and has no conversion webhook (k8s/crds/*.yaml@${tag})`).list;
+  }
+  const kinds: SandboxKind[] = [...CORE, ...EXTENSIONS];
+  for (const kind of kinds) {
+    const v = live.get(kind);
+    const subject = `CRD of ${kind}`;
+    if (v === undefined) {
+      f.add('discovered', 'missing', subject, `${kind} CRD not readable, so its conversion cannot be judged`);
+      continue;
+    }
+    if (v.strategy !== 'Webhook') {
+      f.add('discovered', 'missing', subject, `${kind} conversion strategy is ${v.strategy}; ${tag} needs Webhook to serve v1alpha1`, { field: 'spec.conversion.strategy', value: v.strategy });
+      continue;
+    }
+    f.proven('discovered', subject, `${kind} converts through a webhook`, { field: 'spec.conversion.strategy', value: 'Webhook' });
+    if (v.service) {
+      const same = v.service.name === WEBHOOK_SERVICE.name && v.service.namespace === WEBHOOK_SERVICE.namespace && (v.service.path ?? '/') === WEBHOOK_SERVICE.path;
+      const shown = `${v.service.namespace}/${v.service.name}${v.service.path ?? ''}`;
+      if (same) f.proven('compatible', subject, `${kind} webhook is the pinned Service ${shown}`, { field: 'spec.conversion.webhook.clientConfig.service', value: shown });
+      else f.add('compatible', 'missing', subject, `${kind} webhook points at ${shown}, pinned is ${WEBHOOK_SERVICE.namespace}/${WEBHOOK_SERVICE.name}${WEBHOOK_SERVICE.path}`, { field: 'spec.conversion.webhook.clientConfig.service', value: shown });
+    } else if (v.url) {
+      f.proven('compatible', subject, `${kind} webhook is a URL (${v.url}): an out-of-cluster controller serves conversion`, { field: 'spec.conversion.webhook.clientConfig.url', value: v.url });
+    } else {
+      f.add('compatible', 'missing', subject, `${kind} webhook has no client config`, { field: 'spec.conversion.webhook.clientConfig' });
+    }
+    if (v.caBundle) f.proven('configured', subject, `${kind} webhook carries a caBundle`, { field: 'spec.conversion.webhook.clientConfig.caBundle', value: 'set' });
+    else f.add('configured', 'missing', subject, `${kind} webhook has no caBundle: the controller has not patched it (not started, or --manage-webhook-certs=false without an injector)`, { field: 'spec.conversion.webhook.clientConfig.caBundle', value: 'empty' });
+  }
+  return f.list;
+}

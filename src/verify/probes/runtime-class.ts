@@ -1,0 +1,73 @@
+/**
+ * Probe of `runtime-class/<name>` (case 12): discovered = the RuntimeClass exists; compatible = at least one Ready node
+ * matches its `scheduling` (nodeSelector labels, and its tolerations cover the node's NoSchedule/NoExecute taints);
+ * configured = a declared template sets `runtimeClassName` to it. `verified` comes from the workload probe: a pod ran
+ * under it on a matching node AND the runtime answered with evidence of the isolating kernel (gVisor: `dmesg`
+ * mentions gVisor). FailedCreatePodSandBox events are reported per node by the workload probe.
+ * RuntimeClass admission merges `scheduling` into pods (`plugin/pkg/admission/runtimeclass/admission.go`, k8s 1.36).
+ */
+import type { Obj } from '../cluster.js';
+import type { Probe } from '../runner.js';
+import { Facts, type ProbeDeps } from './common.js';
+
+interface Toleration { key?: string; operator?: string; value?: string; effect?: string }
+interface Taint { key: string; value?: string; effect: string }
+
+function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
+  return tolerations.some((t) => {
+    if (t.effect && t.effect !== taint.effect) return false;
+    if (t.operator === 'Exists') return t.key === undefined || t.key === '' || t.key === taint.key;
+    return t.key === taint.key && (t.value ?? '') === (taint.value ?? '');
+  });
+}
+
+/** Per node: whether it is Ready and matches the class's scheduling, with the reason when not. Pure. */
+export function nodesFor(runtimeClass: Obj, nodes: readonly Obj[]): Array<{ node: string; fits: boolean; reason: string }> {
+  const scheduling = (runtimeClass as { scheduling?: { nodeSelector?: Record<string, string>; tolerations?: Toleration[] } }).scheduling ?? {};
+  const selector = scheduling.nodeSelector ?? {};
+  const tolerations = scheduling.tolerations ?? [];
+  return nodes.map((n) => {
+    const name = n.metadata?.name ?? '?';
+    const labels = n.metadata?.labels ?? {};
+    const ready = ((n.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+    if (!ready) return { node: name, fits: false, reason: 'node not Ready' };
+    const unmet = Object.entries(selector).filter(([k, v]) => labels[k] !== v);
+    if (unmet.length > 0) return { node: name, fits: false, reason: `lacks label ${unmet.map(([k, v]) => `${k}=${v}`).join(', ')}` };
+    const taints = ((n.spec as { taints?: Taint[] } | undefined)?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+    const blocking = taints.filter((t) => !tolerates(tolerations, t));
+    if (blocking.length > 0) return { node: name, fits: false, reason: `taint ${blocking.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ')} not tolerated` };
+    return { node: name, fits: true, reason: 'Ready and matches' };
+  });
+}
+
+export function runtimeClassProbe(deps: ProbeDeps, name: string): Probe {
+  const capability = `runtime-class/${name}` as const;
+  return {
+    id: capability,
+    after: [],
+    covers: [capability],
+    timeoutStep: 'discovered',
+    deadlineMs: 15_000,
+    async run() {
+      const f = new Facts(capability);
+      const subject = `RuntimeClass ${name}`;
+      const rc = await deps.cluster.runtimeClass(name);
+      if (rc.kind !== 'ok') return f.failedCall('discovered', subject, rc).list;
+      if (rc.value === undefined) return f.add('discovered', 'missing', subject, `RuntimeClass ${name} does not exist: pods naming it are rejected at admission`).list;
+      const handler = String((rc.value as { handler?: unknown }).handler ?? '');
+      f.proven('discovered', subject, `RuntimeClass ${name} exists (handler ${handler})`, { field: 'handler', value: handler });
+      const nodes = await deps.cluster.nodes();
+      if (nodes.kind !== 'ok') f.failedCall('compatible', 'nodes', nodes);
+      else {
+        const fits = nodesFor(rc.value, nodes.value);
+        const good = fits.filter((x) => x.fits).map((x) => x.node);
+        if (good.length > 0) f.proven('compatible', subject, `${good.length} Ready node(s) match its scheduling: ${good.join(', ')}`, { field: 'scheduling', value: good.join(',') });
+        else f.add('compatible', 'missing', subject, `no Ready node matches its scheduling: ${fits.map((x) => `${x.node} ${x.reason}`).join('; ') || 'no nodes'}`, { field: 'scheduling' });
+      }
+      const users = deps.plan.templates.filter((t) => t.runtimeClassName === name).map((t) => `${t.namespace}/${t.name}`);
+      if (users.length > 0) f.proven('configured', subject, `template(s) ${users.join(', ')} set runtimeClassName ${name}`, { field: 'spec.podTemplate.spec.runtimeClassName' });
+      else f.add('configured', 'missing', subject, `no declared template sets runtimeClassName ${name}`);
+      return f.list;
+    },
+  };
+}

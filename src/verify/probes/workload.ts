@@ -1,0 +1,354 @@
+/**
+ * The workload test: proves capabilities by using them the way a client does. Per declared template it creates one
+ * labelled probe object — a SandboxClaim on the template's warm pool when one is declared (the client path, through the
+ * adapter's `createFromTemplate`), else a bare Sandbox with the template's pod template — waits (watch, bounded) for it
+ * to be Ready at its current generation, then asks the runtime two distinct nonce commands over the client's transport.
+ *
+ * `verified` needs all of: Ready=True at the Sandbox's current generation (a claim is judged by its bound Sandbox, and
+ * only once that Sandbox is controller-owned by the claim: case 01), and both nonces echoed exactly (no lucky single
+ * success). A Ready pod whose runtime is silent, hangs past the deadline or answers wrong stays `configured`, with
+ * evidence saying which (case 02, FACTS.md §10.1). Isolation (gVisor/Kata) is verified only by a kernel the runtime
+ * reports from inside (gVisor: `dmesg` names gVisor; Kata: `uname -r` differs from the node's kernel), else it stays
+ * below verified naming the missing acceptance test. The objects are deleted by the run's cleanup.
+ */
+import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from '../../adapter/kubernetes/phase.js';
+import { KubeSessions, sessionName } from '../../adapter/kubernetes/sessions.js';
+import type { CapabilityName } from '../../adapter/types.js';
+import type { Obj } from '../cluster.js';
+import { formatMs, type Evidence } from '../evidence.js';
+import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
+import type { Probe, ProbeRun } from '../runner.js';
+import type { RuntimeTarget } from '../runtime-prober.js';
+import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+
+const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
+
+/** Outcome of waiting for the probe object. */
+interface Readiness {
+  readonly ready: boolean;
+  readonly why: string;
+  readonly sandbox?: Obj;
+  readonly claim?: Obj;
+  readonly waitedMs: number;
+}
+
+export function workloadProbe(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, after: readonly string[]): Probe {
+  const tcap = `template/${template.namespace}/${template.name}` as const;
+  const covers: CapabilityName[] = [tcap, 'runtime-exec', 'runtime-files', 'sandbox-api', 'controller', 'conversion', 'router'];
+  if (pool) covers.push(`warm-pool/${pool.namespace}/${pool.name}`, 'extensions-api');
+  if (template.runtimeClassName) covers.push(`runtime-class/${template.runtimeClassName}`);
+  return {
+    id: `workload/${template.namespace}/${template.name}`,
+    after,
+    covers,
+    timeoutStep: 'verified',
+    deadlineMs: deps.plan.readyTimeoutMs + 6 * deps.plan.probeTimeoutMs + 15_000,
+    run: (ctx) => runWorkload(deps, template, pool, ctx),
+  };
+}
+
+async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, ctx: ProbeRun): Promise<Evidence[]> {
+  const { plan, facts } = deps;
+  const version = apiVersionOf(facts);
+  const t = new Facts(`template/${template.namespace}/${template.name}`);
+  const exec = new Facts('runtime-exec');
+  const files = new Facts('runtime-files');
+  const api = new Facts('sandbox-api');
+  const ctrl = new Facts('controller');
+  const conv = new Facts('conversion');
+  const router = new Facts('router');
+  const wp = pool ? new Facts(`warm-pool/${pool.namespace}/${pool.name}`) : undefined;
+  const ext = pool ? new Facts('extensions-api') : undefined;
+  const rc = template.runtimeClassName ? new Facts(`runtime-class/${template.runtimeClassName}`) : undefined;
+  const all = (): Evidence[] => [t, exec, files, api, ctrl, conv, router, wp, ext, rc].flatMap((f) => f?.list ?? []);
+  const everyone = [t, exec, files, api, ctrl, wp, ext, rc].filter((f): f is Facts => f !== undefined);
+
+  // Runtime configuration facts (static, from the plan): what the runtime is and whether the client's transport can carry it.
+  const runtimeSubject = `template ${template.namespace}/${template.name}`;
+  exec.proven('discovered', runtimeSubject, `template runs ${template.runtime} (ports ${template.ports.rest}${template.ports.grpc ? `/${template.ports.grpc}` : ''})`);
+  exec.proven('compatible', runtimeSubject, `${template.runtime} is a runtime the adapter speaks (FACTS.md §5)`);
+  if (template.runtime === 'sandboxd' && plan.transport === 'router') {
+    exec.add('configured', 'missing', runtimeSubject, 'transport router cannot carry sandboxd gRPC (the router forwards HTTP/1.1 only, sandbox-router/proxy/proxy.go@v0.5.6): use port-forward');
+  } else {
+    exec.proven('configured', runtimeSubject, `transport ${plan.transport} reaches ${template.runtime}`);
+  }
+  if (template.runtime === 'sandboxd') {
+    files.proven('discovered', runtimeSubject, 'sandboxd serves /v1/files (REST)');
+    files.proven('compatible', runtimeSubject, 'sandboxd file API spec v1 (sandboxd-spec/filesystem/v1/filesystem.yaml@v0.5.6)');
+    files.proven('configured', runtimeSubject, `REST port ${template.ports.rest} reachable over ${plan.transport}`);
+  } else {
+    files.add('discovered', 'missing', runtimeSubject, 'the python runtime file API (multipart upload) is not probed by this verifier');
+  }
+
+  // Create the probe object.
+  let readiness: Readiness;
+  if (pool) {
+    if (facts.family !== 'v0.5') {
+      const msg = `release ${facts.tag} is family v0.4: new sessions are not provisioned (adapter createFromTemplate returns unsupported)`;
+      for (const f of everyone) f.add('verified', 'unknown', `warm pool ${pool.namespace}/${pool.name}`, msg);
+      return all();
+    }
+    readiness = await claimAndWait(deps, template, pool, ctx);
+  } else {
+    readiness = await sandboxAndWait(deps, template, version, ctx);
+  }
+  const subject = readiness.sandbox ? `Sandbox ${template.namespace}/${readiness.sandbox.metadata?.name}` : `probe for ${template.namespace}/${template.name}`;
+  if (!readiness.ready) {
+    const events = readiness.sandbox ? await podEvents(deps, template.namespace, podNameOf(readiness.sandbox)) : [];
+    const why = `${readiness.why}${events.length ? `; pod events: ${events.join('; ')}` : ''}`;
+    for (const f of everyone) f.add('verified', 'unknown', subject, why, { durationMs: readiness.waitedMs });
+    return all();
+  }
+  const sb = readiness.sandbox!;
+  const sbName = sb.metadata?.name ?? '?';
+  const gen = sb.metadata?.generation ?? 0;
+  const readyMsg = `Sandbox ${sbName} Ready=True at its current generation ${gen} after ${formatMs(readiness.waitedMs)}`;
+  for (const f of [t, exec, files, api]) f.proven('verified', subject, readyMsg, { field: 'status.conditions[Ready]', value: 'True', durationMs: readiness.waitedMs });
+  ctrl.proven('verified', subject, `the controller reconciled ${sbName} to Ready at generation ${gen}`);
+  if (wp && ext && readiness.claim) {
+    const claimName = readiness.claim.metadata?.name ?? '?';
+    const msg = `claim ${claimName} bound Sandbox ${sbName}, which it controls (adoption finished), Ready at generation ${gen}`;
+    wp.proven('verified', `SandboxClaim ${template.namespace}/${claimName}`, msg);
+    ext.proven('verified', `SandboxClaim ${template.namespace}/${claimName}`, msg);
+  }
+
+  // The pod: Ready, IP, node, runtime class.
+  const podName = podNameOf(sb);
+  const podR = await deps.cluster.pod(template.namespace, podName);
+  const pod = podR.kind === 'ok' ? podR.value : undefined;
+  const podIP = (pod?.status as { podIP?: string } | undefined)?.podIP ?? ((sb.status as { podIPs?: string[] } | undefined)?.podIPs ?? [])[0];
+  const podReady = ((pod?.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+  const podState = pod ? `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}` : `pod ${podName} not readable (${podR.kind === 'ok' ? 'not found' : podR.kind})`;
+
+  const target: RuntimeTarget = {
+    kind: template.runtime,
+    transport: plan.transport,
+    namespace: template.namespace,
+    sandbox: sbName,
+    pod: podName,
+    ...(podIP ? { podIP } : {}),
+    restPort: template.ports.rest,
+    ...(template.ports.grpc !== undefined ? { grpcPort: template.ports.grpc } : {}),
+  };
+
+  // Runtime: health, then two distinct nonces; each with its own deadline.
+  ctx.note(`asking ${template.runtime} in ${sbName} over ${plan.transport} (deadline ${formatMs(plan.probeTimeoutMs)} per call)`);
+  const runtimeOk = await nonceRounds(deps, target, exec, podState, ctx);
+  for (const f of [t, api]) {
+    if (runtimeOk) f.proven('verified', `runtime of ${sbName}`, `runtime answered two nonce commands over ${plan.transport}`);
+    else f.add('verified', 'unknown', `runtime of ${sbName}`, `runtime API not verified (see runtime-exec); ${podState}`);
+  }
+  if (wp) {
+    if (runtimeOk) wp.proven('verified', `runtime of ${sbName}`, 'runtime of the adopted sandbox answered');
+    else wp.add('verified', 'unknown', `runtime of ${sbName}`, `runtime of the adopted sandbox did not answer correctly; ${podState}`);
+  }
+
+  // Files.
+  if (template.runtime === 'sandboxd') {
+    const path = `.agentplane-verify-${deps.workload.runId}`;
+    const content = `agentplane-verify ${deps.workload.runId} ${Date.now()}`;
+    const r = await deps.runtime.fileRoundTrip(target, path, content, plan.probeTimeoutMs);
+    if (r.kind === 'answered' && r.value === content) files.proven('verified', `runtime of ${sbName}`, `wrote and read back ${path} (${content.length} bytes) over ${plan.transport}`, { durationMs: r.durationMs });
+    else if (r.kind === 'answered') files.add('verified', 'missing', `runtime of ${sbName}`, `file read back differs from what was written (${JSON.stringify(r.value.slice(0, 60))})`, { durationMs: r.durationMs });
+    else files.add('verified', 'unknown', `runtime of ${sbName}`, `file round trip: ${describeFailure(r, plan.probeTimeoutMs)}; ${podState}`, { durationMs: r.durationMs });
+  }
+
+  // Conversion round trip: read the Sandbox at v1alpha1 (served through the webhook on v0.5).
+  if (facts.family === 'v0.5') {
+    const r = await deps.cluster.getCustom(ref('Sandbox', 'v1alpha1', template.namespace), sbName);
+    if (r.kind === 'ok' && r.value) conv.proven('verified', `Sandbox ${template.namespace}/${sbName}`, 'a v1alpha1 GET of the v1beta1 probe Sandbox succeeded (conversion round trip)');
+    else if (r.kind === 'ok') conv.add('verified', 'unknown', `Sandbox ${template.namespace}/${sbName}`, 'v1alpha1 GET found no object');
+    else {
+      const text = r.kind === 'failed' ? r.error.message : r.kind;
+      if (/x509|certificate|tls|handshake/i.test(text)) conv.add('verified', 'contradicted', `Sandbox ${template.namespace}/${sbName}`, `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`);
+      else conv.add('verified', 'unknown', `Sandbox ${template.namespace}/${sbName}`, `v1alpha1 GET failed: ${text}`);
+    }
+  }
+
+  // Router: health of this sandbox's runtime through the router (HTTP/1.1).
+  if (plan.router?.url) {
+    const r = await deps.runtime.health(target, plan.probeTimeoutMs, 'router');
+    if (r.kind === 'answered') router.proven('verified', `router ${plan.router.url}`, `${template.runtime} health of ${sbName} answered "${r.value}" through the router`, { durationMs: r.durationMs });
+    else router.add('verified', 'unknown', `router ${plan.router.url}`, `health through the router: ${describeFailure(r, plan.probeTimeoutMs)}`, { durationMs: r.durationMs });
+  }
+
+  // Runtime class: the pod ran under it, on a matching node, and isolation shows from inside.
+  if (rc && template.runtimeClassName) await isolationEvidence(deps, rc, template.runtimeClassName, pod, target, runtimeOk);
+  return all();
+}
+
+async function nonceRounds(deps: ProbeDeps, target: RuntimeTarget, exec: Facts, podState: string, ctx: ProbeRun): Promise<boolean> {
+  const { probeTimeoutMs } = deps.plan;
+  const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
+  let ok = true;
+  for (let round = 1; round <= 2; round += 1) {
+    if (ctx.signal.aborted) {
+      exec.add('verified', 'unknown', subject, 'interrupted before the nonce commands finished');
+      return false;
+    }
+    const nonce = `agentplane-${deps.workload.runId}-${round}-${Math.random().toString(36).slice(2, 10)}`;
+    const r = await deps.runtime.execute(target, ['echo', nonce], probeTimeoutMs);
+    if (r.kind !== 'answered') {
+      exec.add('verified', 'unknown', subject, `runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`, { field: `Execute(echo <nonce ${round}>)`, durationMs: r.durationMs });
+      return false;
+    }
+    const out = r.value.stdout.trim();
+    if (r.value.exitCode !== 0 || out !== nonce) {
+      exec.add('verified', 'missing', subject, `runtime answered exit ${r.value.exitCode} "${out.slice(0, 80)}" to echo ${nonce}; expected exit 0 and the nonce`, { field: `Execute(echo <nonce ${round}>)`, value: out.slice(0, 80), durationMs: r.durationMs });
+      ok = false;
+    } else {
+      exec.proven('verified', subject, `nonce ${round} echoed exactly (exit 0) in ${formatMs(r.durationMs)}`, { field: `Execute(echo <nonce ${round}>)`, value: nonce, durationMs: r.durationMs });
+    }
+  }
+  return ok;
+}
+
+function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detail: string }, deadlineMs: number): string {
+  if (r.kind === 'timeout') return `no answer in ${formatMs(deadlineMs)} (${r.detail})`;
+  if (r.kind === 'silent') return `nothing answers (${r.detail})`;
+  return r.detail;
+}
+
+async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string, pod: Obj | undefined, target: RuntimeTarget, runtimeOk: boolean): Promise<void> {
+  const subject = `pod ${target.namespace}/${target.pod}`;
+  const spec = (pod?.spec ?? {}) as { runtimeClassName?: string; nodeName?: string };
+  if (spec.runtimeClassName !== name) {
+    rc.add('verified', 'missing', subject, `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`);
+    return;
+  }
+  rc.proven('verified', subject, `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`, { field: 'spec.runtimeClassName', value: name });
+  if (!runtimeOk) {
+    rc.add('verified', 'unknown', subject, 'isolation not checked: the runtime did not answer');
+    return;
+  }
+  const handler = await deps.cluster.runtimeClass(name);
+  const h = handler.kind === 'ok' ? String((handler.value as { handler?: unknown } | undefined)?.handler ?? '') : '';
+  const deadline = deps.plan.probeTimeoutMs;
+  if (h === 'runsc') {
+    const r = await deps.runtime.execute(target, ['dmesg'], deadline);
+    if (r.kind === 'answered' && /gvisor/i.test(r.value.stdout)) rc.proven('verified', subject, 'dmesg inside the sandbox names gVisor', { value: r.value.stdout.split('\n')[0]?.slice(0, 80) ?? '' });
+    else rc.add('verified', 'missing', subject, `isolation not proven: dmesg inside the sandbox does not name gVisor (${r.kind === 'answered' ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().slice(0, 60)}` : r.detail})`, { missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor` });
+  } else if (h.startsWith('kata')) {
+    const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
+    const node = spec.nodeName ? await deps.cluster.nodes() : undefined;
+    const nodeKernel = node?.kind === 'ok' ? String(((node.value.find((n) => n.metadata?.name === spec.nodeName)?.status as { nodeInfo?: { kernelVersion?: string } } | undefined)?.nodeInfo?.kernelVersion) ?? '') : '';
+    const inside = r.kind === 'answered' ? r.value.stdout.trim() : '';
+    if (inside && nodeKernel && inside !== nodeKernel) rc.proven('verified', subject, `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`);
+    else rc.add('verified', 'missing', subject, `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`, { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` });
+  } else {
+    rc.proven('verified', subject, `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`);
+  }
+}
+
+function podNameOf(sb: Obj): string {
+  const ann = (sb.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
+  return ann[POD_NAME_ANNOTATION] ?? sb.metadata?.name ?? '?';
+}
+
+/** Warning events of a pod as `Reason on node: message` (FailedCreatePodSandBox, FailedScheduling, ...), case 12. */
+async function podEvents(deps: ProbeDeps, namespace: string, pod: string): Promise<string[]> {
+  const r = await deps.cluster.events(namespace, `involvedObject.name=${pod}`);
+  if (r.kind !== 'ok') return [];
+  return r.value
+    .filter((e) => (e as { type?: string }).type === 'Warning')
+    .map((e) => {
+      const ev = e as { reason?: string; message?: string; source?: { host?: string }; reportingInstance?: string };
+      const node = ev.source?.host ?? ev.reportingInstance;
+      return `${ev.reason ?? '?'}${node ? ` on ${node}` : ''}: ${(ev.message ?? '').slice(0, 160)}`;
+    })
+    .slice(0, 5);
+}
+
+async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: string, ctx: ProbeRun): Promise<Readiness> {
+  const started = Date.now();
+  const tref = ref('SandboxTemplate', version, template.namespace);
+  const tpl = await deps.cluster.getCustom(tref, template.name);
+  if (tpl.kind !== 'ok' || tpl.value === undefined) {
+    return { ready: false, why: `cannot read SandboxTemplate ${template.namespace}/${template.name} to build the probe Sandbox${tpl.kind === 'failed' ? `: ${tpl.error.message}` : ''}`, waitedMs: Date.now() - started };
+  }
+  const podTemplate = ((tpl.value.spec as { podTemplate?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown } } | undefined)?.podTemplate) ?? {};
+  const sref = ref('Sandbox', version, template.namespace);
+  const name = deps.workload.name(`t-${template.name}`);
+  const labels = deps.workload.labels();
+  const body: Obj = {
+    apiVersion: `agents.x-k8s.io/${version}`,
+    kind: 'Sandbox',
+    metadata: { name, namespace: template.namespace, labels, annotations: { 'agentplane.dev/verify-template': template.name } } as Obj['metadata'],
+    spec: { podTemplate: { metadata: { labels: { ...(podTemplate.metadata?.labels ?? {}), ...labels }, ...(podTemplate.metadata?.annotations ? { annotations: podTemplate.metadata.annotations } : {}) }, spec: podTemplate.spec ?? {} } },
+  };
+  deps.workload.track(sref, 'Sandbox', name);
+  ctx.note(`creating probe Sandbox ${template.namespace}/${name}`);
+  const created = await deps.cluster.createCustom(sref, body);
+  if (created.kind !== 'ok') return { ready: false, why: `could not create probe Sandbox ${name}: ${created.kind === 'failed' ? created.error.message : created.kind}`, waitedMs: Date.now() - started };
+  const family = deps.facts.family;
+  let last = 'no status yet';
+  const w = await deps.cluster.waitFor(
+    `/apis/agents.x-k8s.io/${version}/namespaces/${template.namespace}/sandboxes`,
+    name,
+    () => deps.cluster.getCustom(sref, name),
+    (o) => {
+      if (!o) return false;
+      const p = sandboxPhase(o as SandboxObject, family);
+      last = p.reason;
+      return p.phase === 'Ready' || p.phase === 'Failed' || p.phase === 'Finished';
+    },
+    { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal },
+  );
+  if (w.kind === 'matched') {
+    const p = sandboxPhase(w.obj as SandboxObject, family);
+    return { ready: p.phase === 'Ready', why: p.phase === 'Ready' ? p.reason : `probe Sandbox ${name} ended ${p.phase}: ${p.reason}`, sandbox: w.obj, waitedMs: w.waitedMs };
+  }
+  if (w.kind === 'failed') return { ready: false, why: `watching probe Sandbox ${name} failed: ${w.error.message}`, waitedMs: w.waitedMs };
+  return { ready: false, why: `probe Sandbox ${name} not Ready within ${formatMs(deps.plan.readyTimeoutMs)} (last: ${last})`, ...(w.last ? { sandbox: w.last } : {}), waitedMs: w.waitedMs };
+}
+
+async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan, ctx: ProbeRun): Promise<Readiness> {
+  const started = Date.now();
+  const sessions = new KubeSessions(deps.cluster.client, { labels: deps.workload.labels() });
+  const operationId = `agentplane-verify/${deps.workload.runId}/${pool.namespace}/${pool.name}`;
+  const cref = ref('SandboxClaim', 'v1beta1', pool.namespace);
+  const claimName = sessionName(pool.name, operationId);
+  deps.workload.track(cref, 'SandboxClaim', claimName);
+  ctx.note(`creating probe SandboxClaim ${pool.namespace}/${claimName} on pool ${pool.name}`);
+  const created = await sessions.createFromTemplate({ namespace: pool.namespace, template: template.name, warmPool: pool.name }, '', operationId);
+  if (created.kind !== 'ok') return { ready: false, why: `could not create probe claim on ${pool.name}: ${created.kind === 'failed' ? created.error.message : created.reason}`, waitedMs: Date.now() - started };
+  // 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the claim.
+  let claim: Obj | undefined;
+  const bound = await deps.cluster.waitFor(
+    `/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/${pool.namespace}/sandboxclaims`,
+    claimName,
+    () => deps.cluster.getCustom(cref, claimName),
+    (o) => {
+      claim = o;
+      return typeof (o?.status as { sandbox?: { name?: string } } | undefined)?.sandbox?.name === 'string';
+    },
+    { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal },
+  );
+  if (bound.kind !== 'matched') {
+    const own = claim ? claimPhase(claim as ClaimObject, undefined, 'v0.5').reason : 'claim not readable';
+    return { ready: false, why: `claim ${claimName} bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)} (${own})`, ...(claim ? { claim } : {}), waitedMs: Date.now() - started };
+  }
+  claim = bound.obj;
+  const sbName = (claim.status as { sandbox: { name: string } }).sandbox.name;
+  const sref = ref('Sandbox', 'v1beta1', pool.namespace);
+  let last = '';
+  const remaining = Math.max(1000, deps.plan.readyTimeoutMs - (Date.now() - started));
+  const w = await deps.cluster.waitFor(
+    `/apis/agents.x-k8s.io/v1beta1/namespaces/${pool.namespace}/sandboxes`,
+    sbName,
+    () => deps.cluster.getCustom(sref, sbName),
+    (o) => {
+      const p = claimPhase(claim as ClaimObject, o ? (o as SandboxObject) : 'missing', 'v0.5');
+      last = p.reason;
+      return p.phase === 'Ready' || p.phase === 'Failed' || p.phase === 'Finished';
+    },
+    { timeoutMs: remaining, signal: ctx.signal },
+  );
+  const waitedMs = Date.now() - started;
+  if (w.kind === 'matched') {
+    const p = claimPhase(claim as ClaimObject, w.obj as SandboxObject, 'v0.5');
+    return { ready: p.phase === 'Ready', why: p.reason, sandbox: w.obj, claim, waitedMs };
+  }
+  if (w.kind === 'failed') return { ready: false, why: `watching Sandbox ${sbName} failed: ${w.error.message}`, claim, waitedMs };
+  return { ready: false, why: `claim ${claimName} not ready within ${formatMs(deps.plan.readyTimeoutMs)}: ${last}`, claim, ...(w.last ? { sandbox: w.last } : {}), waitedMs };
+}

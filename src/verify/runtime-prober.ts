@@ -1,0 +1,131 @@
+/**
+ * What the verifier asks of a runtime server, over the client's transport: health, one bounded command, one file
+ * round trip. Every call has its own deadline and returns a value; nothing throws for a silent, hanging or wrong runtime.
+ * {@link AdapterRuntimeProber} does it with the adapter's runtime clients (sandboxd REST + gRPC, python runtime HTTP)
+ * and transports (router, port-forward, direct); the verifier never reaches a runtime any other way (no pods/exec).
+ */
+import type { KubeClient } from '../adapter/kubernetes/client.js';
+import { PythonRuntimeClient } from '../adapter/runtime/python-runtime.js';
+import { SandboxdClient } from '../adapter/runtime/sandboxd.js';
+import { DirectTransport } from '../adapter/transports/direct.js';
+import { PortForwardTransport } from '../adapter/transports/port-forward.js';
+import { RouterTransport } from '../adapter/transports/router.js';
+import type { Transport } from '../adapter/transports/types.js';
+import type { Result, TransportKind } from '../adapter/types.js';
+import type { RuntimeKind } from './plan.js';
+
+/** Where a sandbox's runtime server is reached. */
+export interface RuntimeTarget {
+  readonly kind: RuntimeKind;
+  readonly transport: TransportKind;
+  readonly namespace: string;
+  /** Sandbox name (router `X-Sandbox-ID`). */
+  readonly sandbox: string;
+  readonly pod: string;
+  readonly podIP?: string;
+  /** REST port (sandboxd 8080, python runtime 8888). */
+  readonly restPort: number;
+  /** gRPC port (sandboxd 9090). */
+  readonly grpcPort?: number;
+}
+
+/** A runtime call's outcome. `silent` = nothing answers the connection (refused/unreachable); `timeout` = no answer within the deadline. */
+export type RuntimeCall<T> =
+  | { readonly kind: 'answered'; readonly value: T; readonly durationMs: number }
+  | { readonly kind: 'timeout'; readonly durationMs: number; readonly detail: string }
+  | { readonly kind: 'silent'; readonly durationMs: number; readonly detail: string }
+  | { readonly kind: 'error'; readonly durationMs: number; readonly detail: string };
+
+export interface ExecOutput {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RuntimeProber {
+  /** Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's transport or through the router. */
+  health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>>;
+  /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. */
+  execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number): Promise<RuntimeCall<ExecOutput>>;
+  /** Writes then reads back one file (sandboxd `PUT`/`GET /v1/files`); `value` is the content read back. */
+  fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number): Promise<RuntimeCall<string>>;
+  close(): Promise<void>;
+}
+
+/** Adapter-backed prober. `routerUrl` enables `router` transport and router health checks. */
+export class AdapterRuntimeProber implements RuntimeProber {
+  private readonly transports = new Map<TransportKind, Transport>();
+
+  constructor(private readonly opts: { client?: KubeClient; routerUrl?: string }) {}
+
+  async health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>> {
+    const started = Date.now();
+    const t = this.transport(via ?? target.transport);
+    if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
+    const r = target.kind === 'sandboxd'
+      ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).health(deadlineMs)
+      : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).health(deadlineMs);
+    return toCall(r, started, (v) => v.status);
+  }
+
+  async execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number): Promise<RuntimeCall<ExecOutput>> {
+    const started = Date.now();
+    const t = this.transport(target.transport);
+    if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
+    const r = target.kind === 'sandboxd'
+      ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).execute(argv, { deadlineMs })
+      : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).execute(argv, { deadlineMs });
+    return toCall(r, started, (v) => ({ exitCode: v.exitCode, stdout: v.stdout, stderr: v.stderr }));
+  }
+
+  async fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number): Promise<RuntimeCall<string>> {
+    const started = Date.now();
+    if (target.kind !== 'sandboxd') return { kind: 'error', durationMs: 0, detail: 'file round trip is implemented for sandboxd only (the python runtime upload is multipart)' };
+    const t = this.transport(target.transport);
+    if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
+    const client = new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) });
+    const w = await client.writeFile(path, content, '0644', deadlineMs);
+    if (w.kind !== 'ok') return toCall(w, started, () => '');
+    const r = await client.readFile(path, Math.max(1, deadlineMs - (Date.now() - started)));
+    return toCall(r, started, (b) => b.toString('utf8'));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.transports.values()].map((t) => t.close()));
+  }
+
+  private transport(kind: TransportKind): { kind: 'ok'; value: Transport } | { kind: 'no'; detail: string } {
+    const have = this.transports.get(kind);
+    if (have) return { kind: 'ok', value: have };
+    let made: Transport;
+    if (kind === 'direct') made = new DirectTransport();
+    else if (kind === 'router') {
+      if (!this.opts.routerUrl) return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
+      made = new RouterTransport(this.opts.routerUrl);
+    } else {
+      if (!this.opts.client) return { kind: 'no', detail: 'port-forward needs a cluster connection' };
+      made = new PortForwardTransport(this.opts.client);
+    }
+    this.transports.set(kind, made);
+    return { kind: 'ok', value: made };
+  }
+
+  private adapterTarget(t: RuntimeTarget): { namespace: string; sandboxName: string; podName: string; podIP?: string } {
+    return { namespace: t.namespace, sandboxName: t.sandbox, podName: t.pod, ...(t.podIP ? { podIP: t.podIP } : {}) };
+  }
+
+  private ports(t: RuntimeTarget): { rest: number; grpc?: number } {
+    return { rest: t.restPort, ...(t.grpcPort !== undefined ? { grpc: t.grpcPort } : {}) };
+  }
+}
+
+function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeCall<B> {
+  const durationMs = Date.now() - started;
+  if (r.kind === 'ok') return { kind: 'answered', value: map(r.value), durationMs };
+  if (r.kind === 'failed') {
+    if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message };
+    if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
+    return { kind: 'error', durationMs, detail: r.error.message };
+  }
+  return { kind: 'error', durationMs, detail: r.reason };
+}

@@ -1,0 +1,88 @@
+/**
+ * Objects the workload probes create: every one carries the run's labels, is tracked here, and is deleted by
+ * {@link Workload.cleanup} on success, failure and interrupt. Cleanup also sweeps by label (catching an object
+ * whose create answer was lost) and reports whatever it could not delete or that is still there after the wait.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Cluster, CustomRef } from './cluster.js';
+import { failure } from './cluster.js';
+
+/** Label on everything a verify run creates; value = the run id. */
+export const RUN_LABEL = 'agentplane.dev/verify-run';
+/** `app.kubernetes.io/managed-by` value of verify-made objects. */
+export const MANAGED_BY = 'agentplane-verify';
+
+interface Tracked {
+  readonly ref: CustomRef;
+  readonly kind: string;
+  readonly name: string;
+}
+
+export class Workload {
+  /** Short random id of this run (6 hex), part of every object name and the {@link RUN_LABEL} value. */
+  readonly runId: string;
+  private readonly tracked: Tracked[] = [];
+  private readonly kinds = new Map<string, { ref: Omit<CustomRef, 'namespace'>; kind: string; namespaces: Set<string> }>();
+
+  constructor(private readonly cluster: Cluster, runId?: string) {
+    this.runId = runId ?? randomBytes(3).toString('hex');
+  }
+
+  /** Labels every created object must carry. */
+  labels(): Record<string, string> {
+    return { [RUN_LABEL]: this.runId, 'app.kubernetes.io/managed-by': MANAGED_BY };
+  }
+
+  /** A DNS-1123 name for a probe object: `verify-<run>-<suffix>`, at most 63 characters. */
+  name(suffix: string): string {
+    const clean = suffix.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+    return `verify-${this.runId}-${clean}`.slice(0, 63).replace(/-+$/, '');
+  }
+
+  /** Records an object to delete at cleanup (call before creating it, so an interrupted create is still swept). */
+  track(ref: CustomRef, kind: string, name: string): void {
+    this.tracked.push({ ref, kind, name });
+    const key = `${ref.group}/${ref.version}/${ref.plural}`;
+    const entry = this.kinds.get(key) ?? { ref: { group: ref.group, version: ref.version, plural: ref.plural }, kind, namespaces: new Set<string>() };
+    entry.namespaces.add(ref.namespace);
+    this.kinds.set(key, entry);
+  }
+
+  /**
+   * Deletes every tracked object and every object carrying this run's label in the namespaces used, then waits
+   * (watch, bounded by `waitMs`) for them to disappear. Returns leftovers as `Kind ns/name: why`; empty = clean.
+   */
+  async cleanup(waitMs = 30_000): Promise<string[]> {
+    const targets = new Map<string, Tracked>();
+    for (const t of this.tracked) targets.set(`${t.ref.plural}.${t.ref.group}/${t.ref.namespace}/${t.name}`, t);
+    for (const { ref, kind, namespaces } of this.kinds.values()) {
+      for (const namespace of namespaces) {
+        const listed = await this.cluster.listCustom({ ...ref, namespace }, `${RUN_LABEL}=${this.runId}`);
+        if (listed.kind !== 'ok') continue;
+        for (const obj of listed.value) {
+          const name = obj.metadata?.name;
+          if (name) targets.set(`${ref.plural}.${ref.group}/${namespace}/${name}`, { ref: { ...ref, namespace }, kind, name });
+        }
+      }
+    }
+    const leftovers: string[] = [];
+    const deleted: Tracked[] = [];
+    for (const t of targets.values()) {
+      const r = await this.cluster.deleteCustom(t.ref, t.name);
+      if (r.kind === 'ok') {
+        if (r.value === 'deleted') deleted.push(t);
+      } else {
+        leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: delete failed: ${failure(r)}`);
+      }
+    }
+    const deadline = Date.now() + waitMs;
+    for (const t of deleted) {
+      const path = `/apis/${t.ref.group}/${t.ref.version}/namespaces/${t.ref.namespace}/${t.ref.plural}`;
+      const gone = await this.cluster.waitFor(path, t.name, () => this.cluster.getCustom(t.ref, t.name), (o) => o === undefined, { timeoutMs: Math.max(1000, deadline - Date.now()) });
+      if (gone.kind === 'timeout') leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: still present ${Math.round(waitMs / 1000)}s after delete (finalizer or controller not running?)`);
+      else if (gone.kind === 'failed') leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: could not confirm deletion: ${gone.error.message}`);
+    }
+    this.tracked.length = 0;
+    return leftovers;
+  }
+}
