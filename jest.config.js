@@ -10,5 +10,10 @@ const common = {
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/{unit,contract,cases}/**/*.test.ts'] },
+    // Real loopback control plane (test-cluster/README.md): started once per run, torn down if this run started it.
+    {
+      ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/cluster/global-setup.ts', globalTeardown: '<rootDir>/test/cluster/global-teardown.ts',
+    },
   ],
 };

@@ -45,6 +45,12 @@ build_one() {
   tc_log "$c $(tc_version "$c"): fetching modules"
   start=$(date +%s)
   fetch_modules "$c" || { exec 9>&-; return 2; }
+  local fetched_dir; fetched_dir="$(tc_key_dir "$c")"
+  if [ "$fetched_dir" != "$dir" ]; then
+    tc_log "warning: fetching changed $TC_GO/$c/go.sum (commit it); cache key is now $(basename "$fetched_dir")"
+    dir="$fetched_dir"
+    if [ -f "$dir/.ok" ]; then tc_log "$c: cached ($dir)"; exec 9>&-; return 0; fi
+  fi
   tc_log "$c: modules ready after $(( $(date +%s) - start ))s; compiling $(tc_binaries "$c") (go build -p $JOBS, nice $NICE)"
   [ "$c" = k8s ] && tc_log "k8s.io/kubernetes versions on the proxy: $( (cd "$TC_GO/k8s" && go list -m -versions k8s.io/kubernetes 2>/dev/null) | tr ' ' '\n' | grep -E '^v1\.3[67]\.' | tr '\n' ' ')"
   tmp="$dir.tmp.$$"; rm -rf "$tmp"; mkdir -p "$tmp"

@@ -1,0 +1,136 @@
+/**
+ * Installs Agent Sandbox into the running test cluster the way a user would through AgentPlane, adapted to a
+ * control plane whose controller runs as a local process (TEST-CLUSTER.md §7.3, §7.5):
+ *
+ *  1. objects: the environment in `test-cluster/env/<release>.ts` (AgentPlane constructs, synthesized in-process) when
+ *     it exists, else the release's sha256-verified objects from AgentPlane's release loader (`src/releases`);
+ *  2. drops Deployments, Services and PodDisruptionBudgets (controller and router run as local processes; a
+ *     Service-backed conversion webhook would make the apiserver dial a 10.x ClusterIP), applies everything else
+ *     (CRDs, Namespaces, RBAC, ConfigMaps, RuntimeClasses, templates, warm pools, policies);
+ *  3. points each CRD's conversion webhook at `https://127.0.0.1:<webhook-port>/convert` with the local CA
+ *     (v0.5.x CRDs serve v1beta1 + v1alpha1 with `strategy: Webhook`, `k8s/crds/*.yaml@v0.5.6`);
+ *  4. server-side applies them (client-node), waits for every CRD to be Established;
+ *  5. creates the kwok nodes (label agentplane.io/runtime=standin; podCIDR 127.<pod-net>.<i>.0/24, so pod IPs stay in 127.0.0.0/8);
+ *  6. mints a TokenRequest token for the install's own ServiceAccount `agent-sandbox-system/agent-sandbox-controller`
+ *     (`k8s/controller.yaml@tag`) and writes `<run>/controller.kubeconfig`, so the controller gets exactly the pinned RBAC.
+ *
+ * Usage: tsx test-cluster/install.ts --run DIR --release v0.5.6 --webhook-port N [--nodes 1] [--pod-net 10] [--node-labels k=v,..]
+ *        [--node-taints k=v:NoSchedule,..]
+ */
+import * as k8s from '@kubernetes/client-node';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadRelease } from '../src/releases/load.js';
+import { kubeConfigFrom, serverSideApply, waitFor, type KubeObject } from './kube.js';
+import { kwokNode, parseLabels, parseTaints } from './nodes.js';
+
+const CONTROLLER_NS = 'agent-sandbox-system';
+const CONTROLLER_SA = 'agent-sandbox-controller';
+/** Not applied: the controller and router run as local processes, and no Service may back a webhook (10.x ClusterIPs). */
+const DROPPED_KINDS = new Set(['Deployment', 'Service', 'PodDisruptionBudget']);
+const APPLY_ORDER = [
+  'CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ConfigMap', 'Secret',
+  'RuntimeClass', 'SandboxTemplate', 'SandboxWarmPool', 'NetworkPolicy', 'SandboxClaim', 'Sandbox',
+];
+const rank = (kind: string) => (APPLY_ORDER.includes(kind) ? APPLY_ORDER.indexOf(kind) : APPLY_ORDER.length);
+/** Every node up.sh makes carries this label (the env's RuntimeClass `standin` selects it). */
+const STANDIN_LABEL = { 'agentplane.io/runtime': 'standin' };
+
+const { values } = parseArgs({
+  options: {
+    run: { type: 'string' }, release: { type: 'string' }, 'webhook-port': { type: 'string' },
+    nodes: { type: 'string', default: '1' }, 'pod-net': { type: 'string', default: '10' }, 'node-labels': { type: 'string', default: '' }, 'node-taints': { type: 'string', default: '' },
+  },
+});
+if (!values.run || !values.release || !values['webhook-port']) {
+  throw new Error('install.ts needs --run DIR --release TAG --webhook-port PORT');
+}
+const run = values.run;
+const release = values.release;
+const webhookPort = Number(values['webhook-port']);
+const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
+const log = (msg: string) => process.stderr.write(`[test-cluster install] ${msg}\n`);
+
+const objects = await installObjects(release);
+const caBundle = readFileSync(path.join(run, 'pki', 'ca.crt')).toString('base64');
+const kept = objects
+  .filter((o) => !DROPPED_KINDS.has(o.kind))
+  .map((o) => (o.kind === 'CustomResourceDefinition' ? loopbackConversion(o, webhookPort, caBundle) : o))
+  .sort((a, b) => rank(a.kind) - rank(b.kind));
+const dropped = objects.filter((o) => DROPPED_KINDS.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
+log(`applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`);
+await serverSideApply(kc, kept);
+
+const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
+for (const crd of kept.filter((o) => o.kind === 'CustomResourceDefinition')) {
+  await waitFor(`CRD ${crd.metadata.name} Established`, 30_000, async () => {
+    const live = await ext.readCustomResourceDefinition({ name: crd.metadata.name });
+    return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+  });
+}
+
+const core = kc.makeApiClient(k8s.CoreV1Api);
+const labels = { ...STANDIN_LABEL, ...parseLabels(values['node-labels'] ?? '') };
+const taints = parseTaints(values['node-taints'] ?? '');
+const nodeCount = Number(values.nodes);
+for (let i = 0; i < nodeCount; i++) {
+  await serverSideApply(kc, [kwokNode(`kwok-node-${i}`, i, labels, taints, Number(values['pod-net']))]);
+}
+for (let i = 0; i < nodeCount; i++) {
+  await waitFor(`node kwok-node-${i} Ready`, 30_000, async () => {
+    const n = await core.readNode({ name: `kwok-node-${i}` });
+    return n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? true : undefined;
+  });
+}
+
+const sa = kept.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === CONTROLLER_SA && o.metadata.namespace === CONTROLLER_NS);
+if (!sa) throw new Error(`the ${release} install has no ServiceAccount ${CONTROLLER_NS}/${CONTROLLER_SA}; cannot run the controller under its own RBAC`);
+const tr = await core.createNamespacedServiceAccountToken({
+  namespace: CONTROLLER_NS, name: CONTROLLER_SA,
+  body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], expirationSeconds: 7 * 24 * 3600 } },
+});
+const token = tr.status?.token;
+if (!token) throw new Error(`TokenRequest for ${CONTROLLER_NS}/${CONTROLLER_SA} returned no token`);
+const cluster = kc.getCurrentCluster();
+if (!cluster) throw new Error('admin kubeconfig has no current cluster');
+writeFileSync(path.join(run, 'controller.kubeconfig'), [
+  'apiVersion: v1', 'kind: Config',
+  'clusters:', '- name: agentplane-test', '  cluster:', `    server: ${cluster.server}`, `    certificate-authority: ${path.join(run, 'pki', 'ca.crt')}`,
+  'users:', `- name: ${CONTROLLER_SA}`, '  user:', `    token: ${token}`,
+  'contexts:', '- name: controller', '  context:', '    cluster: agentplane-test', `    user: ${CONTROLLER_SA}`, `    namespace: ${CONTROLLER_NS}`,
+  'current-context: controller', '',
+].join('\n'), { mode: 0o600 });
+log(`controller kubeconfig written with a TokenRequest token of ${CONTROLLER_NS}/${CONTROLLER_SA}`);
+
+/** Objects of the environment for `tag`: from test-cluster/env/<tag>.ts (AgentPlane constructs) when present, else the release loader. */
+async function installObjects(tag: string): Promise<KubeObject[]> {
+  const envFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'env', `${tag}.ts`);
+  if (existsSync(envFile)) {
+    const mod = (await import(pathToFileURL(envFile).href)) as { synthesizeInstall: () => Promise<KubeObject[]> | KubeObject[] };
+    log(`objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)})`);
+    return [...(await mod.synthesizeInstall())];
+  }
+  log(`no ${path.relative(process.cwd(), envFile)}; using the sha256-verified release objects of ${tag} from src/releases`);
+  const loaded = await loadRelease(tag);
+  const out: KubeObject[] = [];
+  for (const [file, objs] of loaded.objects) {
+    if (!file.startsWith('k8s/')) continue; // router deploy examples and helm values are not part of the install
+    for (const o of objs) out.push(o as unknown as KubeObject);
+  }
+  // Later files redefine earlier objects (extensions.yaml re-declares the Deployment); last one wins, like kubectl apply.
+  const byId = new Map<string, KubeObject>();
+  for (const o of out) byId.set(`${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
+  return [...byId.values()];
+}
+
+/** A copy of `crd` whose conversion webhook (if any) is reached at `https://127.0.0.1:<port>/convert` with `caBundle`. */
+function loopbackConversion(crd: KubeObject, port: number, caBundle: string): KubeObject {
+  const copy = structuredClone(crd) as KubeObject & { spec: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } } };
+  const conv = copy.spec.conversion;
+  if (conv?.strategy === 'Webhook') {
+    conv.webhook = { ...(conv.webhook ?? {}), clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle } };
+  }
+  return copy;
+}

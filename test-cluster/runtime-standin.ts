@@ -1,0 +1,182 @@
+/**
+ * Runtime stand-in for kwok pods (kwok simulates pod status only; no container ever runs).
+ *
+ * For every Running pod with a pod IP whose spec carries a sandboxd container (container named `sandboxd`, or an
+ * image whose last path segment starts with `sandboxd`), it starts a real sandboxd (v0.5.6 binary, unprivileged uid
+ * 65534 when run as root, its own root dir) on two free 127.0.0.1 ports and forwards `<podIP>:<restPort>` and
+ * `<podIP>:<grpcPort>` to them, so router -> pod IP -> sandboxd is the real path. The runtime ports are the container's
+ * `--rest-port` / `--grpc-port` args, else sandboxd's defaults 8080 / 9090 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`).
+ *
+ * Pod annotation `test-cluster.agentplane.io/runtime` (see test-cluster/README.md):
+ *   `sandboxd` (default) — as above;  `none` — nothing listens on the pod IP (runtime silent);
+ *   `hang` — the pod IP ports accept TCP connections and never answer.
+ *
+ * sandboxd gets SANDBOX_POD_NAME / SANDBOX_POD_NAMESPACE / SANDBOX_POD_IP in its environment (visible on GET /v1/metadata).
+ * State: `<run>/runtimes.json` (array of RuntimeRecord), pid files `<run>/pids/sandboxd-<pod uid>.pid`, logs
+ * `<run>/logs/sandboxd-<ns>.<pod>.log`. Started by up.sh (env AGENTPLANE_TEST_CLUSTER_RUN, AGENTPLANE_SANDBOXD_BIN).
+ */
+import * as k8s from '@kubernetes/client-node';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { kubeConfigFrom } from './kube.js';
+import { RUNTIME_ANNOTATION, type RuntimeMode as Mode, type RuntimeRecord } from './runtime.js';
+
+interface Runtime { record: RuntimeRecord; servers: net.Server[]; sockets: Set<net.Socket>; child?: ChildProcess; rootDir?: string }
+
+const run = mustEnv('AGENTPLANE_TEST_CLUSTER_RUN');
+const sandboxdBin = mustEnv('AGENTPLANE_SANDBOXD_BIN');
+const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
+const core = kc.makeApiClient(k8s.CoreV1Api);
+const runtimes = new Map<string, Runtime>();
+const asRoot = process.getuid?.() === 0;
+const UNPRIVILEGED = 65534;
+let stopping = false;
+
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+
+let first = true;
+while (!stopping) {
+  try {
+    await reconcile();
+    if (first) { writeFileSync(path.join(run, 'runtime-standin.ready'), `${process.pid}\n`); first = false; }
+  } catch (err) {
+    process.stderr.write(`reconcile failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+  }
+  await sleep(250);
+}
+
+async function reconcile(): Promise<void> {
+  const pods = await core.listPodForAllNamespaces({});
+  const wanted = new Map<string, k8s.V1Pod>();
+  for (const pod of pods.items) {
+    const uid = pod.metadata?.uid;
+    if (uid && pod.status?.phase === 'Running' && pod.status.podIP && !pod.metadata?.deletionTimestamp && sandboxdContainer(pod)) wanted.set(uid, pod);
+  }
+  let changed = false;
+  for (const [uid, rt] of runtimes) {
+    if (!wanted.has(uid) || wanted.get(uid)?.status?.podIP !== rt.record.podIP) { await teardown(rt); runtimes.delete(uid); changed = true; }
+  }
+  for (const [uid, pod] of wanted) {
+    if (runtimes.has(uid)) continue;
+    runtimes.set(uid, await startRuntime(pod));
+    changed = true;
+  }
+  if (changed) writeState();
+}
+
+function sandboxdContainer(pod: k8s.V1Pod): k8s.V1Container | undefined {
+  return pod.spec?.containers.find((c) => c.name === 'sandboxd' || /(^|\/)sandboxd[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''));
+}
+
+function portArg(c: k8s.V1Container, flag: string, dflt: number): number {
+  const args = [...(c.command ?? []), ...(c.args ?? [])];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.startsWith(`${flag}=`)) return Number(a.slice(flag.length + 1));
+    if (a === flag && args[i + 1]) return Number(args[i + 1]);
+  }
+  return dflt;
+}
+
+async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
+  const c = sandboxdContainer(pod)!;
+  const ns = pod.metadata!.namespace!, name = pod.metadata!.name!, uid = pod.metadata!.uid!, podIP = pod.status!.podIP!;
+  const ann = pod.metadata?.annotations?.[RUNTIME_ANNOTATION];
+  const mode: Mode = ann === 'none' || ann === 'hang' ? ann : 'sandboxd';
+  const restPort = portArg(c, '--rest-port', 8080), grpcPort = portArg(c, '--grpc-port', 9090);
+  const rt: Runtime = { record: { namespace: ns, pod: name, uid, podIP, mode, restPort, grpcPort, localRestPort: null, localGrpcPort: null, pid: null }, servers: [], sockets: new Set() };
+  if (mode === 'none') return rt;
+  if (mode === 'hang') {
+    for (const port of [restPort, grpcPort]) rt.servers.push(await listen(podIP, port, (s) => { rt.sockets.add(s); s.on('close', () => rt.sockets.delete(s)); s.on('error', () => undefined); }));
+    return rt;
+  }
+  const [localRest, localGrpc] = await freePorts(2);
+  const rootDir = path.join(run, 'sandboxd', `${ns}.${name}.${uid.slice(0, 8)}`);
+  mkdirSync(path.join(rootDir, 'workspace'), { recursive: true });
+  if (asRoot) { chownSync(rootDir, UNPRIVILEGED, UNPRIVILEGED); chownSync(path.join(rootDir, 'workspace'), UNPRIVILEGED, UNPRIVILEGED); }
+  const logFd = openSync(path.join(run, 'logs', `sandboxd-${ns}.${name}.log`), 'a');
+  const argv = [`--rest-port=${localRest}`, `--grpc-port=${localGrpc}`, `--root-dir=${path.join(rootDir, 'workspace')}`, '--shutdown-timeout=2s'];
+  const [cmd, args] = asRoot
+    ? ['setpriv', [`--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', sandboxdBin, ...argv]]
+    : [sandboxdBin, argv];
+  const child = spawn(cmd as string, args as string[], {
+    detached: true, stdio: ['ignore', logFd, logFd], cwd: rootDir,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(rootDir, 'workspace'), SANDBOX_POD_NAME: name, SANDBOX_POD_NAMESPACE: ns, SANDBOX_POD_IP: podIP },
+  });
+  closeSync(logFd);
+  child.unref();
+  writeFileSync(path.join(run, 'pids', `sandboxd-${uid}.pid`), `${child.pid}\n`);
+  rt.child = child; rt.rootDir = rootDir;
+  rt.record = { ...rt.record, localRestPort: localRest!, localGrpcPort: localGrpc!, pid: child.pid ?? null };
+  await healthy(localRest!, 10_000);
+  rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets), await forward(podIP, grpcPort, localGrpc!, rt.sockets));
+  process.stderr.write(`sandboxd for ${ns}/${name} (${podIP}:${restPort},${grpcPort}) pid ${child.pid}\n`);
+  return rt;
+}
+
+async function teardown(rt: Runtime): Promise<void> {
+  for (const s of rt.sockets) s.destroy();
+  await Promise.all(rt.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  if (rt.child?.pid) {
+    try { process.kill(rt.child.pid, 'SIGTERM'); } catch { /* already gone */ }
+    rmSync(path.join(run, 'pids', `sandboxd-${rt.record.uid}.pid`), { force: true });
+  }
+  if (rt.rootDir) rmSync(rt.rootDir, { recursive: true, force: true });
+  process.stderr.write(`runtime for ${rt.record.namespace}/${rt.record.pod} stopped\n`);
+}
+
+function listen(host: string, port: number, onConn: (s: net.Socket) => void): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer(onConn);
+    srv.once('error', reject);
+    srv.listen(port, host, () => { srv.off('error', reject); resolve(srv); });
+  });
+}
+
+function forward(host: string, port: number, target: number, sockets: Set<net.Socket>): Promise<net.Server> {
+  return listen(host, port, (client) => {
+    const upstream = net.connect(target, '127.0.0.1');
+    for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => { client.destroy(); upstream.destroy(); }); }
+    client.pipe(upstream).pipe(client);
+  });
+}
+
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(Array.from({ length: n }, () => listen('127.0.0.1', 0, () => undefined)));
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  return ports;
+}
+
+async function healthy(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try { if ((await fetch(`http://127.0.0.1:${port}/v1/health`, { signal: AbortSignal.timeout(1000) })).ok) return; } catch { /* not yet */ }
+    await sleep(50);
+  }
+  throw new Error(`sandboxd on 127.0.0.1:${port} did not answer /v1/health within ${timeoutMs} ms`);
+}
+
+function writeState(): void {
+  writeFileSync(path.join(run, 'runtimes.json'), `${JSON.stringify([...runtimes.values()].map((r) => r.record), null, 2)}\n`);
+}
+
+async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const rt of runtimes.values()) await teardown(rt);
+  runtimes.clear();
+  writeState();
+  process.exit(0);
+}
+
+function mustEnv(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (the runtime stand-in is started by test-cluster/scripts/up.sh)`);
+  return v;
+}
+
+function sleep(ms: number): Promise<void> { return new Promise((r) => setTimeout(r, ms)); }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Stops every process the test cluster started (pid files in test-cluster/.run/pids: control plane, controller,
+# router, runtime stand-in and each sandboxd) and removes test-cluster/.run. SIGTERM, then SIGKILL after 5 s.
+# A pid is signalled only while /proc/<pid> still shows the process that was started (guards against pid reuse).
+#   bash test-cluster/scripts/down.sh [--keep-logs]    (--keep-logs: keep .run/logs for a failed start)
+set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+RUN="$TC_RUN"
+KEEP_LOGS=0; [ "${1:-}" = --keep-logs ] && KEEP_LOGS=1
+[ -d "$RUN" ] || { tc_log "no test cluster state in $RUN; nothing to stop"; exit 0; }
+
+ours() { # pid -> true when the process is still one this cluster started (its cmdline mentions the run dir or cache)
+  local cl; cl="$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" || return 1
+  [[ "$cl" == *"$RUN"* || "$cl" == *"$TC_CACHE"* || "$cl" == *"$TC_ROOT"* ]]
+}
+pids=()
+for f in "$RUN"/pids/*.pid; do
+  [ -f "$f" ] || continue
+  pid="$(cat "$f")"
+  if [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid"; then pids+=("$pid"); kill -TERM "$pid" 2>/dev/null; fi
+done
+deadline=$(( $(date +%s) + 5 ))
+for pid in "${pids[@]}"; do
+  while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
+  if kill -0 "$pid" 2>/dev/null && ours "$pid"; then tc_log "pid $pid ignored SIGTERM; SIGKILL"; kill -KILL "$pid" 2>/dev/null; fi
+done
+# sandboxd processes the stand-in started after the pid list was read
+for f in "$RUN"/pids/sandboxd-*.pid; do
+  [ -f "$f" ] || continue; pid="$(cat "$f")"
+  [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid" && kill -KILL "$pid" 2>/dev/null
+done
+tc_log "stopped ${#pids[@]} process(es)"
+if [ $KEEP_LOGS -eq 1 ]; then
+  find "$RUN" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
+  tc_log "logs kept in $RUN/logs"
+else
+  rm -rf "$RUN"
+fi

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Starts (or reuses) the loopback-only test cluster and prints the path of its admin kubeconfig on stdout.
+#
+#   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6] [--nodes N]
+#                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
+#   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
+#        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
+#        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default 10).
+#
+# Processes (all bound to 127.0.0.1, pid files in test-cluster/.run/pids): etcd, kube-apiserver, kube-scheduler,
+# kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
+# install's own ServiceAccount), sandbox-router (v0.5.6) and the runtime stand-in (starts sandboxd per sandbox pod).
+# Cluster facts for tests: test-cluster/.run/cluster.json. Stop with down.sh. Progress goes to stderr.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+REPO="$(cd "$TC_ROOT/.." && pwd)"
+RUN="$TC_RUN"
+
+RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
+NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
+NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
+NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
+POD_NET="${AGENTPLANE_TEST_CLUSTER_POD_NET:-10}"   # node i gets podCIDR 127.<POD_NET>.<i>.0/24
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --release) RELEASE="$2"; shift 2 ;;
+    --release=*) RELEASE="${1#*=}"; shift ;;
+    --nodes) NODES="$2"; shift 2 ;;
+    --nodes=*) NODES="${1#*=}"; shift ;;
+    --node-labels) NODE_LABELS="$2"; shift 2 ;;
+    --node-labels=*) NODE_LABELS="${1#*=}"; shift ;;
+    --node-taints) NODE_TAINTS="$2"; shift 2 ;;
+    --node-taints=*) NODE_TAINTS="${1#*=}"; shift ;;
+    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test-cluster up: unknown option '$1' (see --help)" >&2; exit 64 ;;
+  esac
+done
+case "$RELEASE" in v0.5.6|v0.4.6) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6 or v0.4.6" >&2; exit 64 ;; esac
+[[ "$POD_NET" =~ ^[0-9]+$ ]] && [ "$POD_NET" -ge 1 ] && [ "$POD_NET" -le 254 ] || { echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_POD_NET must be 1..254, got '$POD_NET'" >&2; exit 64; }
+[[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
+
+t0=$(date +%s.%N)
+elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1fs", b-a}'; }
+
+# --- reuse -------------------------------------------------------------------------------------------
+alive() { local f="$RUN/pids/$1.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; }
+if [ -f "$RUN/cluster.env" ]; then
+  . "$RUN/cluster.env"
+  if alive kube-apiserver && curl -fsS --max-time 2 --cacert "$RUN/pki/ca.crt" -H "Authorization: Bearer $ADMIN_TOKEN" "https://127.0.0.1:$API_PORT/readyz" >/dev/null 2>&1; then
+    if [ "$CLUSTER_RELEASE" != "$RELEASE" ]; then
+      echo "test-cluster up: a cluster with release $CLUSTER_RELEASE is already up; run 'npm run cluster:down' first to switch to $RELEASE" >&2; exit 65
+    fi
+    tc_log "reusing the running cluster (release $CLUSTER_RELEASE, apiserver 127.0.0.1:$API_PORT)"
+    echo "$RUN/kubeconfig"; exit 0
+  fi
+  tc_log "stale state in $RUN (apiserver not answering); cleaning it up"
+  bash "$TC_ROOT/scripts/down.sh" >&2
+fi
+
+# --- binaries ----------------------------------------------------------------------------------------
+AS_COMP="agent-sandbox-$RELEASE"
+for c in etcd k8s kwok "$AS_COMP"; do
+  tc_is_built "$c" || { tc_log "binaries for $c are not cached; building (bash test-cluster/scripts/build.sh $c)"; bash "$TC_ROOT/scripts/build.sh" "$c" >&2; }
+done
+ETCD_BIN="$(tc_key_dir etcd)"; K8S_BIN="$(tc_key_dir k8s)"; KWOK_BIN="$(tc_key_dir kwok)"; AS_BIN="$(tc_key_dir "$AS_COMP")"
+SANDBOXD_BIN="$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd"   # the runtime stand-in uses v0.5.6's sandboxd for every release
+[ -x "$SANDBOXD_BIN" ] || SANDBOXD_BIN=""
+
+# --- run dir, PKI, ports ------------------------------------------------------------------------------
+rm -rf "$RUN"; mkdir -p "$RUN/pids" "$RUN/logs" "$RUN/pki" "$RUN/webhook-certs" "$RUN/sandboxd"
+trap 'rc=$?; if [ $rc -ne 0 ]; then tc_log "cluster:up failed (exit $rc); stopping what was started"; bash "$TC_ROOT/scripts/down.sh" --keep-logs >&2 || true; fi' EXIT
+
+P="$RUN/pki"
+openssl_q() { openssl "$@" >/dev/null 2>&1 || { echo "test-cluster up: openssl $1 failed" >&2; openssl "$@" >&2; exit 1; }; }
+openssl_q req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 -subj /CN=agentplane-test-cluster-ca \
+  -keyout "$P/ca.key" -out "$P/ca.crt" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign
+serving() {
+  openssl_q req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" -keyout "$P/$1.key" -out "$P/$1.csr"
+  printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$2" >"$P/$1.ext"
+  openssl_q x509 -req -in "$P/$1.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -days 3650 -out "$P/$1.crt" -extfile "$P/$1.ext"
+}
+WH_SVC=agent-sandbox-webhook-service; WH_NS=agent-sandbox-system
+serving apiserver 'IP:127.0.0.1,DNS:localhost'
+serving webhook "IP:127.0.0.1,DNS:localhost,DNS:$WH_SVC,DNS:$WH_SVC.$WH_NS,DNS:$WH_SVC.$WH_NS.svc,DNS:$WH_SVC.$WH_NS.svc.cluster.local"
+openssl_q genrsa -out "$P/sa.key" 2048
+cp "$P/webhook.crt" "$RUN/webhook-certs/tls.crt"; cp "$P/webhook.key" "$RUN/webhook-certs/tls.key"
+ADMIN_TOKEN="agentplane-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
+echo "$ADMIN_TOKEN,agentplane-admin,agentplane-admin,\"system:masters\"" >"$RUN/tokens.csv"
+
+# 13 free loopback ports (bound to 127.0.0.1:0 and released just before the processes start).
+read -r ETCD_PORT ETCD_PEER_PORT API_PORT SCHED_PORT KCM_PORT CTRL_METRICS_PORT CTRL_PROBE_PORT WEBHOOK_PORT \
+  ROUTER_HTTP_PORT ROUTER_METRICS_PORT ROUTER_PROBE_PORT KWOK_PORT SPARE_PORT < <(node -e '
+  const net = require("net"); const n = 13; const servers = []; const ports = [];
+  (async () => { for (let i = 0; i < n; i++) { const s = net.createServer(); await new Promise((r) => s.listen(0, "127.0.0.1", r));
+    servers.push(s); ports.push(s.address().port); } servers.forEach((s) => s.close()); console.log(ports.join(" ")); })();')
+
+cat >"$RUN/kubeconfig" <<KCFG
+apiVersion: v1
+kind: Config
+clusters:
+- name: agentplane-test
+  cluster:
+    server: https://127.0.0.1:$API_PORT
+    certificate-authority: $P/ca.crt
+users:
+- name: agentplane-admin
+  user:
+    token: $ADMIN_TOKEN
+contexts:
+- name: agentplane-test
+  context:
+    cluster: agentplane-test
+    user: agentplane-admin
+current-context: agentplane-test
+KCFG
+KCFG="$RUN/kubeconfig"
+
+# --- process helpers -----------------------------------------------------------------------------------
+start() { # name binary args...
+  local name="$1"; shift
+  setsid "$@" >"$RUN/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$RUN/pids/$name.pid"
+}
+fail_with_log() { echo "test-cluster up: $1; last lines of $RUN/logs/$2.log:" >&2; tail -n 25 "$RUN/logs/$2.log" >&2 || true; exit 1; }
+wait_for() { # name timeout-seconds command...
+  local name="$1" limit="$2"; shift 2
+  local deadline=$(( $(date +%s) + limit ))
+  until "$@" >/dev/null 2>&1; do
+    alive "$name" || fail_with_log "$name exited during start-up" "$name"
+    [ "$(date +%s)" -lt "$deadline" ] || fail_with_log "$name not ready after ${limit}s" "$name"
+    sleep 0.1
+  done
+  tc_log "$name ready ($(elapsed))"
+}
+api_get() { curl -fsS --max-time 2 --cacert "$P/ca.crt" -H "Authorization: Bearer $ADMIN_TOKEN" "https://127.0.0.1:$API_PORT$1"; }
+secure_health() { curl -fsSk --max-time 2 "https://127.0.0.1:$1/healthz"; }
+
+# --- control plane -------------------------------------------------------------------------------------
+start etcd "$ETCD_BIN/etcd" --name=agentplane --data-dir="$RUN/etcd" \
+  --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster="agentplane=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state=new \
+  --listen-metrics-urls="http://127.0.0.1:$SPARE_PORT" \
+  --unsafe-no-fsync=true --auto-compaction-retention=1 --log-level=warn
+wait_for etcd 30 curl -fsS --max-time 1 "http://127.0.0.1:$ETCD_PORT/readyz"
+
+start kube-apiserver "$K8S_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+  --bind-address=127.0.0.1 --secure-port="$API_PORT" --advertise-address=127.0.0.1 --endpoint-reconciler-type=none \
+  --tls-cert-file="$P/apiserver.crt" --tls-private-key-file="$P/apiserver.key" --client-ca-file="$P/ca.crt" \
+  --token-auth-file="$RUN/tokens.csv" --service-account-issuer="https://127.0.0.1:$API_PORT" \
+  --service-account-key-file="$P/sa.key" --service-account-signing-key-file="$P/sa.key" \
+  --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+  --service-cluster-ip-range=10.96.0.0/24 --allow-privileged=true --cert-dir="$RUN/apiserver-certs" \
+  --enable-priority-and-fairness=false --profiling=false --v=1
+wait_for kube-apiserver 90 api_get /readyz
+
+COMMON_K=(--kubeconfig="$KCFG" --leader-elect=false --bind-address=127.0.0.1 --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics)
+start kube-scheduler "$K8S_BIN/kube-scheduler" "${COMMON_K[@]}" --secure-port="$SCHED_PORT"
+start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}" --secure-port="$KCM_PORT" \
+  --controllers=garbage-collector-controller,namespace-controller --use-service-account-credentials=false
+
+# kwok stages come from the module cache (go:embed'ded YAML of sigs.k8s.io/kwok@v0.8.0, kustomize/stage/**).
+KW="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION/kustomize/stage"
+[ -d "$KW" ] || (cd "$TC_GO/kwok" && go mod download sigs.k8s.io/kwok >&2)
+{ for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+           pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do cat "$KW/$f"; echo; echo ---; done; } >"$RUN/kwok-stages.yaml"
+start kwok "$KWOK_BIN/kwok" --kubeconfig="$KCFG" --config="$RUN/kwok-stages.yaml" \
+  --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --cidr="127.$POD_NET.255.0/24" --node-ip=127.0.0.1 --node-lease-duration-seconds=40 --server-address="127.0.0.1:$KWOK_PORT"
+
+cat >"$RUN/cluster.env" <<ENV
+CLUSTER_RELEASE=$RELEASE
+API_PORT=$API_PORT
+ADMIN_TOKEN=$ADMIN_TOKEN
+ENV
+
+# --- Agent Sandbox install (through AgentPlane), nodes, controller token ------------------------------
+export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$REPO/.." && pwd)/shared/agent-sandbox/releases}"
+(cd "$REPO" && npx --no-install tsx test-cluster/install.ts --run "$RUN" --release "$RELEASE" --webhook-port "$WEBHOOK_PORT" \
+  --nodes "$NODES" --pod-net "$POD_NET" --node-labels "$NODE_LABELS" --node-taints "$NODE_TAINTS") >&2 || { echo "test-cluster up: installing Agent Sandbox $RELEASE failed (see above)" >&2; exit 1; }
+tc_log "Agent Sandbox $RELEASE installed; nodes created ($(elapsed))"
+
+# --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
+CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect=false
+  --metrics-bind-address="127.0.0.1:$CTRL_METRICS_PORT" --health-probe-bind-address="127.0.0.1:$CTRL_PROBE_PORT")
+if [ "$RELEASE" = v0.5.6 ]; then
+  CTRL_ARGS+=(--webhook-port="$WEBHOOK_PORT" --webhook-cert-dir="$RUN/webhook-certs" --manage-webhook-certs=false)
+fi
+start agent-sandbox-controller "$AS_BIN/agent-sandbox-controller" "${CTRL_ARGS[@]}"
+wait_for agent-sandbox-controller 60 curl -fsS --max-time 1 "http://127.0.0.1:$CTRL_PROBE_PORT/readyz"
+if [ "$RELEASE" = v0.5.6 ]; then
+  wait_for agent-sandbox-controller 30 curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/convert"
+  start sandbox-router "$AS_BIN/sandbox-router" --kubeconfig="$KCFG" \
+    --http-bind-address="127.0.0.1:$ROUTER_HTTP_PORT" --metrics-bind-address="127.0.0.1:$ROUTER_METRICS_PORT" \
+    --health-probe-bind-address="127.0.0.1:$ROUTER_PROBE_PORT" --allow-loopback-pod-ip --cache-enabled \
+    --upstream-max-retries=1 --proxy-timeout=30s
+fi
+wait_for kube-scheduler 30 secure_health "$SCHED_PORT"
+wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
+[ "$RELEASE" = v0.5.6 ] && wait_for sandbox-router 60 curl -fsS --max-time 1 "http://127.0.0.1:$ROUTER_PROBE_PORT/readyz"
+
+if [ -n "$SANDBOXD_BIN" ]; then
+  start runtime-standin env AGENTPLANE_TEST_CLUSTER_RUN="$RUN" AGENTPLANE_SANDBOXD_BIN="$SANDBOXD_BIN" \
+    node "$REPO/node_modules/tsx/dist/cli.mjs" "$TC_ROOT/runtime-standin.ts"
+  wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
+else
+  tc_log "no sandboxd binary (agent-sandbox-v0.5.6 not built): runtime stand-in not started"
+fi
+
+node -e '
+  const [run, release, ...p] = process.argv.slice(1); const n = (i) => Number(p[i]);
+  const info = { release, kubeconfig: run + "/kubeconfig", controllerKubeconfig: run + "/controller.kubeconfig", runDir: run,
+    caFile: run + "/pki/ca.crt", apiServer: "https://127.0.0.1:" + p[0],
+    ports: { etcd: n(1), apiserver: n(0), scheduler: n(2), controllerManager: n(3), controllerMetrics: n(4), controllerProbe: n(5),
+             webhook: n(6), routerHttp: release === "v0.5.6" ? n(7) : null, routerMetrics: release === "v0.5.6" ? n(8) : null,
+             routerProbe: release === "v0.5.6" ? n(9) : null },
+    podNet: n(11), runtimeStandin: p[10] === "yes", startedAt: new Date().toISOString() };
+  require("fs").writeFileSync(run + "/cluster.json", JSON.stringify(info, null, 2) + "\n");' \
+  "$RUN" "$RELEASE" "$API_PORT" "$ETCD_PORT" "$SCHED_PORT" "$KCM_PORT" "$CTRL_METRICS_PORT" "$CTRL_PROBE_PORT" "$WEBHOOK_PORT" \
+  "$ROUTER_HTTP_PORT" "$ROUTER_METRICS_PORT" "$ROUTER_PROBE_PORT" "$([ -n "$SANDBOXD_BIN" ] && echo yes || echo no)" "$POD_NET"
+
+tc_log "cluster up in $(elapsed): release $RELEASE, apiserver https://127.0.0.1:$API_PORT"
+trap - EXIT
+echo "$KCFG"

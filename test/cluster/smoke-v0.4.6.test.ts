@@ -1,0 +1,50 @@
+/**
+ * Smoke test on Agent Sandbox v0.4.6 (v1alpha1 only, no conversion, no Go router — `k8s/crds/*.yaml@v0.4.6`): a second
+ * cluster beside the global one (own run dir `test-cluster/.run-v0.4.6`, pod IPs 127.11.x.y), started and stopped here.
+ * A plain v1alpha1 Sandbox reaches Ready through the real v0.4.6 controller; deleting it removes its Pod.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, freshNamespace, isGone, readyCondition, waitFor, type Cluster } from './helpers.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const runDir = path.join(repo, 'test-cluster', '.run-v0.4.6');
+const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '11' };
+const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
+let c: Cluster;
+let ns: string;
+
+beforeAll(async () => {
+  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (up.status !== 0) throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
+  expect(up.stdout.trim()).toBe(path.join(runDir, 'kubeconfig'));
+  c = connect(runDir);
+  ns = await freshNamespace(c, 'smoke46');
+}, 180_000);
+
+afterAll(() => {
+  const down = spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  expect(down.status).toBe(0);
+}, 30_000);
+
+test('a plain v1alpha1 Sandbox reaches Ready on v0.4.6; deleting it removes the Pod', async () => {
+  expect(c.info.release).toBe('v0.4.6');
+  await c.custom.createNamespacedCustomObject({ ...SBX, namespace: ns, body: {
+    apiVersion: 'agents.x-k8s.io/v1alpha1', kind: 'Sandbox', metadata: { name: 'plain' },
+    spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
+  } });
+  const ready = await waitFor('Sandbox plain Ready=True', 60_000, async () => {
+    const obj = await c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' });
+    return readyCondition(obj)?.status === 'True' ? obj : undefined;
+  });
+  expect(readyCondition(ready)).toMatchObject({ status: 'True', reason: 'DependenciesReady' });
+  const pod = await c.core.readNamespacedPod({ namespace: ns, name: 'plain' });
+  expect(pod.status?.podIP).toMatch(/^127\.11\.\d+\.\d+$/);
+  expect(pod.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Sandbox', name: 'plain', controller: true });
+
+  await c.custom.deleteNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' });
+  await waitFor('Sandbox and Pod gone', 30_000, async () =>
+    (await isGone(() => c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' })))
+      && (await isGone(() => c.core.readNamespacedPod({ namespace: ns, name: 'plain' }))) ? true : undefined);
+}, 120_000);
