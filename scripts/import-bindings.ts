@@ -8,8 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { loadRelease, type LoadedRelease } from '../src/releases/index.js';
-import { describeExtraction, extractCrds, runCdk8sImport, type ImportSpec } from './crd-bundle.js';
+import { loadRelease, type FetchOptions, type LoadedRelease } from '../src/releases/index.js';
+import { describeExtraction, extractCrds, runCdk8sImport, type ImportRun, type ImportSpec } from './crd-bundle.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = /^([a-z0-9][a-z0-9-]*):=releases\/(v\d+\.\d+\.\d+)\/(.+)$/;
@@ -32,26 +32,43 @@ export function bindingEntries(cdk8sYaml: string): BindingEntry[] {
   });
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { mirror: { type: 'string' }, 'cache-dir': { type: 'string' }, out: { type: 'string' } } });
-  const entries = bindingEntries(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'));
+/** Result of generateBindings: one line per import entry, and the cdk8s import measurement. */
+export interface BindingsReport {
+  readonly lines: string[];
+  readonly run: ImportRun;
+}
+
+/**
+ * Regenerates the bindings of every cdk8s.yaml entry into `outDir` from verified release files.
+ * @throws the releases layer's errors (checksum, missing file, unreachable source) and Error for a bad entry or a failed import.
+ */
+export async function generateBindings(cdk8sYaml: string, outDir: string, opts: FetchOptions = {}): Promise<BindingsReport> {
+  const entries = bindingEntries(cdk8sYaml);
   const releases = new Map<string, LoadedRelease>();
   const specs: ImportSpec[] = [];
+  const lines: string[] = [];
   for (const e of entries) {
     let release = releases.get(e.tag);
     if (!release) {
-      release = await loadRelease(e.tag, { mirror: values.mirror, cacheDir: values['cache-dir'] });
+      release = await loadRelease(e.tag, opts);
       releases.set(e.tag, release);
     }
     const bytes = release.files.get(e.path);
     if (!bytes) throw new Error(`cdk8s.yaml import ${e.prefix}: ${e.path} is not a pinned file of ${e.tag}`);
     const extraction = extractCrds(bytes.toString('utf8'), `${e.tag}/${e.path}`);
-    console.log(describeExtraction(`${e.prefix} <- ${e.tag}/${e.path}`, extraction));
+    lines.push(describeExtraction(`${e.prefix} <- ${e.tag}/${e.path}`, extraction));
     specs.push({ prefix: e.prefix, crds: extraction.crds });
   }
-  const outDir = resolve(values.out ?? join(REPO_ROOT, 'imports'));
   const run = await runCdk8sImport(specs, outDir);
-  console.log(`cdk8s import: ${specs.length} modules into ${outDir} in ${(run.durationMs / 1000).toFixed(1)} s, peak RSS ${Math.round(run.maxRssKiB / 1024)} MiB`);
+  lines.push(`cdk8s import: ${specs.length} modules into ${outDir} in ${(run.durationMs / 1000).toFixed(1)} s, peak RSS ${Math.round(run.maxRssKiB / 1024)} MiB`);
+  return { lines, run };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { mirror: { type: 'string' }, 'cache-dir': { type: 'string' }, out: { type: 'string' } } });
+  const outDir = resolve(values.out ?? join(REPO_ROOT, 'imports'));
+  const report = await generateBindings(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'), outDir, { mirror: values.mirror, cacheDir: values['cache-dir'] });
+  for (const line of report.lines) console.log(line);
 }
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
