@@ -1,0 +1,272 @@
+/**
+ * Upgrade classification between two pinned releases: the CRD schema diff ({@link diffCrdSchemas}) mapped to the
+ * adapter operations it affects, status-condition changes, known upstream defects of the target, and, when live
+ * state is given, a check that the target can serve every version in `status.storedVersions` and that
+ * v1alpha1 claims convert to pools that exist.
+ *
+ * Verdict: `blocked` (the target cannot serve what is stored), `needs-migration` (storage version moves, fields the
+ * adapter or constructs write are removed, renamed, retyped or newly required, claims convert to missing pools),
+ * else `safe` (findings of severity `info`/`review` are listed but need no migration).
+ */
+import { crdObject } from './crd-schema.js';
+import { diffCrdSchemas, type SchemaChange } from './schema-diff.js';
+import { SUPPORTED_RELEASES } from './supported.js';
+import type { LoadedRelease, ReleaseTag, SandboxKind } from './types.js';
+
+export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked';
+/** The capability adapter's operations (DESIGN.md §5). */
+export type AdapterOperation = 'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
+/** `info`: nothing to do; `review`: check your own objects; `migrate`: a step is needed; `block`: the jump cannot be made. */
+export type FindingSeverity = 'info' | 'review' | 'migrate' | 'block';
+
+export interface UpgradeFinding {
+  readonly severity: FindingSeverity;
+  readonly topic: 'schema' | 'storage' | 'conditions' | 'defect' | 'live' | 'advice';
+  readonly message: string;
+  readonly operations: readonly AdapterOperation[];
+  /** Upstream source (`path@tag`) or the schema change behind the finding. */
+  readonly source?: string;
+}
+
+/** One v1alpha1 SandboxClaim as read live (only what conversion to v1beta1 looks at). */
+export interface LiveClaim {
+  readonly namespace: string;
+  readonly name: string;
+  /** `spec.sandboxTemplateRef.name`. */
+  readonly template?: string;
+  /** `spec.warmpool` (`default` when unset, `none`, or a pool name). */
+  readonly warmpool?: string;
+  /** `status.sandbox.name` (the bound Sandbox; differs from the claim name for warm adoptions). */
+  readonly sandboxName?: string;
+}
+
+/** What a cluster says about storage, read through the adapter. */
+export interface LiveUpgradeState {
+  /** Where it was read, e.g. `context kind-agents`. */
+  readonly source: string;
+  /** `status.storedVersions` per kind, for the CRDs that exist. */
+  readonly storedVersions: Partial<Record<SandboxKind, readonly string[]>>;
+  /** v1alpha1 claims (read when the live release stores v1alpha1). */
+  readonly claims?: readonly LiveClaim[];
+  /** Existing warm pools, `namespace/name`. */
+  readonly pools?: readonly string[];
+}
+
+export interface UpgradePlan {
+  readonly from: ReleaseTag;
+  readonly to: ReleaseTag;
+  readonly verdict: UpgradeVerdict;
+  /** Where stored versions came from: the live cluster, or assumed from the `from` release's storage versions. */
+  readonly storedVersionsSource: string;
+  readonly findings: readonly UpgradeFinding[];
+  /** Steps to take, in order, when the verdict is not `safe`. */
+  readonly path: readonly string[];
+  /** Every field-level schema change, for the json output. */
+  readonly schemaChanges: readonly SchemaChange[];
+}
+
+const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const ALL_OPS: readonly AdapterOperation[] = ['createFromTemplate', 'observe', 'terminate', 'capabilities'];
+
+/** The adapter operations a schema change at `kind`/`path` affects. */
+export function operationsFor(kind: string, change: SchemaChange): AdapterOperation[] {
+  if (change.change.startsWith('printer-column')) return [];
+  if (change.path === '' || change.change === 'conversion-changed') return [...ALL_OPS];
+  const p = change.path;
+  const ops = new Set<AdapterOperation>();
+  if (p.startsWith('status')) ops.add(kind === 'SandboxWarmPool' ? 'capabilities' : 'observe');
+  if (kind === 'SandboxClaim' && p.startsWith('spec')) {
+    ops.add('createFromTemplate');
+    if (p.startsWith('spec.lifecycle')) ops.add('terminate');
+  }
+  if (kind === 'SandboxTemplate' && p.startsWith('spec')) ops.add('createFromTemplate').add('capabilities');
+  if (kind === 'SandboxWarmPool' && p.startsWith('spec')) ops.add('createFromTemplate').add('capabilities');
+  if (kind === 'Sandbox' && p.startsWith('spec')) {
+    if (/^spec\.(operatingMode|replicas)/.test(p)) ops.add('capabilities').add('terminate');
+    else ops.add('observe');
+  }
+  return [...ops];
+}
+
+/** How much a schema change matters for an upgrade. */
+function severityOf(c: SchemaChange): FindingSeverity {
+  switch (c.change) {
+    case 'field-renamed':
+    case 'type-changed':
+    case 'version-removed':
+      return 'migrate';
+    case 'field-removed':
+      // A PodSpec field removed with a k8s.io/api bump is pruned silently from templates that use it.
+      return c.path.includes('podTemplate.spec.') ? 'review' : 'migrate';
+    case 'required-changed':
+      return c.after === true ? 'migrate' : 'info';
+    case 'enum-changed':
+    case 'validation-changed':
+    case 'default-changed':
+    case 'served-changed':
+      return 'review';
+    default:
+      return 'info';
+  }
+}
+
+/** Condition types and reasons each release's controllers write (FACTS.md §1.8; `controllers/sandbox_controller.go@tag`, `extensions/controllers/sandboxclaim_controller.go@tag`). */
+export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<string, readonly string[]>>>> = {
+  'v0.4.6': {
+    'Sandbox/Ready': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired'],
+    'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
+    'SandboxClaim/Ready': ['TemplateNotFound', 'InvalidMetadata', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+  },
+  'v0.5.0': {
+    'Sandbox/Ready': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended'],
+    'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
+    'Sandbox/Suspended': ['PodTerminated', 'PodNotTerminated'],
+    'SandboxClaim/Ready': ['TemplateNotFound', 'WarmPoolNotFound', 'InvalidMetadata', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+  },
+  'v0.5.6': {
+    'Sandbox/Ready': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended', 'MultiplePods', 'PodSucceeded', 'PodFailed'],
+    'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
+    'Sandbox/Suspended': ['NotSuspended', 'PodTerminating', 'PodNotOwned', 'PodTerminated', 'PodStateUnknown', 'PodNotTerminated'],
+    'Sandbox/PodScheduled': ['PodScheduled', 'PodSchedulingUnknown'],
+    'SandboxClaim/Ready': ['TemplateNotFound', 'WarmPoolNotFound', 'AdoptionConflict', 'SandboxCreatePending', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+  },
+};
+
+/** Known upstream defects per release (FACTS.md §10, cases/README.md notes). */
+export const KNOWN_DEFECTS: ReadonlyArray<{ readonly releases: readonly ReleaseTag[]; readonly message: string; readonly source: string; readonly operations: readonly AdapterOperation[] }> = [
+  { releases: ['v0.4.6', 'v0.5.0', 'v0.5.6'], message: 'claim Ready is copied from the Sandbox without the claim\'s own generation: gate on observedGeneration', source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6', operations: ['observe'] },
+  { releases: ['v0.4.6', 'v0.5.0', 'v0.5.6'], message: 'a claim created before its template is not reconciled when the template appears (waits for a resync)', source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6', operations: ['createFromTemplate'] },
+  { releases: ['v0.4.6', 'v0.5.0'], message: 'python runtime runs /execute synchronously and blocks its event loop (probes starve)', source: 'examples/python-runtime-sandbox/main.py@v0.4.6', operations: ['startExecution', 'queryExecution'] },
+  { releases: ['v0.4.6', 'v0.5.0'], message: 'core ClusterRole lacks the core "" events rule (events.k8s.io only)', source: 'k8s/rbac.generated.yaml@v0.5.0', operations: ['capabilities'] },
+  { releases: ['v0.4.6', 'v0.5.0'], message: 'routers before v0.5.6 resolve warm sandboxes by DNS and get NXDOMAIN', source: 'sandbox-router/README.md@v0.5.6', operations: ['startExecution'] },
+  { releases: ['v0.4.6'], message: 'a paused Sandbox (replicas 0) reports Ready=True/DependenciesReady', source: 'controllers/sandbox_controller.go@v0.4.6', operations: ['observe'] },
+  { releases: ['v0.5.0'], message: 'warm-pool pods miss the label the template NetworkPolicy selects', source: 'extensions/controllers/sandboxwarmpool_controller.go@v0.5.0', operations: ['capabilities'] },
+  { releases: ['v0.5.0'], message: 'under Recreate a stale pool member can still be adopted', source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.0', operations: ['createFromTemplate'] },
+  { releases: ['v0.5.0'], message: 'no --manage-webhook-certs flag: the controller always rewrites the conversion caBundle (GitOps drift)', source: 'cmd/agent-sandbox-controller/main.go@v0.5.0', operations: ['capabilities'] },
+  { releases: ['v0.5.0'], message: 'extensions.controller.yaml lacks the 9443 containerPort (the webhook Service still targets 9443)', source: 'k8s/extensions.controller.yaml@v0.5.0', operations: ['capabilities'] },
+  { releases: ['v0.5.0', 'v0.5.6'], message: 'the conversion webhook certificate is self-signed for 365 days and never rotated: v1alpha1 reads fail after expiry until the Secret is deleted and the controller restarted', source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6', operations: ['observe', 'capabilities'] },
+];
+
+function storageVersion(release: LoadedRelease, kind: SandboxKind): string | undefined {
+  return release.facts.crds[kind].versions.find((v) => v.storage)?.name;
+}
+
+function served(release: LoadedRelease, kind: SandboxKind): string[] {
+  return release.facts.crds[kind].versions.filter((v) => v.served).map((v) => v.name);
+}
+
+/** The v1beta1 `warmPoolRef.name` a v1alpha1 claim converts to (`extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6`). */
+export function convertedPoolName(claim: LiveClaim): string {
+  const wp = claim.warmpool ?? 'default';
+  if (wp !== 'default' && wp !== 'none' && wp !== '') return wp;
+  if (claim.sandboxName !== undefined && claim.sandboxName !== claim.name && claim.sandboxName.includes('-')) return claim.sandboxName.slice(0, claim.sandboxName.lastIndexOf('-'));
+  return `shadow-pool-${claim.template ?? ''}`;
+}
+
+function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
+  const a = CONDITION_REASONS[from];
+  const b = CONDITION_REASONS[to];
+  const out: UpgradeFinding[] = [];
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const ra = a[key] ?? [];
+    const rb = b[key] ?? [];
+    const added = rb.filter((r) => !ra.includes(r));
+    const removed = ra.filter((r) => !rb.includes(r));
+    if (ra.length === 0) out.push({ severity: 'info', topic: 'conditions', message: `new condition ${key} (reasons ${rb.join(', ')})`, operations: ['observe'] });
+    else if (rb.length === 0) out.push({ severity: 'review', topic: 'conditions', message: `condition ${key} no longer written`, operations: ['observe'] });
+    else if (added.length > 0 || removed.length > 0) {
+      out.push({ severity: removed.length > 0 ? 'review' : 'info', topic: 'conditions', message: `${key} reasons${added.length ? ` + ${added.join(', ')}` : ''}${removed.length ? ` - ${removed.join(', ')}` : ''}`, operations: ['observe'] });
+    }
+  }
+  return out;
+}
+
+/**
+ * Plans the jump `from` -> `to`. Pure: live state is passed in, read by the caller through the adapter.
+ * Without `live`, stored versions are assumed to be the `from` release's storage versions (said in `storedVersionsSource`).
+ */
+export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveUpgradeState, intermediates: readonly LoadedRelease[] = []): UpgradePlan {
+  const f = from.facts.tag;
+  const t = to.facts.tag;
+  const findings: UpgradeFinding[] = [];
+  const path: string[] = [];
+  const schemaChanges: SchemaChange[] = [];
+  for (const kind of KINDS) {
+    for (const c of diffCrdSchemas(crdObject(from, kind), crdObject(to, kind))) {
+      schemaChanges.push(c);
+      findings.push({ severity: severityOf(c), topic: 'schema', message: c.summary, operations: operationsFor(kind, c), source: `k8s/crds@${t}` });
+    }
+  }
+  findings.push(...conditionFindings(f, t));
+
+  // Storage: every stored version must be served by the target.
+  const blocked: SandboxKind[] = [];
+  for (const kind of KINDS) {
+    const stored = live?.storedVersions[kind] ?? (storageVersion(from, kind) ? [storageVersion(from, kind)!] : []);
+    const missing = stored.filter((v) => !served(to, kind).includes(v));
+    if (missing.length > 0) {
+      blocked.push(kind);
+      findings.push({ severity: 'block', topic: 'storage', message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`, operations: [...ALL_OPS] });
+    }
+    const sf = storageVersion(from, kind);
+    const st = storageVersion(to, kind);
+    if (missing.length === 0 && sf !== st && st !== undefined) {
+      findings.push({ severity: 'migrate', topic: 'storage', message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`, operations: [...ALL_OPS] });
+    }
+    if (missing.length === 0 && live !== undefined && st !== undefined && (live.storedVersions[kind] ?? []).some((v) => v !== st)) {
+      findings.push({ severity: 'migrate', topic: 'live', message: `${kind}: status.storedVersions is [${(live.storedVersions[kind] ?? []).join(', ')}]; after the upgrade rewrite every object and prune storedVersions to [${st}]`, operations: ['observe'] });
+    }
+  }
+  if (blocked.length > 0) {
+    const target = (kind: SandboxKind): string | undefined => storageVersion(to, kind);
+    const via = [from, ...intermediates].find((r) => blocked.every((kind) => {
+      const stored = live?.storedVersions[kind] ?? [storageVersion(from, kind)!];
+      const st = target(kind);
+      return st !== undefined && stored.every((v) => served(r, kind).includes(v)) && served(r, kind).includes(st) && storageVersion(r, kind) === st;
+    }));
+    if (via === undefined) {
+      path.push(`no supported release both serves what is stored and stores what ${t} serves: stay on ${f}, or move the objects out (export, delete, re-create on ${t})`);
+    } else {
+      if (via !== from) path.push(`install the intermediate release ${via.facts.tag} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`);
+      path.push(`migrate storage: rewrite every ${blocked.join(', ')} object so it is stored as ${blocked.map(target).join(', ')} (e.g. a no-op update of each object)`);
+      path.push(`prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${[...new Set(blocked.map(target))].join(', ')}]`);
+      path.push(`install ${t}`);
+    }
+  }
+
+  // Live v1alpha1 claims convert to pools that must exist (FACTS.md §1.7, item 13 of §10).
+  if (live?.claims !== undefined && served(to, 'SandboxClaim').includes('v1beta1') && !served(from, 'SandboxClaim').includes('v1beta1')) {
+    const pools = new Set(live.pools ?? []);
+    for (const claim of live.claims) {
+      const pool = convertedPoolName(claim);
+      if (!pools.has(`${claim.namespace}/${pool}`)) {
+        findings.push({ severity: 'migrate', topic: 'live', message: `claim ${claim.namespace}/${claim.name} converts to warmPoolRef ${pool}, which does not exist: it would sit at Ready=False/WarmPoolNotFound`, operations: ['createFromTemplate', 'observe'], source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6' });
+      }
+    }
+  }
+  if (from.facts.family === 'v0.4' && to.facts.family === 'v0.5') {
+    findings.push({ severity: 'migrate', topic: 'advice', message: `from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2${t === 'v0.5.0' ? ': prefer v0.5.6 over v0.5.0' : ''}`, operations: ['createFromTemplate'], source: 'docs/api-migration-guide.md@v0.5.6' });
+  }
+  for (const d of KNOWN_DEFECTS) {
+    if (d.releases.includes(t)) findings.push({ severity: 'info', topic: 'defect', message: `known defect of ${t}: ${d.message}`, operations: d.operations, source: d.source });
+  }
+
+  const verdict: UpgradeVerdict = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
+  if (verdict === 'needs-migration' && path.length === 0) {
+    for (const x of findings.filter((y) => y.severity === 'migrate')) path.push(x.message);
+  }
+  return {
+    from: f,
+    to: t,
+    verdict,
+    storedVersionsSource: live !== undefined ? `live (${live.source})` : `assumed: the storage versions of ${f} (pass --kubeconfig to read status.storedVersions)`,
+    findings,
+    path,
+    schemaChanges,
+  };
+}
+
+/** The supported releases other than `from` and `to`, for {@link planUpgrade}'s search of an intermediate release. */
+export function intermediateTags(from: ReleaseTag, to: ReleaseTag): ReleaseTag[] {
+  return SUPPORTED_RELEASES.filter((r) => r !== from && r !== to);
+}
