@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor } from './errors.js';
+import { registerSynth } from './commands/synth.js';
 import { exitCodeHelp } from './exit-codes.js';
 
 const program = new Command('agentplane')
@@ -16,6 +17,7 @@ const program = new Command('agentplane')
   .exitOverride();
 
 // One line per command (keep sorted):
+registerSynth(program);
 
 try {
   await program.parseAsync(process.argv);

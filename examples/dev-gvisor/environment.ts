@@ -1,0 +1,23 @@
+/**
+ * dev-gvisor: a development environment on Agent Sandbox v0.5.6 — the pinned install, a gVisor RuntimeClass, one
+ * sandboxd template, no warm pool, no router. Synthesize with `npm run synth` (or `npx agentplane synth examples/dev-gvisor/environment.ts`).
+ */
+import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
+
+/**
+ * sandboxd image. Upstream publishes sandboxd only as a staging `latest-main` build (FACTS §5b), which AgentPlane refuses:
+ * build it from `packages/sandboxd@v0.5.6` (or mirror a build) and pin the tag here, with `@sha256:...` once known.
+ */
+export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
+
+export default defineEnvironments(async (ctx) => {
+  const release = await ctx.loadRelease('v0.5.6');
+  const env = new AgentEnvironment(ctx.app, 'dev-gvisor', { release, defaultNamespace: 'dev-sandboxes' });
+  // The dev cluster installs runsc on every node, so no scheduling rules: an explicit opt-in.
+  const gvisor = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+  env.addTemplate('shell', {
+    runtimeClass: gvisor,
+    podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, resources: { cpu: '250m', memory: '256Mi' } }),
+    runtime: SANDBOXD_RUNTIME,
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * prod-kata: a production environment on Agent Sandbox v0.5.6 — the pinned install, a Kata RuntimeClass limited to the
+ * Kata node pool, two sandboxd templates (a bare shell and an agent workload beside sandboxd), a warm pool of agent
+ * sandboxes, the sandbox-router with TokenReview authorization, and network policies that admit only the router and
+ * allow egress only to cluster DNS and the package proxy.
+ */
+import { k8s } from 'cdk8s-plus-28';
+import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
+
+/** sandboxd image, built from `packages/sandboxd@v0.5.6` and mirrored (upstream has only a staging latest-main build). */
+export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
+/** The agent workload image that runs beside sandboxd. */
+export const AGENT_IMAGE = 'registry.example.internal/platform/coding-agent:2026.11.2';
+/** Go sandbox-router image, built from `sandbox-router@v0.5.6` (upstream's manifest says :latest, which is refused). */
+export const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
+/** Controller images come through the company registry mirror of registry.k8s.io. */
+export const REGISTRY_MIRROR = 'registry.example.internal/k8s';
+
+export default defineEnvironments(async (ctx) => {
+  const release = await ctx.loadRelease('v0.5.6');
+  const env = new AgentEnvironment(ctx.app, 'prod-kata', {
+    release,
+    defaultNamespace: 'sandboxes',
+    install: { registryMirror: REGISTRY_MIRROR },
+    requiredStates: { 'suspend-resume': 'compatible' },
+  });
+  // Only the Kata node pool has the kata-qemu handler (label as in examples/gke-swap/runtimes/kata/deploy_cluster.sh@v0.5.6).
+  const kata = env.addRuntimeClass('kata', {
+    preset: 'kata',
+    scheduling: {
+      nodeSelector: { 'agent-sandbox.dev/kata': 'true' },
+      tolerations: [{ key: 'agent-sandbox.dev/kata', operator: 'Exists', effect: 'NoSchedule' }],
+    },
+  });
+  const shell = env.addTemplate('shell', {
+    runtimeClass: kata,
+    podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }),
+    runtime: SANDBOXD_RUNTIME,
+  });
+  const agent = env.addTemplate('agent', {
+    runtimeClass: kata,
+    podSpec: sandboxdPodSpec({
+      image: SANDBOXD_IMAGE,
+      workspaceSize: '4Gi',
+      workload: {
+        name: 'agent',
+        image: AGENT_IMAGE,
+        env: [
+          { name: 'AGENT_MODE', value: 'worker' },
+          { name: 'HTTPS_PROXY', value: 'http://package-proxy.egress-proxy.svc:3128' },
+        ],
+        resources: {
+          requests: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('2Gi') },
+          limits: { cpu: k8s.Quantity.fromString('2'), memory: k8s.Quantity.fromString('4Gi') },
+        },
+      },
+    }),
+    runtime: SANDBOXD_RUNTIME,
+  });
+  env.addWarmPool('agent-pool', { template: agent, replicas: 3, updateStrategy: 'Recreate' });
+  const router = env.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, sandboxPorts: [8080] });
+  const egress = [
+    { description: 'package proxy', namespace: 'egress-proxy', podLabels: { app: 'package-proxy' }, ports: [{ port: 3128 }] },
+    { description: 'artifact store', cidr: '10.40.0.0/16', ports: [{ port: 443 }] },
+  ];
+  env.addNetworkPolicy('shell-policy', { template: shell, router, egress });
+  env.addNetworkPolicy('agent-policy', { template: agent, router, egress });
+});

@@ -1,0 +1,118 @@
+/**
+ * `agentplane synth [FILE...]`: synthesize environment modules (see src/synth/environment-module.ts for the convention)
+ * into `<out>/<environment>/` (numbered files per apply phase + environment.json), or to stdout as one YAML stream.
+ * Checks each module's lock file (default: `agentplane.lock.json` next to the module): written when absent, a mismatch
+ * stops with exit code 5 unless `--update-lock`.
+ */
+import { readdirSync, existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import type { AgentEnvironment } from '../../constructs/index.js';
+import {
+  EnvironmentModuleError, loadEnvironmentModule, reconcileLock, synthesizeEnvironment, writeSynthesis, yamlStream, type EnvironmentSynthesis, type LockOutcome,
+} from '../../synth/index.js';
+import { globalOptions } from '../global-options.js';
+import { outputOption, renderReport, type OutputFormat } from '../output.js';
+
+/** `examples/` of this package. */
+const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples/', import.meta.url));
+
+/** The environment modules under examples/: `examples/<name>/environment.ts`, sorted by name. */
+export function exampleModules(): string[] {
+  if (!existsSync(EXAMPLES_DIR)) return [];
+  return readdirSync(EXAMPLES_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(EXAMPLES_DIR, d.name, 'environment.ts')))
+    .map((d) => join(EXAMPLES_DIR, d.name, 'environment.ts'))
+    .sort();
+}
+
+interface SynthFlags {
+  allExamples?: boolean;
+  out: string;
+  stdout?: boolean;
+  updateLock?: boolean;
+  lock?: string;
+  strict?: boolean;
+  output: OutputFormat;
+}
+
+interface ModuleResult {
+  readonly file: string;
+  readonly lockPath: string;
+  readonly lock: LockOutcome;
+  readonly syntheses: readonly EnvironmentSynthesis[];
+}
+
+function moduleImages(envs: readonly EnvironmentSynthesis[]): Record<string, string> {
+  const images: Record<string, string> = {};
+  for (const s of envs) for (const [role, image] of Object.entries(s.images)) images[`${s.name}/${role}`] = image;
+  return images;
+}
+
+/** Registers `synth` on the program. */
+export function registerSynth(program: Command): void {
+  program
+    .command('synth')
+    .description('synthesize environment modules into dist/<environment>/ (numbered apply-phase files + environment.json)')
+    .argument('[FILE...]', 'environment modules: files whose default export is defineEnvironments(async (ctx) => { ... })')
+    .option('--all-examples', 'also synthesize every examples/<name>/environment.ts of this package')
+    .option('--out <dir>', 'output directory', 'dist')
+    .option('--stdout', 'write all manifests to stdout as one YAML stream (-o json: a v1 List) instead of files')
+    .option('--update-lock', 'rewrite the lock file when the environment and the lock disagree')
+    .option('--lock <file>', 'lock file to use (only with one module; default: agentplane.lock.json next to the module)')
+    .option('--strict', 'fail instead of warning when an object is too large for client-side apply')
+    .addOption(outputOption('table'))
+    .addHelpText(
+      'after',
+      '\nEnvironment module convention:\n' +
+        "  export default defineEnvironments(async (ctx) => {\n    const release = await ctx.loadRelease('v0.5.6');\n" +
+        "    const env = new AgentEnvironment(ctx.app, 'dev', { release });\n    ...\n  });\n" +
+        'Apply the result phase by phase in file order; CRDs marked ServerSideApply=true need kubectl apply --server-side.',
+    )
+    .action(async (files: string[], flags: SynthFlags, cmd: Command) => {
+      const modules = [...files.map((f) => resolve(f)), ...(flags.allExamples === true ? exampleModules() : [])];
+      if (modules.length === 0) cmd.error('error: give at least one environment module or --all-examples', { exitCode: 2 });
+      if (flags.lock !== undefined && modules.length !== 1) cmd.error('error: --lock needs exactly one environment module', { exitCode: 2 });
+      if (flags.stdout === true && (flags.output === 'table' || flags.output === 'markdown') && cmd.getOptionValueSource('output') === 'cli') {
+        cmd.error('error: --stdout writes manifests: use -o yaml (default) or -o json', { exitCode: 2 });
+      }
+      const fetchOpts = globalOptions(cmd);
+      const results: ModuleResult[] = [];
+      const names = new Map<string, string>();
+      for (const file of modules) {
+        const envs: AgentEnvironment[] = await loadEnvironmentModule(file, fetchOpts);
+        const syntheses = envs.map((env) => synthesizeEnvironment(env, { strict: flags.strict === true }));
+        for (const s of syntheses) {
+          const other = names.get(s.name);
+          if (other !== undefined) throw new EnvironmentModuleError(file, `environment name ${JSON.stringify(s.name)} is also used by ${other}`, 'give every environment a unique name: each one owns dist/<name>/');
+          names.set(s.name, file);
+        }
+        const tags = [...new Set(syntheses.map((s) => s.release.facts.tag))];
+        if (tags.length > 1) throw new EnvironmentModuleError(file, `its environments pin different releases (${tags.join(', ')}) but share one lock file`, 'split them into one module per release');
+        const lockPath = flags.lock !== undefined ? resolve(flags.lock) : join(dirname(file), 'agentplane.lock.json');
+        const lock = reconcileLock(lockPath, syntheses[0]!.release, moduleImages(syntheses), flags.updateLock === true);
+        results.push({ file, lockPath, lock, syntheses });
+      }
+      const all = results.flatMap((r) => r.syntheses);
+      const notes = all.flatMap((s) => s.notes.map((n) => `${s.name}: ${n}`));
+      if (flags.stdout === true) {
+        const objects = all.flatMap((s) => s.objects.map((o) => o.object));
+        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n` : yamlStream(objects));
+        for (const n of notes) process.stderr.write(`note: ${n}\n`);
+        return;
+      }
+      const outDir = resolve(flags.out);
+      const rows: Array<[string, string, number, number, string, string]> = [];
+      const data: Array<Record<string, unknown>> = [];
+      for (const r of results) {
+        for (const s of r.syntheses) {
+          writeSynthesis(outDir, s);
+          const dir = relative(process.cwd(), join(outDir, s.name)) || '.';
+          rows.push([s.name, s.release.facts.tag, s.objects.length, s.files.length, dir, `${r.lock} ${relative(process.cwd(), r.lockPath)}`]);
+          data.push({ environment: s.name, release: s.release.facts.tag, commit: s.release.facts.commit, objects: s.objects.length, files: s.files.map((f) => join(dir, f.path.slice(s.name.length + 1))), lock: { path: r.lockPath, outcome: r.lock }, notes: s.notes });
+        }
+      }
+      process.stdout.write(renderReport(flags.output, { title: 'Synthesized environments', data: { environments: data }, columns: ['environment', 'release', 'objects', 'files', 'output', 'lock'], rows, notes: notes.map((n) => `note: ${n}`) }));
+    });
+}

@@ -1,0 +1,58 @@
+/**
+ * Typed errors of synthesis. Each names the construct path(s) or file, shows the value and says what to do (`hint`).
+ */
+
+/** Base class; `hint` is also appended to the message. */
+export class SynthesisError extends Error {
+  readonly hint: string;
+  constructor(message: string, hint: string) {
+    super(`${message}\n  hint: ${hint}`);
+    this.name = new.target.name;
+    this.hint = hint;
+  }
+}
+
+/** Custom objects that do not match the pinned CRD schema of their apiVersion. `violations`: `<construct path>: <field>: <problem>`. */
+export class SchemaViolationError extends SynthesisError {
+  readonly violations: readonly string[];
+  constructor(environment: string, tag: string, violations: readonly string[]) {
+    super(
+      `environment ${environment}: ${violations.length} schema violation(s) against the pinned ${tag} CRDs:\n${violations.map((v) => `    - ${v}`).join('\n')}`,
+      'fix the construct props at the named paths; unknown fields are errors because the API server would drop them silently',
+    );
+    this.violations = violations;
+  }
+}
+
+/** Two objects with the same (group, kind, namespace, name). */
+export class DuplicateObjectError extends SynthesisError {
+  readonly duplicates: readonly string[];
+  constructor(environment: string, duplicates: readonly string[]) {
+    super(
+      `environment ${environment} declares the same object more than once (GitOps tools refuse this):\n${duplicates.map((d) => `    - ${d}`).join('\n')}`,
+      'give each object a unique name, or declare it in one construct only',
+    );
+    this.duplicates = duplicates;
+  }
+}
+
+/** Problems found by construct validation (cross-construct checks) or thrown while rendering objects. */
+export class EnvironmentInvalidError extends SynthesisError {
+  readonly problems: readonly string[];
+  constructor(environment: string, problems: readonly string[]) {
+    super(`environment ${environment} is invalid:\n${problems.map((p) => `    - ${p}`).join('\n')}`, 'fix the constructs at the named paths');
+    this.problems = problems;
+  }
+}
+
+/** An environment module that cannot be used: missing file, no `defineEnvironments` default export, no environments, clashes. */
+export class EnvironmentModuleError extends SynthesisError {
+  readonly file: string;
+  constructor(file: string, message: string, hint: string) {
+    super(`${file}: ${message}`, hint);
+    this.file = file;
+  }
+}
+
+/** An object too large for client-side apply, in strict mode. */
+export class ObjectTooLargeError extends SynthesisError {}

@@ -1,0 +1,27 @@
+/**
+ * The lock side of synthesis: write `agentplane.lock.json` when absent, refuse when environment and lock disagree,
+ * rewrite it only when asked (`--update-lock`).
+ */
+import type { LoadedRelease } from '../releases/index.js';
+import { compareLock, lockFor, LockMismatchError, readLock, writeLock } from '../releases/index.js';
+
+/** What happened to the lock file. */
+export type LockOutcome = 'created' | 'unchanged' | 'updated';
+
+/**
+ * Compares the lock at `path` with the one `release` + `images` give.
+ * @throws LockMismatchError (differences listed) when they disagree and `update` is false; LockFileInvalidError on a corrupt lock.
+ */
+export function reconcileLock(path: string, release: LoadedRelease, images: Record<string, string>, update: boolean): LockOutcome {
+  const expected = lockFor(release, images);
+  const current = readLock(path);
+  if (current === undefined) {
+    writeLock(path, expected);
+    return 'created';
+  }
+  const differences = compareLock(current, expected);
+  if (differences.length === 0) return 'unchanged';
+  if (!update) throw new LockMismatchError(differences.map((d) => `${path}: ${d}`));
+  writeLock(path, expected);
+  return 'updated';
+}

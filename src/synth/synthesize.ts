@@ -1,0 +1,173 @@
+/**
+ * Synthesis of one AgentEnvironment into ordered, annotated, validated objects and the files of `dist/<environment>/`:
+ * `NN-<phase>.yaml` per non-empty apply phase (NN = phase number = Argo CD sync wave) and `environment.json`.
+ *
+ * Steps: seal the environment; run every construct's validations; render each ApiObject (errors get its path); drop
+ * `metadata.namespace` from cluster-scoped objects; refuse duplicates; validate Agent Sandbox objects against the pinned
+ * CRD schema (CustomObjectValidator); annotate sync waves; check client-side-apply size; order by phase, then kind rank,
+ * namespace, name. Output bytes depend only on the constructs (no time, no randomness, sorted keys).
+ */
+import { ApiObject } from 'cdk8s';
+import type { IConstruct } from 'constructs';
+import {
+  AgentEnvironment, ANNOTATION_LAST_APPLIED, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE, PHASES, phaseIndex, phaseOf,
+  type EnvironmentDescriptor, type Phase,
+} from '../constructs/index.js';
+import { CustomObjectValidator, lastAppliedSizeBytes, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
+import { apiGroup, isClusterScoped } from './scope.js';
+import { yamlStream } from './yaml.js';
+
+/** Client-side apply stores the whole object in an annotation; all annotations together may hold at most this many bytes. */
+export const ANNOTATION_LIMIT_BYTES = 262144;
+
+/** Options of {@link synthesizeEnvironment}. */
+export interface SynthOptions {
+  /** Fail (ObjectTooLargeError) instead of warning when an object would exceed the annotation limit under client-side apply. Default `false`. */
+  readonly strict?: boolean;
+}
+
+/** One synthesized object with its place in the output. */
+export interface SynthesizedObject {
+  readonly phase: Phase;
+  readonly constructPath: string;
+  readonly object: KubeObject;
+}
+
+/** One output file, `path` relative to the output directory (`<environment>/<file>`). */
+export interface SynthesizedFile {
+  readonly path: string;
+  readonly content: string;
+}
+
+/** The result for one environment. */
+export interface EnvironmentSynthesis {
+  readonly name: string;
+  readonly release: LoadedRelease;
+  readonly descriptor: EnvironmentDescriptor;
+  /** In apply order. */
+  readonly objects: readonly SynthesizedObject[];
+  readonly files: readonly SynthesizedFile[];
+  /** Things the person applying must know (server-side apply, size warnings). */
+  readonly notes: readonly string[];
+  /** Images by role, for the lock file. */
+  readonly images: Readonly<Record<string, string>>;
+}
+
+const KIND_RANK = [
+  'CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ConfigMap', 'Secret',
+  'Service', 'Deployment', 'PodDisruptionBudget', 'RuntimeClass', 'SandboxTemplate', 'SandboxWarmPool', 'NetworkPolicy', 'SandboxClaim', 'Sandbox',
+];
+
+function rank(kind: string): number {
+  const i = KIND_RANK.indexOf(kind);
+  return i < 0 ? KIND_RANK.length : i;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareObjects(a: SynthesizedObject, b: SynthesizedObject): number {
+  return (
+    phaseIndex(a.phase) - phaseIndex(b.phase) ||
+    rank(a.object.kind) - rank(b.object.kind) ||
+    cmp(a.object.kind, b.object.kind) ||
+    cmp(a.object.metadata?.namespace ?? '', b.object.metadata?.namespace ?? '') ||
+    cmp(a.object.metadata?.name ?? '', b.object.metadata?.name ?? '')
+  );
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n  hint:')[0]! : String(err);
+}
+
+function identity(obj: KubeObject): string {
+  return `${apiGroup(obj.apiVersion)}/${obj.kind}/${obj.metadata?.namespace ?? '(cluster)'}/${obj.metadata?.name ?? '?'}`;
+}
+
+/**
+ * Synthesizes one environment (sealing it first).
+ * @throws EnvironmentInvalidError (construct validations, render errors), DuplicateObjectError, SchemaViolationError,
+ *   ObjectTooLargeError (strict only).
+ */
+export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions = {}): EnvironmentSynthesis {
+  const problems: string[] = [];
+  try {
+    env.seal();
+  } catch (err) {
+    problems.push(messageOf(err));
+  }
+  const constructs: IConstruct[] = env.node.findAll();
+  for (const c of constructs) for (const e of c.node.validate()) problems.push(`${c.node.path}: ${e}`);
+
+  const rendered: SynthesizedObject[] = [];
+  for (const c of constructs) {
+    if (!(c instanceof ApiObject)) continue;
+    try {
+      const object = c.toJson() as KubeObject;
+      rendered.push({ phase: phaseOf(c), constructPath: c.node.path, object });
+    } catch (err) {
+      const msg = messageOf(err);
+      problems.push(msg.startsWith(env.node.path) ? msg : `${c.node.path}: ${msg}`);
+    }
+  }
+  let descriptor: EnvironmentDescriptor | undefined;
+  try {
+    descriptor = env.descriptor();
+  } catch (err) {
+    const msg = messageOf(err);
+    if (!problems.includes(msg)) problems.push(msg);
+  }
+  if (problems.length > 0 || descriptor === undefined) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
+
+  const release = env.release;
+  const seen = new Map<string, string>();
+  const duplicates: string[] = [];
+  const validator = CustomObjectValidator.forRelease(release);
+  const violations: string[] = [];
+  const notes: string[] = [];
+  for (const item of rendered) {
+    const obj = item.object;
+    const metadata = (obj.metadata ??= {});
+    if (isClusterScoped(obj, release)) delete metadata.namespace;
+    const id = identity(obj);
+    const first = seen.get(id);
+    if (first !== undefined) duplicates.push(`${id} at ${first} and ${item.constructPath}`);
+    else seen.set(id, item.constructPath);
+    const group = apiGroup(obj.apiVersion);
+    if (Object.values(release.facts.crds).some((crd) => crd.group === group)) {
+      for (const v of validator.validate(obj)) violations.push(`${item.constructPath}: ${obj.kind} ${obj.metadata?.name}: ${v.path}: ${v.message}`);
+    }
+    const annotations = ((metadata as Record<string, unknown>)['annotations'] ??= {}) as Record<string, string>;
+    delete annotations[ANNOTATION_LAST_APPLIED];
+    annotations[ANNOTATION_SYNC_WAVE] = String(phaseIndex(item.phase));
+    const size = lastAppliedSizeBytes(obj);
+    if (size > ANNOTATION_LIMIT_BYTES) {
+      const text = `${obj.kind} ${obj.metadata?.name} is ${size} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
+      if (opts.strict === true) throw new ObjectTooLargeError(`environment ${env.name}: ${text}`, 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side');
+      annotations[ANNOTATION_SYNC_OPTIONS] = 'ServerSideApply=true';
+      notes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
+    }
+  }
+  if (duplicates.length > 0) throw new DuplicateObjectError(env.name, duplicates);
+  if (violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, violations);
+
+  const ssa = rendered.filter((i) => i.object.kind === 'CustomResourceDefinition' && descriptor.install?.serverSideApply.includes(String(i.object.metadata?.name)));
+  if (ssa.length > 0) {
+    notes.unshift(
+      `${ssa.map((i) => i.object.metadata?.name).join(', ')}: pinned manifests larger than 256 KiB, annotated ${ANNOTATION_SYNC_OPTIONS}: ServerSideApply=true; ` +
+        `apply with kubectl apply --server-side -f dist/${env.name}/ (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)`,
+    );
+  }
+
+  const objects = [...rendered].sort(compareObjects);
+  const files: SynthesizedFile[] = [];
+  for (const phase of PHASES) {
+    const docs = objects.filter((o) => o.phase === phase).map((o) => o.object);
+    if (docs.length === 0) continue;
+    files.push({ path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`, content: yamlStream(docs) });
+  }
+  files.push({ path: `${env.name}/environment.json`, content: `${JSON.stringify(descriptor, null, 2)}\n` }); // same bytes as the ConfigMap's environment.json
+  return { name: env.name, release, descriptor, objects, files, notes, images: descriptor.images };
+}
