@@ -107,6 +107,18 @@ describe('CustomObjectValidator', () => {
     expect(got).toHaveLength(8);
   });
 
+  test('errors inside repeated sub-schemas (compiled once, shared) keep their own paths', () => {
+    const obj = template() as any;
+    const spec = obj.spec.podTemplate.spec;
+    spec.initContainers = [{ name: 'init', image: 'i:1', readinessProbe: { httpGet: { port: false } } }];
+    spec.containers.push({ name: 'second', image: 'i:1', readinessProbe: { httpGet: { port: [] } }, bogus: 1 });
+    expect(CustomObjectValidator.forRelease(v056).validate(obj)).toEqual([
+      { path: 'spec.podTemplate.spec.containers[1].bogus', message: 'unknown field "bogus" (not in the CRD schema; check the spelling)' },
+      { path: 'spec.podTemplate.spec.containers[1].readinessProbe.httpGet.port', message: 'must be an integer or a string' },
+      { path: 'spec.podTemplate.spec.initContainers[0].readinessProbe.httpGet.port', message: 'must be an integer or a string' },
+    ]);
+  });
+
   test('a v1beta1 object against v0.4.6 fails clearly: version not served', () => {
     expect(CustomObjectValidator.forRelease(v046).validate(template())).toEqual([{
       path: 'apiVersion',
