@@ -61,7 +61,7 @@ const PropsSchema = z.object({
     ])
     .default('controller'),
   requireDigests: z.boolean().optional(),
-});
+}).strict();
 
 /**
  * CRDs whose pinned manifest is larger than this (256 KiB) are marked `argocd.argoproj.io/sync-options: ServerSideApply=true`

@@ -169,6 +169,16 @@ export class SandboxTemplate extends Construct {
     this.podLabels = { ...(p.podMetadata?.labels ?? {}), [LABEL_TEMPLATE]: this.name, [LABEL_ENVIRONMENT]: ctx.name };
     const podTemplate: Json = { metadata: { labels: { ...this.podLabels }, ...(p.podMetadata?.annotations !== undefined ? { annotations: { ...p.podMetadata.annotations } } : {}) }, spec: podSpec };
     const fixed: Json = { podTemplate, envVarsInjectionPolicy: p.envVarsInjectionPolicy, ...(p.service !== undefined ? { service: p.service } : {}) };
+    this.node.addValidation({
+      validate: () => {
+        try {
+          void this.networkPolicyManagement;
+          return [];
+        } catch (err) {
+          return [err instanceof ConstructError ? err.message.slice(this.node.path.length + 2).split('\n  hint:')[0]! : String(err)];
+        }
+      },
+    });
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: apiVersionFor(ctx.release, 'SandboxTemplate'),
       kind: 'SandboxTemplate',

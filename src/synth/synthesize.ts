@@ -78,8 +78,10 @@ function compareObjects(a: SynthesizedObject, b: SynthesizedObject): number {
   );
 }
 
+/** The message without its hint line, and without the wrapper cdk8s puts around errors thrown while rendering an object. */
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n  hint:')[0]! : String(err);
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': (\w*Error: )?/, '').split('\n  hint:')[0]!;
 }
 
 function identity(obj: KubeObject): string {
@@ -100,6 +102,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   }
   const constructs: IConstruct[] = env.node.findAll();
   for (const c of constructs) for (const e of c.node.validate()) problems.push(`${c.node.path}: ${e}`);
+  if (problems.length > 0) throw new EnvironmentInvalidError(env.name, problems);
 
   const rendered: SynthesizedObject[] = [];
   for (const c of constructs) {

@@ -1,0 +1,46 @@
+import { App, Chart } from 'cdk8s';
+import { ConstructPropsError, SandboxRuntimeClass, type SandboxRuntimeClassProps } from '../../../src/constructs/index.js';
+
+function make(props: SandboxRuntimeClassProps): { rc: SandboxRuntimeClass; json: Record<string, any> } {
+  const rc = new SandboxRuntimeClass(new Chart(new App(), 'c'), 'rc', props);
+  return { rc, json: rc.apiObject.toJson() };
+}
+
+describe('SandboxRuntimeClass', () => {
+  test('gvisor preset: name gvisor, handler runsc, no overhead, scheduling written', () => {
+    const { json } = make({ preset: 'gvisor', scheduling: { nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' }, tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }] } });
+    expect(json).toEqual({
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'gvisor' },
+      handler: 'runsc',
+      scheduling: {
+        nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' },
+        tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }],
+      },
+    });
+  });
+
+  test('kata preset: kata-qemu with the default overhead; allNodes writes no scheduling', () => {
+    const { json, rc } = make({ preset: 'kata', allNodes: true });
+    expect(json).toEqual({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata-qemu' }, handler: 'kata-qemu', overhead: { podFixed: { cpu: '250m', memory: '160Mi' } } });
+    expect(rc.scheduling).toBeUndefined();
+  });
+
+  test('overhead false and explicit name/handler', () => {
+    const { json } = make({ preset: 'kata', name: 'kata-clh', handler: 'kata-clh', overhead: false, allNodes: true });
+    expect(json).toEqual({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata-clh' }, handler: 'kata-clh' });
+  });
+
+  test('scheduling and allNodes together are refused', () => {
+    expect(() => make({ preset: 'gvisor', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toThrow(/c\/rc: invalid SandboxRuntimeClass props:\n\s+- allNodes: contradicts scheduling/);
+  });
+
+  test('an empty nodeSelector is refused', () => {
+    expect(() => make({ preset: 'gvisor', scheduling: { nodeSelector: {} } })).toThrow(ConstructPropsError);
+  });
+
+  test('a malformed overhead quantity is refused with the value', () => {
+    expect(() => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } })).toThrow(/overhead.cpu: must be a quantity \(got "lots"\)/);
+  });
+});

@@ -1,0 +1,137 @@
+import { k8s } from 'cdk8s-plus-28';
+import { ConstructPropsError, UnsupportedByReleaseError } from '../../../src/constructs/index.js';
+import { newEnvironment, podSpec, release } from './fixture.js';
+
+const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
+
+async function env(tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' = 'v0.5.6') {
+  const e = newEnvironment(await release(tag), 'env', { install: false });
+  const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+  return { e, rc };
+}
+
+describe('SandboxWarmPool', () => {
+  test('writes replicas, template ref and update strategy in the template namespace', async () => {
+    const { e, rc } = await env();
+    const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), namespace: 'team-a' });
+    const pool = e.addWarmPool('pool', { template: t });
+    expect(pool.apiObject.toJson()).toEqual({
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'pool', namespace: 'team-a', labels: { 'agentplane.dev/environment': 'env' } },
+      spec: { replicas: 1, sandboxTemplateRef: { name: 'py' }, updateStrategy: { type: 'OnReplenish' } },
+    });
+  });
+
+  test('refuses a template that takes Secrets, naming each use; allowTenantCredentials lets it through', async () => {
+    const { e, rc } = await env();
+    const spec: k8s.PodSpec = {
+      ...podSpec(),
+      volumes: [{ name: 'creds', secret: { secretName: 'tenant-a' } }],
+    };
+    spec.containers[0] = { ...spec.containers[0]!, envFrom: [{ secretRef: { name: 'api-keys' } }], env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'tok', key: 'k' } } }] };
+    const t = e.addTemplate('py', { runtimeClass: rc, podSpec: spec });
+    let err: unknown;
+    try {
+      e.addWarmPool('pool', { template: t });
+    } catch (x) {
+      err = x;
+    }
+    expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).path).toBe('env/pool');
+    expect((err as ConstructPropsError).issues).toEqual([
+      'template py: volume creds mounts Secret tenant-a',
+      'template py: container main env TOKEN from Secret tok',
+      'template py: container main envFrom Secret api-keys',
+    ]);
+    expect(e.addWarmPool('pool2', { template: t, allowTenantCredentials: true }).replicas).toBe(1);
+  });
+});
+
+describe('SandboxRouter', () => {
+  test('moves every object into one namespace, sets the image and the authorization flags, exports labels', async () => {
+    const { e } = await env();
+    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } });
+    expect(r.namespace).toBe('agent-sandbox-system');
+    expect(r.serviceName).toBe('sandbox-router-svc');
+    expect(r.port).toBe(8080);
+    expect(r.podLabels).toEqual({ 'app.kubernetes.io/name': 'sandbox-router', 'app.kubernetes.io/component': 'sandbox-router', app: 'sandbox-router' });
+    const objs = r.objects.map((o) => o.toJson());
+    expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole/sandbox-router', 'ClusterRoleBinding/sandbox-router', 'ClusterRoleBinding/sandbox-router-auth-delegator', 'Deployment/sandbox-router',
+      'NetworkPolicy/sandbox-router', 'PodDisruptionBudget/sandbox-router', 'Service/sandbox-router-svc', 'ServiceAccount/sandbox-router',
+    ]);
+    for (const o of objs) {
+      if (!o.kind.startsWith('Cluster')) expect(o.metadata.namespace).toBe('agent-sandbox-system');
+      for (const s of o.subjects ?? []) expect(s.namespace).toBe('agent-sandbox-system');
+    }
+    const dep = objs.find((o) => o.kind === 'Deployment');
+    const c = dep.spec.template.spec.containers[0];
+    expect(c.image).toBe(ROUTER_IMAGE);
+    expect(c.args.filter((a: string) => a.startsWith('--authz') || a.startsWith('--cache'))).toEqual(['--cache-enabled=true', '--authz-mode=tokenreview', '--authz-tokenreview-require-token=true']);
+    expect(dep.spec.template.metadata.labels).toMatchObject(r.podLabels);
+  });
+
+  test('allow-all must be acknowledged', async () => {
+    const { e } = await env();
+    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never })).toThrow(/authorization.acknowledgeUnauthenticated: allow-all lets anyone/);
+  });
+
+  test('scoped-token mounts the key Secret', async () => {
+    const { e } = await env();
+    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'scoped-token', secretName: 'router-key' } });
+    const pod = r.objects.map((o) => o.toJson()).find((o) => o.kind === 'Deployment').spec.template.spec;
+    expect(pod.containers[0].args).toContain('--authz-scoped-token-secret-file=/etc/sandbox-router/scoped-token/secret');
+    expect(pod.volumes).toContainEqual({ name: 'scoped-token', secret: { secretName: 'router-key' } });
+  });
+
+  test.each(['v0.4.6', 'v0.5.0'] as const)('%s has no router manifests: refused', async (tag) => {
+    const { e } = await env(tag);
+    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } })).toThrow(UnsupportedByReleaseError);
+  });
+});
+
+describe('SandboxNetworkPolicy', () => {
+  test('ingress only from the router pods on the runtime ports, DNS explicit, allowlisted egress; template becomes Unmanaged', async () => {
+    const { e, rc } = await env();
+    const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
+    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } });
+    const np = e.addNetworkPolicy('np', {
+      template: t,
+      router: r,
+      callers: [{ namespace: 'ci', podLabels: { app: 'runner' } }],
+      egress: [{ cidr: '10.40.0.0/16', except: ['10.40.1.0/24'], ports: [{ port: 443 }] }],
+    });
+    expect(np.apiObject.toJson()).toEqual({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'py-sandbox-policy', namespace: 'agent-sandboxes', labels: { 'agentplane.dev/environment': 'env' } },
+      spec: {
+        podSelector: { matchLabels: { 'agentplane.dev/template': 'py', 'agentplane.dev/environment': 'env' } },
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [
+          {
+            from: [
+              { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agent-sandbox-system' } }, podSelector: { matchLabels: r.podLabels } },
+              { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ci' } }, podSelector: { matchLabels: { app: 'runner' } } },
+            ],
+            ports: [{ port: 8888, protocol: 'TCP' }],
+          },
+        ],
+        egress: [
+          { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] },
+          { to: [{ ipBlock: { cidr: '10.40.0.0/16', except: ['10.40.1.0/24'] } }], ports: [{ port: 443, protocol: 'TCP' }] },
+        ],
+      },
+    });
+    expect(t.networkPolicyManagement).toBe('Unmanaged');
+    expect(t.apiObject.toJson().spec.networkPolicyManagement).toBe('Unmanaged');
+  });
+
+  test('an egress entry without ports, or with two kinds of destination, is refused', async () => {
+    const { e, rc } = await env();
+    const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
+    expect(() => e.addNetworkPolicy('np', { template: t, egress: [{ cidr: '0.0.0.0/0', ports: [] }] })).toThrow(/egress.0.ports: give at least one port/);
+    expect(() => e.addNetworkPolicy('np2', { template: t, egress: [{ cidr: '0.0.0.0/0', namespace: 'x', ports: [{ port: 1 }] }] })).toThrow(/give either namespace\/podLabels or cidr/);
+  });
+});
