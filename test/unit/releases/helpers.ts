@@ -1,5 +1,5 @@
 /** Shared set-up for releases tests: the shared mirror, temp dirs, and a loopback stand-in for the upstream raw-file host. */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +20,14 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
 /** A writable copy of one tag of the shared mirror, laid out as `<dir>/<tag>/...`. */
 export function copyMirror(dir: string, tag: ReleaseTag): string {
   cpSync(join(SHARED_MIRROR, tag), join(dir, tag), { recursive: true });
+  makeWritable(join(dir, tag)); // shared/ may be laid out without write bits
   return dir;
+}
+
+function makeWritable(path: string): void {
+  const st = statSync(path);
+  chmodSync(path, st.mode | 0o200);
+  if (st.isDirectory()) for (const entry of readdirSync(path)) makeWritable(join(path, entry));
 }
 
 /**
