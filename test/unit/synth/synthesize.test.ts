@@ -1,0 +1,127 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ApiObject } from 'cdk8s';
+import { parse, parseAllDocuments } from 'yaml';
+import { DESCRIPTOR_CONFIGMAP, parseEnvironmentDescriptor, PHASES } from '../../../src/constructs/index.js';
+import { DuplicateObjectError, EnvironmentInvalidError, SchemaViolationError, synthesizeEnvironment } from '../../../src/synth/index.js';
+import { newEnvironment, podSpec, release } from '../constructs/fixture.js';
+import { exampleSynthesis, fileHashes, goldenOf, synthExample, type ExampleName } from './helpers.js';
+
+const GOLDEN_DIR = join(process.cwd(), 'test/unit/synth/golden');
+
+describe('synthesizeEnvironment on the examples', () => {
+  test('dev-gvisor: numbered phase files, environment.json, apply order', async () => {
+    const s = await exampleSynthesis('dev-gvisor');
+    expect(s.files.map((f) => f.path)).toEqual([
+      'dev-gvisor/00-crds.yaml', 'dev-gvisor/01-namespaces.yaml', 'dev-gvisor/02-rbac.yaml', 'dev-gvisor/03-controller.yaml',
+      'dev-gvisor/04-runtime-classes.yaml', 'dev-gvisor/05-templates.yaml', 'dev-gvisor/10-environment.yaml', 'dev-gvisor/environment.json',
+    ]);
+    const phases = s.objects.map((o) => PHASES.indexOf(o.phase));
+    expect(phases).toEqual([...phases].sort((a, b) => a - b));
+    for (const o of s.objects) {
+      const annotations = o.object.metadata!['annotations'] as Record<string, string>;
+      expect(annotations['argocd.argoproj.io/sync-wave']).toBe(String(PHASES.indexOf(o.phase)));
+      expect(annotations['kubectl.kubernetes.io/last-applied-configuration']).toBeUndefined();
+    }
+  });
+
+  test('prod-kata: templates, pool, policies and router each in their phase', async () => {
+    const s = await exampleSynthesis('prod-kata');
+    const byFile = Object.fromEntries(s.files.map((f) => [f.path, f.path.endsWith('.json') ? [] : parseAllDocuments(f.content).map((d) => d.toJS() as { kind: string; metadata: { name: string } })]));
+    expect(byFile['prod-kata/05-templates.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxTemplate/agent', 'SandboxTemplate/shell']);
+    expect(byFile['prod-kata/06-warm-pools.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxWarmPool/agent-pool']);
+    expect(byFile['prod-kata/07-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['NetworkPolicy/sandbox-router', 'NetworkPolicy/agent-sandbox-policy', 'NetworkPolicy/shell-sandbox-policy']);
+    expect(byFile['prod-kata/08-router.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Service/sandbox-router-svc', 'Deployment/sandbox-router', 'PodDisruptionBudget/sandbox-router']);
+    const templates = byFile['prod-kata/05-templates.yaml'] as unknown as Array<{ spec: { networkPolicyManagement: string } }>;
+    expect(templates.map((t) => t.spec.networkPolicyManagement)).toEqual(['Unmanaged', 'Unmanaged']);
+  });
+
+  test('the descriptor ConfigMap holds exactly environment.json, which parses with the descriptor schema', async () => {
+    const s = await exampleSynthesis('prod-kata');
+    const json = s.files.find((f) => f.path === 'prod-kata/environment.json')!.content;
+    const cm = s.objects.find((o) => o.object.kind === 'ConfigMap' && o.object.metadata?.name === DESCRIPTOR_CONFIGMAP)!.object as unknown as { data: Record<string, string> };
+    expect(cm.data['environment.json']).toBe(json);
+    const d = parseEnvironmentDescriptor(JSON.parse(json));
+    expect(d.release).toMatchObject({ tag: 'v0.5.6', commit: '211b7579cabed9460c1a692eb687084ff4c5879d', family: 'v0.5' });
+    expect(d.templates.map((t) => `${t.namespace}/${t.name}:${t.runtimeClassName}:${t.networkPolicyManagement}`)).toEqual(['sandboxes/agent:kata-qemu:Unmanaged', 'sandboxes/shell:kata-qemu:Unmanaged']);
+    expect(d.warmPools).toEqual([{ namespace: 'sandboxes', name: 'agent-pool', template: 'agent', replicas: 3, updateStrategy: 'Recreate' }]);
+    expect(d.router).toMatchObject({ namespace: 'agent-sandbox-system', serviceName: 'sandbox-router-svc', port: 8080, authorizationMode: 'tokenreview' });
+    expect(d.capabilities).toContainEqual({ capability: 'warm-pool/sandboxes/agent-pool', required: 'verified' });
+    expect(d.capabilities).toContainEqual({ capability: 'suspend-resume', required: 'compatible' });
+    expect(d.images['controller']).toBe('registry.example.internal/k8s/agent-sandbox/agent-sandbox-controller:v0.5.6');
+  });
+
+  test('two independent runs give byte-identical files (case 21)', async () => {
+    const [a, b] = [await synthExample('prod-kata'), await synthExample('prod-kata')];
+    expect(fileHashes(a)).toEqual(fileHashes(b));
+  });
+
+  test.each(['dev-gvisor', 'prod-kata'] as ExampleName[])('%s matches its golden file (own objects in full, upstream objects by digest)', async (name) => {
+    const golden = goldenOf(await exampleSynthesis(name));
+    const path = join(GOLDEN_DIR, `${name}.json`);
+    if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(path, `${JSON.stringify(golden, null, 2)}\n`);
+    expect(existsSync(path)).toBe(true); // regenerate with UPDATE_GOLDEN=1 after reviewing the change
+    expect(golden).toEqual(JSON.parse(readFileSync(path, 'utf8')));
+  });
+});
+
+describe('synthesizeEnvironment checks', () => {
+  test('a custom object with an unknown field fails schema validation with its construct path', async () => {
+    const env = newEnvironment(await release('v0.5.6'), 'bad', { install: false });
+    new ApiObject(env, 'raw-pool', {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'p', namespace: 'agent-sandboxes' },
+      spec: { replicas: 1, sandboxTemplateRef: { name: 't' }, updateStrategy: { typ: 'Recreate' } },
+    });
+    const err = (() => {
+      try {
+        synthesizeEnvironment(env);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    expect(err).toBeInstanceOf(SchemaViolationError);
+    expect((err as SchemaViolationError).violations).toEqual([expect.stringMatching(/^bad\/raw-pool: SandboxWarmPool p: spec\.updateStrategy(\.typ)?: .*typ/)]);
+  });
+
+  test('constructs write only v1beta1 custom objects on v0.5.6', async () => {
+    const env = newEnvironment(await release('v0.5.6'), 'env', { install: false });
+    const rc = env.addRuntimeClass('g', { preset: 'gvisor', allNodes: true });
+    env.addWarmPool('pool', { template: env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec() }) });
+    const s = synthesizeEnvironment(env);
+    const custom = s.objects.filter((o) => o.object.apiVersion.includes('agents.x-k8s.io'));
+    expect(custom.map((o) => o.object.apiVersion)).toEqual(['extensions.agents.x-k8s.io/v1beta1', 'extensions.agents.x-k8s.io/v1beta1']);
+  });
+
+  test('two objects with the same identity are refused, both paths named', async () => {
+    const env = newEnvironment(await release('v0.5.6'), 'dup', { install: false });
+    const rc = env.addRuntimeClass('g1', { preset: 'gvisor', allNodes: true });
+    env.addRuntimeClass('g2', { preset: 'gvisor', scheduling: { nodeSelector: { a: 'b' } } });
+    void rc;
+    expect(() => synthesizeEnvironment(env)).toThrow(DuplicateObjectError);
+    expect(() => synthesizeEnvironment(env)).toThrow(/node.k8s.io\/RuntimeClass\/\(cluster\)\/gvisor at dup\/g1\/Resource and dup\/g2\/Resource/);
+  });
+
+  test('a construct validation problem stops synthesis with the path', async () => {
+    const env = newEnvironment(await release('v0.5.6'), 'conf', { install: false });
+    const rc = env.addRuntimeClass('g', { preset: 'gvisor', allNodes: true });
+    const t = env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Managed' });
+    env.addNetworkPolicy('np', { template: t });
+    expect(() => synthesizeEnvironment(env)).toThrow(EnvironmentInvalidError);
+    expect(() => synthesizeEnvironment(env)).toThrow(/conf\/t: template agent-sandboxes\/t sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/);
+  });
+
+  test('YAML is 1.1-quoted, keys sorted, list order kept', async () => {
+    const env = newEnvironment(await release('v0.5.6'), 'yaml', { install: false });
+    const rc = env.addRuntimeClass('g', { preset: 'gvisor', allNodes: true });
+    env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec(undefined, { env: [{ name: 'Z', value: 'on' }, { name: 'A', value: 'yes' }] }) });
+    const file = synthesizeEnvironment(env).files.find((f) => f.path === 'yaml/05-templates.yaml')!.content;
+    expect(file).toContain('value: "on"');
+    expect(file).toContain('value: "yes"');
+    const tmpl = parse(file.replace(/^---\n/, '')) as { spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } } };
+    expect(tmpl.spec.podTemplate.spec.containers[0]!.env.map((e) => e.name)).toEqual(['Z', 'A']);
+    expect(Object.keys(tmpl)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
+  });
+});
