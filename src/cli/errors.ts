@@ -14,6 +14,10 @@ const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
   KubeconfigError: ExitCode.cluster,
   ExecCredentialError: ExitCode.cluster,
   KubeDeadlineError: ExitCode.cluster,
+  LiveReadError: ExitCode.cluster,
+  ManifestParseError: ExitCode.invalid,
+  ManifestSourceError: ExitCode.invalid,
+  ObjectIdentityError: ExitCode.invalid,
 };
 
 /** The exit code for an error (see exit-codes.ts). */

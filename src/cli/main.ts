@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor } from './errors.js';
+import { registerDiff } from './commands/diff.js';
 import { registerSynth } from './commands/synth.js';
 import { exitCodeHelp } from './exit-codes.js';
 
@@ -17,6 +18,7 @@ const program = new Command('agentplane')
   .exitOverride();
 
 // One line per command (keep sorted):
+registerDiff(program);
 registerSynth(program);
 
 try {

@@ -16,6 +16,8 @@ import { fieldChanges, type FieldChange } from './structural.js';
 export interface ManifestSet {
   readonly label: string;
   readonly objects: readonly KubeObject[];
+  /** The environment of each object when the set holds several (synth writes one directory per environment). */
+  readonly environmentOf?: ReadonlyMap<KubeObject, string>;
 }
 
 export interface DiffOptions {
@@ -69,8 +71,8 @@ function toYamlSorted(obj: KubeObject | undefined): string {
 
 /** Compares two manifest sets. Throws `ObjectIdentityError` when a set holds an unnamed or duplicated object. */
 export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOptions = {}): DiffReport {
-  const baseIdx = indexObjects(base.objects, base.label);
-  const headIdx = indexObjects(head.objects, head.label);
+  const baseIdx = indexObjects(base.objects, base.label, base.environmentOf);
+  const headIdx = indexObjects(head.objects, head.label, head.environmentOf);
   const baseSchemas = schemaLookupFromObjects(base.objects);
   const headSchemas = schemaLookupFromObjects(head.objects);
   const external = opts.caBundleExternallyManaged ?? caBundleExternallyManaged(head.objects);

@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from '../releases/index.js';
 
-/** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`. */
+/** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`, prefixed with `<environment>:` for objects of a named environment. */
 export type ObjectKey = string;
 
 /** The identity of an object. Throws when it has no `metadata.name` (such an object cannot be applied either). */
@@ -33,14 +33,19 @@ export class ObjectIdentityError extends Error {
 }
 
 /**
- * Indexes a set of objects by {@link objectKey}.
- * @throws {ObjectIdentityError} an object without a name, or two objects with the same key (`where` names the set).
+ * Indexes a set of objects by {@link objectKey}, prefixed with `<environment>:` when `environmentOf` names the
+ * object's environment (objects of different environments never match); identical copies are kept once.
+ * @throws {ObjectIdentityError} an object without a name, or two different objects with the same key (`where` names the set).
  */
-export function indexObjects(objects: readonly KubeObject[], where: string): Map<ObjectKey, KubeObject> {
+export function indexObjects(objects: readonly KubeObject[], where: string, environmentOf?: ReadonlyMap<KubeObject, string>): Map<ObjectKey, KubeObject> {
   const byKey = new Map<ObjectKey, KubeObject>();
   for (const obj of objects) {
-    const key = objectKey(obj);
-    if (byKey.has(key)) throw new ObjectIdentityError(`${where} holds ${key} twice`, 'remove the duplicate object; each apiVersion/kind/namespace/name may appear once');
+    const env = environmentOf?.get(obj);
+    const key = env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`;
+    const seen = byKey.get(key);
+    if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(obj)) {
+      throw new ObjectIdentityError(`${where} holds two different objects ${key}`, 'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)');
+    }
     byKey.set(key, obj);
   }
   return byKey;

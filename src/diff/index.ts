@@ -8,4 +8,5 @@ export { applySchemaDefaults, pruneDefaultOnly, type SchemaNode } from './schema
 export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './schema-lookup.js';
 export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './secrets.js';
 export { ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef } from './sources.js';
+export { readLiveSets, type LiveReader } from './live.js';
 export { fieldChanges, type FieldChange } from './structural.js';

@@ -203,8 +203,9 @@ function warmPoolRisks(p: ComparedPair, head: ReadonlyMap<ObjectKey, KubeObject>
   const name = p.head.metadata?.name;
   const ns = p.head.metadata?.namespace;
   const out: Risk[] = [];
+  const env = p.key.slice(0, p.key.indexOf(':') + 1);
   for (const [key, pool] of head) {
-    if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns) continue;
+    if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns || !key.startsWith(env)) continue;
     if (rec(rec(pool.spec).sandboxTemplateRef).name !== name) continue;
     const strategy = String(rec(rec(pool.spec).updateStrategy).type ?? 'OnReplenish');
     const effect = strategy === 'Recreate'

@@ -32,7 +32,10 @@ export class ManifestSourceError extends Error {
   }
 }
 
-/** The Kubernetes objects in one YAML or JSON text; `List` kinds are expanded; other documents are skipped. */
+/** The API group of AgentPlane's own descriptors (`environment.json`): written by synth, never applied, so never compared. */
+const OWN_GROUP = 'agentplane.dev';
+
+/** The Kubernetes objects in one YAML or JSON text; `List` kinds are expanded; other documents and AgentPlane descriptors are skipped. */
 export function parseManifests(file: string, text: string): KubeObject[] {
   const out: KubeObject[] = [];
   for (const doc of parseAllDocuments(text, { prettyErrors: false })) {
@@ -44,7 +47,7 @@ export function parseManifests(file: string, text: string): KubeObject[] {
       throw new ManifestParseError(file, `${err.code} at line ${line}, column ${col}`);
     }
     const value: unknown = doc.toJS({ maxAliasCount: 100 });
-    if (!isKubeObject(value)) continue;
+    if (!isKubeObject(value) || value.apiVersion.startsWith(`${OWN_GROUP}/`)) continue;
     if (value.kind.endsWith('List') && Array.isArray(value.items)) out.push(...value.items.filter(isKubeObject));
     else out.push(value);
   }
@@ -61,14 +64,23 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /**
  * Every Kubernetes object under `dir` (recursive; `.yaml`, `.yml`, `.json`; files in path order, documents in file order).
+ * A subdirectory holding synth's `environment.json` is one environment: its objects are keyed `<subdir>:<object key>`.
  * @throws {ManifestParseError} a file that does not parse.
  */
 export async function readManifestDir(dir: string, label = dir): Promise<ManifestSet> {
   const objects: KubeObject[] = [];
-  for (const file of await listFiles(dir)) {
-    objects.push(...parseManifests(path.relative(dir, file) || file, await readFile(file, 'utf8')));
+  const environmentOf = new Map<KubeObject, string>();
+  const files = await listFiles(dir);
+  const envDirs = new Set(files.filter((f) => path.basename(f) === 'environment.json').map((f) => path.dirname(f)));
+  for (const file of files) {
+    const parsed = parseManifests(path.relative(dir, file) || file, await readFile(file, 'utf8'));
+    const envDir = [...envDirs].find((d) => d !== path.resolve(dir) && d !== dir && file.startsWith(`${d}${path.sep}`));
+    for (const obj of parsed) {
+      objects.push(obj);
+      if (envDir !== undefined) environmentOf.set(obj, path.relative(dir, envDir));
+    }
   }
-  return { label, objects };
+  return { label, objects, ...(environmentOf.size > 0 ? { environmentOf } : {}) };
 }
 
 export interface GitRefOptions {
@@ -76,7 +88,7 @@ export interface GitRefOptions {
   readonly repo?: string;
   /**
    * The synth command run inside the ref's worktree, as argv; `{out}` is replaced by the output directory.
-   * Default: `node bin/agentplane.js synth --out {out}` (the ref's own CLI, so the ref's code decides the output).
+   * Default: `node bin/agentplane.js synth --all-examples --out {out}` (the ref's own CLI, so the ref's code decides the output).
    */
   readonly synthCommand?: readonly string[];
 }
@@ -101,7 +113,7 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
   const tmp = await mkdtemp(path.join(tmpdir(), 'agentplane-ref-'));
   const tree = path.join(tmp, 'tree');
   const out = path.join(tmp, 'out');
-  const argv = (opts.synthCommand ?? ['node', 'bin/agentplane.js', 'synth', '--out', '{out}']).map((a) => a.replace('{out}', out));
+  const argv = (opts.synthCommand ?? ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}']).map((a) => a.replace('{out}', out));
   try {
     await run('git', ['-C', repo, 'worktree', 'add', '--detach', tree, ref]);
     await symlink(path.join(repo, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
