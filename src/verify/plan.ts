@@ -12,7 +12,10 @@ export type RuntimeKind = 'sandboxd' | 'python-runtime';
 export interface TemplatePlan {
   readonly namespace: string;
   readonly name: string;
-  readonly runtime: RuntimeKind;
+  /** `custom`: a runtime the adapter does not speak; its runtime capabilities cannot be proven. */
+  readonly runtime: RuntimeKind | 'custom';
+  /** Image of the runtime container, for the compatibility tuple. */
+  readonly runtimeImage?: string;
   /** Ports of the runtime server: sandboxd REST 8080 / gRPC 9090, python runtime 8888 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
   readonly ports: { readonly rest: number; readonly grpc?: number };
   readonly runtimeClassName?: string;
@@ -32,6 +35,10 @@ export interface NetworkPolicyPlan {
   readonly name: string;
   /** Egress the environment declares for sandbox pods, as CIDRs/ports text (e.g. `udp/53`, `0.0.0.0/0`); used to spot "egress wider than declared". */
   readonly allowedEgress: readonly string[];
+  /** Ingress peers the policy admits (namespace + pod labels), e.g. the router. */
+  readonly ingressFrom: ReadonlyArray<{ readonly namespace: string; readonly podLabels: Readonly<Record<string, string>> }>;
+  /** Template whose pods the policy is for. */
+  readonly template: string;
 }
 
 export interface RouterPlan {

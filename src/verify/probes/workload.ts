@@ -65,6 +65,14 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
 
   // Runtime configuration facts (static, from the plan): what the runtime is and whether the client's transport can carry it.
   const runtimeSubject = `template ${template.namespace}/${template.name}`;
+  if (template.runtime === 'custom') {
+    const msg = 'the template runs a custom runtime the adapter does not speak: execution cannot be proven';
+    exec.add('discovered', 'missing', runtimeSubject, msg);
+    files.add('discovered', 'missing', runtimeSubject, msg);
+    t.add('verified', 'unknown', runtimeSubject, msg);
+    return all();
+  }
+  const runtime = template.runtime;
   exec.proven('discovered', runtimeSubject, `template runs ${template.runtime} (ports ${template.ports.rest}${template.ports.grpc ? `/${template.ports.grpc}` : ''})`);
   exec.proven('compatible', runtimeSubject, `${template.runtime} is a runtime the adapter speaks (FACTS.md §5)`);
   if (template.runtime === 'sandboxd' && plan.transport === 'router') {
@@ -121,7 +129,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   const podState = pod ? `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}` : `pod ${podName} not readable (${podR.kind === 'ok' ? 'not found' : podR.kind})`;
 
   const target: RuntimeTarget = {
-    kind: template.runtime,
+    kind: runtime,
     transport: plan.transport,
     namespace: template.namespace,
     sandbox: sbName,

@@ -1,0 +1,104 @@
+/**
+ * The environment descriptor, read the way the verifier needs it.
+ *
+ * The descriptor's zod schema lives with its writer (src/constructs/descriptor.ts, a leaf module importing only zod).
+ * This file is the verifier's one import from the constructs layer and takes nothing else from it: the edge
+ * verify -> constructs/descriptor is narrow and cannot form a cycle (constructs never import verify), and the
+ * contract keeps a single definition instead of a copy that could drift.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { EnvironmentDescriptorSchema, type EnvironmentDescriptor } from '../constructs/descriptor.js';
+import type { CapabilityName, TransportKind } from '../adapter/types.js';
+import { isReleaseTag } from '../releases/index.js';
+import { DEFAULT_CONTROLLER, type TemplatePlan, type VerifyPlan } from './plan.js';
+import { requirementsFor } from './requirements.js';
+import type { RequiredState } from './states.js';
+
+export { EnvironmentDescriptorSchema, type EnvironmentDescriptor };
+
+/** The descriptor could not be read or is not valid; `hint` says what to do. */
+export class EnvironmentDescriptorError extends Error {
+  override readonly name = 'EnvironmentDescriptorError';
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+/**
+ * Reads `<dir>/environment.json` (or `dir` itself when it is a file) and validates it.
+ * @throws {EnvironmentDescriptorError} missing file, bad JSON, schema violations (each named), unsupported release.
+ */
+export function readEnvironment(dir: string): { descriptor: EnvironmentDescriptor; file: string } {
+  const file = dir.endsWith('.json') ? dir : path.join(dir, 'environment.json');
+  if (!existsSync(file)) throw new EnvironmentDescriptorError(`no environment descriptor at ${file}`, 'run `agentplane synth` first, or pass --env with the synthesized environment directory');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new EnvironmentDescriptorError(`${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, 're-run `agentplane synth` to rewrite it');
+  }
+  const parsed = EnvironmentDescriptorSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new EnvironmentDescriptorError(`${file} is not a valid environment descriptor: ${issues}`, 're-run `agentplane synth` with this AgentPlane version');
+  }
+  return { descriptor: parsed.data, file };
+}
+
+/** Options the descriptor cannot know: how this verifier reaches things. */
+export interface PlanOptions {
+  readonly transport: TransportKind;
+  readonly routerUrl?: string;
+  /** Per runtime call, ms. Default 5000. */
+  readonly probeTimeoutMs?: number;
+  /** For a workload object to become Ready, ms. Default 120000. */
+  readonly readyTimeoutMs?: number;
+}
+
+function runtimePorts(kind: 'sandboxd' | 'python-runtime' | 'custom', ports: readonly number[]): TemplatePlan['ports'] {
+  if (kind === 'sandboxd') {
+    return { rest: ports.includes(8080) ? 8080 : ports[0] ?? 8080, grpc: ports.includes(9090) ? 9090 : ports[1] ?? 9090 };
+  }
+  return { rest: ports[0] ?? 8888 };
+}
+
+/**
+ * Maps a descriptor to the verifier's plan.
+ * @throws {EnvironmentDescriptorError} when the descriptor's release is not one AgentPlane supports.
+ */
+export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opts: PlanOptions): VerifyPlan {
+  if (!isReleaseTag(d.release.tag)) throw new EnvironmentDescriptorError(`environment ${d.name} pins release ${d.release.tag}, which this AgentPlane does not support`, 'upgrade AgentPlane or re-synthesize with a supported release');
+  const overrides: Record<string, RequiredState> = {};
+  for (const c of d.capabilities) overrides[c.capability] = c.required;
+  const declared = d.capabilities.map((c) => c.capability as CapabilityName);
+  return {
+    environment: d.name,
+    release: d.release.tag,
+    source,
+    controller: d.install ? { namespace: d.install.namespace, deployment: d.install.controllerDeployment, serviceAccount: DEFAULT_CONTROLLER.serviceAccount } : { ...DEFAULT_CONTROLLER },
+    runtimeClasses: d.runtimeClasses.map((r) => r.name),
+    templates: d.templates.map((t) => ({
+      namespace: t.namespace,
+      name: t.name,
+      runtime: t.runtime.kind,
+      ports: runtimePorts(t.runtime.kind, t.runtime.ports),
+      ...(t.images.find((i) => i.container === t.runtime.container) ? { runtimeImage: t.images.find((i) => i.container === t.runtime.container)!.image } : {}),
+      ...(t.runtimeClassName ? { runtimeClassName: t.runtimeClassName } : {}),
+      networkPolicyManagement: t.networkPolicyManagement,
+    })),
+    warmPools: d.warmPools.map((p) => ({ namespace: p.namespace, name: p.name, template: p.template, replicas: p.replicas })),
+    networkPolicies: d.networkPolicies.map((p) => ({
+      namespace: p.namespace,
+      name: p.name,
+      template: p.template,
+      allowedEgress: p.egress.map((e) => `${e.cidr ?? `${e.namespace ?? '*'}/${JSON.stringify(e.podLabels ?? {})}`} ${e.ports.map((x) => `${x.protocol}/${x.port}`).join(',')}`.trim()),
+      ingressFrom: p.ingressFrom.map((i) => ({ namespace: i.namespace, podLabels: i.podLabels ?? {} })),
+    })),
+    ...(d.router ? { router: { namespace: d.router.namespace, service: d.router.serviceName, podLabels: d.router.podLabels, ...(opts.routerUrl ? { url: opts.routerUrl } : {}) } } : {}),
+    transport: opts.transport,
+    requirements: requirementsFor(declared, overrides),
+    probeTimeoutMs: opts.probeTimeoutMs ?? 5_000,
+    readyTimeoutMs: opts.readyTimeoutMs ?? 120_000,
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * Probe of `network-isolation` (case 10). NetworkPolicies only add: a pod is as open as the union of every policy
+ * selecting it. For each running sandbox pod (label `agents.x-k8s.io/sandbox-name-hash`, FACTS.md §1.9) in the
+ * environment's namespaces, the probe finds the policies selecting it by its real labels and fails on "no policy
+ * selects this pod" or "egress wider than declared" (an undeclared policy, such as the controller's default
+ * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges, also selects it).
+ * discovered = networking.k8s.io/v1 NetworkPolicies can be listed; compatible = every policy the environment declares
+ * exists; configured = coverage holds for ≥1 examined pod; verified needs an enforcement test (a non-router pod cannot
+ * connect, the router can), which needs an enforcing CNI: it stays unknown, naming that acceptance test.
+ */
+import type { Obj } from '../cluster.js';
+import type { VerifyPlan } from '../plan.js';
+import type { Probe } from '../runner.js';
+import { RUN_LABEL } from '../workload.js';
+import { Facts, type ProbeDeps } from './common.js';
+
+interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
+}
+
+/** Whether a label selector selects `labels` (empty selector selects everything). */
+export function selects(sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel?.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    const val = labels[e.key];
+    if (e.operator === 'In' && !(has && (e.values ?? []).includes(val!))) return false;
+    if (e.operator === 'NotIn' && has && (e.values ?? []).includes(val!)) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
+
+interface EgressRule {
+  to?: Array<{ ipBlock?: { cidr?: string; except?: string[] }; podSelector?: unknown; namespaceSelector?: unknown }>;
+  ports?: Array<{ port?: number | string; protocol?: string }>;
+}
+
+/** What an egress rule opens, in words, when it opens more than specific pods/namespaces (all destinations, or 0.0.0.0/0 / ::/0). */
+function wideEgress(rule: EgressRule): string | undefined {
+  const ports = (rule.ports ?? []).map((p) => `${p.protocol ?? 'TCP'}/${p.port ?? '*'}`).join(',') || 'all ports';
+  if (!rule.to || rule.to.length === 0) return `every destination on ${ports}`;
+  const wide = rule.to.find((t) => t.ipBlock?.cidr === '0.0.0.0/0' || t.ipBlock?.cidr === '::/0');
+  if (wide) return `${wide.ipBlock!.cidr}${wide.ipBlock!.except?.length ? ` except ${wide.ipBlock!.except.join(', ')}` : ''} on ${ports}`;
+  return undefined;
+}
+
+/** Coverage findings for one pod (pure): empty when at least one policy selects it for egress and none adds undeclared wide egress. */
+export function podCoverage(pod: Obj, policies: readonly Obj[], declared: ReadonlySet<string>): { selectedBy: string[]; problems: string[] } {
+  const labels = pod.metadata?.labels ?? {};
+  const podName = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
+  const selecting = policies.filter((p) => p.metadata?.namespace === pod.metadata?.namespace && selects((p.spec as { podSelector?: LabelSelector } | undefined)?.podSelector, labels));
+  const selectedBy = selecting.map((p) => p.metadata?.name ?? '?');
+  const egressPolicies = selecting.filter((p) => {
+    const spec = (p.spec ?? {}) as { policyTypes?: string[]; egress?: unknown[] };
+    return (spec.policyTypes ?? []).includes('Egress') || (spec.egress !== undefined && spec.policyTypes === undefined);
+  });
+  const problems: string[] = [];
+  if (selecting.length === 0) problems.push(`no policy selects pod ${podName}: it is unrestricted`);
+  else if (egressPolicies.length === 0) problems.push(`no policy restricts egress of pod ${podName} (selected by ${selectedBy.join(', ')} for ingress only)`);
+  for (const p of egressPolicies) {
+    const name = p.metadata?.name ?? '?';
+    if (declared.has(name)) continue;
+    for (const rule of ((p.spec as { egress?: EgressRule[] } | undefined)?.egress ?? [])) {
+      const wide = wideEgress(rule);
+      if (wide) problems.push(`egress wider than declared for pod ${podName}: policy ${name}, not declared by the environment, also selects it and allows ${wide}`);
+    }
+  }
+  return { selectedBy, problems };
+}
+
+/** Names of the policies the environment stands behind: its own, and the controller's for Managed templates. */
+export function declaredPolicies(plan: VerifyPlan): Set<string> {
+  return new Set([...plan.networkPolicies.map((p) => p.name), ...plan.templates.filter((t) => t.networkPolicyManagement === 'Managed').map((t) => `${t.name}-network-policy`)]);
+}
+
+export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
+  return {
+    id: 'network-isolation',
+    after,
+    covers: ['network-isolation'],
+    timeoutStep: 'configured',
+    deadlineMs: 15_000,
+    async run() {
+      const f = new Facts('network-isolation');
+      const namespaces = [...new Set([...deps.plan.templates.map((t) => t.namespace), ...deps.plan.networkPolicies.map((p) => p.namespace)])];
+      if (namespaces.length === 0) return f.add('discovered', 'missing', 'environment', 'the environment declares no sandbox namespaces').list;
+      const policies: Obj[] = [];
+      for (const ns of namespaces) {
+        const r = await deps.cluster.networkPolicies(ns);
+        if (r.kind !== 'ok') return f.failedCall('discovered', `NetworkPolicies in ${ns}`, r).list;
+        policies.push(...r.value);
+      }
+      f.proven('discovered', 'networking.k8s.io/v1', `NetworkPolicies are served (${policies.length} in ${namespaces.join(', ')})`);
+      const names = new Set(policies.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+      const absent = deps.plan.networkPolicies.filter((p) => !names.has(`${p.namespace}/${p.name}`));
+      if (absent.length > 0) f.add('compatible', 'missing', 'declared NetworkPolicies', `declared polic${absent.length === 1 ? 'y' : 'ies'} not found: ${absent.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
+      else f.proven('compatible', 'declared NetworkPolicies', `all ${deps.plan.networkPolicies.length} declared policies exist`);
+      const declared = declaredPolicies(deps.plan);
+      let examined = 0;
+      for (const ns of namespaces) {
+        const pods = await deps.cluster.pods(ns, 'agents.x-k8s.io/sandbox-name-hash');
+        if (pods.kind !== 'ok') return f.failedCall('configured', `pods in ${ns}`, pods).list;
+        for (const pod of pods.value) {
+          if ((pod.status as { phase?: string } | undefined)?.phase !== 'Running') continue;
+          // Bare probe Sandboxes of this verifier carry no template labels; they say nothing about template coverage.
+          if (pod.metadata?.labels?.[RUN_LABEL]) continue;
+          examined += 1;
+          const c = podCoverage(pod, policies, declared);
+          for (const p of c.problems) f.add('configured', 'missing', `pod ${ns}/${pod.metadata?.name}`, p);
+          if (c.problems.length === 0) f.proven('configured', `pod ${ns}/${pod.metadata?.name}`, `selected by ${c.selectedBy.join(', ')}; no undeclared egress`);
+        }
+      }
+      if (examined === 0) f.add('configured', 'unknown', 'sandbox pods', 'no running sandbox pod made from a template to judge policy coverage by its real labels');
+      f.add('verified', 'unknown', 'NetworkPolicy enforcement', 'enforcement cannot be read from the API: it needs a connection test under an enforcing CNI', { missingTest: 'netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds' });
+      return f.list;
+    },
+  };
+}

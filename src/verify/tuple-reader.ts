@@ -1,0 +1,72 @@
+/**
+ * Reads the compatibility tuple from the cluster (DESIGN.md §1). Every entry is read, never assumed; what the API
+ * cannot tell is `unknown` with the reason.
+ */
+import { readFileSync } from 'node:fs';
+import type { Cluster, Obj } from './cluster.js';
+import type { VerifyPlan } from './plan.js';
+import type { CompatibilityTuple, TupleEntry } from './tuple.js';
+
+/** CNIs recognisable by their DaemonSet name in kube-system. */
+const CNI_DAEMONSETS = ['cilium', 'calico-node', 'kube-flannel-ds', 'weave-net', 'kindnet', 'antrea-agent', 'canal', 'kube-router', 'aws-node', 'azure-cni', 'netd', 'ovnkube-node'];
+
+/** AgentPlane's own version (the client SDK entry), from package.json. */
+export function clientSdkEntry(): TupleEntry {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    return { value: `${pkg.name ?? 'agentplane'} ${pkg.version ?? 'unknown'}`, source: 'package.json' };
+  } catch {
+    return { value: 'unknown', source: 'package.json not readable' };
+  }
+}
+
+const u = (source: string): TupleEntry => ({ value: 'unknown', source });
+
+export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deployment' | 'external'): Promise<CompatibilityTuple> {
+  const version = await cluster.version();
+  const kubernetes: TupleEntry = version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : u(version.kind === 'failed' ? version.error.message : version.kind);
+
+  const release = async (crdName: string): Promise<TupleEntry> => {
+    const r = await cluster.crd(crdName);
+    if (r.kind !== 'ok') return u(r.kind === 'failed' ? r.error.message : r.kind);
+    if (!r.value) return { value: 'not installed', source: `CRD ${crdName} absent` };
+    const label = r.value.metadata?.labels?.['app.kubernetes.io/version'];
+    if (label) return { value: label, source: `CRD ${crdName} label app.kubernetes.io/version` };
+    const served = ((r.value.spec as { versions?: Array<{ name: string; served?: boolean }> } | undefined)?.versions ?? []).filter((v) => v.served).map((v) => v.name);
+    return { value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x', source: `CRD ${crdName} serves ${served.join(', ')} (no version label)` };
+  };
+  const crdRelease = await release('sandboxes.agents.x-k8s.io');
+  const extensions = await release('sandboxclaims.extensions.agents.x-k8s.io');
+
+  let controller: TupleEntry;
+  if (mode === 'external') controller = { value: 'out-of-cluster', source: 'declared: the controller runs outside the cluster; its version is not readable from the API' };
+  else {
+    const d = await cluster.deployment(plan.controller.namespace, plan.controller.deployment);
+    const image = d.kind === 'ok' ? (d.value?.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } } | undefined)?.template?.spec?.containers?.[0]?.image : undefined;
+    controller = image ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` } : u(d.kind === 'ok' ? 'controller Deployment not found' : d.kind === 'failed' ? d.error.message : d.kind);
+  }
+
+  const router: TupleEntry = plan.router
+    ? { value: plan.router.url ? `sandbox-router at ${plan.router.url}` : `sandbox-router ${plan.router.namespace}/${plan.router.service}`, source: 'the router does not expose its version; location from the environment' }
+    : { value: 'not deployed', source: 'the environment declares no router' };
+
+  const runtimes = [...new Set(plan.templates.map((t) => `${t.runtime}${t.runtimeImage ? ` (${t.runtimeImage})` : ''}`))];
+  const runtimeServer: TupleEntry = runtimes.length ? { value: runtimes.join(', '), source: 'templates of the environment (image as declared)' } : { value: 'none', source: 'no templates declared' };
+
+  const nodes = await cluster.nodes();
+  let containerRuntime: TupleEntry;
+  if (nodes.kind !== 'ok') containerRuntime = u(nodes.kind === 'failed' ? nodes.error.message : nodes.kind);
+  else {
+    const values = [...new Set(nodes.value.map((n: Obj) => (n.status as { nodeInfo?: { containerRuntimeVersion?: string } } | undefined)?.nodeInfo?.containerRuntimeVersion).filter((v): v is string => !!v))];
+    containerRuntime = values.length ? { value: values.join(', '), source: `status.nodeInfo of ${nodes.value.length} node(s)` } : u('nodes report no containerRuntimeVersion');
+  }
+
+  const ds = await cluster.daemonSets('kube-system');
+  let cni: TupleEntry;
+  if (ds.kind !== 'ok') cni = u(ds.kind === 'failed' ? ds.error.message : ds.kind);
+  else {
+    const found = ds.value.map((d) => d.metadata?.name ?? '').filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
+    cni = found.length ? { value: found.join(', '), source: 'DaemonSets in kube-system' } : u('no known CNI DaemonSet in kube-system; NetworkPolicy enforcement cannot be assumed');
+  }
+  return { kubernetes, crdRelease, controller, extensions, router, runtimeServer, clientSdk: clientSdkEntry(), containerRuntime, cni };
+}

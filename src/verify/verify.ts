@@ -1,0 +1,112 @@
+/**
+ * One verify run: connect, read the tuple, run the probes in dependency order, clean up the workload objects, settle
+ * every declared capability. Throws {@link VerifyCouldNotRunError} only when the cluster cannot be used at all
+ * (unreachable, unauthenticated); every other outcome is in the report.
+ */
+import type { KubeClient } from '../adapter/kubernetes/client.js';
+import { releaseFacts, type LoadedRelease } from '../releases/index.js';
+import { Cluster } from './cluster.js';
+import type { VerifyPlan } from './plan.js';
+import { controllerNeeds, controllerProbe, KNOWN_GAPS } from './probes/controller.js';
+import type { ProbeDeps } from './probes/common.js';
+import { installProbe } from './probes/install.js';
+import { snapshotProbe, suspendProbe } from './probes/lifecycle.js';
+import { networkProbe } from './probes/network.js';
+import { routerProbe } from './probes/router.js';
+import { runtimeClassProbe } from './probes/runtime-class.js';
+import { templateProbe } from './probes/template.js';
+import { warmPoolProbe } from './probes/warm-pool.js';
+import { workloadProbe } from './probes/workload.js';
+import { buildReport, type VerifyReport } from './report.js';
+import { runProbes, type Probe } from './runner.js';
+import { AdapterRuntimeProber, type RuntimeProber } from './runtime-prober.js';
+import { readTuple } from './tuple-reader.js';
+import { Workload } from './workload.js';
+
+/** The cluster cannot be used at all (unreachable, bad credentials); maps to the CLI's "could not run" exit code. */
+export class VerifyCouldNotRunError extends Error {
+  override readonly name = 'VerifyCouldNotRunError';
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+export interface VerifyOptions {
+  readonly plan: VerifyPlan;
+  readonly client: KubeClient;
+  /** The pinned release's verified files: enables schema checks of templates and the controller RBAC list from the pinned RBAC. */
+  readonly loaded?: LoadedRelease;
+  /** `deployment` (default) reads the controller Deployment; `external` for a controller run outside the cluster. */
+  readonly controllerMode?: 'deployment' | 'external';
+  /** Image the environment pins for the controller (a mirror of the release image); default the release image. */
+  readonly controllerImage?: string;
+  readonly runtime?: RuntimeProber;
+  readonly progress?: (line: string) => void;
+  /** Abort (SIGINT): remaining probes are not run; cleanup still runs. */
+  readonly signal?: AbortSignal;
+  /** Run id (6 hex) for object names and labels; random by default. */
+  readonly runId?: string;
+  /** Bound on waiting for workload objects to disappear, ms. Default 30000. */
+  readonly cleanupWaitMs?: number;
+}
+
+export interface VerifyResult {
+  readonly report: VerifyReport;
+  readonly cluster: Cluster;
+}
+
+/** The probes for a plan, in declaration order (the runner orders them by dependency). */
+export function planProbes(deps: ProbeDeps, opts: { loaded?: LoadedRelease; controllerMode: 'deployment' | 'external'; controllerImage?: string; extensions: boolean }): Probe[] {
+  const { plan } = deps;
+  const needs = opts.loaded ? controllerNeeds(opts.loaded.objects.values(), opts.extensions) : [...KNOWN_GAPS];
+  const probes: Probe[] = [installProbe(deps), controllerProbe(deps, { mode: opts.controllerMode, extensions: opts.extensions, needs, ...(opts.controllerImage ? { image: opts.controllerImage } : {}) })];
+  for (const rc of plan.runtimeClasses) probes.push(runtimeClassProbe(deps, rc));
+  for (const t of plan.templates) probes.push(templateProbe(deps, t, opts.loaded));
+  for (const p of plan.warmPools) probes.push(warmPoolProbe(deps, p));
+  if (plan.router) probes.push(routerProbe(deps));
+  const staticIds = probes.map((p) => p.id);
+  const workloads = plan.templates.map((t) => workloadProbe(deps, t, plan.warmPools.find((p) => p.namespace === t.namespace && p.template === t.name), staticIds));
+  probes.push(...workloads);
+  probes.push(networkProbe(deps, workloads.map((w) => w.id)), suspendProbe(deps), snapshotProbe(deps));
+  return probes;
+}
+
+export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
+  const started = Date.now();
+  const startedAt = new Date(started).toISOString();
+  const cluster = new Cluster(opts.client);
+  const reach = await cluster.version();
+  if (reach.kind === 'failed' && (reach.error.category === 'unreachable' || reach.error.category === 'unauthenticated' || reach.error.category === 'timeout')) {
+    throw new VerifyCouldNotRunError(`cannot use the cluster: ${reach.error.message}`, reach.error.hint ?? 'check --kubeconfig and --context');
+  }
+  const facts = releaseFacts(opts.plan.release);
+  const mode = opts.controllerMode ?? 'deployment';
+  const runtime = opts.runtime ?? new AdapterRuntimeProber({ client: opts.client, ...(opts.plan.router?.url ? { routerUrl: opts.plan.router.url } : {}) });
+  const workload = new Workload(cluster, opts.runId);
+  const deps: ProbeDeps = { cluster, plan: opts.plan, facts, runtime, workload };
+  const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const tuple = await readTuple(cluster, opts.plan, mode);
+  const extensions = opts.plan.requirements.some((r) => r.name === 'extensions-api') || opts.plan.warmPools.length > 0;
+  const probes = planProbes(deps, { ...(opts.loaded ? { loaded: opts.loaded } : {}), controllerMode: mode, ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}), extensions });
+  let evidence: Awaited<ReturnType<typeof runProbes>> = [];
+  let leftovers: string[] = [];
+  try {
+    evidence = await runProbes(probes, { progress, ...(opts.signal ? { signal: opts.signal } : {}) });
+  } finally {
+    // Runs on success, failure, throw and interrupt alike.
+    progress(`cleanup: deleting objects labelled agentplane.dev/verify-run=${workload.runId}`);
+    leftovers = await workload.cleanup(opts.cleanupWaitMs ?? 30_000);
+    if (leftovers.length > 0) progress(`cleanup: ${leftovers.length} object(s) left behind: ${leftovers.join('; ')}`);
+    if (!opts.runtime) await runtime.close();
+  }
+  const report = buildReport({
+    environment: { name: opts.plan.environment, release: opts.plan.release, source: opts.plan.source },
+    tuple,
+    requirements: opts.plan.requirements,
+    evidence,
+    leftovers,
+    startedAt,
+    durationMs: Date.now() - started,
+  });
+  return { report, cluster };
+}
