@@ -38,8 +38,11 @@ export class ChecksumMismatchError extends ReleaseError {
     super(
       'CHECKSUM_MISMATCH',
       `checksum mismatch for ${file} from ${source}: expected sha256 ${expected}, got ${actual}`,
-      'the source holds different bytes than the pinned release; restore the original file in the mirror ' +
-        '(or remove the mirror to fetch from upstream) and never edit pinned release files',
+      source.startsWith('mirror ')
+        ? 'the mirror holds different bytes than the pinned release: restore the original file (never edit pinned release files), ' +
+          'or point --mirror / AGENTPLANE_MIRROR at an intact mirror'
+        : 'the downloaded bytes differ from the pinned release (proxy rewriting, or upstream history changed): ' +
+          'use a verified mirror (--mirror DIR or AGENTPLANE_MIRROR) and report the difference',
     );
     this.file = file;
     this.expected = expected;
@@ -56,7 +59,9 @@ export class MissingFileError extends ReleaseError {
     super(
       'MISSING_FILE',
       `pinned file ${file} is missing from ${source}`,
-      'complete the mirror (layout <mirror>/<tag>/<path>, see ../shared/agent-sandbox/releases) or point --mirror / AGENTPLANE_MIRROR at a complete one',
+      source.startsWith('mirror ')
+        ? 'complete the mirror (layout <mirror>/<tag>/<path>, as ../shared/agent-sandbox/releases) or point --mirror / AGENTPLANE_MIRROR at a complete one'
+        : 'the pinned commit or path does not resolve upstream; use a mirror that holds the release (--mirror DIR or AGENTPLANE_MIRROR)',
     );
     this.file = file;
     this.source = source;

@@ -32,9 +32,10 @@ function makeWritable(path: string): void {
 
 /**
  * A node:http server on 127.0.0.1 that answers `/<owner>/<repo>/<commit>/<upstream path>` from the shared mirror, the way the
- * upstream raw-file host would. `hits` records request paths; `status` forces an HTTP status for every request.
+ * upstream raw-file host would. `hits` records request paths; `status` forces an HTTP status for every request; `tamper`
+ * names an upstream path whose bytes are served with one byte changed.
  */
-export async function startRawServer(opts: { status?: number } = {}): Promise<{ port: number; hits: string[]; close: () => Promise<void> }> {
+export async function startRawServer(opts: { status?: number; tamper?: string } = {}): Promise<{ port: number; hits: string[]; close: () => Promise<void> }> {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     const url = req.url ?? '/';
@@ -52,7 +53,10 @@ export async function startRawServer(opts: { status?: number } = {}): Promise<{ 
       return;
     }
     readFile(join(SHARED_MIRROR, facts.tag, file.mirrorPath)).then(
-      (bytes) => res.writeHead(200, { 'content-type': 'text/plain' }).end(bytes),
+      (bytes) => {
+        if (path === opts.tamper) bytes[0] = bytes[0]! ^ 0x20;
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(bytes);
+      },
       () => res.writeHead(500).end(),
     );
   });

@@ -48,7 +48,8 @@ describe('loadRelease from a mirror', () => {
       expect(e.message).toContain(CONTROLLER);
       expect(e.message).toContain(expected);
       expect(e.message).toContain(e.actual);
-      expect(e.hint).toMatch(/restore/);
+      expect(e.source).toBe(`mirror ${mirror.dir}`);
+      expect(e.hint).toMatch(/restore the original file/);
       // nothing unverified reaches the cache
       expect(existsSync(join(cache.dir, 'v0.4.6', CONTROLLER))).toBe(false);
     } finally {
@@ -134,12 +135,26 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
     }
   });
 
+  test('changed bytes from upstream are a ChecksumMismatchError naming the upstream source', async () => {
+    const server = await startRawServer({ tamper: 'k8s/rbac.generated.yaml' });
+    try {
+      const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(server.port) }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ChecksumMismatchError);
+      expect((err as ChecksumMismatchError).file).toBe('k8s/rbac.generated.yaml');
+      expect((err as ChecksumMismatchError).source).toBe('upstream github.com/kubernetes-sigs/agent-sandbox');
+      expect((err as ChecksumMismatchError).hint).toMatch(/verified mirror/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('HTTP 404 is MissingFileError with the URL', async () => {
     const server = await startRawServer({ status: 404 });
     try {
       const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(server.port) }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MissingFileError);
       expect((err as MissingFileError).source).toMatch(/d0c124d4a1fded4ed4aecb92753696b4dd8de17b\/k8s\/.* answered 404/);
+      expect((err as MissingFileError).hint).toMatch(/does not resolve upstream/);
     } finally {
       await server.close();
     }
