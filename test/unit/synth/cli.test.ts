@@ -1,0 +1,104 @@
+/**
+ * `agentplane synth` run as a real process (node + tsx, like bin/agentplane.js), against the shared mirror or a
+ * corrupted copy of it.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { MIRROR } from '../constructs/fixture.js';
+import { sha256 } from './helpers.js';
+
+const ROOT = process.cwd();
+const DEV = resolve(ROOT, 'examples/dev-gvisor/environment.ts');
+
+function run(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', resolve(ROOT, 'src/cli/main.ts'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '', AGENTPLANE_MIRROR: MIRROR, ...env },
+    timeout: 120_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function tmp(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `agentplane-cli-${prefix}-`));
+}
+
+describe('agentplane synth', () => {
+  test('--all-examples writes both environments, reports them and leaves the committed locks unchanged', () => {
+    const out = tmp('out');
+    const cache = tmp('cache');
+    const r = run(['--cache-dir', cache, 'synth', '--all-examples', '--out', out, '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout) as { environments: Array<{ environment: string; lock: { outcome: string }; notes: string[] }> };
+    expect(report.environments.map((e) => [e.environment, e.lock.outcome])).toEqual([['dev-gvisor', 'unchanged'], ['prod-kata', 'unchanged']]);
+    expect(report.environments[0]!.notes[0]).toMatch(/sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: .*ServerSideApply=true; apply with kubectl apply --server-side/);
+    expect(readdirSync(join(out, 'prod-kata')).sort()).toEqual([
+      '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '05-templates.yaml', '06-warm-pools.yaml',
+      '07-policies.yaml', '08-router.yaml', '10-environment.yaml', 'environment.json',
+    ]);
+  }, 180_000);
+
+  test('--stdout twice gives identical bytes, every document starts with ---', () => {
+    const cache = tmp('cache');
+    const a = run(['--cache-dir', cache, 'synth', DEV, '--stdout']);
+    const b = run(['--cache-dir', tmp('cache2'), 'synth', DEV, '--stdout', '-o', 'yaml']);
+    expect(a.code).toBe(0);
+    expect(sha256(a.stdout)).toBe(sha256(b.stdout));
+    expect(a.stdout.startsWith('---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n')).toBe(true);
+    const docs = a.stdout.split(/^---\n/m).slice(1);
+    expect(docs).toHaveLength(19);
+    expect(docs.every((d) => d.startsWith('apiVersion: '))).toBe(true);
+    expect(a.stderr).toMatch(/^note: dev-gvisor: .*ServerSideApply=true/);
+  }, 180_000);
+
+  test('one flipped byte in a mirrored file stops synthesis with exit 3, naming the file and both hashes', () => {
+    const mirror = tmp('mirror');
+    cpSync(join(MIRROR, 'v0.5.6'), join(mirror, 'v0.5.6'), { recursive: true });
+    const file = join(mirror, 'v0.5.6/k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml');
+    const bytes = readFileSync(file);
+    bytes[100] = bytes[100]! ^ 0x01;
+    writeFileSync(file, bytes);
+    const out = tmp('out');
+    const r = run(['--mirror', mirror, '--cache-dir', tmp('cache'), 'synth', DEV, '--out', out]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('checksum mismatch for k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml');
+    expect(r.stderr).toContain(`got ${sha256(bytes)}`);
+    expect(existsSync(join(out, 'dev-gvisor'))).toBe(false);
+  }, 180_000);
+
+  test('a lock that disagrees stops with exit 5 and the difference; --update-lock rewrites it', () => {
+    const dir = tmp('lock');
+    const lock = join(dir, 'agentplane.lock.json');
+    const original = JSON.parse(readFileSync(resolve(ROOT, 'examples/dev-gvisor/agentplane.lock.json'), 'utf8')) as { images: Record<string, string> };
+    original.images['dev-gvisor/controller'] = 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0';
+    writeFileSync(lock, JSON.stringify(original));
+    const cache = tmp('cache');
+    const r = run(['--cache-dir', cache, 'synth', DEV, '--lock', lock, '--out', tmp('out')]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toMatch(/dev-gvisor\/controller/);
+    expect(r.stderr).toContain('agent-sandbox-controller:v0.5.0');
+    const u = run(['--cache-dir', cache, 'synth', DEV, '--lock', lock, '--update-lock', '--out', tmp('out'), '-o', 'json']);
+    expect(u.code).toBe(0);
+    expect(JSON.parse(readFileSync(lock, 'utf8')).images['dev-gvisor/controller']).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
+  }, 180_000);
+
+  test('usage errors exit 2; a module without defineEnvironments exits 4', () => {
+    expect(run(['synth']).code).toBe(2);
+    expect(run(['synth', DEV, '--stdout', '-o', 'table']).code).toBe(2);
+    const bad = join(tmp('mod'), 'environment.mjs');
+    writeFileSync(bad, 'export default 42;\n');
+    const r = run(['synth', bad, '--out', tmp('out')]);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('the default export is not made with defineEnvironments(...)');
+  }, 180_000);
+
+  test('--help documents the exit codes', () => {
+    const r = run(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Exit codes:\n\s+0 .*\n\s+1 .*\n\s+2 .*\n\s+3 +release error/);
+  }, 180_000);
+});
