@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor } from './errors.js';
 import { registerDiff } from './commands/diff.js';
 import { registerSynth } from './commands/synth.js';
+import { registerVerify } from './commands/verify.js';
 import { exitCodeHelp } from './exit-codes.js';
 
 const program = new Command('agentplane')
@@ -20,6 +21,7 @@ const program = new Command('agentplane')
 // One line per command (keep sorted):
 registerDiff(program);
 registerSynth(program);
+registerVerify(program);
 
 try {
   await program.parseAsync(process.argv);

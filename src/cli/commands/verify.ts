@@ -1,0 +1,125 @@
+/**
+ * `agentplane verify`: post-deploy verification of an environment (issue 4, DESIGN.md §6). Reads the synthesized
+ * environment descriptor (`--env DIR`, default `dist/<single environment>`), connects with `--kubeconfig/--context`,
+ * runs the verifier and prints one row per capability. Exit codes: 0 every required capability reached its required
+ * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be used
+ * (unreachable, bad kubeconfig, authentication); 4 an invalid descriptor. Ctrl-C stops the probes, still deletes
+ * the workload objects and prints the partial report.
+ */
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { KubeClient } from '../../adapter/kubernetes/client.js';
+import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
+import { loadRelease } from '../../releases/index.js';
+import { EnvironmentDescriptorError, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError } from '../../verify/index.js';
+import { ExitCode } from '../exit-codes.js';
+import { globalOptions } from '../global-options.js';
+
+interface VerifyFlags {
+  env?: string;
+  kubeconfig?: string;
+  context?: string;
+  output: 'table' | 'json' | 'markdown';
+  junit?: string;
+  transport: 'port-forward' | 'direct' | 'router';
+  routerUrl?: string;
+  probeTimeout: string;
+  readyTimeout: string;
+  controller: 'deployment' | 'external';
+}
+
+/** `5s`, `500ms`, `2m`, or plain milliseconds. @throws Error naming the bad value. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (!m) throw new Error(`"${text}" is not a duration: use e.g. 5s, 500ms or 2m`);
+  const n = Number(m[1]);
+  return Math.round(m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n);
+}
+
+function defaultEnvDir(): string {
+  if (!existsSync('dist')) return 'dist';
+  const withDescriptor = readdirSync('dist').filter((d) => existsSync(path.join('dist', d, 'environment.json')));
+  return withDescriptor.length === 1 ? path.join('dist', withDescriptor[0]!) : 'dist';
+}
+
+export function registerVerify(program: Command): void {
+  program
+    .command('verify')
+    .description('verify a deployed environment: move every declared capability through discovered -> compatible -> configured -> verified, with evidence')
+    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context (default: current-context)')
+    .addOption(new Option('-o, --output <format>', 'report format').choices(['table', 'json', 'markdown']).default('table'))
+    .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .addOption(new Option('--transport <kind>', 'how to reach runtime servers (the client\'s transport)').choices(['port-forward', 'direct', 'router']).default('port-forward'))
+    .option('--router-url <url>', 'base URL of the sandbox-router proxy port, for router health and the router transport')
+    .option('--probe-timeout <duration>', 'deadline of each runtime call', '5s')
+    .option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready', '120s')
+    .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
+    .action(async (flags: VerifyFlags, cmd: Command) => {
+      const envDir = flags.env ?? defaultEnvDir();
+      let plan;
+      try {
+        const { descriptor, file } = readEnvironment(envDir);
+        plan = planFromDescriptor(descriptor, path.dirname(file), {
+          transport: flags.transport,
+          ...(flags.routerUrl ? { routerUrl: flags.routerUrl } : {}),
+          probeTimeoutMs: parseDuration(flags.probeTimeout),
+          readyTimeoutMs: parseDuration(flags.readyTimeout),
+        });
+      } catch (err) {
+        if (err instanceof EnvironmentDescriptorError) {
+          process.stderr.write(`error: ${err.message}\nhint: ${err.hint}\n`);
+          process.exitCode = ExitCode.invalid;
+          return;
+        }
+        throw err;
+      }
+      let client: KubeClient;
+      try {
+        client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+      } catch (err) {
+        if (err instanceof KubeconfigError) {
+          process.stderr.write(`error: could not run: ${err.message}\n`);
+          process.exitCode = ExitCode.cluster;
+          return;
+        }
+        throw err;
+      }
+      const g = globalOptions(cmd);
+      const loaded = await loadRelease(plan.release, { ...(g.mirror ? { mirror: g.mirror } : {}), ...(g.cacheDir ? { cacheDir: g.cacheDir } : {}) }).catch((err: unknown) => {
+        process.stderr.write(`warning: release files of ${plan.release} not loaded (${err instanceof Error ? err.message : String(err)}); template schemas and the pinned controller RBAC list are not checked\n`);
+        return undefined;
+      });
+      const interrupt = new AbortController();
+      const onSigint = (): void => {
+        process.stderr.write('interrupted: stopping probes, then deleting workload objects (Ctrl-C again to quit at once)\n');
+        interrupt.abort(new Error('SIGINT'));
+        process.once('SIGINT', () => process.exit(130));
+      };
+      process.once('SIGINT', onSigint);
+      try {
+        const { report } = await runVerify({
+          plan,
+          client,
+          ...(loaded ? { loaded } : {}),
+          controllerMode: flags.controller,
+          signal: interrupt.signal,
+        });
+        const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });
+        process.stdout.write(text);
+        if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
+        process.exitCode = report.outcome === 'verified' ? ExitCode.ok : ExitCode.notVerified;
+      } catch (err) {
+        if (err instanceof VerifyCouldNotRunError) {
+          process.stderr.write(`error: could not run: ${err.message}\nhint: ${err.hint}\n`);
+          process.exitCode = ExitCode.cluster;
+          return;
+        }
+        throw err;
+      } finally {
+        process.removeListener('SIGINT', onSigint);
+      }
+    });
+}
