@@ -21,16 +21,25 @@ NICE="${AGENTPLANE_BUILD_NICE:-10}"
 COMPONENTS=("$@"); [ ${#COMPONENTS[@]} -gt 0 ] || read -r -a COMPONENTS <<<"$(tc_components)"
 mkdir -p "$TC_CACHE/locks" "$TC_CACHE/bin"
 
-# Fetch every module of the wrapper's graph; on failure name the modules that could not be fetched.
+# Fetch every module of the wrapper's graph; on failure name the modules that could not be fetched
+# (`go mod download -json` reports an "Error" per module).
 fetch_modules() {
   local c="$1" out
-  if ! out="$(cd "$TC_GO/$c" && go mod download -x all 2>&1)"; then
-    local missing
-    missing="$(printf '%s\n' "$out" | grep -oE '(module|go: )?[a-zA-Z0-9._~/-]+@v[0-9][^: ]*' | sed -E 's/^(module |go: )//' | sort -u | head -20)"
+  if ! out="$(cd "$TC_GO/$c" && go mod download -json all 2>&1)"; then
     echo "test-cluster: cannot fetch the Go modules of component '$c' (wrapper $TC_GO/$c)." >&2
-    [ -n "$missing" ] && { echo "  module(s) not obtained:" >&2; printf '    %s\n' $missing >&2; }
-    echo "  go said:" >&2; printf '%s\n' "$out" | grep -vE '^(# get|[0-9.]+s # get)' | tail -15 | sed 's/^/    /' >&2
-    echo "  GOPROXY=$(go env GOPROXY). Check network access to the Go module proxy, then re-run this script." >&2
+    printf '%s\n' "$out" | node -e '
+      let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+        const failed = []; let depth = 0, start = -1;
+        for (let i = 0; i < s.length; i++) {           // split the stream of JSON objects
+          if (s[i] === "{") { if (depth++ === 0) start = i; } else if (s[i] === "}" && --depth === 0) {
+            try { const m = JSON.parse(s.slice(start, i + 1)); if (m.Error) failed.push(`${m.Path}@${m.Version}: ${m.Error}`); } catch {}
+          }
+        }
+        const other = s.split("\n").filter((l) => l.startsWith("go: ")).slice(0, 5);
+        if (failed.length) console.error("  module(s) not obtained:\n" + failed.slice(0, 20).map((f) => "    " + f).join("\n"));
+        if (other.length) console.error("  go said:\n" + other.map((l) => "    " + l).join("\n"));
+      });' >&2
+    echo "  GOPROXY=$(go env GOPROXY). Check access to the Go module proxy, then re-run: bash test-cluster/scripts/build.sh $c" >&2
     return 2
   fi
 }

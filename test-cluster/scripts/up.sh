@@ -42,7 +42,10 @@ case "$RELEASE" in v0.5.6|v0.4.6) ;; *) echo "test-cluster up: release '$RELEASE
 t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1fs", b-a}'; }
 
-# --- reuse -------------------------------------------------------------------------------------------
+# --- one up.sh per run dir at a time; reuse -----------------------------------------------------------
+mkdir -p "$TC_CACHE/locks"
+exec 8>"$TC_CACHE/locks/up-$(printf '%s' "$RUN" | tc_sha256).lock"
+flock 8
 alive() { local f="$RUN/pids/$1.pid"; [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null; }
 if [ -f "$RUN/cluster.env" ]; then
   . "$RUN/cluster.env"
@@ -50,7 +53,7 @@ if [ -f "$RUN/cluster.env" ]; then
     if [ "$CLUSTER_RELEASE" != "$RELEASE" ]; then
       echo "test-cluster up: a cluster with release $CLUSTER_RELEASE is already up; run 'npm run cluster:down' first to switch to $RELEASE" >&2; exit 65
     fi
-    tc_log "reusing the running cluster (release $CLUSTER_RELEASE, apiserver 127.0.0.1:$API_PORT)"
+    tc_log "reusing the running cluster (release $CLUSTER_RELEASE, apiserver 127.0.0.1:$API_PORT); node options apply only to a new cluster"
     echo "$RUN/kubeconfig"; exit 0
   fi
   tc_log "stale state in $RUN (apiserver not answering); cleaning it up"
@@ -118,7 +121,7 @@ KCFG="$RUN/kubeconfig"
 # --- process helpers -----------------------------------------------------------------------------------
 start() { # name binary args...
   local name="$1"; shift
-  setsid "$@" >"$RUN/logs/$name.log" 2>&1 </dev/null &
+  setsid "$@" >"$RUN/logs/$name.log" 2>&1 </dev/null 8>&- &   # fd 8 = the up.sh lock; daemons must not hold it
   echo $! >"$RUN/pids/$name.pid"
 }
 fail_with_log() { echo "test-cluster up: $1; last lines of $RUN/logs/$2.log:" >&2; tail -n 25 "$RUN/logs/$2.log" >&2 || true; exit 1; }
