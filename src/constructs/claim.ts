@@ -53,6 +53,16 @@ export class SandboxClaim extends Construct {
     this.poolRef = p.pool;
     this.namespace = p.namespace ?? (typeof p.pool === 'string' ? ctx.defaultNamespace : p.pool.namespace);
     const v1beta1 = apiVersionFor(ctx.release, 'SandboxClaim').endsWith('/v1beta1');
+    this.node.addValidation({
+      validate: () => {
+        try {
+          void this.pool;
+          return [];
+        } catch (err) {
+          return [err instanceof MissingReferenceError ? err.message.slice(this.node.path.length + 2).split('\n  hint:')[0]! : String(err)];
+        }
+      },
+    });
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: apiVersionFor(ctx.release, 'SandboxClaim'),
       kind: 'SandboxClaim',
