@@ -1,0 +1,130 @@
+/**
+ * VerifierAccess: the least-privilege identity `agentplane verify` runs as — a ServiceAccount, a ClusterRole for the
+ * few cluster-scoped reads (named CRDs, nodes, RuntimeClasses, and SubjectAccessReviews to check the controller's
+ * rights, case 09), and per-namespace Roles for what the probes read and the labelled probe objects they create and
+ * delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did not create; the
+ * runtime is reached through `pods/portforward` (the production transport to a loopback-only sandboxd,
+ * FACTS.md §10.3), which can be turned off for router/direct set-ups.
+ *
+ * Place it in a chart without a namespace (cluster-scoped objects must not carry one); every namespaced object here
+ * sets its namespace explicitly.
+ */
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+import { z } from 'zod';
+import { parseProps } from './props.js';
+
+/** One RBAC rule as emitted. */
+export interface VerifierRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly resourceNames?: readonly string[];
+}
+
+export interface VerifierAccessProps {
+  /** Namespace of the verifier's ServiceAccount. */
+  readonly namespace: string;
+  /** Name of the ServiceAccount, ClusterRole, Roles and bindings. Default `agentplane-verifier`. */
+  readonly name?: string;
+  /** Namespaces holding the environment's templates, pools and probe sandboxes. At least one. */
+  readonly sandboxNamespaces: readonly string[];
+  /** Namespace of the Agent Sandbox controller. Default `agent-sandbox-system` (`k8s/controller.yaml@v0.5.6`). */
+  readonly controllerNamespace?: string;
+  /** Controller Deployment and ServiceAccount name. Default `agent-sandbox-controller`. */
+  readonly controllerName?: string;
+  /** Namespace of the sandbox-router Service, when the environment has a router. Default: none. */
+  readonly routerNamespace?: string;
+  /** Router Service name. Default `sandbox-router-svc`. */
+  readonly routerService?: string;
+  /** Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport). Default `true`. */
+  readonly portForward?: boolean;
+  /** Grant SubjectAccessReview create, to check the controller's rights. Default `true`. */
+  readonly checkControllerRbac?: boolean;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const Name = z.string().regex(DNS_LABEL, 'must be a DNS label').max(63);
+const PropsSchema = z
+  .object({
+    namespace: Name,
+    name: Name.default('agentplane-verifier'),
+    sandboxNamespaces: z.array(Name).min(1, 'needs at least one namespace'),
+    controllerNamespace: Name.default('agent-sandbox-system'),
+    controllerName: Name.default('agent-sandbox-controller'),
+    routerNamespace: Name.optional(),
+    routerService: Name.default('sandbox-router-svc'),
+    portForward: z.boolean().default(true),
+    checkControllerRbac: z.boolean().default(true),
+  })
+  .strict();
+
+/** The four CRD names of Agent Sandbox (`k8s/crds/*.yaml@v0.5.6`). */
+const CRD_NAMES = ['sandboxes.agents.x-k8s.io', 'sandboxclaims.extensions.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io', 'sandboxwarmpools.extensions.agents.x-k8s.io'];
+
+type Parsed = z.output<typeof PropsSchema>;
+
+/** Cluster-wide rules of the verifier (pure; exported for tests and docs). */
+export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): VerifierRule[] {
+  const rules: VerifierRule[] = [
+    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get'], resourceNames: CRD_NAMES },
+    { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
+    { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get'] },
+  ];
+  if (p.checkControllerRbac) rules.push({ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] });
+  return rules;
+}
+
+/** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects. */
+export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRule[] {
+  const rules: VerifierRule[] = [
+    { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxclaims'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxtemplates', 'sandboxwarmpools'], verbs: ['get', 'list'] },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+    { apiGroups: [''], resources: ['events'], verbs: ['list'] },
+    { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
+  ];
+  if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['create'] });
+  return rules;
+}
+
+export class VerifierAccess extends Construct {
+  /** `system:serviceaccount:<ns>:<name>`, the user the verifier authenticates as. */
+  readonly userName: string;
+  readonly serviceAccountName: string;
+  readonly namespace: string;
+
+  constructor(scope: Construct, id: string, props: VerifierAccessProps) {
+    super(scope, id);
+    const p = parseProps(this, 'VerifierAccess', PropsSchema, props);
+    this.serviceAccountName = p.name;
+    this.namespace = p.namespace;
+    this.userName = `system:serviceaccount:${p.namespace}:${p.name}`;
+    const subject = [{ kind: 'ServiceAccount', name: p.name, namespace: p.namespace }];
+    new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: p.name, namespace: p.namespace }, automountServiceAccountToken: false });
+    new k8s.KubeClusterRole(this, 'ClusterRole', { metadata: { name: p.name }, rules: verifierClusterRules(p).map(toPolicyRule) });
+    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', { metadata: { name: p.name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: p.name }, subjects: subject });
+    const role = (ns: string, rules: VerifierRule[]): void => {
+      new k8s.KubeRole(this, `Role-${ns}`, { metadata: { name: p.name, namespace: ns }, rules: rules.map(toPolicyRule) });
+      new k8s.KubeRoleBinding(this, `RoleBinding-${ns}`, { metadata: { name: p.name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.name }, subjects: subject });
+    };
+    const perNs = new Map<string, VerifierRule[]>();
+    const add = (ns: string, rules: VerifierRule[]): void => {
+      perNs.set(ns, [...(perNs.get(ns) ?? []), ...rules]);
+    };
+    for (const ns of [...new Set(p.sandboxNamespaces)]) add(ns, verifierSandboxRules(p));
+    add(p.controllerNamespace, [
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'], resourceNames: [p.controllerName] },
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'], resourceNames: [p.controllerName] },
+    ]);
+    if (p.routerNamespace) add(p.routerNamespace, [{ apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [p.routerService] }]);
+    // The compatibility tuple names the CNI by its DaemonSet in kube-system.
+    add('kube-system', [{ apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['list'] }]);
+    for (const [ns, rules] of perNs) role(ns, rules);
+  }
+}
+
+function toPolicyRule(r: VerifierRule): k8s.PolicyRule {
+  return { apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}) };
+}

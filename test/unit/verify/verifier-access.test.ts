@@ -1,0 +1,58 @@
+import { Testing } from 'cdk8s';
+import { VerifierAccess, verifierClusterRules, verifierSandboxRules } from '../../../src/constructs/verifier-access.js';
+
+interface Obj { kind: string; metadata: { name: string; namespace?: string }; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }> }
+
+function synth(props: ConstructorParameters<typeof VerifierAccess>[2]): Obj[] {
+  const chart = Testing.chart();
+  new VerifierAccess(chart, 'verifier', props);
+  return Testing.synth(chart) as Obj[];
+}
+
+describe('VerifierAccess', () => {
+  test('emits a ServiceAccount, a ClusterRole + binding, and a Role + binding per namespace', () => {
+    const objs = synth({ namespace: 'agentplane', sandboxNamespaces: ['sbx', 'sbx'], routerNamespace: 'agent-sandbox-system' });
+    expect(objs.map((o) => `${o.kind} ${o.metadata.namespace ?? '-'}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole -/agentplane-verifier',
+      'ClusterRoleBinding -/agentplane-verifier',
+      'Role agent-sandbox-system/agentplane-verifier',
+      'Role kube-system/agentplane-verifier',
+      'Role sbx/agentplane-verifier',
+      'RoleBinding agent-sandbox-system/agentplane-verifier',
+      'RoleBinding kube-system/agentplane-verifier',
+      'RoleBinding sbx/agentplane-verifier',
+      'ServiceAccount agentplane/agentplane-verifier',
+    ]);
+  });
+
+  test('never grants pods/exec, pods/attach, secrets, wildcards, or writes beyond its own probe objects', () => {
+    const rules = synth({ namespace: 'agentplane', sandboxNamespaces: ['sbx'], routerNamespace: 'agent-sandbox-system' }).flatMap((o) => o.rules ?? []);
+    const resources = rules.flatMap((r) => r.resources);
+    expect(resources).not.toContain('pods/exec');
+    expect(resources).not.toContain('pods/attach');
+    expect(resources).not.toContain('secrets');
+    expect(rules.flatMap((r) => [...r.verbs, ...r.resources, ...r.apiGroups])).not.toContain('*');
+    const writers = rules.filter((r) => r.verbs.some((v) => ['create', 'delete', 'update', 'patch'].includes(v)));
+    expect(writers.map((r) => `${r.resources.join(',')}:${r.verbs.filter((v) => v !== 'get' && v !== 'list' && v !== 'watch').join(',')}`).sort()).toEqual([
+      'pods/portforward:create',
+      'sandboxclaims:create,delete',
+      'sandboxes:create,delete',
+      'subjectaccessreviews:create',
+    ]);
+  });
+
+  test('port-forward and SubjectAccessReview rights can be turned off', () => {
+    expect(verifierSandboxRules({ portForward: false }).flatMap((r) => r.resources)).not.toContain('pods/portforward');
+    expect(verifierClusterRules({ checkControllerRbac: false }).flatMap((r) => r.resources)).not.toContain('subjectaccessreviews');
+  });
+
+  test('CRD reads are limited to the four Agent Sandbox CRDs by name', () => {
+    const crd = verifierClusterRules({ checkControllerRbac: true }).find((r) => r.resources.includes('customresourcedefinitions'))!;
+    expect(crd.verbs).toEqual(['get']);
+    expect(crd.resourceNames).toHaveLength(4);
+  });
+
+  test('bad props name the construct path, the field and the value', () => {
+    expect(() => synth({ namespace: 'Bad_NS', sandboxNamespaces: [] })).toThrow(/namespace: must be a DNS label \(got "Bad_NS"\)[\s\S]*sandboxNamespaces: needs at least one namespace/);
+  });
+});
