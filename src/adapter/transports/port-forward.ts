@@ -14,6 +14,7 @@ import { hostPort, type HttpEndpoint, type RuntimeTarget, type Transport } from 
 export class PortForwardTransport implements Transport {
   readonly kind = 'port-forward' as const;
   private readonly listeners = new Map<string, Promise<net.Server>>();
+  private readonly sockets = new Set<net.Socket>();
   /** The last failure of a forwarded connection, per `ns/pod:port` (the HTTP/gRPC client only sees a reset). */
   readonly lastErrors = new Map<string, string>();
 
@@ -30,7 +31,9 @@ export class PortForwardTransport implements Transport {
     return this.local(target, port);
   }
 
+  /** Stops the listeners and cuts forwarded connections still open (e.g. HTTP keep-alive). */
   async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
     const servers = await Promise.all([...this.listeners.values()].map((p) => p.catch(() => undefined)));
     this.listeners.clear();
     await Promise.all(servers.map((s) => (s ? new Promise<void>((resolve) => s.close(() => resolve())) : undefined)));
@@ -60,7 +63,14 @@ export class PortForwardTransport implements Transport {
   private listen(namespace: string, pod: string, port: number, key: string): Promise<net.Server> {
     const forward = new k8s.PortForward(this.client.kc);
     const server = net.createServer((socket) => {
-      forward.portForward(namespace, pod, [port], socket, null, socket).catch((err: unknown) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+      forward.portForward(namespace, pod, [port], socket, null, socket).then((ws) => {
+        // client-node does not tie the two ends together: close each when the other closes.
+        const w = typeof ws === 'function' ? ws() : ws;
+        w?.on('close', () => socket.end());
+        socket.on('close', () => w?.close());
+      }, (err: unknown) => {
         const e = classifyKubeError(err, { verb: 'create', resource: 'pods/portforward', context: this.client.context, user: this.client.user });
         this.lastErrors.set(key, e.message);
         socket.destroy();
