@@ -6,6 +6,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor } from './errors.js';
 import { registerDiff } from './commands/diff.js';
+import { registerPlanUpgrade } from './commands/plan-upgrade.js';
 import { registerSynth } from './commands/synth.js';
 import { registerVerify } from './commands/verify.js';
 import { exitCodeHelp } from './exit-codes.js';
@@ -20,6 +21,7 @@ const program = new Command('agentplane')
 
 // One line per command (keep sorted):
 registerDiff(program);
+registerPlanUpgrade(program);
 registerSynth(program);
 registerVerify(program);
 

@@ -10,3 +10,4 @@ export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './s
 export { ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef } from './sources.js';
 export { readLiveSets, type LiveReader } from './live.js';
 export { fieldChanges, type FieldChange } from './structural.js';
+export { renderPlan, renderPlanMarkdown, renderPlanText } from './render-plan.js';

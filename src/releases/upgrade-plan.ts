@@ -252,8 +252,18 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
   }
 
   const verdict: UpgradeVerdict = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
-  if (verdict === 'needs-migration' && path.length === 0) {
-    for (const x of findings.filter((y) => y.severity === 'migrate')) path.push(x.message);
+  if (verdict === 'needs-migration') {
+    const migrate = findings.filter((y) => y.severity === 'migrate');
+    const moved = KINDS.filter((k) => storageVersion(from, k) !== storageVersion(to, k) && storageVersion(to, k) !== undefined);
+    for (const x of migrate.filter((y) => y.topic === 'advice')) path.push(x.message);
+    if (migrate.some((y) => y.topic === 'schema')) path.push('update manifests and clients that use the renamed, removed or retyped fields listed below');
+    for (const x of migrate.filter((y) => y.topic === 'live' && y.message.startsWith('claim'))) path.push(`before upgrading: ${x.message.replace(': it would sit at Ready=False/WarmPoolNotFound', '')}; create that pool or re-create the claim`);
+    path.push(`install ${t}`);
+    const stale = KINDS.filter((k) => moved.includes(k) || (live?.storedVersions[k] ?? []).some((v) => v !== storageVersion(to, k)));
+    if (stale.length > 0) {
+      path.push(`migrate storage: rewrite every ${stale.join(', ')} object (a no-op update) so it is stored as ${storageVersion(to, stale[0]!)}`);
+      path.push(`prune status.storedVersions of the ${stale.join(', ')} CRD(s) to [${storageVersion(to, stale[0]!)}]`);
+    }
   }
   return {
     from: f,

@@ -56,7 +56,13 @@ describe('planUpgrade', () => {
     const plan = planUpgrade(r046, r056);
     expect(plan.verdict).toBe('needs-migration');
     expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => f.message)).toContain('SandboxClaim: storage version v1alpha1 -> v1beta1; existing objects stay stored as v1alpha1 until rewritten');
-    expect(plan.path.length).toBeGreaterThan(0);
+    expect(plan.path).toEqual([
+      'from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2',
+      'update manifests and clients that use the renamed, removed or retyped fields listed below',
+      'install v0.5.6',
+      'migrate storage: rewrite every Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool object (a no-op update) so it is stored as v1beta1',
+      'prune status.storedVersions of the Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool CRD(s) to [v1beta1]',
+    ]);
   });
 
   it('v0.5.6 -> v0.4.6 is blocked: v1beta1 is stored and v0.4.6 does not serve it; no supported path', () => {
@@ -70,7 +76,8 @@ describe('planUpgrade', () => {
     const plan = planUpgrade(r050, r056, { source: 'context test', storedVersions: { Sandbox: ['v1alpha1', 'v1beta1'], SandboxClaim: ['v1beta1'] } });
     expect(plan.verdict).toBe('needs-migration');
     expect(plan.storedVersionsSource).toBe('live (context test)');
-    expect(plan.path).toContain('Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]');
+    expect(plan.findings.map((f) => f.message)).toContain('Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]');
+    expect(plan.path).toEqual(['install v0.5.6', 'migrate storage: rewrite every Sandbox object (a no-op update) so it is stored as v1beta1', 'prune status.storedVersions of the Sandbox CRD(s) to [v1beta1]']);
   });
 
   it('with live v1alpha1 claims: a cold claim converts to shadow-pool-<template>, which must exist', () => {
