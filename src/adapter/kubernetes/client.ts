@@ -92,6 +92,7 @@ export class KubeClient {
       const exec = u.exec as { command?: string; args?: string[]; env?: Array<{ name: string; value: string }> | null; apiVersion?: string } | undefined;
       if (!exec) return u;
       if (!exec.command) {
+        if (u.name !== ctx.user) return u; // not used by this context: leave it alone
         throw new KubeconfigError(`user "${u.name}" has an exec stanza without a command`, 'set users[].user.exec.command in the kubeconfig');
       }
       // kubectl resolves a relative command containing a path separator against the kubeconfig's directory.
