@@ -2,7 +2,6 @@
 export type {
   CrdFacts, CrdVersionFacts, KubeObject, LoadedRelease, PinnedFile, PrinterColumnFacts, ReleaseFacts, ReleaseFamily, ReleaseTag, SandboxKind,
 } from './types.js';
-export { UPSTREAM_REPO } from './catalog.js';
 export { SUPPORTED_RELEASES, isReleaseTag, releaseFacts } from './supported.js';
 export {
   ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
@@ -10,11 +9,11 @@ export {
 } from './errors.js';
 export { defaultMirror, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
-export { loadRelease, parseYamlDocuments, isKubeObject } from './load.js';
+export { loadRelease, isKubeObject } from './load.js';
 export {
   canonicalJson, crdObject, crdSizeBytes, lastAppliedSizeBytes, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema,
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
-export { LockFileSchema, compareLock, formatLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
+export { LockFileSchema, compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
 export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, flattenSchema, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
 export { CONDITION_REASONS, KNOWN_DEFECTS, convertedPoolName, intermediateTags, operationsFor, planUpgrade, type AdapterOperation, type FindingSeverity, type LiveClaim, type LiveUpgradeState, type UpgradeFinding, type UpgradePlan, type UpgradeVerdict } from './upgrade-plan.js';

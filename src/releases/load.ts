@@ -68,7 +68,7 @@ function parsedCopy(file: PinnedFile, verified: Buffer): unknown[] {
 }
 
 /** Parses a multi-document YAML text; empty and comment-only documents are dropped. @throws ReleaseParseError */
-export function parseYamlDocuments(file: string, text: string): unknown[] {
+function parseYamlDocuments(file: string, text: string): unknown[] {
   const out: unknown[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new ReleaseParseError(file, doc.errors.map((e) => e.message).join('; '));

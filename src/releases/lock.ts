@@ -66,7 +66,7 @@ export function readLock(path: string): LockFile | undefined {
 }
 
 /** The stable text of a lock: 2-space JSON, top-level fields in schema order, map keys sorted, trailing newline. */
-export function formatLock(lock: LockFile): string {
+function formatLock(lock: LockFile): string {
   const stable: LockFile = {
     lockVersion: lock.lockVersion,
     release: lock.release,
