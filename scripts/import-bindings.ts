@@ -3,7 +3,8 @@
  * entries of cdk8s.yaml (`<prefix>:=releases/<tag>/<upstream path>`). Every CRD file comes from loadRelease, so it is
  * sha256-verified against the catalog; nothing from upstream is written into the repository except the generated code.
  */
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -67,8 +68,16 @@ export async function generateBindings(cdk8sYaml: string, outDir: string, opts: 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { mirror: { type: 'string' }, 'cache-dir': { type: 'string' }, out: { type: 'string' } } });
   const outDir = resolve(values.out ?? join(REPO_ROOT, 'imports'));
-  const report = await generateBindings(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'), outDir, { mirror: values.mirror, cacheDir: values['cache-dir'] });
-  for (const line of report.lines) console.log(line);
+  // generate beside, then replace: a failed import leaves the old bindings, and no stale module survives a removed entry
+  const staging = mkdtempSync(join(tmpdir(), 'agentplane-bindings-'));
+  try {
+    const report = await generateBindings(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'), staging, { mirror: values.mirror, cacheDir: values['cache-dir'] });
+    rmSync(outDir, { recursive: true, force: true });
+    cpSync(staging, outDir, { recursive: true });
+    for (const line of report.lines) console.log(line.replace(staging, outDir));
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
 }
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
