@@ -13,12 +13,12 @@
  */
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import { KubeSessions, sessionName } from '../../adapter/kubernetes/sessions.js';
-import type { CapabilityName } from '../../adapter/types.js';
+import type { CapabilityName, Result } from '../../adapter/types.js';
 import type { Obj } from '../cluster.js';
 import { formatMs, type Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';
-import type { RuntimeTarget } from '../runtime-prober.js';
+import type { RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
@@ -141,7 +141,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
 
   // Runtime: health, then two distinct nonces; each with its own deadline.
   ctx.note(`asking ${template.runtime} in ${sbName} over ${plan.transport} (deadline ${formatMs(plan.probeTimeoutMs)} per call)`);
-  const runtimeOk = await nonceRounds(deps, target, exec, podState, ctx);
+  const runtimeOk = await proveExecution(deps.runtime, target, { probeTimeoutMs: plan.probeTimeoutMs, runId: deps.workload.runId, signal: ctx.signal }, exec, podState);
   for (const f of [t, api]) {
     if (runtimeOk) f.proven('verified', `runtime of ${sbName}`, `runtime answered two nonce commands over ${plan.transport}`);
     else f.add('verified', 'unknown', `runtime of ${sbName}`, `runtime API not verified (see runtime-exec); ${podState}`);
@@ -164,13 +164,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   // Conversion round trip: read the Sandbox at v1alpha1 (served through the webhook on v0.5).
   if (facts.family === 'v0.5') {
     const r = await deps.cluster.getCustom(ref('Sandbox', 'v1alpha1', template.namespace), sbName);
-    if (r.kind === 'ok' && r.value) conv.proven('verified', `Sandbox ${template.namespace}/${sbName}`, 'a v1alpha1 GET of the v1beta1 probe Sandbox succeeded (conversion round trip)');
-    else if (r.kind === 'ok') conv.add('verified', 'unknown', `Sandbox ${template.namespace}/${sbName}`, 'v1alpha1 GET found no object');
-    else {
-      const text = r.kind === 'failed' ? r.error.message : r.kind;
-      if (/x509|certificate|tls|handshake/i.test(text)) conv.add('verified', 'contradicted', `Sandbox ${template.namespace}/${sbName}`, `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`);
-      else conv.add('verified', 'unknown', `Sandbox ${template.namespace}/${sbName}`, `v1alpha1 GET failed: ${text}`);
-    }
+    conversionReadEvidence(conv, `Sandbox ${template.namespace}/${sbName}`, r);
   }
 
   // Router: health of this sandbox's runtime through the router (HTTP/1.1).
@@ -185,17 +179,22 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   return all();
 }
 
-async function nonceRounds(deps: ProbeDeps, target: RuntimeTarget, exec: Facts, podState: string, ctx: ProbeRun): Promise<boolean> {
-  const { probeTimeoutMs } = deps.plan;
+/**
+ * Proves execution over the client's transport: two distinct nonce commands (`echo <nonce>`), each under its own
+ * deadline; both must answer exit 0 with exactly the nonce. Adds `verified` evidence to `exec` and returns whether
+ * both did. A silent or hanging runtime gives `unknown` (state stays configured), a wrong answer `missing`.
+ */
+export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarget, opts: { probeTimeoutMs: number; runId: string; signal?: AbortSignal }, exec: Facts, podState: string): Promise<boolean> {
+  const { probeTimeoutMs } = opts;
   const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
   let ok = true;
   for (let round = 1; round <= 2; round += 1) {
-    if (ctx.signal.aborted) {
+    if (opts.signal?.aborted) {
       exec.add('verified', 'unknown', subject, 'interrupted before the nonce commands finished');
       return false;
     }
-    const nonce = `agentplane-${deps.workload.runId}-${round}-${Math.random().toString(36).slice(2, 10)}`;
-    const r = await deps.runtime.execute(target, ['echo', nonce], probeTimeoutMs);
+    const nonce = `agentplane-${opts.runId}-${round}-${Math.random().toString(36).slice(2, 10)}`;
+    const r = await runtime.execute(target, ['echo', nonce], probeTimeoutMs);
     if (r.kind !== 'answered') {
       exec.add('verified', 'unknown', subject, `runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`, { field: `Execute(echo <nonce ${round}>)`, durationMs: r.durationMs });
       return false;
@@ -209,6 +208,17 @@ async function nonceRounds(deps: ProbeDeps, target: RuntimeTarget, exec: Facts, 
     }
   }
   return ok;
+}
+
+/** Evidence for `conversion` from a v1alpha1 read of a v1beta1 object: TLS failures contradict a configured webhook (case 08). */
+export function conversionReadEvidence(conv: Facts, subject: string, r: Result<unknown>): void {
+  if (r.kind === 'ok' && r.value) conv.proven('verified', subject, 'a v1alpha1 GET of the v1beta1 probe Sandbox succeeded (conversion round trip)');
+  else if (r.kind === 'ok') conv.add('verified', 'unknown', subject, 'v1alpha1 GET found no object');
+  else {
+    const text = r.kind === 'failed' ? r.error.message : r.reason;
+    if (/x509|certificate|tls|handshake/i.test(text)) conv.add('verified', 'contradicted', subject, `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`);
+    else conv.add('verified', 'unknown', subject, `v1alpha1 GET failed: ${text}`);
+  }
 }
 
 function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detail: string }, deadlineMs: number): string {

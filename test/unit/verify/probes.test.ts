@@ -1,0 +1,148 @@
+import { loadRelease } from '../../../src/releases/index.js';
+import { controllerNeeds, describeNeed, KNOWN_GAPS } from '../../../src/verify/probes/controller.js';
+import { conversionEvidence, viewCrd } from '../../../src/verify/probes/install.js';
+import { declaredPolicies, podCoverage, selects } from '../../../src/verify/probes/network.js';
+import { routerAdmission } from '../../../src/verify/probes/router.js';
+import { nodesFor } from '../../../src/verify/probes/runtime-class.js';
+import { settle } from '../../../src/verify/states.js';
+import type { VerifyPlan } from '../../../src/verify/plan.js';
+
+const MIRROR = '../shared/agent-sandbox/releases';
+
+const crd = (opts: { strategy?: string; service?: object; url?: string; caBundle?: string; label?: string }) => ({
+  metadata: { name: 'x', ...(opts.label ? { labels: { 'app.kubernetes.io/version': opts.label } } : {}) },
+  spec: {
+    versions: [{ name: 'v1beta1', served: true, storage: true }, { name: 'v1alpha1', served: true, storage: false }],
+    ...(opts.strategy ? { conversion: { strategy: opts.strategy, webhook: { clientConfig: { ...(opts.service ? { service: opts.service } : {}), ...(opts.url ? { url: opts.url } : {}), ...(opts.caBundle ? { caBundle: opts.caBundle } : {}) } } } } : {}),
+  },
+  status: { conditions: [{ type: 'Established', status: 'True' }] },
+});
+const PINNED_SVC = { name: 'agent-sandbox-webhook-service', namespace: 'agent-sandbox-system', path: '/convert' };
+
+describe('install probe: CRD views and conversion evidence', () => {
+  test('viewCrd reads served/storage versions, Established, client config and the release label', () => {
+    expect(viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t', label: 'v0.5.6' }) as never)).toEqual({
+      served: ['v1alpha1', 'v1beta1'], storage: 'v1beta1', established: true, strategy: 'Webhook', service: PINNED_SVC, caBundle: true, versionLabel: 'v0.5.6',
+    });
+  });
+
+  test('v0.4 has no conversion: unsupported', () => {
+    expect(settle(conversionEvidence('v0.4', 'v0.4.6', new Map())).state).toBe('unsupported');
+  });
+
+  test('pinned Service with caBundle on all four CRDs reaches configured; url client config is accepted and said so', () => {
+    const all = (v: ReturnType<typeof viewCrd>) => new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v]));
+    expect(settle(conversionEvidence('v0.5', 'v0.5.6', all(viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t' }) as never)))).state).toBe('configured');
+    const ev = conversionEvidence('v0.5', 'v0.5.6', all(viewCrd(crd({ strategy: 'Webhook', url: 'https://127.0.0.1:9443/convert', caBundle: 'LS0t' }) as never)));
+    expect(settle(ev).state).toBe('configured');
+    expect(ev.find((e) => e.step === 'compatible')!.message).toBe('Sandbox webhook is a URL (https://127.0.0.1:9443/convert): an out-of-cluster controller serves conversion');
+  });
+
+  test('a webhook without caBundle stays compatible, naming why', () => {
+    const v = viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC }) as never);
+    const s = settle(conversionEvidence('v0.5', 'v0.5.6', new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v]))));
+    expect(s.state).toBe('compatible');
+    expect(s.next).toMatch(/^configured not reached: Sandbox webhook has no caBundle: the controller has not patched it/);
+  });
+
+  test('a webhook pointing elsewhere stays discovered', () => {
+    const v = viewCrd(crd({ strategy: 'Webhook', service: { ...PINNED_SVC, name: 'other' }, caBundle: 'x' }) as never);
+    const s = settle(conversionEvidence('v0.5', 'v0.5.6', new Map([['Sandbox', v], ['SandboxClaim', v], ['SandboxTemplate', v], ['SandboxWarmPool', v]])));
+    expect(s.state).toBe('discovered');
+    expect(s.next).toContain('points at agent-sandbox-system/other/convert');
+  });
+});
+
+describe('controller probe: rights from the pinned RBAC', () => {
+  test('v0.5.6 core + extensions rights include finalizers, cluster-wide networkpolicies watch and core events create', async () => {
+    const loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
+    const needs = controllerNeeds(loaded.objects.values(), true).map(describeNeed);
+    expect(needs).toContain('update sandboxes.agents.x-k8s.io/finalizers (cluster-wide)');
+    expect(needs).toContain('watch networkpolicies.networking.k8s.io (cluster-wide)');
+    expect(needs).toContain('list networkpolicies.networking.k8s.io (cluster-wide)');
+    expect(needs).toContain('create events (cluster-wide)');
+    expect(needs).toContain('get secrets "agent-sandbox-webhook-certs" in agent-sandbox-system');
+    expect(needs.length).toBeGreaterThan(40);
+    expect(new Set(needs).size).toBe(needs.length);
+  });
+
+  test('without extensions the extensions ClusterRole is not required', async () => {
+    const loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
+    const without = controllerNeeds(loaded.objects.values(), false).map(describeNeed);
+    const withExt = controllerNeeds(loaded.objects.values(), true).map(describeNeed);
+    expect(without.some((n) => n.startsWith('update sandboxclaims.extensions.agents.x-k8s.io '))).toBe(false);
+    expect(withExt).toContain('update sandboxclaims.extensions.agents.x-k8s.io (cluster-wide)');
+  });
+
+  test('known upstream gaps are always checked', () => {
+    expect(controllerNeeds([], false)).toEqual([...KNOWN_GAPS]);
+  });
+});
+
+describe('runtime-class probe: node matching', () => {
+  const node = (name: string, labels: Record<string, string>, taints: object[] = [], ready = true) => ({
+    metadata: { name, labels }, spec: { taints }, status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+  });
+  const rc = { metadata: { name: 'gvisor' }, handler: 'runsc', scheduling: { nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' }, tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }] } };
+
+  test('selector, taints and readiness decide', () => {
+    const fits = nodesFor(rc as never, [
+      node('a', {}),
+      node('b', { 'sandbox.gke.io/runtime': 'gvisor' }, [{ key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' }]),
+      node('c', { 'sandbox.gke.io/runtime': 'gvisor' }, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]),
+      node('d', { 'sandbox.gke.io/runtime': 'gvisor' }, [], false),
+    ] as never);
+    expect(fits).toEqual([
+      { node: 'a', fits: false, reason: 'lacks label sandbox.gke.io/runtime=gvisor' },
+      { node: 'b', fits: true, reason: 'Ready and matches' },
+      { node: 'c', fits: false, reason: 'taint dedicated=gpu:NoSchedule not tolerated' },
+      { node: 'd', fits: false, reason: 'node not Ready' },
+    ]);
+  });
+
+  test('a class without scheduling fits every Ready node; Exists tolerations match any value', () => {
+    expect(nodesFor({ handler: 'runc' } as never, [node('a', {})] as never)[0]!.fits).toBe(true);
+    const exists = { scheduling: { nodeSelector: {}, tolerations: [{ key: 'k', operator: 'Exists' }] } };
+    expect(nodesFor(exists as never, [node('a', {}, [{ key: 'k', value: 'v', effect: 'NoExecute' }])] as never)[0]!.fits).toBe(true);
+  });
+});
+
+describe('network probe: selectors and coverage', () => {
+  test('matchLabels and matchExpressions', () => {
+    expect(selects(undefined, { a: '1' })).toBe(true);
+    expect(selects({ matchLabels: { a: '1' } }, { a: '1', b: '2' })).toBe(true);
+    expect(selects({ matchLabels: { a: '2' } }, { a: '1' })).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'a', operator: 'In', values: ['1', '3'] }] }, { a: '1' })).toBe(true);
+    expect(selects({ matchExpressions: [{ key: 'a', operator: 'NotIn', values: ['1'] }] }, { a: '1' })).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'x', operator: 'Exists' }] }, { a: '1' })).toBe(false);
+    expect(selects({ matchExpressions: [{ key: 'x', operator: 'DoesNotExist' }] }, { a: '1' })).toBe(true);
+  });
+
+  test('an ingress-only policy does not restrict egress', () => {
+    const pod = { metadata: { namespace: 'sbx', name: 'p', labels: { app: 'sandbox' } } };
+    const pol = { metadata: { namespace: 'sbx', name: 'in-only' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
+    expect(podCoverage(pod as never, [pol] as never, new Set(['in-only'])).problems).toEqual(['no policy restricts egress of pod sbx/p (selected by in-only for ingress only)']);
+  });
+});
+
+describe('router probe: admission by template policies', () => {
+  const base = { environment: 'e', release: 'v0.5.6', source: 's', controller: { namespace: 'a', deployment: 'b', serviceAccount: 'c' }, runtimeClasses: [], warmPools: [], transport: 'direct', requirements: [], probeTimeoutMs: 5000, readyTimeoutMs: 1000 } as const;
+  test('Managed templates admit app=sandbox-router in agent-sandbox-system only', () => {
+    const plan = { ...base, templates: [{ namespace: 'sbx', name: 'py', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Managed' }], networkPolicies: [] };
+    expect(routerAdmission({ ...plan, router: { namespace: 'agent-sandbox-system', service: 's', podLabels: { app: 'sandbox-router', extra: 'x' } } } as VerifyPlan)).toEqual([]);
+    expect(routerAdmission({ ...plan, router: { namespace: 'default', service: 's', podLabels: { 'app.kubernetes.io/name': 'sandbox-router' } } } as VerifyPlan)).toEqual([
+      'template sbx/py (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router default/{"app.kubernetes.io/name":"sandbox-router"}',
+    ]);
+  });
+
+  test('Unmanaged templates use the environment policy ingress peers; declared policies include the managed ones', () => {
+    const plan = {
+      ...base,
+      templates: [{ namespace: 'sbx', name: 'py', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Unmanaged' }, { namespace: 'sbx', name: 'm', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Managed' }],
+      networkPolicies: [{ namespace: 'sbx', name: 'sbx-py', template: 'py', allowedEgress: [], ingressFrom: [{ namespace: 'routers', podLabels: { app: 'r' } }] }],
+      router: { namespace: 'routers', service: 's', podLabels: { app: 'r' } },
+    } as unknown as VerifyPlan;
+    expect(routerAdmission(plan)).toEqual(['template sbx/m (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router routers/{"app":"r"}']);
+    expect([...declaredPolicies(plan)].sort()).toEqual(['m-network-policy', 'sbx-py']);
+  });
+});
