@@ -3,7 +3,7 @@
  */
 export * from './constructs/index.js';
 export {
-  buildEnvironments, defineEnvironments, loadEnvironmentModule, reconcileLock, synthesizeEnvironment, writeSynthesis, yamlStream,
+  apiGroup, buildEnvironments, defineEnvironments, isClusterScoped, loadEnvironmentModule, reconcileLock, synthesizeEnvironment, writeSynthesis, yamlStream,
   DuplicateObjectError, EnvironmentInvalidError, EnvironmentModuleError, ObjectTooLargeError, SchemaViolationError, SynthesisError,
   type EnvironmentSynthesis, type EnvironmentsBuilder, type EnvironmentsDefinition, type LockOutcome, type SynthContext, type SynthesizedFile,
   type SynthesizedObject, type SynthOptions,

@@ -121,3 +121,19 @@ export type EnvironmentDescriptor = z.infer<typeof EnvironmentDescriptorSchema>;
 export function parseEnvironmentDescriptor(value: unknown): EnvironmentDescriptor {
   return EnvironmentDescriptorSchema.parse(value);
 }
+
+/**
+ * The descriptor as text: JSON with keys sorted at every level (so label maps built from Maps or object literals in any
+ * order give the same bytes), 2-space indent, trailing newline. Used for both environment.json and the ConfigMap.
+ */
+export function descriptorJson(descriptor: EnvironmentDescriptor): string {
+  return `${JSON.stringify(sortKeys(descriptor), null, 2)}\n`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}

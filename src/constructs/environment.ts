@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { LoadedRelease, SandboxKind } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
 import { apiVersionFor, provideContext } from './context.js';
-import { EnvironmentDescriptorSchema, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState } from './descriptor.js';
+import { descriptorJson, EnvironmentDescriptorSchema, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState } from './descriptor.js';
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isJson } from './kube-object.js';
@@ -168,7 +168,7 @@ export class AgentEnvironment extends Chart {
       apiVersion: 'v1',
       kind: 'ConfigMap',
       metadata: { name: DESCRIPTOR_CONFIGMAP, namespace: this.defaultNamespace, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
-      data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: `${JSON.stringify(this.descriptor(), null, 2)}\n` }) }),
+      data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) }) }),
     });
     setPhase(cm, 'environment');
   }

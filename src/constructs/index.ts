@@ -9,7 +9,7 @@ export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from
 export { SandboxNetworkPolicy, type EgressAllow, type PodPeer, type SandboxNetworkPolicyProps } from './network-policy.js';
 export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_ROOT, SANDBOXD_RUNTIME, type SandboxdPodSpecProps } from './sandboxd.js';
 export {
-  EnvironmentDescriptorSchema, parseEnvironmentDescriptor, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState,
+  descriptorJson, EnvironmentDescriptorSchema, parseEnvironmentDescriptor, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState,
 } from './descriptor.js';
 export { ConflictError, ConstructError, ConstructPropsError, MissingReferenceError, UnpinnedImageError, UnsupportedByReleaseError } from './errors.js';
 export { parseImage, unpinnedReason, type ImageRef } from './images.js';

@@ -10,7 +10,7 @@
 import { ApiObject } from 'cdk8s';
 import type { IConstruct } from 'constructs';
 import {
-  AgentEnvironment, ANNOTATION_LAST_APPLIED, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE, PHASES, phaseIndex, phaseOf,
+  AgentEnvironment, ANNOTATION_LAST_APPLIED, descriptorJson, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE, PHASES, phaseIndex, phaseOf,
   type EnvironmentDescriptor, type Phase,
 } from '../constructs/index.js';
 import { CustomObjectValidator, lastAppliedSizeBytes, type KubeObject, type LoadedRelease } from '../releases/index.js';
@@ -171,6 +171,6 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     if (docs.length === 0) continue;
     files.push({ path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`, content: yamlStream(docs) });
   }
-  files.push({ path: `${env.name}/environment.json`, content: `${JSON.stringify(descriptor, null, 2)}\n` }); // same bytes as the ConfigMap's environment.json
+  files.push({ path: `${env.name}/environment.json`, content: descriptorJson(descriptor) }); // same bytes as the ConfigMap's environment.json
   return { name: env.name, release, descriptor, objects, files, notes, images: descriptor.images };
 }

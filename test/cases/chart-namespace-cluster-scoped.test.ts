@@ -1,0 +1,44 @@
+/**
+ * Case 20-chart-namespace-cluster-scoped: a chart namespace is never stamped onto cluster-scoped objects. Scope comes from
+ * the pinned CRD's `spec.scope` and a table of core kinds.
+ */
+import { ApiObject, Chart } from 'cdk8s';
+import { AgentSandboxInstall, isClusterScoped, SandboxRuntimeClass, synthesizeEnvironment } from '../../src/index.js';
+import { newEnvironment, release } from '../unit/constructs/fixture.js';
+
+const CLUSTER_KINDS = ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Namespace', 'RuntimeClass'];
+
+describe('case 20: chart namespace on cluster-scoped objects', () => {
+  test("a Chart with namespace 'sbx' holding the RuntimeClass and the install: cluster-scoped objects carry no namespace", async () => {
+    const rel = await release('v0.5.6');
+    const env = newEnvironment(rel, 'env', { install: false });
+    const chart = new Chart(env, 'c', { namespace: 'sbx' });
+    new SandboxRuntimeClass(chart, 'gvisor', { preset: 'gvisor', allNodes: true });
+    new AgentSandboxInstall(chart, 'install', { release: rel });
+    new ApiObject(chart, 'cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'plain' } });
+    const s = synthesizeEnvironment(env);
+    const seen = new Set<string>();
+    for (const { object } of s.objects) {
+      if (CLUSTER_KINDS.includes(object.kind)) {
+        seen.add(object.kind);
+        expect(object.metadata).not.toHaveProperty('namespace');
+      } else {
+        expect(typeof object.metadata?.namespace).toBe('string');
+      }
+    }
+    expect([...seen].sort()).toEqual(CLUSTER_KINDS);
+    // namespaced objects keep theirs: upstream's explicit one, or the chart's
+    expect(s.objects.find((o) => o.object.kind === 'Deployment')!.object.metadata?.namespace).toBe('agent-sandbox-system');
+    expect(s.objects.find((o) => o.object.metadata?.name === 'plain')!.object.metadata?.namespace).toBe('sbx');
+    const yaml = s.files.find((f) => f.path === 'env/04-runtime-classes.yaml')!.content;
+    expect(yaml).not.toContain('namespace:');
+  });
+
+  test('scope of Agent Sandbox kinds comes from the pinned CRDs', async () => {
+    const rel = await release('v0.5.6');
+    expect(isClusterScoped({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate' }, rel)).toBe(false);
+    expect(isClusterScoped({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass' }, rel)).toBe(true);
+    expect(isClusterScoped({ apiVersion: 'v1', kind: 'Namespace' }, rel)).toBe(true);
+    expect(isClusterScoped({ apiVersion: 'v1', kind: 'ConfigMap' }, rel)).toBe(false);
+  });
+});
