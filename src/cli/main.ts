@@ -5,6 +5,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor } from './errors.js';
+import { registerCompat } from './commands/compat.js';
 import { registerDiff } from './commands/diff.js';
 import { registerPlanUpgrade } from './commands/plan-upgrade.js';
 import { registerSynth } from './commands/synth.js';
@@ -20,6 +21,7 @@ const program = new Command('agentplane')
   .exitOverride();
 
 // One line per command (keep sorted):
+registerCompat(program);
 registerDiff(program);
 registerPlanUpgrade(program);
 registerSynth(program);

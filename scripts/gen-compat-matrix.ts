@@ -1,0 +1,66 @@
+/**
+ * Regenerates test/compat/matrix.json: for each release, runs the cluster tests (jest project `cluster`) on the real
+ * test cluster at that release, reads the compatibility tuple of the cluster they ran on, and records it with the
+ * pass/fail counts. `agentplane compat` reads the file to say which live combinations our tests covered.
+ *
+ *   npx tsx scripts/gen-compat-matrix.ts [--release v0.5.6] [--release v0.4.6]
+ *
+ * Needs the test cluster (test-cluster/README.md); exits 2 with the reason when it cannot be started.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { KubeClient } from '../src/adapter/kubernetes/client.js';
+import { MatrixSchema, type Matrix } from '../src/cli/commands/compat.js';
+import { Cluster } from '../src/verify/cluster.js';
+import { DEFAULT_CONTROLLER, TUPLE_KEYS, type VerifyPlan } from '../src/verify/index.js';
+import { readTuple } from '../src/verify/tuple-reader.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const OUT = path.join(ROOT, 'test/compat/matrix.json');
+const args = process.argv.slice(2);
+const releases = args.flatMap((a, i) => (args[i - 1] === '--release' ? [a] : []));
+if (releases.length === 0) releases.push('v0.5.6', 'v0.4.6');
+
+/** What the harness runs besides the controller (test-cluster/README.md): declared here, the API cannot tell. */
+const HARNESS: Readonly<Record<string, { router: string; runtimeServer: string }>> = {
+  'v0.5.6': { router: 'sandbox-router v0.5.6 (Go)', runtimeServer: 'sandboxd v0.5.6' },
+  'v0.4.6': { router: 'not deployed', runtimeServer: 'none' },
+};
+
+const matrix: Matrix = existsSync(OUT) ? MatrixSchema.parse(JSON.parse(readFileSync(OUT, 'utf8'))) : { generatedBy: 'scripts/gen-compat-matrix.ts', rows: [] };
+
+for (const release of releases) {
+  const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RELEASE: release, AGENTPLANE_TEST_CLUSTER_KEEP: '1', NODE_OPTIONS: '--experimental-vm-modules' };
+  const resultFile = path.join(ROOT, 'bench/.out', `jest-cluster-${release}.json`);
+  mkdirSync(path.dirname(resultFile), { recursive: true });
+  spawnSync('npx', ['jest', '--selectProjects', 'cluster', '--json', '--outputFile', resultFile], { cwd: ROOT, env, stdio: 'inherit' });
+  if (!existsSync(resultFile)) {
+    process.stderr.write(`gen-compat-matrix: the cluster tests for ${release} wrote no result (is the test cluster buildable? see test-cluster/README.md)\n`);
+    process.exit(2);
+  }
+  const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ name: string }> };
+  const kubeconfig = path.join(ROOT, 'test-cluster/.run/kubeconfig');
+  const plan: VerifyPlan = {
+    environment: `test-cluster-${release}`, release: release as VerifyPlan['release'], source: 'test-cluster', controller: DEFAULT_CONTROLLER,
+    runtimeClasses: [], templates: [], warmPools: [], networkPolicies: [], transport: 'direct', requirements: [], probeTimeoutMs: 5000, readyTimeoutMs: 120_000,
+  };
+  const tuple = await readTuple(new Cluster(KubeClient.connect({ kubeconfig })), plan, 'external');
+  const values: Record<string, string> = Object.fromEntries(TUPLE_KEYS.map((k) => [k, tuple[k].value]));
+  values.controller = `agent-sandbox-controller ${release} (local process)`;
+  Object.assign(values, HARNESS[release]);
+  execFileSync('bash', [path.join(ROOT, 'test-cluster/scripts/down.sh')], { cwd: ROOT, stdio: 'inherit' });
+  matrix.rows = matrix.rows.filter((r) => r.release !== release);
+  matrix.rows.push({
+    release,
+    tuple: values,
+    passed: result.numPassedTests,
+    failed: result.numFailedTests,
+    testFiles: result.testResults.map((t) => path.relative(ROOT, t.name)).sort(),
+    ranAt: new Date().toISOString(),
+  });
+}
+matrix.rows.sort((a, b) => a.release.localeCompare(b.release));
+mkdirSync(path.dirname(OUT), { recursive: true });
+writeFileSync(OUT, `${JSON.stringify({ generatedBy: 'scripts/gen-compat-matrix.ts', rows: matrix.rows }, null, 2)}\n`);
+process.stdout.write(`wrote ${path.relative(ROOT, OUT)} (${matrix.rows.length} row(s))\n`);

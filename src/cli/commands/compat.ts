@@ -1,0 +1,122 @@
+/**
+ * `agentplane compat [--env DIR] --kubeconfig FILE`: the compatibility worksheet of one cluster. For each of the nine
+ * parts of the compatibility tuple (DESIGN.md §1): the value read live (verify's tuple reader), what the pinned
+ * release of the environment was built for (FACTS.md §9, `go.mod@tag`, `dev/tools/release@tag`), and whether the
+ * project's own cluster tests ran with that value for that release (the committed, generated matrix
+ * `test/compat/matrix.json`, written by `scripts/gen-compat-matrix.ts`). Output: markdown or json.
+ * Exit codes: 0 every comparable part was covered by a tested combination, 1 some part was not, 2 error.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Option, type Command } from 'commander';
+import { z } from 'zod';
+import { KubeClient } from '../../adapter/kubernetes/client.js';
+import { releaseFacts, type ReleaseTag } from '../../releases/index.js';
+import { Cluster } from '../../verify/cluster.js';
+import { planFromDescriptor, readEnvironment, TUPLE_KEYS, type CompatibilityTuple } from '../../verify/index.js';
+import { readTuple } from '../../verify/tuple-reader.js';
+import { describeError } from '../errors.js';
+
+/** One tested combination: the tuple a cluster test run saw and how the run ended. */
+export const MatrixRowSchema = z.object({
+  release: z.string(),
+  tuple: z.record(z.string(), z.string()),
+  passed: z.number().int().nonnegative(),
+  failed: z.number().int().nonnegative(),
+  testFiles: z.array(z.string()),
+  ranAt: z.string(),
+});
+export const MatrixSchema = z.object({ generatedBy: z.string(), rows: z.array(MatrixRowSchema) });
+export type Matrix = z.infer<typeof MatrixSchema>;
+
+/** Default location of the generated matrix, relative to the package root. */
+const MATRIX_FILE = new URL('../../../test/compat/matrix.json', import.meta.url);
+
+/** What each release was built for: k8s.io/api of its go.mod (FACTS.md §9) and the images its manifests name. */
+const BUILT_FOR: Readonly<Record<ReleaseTag, Readonly<Partial<Record<(typeof TUPLE_KEYS)[number], string>>>>> = {
+  'v0.4.6': { kubernetes: '1.35 (k8s.io/api v0.35.4, go.mod@v0.4.6)', router: 'python router only (no Go router before v0.5.1)', runtimeServer: 'python-runtime-sandbox:v0.4.6 (no sandboxd before v0.5.1)' },
+  'v0.5.0': { kubernetes: '1.35 (k8s.io/api v0.35.4, go.mod@v0.5.0)', router: 'python router only (no Go router before v0.5.1)', runtimeServer: 'python-runtime-sandbox:v0.5.0 (no sandboxd before v0.5.1)' },
+  'v0.5.6': { kubernetes: '1.36 (k8s.io/api v0.36.3, go.mod@v0.5.6)', router: 'sandbox-router v0.5.6 (Go) or python router', runtimeServer: 'python-runtime-sandbox:v0.5.6 or sandboxd v0.5.6' },
+};
+
+interface WorksheetRow {
+  readonly part: string;
+  readonly live: string;
+  readonly source: string;
+  readonly builtFor: string;
+  /** `yes` (a tested run had this value for this release), `no`, or `n/a` (the value is not comparable). */
+  readonly tested: 'yes' | 'no' | 'n/a';
+}
+
+/** The comparable form of a tuple value: Kubernetes by minor version, the controller by its release version, others as read. */
+function comparable(part: string, value: string): string | undefined {
+  if (value === 'unknown' || value === '') return undefined;
+  if (part === 'kubernetes') return /^v?(\d+\.\d+)/.exec(value)?.[1];
+  if (part === 'clientSdk') return undefined;
+  if (part === 'controller') return /v\d+\.\d+\.\d+/.exec(value)?.[0] ?? value;
+  return value;
+}
+
+/** Joins the live tuple, the release facts and the matrix into worksheet rows. */
+export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix: Matrix): WorksheetRow[] {
+  const facts = releaseFacts(release);
+  const rows = matrix.rows.filter((r) => r.release === release && r.failed === 0);
+  return TUPLE_KEYS.map((part) => {
+    const entry = tuple[part];
+    const builtFor = part === 'crdRelease' || part === 'extensions' ? release
+      : part === 'controller' ? facts.controllerImage
+      : part === 'clientSdk' ? `supports ${['v0.4.6', 'v0.5.0', 'v0.5.6'].join(', ')}`
+      : BUILT_FOR[release][part] ?? 'not pinned upstream (any)';
+    const want = comparable(part, entry.value);
+    const tested = want === undefined ? 'n/a' : rows.some((r) => comparable(part, r.tuple[part] ?? '') === want) ? 'yes' : 'no';
+    return { part, live: entry.value, source: entry.source, builtFor, tested };
+  });
+}
+
+function readMatrix(file: URL | string): Matrix {
+  if (!existsSync(file)) return { generatedBy: 'none: no matrix file', rows: [] };
+  return MatrixSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+}
+
+function markdown(release: string, env: string, rows: readonly WorksheetRow[], matrix: Matrix): string {
+  const md = (s: string): string => s.replace(/\|/g, '\\|');
+  const out = [`### Compatibility worksheet: environment \`${env}\` (release ${release})`, '', '| part | live | read from | built for | covered by our tests |', '| --- | --- | --- | --- | --- |'];
+  for (const r of rows) out.push(`| ${r.part} | ${md(r.live)} | ${md(r.source)} | ${md(r.builtFor)} | ${r.tested} |`);
+  out.push('', `Tested combinations for ${release}: ${matrix.rows.filter((r) => r.release === release).length} (matrix generated by ${matrix.generatedBy}).`);
+  return `${out.join('\n')}\n`;
+}
+
+function defaultEnvDir(): string {
+  if (!existsSync('dist')) return 'dist';
+  const envs = readdirSync('dist').filter((d) => existsSync(path.join('dist', d, 'environment.json')));
+  return envs.length === 1 ? path.join('dist', envs[0]!) : 'dist';
+}
+
+/** Registers `compat` on the program. */
+export function registerCompat(program: Command): void {
+  program
+    .command('compat')
+    .description('compatibility worksheet of one cluster: the nine tuple parts as read live, what the release was built for, and what our tests covered')
+    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)')
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--context <name>', 'kubeconfig context')
+    .option('--matrix <file>', 'tested-combinations matrix (default: test/compat/matrix.json of this package)')
+    .addOption(new Option('--controller <mode>', 'where the controller runs').choices(['deployment', 'external']).default('deployment'))
+    .addOption(new Option('-o, --output <format>', 'output format').choices(['markdown', 'json']).default('markdown'))
+    .addHelpText('after', '\nExit codes: 0 every comparable part is covered by a tested combination, 1 some part is not, 2 error.')
+    .action(async (flags: { env?: string; kubeconfig?: string; context?: string; matrix?: string; controller: 'deployment' | 'external'; output: 'markdown' | 'json' }) => {
+      try {
+        const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
+        const plan = planFromDescriptor(descriptor, path.dirname(file), { transport: 'port-forward' });
+        const client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+        const tuple = await readTuple(new Cluster(client), plan, flags.controller);
+        const matrix = readMatrix(flags.matrix ?? MATRIX_FILE);
+        const rows = worksheet(tuple, plan.release, matrix);
+        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ environment: plan.environment, release: plan.release, context: client.context, rows }, null, 2)}\n` : markdown(plan.release, plan.environment, rows, matrix));
+        process.exitCode = rows.some((r) => r.tested === 'no') ? 1 : 0;
+      } catch (err) {
+        process.stderr.write(`${describeError(err)}\n`);
+        process.exitCode = 2;
+      }
+    });
+}

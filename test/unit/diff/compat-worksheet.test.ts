@@ -1,0 +1,32 @@
+/** The compatibility worksheet joins the live tuple, the release facts and the tested matrix (`agentplane compat`). */
+import { worksheet, type Matrix } from '../../../src/cli/commands/compat.js';
+import type { CompatibilityTuple } from '../../../src/verify/index.js';
+
+const e = (value: string): { value: string; source: string } => ({ value, source: 'test' });
+const tuple: CompatibilityTuple = {
+  kubernetes: e('v1.36.5'), crdRelease: e('v0.5.6'), controller: e('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6'), extensions: e('v0.5.6'),
+  router: e('not deployed'), runtimeServer: e('sandboxd (registry.local/sandboxd:v0.5.6)'), clientSdk: e('agentplane 0.1.0'), containerRuntime: e('containerd://2.1.0'), cni: e('unknown'),
+};
+const matrix: Matrix = {
+  generatedBy: 'test',
+  rows: [
+    { release: 'v0.5.6', tuple: { kubernetes: 'v1.36.3', crdRelease: 'v0.5.6', controller: 'agent-sandbox-controller v0.5.6 (local process)', extensions: 'v0.5.6', router: 'sandbox-router v0.5.6 (Go)', runtimeServer: 'sandboxd v0.5.6', containerRuntime: 'kwok-v0.8.0', cni: 'unknown' }, passed: 12, failed: 0, testFiles: [], ranAt: '2026-11-29T12:00:00Z' },
+    { release: 'v0.5.6', tuple: { containerRuntime: 'containerd://2.1.0' }, passed: 3, failed: 1, testFiles: [], ranAt: '2026-11-29T12:00:00Z' },
+  ],
+};
+
+describe('compat worksheet', () => {
+  it('marks parts a passing test run had for the same release; Kubernetes compares by minor, the controller by release version', () => {
+    const rows = worksheet(tuple, 'v0.5.6', matrix);
+    expect(rows.map((r) => [r.part, r.tested])).toEqual([
+      ['kubernetes', 'yes'], ['crdRelease', 'yes'], ['controller', 'yes'], ['extensions', 'yes'], ['router', 'no'],
+      ['runtimeServer', 'no'], ['clientSdk', 'n/a'], ['containerRuntime', 'no'], ['cni', 'n/a'],
+    ]);
+    expect(rows.find((r) => r.part === 'kubernetes')?.builtFor).toBe('1.36 (k8s.io/api v0.36.3, go.mod@v0.5.6)');
+    expect(rows.find((r) => r.part === 'controller')?.builtFor).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
+  });
+
+  it('rows of another release never count', () => {
+    expect(worksheet(tuple, 'v0.4.6', matrix).filter((r) => r.tested === 'yes')).toEqual([]);
+  });
+});
