@@ -113,7 +113,8 @@ export class KubeSessions {
     const claims = gvr('SandboxClaim', family);
     const name = sessionName(scope.warmPool, operationId);
     const existing = await this.findOwn(claims, scope.namespace, name, operationId);
-    if (existing.kind !== 'ok' || existing.value) return existing.kind === 'ok' ? { kind: 'ok', value: existing.value! } : existing;
+    if (existing.kind !== 'ok') return existing;
+    if (existing.value) return { kind: 'ok', value: existing.value }; // a retry: same session
 
     const co = this.client.api(k8s.CustomObjectsApi);
     const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${scope.namespace}/${scope.warmPool}`, () =>

@@ -124,7 +124,7 @@ function toStatus(executionId: string, r: Result<ProcessResult>, durationMs: num
   if (r.kind === 'ok') {
     return { executionId, state: r.value.exitCode === 0 ? 'succeeded' : 'failed', exitCode: r.value.exitCode, stdout: r.value.stdout, stderr: r.value.stderr, durationMs };
   }
-  const why = r.kind === 'failed' ? r.error.message : r.kind === 'unsupported' ? r.reason : r.reason;
+  const why = r.kind === 'failed' ? r.error.message : r.reason;
   const timedOut = r.kind === 'failed' && r.error.category === 'timeout';
   return { executionId, state: timedOut ? 'timed-out' : 'failed', stdout: partial.stdout, stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${why}`, durationMs };
 }
