@@ -23,7 +23,7 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 }
 
 /** Path of a cached file: `<root>/<tag>/<file.path>`. */
-export function cachePath(root: string, tag: string, file: PinnedFile): string {
+function cachePath(root: string, tag: string, file: PinnedFile): string {
   return join(root, tag, file.path);
 }
 

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   ChecksumMismatchError, MissingFileError, SourceUnreachableError, UnknownReleaseError, loadRelease, releaseFacts, sha256Hex,
@@ -168,6 +170,22 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
       expect((err as Error).message).toContain('HTTP 503');
     } finally {
       await server.close();
+    }
+  });
+
+  test('a server that never answers is SourceUnreachableError after timeoutMs', async () => {
+    const silent = createServer(() => undefined); // accepts, never responds
+    await new Promise<void>((ok) => silent.listen(0, '127.0.0.1', ok));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(port), timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SourceUnreachableError);
+      expect((err as Error).message).toMatch(/timeout/i);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise<void>((ok) => silent.close(() => ok()));
     }
   });
 
