@@ -1,0 +1,49 @@
+/**
+ * Case 04 (verifier side): "updated ready" counts only Ready pool members at the template's current pod template;
+ * a claim bound to an old-template sandbox is flagged StaleAdoption.
+ */
+import { poolRollout, staleness } from '../../src/verify/probes/warm-pool.js';
+
+const ready = (gen: number) => ({ conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: gen }] });
+const podTemplate = (image: string) => ({ podTemplate: { spec: { containers: [{ name: 'runtime', image }] } } });
+const member = (name: string, image: string, extra: object = {}) => ({
+  metadata: { name, namespace: 'sbx', generation: 1, ownerReferences: [{ kind: 'SandboxWarmPool', name: 'py-pool', uid: 'p', controller: true }], ...extra },
+  spec: podTemplate(image),
+  status: ready(1),
+});
+
+const pool = { metadata: { name: 'py-pool', namespace: 'sbx', generation: 2 }, spec: { replicas: 2, sandboxTemplateRef: { name: 'py' }, updateStrategy: { type: 'Recreate' } } };
+const template = { metadata: { name: 'py', namespace: 'sbx' }, spec: podTemplate('registry.example/runtime:1.1') };
+
+describe('case 04 recreate-adopts-stale-template (verifier)', () => {
+  test('two old members (one terminating) and a claim bound to an adopted old sandbox: rollout progressing, StaleAdoption flagged', () => {
+    const sandboxes = [
+      member('py-pool-a', 'registry.example/runtime:1.0'),
+      member('py-pool-b', 'registry.example/runtime:1.0', { deletionTimestamp: '2026-11-29T10:00:00Z' }),
+      { ...member('py-pool-c', 'registry.example/runtime:1.0'), metadata: { name: 'py-pool-c', namespace: 'sbx', generation: 1, ownerReferences: [{ kind: 'SandboxClaim', name: 'c7', uid: 'c', controller: true }] } },
+    ];
+    const claims = [{ metadata: { name: 'c7' }, spec: { warmPoolRef: { name: 'py-pool' } }, status: { sandbox: { name: 'py-pool-c' } } }];
+    const ro = poolRollout(pool as never, template as never, sandboxes as never, claims as never, 'v0.5');
+    expect(ro).toEqual({
+      replicas: 2,
+      members: 1,
+      ready: 1,
+      updatedReady: 0,
+      stale: ['py-pool-a: runtime image registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1'],
+      staleAdoptions: ['StaleAdoption: claim c7 is bound to py-pool-c (runtime image registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1)'],
+    });
+  });
+
+  test('members at the current image count as updated ready only when Ready at their own generation', () => {
+    const fresh = member('py-pool-d', 'registry.example/runtime:1.1');
+    const staleCond = { ...member('py-pool-e', 'registry.example/runtime:1.1'), metadata: { ...member('py-pool-e', 'x').metadata, generation: 2 } };
+    const ro = poolRollout(pool as never, template as never, [fresh, staleCond] as never, [], 'v0.5');
+    expect(ro).toMatchObject({ members: 2, ready: 1, updatedReady: 1, stale: [] });
+  });
+
+  test('staleness compares every template container image and the runtime class', () => {
+    const t = { spec: { podTemplate: { spec: { runtimeClassName: 'gvisor', containers: [{ name: 'a', image: 'x:1' }, { name: 'b', image: 'y:1' }] } } } };
+    const s = { spec: { podTemplate: { spec: { containers: [{ name: 'a', image: 'x:1' }] } } } };
+    expect(staleness(s as never, t as never)).toEqual(['b image absent ≠ template y:1', 'runtimeClassName unset ≠ template gvisor']);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Case 02 (verifier side): every runtime probe has its own deadline; a runtime that accepts the connection and never
+ * answers (the pre-v0.5.6 python runtime while `sleep 900` runs) keeps execution at `configured` with evidence.
+ *
+ * The hanging python runtime is a small local server on 127.0.0.1 that follows the documented contract
+ * (`examples/python-runtime-sandbox/main.py@v0.5.0`: `POST /execute` blocks while a command runs) — the python runtime
+ * cannot be built here, and a real sandboxd cannot be made to hang. The sandboxd variants (silent, hanging, healthy)
+ * run on the test cluster in test/cluster/verify/verify-runtime.test.ts.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Facts } from '../../src/verify/probes/common.js';
+import { proveExecution } from '../../src/verify/probes/workload.js';
+import { AdapterRuntimeProber, type RuntimeTarget } from '../../src/verify/runtime-prober.js';
+import { settle } from '../../src/verify/states.js';
+
+let server: http.Server;
+let port = 0;
+let mode: 'hang' | 'echo' | 'wrong' = 'hang';
+const held: http.ServerResponse[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      if (req.url === '/' && req.method === 'GET') return void res.end(JSON.stringify({ status: 'ok', message: 'Sandbox Runtime is active.' }));
+      if (req.url === '/execute' && req.method === 'POST') {
+        if (mode === 'hang') return void held.push(res); // a long command is in flight: nothing else is served
+        const command = (JSON.parse(body) as { command: string }).command;
+        const out = mode === 'echo' ? `${command.replace(/^echo /, '')}\n` : 'something else\n';
+        res.setHeader('content-type', 'application/json');
+        return void res.end(JSON.stringify({ stdout: out, stderr: '', exit_code: 0 }));
+      }
+      res.statusCode = 404;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  for (const r of held) r.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function target(): RuntimeTarget {
+  return { kind: 'python-runtime', transport: 'direct', namespace: 'sbx', sandbox: 's1', pod: 's1', podIP: '127.0.0.1', restPort: port };
+}
+
+async function run(): Promise<{ state: string; next: string | null; ms: number; ok: boolean }> {
+  const exec = new Facts('runtime-exec');
+  exec.proven('discovered', 't', 'python runtime on 8888').proven('compatible', 't', 'spoken').proven('configured', 't', 'direct reaches it');
+  const prober = new AdapterRuntimeProber({});
+  const started = Date.now();
+  const ok = await proveExecution(prober, target(), { probeTimeoutMs: 500, runId: 'abc123' }, exec, 'pod s1 Ready=True IP 127.0.0.1');
+  await prober.close();
+  return { ...settle(exec.list), ms: Date.now() - started, ok };
+}
+
+describe('case 02 runtime-exec-starves-probe (verifier)', () => {
+  test('a runtime that never answers stays configured after its own deadline, evidence names deadline and pod state', async () => {
+    mode = 'hang';
+    const r = await run();
+    expect(r.ok).toBe(false);
+    expect(r.state).toBe('configured');
+    expect(r.next).toMatch(/^verified not reached: runtime API did not answer: no answer in 500ms \(.*\); pod s1 Ready=True IP 127\.0\.0\.1$/);
+    expect(r.ms).toBeGreaterThanOrEqual(450);
+    expect(r.ms).toBeLessThan(3000);
+  });
+
+  test('a runtime answering the wrong output stays configured (no lucky success)', async () => {
+    mode = 'wrong';
+    const r = await run();
+    expect(r.state).toBe('configured');
+    expect(r.next).toMatch(/runtime answered exit 0 "something else" to echo agentplane-abc123-1-\w+; expected exit 0 and the nonce/);
+  });
+
+  test('a runtime echoing both nonces reaches verified for execution', async () => {
+    mode = 'echo';
+    const r = await run();
+    expect(r).toMatchObject({ state: 'verified', next: null, ok: true });
+  });
+});
