@@ -75,12 +75,12 @@ export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): Ve
   return rules;
 }
 
-/** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects. */
+/** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
 export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRule[] {
   const rules: VerifierRule[] = [
     { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxclaims'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxtemplates', 'sandboxwarmpools'], verbs: ['get', 'list'] },
+    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxclaims', 'sandboxwarmpools'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxtemplates'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['events'], verbs: ['list'] },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },

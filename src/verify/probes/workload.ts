@@ -1,8 +1,9 @@
 /**
- * The workload test: proves capabilities by using them the way a client does. Per declared template it creates one
- * labelled probe object — a SandboxClaim on the template's warm pool when one is declared (the client path, through the
- * adapter's `createFromTemplate`), else a bare Sandbox with the template's pod template — waits (watch, bounded) for it
- * to be Ready at its current generation, then asks the runtime two distinct nonce commands over the client's transport.
+ * The workload test: proves capabilities by using them the way a client does. Per declared template it creates
+ * labelled probe objects — on v0.5 a SandboxClaim through the adapter's `createFromTemplate` (the client path) on the
+ * template's declared warm pool, or on a one-replica SandboxWarmPool of its own when none is declared; on v0.4 a bare
+ * Sandbox with the template's pod template — waits (watch, bounded) for the Sandbox to be Ready at its current
+ * generation, then asks the runtime two distinct nonce commands over the client's transport.
  *
  * `verified` needs all of: Ready=True at the Sandbox's current generation (a claim is judged by its bound Sandbox, and
  * only once that Sandbox is controller-owned by the claim: case 01), and both nonces echoed exactly (no lucky single
@@ -35,7 +36,8 @@ interface Readiness {
 export function workloadProbe(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, after: readonly string[]): Probe {
   const tcap = `template/${template.namespace}/${template.name}` as const;
   const covers: CapabilityName[] = [tcap, 'runtime-exec', 'runtime-files', 'sandbox-api', 'controller', 'conversion', 'router'];
-  if (pool) covers.push(`warm-pool/${pool.namespace}/${pool.name}`, 'extensions-api');
+  if (pool) covers.push(`warm-pool/${pool.namespace}/${pool.name}`);
+  if (deps.facts.family === 'v0.5') covers.push('extensions-api');
   if (template.runtimeClassName) covers.push(`runtime-class/${template.runtimeClassName}`);
   return {
     id: `workload/${template.namespace}/${template.name}`,
@@ -58,7 +60,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   const conv = new Facts('conversion');
   const router = new Facts('router');
   const wp = pool ? new Facts(`warm-pool/${pool.namespace}/${pool.name}`) : undefined;
-  const ext = pool ? new Facts('extensions-api') : undefined;
+  const ext = facts.family === 'v0.5' ? new Facts('extensions-api') : undefined;
   const rc = template.runtimeClassName ? new Facts(`runtime-class/${template.runtimeClassName}`) : undefined;
   const all = (): Evidence[] => [t, exec, files, api, ctrl, conv, router, wp, ext, rc].flatMap((f) => f?.list ?? []);
   const everyone = [t, exec, files, api, ctrl, wp, ext, rc].filter((f): f is Facts => f !== undefined);
@@ -88,16 +90,13 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     files.add('discovered', 'missing', runtimeSubject, 'the python runtime file API (multipart upload) is not probed by this verifier');
   }
 
-  // Create the probe object.
+  // Create the probe object: on v0.5 a claim (the client path) on the declared pool, or on a one-replica pool of our
+  // own when the template has none; on v0.4 (no new provisioning through claims) a bare Sandbox from the template.
   let readiness: Readiness;
-  if (pool) {
-    if (facts.family !== 'v0.5') {
-      const msg = `release ${facts.tag} is family v0.4: new sessions are not provisioned (adapter createFromTemplate returns unsupported)`;
-      for (const f of everyone) f.add('verified', 'unknown', `warm pool ${pool.namespace}/${pool.name}`, msg);
-      return all();
-    }
+  if (facts.family === 'v0.5') {
     readiness = await claimAndWait(deps, template, pool, ctx);
   } else {
+    if (wp) wp.add('verified', 'unknown', `warm pool ${pool!.namespace}/${pool!.name}`, `release ${facts.tag} is family v0.4: AgentPlane provisions no claims there (adapter createFromTemplate returns unsupported)`);
     readiness = await sandboxAndWait(deps, template, version, ctx);
   }
   const subject = readiness.sandbox ? `Sandbox ${template.namespace}/${readiness.sandbox.metadata?.name}` : `probe for ${template.namespace}/${template.name}`;
@@ -113,11 +112,11 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   const readyMsg = `Sandbox ${sbName} Ready=True at its current generation ${gen} after ${formatMs(readiness.waitedMs)}`;
   for (const f of [t, exec, files, api]) f.proven('verified', subject, readyMsg, { field: 'status.conditions[Ready]', value: 'True', durationMs: readiness.waitedMs });
   ctrl.proven('verified', subject, `the controller reconciled ${sbName} to Ready at generation ${gen}`);
-  if (wp && ext && readiness.claim) {
+  if (readiness.claim) {
     const claimName = readiness.claim.metadata?.name ?? '?';
     const msg = `claim ${claimName} bound Sandbox ${sbName}, which it controls (adoption finished), Ready at generation ${gen}`;
-    wp.proven('verified', `SandboxClaim ${template.namespace}/${claimName}`, msg);
-    ext.proven('verified', `SandboxClaim ${template.namespace}/${claimName}`, msg);
+    wp?.proven('verified', `SandboxClaim ${template.namespace}/${claimName}`, msg);
+    ext?.proven('verified', `SandboxClaim ${template.namespace}/${claimName}`, msg);
   }
 
   // The pod: Ready, IP, node, runtime class.
@@ -320,8 +319,24 @@ async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: 
   return { ready: false, why: `probe Sandbox ${name} not Ready within ${formatMs(deps.plan.readyTimeoutMs)} (last: ${last})`, ...(w.last ? { sandbox: w.last } : {}), waitedMs: w.waitedMs };
 }
 
-async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan, ctx: ProbeRun): Promise<Readiness> {
+async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: WarmPoolPlan | undefined, ctx: ProbeRun): Promise<Readiness> {
   const started = Date.now();
+  let pool = declared;
+  if (!pool) {
+    // A one-replica pool of our own, labelled, so the claim path (the only v1beta1 way from template to sandbox) can run.
+    const name = deps.workload.name(`p-${template.name}`);
+    const pref = ref('SandboxWarmPool', 'v1beta1', template.namespace);
+    deps.workload.track(pref, 'SandboxWarmPool', name);
+    ctx.note(`template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 1)`);
+    const made = await deps.cluster.createCustom(pref, {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name, namespace: template.namespace, labels: deps.workload.labels() } as Obj['metadata'],
+      spec: { replicas: 1, sandboxTemplateRef: { name: template.name } },
+    });
+    if (made.kind !== 'ok') return { ready: false, why: `could not create probe SandboxWarmPool ${name}: ${made.kind === 'failed' ? made.error.message : made.reason}`, waitedMs: Date.now() - started };
+    pool = { namespace: template.namespace, name, template: template.name, replicas: 1 };
+  }
   const sessions = new KubeSessions(deps.cluster.client, { labels: deps.workload.labels() });
   const operationId = `agentplane-verify/${deps.workload.runId}/${pool.namespace}/${pool.name}`;
   const cref = ref('SandboxClaim', 'v1beta1', pool.namespace);

@@ -35,7 +35,7 @@ describe('VerifierAccess', () => {
     const writers = rules.filter((r) => r.verbs.some((v) => ['create', 'delete', 'update', 'patch'].includes(v)));
     expect(writers.map((r) => `${r.resources.join(',')}:${r.verbs.filter((v) => v !== 'get' && v !== 'list' && v !== 'watch').join(',')}`).sort()).toEqual([
       'pods/portforward:create',
-      'sandboxclaims:create,delete',
+      'sandboxclaims,sandboxwarmpools:create,delete',
       'sandboxes:create,delete',
       'subjectaccessreviews:create',
     ]);
