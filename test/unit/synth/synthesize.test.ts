@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ApiObject } from 'cdk8s';
 import { parse, parseAllDocuments } from 'yaml';
 import { DESCRIPTOR_CONFIGMAP, parseEnvironmentDescriptor, PHASES } from '../../../src/constructs/index.js';
-import { DuplicateObjectError, EnvironmentInvalidError, SchemaViolationError, synthesizeEnvironment } from '../../../src/synth/index.js';
+import { DuplicateObjectError, EnvironmentInvalidError, SchemaViolationError, synthesizeEnvironment, yamlDocument } from '../../../src/synth/index.js';
 import { newEnvironment, podSpec, release } from '../constructs/fixture.js';
 import { exampleSynthesis, fileHashes, goldenOf, synthExample, type ExampleName } from './helpers.js';
 
@@ -123,5 +123,12 @@ describe('synthesizeEnvironment checks', () => {
     const tmpl = parse(file.replace(/^---\n/, '')) as { spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } } };
     expect(tmpl.spec.podTemplate.spec.containers[0]!.env.map((e) => e.name)).toEqual(['Z', 'A']);
     expect(Object.keys(tmpl)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
+  });
+
+  test('objects that share a reference are written in full, without YAML anchors', () => {
+    const shared = { ports: [{ port: 53, protocol: 'UDP' }] };
+    const text = yamlDocument({ a: shared, b: shared });
+    expect(text).not.toMatch(/[&*]a1/);
+    expect(parse(text)).toEqual({ a: shared, b: shared });
   });
 });
