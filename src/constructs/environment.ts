@@ -15,7 +15,7 @@ import { descriptorJson, EnvironmentDescriptorSchema, SUPPORT_STATES, type Envir
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isJson } from './kube-object.js';
-import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
+import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
@@ -256,7 +256,7 @@ export class AgentEnvironment extends Chart {
         namespace: np.namespace,
         name: np.name,
         template: np.template.name,
-        podSelector: { 'agentplane.dev/template': np.template.name, [LABEL_ENVIRONMENT]: this.name },
+        podSelector: { [LABEL_TEMPLATE]: np.template.name, [LABEL_ENVIRONMENT]: this.name },
         ingressFrom: np.ingressFrom.map((peer) => ({ ...peer })),
         ingressPorts: [...np.ingressPorts],
         dns: np.dns === false ? null : { ...np.dns },

@@ -19,9 +19,9 @@ import { App } from 'cdk8s';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AgentEnvironment } from '../constructs/index.js';
-import { loadRelease, type FetchOptions, type LoadedRelease } from '../releases/index.js';
-import { EnvironmentModuleError } from './errors.js';
+import { AgentEnvironment, ConstructError } from '../constructs/index.js';
+import { loadRelease, ReleaseError, type FetchOptions, type LoadedRelease } from '../releases/index.js';
+import { EnvironmentModuleError, SynthesisError } from './errors.js';
 
 /** What an environment module's build function gets. */
 export interface SynthContext {
@@ -72,17 +72,28 @@ export async function buildEnvironments(definition: EnvironmentsDefinition, opts
 
 /**
  * Imports an environment module and builds its environments.
- * @throws EnvironmentModuleError when the file is missing, has no `defineEnvironments` default export, or creates no environment;
- *   errors of loadRelease and of the constructs as they are.
+ * @throws EnvironmentModuleError when the file is missing, cannot be imported, has no `defineEnvironments` default export,
+ *   fails with an untyped error, or creates no environment; release, construct and synthesis errors as they are.
  */
 export async function loadEnvironmentModule(file: string, opts: FetchOptions = {}): Promise<AgentEnvironment[]> {
   const abs = resolve(file);
   if (!existsSync(abs)) throw new EnvironmentModuleError(file, 'no such file', 'pass the path of an environment module (e.g. examples/dev-gvisor/environment.ts)');
-  const mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
+  let mod: { default?: unknown };
+  try {
+    mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
+  } catch (err) {
+    throw new EnvironmentModuleError(file, `cannot be imported: ${err instanceof Error ? err.message : String(err)}`, 'fix the module so that it loads (run it with `npx tsx <file>` to see the full error)');
+  }
   if (!isDefinition(mod.default)) {
     throw new EnvironmentModuleError(file, 'the default export is not made with defineEnvironments(...)', 'end the module with `export default defineEnvironments(async (ctx) => { ... })`');
   }
-  const envs = await buildEnvironments(mod.default, opts);
+  let envs: AgentEnvironment[];
+  try {
+    envs = await buildEnvironments(mod.default, opts);
+  } catch (err) {
+    if (err instanceof ReleaseError || err instanceof ConstructError || err instanceof SynthesisError) throw err;
+    throw new EnvironmentModuleError(file, `its build function failed: ${err instanceof Error ? err.message : String(err)}`, 'fix the error in the module\'s defineEnvironments callback');
+  }
   if (envs.length === 0) throw new EnvironmentModuleError(file, 'the module created no AgentEnvironment', 'create at least one `new AgentEnvironment(ctx.app, ...)`');
   return envs;
 }

@@ -1,0 +1,34 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { EnvironmentModuleError, loadEnvironmentModule } from '../../../src/synth/index.js';
+import { MIRROR } from '../constructs/fixture.js';
+
+const MARK = "Symbol.for('agentplane.EnvironmentsDefinition')";
+
+function moduleFile(body: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'agentplane-mod-')), 'environment.mjs');
+  writeFileSync(file, body);
+  return file;
+}
+
+async function failure(file: string): Promise<EnvironmentModuleError> {
+  const err = await loadEnvironmentModule(file, { mirror: MIRROR }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(EnvironmentModuleError);
+  return err as EnvironmentModuleError;
+}
+
+describe('environment modules', () => {
+  test('the dev-gvisor example module yields its environment, with the release loaded through ctx', async () => {
+    const envs = await loadEnvironmentModule(resolve('examples/dev-gvisor/environment.ts'), { mirror: MIRROR, cacheDir: mkdtempSync(join(tmpdir(), 'agentplane-mod-cache-')) });
+    expect(envs.map((e) => [e.name, e.release.facts.tag, e.templates.map((t) => t.name)])).toEqual([['dev-gvisor', 'v0.5.6', ['shell']]]);
+  });
+
+  test('a missing file, a wrong default export, no environment, and a failing build are each named', async () => {
+    expect((await failure('/nonexistent/environment.ts')).message).toContain('/nonexistent/environment.ts: no such file');
+    expect((await failure(moduleFile('export default 42;\n'))).message).toContain('the default export is not made with defineEnvironments(...)');
+    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => {} };\n`))).message).toContain('the module created no AgentEnvironment');
+    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => { throw new Error('boom'); } };\n`))).message).toContain('its build function failed: boom');
+    expect((await failure(moduleFile('export default ;\n'))).message).toContain('cannot be imported');
+  });
+});
