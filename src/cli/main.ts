@@ -12,6 +12,12 @@ import { registerSynth } from './commands/synth.js';
 import { registerVerify } from './commands/verify.js';
 import { exitCodeHelp } from './exit-codes.js';
 
+// `agentplane ... | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 const program = new Command('agentplane')
   .description('Pinned, checksum-verified Agent Sandbox environments from code: synthesize, verify, diff, upgrade.')
   .addOption(new Option('--mirror <dir>', 'directory with release files as <dir>/<tag>/<path> (default: $AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases when it exists, else upstream raw files at the pinned commit)'))
