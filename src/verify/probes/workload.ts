@@ -316,7 +316,8 @@ async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: 
     return { ready: p.phase === 'Ready', why: p.phase === 'Ready' ? p.reason : `probe Sandbox ${name} ended ${p.phase}: ${p.reason}`, sandbox: w.obj, waitedMs: w.waitedMs };
   }
   if (w.kind === 'failed') return { ready: false, why: `watching probe Sandbox ${name} failed: ${w.error.message}`, waitedMs: w.waitedMs };
-  return { ready: false, why: `probe Sandbox ${name} not Ready within ${formatMs(deps.plan.readyTimeoutMs)} (last: ${last})`, ...(w.last ? { sandbox: w.last } : {}), waitedMs: w.waitedMs };
+  const limit = ctx.signal.aborted ? 'interrupted before it was Ready' : `not Ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
+  return { ready: false, why: `probe Sandbox ${name} ${limit} (last: ${last})`, ...(w.last ? { sandbox: w.last } : {}), waitedMs: w.waitedMs };
 }
 
 async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: WarmPoolPlan | undefined, ctx: ProbeRun): Promise<Readiness> {
@@ -359,7 +360,8 @@ async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: W
   );
   if (bound.kind !== 'matched') {
     const own = claim ? claimPhase(claim as ClaimObject, undefined, 'v0.5').reason : 'claim not readable';
-    return { ready: false, why: `claim ${claimName} bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)} (${own})`, ...(claim ? { claim } : {}), waitedMs: Date.now() - started };
+    const limit = ctx.signal.aborted ? 'was interrupted before it bound a Sandbox' : `bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)}`;
+    return { ready: false, why: `claim ${claimName} ${limit} (${own})`, ...(claim ? { claim } : {}), waitedMs: Date.now() - started };
   }
   claim = bound.obj;
   const sbName = (claim.status as { sandbox: { name: string } }).sandbox.name;
@@ -383,5 +385,6 @@ async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: W
     return { ready: p.phase === 'Ready', why: p.reason, sandbox: w.obj, claim, waitedMs };
   }
   if (w.kind === 'failed') return { ready: false, why: `watching Sandbox ${sbName} failed: ${w.error.message}`, claim, waitedMs };
-  return { ready: false, why: `claim ${claimName} not ready within ${formatMs(deps.plan.readyTimeoutMs)}: ${last}`, claim, ...(w.last ? { sandbox: w.last } : {}), waitedMs };
+  const limit = ctx.signal.aborted ? 'interrupted before it was ready' : `not ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
+  return { ready: false, why: `claim ${claimName} ${limit}: ${last}`, claim, ...(w.last ? { sandbox: w.last } : {}), waitedMs };
 }

@@ -1,0 +1,105 @@
+/**
+ * Runtime readiness for real (issue 4 tests; cases 01, 02, 08 on the cluster): the verifier runs under its own
+ * least-privilege identity (VerifierAccess, no pods/exec) against the real API server, controller, router and sandboxd
+ * stand-ins. A healthy sandboxd template reaches `verified` for runtime-exec over the direct transport (standing in for
+ * port-forward, which needs a kubelet the test cluster lacks) and answers health through the router; a Ready sandbox whose
+ * runtime is silent, or hangs past the deadline, stays `configured` with the reason; every probe object is deleted.
+ */
+import { loadRelease, type LoadedRelease } from '../../../src/releases/index.js';
+import { runVerify, RUN_LABEL } from '../../../src/verify/index.js';
+import type { VerifyReport } from '../../../src/verify/report.js';
+import { connect, freshNamespace, type Cluster } from '../helpers.js';
+import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from './verifier-env.js';
+
+let c: Cluster;
+let ns: string;
+let kubeconfig: string;
+let loaded: LoadedRelease;
+
+beforeAll(async () => {
+  c = connect();
+  ns = await freshNamespace(c, 'vfy');
+  for (const [name, mode] of [['healthy', 'sandboxd'], ['silent', 'none'], ['hanging', 'hang']] as const) {
+    await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, name, mode) });
+  }
+  kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
+  loaded = await loadRelease('v0.5.6', { mirror: '../shared/agent-sandbox/releases' });
+}, 60_000);
+
+const row = (r: VerifyReport, name: string) => r.capabilities.find((x) => x.name === name)!;
+
+async function leftoversOf(runId: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const [group, version, plural] of [['agents.x-k8s.io', 'v1beta1', 'sandboxes'], [EXT.group, EXT.version, 'sandboxclaims'], [EXT.group, EXT.version, 'sandboxwarmpools']] as const) {
+    const list = (await c.custom.listNamespacedCustomObject({ group, version, plural, namespace: ns, labelSelector: `${RUN_LABEL}=${runId}` })) as { items: Array<{ metadata: { name: string } }> };
+    out.push(...list.items.map((i) => `${plural}/${i.metadata.name}`));
+  }
+  return out;
+}
+
+test('healthy sandboxd template: runtime-exec, files, template, extensions, conversion and router reach verified; objects cleaned up', async () => {
+  const lines: string[] = [];
+  const { report, cluster } = await runVerify({ plan: plan(c, [templatePlan(ns, 'healthy')]), client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: (l) => lines.push(l), runId: 'aa0001' });
+  for (const name of ['runtime-exec', 'runtime-files', `template/${ns}/healthy`, 'extensions-api', 'sandbox-api', 'conversion', 'router']) {
+    expect({ name, state: row(report, name).state, next: row(report, name).next }).toEqual({ name, state: 'verified', next: null });
+  }
+  const exec = row(report, 'runtime-exec').evidence.filter((e) => e.step === 'verified');
+  expect(exec.map((e) => e.message)).toEqual([
+    expect.stringMatching(/^Sandbox verify-aa0001-p-healthy-\w+ Ready=True at its current generation 1 after /),
+    expect.stringMatching(/^nonce 1 echoed exactly \(exit 0\)/),
+    expect.stringMatching(/^nonce 2 echoed exactly \(exit 0\)/),
+  ]);
+  expect(row(report, 'router').evidence.find((e) => e.step === 'verified')!.message).toMatch(/^sandboxd health of verify-aa0001-p-healthy-\w+ answered "ok" through the router$/);
+  expect(report.leftovers).toEqual([]);
+  expect(await leftoversOf('aa0001')).toEqual([]);
+  expect(lines.some((l) => /workload\/.*\/healthy: creating probe SandboxClaim/.test(l))).toBe(true);
+  expect(report.tuple.kubernetes.value).toBe('v1.36.3');
+  expect(report.tuple.crdRelease.value).toBe('v0.5.6');
+  // Waiting is done by watches: requests per second while waiting stay at or below 1.
+  const s = cluster.stats();
+  expect(s.waitingMs).toBeGreaterThan(0);
+  expect(s.requestsWhileWaiting / Math.max(1, s.waitingMs / 1000)).toBeLessThanOrEqual(1);
+}, 180_000);
+
+test('Ready sandbox with a silent runtime: runtime-exec stays configured, evidence says why, outcome not verified', async () => {
+  const { report } = await runVerify({ plan: plan(c, [templatePlan(ns, 'silent')]), client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined, runId: 'aa0002' });
+  const exec = row(report, 'runtime-exec');
+  expect(exec.state).toBe('configured');
+  expect(exec.next).toMatch(/^verified not reached: runtime API did not answer: nothing answers \(.*\); pod verify-aa0002-p-silent-\w+ Ready=True IP 127\.\d+\.\d+\.\d+$/);
+  expect(exec.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && /Ready=True at its current generation/.test(e.message))).toBe(true);
+  expect(row(report, `template/${ns}/silent`).state).toBe('configured');
+  expect(report.outcome).toBe('not-verified');
+  expect(await leftoversOf('aa0002')).toEqual([]);
+}, 180_000);
+
+test('runtime that hangs past the deadline: stays configured, the deadline is named', async () => {
+  const started = Date.now();
+  const { report } = await runVerify({ plan: plan(c, [templatePlan(ns, 'hanging')]), client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined, runId: 'aa0003' });
+  const exec = row(report, 'runtime-exec');
+  expect(exec.state).toBe('configured');
+  expect(exec.next).toMatch(/^verified not reached: runtime API did not answer: no answer in 2s /);
+  expect(Date.now() - started).toBeLessThan(120_000);
+  expect(await leftoversOf('aa0003')).toEqual([]);
+}, 180_000);
+
+test('interrupt (SIGINT): probes stop, and the objects already created are still deleted', async () => {
+  const abort = new AbortController();
+  const lines: string[] = [];
+  const run = runVerify({
+    plan: plan(c, [templatePlan(ns, 'healthy')]),
+    client: connectAs(kubeconfig),
+    loaded,
+    controllerMode: 'external',
+    progress: (l) => {
+      lines.push(l);
+      if (/creating probe SandboxClaim/.test(l)) setTimeout(() => abort.abort(new Error('SIGINT')), 50);
+    },
+    signal: abort.signal,
+    runId: 'aa0004',
+  });
+  const { report } = await run;
+  expect(abort.signal.aborted).toBe(true);
+  expect(report.outcome).toBe('not-verified');
+  expect(report.leftovers).toEqual([]);
+  expect(await leftoversOf('aa0004')).toEqual([]);
+}, 180_000);
