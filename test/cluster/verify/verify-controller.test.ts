@@ -1,0 +1,64 @@
+/**
+ * Case 09 on the cluster: the controller probe asks the real API server, by SubjectAccessReview, whether the
+ * controller's ServiceAccount holds every right of the pinned RBAC (plus known upstream gaps). The test cluster's
+ * controller runs under exactly the pinned RBAC of v0.5.6, so it passes; a ServiceAccount with no bindings is reported
+ * with every missing right listed, and the capability stays below configured. Also case 22 (verifier side): an API
+ * that refuses connections makes the run "could not run", never a state.
+ */
+import net from 'node:net';
+import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
+import { loadRelease, type LoadedRelease } from '../../../src/releases/index.js';
+import { runVerify, VerifyCouldNotRunError } from '../../../src/verify/index.js';
+import { requirementsFor } from '../../../src/verify/requirements.js';
+import { connect, freshNamespace, type Cluster } from '../helpers.js';
+import { connectAs, plan, verifierKubeconfig } from './verifier-env.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+let c: Cluster;
+let ns: string;
+let kubeconfig: string;
+let loaded: LoadedRelease;
+
+beforeAll(async () => {
+  c = connect();
+  ns = await freshNamespace(c, 'vfyc');
+  await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'bare-controller' } } });
+  kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
+  loaded = await loadRelease('v0.5.6', { mirror: '../shared/agent-sandbox/releases' });
+}, 60_000);
+
+test('the installed controller ServiceAccount holds every pinned right: controller configured (out-of-cluster mode)', async () => {
+  const p = plan(c, [], { requirements: requirementsFor(['controller', 'sandbox-api', 'extensions-api', 'conversion']) });
+  const { report } = await runVerify({ plan: p, client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined });
+  const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
+  const rbac = ctrl.evidence.find((e) => e.subject === 'RBAC of system:serviceaccount:agent-sandbox-system:agent-sandbox-controller')!;
+  expect(rbac).toMatchObject({ step: 'configured', verdict: 'proven' });
+  expect(rbac.message).toMatch(/^all \d+ rights of the pinned RBAC are allowed \(SubjectAccessReview\)$/);
+  expect(ctrl.state).toBe('configured');
+  expect(report.capabilities.find((r) => r.name === 'conversion')!.state).toBe('configured');
+}, 120_000);
+
+test('a ServiceAccount without the pinned RBAC: every missing right is listed, controller stays below configured', async () => {
+  const p = plan(c, [], { controller: { namespace: ns, deployment: 'none', serviceAccount: 'bare-controller' }, requirements: requirementsFor(['controller']) });
+  // The verifier's Role reads ServiceAccounts only in the controller namespace it was made for: use an admin client here.
+  const admin = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
+  const { report } = await runVerify({ plan: p, client: admin, loaded, controllerMode: 'external', progress: () => undefined });
+  const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
+  expect(ctrl.state).toBe('compatible');
+  expect(ctrl.next).toMatch(/^configured not reached: controller lacks \d+ right\(s\): /);
+  expect(ctrl.next).toContain('create events (cluster-wide)');
+  expect(ctrl.next).toContain('update sandboxes.agents.x-k8s.io/finalizers (cluster-wide)');
+  expect(ctrl.next).toContain('watch networkpolicies.networking.k8s.io (cluster-wide)');
+}, 120_000);
+
+test('an API server that refuses connections: could not run (no state is reported)', async () => {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((resolve) => srv.close(resolve));
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'agentplane-kc-')), 'config');
+  writeFileSync(file, `apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: x\n  cluster: {server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: x, user: u}\n`);
+  await expect(runVerify({ plan: plan(c, []), client: KubeClient.connect({ kubeconfig: file }), progress: () => undefined })).rejects.toThrow(VerifyCouldNotRunError);
+}, 60_000);
