@@ -96,3 +96,5 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+// The diff benchmark (issue 5) prints its own table after this one.
+spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/diff.ts')], { cwd: ROOT, stdio: 'inherit' });

@@ -6,7 +6,7 @@
  * named ports, ...); other object items by their content, so a changed unnamed item shows as one removed and one
  * added. Matching never reorders: a reordered env list is reported as moves, because order carries meaning.
  */
-import type { KubeObject } from '../releases/index.js';
+import { canonicalJson, type KubeObject } from '../releases/index.js';
 
 /** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`, prefixed with `<environment>:` for objects of a named environment. */
 export type ObjectKey = string;
@@ -61,14 +61,14 @@ function itemName(rec: Record<string, unknown>): string | undefined {
 
 /**
  * The jsondiffpatch `objectHash` for list items: `name` (or `metadata.name`) when the item has one, `containerPort/protocol` for unnamed
- * container ports, else the item's JSON (content identity).
+ * container ports, else the item's canonical JSON (content identity; key order does not matter).
  */
 export function listItemHash(item: object): string {
   const rec = item as Record<string, unknown>;
   const name = itemName(rec);
   if (name !== undefined) return `name:${name}`;
   if (typeof rec.containerPort === 'number') return `port:${rec.containerPort}/${String(rec.protocol ?? 'TCP')}`;
-  return `json:${JSON.stringify(item)}`;
+  return `json:${canonicalJson(item)}`;
 }
 
 /** A readable label for a list item in a field path: `[name=app]`, `[containerPort=8080]` or `[3]`. */
