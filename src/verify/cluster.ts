@@ -30,18 +30,21 @@ export interface RequestStats {
   readonly watchStarts: number;
   readonly waitingMs: number;
   readonly requestsWhileWaiting: number;
+  /** Number of waits (each costs one GET and one watch stream, plus a re-open only if the server closes it). */
+  readonly waits: number;
 }
 
 export class Cluster {
   private watchStarts = 0;
   private waitingMs = 0;
   private requestsWhileWaiting = 0;
+  private waits = 0;
 
   constructor(readonly client: KubeClient) {}
 
   /** Requests so far (KubeClient calls + watch streams opened) and time spent waiting. */
   stats(): RequestStats {
-    return { requests: this.client.requests + this.watchStarts, watchStarts: this.watchStarts, waitingMs: this.waitingMs, requestsWhileWaiting: this.requestsWhileWaiting };
+    return { requests: this.client.requests + this.watchStarts, watchStarts: this.watchStarts, waitingMs: this.waitingMs, requestsWhileWaiting: this.requestsWhileWaiting, waits: this.waits };
   }
 
   /** `/version` gitVersion. */
@@ -148,6 +151,7 @@ export class Cluster {
     const started = Date.now();
     const before = this.client.requests + this.watchStarts;
     const finish = <T extends WaitOutcome>(o: T): T => {
+      this.waits += 1;
       this.waitingMs += Date.now() - started;
       this.requestsWhileWaiting += this.client.requests + this.watchStarts - before;
       return o;

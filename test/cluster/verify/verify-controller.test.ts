@@ -41,7 +41,7 @@ test('the installed controller ServiceAccount holds every pinned right: controll
 }, 120_000);
 
 test('a ServiceAccount without the pinned RBAC: every missing right is listed, controller stays below configured', async () => {
-  const p = plan(c, [], { controller: { namespace: ns, deployment: 'none', serviceAccount: 'bare-controller' }, requirements: requirementsFor(['controller']) });
+  const p = plan(c, [], { controller: { namespace: ns, deployment: 'none', serviceAccount: 'bare-controller' }, requirements: requirementsFor(['controller', 'extensions-api']) });
   // The verifier's Role reads ServiceAccounts only in the controller namespace it was made for: use an admin client here.
   const admin = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
   const { report } = await runVerify({ plan: p, client: admin, loaded, controllerMode: 'external', progress: () => undefined });
