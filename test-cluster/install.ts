@@ -61,15 +61,18 @@ const kept = objects
   .sort((a, b) => rank(a.kind) - rank(b.kind));
 const dropped = objects.filter((o) => DROPPED_KINDS.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
 log(`applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`);
-await serverSideApply(kc, kept);
-
+const crds = kept.filter((o) => o.kind === 'CustomResourceDefinition');
+await serverSideApply(kc, crds);
 const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
-for (const crd of kept.filter((o) => o.kind === 'CustomResourceDefinition')) {
+for (const crd of crds) {
   await waitFor(`CRD ${crd.metadata.name} Established`, 30_000, async () => {
     const live = await ext.readCustomResourceDefinition({ name: crd.metadata.name });
     return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
   });
 }
+// A fresh client, so its discovery sees the new API groups; retried while the groups appear in discovery.
+const rest = kept.filter((o) => o.kind !== 'CustomResourceDefinition');
+await waitFor('the remaining objects applied', 30_000, async () => (await serverSideApply(kc, rest), true), 500);
 
 const core = kc.makeApiClient(k8s.CoreV1Api);
 const labels = { ...STANDIN_LABEL, ...parseLabels(values['node-labels'] ?? '') };

@@ -192,8 +192,17 @@ fi
 start agent-sandbox-controller "$AS_BIN/agent-sandbox-controller" "${CTRL_ARGS[@]}"
 wait_for agent-sandbox-controller 60 curl -fsS --max-time 1 "http://127.0.0.1:$CTRL_PROBE_PORT/readyz"
 if [ "$RELEASE" = v0.5.6 ]; then
-  wait_for agent-sandbox-controller 30 curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/convert"
-  start sandbox-router "$AS_BIN/sandbox-router" --kubeconfig="$KCFG" \
+  wait_for agent-sandbox-controller 30 curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/tls-ready"   # any TLS answer (404)
+  # The router falls back to DNS (<id>.<ns>.svc.<domain>) when its cache misses (`sandbox-router/proxy/resolve.go@v0.5.6`);
+  # the machine's resolver is off loopback, so the router gets a private /etc/resolv.conf naming 127.0.0.1 (mount namespace).
+  echo "nameserver 127.0.0.1" >"$RUN/resolv.conf"
+  ROUTER_WRAP=()
+  if unshare -m true 2>/dev/null; then
+    ROUTER_WRAP=(unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$RUN/resolv.conf")
+  else
+    tc_log "warning: cannot unshare a mount namespace (not root?); the router's DNS fallback would use $(awk '/^nameserver/{print $2; exit}' /etc/resolv.conf)"
+  fi
+  start sandbox-router "${ROUTER_WRAP[@]}" "$AS_BIN/sandbox-router" --kubeconfig="$KCFG" \
     --http-bind-address="127.0.0.1:$ROUTER_HTTP_PORT" --metrics-bind-address="127.0.0.1:$ROUTER_METRICS_PORT" \
     --health-probe-bind-address="127.0.0.1:$ROUTER_PROBE_PORT" --allow-loopback-pod-ip --cache-enabled \
     --upstream-max-retries=1 --proxy-timeout=30s
@@ -204,7 +213,7 @@ wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
 
 if [ -n "$SANDBOXD_BIN" ]; then
   start runtime-standin env AGENTPLANE_TEST_CLUSTER_RUN="$RUN" AGENTPLANE_SANDBOXD_BIN="$SANDBOXD_BIN" \
-    node "$REPO/node_modules/tsx/dist/cli.mjs" "$TC_ROOT/runtime-standin.ts"
+    node --import "file://$REPO/node_modules/tsx/dist/loader.mjs" "$TC_ROOT/runtime-standin.ts"   # one process (the tsx CLI would fork)
   wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
 else
   tc_log "no sandboxd binary (agent-sandbox-v0.5.6 not built): runtime stand-in not started"

@@ -1,6 +1,6 @@
 /**
  * Smoke test on Agent Sandbox v0.4.6 (v1alpha1 only, no conversion, no Go router — `k8s/crds/*.yaml@v0.4.6`): a second
- * cluster beside the global one (own run dir `test-cluster/.run-v0.4.6`, pod IPs 127.11.x.y), started and stopped here.
+ * cluster beside the global one (own run dir `test-cluster/.run-v0.4.6-<pid>`, pod IPs 127.11.x.y), started and stopped here.
  * A plain v1alpha1 Sandbox reaches Ready through the real v0.4.6 controller; deleting it removes its Pod.
  */
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { connect, freshNamespace, isGone, readyCondition, waitFor, type Cluster } from './helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const runDir = path.join(repo, 'test-cluster', '.run-v0.4.6');
+const runDir = path.join(repo, 'test-cluster', `.run-v0.4.6-${process.pid}`); // per jest worker: runs in one work tree must not share it
 const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '11' };
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;

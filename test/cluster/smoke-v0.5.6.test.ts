@@ -35,7 +35,7 @@ test('the synthesized template + warm pool and a new claim reach Ready; the rout
   const template = (await c.custom.getNamespacedCustomObject({ ...EXT, namespace: SMOKE_NAMESPACE, plural: 'sandboxtemplates', name: 'sandboxd' })) as {
     metadata: { labels?: Record<string, string> }; spec: { podTemplate: { spec: { runtimeClassName?: string; containers: { name: string }[] } } };
   };
-  expect(template.metadata.labels?.['app.kubernetes.io/managed-by']).toBe('agentplane');
+  expect(template.metadata.labels?.['agentplane.dev/environment']).toBe('test-cluster');
   expect(template.spec.podTemplate.spec.runtimeClassName).toBe('standin');
   expect(template.spec.podTemplate.spec.containers.map((x) => x.name)).toContain('sandboxd');
   await waitFor('warm pool sandboxd readyReplicas >= 1', 30_000, async () => {
@@ -69,7 +69,7 @@ test('the synthesized template + warm pool and a new claim reach Ready; the rout
     const r = await httpGet(c.info.ports.routerHttp!, '/v1/health', headers);
     return r.status === 200 ? r : undefined;
   });
-  expect(JSON.parse(health.body)).toEqual({ status: 'ok' });
+  expect(JSON.parse(health.body)).toMatchObject({ status: 'ok' });
   const meta = await httpGet(c.info.ports.routerHttp!, '/v1/metadata', headers);
   expect(meta.status).toBe(200);
   expect((JSON.parse(meta.body) as { env: Record<string, string> }).env).toMatchObject({ SANDBOX_POD_NAME: sandboxName, SANDBOX_POD_IP: pod.status?.podIP });
