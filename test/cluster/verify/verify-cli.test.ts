@@ -1,0 +1,72 @@
+/**
+ * `agentplane verify` end to end as a real process against the test cluster, under the verifier's own Role:
+ * a descriptor whose template answers gives exit 0; one whose runtime is silent gives exit 6 (not verified) with
+ * the reason in the JSON report; `--junit` writes one testcase per capability.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { VerifyReportSchema } from '../../../src/verify/report.js';
+import { connect, freshNamespace, type Cluster } from '../helpers.js';
+import { EXT, sandboxdTemplate, verifierKubeconfig } from './verifier-env.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+let c: Cluster;
+let ns: string;
+let kubeconfig: string;
+
+function descriptor(template: string): string {
+  const d = {
+    apiVersion: 'agentplane.dev/v1alpha1', kind: 'EnvironmentDescriptor', name: `cli-${template}`,
+    release: { tag: 'v0.5.6', commit: '211b7579cabed9460c1a692eb687084ff4c5879d', family: 'v0.5', apiVersions: { Sandbox: 'agents.x-k8s.io/v1beta1' } },
+    install: { namespace: 'agent-sandbox-system', controllerDeployment: 'agent-sandbox-controller', controllerImage: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', extensions: true, certificates: 'external', serverSideApply: [] },
+    runtimeClasses: [],
+    templates: [{ namespace: ns, name: template, runtimeClassName: '', networkPolicyManagement: 'Managed', podLabels: { app: 'sandbox' }, runtime: { kind: 'sandboxd', container: 'sandboxd', ports: [8080, 9090] }, images: [{ container: 'sandboxd', image: 'sandboxd:test' }] }],
+    warmPools: [], claims: [],
+    router: { namespace: 'agent-sandbox-system', serviceName: 'sandbox-router-svc', port: 8080, podLabels: { app: 'sandbox-router' }, image: 'sandbox-router:test', authorizationMode: 'allow-all' },
+    networkPolicies: [], images: {},
+    capabilities: ['sandbox-api', 'extensions-api', 'controller', 'conversion', `template/${ns}/${template}`, 'runtime-exec', 'runtime-files', 'router']
+      .map((capability) => ({ capability, required: 'verified' }))
+      .concat([{ capability: 'network-isolation', required: 'configured' }]),
+  };
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-env-'));
+  writeFileSync(path.join(dir, 'environment.json'), JSON.stringify(d));
+  return dir;
+}
+
+function verify(envDir: string, extra: string[] = []): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'verify', '--env', envDir, '--kubeconfig', kubeconfig, '--controller', 'external', '--transport', 'direct',
+    '--router-url', `http://127.0.0.1:${c.info.ports.routerHttp}`, '--probe-timeout', '2s', '--ready-timeout', '60s', '--mirror', path.resolve(ROOT, '../shared/agent-sandbox/releases'), ...extra], { encoding: 'utf8', cwd: ROOT, timeout: 170_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(async () => {
+  c = connect();
+  ns = await freshNamespace(c, 'vfycli');
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'ok', 'sandboxd') });
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'mute', 'none') });
+  kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
+}, 60_000);
+
+test('every required capability reached: exit 0, JSON report in the stable schema, progress on stderr, JUnit file', () => {
+  const junit = path.join(mkdtempSync(path.join(tmpdir(), 'agentplane-junit-')), 'verify.xml');
+  const r = verify(descriptor('ok'), ['-o', 'json', '--junit', junit]);
+  const report = VerifyReportSchema.parse(JSON.parse(r.stdout));
+  expect({ status: r.status, failing: report.capabilities.filter((x) => !x.met).map((x) => `${x.name}: ${x.state} (${x.next})`) }).toEqual({ status: 0, failing: [] });
+  expect(report.outcome).toBe('verified');
+  expect(report.capabilities.find((x) => x.name === 'network-isolation')!.next).toMatch(/acceptance test missing: netpol-enforcement/);
+  expect(r.stderr).toMatch(/\[\d+\/\d+\] workload\/vfycli-\w+\/ok: running/);
+  expect(r.stderr).toMatch(/cleanup: deleting objects labelled agentplane\.dev\/verify-run=/);
+  const xml = readFileSync(junit, 'utf8');
+  expect((xml.match(/<testcase /g) ?? []).length).toBe(9);
+  expect(xml).toContain('failures="0"');
+}, 180_000);
+
+test('Ready sandbox, silent runtime: exit 6 and the table names the missing evidence', () => {
+  const r = verify(descriptor('mute'));
+  expect(r.status).toBe(6);
+  expect(r.stdout).toMatch(/runtime-exec\s+│ configured/);
+  expect(r.stdout).toContain('verified not reached: runtime API did not');
+  expect(r.stdout).toMatch(/required capabilit(y is|ies are) below the required state/);
+}, 180_000);
