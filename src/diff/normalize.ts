@@ -3,7 +3,7 @@
  * fills in, must not show as a change.
  *
  * Steps, in order: drop `status`; drop server-owned metadata ({@link SERVER_OWNED_METADATA}, server-written
- * annotations and labels); drop controller-owned fields ({@link CONTROLLER_OWNED}); fold a Secret's `stringData` into
+ * annotations and labels); drop controller-owned fields ({@link CONTROLLER_OWNED}, `agents.x-k8s.io/` labels and annotations); fold a Secret's `stringData` into
  * base64 `data` (what the API server stores); apply defaults from the pinned CRD schema of the object's apiVersion
  * and drop optional objects that hold only defaults ({@link applySchemaDefaults}, {@link pruneDefaultOnly}).
  * Map key order is irrelevant by construction (the structural diff compares keys, renderers sort them); list order
@@ -42,26 +42,40 @@ export interface ControllerOwnedField {
   readonly source: string;
   /** Only when the caBundle is externally managed. */
   readonly caBundle?: true;
+  /** Only when the value is an empty object (the controller writes `{}`; a declared value is compared). */
+  readonly whenEmpty?: true;
 }
 
-/** Fields controllers own on objects AgentPlane declares. */
+/** Fields controllers own on objects AgentPlane declares (besides {@link CONTROLLER_KEY_PREFIX} labels and annotations). */
 export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
   { kind: 'CustomResourceDefinition', path: ['spec', 'conversion', 'webhook', 'clientConfig', 'caBundle'], source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6', caBundle: true },
-  { kind: 'SandboxTemplate', path: ['metadata', 'labels', 'agents.x-k8s.io/sandbox-template-ref-hash'], source: 'extensions/controllers/sandboxtemplate_controller.go@v0.5.6' },
-  { kind: 'Sandbox', path: ['metadata', 'annotations', 'agents.x-k8s.io/pod-name'], source: 'controllers/sandbox_controller.go@v0.5.6' },
+  // Seen in the contract fixtures of v0.4.6 and v0.5.6: managedFields name agent-sandbox-controller as its manager.
+  { kind: 'SandboxClaim', path: ['spec', 'additionalPodMetadata'], source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6', whenEmpty: true },
 ];
+
+/**
+ * Label and annotation keys under `agents.x-k8s.io/` on the four Agent Sandbox kinds are written by the controller
+ * (template ref hash, pod name, claim bookkeeping such as `claim-first-ready-at`, FACTS.md §1.9,
+ * `extensions/controllers/sandboxclaim_controller.go@v0.5.6`); users may not set that domain on claims.
+ */
+export const CONTROLLER_KEY_PREFIX = 'agents.x-k8s.io/';
+const AGENT_SANDBOX_KINDS = new Set(['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool']);
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function deletePath(root: Record<string, unknown>, path: readonly string[]): void {
+function deletePath(root: Record<string, unknown>, path: readonly string[], whenEmpty = false): void {
   let node: unknown = root;
   for (const key of path.slice(0, -1)) {
     if (!isPlainObject(node)) return;
     node = node[key];
   }
-  if (isPlainObject(node)) delete node[path[path.length - 1]!];
+  const last = path[path.length - 1]!;
+  if (!isPlainObject(node)) return;
+  const value = node[last];
+  if (whenEmpty && !(isPlainObject(value) && Object.keys(value).length === 0)) return;
+  delete node[last];
 }
 
 function dropEmptyMap(meta: Record<string, unknown>, key: string): void {
@@ -84,10 +98,15 @@ export function normalizeObject(obj: KubeObject, opts: NormalizeOptions = {}): K
     const labels = meta.labels;
     if (out.kind === 'Namespace' && isPlainObject(labels) && labels['kubernetes.io/metadata.name'] === meta.name) delete labels['kubernetes.io/metadata.name'];
   }
+  if (meta !== undefined && AGENT_SANDBOX_KINDS.has(out.kind)) {
+    for (const map of [meta.labels, meta.annotations]) {
+      if (isPlainObject(map)) for (const k of Object.keys(map)) if (k.startsWith(CONTROLLER_KEY_PREFIX)) delete map[k];
+    }
+  }
   const caBundleExternal = opts.caBundleExternallyManaged ?? true;
   for (const owned of CONTROLLER_OWNED) {
     if (owned.kind !== out.kind || (owned.caBundle && !caBundleExternal)) continue;
-    deletePath(out, owned.path);
+    deletePath(out, owned.path, owned.whenEmpty === true);
   }
   if (meta !== undefined) {
     dropEmptyMap(meta, 'labels');

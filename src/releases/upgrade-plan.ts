@@ -110,25 +110,44 @@ function severityOf(c: SchemaChange): FindingSeverity {
   }
 }
 
-/** Condition types and reasons each release's controllers write (FACTS.md §1.8; `controllers/sandbox_controller.go@tag`, `extensions/controllers/sandboxclaim_controller.go@tag`). */
+const SANDBOX_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
+  'v0.4.6': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired'],
+  'v0.5.0': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended'],
+  'v0.5.6': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended', 'MultiplePods', 'PodSucceeded', 'PodFailed'],
+};
+const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
+  'v0.4.6': ['TemplateNotFound', 'InvalidMetadata', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+  'v0.5.0': ['TemplateNotFound', 'WarmPoolNotFound', 'InvalidMetadata', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+  'v0.5.6': ['TemplateNotFound', 'WarmPoolNotFound', 'AdoptionConflict', 'SandboxCreatePending', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+};
+const union = (...lists: ReadonlyArray<readonly string[]>): string[] => [...new Set(lists.flat())];
+
+/**
+ * Condition types and reasons each release's controllers write (FACTS.md §1.8; `controllers/sandbox_controller.go@tag`,
+ * `extensions/controllers/sandboxclaim_controller.go@tag`). A bound claim's Ready is the Sandbox's Ready copied
+ * verbatim, and its Finished mirrors the Sandbox's, so claim conditions carry Sandbox reasons too.
+ */
 export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<string, readonly string[]>>>> = {
   'v0.4.6': {
-    'Sandbox/Ready': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired'],
+    'Sandbox/Ready': SANDBOX_READY['v0.4.6'],
     'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
-    'SandboxClaim/Ready': ['TemplateNotFound', 'InvalidMetadata', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+    'SandboxClaim/Ready': union(CLAIM_READY['v0.4.6'], SANDBOX_READY['v0.4.6']),
+    'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
   },
   'v0.5.0': {
-    'Sandbox/Ready': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended'],
+    'Sandbox/Ready': SANDBOX_READY['v0.5.0'],
     'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
     'Sandbox/Suspended': ['PodTerminated', 'PodNotTerminated'],
-    'SandboxClaim/Ready': ['TemplateNotFound', 'WarmPoolNotFound', 'InvalidMetadata', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+    'SandboxClaim/Ready': union(CLAIM_READY['v0.5.0'], SANDBOX_READY['v0.5.0']),
+    'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
   },
   'v0.5.6': {
-    'Sandbox/Ready': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended', 'MultiplePods', 'PodSucceeded', 'PodFailed'],
+    'Sandbox/Ready': SANDBOX_READY['v0.5.6'],
     'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
     'Sandbox/Suspended': ['NotSuspended', 'PodTerminating', 'PodNotOwned', 'PodTerminated', 'PodStateUnknown', 'PodNotTerminated'],
     'Sandbox/PodScheduled': ['PodScheduled', 'PodSchedulingUnknown'],
-    'SandboxClaim/Ready': ['TemplateNotFound', 'WarmPoolNotFound', 'AdoptionConflict', 'SandboxCreatePending', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+    'SandboxClaim/Ready': union(CLAIM_READY['v0.5.6'], SANDBOX_READY['v0.5.6']),
+    'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
   },
 };
 
