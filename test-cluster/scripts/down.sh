@@ -13,23 +13,38 @@ ours() { # pid -> true when the process is still one this cluster started (its c
   local cl; cl="$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" || return 1
   [[ "$cl" == *"$RUN"* || "$cl" == *"$TC_CACHE"* || "$cl" == *"$TC_ROOT"* ]]
 }
-pids=()
+# Stop in reverse dependency order: clients of the apiserver first, then the apiserver, then etcd (all at once
+# leaves the apiserver and etcd waiting on each other past any grace period).
+stopped=0
+stop_group() { # pid-file basenames...
+  local pids=() names=() f pid i
+  for f in "$@"; do
+    [ -f "$RUN/pids/$f.pid" ] || continue
+    pid="$(cat "$RUN/pids/$f.pid")"
+    if [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid"; then pids+=("$pid"); names+=("$f"); kill -TERM "$pid" 2>/dev/null; fi
+  done
+  local deadline=$(( $(date +%s) + 5 ))
+  for i in "${!pids[@]}"; do
+    pid="${pids[$i]}"
+    while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.05; done
+    if kill -0 "$pid" 2>/dev/null && ours "$pid"; then tc_log "${names[$i]} (pid $pid) still running 5 s after SIGTERM; SIGKILL"; kill -KILL "$pid" 2>/dev/null; fi
+  done
+  stopped=$(( stopped + ${#pids[@]} ))
+}
+clients=()
 for f in "$RUN"/pids/*.pid; do
   [ -f "$f" ] || continue
-  pid="$(cat "$f")"
-  if [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid"; then pids+=("$pid"); kill -TERM "$pid" 2>/dev/null; fi
+  n="$(basename "$f" .pid)"; [ "$n" = kube-apiserver ] || [ "$n" = etcd ] || clients+=("$n")
 done
-deadline=$(( $(date +%s) + 5 ))
-for pid in "${pids[@]}"; do
-  while kill -0 "$pid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null && ours "$pid"; then tc_log "pid $pid ignored SIGTERM; SIGKILL"; kill -KILL "$pid" 2>/dev/null; fi
-done
+stop_group "${clients[@]}"
+stop_group kube-apiserver
+stop_group etcd
 # sandboxd processes the stand-in started after the pid list was read
 for f in "$RUN"/pids/sandboxd-*.pid; do
   [ -f "$f" ] || continue; pid="$(cat "$f")"
   [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid" && kill -KILL "$pid" 2>/dev/null
 done
-tc_log "stopped ${#pids[@]} process(es)"
+tc_log "stopped $stopped process(es)"
 if [ $KEEP_LOGS -eq 1 ]; then
   find "$RUN" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
   tc_log "logs kept in $RUN/logs"

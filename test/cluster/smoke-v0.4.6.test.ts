@@ -4,6 +4,7 @@
  * A plain v1alpha1 Sandbox reaches Ready through the real v0.4.6 controller; deleting it removes its Pod.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, freshNamespace, isGone, readyCondition, waitFor, type Cluster } from './helpers.js';
@@ -24,9 +25,20 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(() => {
-  const down = spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  expect(down.status).toBe(0);
+  if (existsSync(runDir)) spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });
 }, 30_000);
+
+/** pid -> alive, for every pid file of the cluster. */
+function processes(): Map<number, boolean> {
+  const out = new Map<number, boolean>();
+  for (const f of readdirSync(path.join(runDir, 'pids'))) {
+    const pid = Number(readFileSync(path.join(runDir, 'pids', f), 'utf8').trim());
+    let alive = true;
+    try { process.kill(pid, 0); } catch { alive = false; }
+    out.set(pid, alive);
+  }
+  return out;
+}
 
 test('a plain v1alpha1 Sandbox reaches Ready on v0.4.6; deleting it removes the Pod', async () => {
   expect(c.info.release).toBe('v0.4.6');
@@ -48,3 +60,19 @@ test('a plain v1alpha1 Sandbox reaches Ready on v0.4.6; deleting it removes the 
     (await isGone(() => c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' })))
       && (await isGone(() => c.core.readNamespacedPod({ namespace: ns, name: 'plain' }))) ? true : undefined);
 }, 120_000);
+
+test('cluster:up on a running cluster reuses it; cluster:down stops every process it started and removes its state', () => {
+  const before = processes();
+  expect(before.size).toBeGreaterThanOrEqual(6); // etcd, apiserver, scheduler, controller-manager, kwok, controller, stand-in
+  expect([...before.values()].every(Boolean)).toBe(true);
+  const again = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], { cwd: repo, env, encoding: 'utf8' });
+  expect(again.status).toBe(0);
+  expect(again.stdout.trim()).toBe(path.join(runDir, 'kubeconfig'));
+  expect(again.stderr).toContain('reusing the running cluster');
+  expect([...processes().keys()].sort()).toEqual([...before.keys()].sort());
+
+  const down = spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, encoding: 'utf8' });
+  expect(down.status).toBe(0);
+  for (const pid of before.keys()) expect(() => process.kill(pid, 0)).toThrow();
+  expect(existsSync(runDir)).toBe(false);
+}, 60_000);
