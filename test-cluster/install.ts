@@ -12,7 +12,8 @@
  *  4. server-side applies them (client-node), waits for every CRD to be Established;
  *  5. creates the kwok nodes (label agentplane.io/runtime=standin; podCIDR 127.<pod-net>.<i>.0/24, so pod IPs stay in 127.0.0.0/8);
  *  6. mints a TokenRequest token for the install's own ServiceAccount `agent-sandbox-system/agent-sandbox-controller`
- *     (`k8s/controller.yaml@tag`) and writes `<run>/controller.kubeconfig`, so the controller gets exactly the pinned RBAC.
+ *     (`k8s/controller.yaml@tag`) and writes `<run>/controller.kubeconfig`, so the controller gets exactly the pinned RBAC;
+ *     likewise `<run>/router.kubeconfig` for the ServiceAccount of the environment's router Deployment, when it has one.
  *
  * Usage: tsx test-cluster/install.ts --run DIR --release v0.5.6 --webhook-port N [--nodes 1] [--pod-net 10] [--node-labels k=v,..]
  *        [--node-taints k=v:NoSchedule,..]
@@ -90,22 +91,39 @@ for (let i = 0; i < nodeCount; i++) {
 
 const sa = kept.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === CONTROLLER_SA && o.metadata.namespace === CONTROLLER_NS);
 if (!sa) throw new Error(`the ${release} install has no ServiceAccount ${CONTROLLER_NS}/${CONTROLLER_SA}; cannot run the controller under its own RBAC`);
-const tr = await core.createNamespacedServiceAccountToken({
-  namespace: CONTROLLER_NS, name: CONTROLLER_SA,
-  body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], expirationSeconds: 7 * 24 * 3600 } },
-});
-const token = tr.status?.token;
-if (!token) throw new Error(`TokenRequest for ${CONTROLLER_NS}/${CONTROLLER_SA} returned no token`);
-const cluster = kc.getCurrentCluster();
-if (!cluster) throw new Error('admin kubeconfig has no current cluster');
-writeFileSync(path.join(run, 'controller.kubeconfig'), [
-  'apiVersion: v1', 'kind: Config',
-  'clusters:', '- name: agentplane-test', '  cluster:', `    server: ${cluster.server}`, `    certificate-authority: ${path.join(run, 'pki', 'ca.crt')}`,
-  'users:', `- name: ${CONTROLLER_SA}`, '  user:', `    token: ${token}`,
-  'contexts:', '- name: controller', '  context:', '    cluster: agentplane-test', `    user: ${CONTROLLER_SA}`, `    namespace: ${CONTROLLER_NS}`,
-  'current-context: controller', '',
-].join('\n'), { mode: 0o600 });
+await writeTokenKubeconfig(CONTROLLER_NS, CONTROLLER_SA, path.join(run, 'controller.kubeconfig'));
 log(`controller kubeconfig written with a TokenRequest token of ${CONTROLLER_NS}/${CONTROLLER_SA}`);
+
+// The environment's router (SandboxRouter construct), if any: the local router process runs under its ServiceAccount.
+const router = objects.find((o) => o.kind === 'Deployment' && podContainers(o).some((c) => c.name === 'sandbox-router'));
+const routerSa = router && (router as unknown as { spec: { template: { spec: { serviceAccountName?: string } } } }).spec.template.spec.serviceAccountName;
+if (router && routerSa) {
+  await writeTokenKubeconfig(router.metadata.namespace ?? 'default', routerSa, path.join(run, 'router.kubeconfig'));
+  log(`router kubeconfig written with a TokenRequest token of ${router.metadata.namespace}/${routerSa}`);
+}
+
+/** Mints a 7-day TokenRequest token for `namespace/serviceAccount` and writes a kubeconfig using it to `file` (mode 0600). */
+async function writeTokenKubeconfig(namespace: string, serviceAccount: string, file: string): Promise<void> {
+  const tr = await core.createNamespacedServiceAccountToken({
+    namespace, name: serviceAccount,
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], expirationSeconds: 7 * 24 * 3600 } },
+  });
+  const token = tr.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('admin kubeconfig has no current cluster');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: Config',
+    'clusters:', '- name: agentplane-test', '  cluster:', `    server: ${cluster.server}`, `    certificate-authority: ${path.join(run, 'pki', 'ca.crt')}`,
+    'users:', `- name: ${serviceAccount}`, '  user:', `    token: ${token}`,
+    'contexts:', `- name: ${serviceAccount}`, '  context:', '    cluster: agentplane-test', `    user: ${serviceAccount}`, `    namespace: ${namespace}`,
+    `current-context: ${serviceAccount}`, '',
+  ].join('\n'), { mode: 0o600 });
+}
+
+function podContainers(o: KubeObject): { name: string }[] {
+  return (o as unknown as { spec?: { template?: { spec?: { containers?: { name: string }[] } } } }).spec?.template?.spec?.containers ?? [];
+}
 
 /** Objects of the environment for `tag`: from test-cluster/env/<tag>.ts (AgentPlane constructs) when present, else the release loader. */
 async function installObjects(tag: string): Promise<KubeObject[]> {

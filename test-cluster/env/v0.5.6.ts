@@ -3,12 +3,12 @@
  * synthesized in-process (install.ts applies it). Besides the pinned install it declares what the smoke tests use:
  * RuntimeClass `standin` (scheduled onto nodes labelled `agentplane.io/runtime=standin`, which every node up.sh makes
  * carries), SandboxTemplate `sandboxd` (a sandboxd pod, so the runtime stand-in serves it) and SandboxWarmPool `sandboxd`
- * (1 replica), all in namespace SMOKE_NAMESPACE.
+ * (1 replica), all in namespace SMOKE_NAMESPACE, and a SandboxRouter (allow-all, as the local router process runs).
  * The controller runs as a local process with `--manage-webhook-certs=false`, hence `certificates: external`
  * (`cmd/agent-sandbox-controller/tls.go@v0.5.6`).
  */
 import { App } from 'cdk8s';
-import { AgentEnvironment, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/constructs/index.js';
+import { AgentEnvironment, sandboxdPodSpec, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_RUNTIME } from '../../src/constructs/index.js';
 import { loadRelease } from '../../src/releases/index.js';
 import { synthesizeEnvironment } from '../../src/synth/index.js';
 import type { KubeObject } from '../kube.js';
@@ -19,6 +19,7 @@ export const SMOKE_NAMESPACE = 'agentplane-smoke';
 export const STANDIN_NODE_LABEL = { key: 'agentplane.io/runtime', value: 'standin' } as const;
 /** A local image name: kwok never pulls; the runtime stand-in recognizes the container by its name `sandboxd`. */
 const SANDBOXD_IMAGE = 'registry.local/agentplane-test/sandboxd:v0.5.6';
+const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
 
 /** The synthesized objects of the environment, in apply order. @throws the release loader's and synthesis' errors. */
 export async function synthesizeInstall(): Promise<KubeObject[]> {
@@ -31,5 +32,9 @@ export async function synthesizeInstall(): Promise<KubeObject[]> {
   });
   const template = env.addTemplate('sandboxd-template', { name: 'sandboxd', runtimeClass: rc, podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }), runtime: SANDBOXD_RUNTIME });
   env.addWarmPool('sandboxd-pool', { name: 'sandboxd', template, replicas: 1 });
+  // Its ServiceAccount + RBAC are applied; the router itself runs as a local process under that ServiceAccount's token.
+  env.addRouter('router', {
+    image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, sandboxPorts: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT],
+  });
   return synthesizeEnvironment(env).objects.map((o) => o.object as unknown as KubeObject);
 }

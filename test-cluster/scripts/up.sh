@@ -202,7 +202,8 @@ if [ "$RELEASE" = v0.5.6 ]; then
   else
     tc_log "warning: cannot unshare a mount namespace (not root?); the router's DNS fallback would use $(awk '/^nameserver/{print $2; exit}' /etc/resolv.conf)"
   fi
-  start sandbox-router "${ROUTER_WRAP[@]}" "$AS_BIN/sandbox-router" --kubeconfig="$KCFG" \
+  ROUTER_KCFG="$RUN/router.kubeconfig"; [ -f "$ROUTER_KCFG" ] || ROUTER_KCFG="$KCFG"   # the environment's router ServiceAccount, else admin
+  start sandbox-router "${ROUTER_WRAP[@]}" "$AS_BIN/sandbox-router" --kubeconfig="$ROUTER_KCFG" --authz-mode=allow-all \
     --http-bind-address="127.0.0.1:$ROUTER_HTTP_PORT" --metrics-bind-address="127.0.0.1:$ROUTER_METRICS_PORT" \
     --health-probe-bind-address="127.0.0.1:$ROUTER_PROBE_PORT" --allow-loopback-pod-ip --cache-enabled \
     --upstream-max-retries=1 --proxy-timeout=30s

@@ -59,7 +59,7 @@ test('the synthesized template + warm pool and a new claim reach Ready; the rout
 
   const pod = await c.core.readNamespacedPod({ namespace: ns, name: sandboxName });
   expect(pod.status?.phase).toBe('Running');
-  expect(pod.status?.podIP).toMatch(/^127\.10\.\d+\.\d+$/);
+  expect(pod.status?.podIP).toMatch(new RegExp(`^127\\.${c.info.podNet}\\.\\d+\\.\\d+$`));
   const runtime = await waitFor('sandboxd stand-in for the pod', 15_000, async () => readRuntimes().find((r) => r.uid === pod.metadata?.uid));
   expect(runtime).toMatchObject({ mode: 'sandboxd', podIP: pod.status?.podIP, restPort: 8080 });
 
