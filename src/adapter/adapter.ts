@@ -47,14 +47,17 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     });
   }
 
+  /** See {@link KubeSessions.createFromTemplate}: idempotent by operation id; v0.4 → `unsupported`. */
   createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
     return this.sessions.createFromTemplate(scope, templateVersion, operationId);
   }
 
+  /** See {@link KubeSessions.observe}: phase from current-generation conditions; claims judged by their bound Sandbox. */
   observe(ref: SessionRef): Promise<Result<Observation>> {
     return this.sessions.observe(ref);
   }
 
+  /** See {@link KubeSessions.terminate}: preconditioned on uid (and `intentVersion` when not `''`); gone → `already-gone`. */
   terminate(ref: SessionRef, intentVersion: string): Promise<Result<Termination>> {
     return this.sessions.terminate(ref, intentVersion);
   }
@@ -113,6 +116,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     return this.executions.start(executionId, request, { template, runtime, target });
   }
 
+  /** Status of an execution started by this adapter instance; unknown or evicted ids are `rejected`. */
   async queryExecution(executionId: string): Promise<Result<ExecutionStatus>> {
     return this.executions.query(executionId);
   }

@@ -55,10 +55,11 @@ export function familyFromTag(tag: string): ReleaseFamily | undefined {
 
 function toLiveCrd(crd: k8s.V1CustomResourceDefinition): LiveCrd {
   const versionLabel = crd.metadata?.labels?.[VERSION_LABEL];
+  const storage = crd.spec.versions.find((v) => v.storage)?.name;
   return {
     name: crd.metadata?.name ?? '',
     served: crd.spec.versions.filter((v) => v.served).map((v) => v.name),
-    ...(crd.spec.versions.find((v) => v.storage) ? { storage: crd.spec.versions.find((v) => v.storage)!.name } : {}),
+    ...(storage ? { storage } : {}),
     storedVersions: crd.status?.storedVersions ?? [],
     conversion: crd.spec.conversion?.strategy ?? 'None',
     caBundle: !!crd.spec.conversion?.webhook?.clientConfig?.caBundle,

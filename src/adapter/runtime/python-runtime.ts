@@ -23,6 +23,7 @@ export class PythonRuntimeClient {
   private readonly limits: CallLimits;
   private readonly port: number;
 
+  /** @param opts.port runtime port in the pod, default {@link PYTHON_RUNTIME_PORT} (8888); `opts.limits` default DEFAULT_LIMITS. */
   constructor(
     private readonly transport: Transport,
     private readonly target: RuntimeTarget,

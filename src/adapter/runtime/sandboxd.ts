@@ -90,6 +90,10 @@ export class SandboxdClient {
   private readonly ports: SandboxdPorts;
   private grpcClient?: { target: string; client: ProcessServiceClient };
 
+  /**
+   * @param opts.ports sandboxd's REST and gRPC ports in the pod. Default {@link SANDBOXD_PORTS} (8080 / 9090).
+   * @param opts.limits per-call limits. Default {@link DEFAULT_LIMITS} (30 s, 1 MiB requests, 4 MiB responses per stream).
+   */
   constructor(
     private readonly transport: Transport,
     private readonly target: RuntimeTarget,

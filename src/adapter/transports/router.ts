@@ -11,8 +11,14 @@ export class RouterTransport implements Transport {
   readonly kind = 'router' as const;
   private readonly base: string;
 
-  /** @param routerUrl base URL of the router's proxy port, e.g. `http://127.0.0.1:8080` (a trailing slash is dropped). */
-  constructor(routerUrl: string) {
+  /**
+   * @param routerUrl base URL of the router's proxy port, e.g. `http://127.0.0.1:8080` (a trailing slash is dropped).
+   * @param opts.token bearer token for routers running `--authz-mode=tokenreview|scoped-token` (the router strips it before
+   *   forwarding, `sandbox-router/proxy/proxy.go@v0.5.6`). Default: none.
+   * @param opts.podIPHeader send `X-Sandbox-Pod-IP` when the pod IP is known. Default true; set false for `scoped-token`
+   *   routers, which reject requests carrying it (`sandbox-router/authz/scopedtoken.go@v0.5.6`).
+   */
+  constructor(routerUrl: string, private readonly opts: { token?: string; podIPHeader?: boolean } = {}) {
     this.base = routerUrl.replace(/\/+$/, '');
   }
 
@@ -21,7 +27,8 @@ export class RouterTransport implements Transport {
       'X-Sandbox-ID': target.sandboxName,
       'X-Sandbox-Namespace': target.namespace,
       'X-Sandbox-Port': String(port),
-      ...(target.podIP ? { 'X-Sandbox-Pod-IP': target.podIP } : {}),
+      ...(target.podIP && this.opts.podIPHeader !== false ? { 'X-Sandbox-Pod-IP': target.podIP } : {}),
+      ...(this.opts.token ? { Authorization: `Bearer ${this.opts.token}` } : {}),
     };
     return { kind: 'ok', value: { baseUrl: this.base, headers, describe: `router ${this.base} -> ${target.namespace}/${target.sandboxName}:${port}` } };
   }

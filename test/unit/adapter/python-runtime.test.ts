@@ -47,7 +47,7 @@ test('request size is checked before sending', async () => {
   expect(r.kind === 'failed' && r.error.category).toBe('too-large');
 });
 
-test('router transport: sends X-Sandbox-ID/-Namespace/-Port/-Pod-IP and the python runtime port 8888 by default', async () => {
+test('router transport: sends X-Sandbox-ID/-Namespace/-Port/-Pod-IP and the python runtime port 8888 by default; token and no pod IP on request', async () => {
   // A loopback HTTP server stands in for the router only to record what the client sends.
   const seen: http.IncomingHttpHeaders[] = [];
   const router = http.createServer((req, res) => {
@@ -61,6 +61,12 @@ test('router transport: sends X-Sandbox-ID/-Namespace/-Port/-Pod-IP and the pyth
     const viaRouter = new PythonRuntimeClient(new RouterTransport(url), target);
     expect((await viaRouter.health(2000)).kind).toBe('ok');
     expect(seen[0]).toMatchObject({ 'x-sandbox-id': 'py-1', 'x-sandbox-namespace': 'sbx', 'x-sandbox-port': '8888', 'x-sandbox-pod-ip': '127.0.0.1' });
+    expect(seen[0]!.authorization).toBeUndefined();
+    // scoped-token routers: a bearer token, and no pod IP header (they reject it)
+    const scoped = new PythonRuntimeClient(new RouterTransport(url, { token: 'router-token', podIPHeader: false }), target);
+    expect((await scoped.health(2000)).kind).toBe('ok');
+    expect(seen[1]).toMatchObject({ 'x-sandbox-id': 'py-1', authorization: 'Bearer router-token' });
+    expect(seen[1]!['x-sandbox-pod-ip']).toBeUndefined();
   } finally {
     router.close();
   }
