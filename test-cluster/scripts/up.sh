@@ -5,7 +5,7 @@
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
-#        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default 10).
+#        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir).
 #
 # Processes (all bound to 127.0.0.1, pid files in test-cluster/.run/pids): etcd, kube-apiserver, kube-scheduler,
 # kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
@@ -20,7 +20,9 @@ RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
 NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
 NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
 NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
-POD_NET="${AGENTPLANE_TEST_CLUSTER_POD_NET:-10}"   # node i gets podCIDR 127.<POD_NET>.<i>.0/24
+# Node i gets podCIDR 127.<POD_NET>.<i>.0/24. Default: derived from the run dir path (20..219), so clusters of different
+# work trees / clones on one machine do not hand out the same pod IPs (the runtime stand-in binds them).
+POD_NET="${AGENTPLANE_TEST_CLUSTER_POD_NET:-$(( 20 + $(printf '%s' "$RUN" | cksum | cut -d' ' -f1) % 200 ))}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --release) RELEASE="$2"; shift 2 ;;

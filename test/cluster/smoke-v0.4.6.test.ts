@@ -1,6 +1,6 @@
 /**
  * Smoke test on Agent Sandbox v0.4.6 (v1alpha1 only, no conversion, no Go router — `k8s/crds/*.yaml@v0.4.6`): a second
- * cluster beside the global one (own run dir `test-cluster/.run-v0.4.6-<pid>`, pod IPs 127.11.x.y), started and stopped here.
+ * cluster beside the global one (own run dir `test-cluster/.run-v0.4.6-<pid>`, its own pod net), started and stopped here.
  * A plain v1alpha1 Sandbox reaches Ready through the real v0.4.6 controller; deleting it removes its Pod.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { connect, freshNamespace, isGone, readyCondition, waitFor, type Cluster 
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runDir = path.join(repo, 'test-cluster', `.run-v0.4.6-${process.pid}`); // per jest worker: runs in one work tree must not share it
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '11' };
+const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir };
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;
 let ns: string;
@@ -52,7 +52,7 @@ test('a plain v1alpha1 Sandbox reaches Ready on v0.4.6; deleting it removes the 
   });
   expect(readyCondition(ready)).toMatchObject({ status: 'True', reason: 'DependenciesReady' });
   const pod = await c.core.readNamespacedPod({ namespace: ns, name: 'plain' });
-  expect(pod.status?.podIP).toMatch(/^127\.11\.\d+\.\d+$/);
+  expect(pod.status?.podIP).toMatch(new RegExp(`^127\\.${c.info.podNet}\\.\\d+\\.\\d+$`));
   expect(pod.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Sandbox', name: 'plain', controller: true });
 
   await c.custom.deleteNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' });
