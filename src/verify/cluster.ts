@@ -103,7 +103,7 @@ export class Cluster {
   }
 
   /** Whether `user` (e.g. `system:serviceaccount:ns:name`) may do `verb` on the resource, per a SubjectAccessReview. */
-  canI(user: string, attrs: { verb: string; group: string; resource: string; subresource?: string; namespace?: string }): Promise<Result<{ allowed: boolean; reason: string }>> {
+  canI(user: string, attrs: { verb: string; group: string; resource: string; subresource?: string; namespace?: string; name?: string }): Promise<Result<{ allowed: boolean; reason: string }>> {
     const groups = user.startsWith('system:serviceaccount:') ? ['system:serviceaccounts', `system:serviceaccounts:${user.split(':')[2]}`, 'system:authenticated'] : ['system:authenticated'];
     const body: k8s.V1SubjectAccessReview = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { ...attrs } } };
     return this.map(
