@@ -1,8 +1,12 @@
 /**
  * prod-kata: a production environment on Agent Sandbox v0.5.6 — the pinned install, a Kata RuntimeClass limited to the
  * Kata node pool, two sandboxd templates (a bare shell and an agent workload beside sandboxd), a warm pool of agent
- * sandboxes, the sandbox-router with TokenReview authorization, and network policies that admit only the router and
- * allow egress only to cluster DNS and the package proxy.
+ * sandboxes, and network policies that admit no ingress and allow egress only to cluster DNS, the package proxy and
+ * the artifact store.
+ *
+ * No router: sandboxd listens on 127.0.0.1 only (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, FACTS §10.3), so a
+ * router could not reach it; clients and the verifier reach sandboxd inside the pod. An environment whose runtime
+ * listens on the pod IP adds `env.addRouter(...)` and passes the router to `addNetworkPolicy({ router })`.
  */
 import { k8s } from 'cdk8s-plus-28';
 import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
@@ -11,8 +15,6 @@ import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME
 export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
 /** The agent workload image that runs beside sandboxd. */
 export const AGENT_IMAGE = 'registry.example.internal/platform/coding-agent:2026.11.2';
-/** Go sandbox-router image, built from `sandbox-router@v0.5.6` (upstream's manifest says :latest, which is refused). */
-export const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
 /** Controller images come through the company registry mirror of registry.k8s.io. */
 export const REGISTRY_MIRROR = 'registry.example.internal/k8s';
 
@@ -58,11 +60,10 @@ export default defineEnvironments(async (ctx) => {
     runtime: SANDBOXD_RUNTIME,
   });
   env.addWarmPool('agent-pool', { template: agent, replicas: 3, updateStrategy: 'Recreate' });
-  const router = env.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, sandboxPorts: [8080] });
   const egress = [
     { description: 'package proxy', namespace: 'egress-proxy', podLabels: { app: 'package-proxy' }, ports: [{ port: 3128 }] },
     { description: 'artifact store', cidr: '10.40.0.0/16', ports: [{ port: 443 }] },
   ];
-  env.addNetworkPolicy('shell-policy', { template: shell, router, egress });
-  env.addNetworkPolicy('agent-policy', { template: agent, router, egress });
+  env.addNetworkPolicy('shell-policy', { template: shell, egress });
+  env.addNetworkPolicy('agent-policy', { template: agent, egress });
 });

@@ -160,7 +160,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   if (ssa.length > 0) {
     notes.unshift(
       `${ssa.map((i) => i.object.metadata?.name).join(', ')}: pinned manifests larger than 256 KiB, annotated ${ANNOTATION_SYNC_OPTIONS}: ServerSideApply=true; ` +
-        `apply with kubectl apply --server-side -f dist/${env.name}/ (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)`,
+        `apply the files of ${env.name}/ with kubectl apply --server-side (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)`,
     );
   }
 

@@ -23,7 +23,7 @@ describe('case 28: CRDs too large for client-side apply', () => {
   test.each(['v0.5.0', 'v0.5.6'] as const)('%s: the Sandbox and SandboxTemplate CRDs are marked and the notes say --server-side', async (tag) => {
     const s = synthesizeEnvironment(newEnvironment(await release(tag), 'sbx'));
     expect(marked(s)).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
-    expect(s.notes[0]).toContain('kubectl apply --server-side -f dist/sbx/');
+    expect(s.notes[0]).toContain('apply the files of sbx/ with kubectl apply --server-side');
     expect(s.descriptor.install!.serverSideApply).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
   });
 

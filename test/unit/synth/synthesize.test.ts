@@ -25,13 +25,13 @@ describe('synthesizeEnvironment on the examples', () => {
     }
   });
 
-  test('prod-kata: templates, pool, policies and router each in their phase', async () => {
+  test('prod-kata: templates, pool and policies each in their phase', async () => {
     const s = await exampleSynthesis('prod-kata');
     const byFile = Object.fromEntries(s.files.map((f) => [f.path, f.path.endsWith('.json') ? [] : parseAllDocuments(f.content).map((d) => d.toJS() as { kind: string; metadata: { name: string } })]));
     expect(byFile['prod-kata/05-templates.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxTemplate/agent', 'SandboxTemplate/shell']);
     expect(byFile['prod-kata/06-warm-pools.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxWarmPool/agent-pool']);
-    expect(byFile['prod-kata/07-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['NetworkPolicy/sandbox-router', 'NetworkPolicy/agent-sandbox-policy', 'NetworkPolicy/shell-sandbox-policy']);
-    expect(byFile['prod-kata/08-router.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['Service/sandbox-router-svc', 'Deployment/sandbox-router', 'PodDisruptionBudget/sandbox-router']);
+    expect(byFile['prod-kata/07-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['NetworkPolicy/agent-sandbox-policy', 'NetworkPolicy/shell-sandbox-policy']);
+    expect(byFile['prod-kata/08-router.yaml']).toBeUndefined();
     const templates = byFile['prod-kata/05-templates.yaml'] as unknown as Array<{ spec: { networkPolicyManagement: string } }>;
     expect(templates.map((t) => t.spec.networkPolicyManagement)).toEqual(['Unmanaged', 'Unmanaged']);
   });
@@ -45,7 +45,11 @@ describe('synthesizeEnvironment on the examples', () => {
     expect(d.release).toMatchObject({ tag: 'v0.5.6', commit: '211b7579cabed9460c1a692eb687084ff4c5879d', family: 'v0.5' });
     expect(d.templates.map((t) => `${t.namespace}/${t.name}:${t.runtimeClassName}:${t.networkPolicyManagement}`)).toEqual(['sandboxes/agent:kata-qemu:Unmanaged', 'sandboxes/shell:kata-qemu:Unmanaged']);
     expect(d.warmPools).toEqual([{ namespace: 'sandboxes', name: 'agent-pool', template: 'agent', replicas: 3, updateStrategy: 'Recreate' }]);
-    expect(d.router).toMatchObject({ namespace: 'agent-sandbox-system', serviceName: 'sandbox-router-svc', port: 8080, authorizationMode: 'tokenreview' });
+    expect(d.router).toBeNull();
+    expect(d.networkPolicies.map((np) => [np.name, np.ingressFrom, np.egress.map((e) => e.description)])).toEqual([
+      ['agent-sandbox-policy', [], ['package proxy', 'artifact store']],
+      ['shell-sandbox-policy', [], ['package proxy', 'artifact store']],
+    ]);
     expect(d.capabilities).toContainEqual({ capability: 'warm-pool/sandboxes/agent-pool', required: 'verified' });
     expect(d.capabilities).toContainEqual({ capability: 'suspend-resume', required: 'compatible' });
     expect(d.images['controller']).toBe('registry.example.internal/k8s/agent-sandbox/agent-sandbox-controller:v0.5.6');
