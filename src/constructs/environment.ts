@@ -4,7 +4,7 @@
  * ({@link EnvironmentDescriptor}, also written as ConfigMap `agentplane-environment`).
  * The chart has no namespace of its own, so nothing is stamped onto cluster-scoped objects (case 20).
  */
-import { ApiObject, Chart, Lazy } from 'cdk8s';
+import { Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
@@ -164,9 +164,7 @@ export class AgentEnvironment extends Chart {
         new k8s.KubeNamespace(this, `namespace-${ns}`, { metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } } });
       }
     }
-    const cm = new ApiObject(this, 'descriptor', {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
+    const cm = new k8s.KubeConfigMap(this, 'descriptor', {
       metadata: { name: DESCRIPTOR_CONFIGMAP, namespace: this.defaultNamespace, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
       data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) }) }),
     });

@@ -2,7 +2,8 @@
  * `agentplane synth [FILE...]`: synthesize environment modules (see src/synth/environment-module.ts for the convention)
  * into `<out>/<environment>/` (numbered files per apply phase + environment.json), or to stdout as one YAML stream.
  * Checks each module's lock file (default: `agentplane.lock.json` next to the module): written when absent, a mismatch
- * stops with exit code 5 unless `--update-lock`.
+ * stops with exit code 5 unless `--update-lock`. The lock's `images` are keyed `<environment>/<role>` (roles: `controller`,
+ * `router`, `template/<namespace>/<name>/<container>`); all environments of one module must pin the same release.
  */
 import { readdirSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
