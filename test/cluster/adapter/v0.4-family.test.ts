@@ -67,3 +67,24 @@ test('observe, suspend (replicas 0, whose Ready=True is not trusted) and precond
   expect(await sessions.terminate(ref, now.value.resourceVersion)).toEqual({ kind: 'ok', value: { ref, outcome: 'deleted' } });
   expect(await sessions.terminate(ref, '')).toEqual({ kind: 'ok', value: { ref, outcome: 'already-gone' } });
 }, 120_000);
+
+test('a v1alpha1 claim (sandboxTemplateRef, no pool) is observed through its bound Sandbox and terminated', async () => {
+  const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1alpha1' };
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: {
+    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxTemplate', metadata: { name: 'tpl' },
+    spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
+  } });
+  const claim = (await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', body: {
+    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxClaim', metadata: { name: 'cold' },
+    spec: { sandboxTemplateRef: { name: 'tpl' }, warmpool: 'none' },
+  } })) as { metadata: { uid: string } };
+  const ref: SessionRef = { namespace: ns, name: 'cold', via: 'claim', operationId: '', uid: claim.metadata.uid };
+  const ready = await waitFor('claim Ready', 60_000, async () => {
+    const o = await sessions.observe(ref);
+    return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
+  }, 250);
+  expect(ready.sandboxName).toBe('cold');
+  expect(ready.reason).toMatch(/^bound Sandbox cold: Ready=True\/DependenciesReady/);
+  const rv = ((await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', name: 'cold' })) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  expect(await sessions.terminate(ref, rv)).toEqual({ kind: 'ok', value: { ref, outcome: 'deleted' } });
+}, 90_000);
