@@ -135,4 +135,20 @@ describe('synthesizeEnvironment checks', () => {
     expect(text).not.toMatch(/[&*]a1/);
     expect(parse(text)).toEqual({ a: shared, b: shared });
   });
+
+  test('the CRDs written are the pinned upstream CRDs plus only AgentPlane labels and annotations', async () => {
+    const s = await exampleSynthesis('dev-gvisor');
+    const crds = parseAllDocuments(s.files.find((f) => f.path === 'dev-gvisor/00-crds.yaml')!.content).map((d) => d.toJS() as Record<string, any>);
+    expect(crds).toHaveLength(4);
+    for (const crd of crds) {
+      const file = Object.values(s.release.facts.crds).find((c) => c.crdName === crd.metadata.name)!.file;
+      const upstream = s.release.objects.get(file)![0] as Record<string, any>;
+      const ours = (key: string) => key.startsWith('agentplane.dev/') || key.startsWith('app.kubernetes.io/') || key.startsWith('argocd.argoproj.io/');
+      const strip = (m: Record<string, string> | undefined) => Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !ours(k)));
+      expect({ ...crd, metadata: { ...crd.metadata, labels: strip(crd.metadata.labels), annotations: strip(crd.metadata.annotations) } }).toEqual({
+        ...upstream,
+        metadata: { ...upstream.metadata, labels: strip(upstream.metadata.labels), annotations: strip(upstream.metadata.annotations) },
+      });
+    }
+  });
 });
