@@ -35,5 +35,8 @@ export function exitCodeHelp(): string {
     [ExitCode.notVerified, 'verification finished but a required capability is below its required state'],
     [ExitCode.cluster, 'cluster unreachable, unauthenticated or forbidden'],
   ];
-  return ['Exit codes:', ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`)].join('\n');
+  return [
+    'Exit codes (synth, verify; diff, plan-upgrade and compat answer 0/1/2 like diff(1), see their --help):',
+    ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`),
+  ].join('\n');
 }
