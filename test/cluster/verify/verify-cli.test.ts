@@ -3,11 +3,12 @@
  * a descriptor whose template answers gives exit 0; one whose runtime is silent gives exit 6 (not verified) with
  * the reason in the JSON report; `--junit` writes one testcase per capability.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { VerifyReportSchema } from '../../../src/verify/report.js';
+import { RUN_LABEL } from '../../../src/verify/workload.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { EXT, sandboxdTemplate, verifierKubeconfig } from './verifier-env.js';
 
@@ -69,4 +70,33 @@ test('Ready sandbox, silent runtime: exit 6 and the table names the missing evid
   expect(r.stdout).toMatch(/runtime-exec\s+│ configured/);
   expect(r.stdout).toContain('verified not reached: runtime API did not');
   expect(r.stdout).toMatch(/required capabilit(y is|ies are) below the required state/);
+}, 180_000);
+
+test('SIGINT while the probe claim is waiting: probes stop, the claim and pool are deleted, exit 6', async () => {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'verify', '--env', descriptor('ok'), '--kubeconfig', kubeconfig, '--controller', 'external', '--transport', 'direct',
+    '--router-url', `http://127.0.0.1:${c.info.ports.routerHttp}`, '--mirror', path.resolve(ROOT, '../shared/agent-sandbox/releases'), '-o', 'json'], { cwd: ROOT });
+  let stderr = '';
+  let stdout = '';
+  let runId = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    const m = /creating probe SandboxWarmPool [\w-]+\/verify-(\w{6})-/.exec(stderr);
+    if (m && !runId) {
+      runId = m[1]!;
+      child.kill('SIGINT');
+    }
+  });
+  const code = await exit;
+  expect(runId).not.toBe('');
+  expect(code).toBe(6);
+  expect(stderr).toContain('interrupted: stopping probes, then deleting workload objects');
+  expect(stderr).toContain(`cleanup: deleting objects labelled agentplane.dev/verify-run=${runId}`);
+  const report = VerifyReportSchema.parse(JSON.parse(stdout));
+  expect(report.leftovers).toEqual([]);
+  for (const plural of ['sandboxwarmpools', 'sandboxclaims']) {
+    const list = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural, labelSelector: `${RUN_LABEL}=${runId}` })) as { items: unknown[] };
+    expect({ plural, left: list.items.length }).toEqual({ plural, left: 0 });
+  }
 }, 180_000);
