@@ -7,6 +7,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Result } from '../types.js';
 import { classifyKubeError, KubeconfigError, KubeDeadlineError } from './errors.js';
@@ -32,6 +33,8 @@ export interface CallInfo {
 export type ApiConstructor<T> = new (config: k8s.Configuration) => T;
 
 const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** Where a pod's ServiceAccount token is mounted (client-node loads in-cluster config when it exists). */
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /** A connected kubeconfig context. Never exposes a credential. */
 export class KubeClient {
@@ -49,7 +52,7 @@ export class KubeClient {
 
   /**
    * Loads the kubeconfig and selects the context.
-   * @throws {KubeconfigError} file missing or unreadable, context not in the file, context naming a missing cluster or user,
+   * @throws {KubeconfigError} no kubeconfig anywhere, file missing or unreadable, context not in the file, context naming a missing cluster or user,
    *   or a cluster without a server address. The message says what is wrong and what to do.
    */
   static connect(opts: KubeConnectOptions = {}): KubeClient {
@@ -62,6 +65,10 @@ export class KubeClient {
         }
         kc.loadFromFile(opts.kubeconfig);
       } else {
+        if (!process.env.KUBECONFIG && !existsSync(path.join(os.homedir(), '.kube', 'config')) && !existsSync(IN_CLUSTER_TOKEN)) {
+          // client-node would otherwise fall back to an unauthenticated http://localhost:8080.
+          throw new KubeconfigError('no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod', 'pass --kubeconfig FILE or set KUBECONFIG');
+        }
         kc.loadFromDefault();
       }
     } catch (err) {
@@ -86,7 +93,8 @@ export class KubeClient {
     if (!user) {
       throw new KubeconfigError(`context "${ctx.name}" names user "${ctx.user}", which is not in "${source}"`, 'add the user to the kubeconfig or pick another --context');
     }
-    const baseDir = opts.kubeconfig ? path.dirname(path.resolve(opts.kubeconfig)) : undefined;
+    const loadedFrom = opts.kubeconfig ?? process.env.KUBECONFIG?.split(path.delimiter).find(Boolean) ?? path.join(os.homedir(), '.kube', 'config');
+    const baseDir = path.dirname(path.resolve(loadedFrom));
     const specs = new Map<string, ExecSpec>();
     const users = kc.getUsers().map((u) => {
       const exec = u.exec as { command?: string; args?: string[]; env?: Array<{ name: string; value: string }> | null; apiVersion?: string } | undefined;
@@ -96,7 +104,7 @@ export class KubeClient {
         throw new KubeconfigError(`user "${u.name}" has an exec stanza without a command`, 'set users[].user.exec.command in the kubeconfig');
       }
       // kubectl resolves a relative command containing a path separator against the kubeconfig's directory.
-      const command = baseDir && exec.command.includes('/') && !path.isAbsolute(exec.command) ? path.resolve(baseDir, exec.command) : exec.command;
+      const command = exec.command.includes('/') && !path.isAbsolute(exec.command) ? path.resolve(baseDir, exec.command) : exec.command;
       specs.set(u.name, { command, args: exec.args ?? [], env: exec.env ?? [], ...(exec.apiVersion ? { apiVersion: exec.apiVersion } : {}) });
       const { exec: _dropped, ...rest } = u;
       void _dropped;

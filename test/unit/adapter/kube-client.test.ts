@@ -61,3 +61,27 @@ test('call: an API server that never answers hits the deadline and is classified
     silent.close();
   }
 });
+
+test('connect without any kubeconfig refuses instead of falling back to http://localhost:8080', () => {
+  const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+  delete process.env.KUBECONFIG;
+  process.env.HOME = mkdtempSync(path.join(os.tmpdir(), 'agentplane-home-'));
+  try {
+    expect(() => KubeClient.connect()).toThrow(/no kubeconfig found: .*; pass --kubeconfig FILE or set KUBECONFIG/);
+  } finally {
+    if (saved.KUBECONFIG !== undefined) process.env.KUBECONFIG = saved.KUBECONFIG;
+    process.env.HOME = saved.HOME;
+  }
+});
+
+test('a relative exec command with a path is resolved against the kubeconfig directory, as kubectl does', async () => {
+  const file = kubeconfig({
+    clusters: [cluster('https://127.0.0.1:1')],
+    users: [{ name: 'e', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: './bin/helper' } } }],
+    contexts: [{ name: 'a', context: { cluster: 'c', user: 'e' } }],
+    'current-context': 'a',
+  });
+  const client = KubeClient.connect({ kubeconfig: file });
+  const r = await client.call('list namespaces', () => client.api(k8s.CoreV1Api).listNamespace());
+  expect(r.kind === 'failed' && r.error.message).toBe(`user "e" (context "a"): exec credential plugin "${path.join(path.dirname(file), 'bin/helper')}" was not found`);
+});
