@@ -75,7 +75,9 @@ export interface Observation {
   readonly phase: SessionPhase;
   /** Why this phase: condition reason/message, or why the evidence was not trusted (e.g. stale observedGeneration). */
   readonly reason: string;
+  /** metadata.generation of the session's object (the claim, for claims). */
   readonly generation: number;
+  /** observedGeneration of the condition that decided the phase; for a claim, the bound Sandbox's condition (judged against the Sandbox's generation). */
   readonly observedGeneration?: number;
   /** Bound Sandbox name (claims) and its pod IPs when Ready. */
   readonly sandboxName?: string;
