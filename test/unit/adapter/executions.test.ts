@@ -29,12 +29,12 @@ beforeEach(() => states.clear());
 const req = (argv: string[], timeoutMs = 5000): ExecutionRequest => ({ session, argv, timeoutMs });
 
 async function settle(ex: Executions, id: string): Promise<ExecutionStatus> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 200; i++) {
     const q = ex.query(id);
     if (q.kind === 'ok' && q.value.state !== 'running') return q.value;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`execution ${id} still running after 5 s`);
+  throw new Error(`execution ${id} still running after 10 s`);
 }
 
 test.each<[SupportState | undefined]>([[undefined], ['configured'], ['compatible'], ['failed']])('runtime-exec %s for the template: unsupported, nothing runs', async (state) => {
@@ -50,17 +50,20 @@ test.each<[SupportState | undefined]>([[undefined], ['configured'], ['compatible
 test('verified: runs, query shows running then succeeded with output; the same id is idempotent', async () => {
   states.set('template/sbx/py', 'verified');
   const ex = new Executions({ transport: new DirectTransport(), supportStates });
-  const r = await ex.start('e-1', req(['sh', '-c', 'echo started; sleep 0.5; echo done']), binding);
+  const r = await ex.start('e-1', req(['sh', '-c', 'echo started; sleep 2; echo done']), binding);
   expect(r).toEqual({ kind: 'ok', value: { executionId: 'e-1', session } });
-  await new Promise((res) => setTimeout(res, 200));
-  const mid = ex.query('e-1');
+  let mid = ex.query('e-1');
+  for (let i = 0; i < 30 && !(mid.kind === 'ok' && mid.value.stdout); i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    mid = ex.query('e-1');
+  }
   expect(mid).toMatchObject({ kind: 'ok', value: { state: 'running', stdout: 'started\n' } });
   expect(await ex.start('e-1', req(['sh', '-c', 'echo again']), binding)).toEqual(r);
   const fin = await settle(ex, 'e-1');
   expect(fin).toMatchObject({ executionId: 'e-1', state: 'succeeded', exitCode: 0, stdout: 'started\ndone\n' });
   const other = await ex.start('e-1', { ...req(['true']), session: { ...session, name: 'c2', uid: 'uid-2' } }, binding);
   expect(other.kind).toBe('rejected');
-});
+}, 20_000);
 
 test('a non-zero exit is failed with its code; a deadline is timed-out with the output so far', async () => {
   states.set('template/sbx/py', 'verified');
@@ -71,7 +74,7 @@ test('a non-zero exit is failed with its code; a deadline is timed-out with the 
   const slow = await settle(ex, 'e-slow');
   expect(slow).toMatchObject({ state: 'timed-out', stdout: 'partial\n' });
   expect(slow.durationMs).toBeLessThan(3000);
-});
+}, 20_000);
 
 test('limits are checked before sending: bad deadline, oversized request, empty argv', async () => {
   states.set('template/sbx/py', 'verified');
