@@ -35,7 +35,7 @@ test('a long command in flight: the readiness probe times out at its own deadlin
     expect(health.error.message).toMatch(/no answer within 500 ms/);
   }
   expect(took).toBeGreaterThanOrEqual(450);
-  expect(took).toBeLessThan(1500);
+  expect(took).toBeLessThan(2500);
   const nonce = await probe.execute(['echo', 'nonce-1'], { deadlineMs: 500 });
   expect(nonce.kind === 'failed' && nonce.error.category).toBe('timeout');
 
