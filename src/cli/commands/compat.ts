@@ -48,12 +48,17 @@ interface WorksheetRow {
   readonly tested: 'yes' | 'no' | 'n/a';
 }
 
-/** The comparable form of a tuple value: Kubernetes by minor version, the controller by its release version, others as read. */
+/** The comparable form of a tuple value: Kubernetes by minor version, the controller by its release version, router and runtime by kind + version, others as read. */
 function comparable(part: string, value: string): string | undefined {
   if (value === 'unknown' || value === '') return undefined;
   if (part === 'kubernetes') return /^v?(\d+\.\d+)/.exec(value)?.[1];
   if (part === 'clientSdk') return undefined;
-  if (part === 'controller') return /v\d+\.\d+\.\d+/.exec(value)?.[0] ?? value;
+  const version = /v\d+\.\d+\.\d+/.exec(value)?.[0];
+  if (part === 'controller') return version ?? value;
+  if (part === 'runtimeServer' || part === 'router') {
+    const kind = /sandboxd|python-runtime|sandbox-router/.exec(value)?.[0];
+    return kind !== undefined && version !== undefined ? `${kind} ${version}` : value;
+  }
   return value;
 }
 

@@ -16,11 +16,11 @@ const matrix: Matrix = {
 };
 
 describe('compat worksheet', () => {
-  it('marks parts a passing test run had for the same release; Kubernetes compares by minor, the controller by release version', () => {
+  it('marks parts a passing test run had for the same release; Kubernetes compares by minor, controller and runtime by release version', () => {
     const rows = worksheet(tuple, 'v0.5.6', matrix);
     expect(rows.map((r) => [r.part, r.tested])).toEqual([
       ['kubernetes', 'yes'], ['crdRelease', 'yes'], ['controller', 'yes'], ['extensions', 'yes'], ['router', 'no'],
-      ['runtimeServer', 'no'], ['clientSdk', 'n/a'], ['containerRuntime', 'no'], ['cni', 'n/a'],
+      ['runtimeServer', 'yes'], ['clientSdk', 'n/a'], ['containerRuntime', 'no'], ['cni', 'n/a'],
     ]);
     expect(rows.find((r) => r.part === 'kubernetes')?.builtFor).toBe('1.36 (k8s.io/api v0.36.3, go.mod@v0.5.6)');
     expect(rows.find((r) => r.part === 'controller')?.builtFor).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
