@@ -2,6 +2,7 @@
  * Installs Agent Sandbox into the running test cluster the way a user would through AgentPlane, adapted to a
  * control plane whose controller runs as a local process (TEST-CLUSTER.md §7.3, §7.5):
  *
+ *  0. runs while the control plane boots: synthesizes first, then waits for the apiserver's /readyz;
  *  1. objects: the environment in `test-cluster/env/<release>.ts` (AgentPlane constructs, synthesized in-process) when
  *     it exists, else the release's sha256-verified objects from AgentPlane's release loader (`src/releases`);
  *  2. drops Deployments, Services and PodDisruptionBudgets (controller and router run as local processes; a
@@ -19,7 +20,10 @@
  *        [--node-taints k=v:NoSchedule,..]
  */
 import * as k8s from '@kubernetes/client-node';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -52,9 +56,13 @@ const run = values.run;
 const release = values.release;
 const webhookPort = Number(values['webhook-port']);
 const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
-const log = (msg: string) => process.stderr.write(`[test-cluster install] ${msg}\n`);
+const t0 = Date.now();
+const log = (msg: string) => process.stderr.write(`[test-cluster install +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 
 const objects = await installObjects(release);
+log(`${objects.length} objects synthesized`);
+await waitFor('kube-apiserver /readyz', 120_000, () => readyz(kc), 200);
+log('kube-apiserver ready');
 const caBundle = readFileSync(path.join(run, 'pki', 'ca.crt')).toString('base64');
 const kept = objects
   .filter((o) => !DROPPED_KINDS.has(o.kind))
@@ -73,8 +81,9 @@ for (const crd of crds) {
 }
 // A fresh client, so its discovery sees the new API groups; retried while the groups appear in discovery.
 const rest = kept.filter((o) => o.kind !== 'CustomResourceDefinition');
-await waitFor('the remaining objects applied', 30_000, async () => (await serverSideApply(kc, rest), true), 500);
+await waitFor('the remaining objects applied', 30_000, async () => (await serverSideApply(kc, rest), true), 200);
 
+log('applied');
 const core = kc.makeApiClient(k8s.CoreV1Api);
 const labels = { ...STANDIN_LABEL, ...parseLabels(values['node-labels'] ?? '') };
 const taints = parseTaints(values['node-taints'] ?? '');
@@ -125,13 +134,27 @@ function podContainers(o: KubeObject): { name: string }[] {
   return (o as unknown as { spec?: { template?: { spec?: { containers?: { name: string }[] } } } }).spec?.template?.spec?.containers ?? [];
 }
 
-/** Objects of the environment for `tag`: from test-cluster/env/<tag>.ts (AgentPlane constructs) when present, else the release loader. */
+/**
+ * Objects of the environment for `tag`: from test-cluster/env/<tag>.ts (AgentPlane constructs) when present, else the
+ * release loader. Synthesized objects are cached under `$AGENTPLANE_TEST_CLUSTER_CACHE/synth/<key>.json`, keyed by the
+ * sha256 of every file under src/ and test-cluster/env/ plus package-lock.json (synthesis takes seconds; a warm
+ * cluster:up should not pay for it when nothing changed).
+ */
 async function installObjects(tag: string): Promise<KubeObject[]> {
-  const envFile = path.join(path.dirname(fileURLToPath(import.meta.url)), 'env', `${tag}.ts`);
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const envFile = path.join(here, 'env', `${tag}.ts`);
   if (existsSync(envFile)) {
-    const mod = (await import(pathToFileURL(envFile).href)) as { synthesizeInstall: () => Promise<KubeObject[]> | KubeObject[] };
-    log(`objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)})`);
-    return [...(await mod.synthesizeInstall())];
+    const cacheRoot = process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(homedir(), '.cache', 'agentplane', 'test-cluster');
+    const cacheFile = path.join(cacheRoot, 'synth', `${tag}-${synthKey(path.resolve(here, '..'))}.json`);
+    if (existsSync(cacheFile)) {
+      log(`objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)}), cached ${path.basename(cacheFile)}`);
+      return JSON.parse(readFileSync(cacheFile, 'utf8')) as KubeObject[];
+    }
+    const objs = await synthesizeFrom(envFile);
+    mkdirSync(path.dirname(cacheFile), { recursive: true });
+    writeFileSync(`${cacheFile}.tmp${process.pid}`, JSON.stringify(objs));
+    renameSync(`${cacheFile}.tmp${process.pid}`, cacheFile);
+    return objs;
   }
   log(`no ${path.relative(process.cwd(), envFile)}; using the sha256-verified release objects of ${tag} from src/releases`);
   const loaded = await loadRelease(tag);
@@ -144,6 +167,46 @@ async function installObjects(tag: string): Promise<KubeObject[]> {
   const byId = new Map<string, KubeObject>();
   for (const o of out) byId.set(`${o.apiVersion}/${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
   return [...byId.values()];
+}
+
+/** true when the apiserver of `kc` answers `GET /readyz` with 200, else undefined (install runs while the control plane boots). */
+async function readyz(config: k8s.KubeConfig): Promise<true | undefined> {
+  const cluster = config.getCurrentCluster();
+  const user = config.getCurrentUser();
+  if (!cluster) throw new Error('admin kubeconfig has no current cluster');
+  const url = new URL('/readyz', cluster.server);
+  const ca = cluster.caFile ? readFileSync(cluster.caFile) : undefined;
+  return new Promise((resolve) => {
+    const req = https.get(url, { ca, headers: user?.token ? { Authorization: `Bearer ${user.token}` } : {}, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200 ? true : undefined);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+  });
+}
+
+async function synthesizeFrom(envFile: string): Promise<KubeObject[]> {
+  const mod = (await import(pathToFileURL(envFile).href)) as { synthesizeInstall: () => Promise<KubeObject[]> | KubeObject[] };
+  log(`objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)})`);
+  return [...(await mod.synthesizeInstall())];
+}
+
+/** sha256 (first 16 hex) over the paths and bytes of every file under <repo>/src and <repo>/test-cluster/env, and package-lock.json. */
+function synthKey(repo: string): string {
+  const h = createHash('sha256');
+  const files = [path.join(repo, 'package-lock.json')];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) files.push(p);
+    }
+  };
+  walk(path.join(repo, 'src'));
+  walk(path.join(repo, 'test-cluster', 'env'));
+  for (const f of files) h.update(path.relative(repo, f)).update('\0').update(existsSync(f) ? readFileSync(f) : '').update('\0');
+  return h.digest('hex').slice(0, 16);
 }
 
 /** A copy of `crd` whose conversion webhook (if any) is reached at `https://127.0.0.1:<port>/convert` with `caBundle`. */

@@ -140,6 +140,13 @@ wait_for() { # name timeout-seconds command...
 api_get() { curl -fsS --max-time 2 --cacert "$P/ca.crt" -H "Authorization: Bearer $ADMIN_TOKEN" "https://127.0.0.1:$API_PORT$1"; }
 secure_health() { curl -fsSk --max-time 2 "https://127.0.0.1:$1/healthz"; }
 
+# --- Agent Sandbox install (through AgentPlane): synthesizes while the control plane boots, applies once it is ready
+export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$REPO/.." && pwd)/shared/agent-sandbox/releases}"
+TSX_LOADER="file://$REPO/node_modules/tsx/dist/loader.mjs"   # node --import: one process (the tsx CLI would fork)
+(cd "$REPO" && exec node --import "$TSX_LOADER" test-cluster/install.ts --run "$RUN" --release "$RELEASE" --webhook-port "$WEBHOOK_PORT" \
+  --nodes "$NODES" --pod-net "$POD_NET" --node-labels "$NODE_LABELS" --node-taints "$NODE_TAINTS") >"$RUN/logs/install.log" 2>&1 </dev/null 8>&- &
+INSTALL_PID=$!; echo "$INSTALL_PID" >"$RUN/pids/install.pid"
+
 # --- control plane -------------------------------------------------------------------------------------
 start etcd "$ETCD_BIN/etcd" --name=agentplane --data-dir="$RUN/etcd" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
@@ -179,10 +186,18 @@ API_PORT=$API_PORT
 ADMIN_TOKEN=$ADMIN_TOKEN
 ENV
 
-# --- Agent Sandbox install (through AgentPlane), nodes, controller token ------------------------------
-export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$REPO/.." && pwd)/shared/agent-sandbox/releases}"
-(cd "$REPO" && npx --no-install tsx test-cluster/install.ts --run "$RUN" --release "$RELEASE" --webhook-port "$WEBHOOK_PORT" \
-  --nodes "$NODES" --pod-net "$POD_NET" --node-labels "$NODE_LABELS" --node-taints "$NODE_TAINTS") >&2 || { echo "test-cluster up: installing Agent Sandbox $RELEASE failed (see above)" >&2; exit 1; }
+if [ -n "$SANDBOXD_BIN" ]; then
+  start runtime-standin env AGENTPLANE_TEST_CLUSTER_RUN="$RUN" AGENTPLANE_SANDBOXD_BIN="$SANDBOXD_BIN" \
+    node --import "$TSX_LOADER" "$TC_ROOT/runtime-standin.ts"
+else
+  tc_log "no sandboxd binary (agent-sandbox-v0.5.6 not built): runtime stand-in not started"
+fi
+
+if ! wait "$INSTALL_PID"; then
+  echo "test-cluster up: installing Agent Sandbox $RELEASE failed:" >&2; sed 's/^/  /' "$RUN/logs/install.log" >&2; exit 1
+fi
+rm -f "$RUN/pids/install.pid"
+sed 's/^/  /' "$RUN/logs/install.log" >&2
 tc_log "Agent Sandbox $RELEASE installed; nodes created ($(elapsed))"
 
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
@@ -214,13 +229,7 @@ wait_for kube-scheduler 30 secure_health "$SCHED_PORT"
 wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
 [ "$RELEASE" = v0.5.6 ] && wait_for sandbox-router 60 curl -fsS --max-time 1 "http://127.0.0.1:$ROUTER_PROBE_PORT/readyz"
 
-if [ -n "$SANDBOXD_BIN" ]; then
-  start runtime-standin env AGENTPLANE_TEST_CLUSTER_RUN="$RUN" AGENTPLANE_SANDBOXD_BIN="$SANDBOXD_BIN" \
-    node --import "file://$REPO/node_modules/tsx/dist/loader.mjs" "$TC_ROOT/runtime-standin.ts"   # one process (the tsx CLI would fork)
-  wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
-else
-  tc_log "no sandboxd binary (agent-sandbox-v0.5.6 not built): runtime stand-in not started"
-fi
+[ -n "$SANDBOXD_BIN" ] && wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
 
 node -e '
   const [run, release, ...p] = process.argv.slice(1); const n = (i) => Number(p[i]);
