@@ -78,6 +78,24 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
     expect(r.next).toMatch(/runtime answered exit 0 "something else" to echo agentplane-abc123-1-\w+; expected exit 0 and the nonce/);
   });
 
+  test('nothing listening: refused connections are retried until the deadline, then execution stays configured', async () => {
+    const exec = new Facts('runtime-exec');
+    exec.proven('discovered', 't', 'x').proven('compatible', 't', 'x').proven('configured', 't', 'x');
+    const closed = await new Promise<number>((resolve) => {
+      const s = http.createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const prober = new AdapterRuntimeProber({});
+    const ok = await proveExecution(prober, { ...target(), restPort: closed }, { probeTimeoutMs: 800, runId: 'abc123' }, exec, 'pod s1 Ready=True');
+    expect(ok).toBe(false);
+    const s = settle(exec.list);
+    expect(s.state).toBe('configured');
+    expect(s.next).toMatch(/^verified not reached: runtime API did not answer: nothing answers \(.*ECONNREFUSED; [2-9] attempt\(s\) in \d+ms\); pod s1 Ready=True$/);
+  });
+
   test('a runtime echoing both nonces reaches verified for execution', async () => {
     mode = 'echo';
     const r = await run();

@@ -19,7 +19,7 @@ import type { Obj } from '../cluster.js';
 import { formatMs, type Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';
-import type { RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
+import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
@@ -186,6 +186,13 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
 export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarget, opts: { probeTimeoutMs: number; runId: string; signal?: AbortSignal }, exec: Facts, podState: string): Promise<boolean> {
   const { probeTimeoutMs } = opts;
   const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
+  // Ready flips when the container starts, before the runtime listens (FACTS.md §10.1): a refused connection is
+  // retried until the probe deadline; a hang is not (it already used the whole deadline).
+  const contact = await firstContact(runtime, target, probeTimeoutMs, opts.signal);
+  if (contact.kind !== 'answered') {
+    exec.add('verified', 'unknown', subject, `runtime API did not answer: ${describeFailure(contact, probeTimeoutMs)}; ${podState}`, { field: 'health', durationMs: contact.durationMs });
+    return false;
+  }
   let ok = true;
   for (let round = 1; round <= 2; round += 1) {
     if (opts.signal?.aborted) {
@@ -217,6 +224,21 @@ export function conversionReadEvidence(conv: Facts, subject: string, r: Result<u
     const text = r.kind === 'failed' ? r.error.message : r.reason;
     if (/x509|certificate|tls|handshake/i.test(text)) conv.add('verified', 'contradicted', subject, `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`);
     else conv.add('verified', 'unknown', subject, `v1alpha1 GET failed: ${text}`);
+  }
+}
+
+/** Health calls until one is answered, retrying refused connections every 250 ms within `deadlineMs` in all. */
+async function firstContact(runtime: RuntimeProber, target: RuntimeTarget, deadlineMs: number, signal?: AbortSignal): Promise<RuntimeCall<string>> {
+  const started = Date.now();
+  let attempts = 0;
+  for (;;) {
+    attempts += 1;
+    const remaining = deadlineMs - (Date.now() - started);
+    const r = await runtime.health(target, Math.max(1, remaining));
+    if (r.kind !== 'silent' || signal?.aborted || deadlineMs - (Date.now() - started) < 250) {
+      return r.kind === 'silent' ? { ...r, durationMs: Date.now() - started, detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(Date.now() - started)}` } : r;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
