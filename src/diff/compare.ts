@@ -4,7 +4,7 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../releases/index.js';
+import { canonicalJson, type KubeObject } from '../releases/index.js';
 import { indexObjects, type ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 import { assessRisks, type ComparedPair, type Risk } from './risk.js';
@@ -88,7 +88,8 @@ export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOp
     const h0 = headIdx.get(key);
     const [b, h] = redactSecretPair(b0 && normalizeObject(b0, baseOpts), h0 && normalizeObject(h0, headOpts));
     if (h !== undefined) headNormalized.set(key, h);
-    const fields = b !== undefined && h !== undefined ? fieldChanges(b, h) : [];
+    // Canonical JSON equality first: most objects are unchanged, and this is far cheaper than a structural diff.
+    const fields = b !== undefined && h !== undefined && canonicalJson(b) !== canonicalJson(h) ? fieldChanges(b, h) : [];
     if (b !== undefined && h !== undefined && fields.length === 0) {
       unchanged += 1;
       continue;
