@@ -65,7 +65,13 @@ build_one() {
   tmp="$dir.tmp.$$"; rm -rf "$tmp"; mkdir -p "$tmp"
   local ldf; ldf="$(tc_ldflags "$c")"
   # shellcheck disable=SC2046
-  if ! (cd "$TC_GO/$c" && CGO_ENABLED=0 nice -n "$NICE" go build -p "$JOBS" -trimpath -ldflags "$ldf" -o "$tmp/" $(tc_packages "$c")) >"$tmp.log" 2>&1; then
+  (cd "$TC_GO/$c" && CGO_ENABLED=0 exec nice -n "$NICE" go build -v -p "$JOBS" -trimpath -ldflags "$ldf" -o "$tmp/" $(tc_packages "$c")) >"$tmp.log" 2>&1 &
+  local gopid=$! ticks=0
+  while kill -0 "$gopid" 2>/dev/null; do   # progress every 60 s: packages compiled so far (go build -v prints each)
+    sleep 1; ticks=$((ticks + 1))
+    [ $((ticks % 60)) -eq 0 ] && tc_log "$c: compiling, $((ticks / 60)) min, $(grep -c . "$tmp.log") packages so far"
+  done
+  if ! wait "$gopid"; then
     echo "test-cluster: building $c failed; last lines of $tmp.log:" >&2; tail -30 "$tmp.log" >&2
     rm -rf "$tmp"; exec 9>&-; return 1
   fi
