@@ -47,7 +47,7 @@ fetch_modules() {
 build_one() {
   local c="$1" dir tmp start secs
   dir="$(tc_key_dir "$c")"
-  if [ -f "$dir/.ok" ]; then tc_log "$c $(tc_version "$c"): cached ($dir)"; return 0; fi
+  if tc_is_built "$c"; then tc_log "$c $(tc_version "$c"): cached ($dir)"; return 0; fi
   exec 9>"$TC_CACHE/locks/$c.lock"
   if ! flock -n 9; then tc_log "$c: another build holds the lock; waiting"; flock 9; fi
   if [ -f "$dir/.ok" ]; then tc_log "$c: built by the other process"; exec 9>&-; return 0; fi

@@ -78,6 +78,11 @@ tc_key_dir() {
   echo "$TC_CACHE/bin/$c/$v-$gv-$h"
 }
 
-tc_is_built() { [ -f "$(tc_key_dir "$1")/.ok" ]; }
+# A cache hit: `.ok` present and every binary executable.
+tc_is_built() {
+  local d b; d="$(tc_key_dir "$1")" || return 1
+  [ -f "$d/.ok" ] || return 1
+  for b in $(tc_binaries "$1"); do [ -x "$d/$b" ] || return 1; done
+}
 
 tc_log() { printf '[test-cluster %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
