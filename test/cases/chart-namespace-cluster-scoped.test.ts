@@ -2,9 +2,13 @@
  * Case 20-chart-namespace-cluster-scoped: a chart namespace is never stamped onto cluster-scoped objects. Scope comes from
  * the pinned CRD's `spec.scope` and a table of core kinds.
  */
+import { jest } from '@jest/globals';
 import { ApiObject, Chart } from 'cdk8s';
 import { AgentSandboxInstall, isClusterScoped, SandboxRuntimeClass, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const CLUSTER_KINDS = ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Namespace', 'RuntimeClass'];
 

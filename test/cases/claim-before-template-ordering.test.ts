@@ -3,8 +3,12 @@
  * Namespace → RBAC → controller → RuntimeClass → SandboxTemplate → SandboxWarmPool → SandboxClaim by file prefix and
  * Argo CD sync wave; a claim naming a pool absent from the environment fails with the construct path.
  */
+import { jest } from '@jest/globals';
 import { EnvironmentInvalidError, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 describe('case 05: claim before template', () => {
   test('a claim declared first is still applied after its template and pool', async () => {

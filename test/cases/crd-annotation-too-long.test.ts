@@ -6,9 +6,13 @@
  * Measured on the pinned files: the v0.5.x Sandbox and SandboxTemplate CRDs are 393 KB and 407 KB as YAML
  * (132 KB and 136 KB as compact JSON); the v0.4.6 ones are 197 KB and 204 KB.
  */
+import { jest } from '@jest/globals';
 import { ApiObject } from 'cdk8s';
 import { ObjectTooLargeError, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const SSA = 'argocd.argoproj.io/sync-options';
 

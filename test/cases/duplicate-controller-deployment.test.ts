@@ -2,9 +2,13 @@
  * Case 16-duplicate-controller-deployment: the install declares the controller Deployment exactly once, with
  * `--extensions` iff extensions are requested; a synth-wide check refuses any duplicate (group, kind, namespace, name).
  */
+import { jest } from '@jest/globals';
 import { ApiObject, App, Chart } from 'cdk8s';
 import { AgentSandboxInstall, DuplicateObjectError, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 function deployments(install: AgentSandboxInstall): Array<Record<string, any>> {
   return install.objects.map((o) => o.toJson()).filter((o) => o.kind === 'Deployment');

@@ -2,9 +2,13 @@
  * Case 12-gvisor-runtimeclass-unschedulable (construct side): a RuntimeClass needs scheduling rules (nodeSelector,
  * tolerations) for the nodes with the handler, or an explicit all-nodes opt-in.
  */
+import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
 import { ConstructPropsError, SandboxRuntimeClass, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 describe('case 12: gVisor RuntimeClass without scheduling', () => {
   test('the reproduction (gvisor/runsc, no scheduling) is refused with the path and what to do', () => {

@@ -3,11 +3,15 @@
  * object literals, Sets and Maps. Lists keep declared order (env order carries meaning); the stdout stream separates
  * documents with `---`. (The CLI side, `synth --stdout` twice, is in test/unit/synth/cli.test.ts.)
  */
+import { jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { App } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { AgentEnvironment, synthesizeEnvironment, yamlStream, type EnvironmentSynthesis, type LoadedRelease } from '../../src/index.js';
 import { podSpec, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 /** Two environments whose labels come from an object literal, a Set and a Map, built in the given orders. */
 function build(rel: LoadedRelease, opts: { reverse: boolean }): EnvironmentSynthesis[] {

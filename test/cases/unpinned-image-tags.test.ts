@@ -3,9 +3,13 @@
  * placeholders and images with neither tag nor digest; with `requireDigests` also on images without a digest.
  * The release records no image digests (index.json has tags only), so tag pinning is the default and digests are opt-in.
  */
+import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
 import { AgentSandboxInstall, sandboxdPodSpec, synthesizeEnvironment, UnpinnedImageError, unpinnedReason } from '../../src/index.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const LATEST_MAIN = 'us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main';
 const DIGEST = `sha256:${'0123456789abcdef'.repeat(4)}`;

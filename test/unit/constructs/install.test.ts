@@ -1,6 +1,10 @@
+import { jest } from '@jest/globals';
 import { ApiObject, App, Chart } from 'cdk8s';
 import { AgentSandboxInstall, ConstructPropsError, UnsupportedByReleaseError } from '../../../src/constructs/index.js';
 import { release } from './fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 function installJson(props: Omit<ConstructorParameters<typeof AgentSandboxInstall>[2], 'release'> & { tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' }) {
   return release(props.tag).then((rel) => {

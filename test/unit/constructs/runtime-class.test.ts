@@ -1,5 +1,9 @@
+import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
 import { ConstructPropsError, SandboxRuntimeClass, type SandboxRuntimeClassProps } from '../../../src/constructs/index.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 function make(props: SandboxRuntimeClassProps): { rc: SandboxRuntimeClass; json: Record<string, any> } {
   const rc = new SandboxRuntimeClass(new Chart(new App(), 'c'), 'rc', props);

@@ -1,6 +1,10 @@
+import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
 import { ConflictError, ConstructPropsError, UnpinnedImageError } from '../../../src/constructs/index.js';
 import { IMAGE, newEnvironment, podSpec, release } from './fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 async function env(tag: 'v0.4.6' | 'v0.5.6' = 'v0.5.6') {
   const e = newEnvironment(await release(tag), 'env', { install: false });

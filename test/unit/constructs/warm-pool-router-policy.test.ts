@@ -1,6 +1,10 @@
+import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
 import { ConstructPropsError, UnsupportedByReleaseError } from '../../../src/constructs/index.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
 

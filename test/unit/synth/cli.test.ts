@@ -2,12 +2,16 @@
  * `agentplane synth` run as a real process (node + tsx, like bin/agentplane.js), against the shared mirror or a
  * corrupted copy of it.
  */
+import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MIRROR } from '../constructs/fixture.js';
 import { sha256 } from './helpers.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const ROOT = process.cwd();
 const DEV = resolve(ROOT, 'examples/dev-gvisor/environment.ts');

@@ -1,8 +1,12 @@
+import { jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EnvironmentModuleError, loadEnvironmentModule } from '../../../src/synth/index.js';
 import { MIRROR } from '../constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const MARK = "Symbol.for('agentplane.EnvironmentsDefinition')";
 

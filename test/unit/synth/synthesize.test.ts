@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiObject } from 'cdk8s';
@@ -6,6 +7,9 @@ import { DESCRIPTOR_CONFIGMAP, parseEnvironmentDescriptor, PHASES } from '../../
 import { DuplicateObjectError, EnvironmentInvalidError, SchemaViolationError, synthesizeEnvironment, yamlDocument } from '../../../src/synth/index.js';
 import { newEnvironment, podSpec, release } from '../constructs/fixture.js';
 import { exampleSynthesis, fileHashes, goldenOf, synthExample, type ExampleName } from './helpers.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
 
 const GOLDEN_DIR = join(process.cwd(), 'test/unit/synth/golden');
 
