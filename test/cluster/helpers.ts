@@ -1,6 +1,10 @@
 /** Helpers for tests against the running test cluster: clients, a per-test namespace, condition waits, router requests. */
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import * as k8s from '@kubernetes/client-node';
 import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { kubeConfigFrom, readClusterInfo, waitFor, type ClusterInfo } from '../../test-cluster/kube.js';
 
 export { waitFor };
@@ -71,4 +75,29 @@ export function sandboxdPodTemplate(annotations: Record<string, string> = {}): R
       }],
     },
   };
+}
+
+/** sandboxd's ProcessService proto, from the release mirror (`packages/sandboxd/spec/process/v1/process.proto@v0.5.6`). */
+const PROCESS_PROTO = path.join(
+  process.env.AGENTPLANE_MIRROR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/agent-sandbox/releases'),
+  'v0.5.6', 'sandboxd-spec', 'process', 'v1', 'process.proto',
+);
+
+export interface ExecuteResult { readonly exitCode: number; readonly stdout: string; readonly stderr: string }
+
+/** Calls `process.v1.ProcessService/Execute` on `<host>:<port>` (plain-text gRPC) with argv `command`; 10 s deadline. */
+export async function grpcExecute(host: string, port: number, command: string[]): Promise<ExecuteResult> {
+  const def = await protoLoader.load(PROCESS_PROTO, { keepCase: false, longs: Number, defaults: true });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { process: { v1: { ProcessService: grpc.ServiceClientConstructor } } };
+  const client = new pkg.process.v1.ProcessService(`${host}:${port}`, grpc.credentials.createInsecure());
+  try {
+    return await new Promise<ExecuteResult>((resolve, reject) => {
+      client['execute']!({ config: { command } }, { deadline: Date.now() + 10_000 }, (err: grpc.ServiceError | null, res: { exitCode: number; stdout: Buffer; stderr: Buffer }) => {
+        if (err) reject(err);
+        else resolve({ exitCode: res.exitCode, stdout: res.stdout.toString('utf8'), stderr: res.stderr.toString('utf8') });
+      });
+    });
+  } finally {
+    client.close();
+  }
 }

@@ -1,11 +1,12 @@
 /**
  * Smoke test of the real test cluster on Agent Sandbox v0.5.6 (issue 3): the environment synthesized by AgentPlane's
- * constructs (test-cluster/env/v0.5.6.ts) applied by test-cluster/install.ts; its SandboxTemplate + SandboxWarmPool + a SandboxClaim reaching Ready through the real controller, the real sandbox-router
- * answering sandboxd's `/v1/health` through the pod IP (router cache path, `sandbox-router/cache/cache.go@v0.5.6`),
- * conversion webhook on loopback, and claim deletion removing Sandbox and Pod.
+ * constructs (test-cluster/env/v0.5.6.ts), applied by test-cluster/install.ts; its SandboxTemplate + SandboxWarmPool and
+ * a new SandboxClaim reach Ready through the real controller; the real sandbox-router answers sandboxd's `/v1/health`
+ * through the pod IP (router cache path, `sandbox-router/cache/cache.go@v0.5.6`); sandboxd's gRPC ProcessService Execute
+ * works on the pod IP (unprivileged); the conversion webhook answers on loopback; deleting the claim removes Sandbox and Pod.
  */
 import * as k8s from '@kubernetes/client-node';
-import { connect, httpGet, isGone, readyCondition, waitFor, type Cluster } from './helpers.js';
+import { connect, grpcExecute, httpGet, isGone, readyCondition, waitFor, type Cluster } from './helpers.js';
 import { SMOKE_NAMESPACE } from '../../test-cluster/env/v0.5.6.js';
 import { readRuntimes } from '../../test-cluster/runtime.js';
 
@@ -73,6 +74,10 @@ test('the synthesized template + warm pool and a new claim reach Ready; the rout
   const meta = await httpGet(c.info.ports.routerHttp!, '/v1/metadata', headers);
   expect(meta.status).toBe(200);
   expect((JSON.parse(meta.body) as { env: Record<string, string> }).env).toMatchObject({ SANDBOX_POD_NAME: sandboxName, SANDBOX_POD_IP: pod.status?.podIP });
+
+  // gRPC ProcessService on the pod IP reaches the same sandboxd (the router is HTTP/1.1 only), running unprivileged.
+  const exec = await grpcExecute(pod.status!.podIP!, 9090, ['sh', '-c', 'id -u; echo "$SANDBOX_POD_NAME"']);
+  expect(exec).toEqual({ exitCode: 0, stdout: `${process.getuid?.() === 0 ? 65534 : process.getuid?.()}\n${sandboxName}\n`, stderr: '' });
 
   // Conversion: a GET of the stored v1beta1 object as v1alpha1 goes through the controller's webhook on loopback.
   const asAlpha = (await c.custom.getNamespacedCustomObject({ group: 'agents.x-k8s.io', version: 'v1alpha1', namespace: ns, plural: 'sandboxes', name: sandboxName })) as { apiVersion: string; spec: { replicas?: number } };
