@@ -15,6 +15,7 @@ const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
   ExecCredentialError: ExitCode.cluster,
   KubeDeadlineError: ExitCode.cluster,
   LiveReadError: ExitCode.cluster,
+  LiveStateError: ExitCode.cluster,
   ManifestParseError: ExitCode.invalid,
   ManifestSourceError: ExitCode.invalid,
   ObjectIdentityError: ExitCode.invalid,

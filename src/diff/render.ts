@@ -41,6 +41,11 @@ function summary(r: DiffReport): string {
 
 const MARK: Record<ObjectDiff['change'], string> = { added: '+', removed: '-', changed: '~' };
 
+/** The hunks of an object's unified view (its `===`, `---` and `+++` header lines dropped; `@@` lines kept). */
+function hunks(o: ObjectDiff): string[] {
+  return o.unified.split('\n').slice(3);
+}
+
 function colourLine(line: string): string {
   if (line.startsWith('+') && !line.startsWith('+++')) return pc.green(line);
   if (line.startsWith('-') && !line.startsWith('---')) return pc.red(line);
@@ -61,7 +66,7 @@ export function renderText(r: DiffReport): string {
   for (const o of r.objects) {
     out.push('', pc.bold(`${MARK[o.change]} ${o.key} (${o.change})`));
     for (const f of o.fields) out.push(`    ${fieldLine(f)}`);
-    out.push(...o.unified.split('\n').slice(4).filter((l) => l !== '').map((l) => `    ${colourLine(l)}`));
+    out.push(...hunks(o).filter((l) => l !== '').map((l) => `    ${colourLine(l)}`));
   }
   return `${out.join('\n')}\n`;
 }
@@ -80,7 +85,7 @@ export function renderMarkdown(r: DiffReport): string {
   let budget = MARKDOWN_BUDGET;
   let cut = 0;
   for (const o of r.objects) {
-    const body = o.unified.split('\n').slice(4).join('\n').trimEnd();
+    const body = hunks(o).join('\n').trimEnd();
     out.push('', `<details><summary><code>${MARK[o.change]} ${o.key}</code> (${o.change}, ${o.fields.length} field change(s))</summary>`, '');
     if (body.length <= budget) {
       budget -= body.length;

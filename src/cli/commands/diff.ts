@@ -25,11 +25,12 @@ interface DiffFlags {
 /** A cluster error for an object, without its content; a Secret's server message is left out too (it may echo values). */
 class LiveReadError extends Error {
   readonly code = 'live-read';
-  constructor(readonly obj: KubeObject, what: string, error: { category: string; message: string; code?: number; hint?: string }) {
+  readonly hint: string;
+  constructor(what: string, obj: KubeObject, error: { category: string; message: string; code?: number; hint?: string }) {
     const id = `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`;
     super(`${what} ${id}: ${obj.kind === 'Secret' ? `${error.category}${error.code ? ` (HTTP ${error.code})` : ''}` : error.message}`);
     this.name = 'LiveReadError';
-    Object.defineProperty(this, 'hint', { value: error.hint ?? 'check the object can be applied with kubectl apply --server-side --dry-run=server', enumerable: true });
+    this.hint = error.hint ?? 'check the object can be applied with kubectl apply --server-side --dry-run=server';
   }
 }
 
@@ -44,13 +45,13 @@ function kubeLiveReader(client: KubeClient): LiveReader {
       const r = await client.call({ verb: 'get', resource: obj.kind }, () => api.read(ref));
       if (r.kind === 'ok') return r.value as unknown as KubeObject;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
-      throw new LiveReadError(obj, 'cannot read', r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw new LiveReadError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
     },
     async dryRunApply(obj) {
       const r = await client.call({ verb: 'patch', resource: obj.kind, contentType: k8s.PatchStrategy.ServerSideApply }, () =>
         api.patch(header(obj), undefined, 'All', 'agentplane', true, k8s.PatchStrategy.ServerSideApply));
       if (r.kind === 'ok') return r.value as unknown as KubeObject;
-      throw new LiveReadError(obj, 'server-side dry run of', r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw new LiveReadError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
     },
   };
 }

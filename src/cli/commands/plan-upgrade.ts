@@ -26,7 +26,7 @@ class LiveStateError extends Error {
   readonly code = 'live-state';
   constructor(what: string, readonly hint: string) {
     super(what);
-    this.name = 'LiveReadError';
+    this.name = 'LiveStateError';
   }
 }
 
