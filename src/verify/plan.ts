@@ -61,6 +61,8 @@ export interface VerifyPlan {
   readonly warmPools: readonly WarmPoolPlan[];
   readonly networkPolicies: readonly NetworkPolicyPlan[];
   readonly router?: RouterPlan;
+  /** Existing Sandboxes whose runtime to check (`--sandbox ns/name`); when set, only they are probed and nothing is created. */
+  readonly sandboxes?: ReadonlyArray<{ readonly namespace: string; readonly name: string }>;
   /** How the verifier reaches runtime servers (the client's transport). */
   readonly transport: TransportKind;
   readonly requirements: readonly Requirement[];

@@ -9,6 +9,7 @@ import { Cluster } from './cluster.js';
 import type { VerifyPlan } from './plan.js';
 import { controllerNeeds, controllerProbe, KNOWN_GAPS } from './probes/controller.js';
 import type { ProbeDeps } from './probes/common.js';
+import { existingSandboxProbe } from './probes/existing-sandbox.js';
 import { installProbe } from './probes/install.js';
 import { snapshotProbe, suspendProbe } from './probes/lifecycle.js';
 import { networkProbe } from './probes/network.js';
@@ -58,6 +59,7 @@ export interface VerifyResult {
 /** The probes for a plan, in declaration order (the runner orders them by dependency). */
 export function planProbes(deps: ProbeDeps, opts: { loaded?: LoadedRelease; controllerMode: 'deployment' | 'external'; controllerImage?: string; extensions: boolean }): Probe[] {
   const { plan } = deps;
+  if (plan.sandboxes && plan.sandboxes.length > 0) return plan.sandboxes.map((s) => existingSandboxProbe(deps, s.namespace, s.name));
   const needs = opts.loaded ? controllerNeeds(opts.loaded.objects.values(), opts.extensions) : [...KNOWN_GAPS];
   const probes: Probe[] = [installProbe(deps), controllerProbe(deps, { mode: opts.controllerMode, extensions: opts.extensions, needs, ...(opts.controllerImage ? { image: opts.controllerImage } : {}) })];
   for (const rc of plan.runtimeClasses) probes.push(runtimeClassProbe(deps, rc));

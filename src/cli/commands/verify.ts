@@ -12,7 +12,7 @@ import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
-import { EnvironmentDescriptorError, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError } from '../../verify/index.js';
+import { EnvironmentDescriptorError, type VerifyPlan, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError } from '../../verify/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 
@@ -27,6 +27,7 @@ interface VerifyFlags {
   probeTimeout: string;
   readyTimeout: string;
   controller: 'deployment' | 'external';
+  sandbox?: string[];
 }
 
 /** `5s`, `500ms`, `2m`, or plain milliseconds. @throws Error naming the bad value. */
@@ -56,10 +57,11 @@ export function registerVerify(program: Command): void {
     .option('--router-url <url>', 'base URL of the sandbox-router proxy port, for router health and the router transport')
     .option('--probe-timeout <duration>', 'deadline of each runtime call', '5s')
     .option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready', '120s')
+    .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified')
     .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
     .action(async (flags: VerifyFlags, cmd: Command) => {
       const envDir = flags.env ?? defaultEnvDir();
-      let plan;
+      let plan: VerifyPlan;
       try {
         const { descriptor, file } = readEnvironment(envDir);
         plan = planFromDescriptor(descriptor, path.dirname(file), {
@@ -68,6 +70,14 @@ export function registerVerify(program: Command): void {
           probeTimeoutMs: parseDuration(flags.probeTimeout),
           readyTimeoutMs: parseDuration(flags.readyTimeout),
         });
+        if (flags.sandbox?.length) {
+          const sandboxes = flags.sandbox.map((s) => {
+            const [namespace, name, extra] = s.split('/');
+            if (!namespace || !name || extra !== undefined) throw new EnvironmentDescriptorError(`--sandbox "${s}" is not <namespace>/<name>`, 'pass e.g. --sandbox sbx/s1');
+            return { namespace, name };
+          });
+          plan = { ...plan, sandboxes, requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }] };
+        }
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
           process.stderr.write(`error: ${err.message}\nhint: ${err.hint}\n`);

@@ -100,3 +100,21 @@ test('SIGINT while the probe claim is waiting: probes stop, the claim and pool a
     expect({ plural, left: list.items.length }).toEqual({ plural, left: 0 });
   }
 }, 180_000);
+
+test('--sandbox checks one existing Sandbox\'s runtime and creates nothing: healthy exit 0, hanging exit 6 naming the deadline', async () => {
+  const core = { group: 'agents.x-k8s.io', version: 'v1beta1', plural: 'sandboxes', namespace: ns };
+  const bare = (name: string, mode: string) => ({ apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name, namespace: ns }, spec: { podTemplate: (sandboxdTemplate(ns, 'x', mode as 'sandboxd') as { spec: { podTemplate: unknown } }).spec.podTemplate } });
+  await c.custom.createNamespacedCustomObject({ ...core, body: bare('s-ok', 'sandboxd') });
+  await c.custom.createNamespacedCustomObject({ ...core, body: bare('s1', 'hang') });
+  const envDir = descriptor('ok');
+  const before = ((await c.custom.listNamespacedCustomObject(core)) as { items: unknown[] }).items.length;
+  const ok = verify(envDir, ['--sandbox', `${ns}/s-ok`, '-o', 'json']);
+  expect({ status: ok.status, stderr: ok.status === 0 ? '' : ok.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(VerifyReportSchema.parse(JSON.parse(ok.stdout)).capabilities.map((x) => [x.name, x.state])).toEqual([['runtime-exec', 'verified']]);
+  const hang = verify(envDir, ['--sandbox', `${ns}/s1`, '-o', 'json']);
+  expect(hang.status).toBe(6);
+  const row = VerifyReportSchema.parse(JSON.parse(hang.stdout)).capabilities[0]!;
+  expect(row.state).toBe('configured');
+  expect(row.next).toMatch(/^verified not reached: runtime API did not answer: no answer in 2s \(.*\); pod s1 Ready=True IP 127\./);
+  expect(((await c.custom.listNamespacedCustomObject(core)) as { items: unknown[] }).items.length).toBe(before);
+}, 180_000);

@@ -146,3 +146,13 @@ describe('router probe: admission by template policies', () => {
     expect([...declaredPolicies(plan)].sort()).toEqual(['m-network-policy', 'sbx-py']);
   });
 });
+
+describe('existing sandbox: runtime kind from the pod', () => {
+  test('sandboxd by container name or image, ports from its args; python runtime by port 8888; else none', async () => {
+    const { runtimeOfPod } = await import('../../../src/verify/probes/existing-sandbox.js');
+    expect(runtimeOfPod({ spec: { containers: [{ name: 'sandboxd', image: 'x' }] } } as never)).toEqual({ kind: 'sandboxd', rest: 8080, grpc: 9090 });
+    expect(runtimeOfPod({ spec: { containers: [{ name: 'rt', image: 'reg/sandboxd:v1', args: ['--rest-port=18080', '--grpc-port', '19090'] }] } } as never)).toEqual({ kind: 'sandboxd', rest: 18080, grpc: 19090 });
+    expect(runtimeOfPod({ spec: { containers: [{ name: 'py', image: 'python-runtime', ports: [{ containerPort: 8888 }] }] } } as never)).toEqual({ kind: 'python-runtime', rest: 8888 });
+    expect(runtimeOfPod({ spec: { containers: [{ name: 'busybox', image: 'busybox' }] } } as never)).toEqual({ kind: 'none', why: 'no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: busybox)' });
+  });
+});
