@@ -1,5 +1,5 @@
 /** Jest in ESM mode (client-node 1.x is ESM-only); see ../shared/NOTES-ECOSYSTEM.md §1.4. */
-const tsJest = ['ts-jest', { useESM: true, isolatedModules: true }];
+const tsJest = ['ts-jest', { useESM: true }];
 const common = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',

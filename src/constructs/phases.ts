@@ -11,9 +11,11 @@ export const PHASES = [
   'rbac',
   'controller',
   'runtime-classes',
+  // Policies before templates and pools: a pool starts pods as soon as it exists, and an Unmanaged template gets no
+  // controller policy, so its pods must never run before their NetworkPolicy is in place.
+  'policies',
   'templates',
   'warm-pools',
-  'policies',
   'router',
   'claims',
   'environment',

@@ -26,9 +26,9 @@ describe('case 05: claim before template', () => {
     for (let i = 1; i < order.length; i++) expect(lastIndex(order[i - 1]!)).toBeLessThan(firstIndex(order[i]!));
 
     const wave = (kind: string) => Number((s.objects.find((o) => o.object.kind === kind)!.object.metadata!['annotations'] as Record<string, string>)['argocd.argoproj.io/sync-wave']);
-    expect([wave('SandboxTemplate'), wave('SandboxWarmPool'), wave('SandboxClaim')]).toEqual([5, 6, 9]);
+    expect([wave('SandboxTemplate'), wave('SandboxWarmPool'), wave('SandboxClaim')]).toEqual([6, 7, 9]);
     expect(s.files.map((f) => f.path.split('/')[1])).toEqual([
-      '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '05-templates.yaml', '06-warm-pools.yaml',
+      '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '06-templates.yaml', '07-warm-pools.yaml',
       '09-claims.yaml', '10-environment.yaml', 'environment.json',
     ]);
     // the file names sort in apply order, so a per-file applier cannot reorder them

@@ -59,7 +59,7 @@ describe('case 21: synthesis determinism', () => {
     const templates = one!.objects.filter((o) => o.object.kind === 'SandboxTemplate').map((o) => o.object as unknown as { metadata: { name: string }; spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } } });
     expect(templates.map((t) => t.metadata.name)).toEqual(['alpha', 'beta']);
     expect(templates[0]!.spec.podTemplate.spec.containers[0]!.env.map((e) => e.name)).toEqual(['FEATURES', 'A', 'Z']);
-    const text = one!.files.find((f) => f.path === 'one/05-templates.yaml')!.content;
+    const text = one!.files.find((f) => f.path === 'one/06-templates.yaml')!.content;
     expect(text.indexOf('cost-center: "42"')).toBeLessThan(text.indexOf('team: agents'));
     expect(text).not.toMatch(/[0-9]{4}-[0-9]{2}-[0-9]{2}T/); // no timestamps
   });

@@ -18,7 +18,7 @@ describe('synthesizeEnvironment on the examples', () => {
     const s = await exampleSynthesis('dev-gvisor');
     expect(s.files.map((f) => f.path)).toEqual([
       'dev-gvisor/00-crds.yaml', 'dev-gvisor/01-namespaces.yaml', 'dev-gvisor/02-rbac.yaml', 'dev-gvisor/03-controller.yaml',
-      'dev-gvisor/04-runtime-classes.yaml', 'dev-gvisor/05-templates.yaml', 'dev-gvisor/10-environment.yaml', 'dev-gvisor/environment.json',
+      'dev-gvisor/04-runtime-classes.yaml', 'dev-gvisor/06-templates.yaml', 'dev-gvisor/10-environment.yaml', 'dev-gvisor/environment.json',
     ]);
     const phases = s.objects.map((o) => PHASES.indexOf(o.phase));
     expect(phases).toEqual([...phases].sort((a, b) => a - b));
@@ -32,11 +32,13 @@ describe('synthesizeEnvironment on the examples', () => {
   test('prod-kata: templates, pool and policies each in their phase', async () => {
     const s = await exampleSynthesis('prod-kata');
     const byFile = Object.fromEntries(s.files.map((f) => [f.path, f.path.endsWith('.json') ? [] : parseAllDocuments(f.content).map((d) => d.toJS() as { kind: string; metadata: { name: string } })]));
-    expect(byFile['prod-kata/05-templates.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxTemplate/agent', 'SandboxTemplate/shell']);
-    expect(byFile['prod-kata/06-warm-pools.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxWarmPool/agent-pool']);
-    expect(byFile['prod-kata/07-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['NetworkPolicy/agent-sandbox-policy', 'NetworkPolicy/shell-sandbox-policy']);
+    expect(byFile['prod-kata/06-templates.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxTemplate/agent', 'SandboxTemplate/shell']);
+    expect(byFile['prod-kata/07-warm-pools.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxWarmPool/agent-pool']);
+    expect(byFile['prod-kata/05-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['NetworkPolicy/agent-sandbox-policy', 'NetworkPolicy/shell-sandbox-policy']);
+    // pods of a pool must never start before their policy exists: policies sort (and sync) before templates and pools
+    expect(PHASES.indexOf('policies')).toBeLessThan(PHASES.indexOf('templates'));
     expect(byFile['prod-kata/08-router.yaml']).toBeUndefined();
-    const templates = byFile['prod-kata/05-templates.yaml'] as unknown as Array<{ spec: { networkPolicyManagement: string } }>;
+    const templates = byFile['prod-kata/06-templates.yaml'] as unknown as Array<{ spec: { networkPolicyManagement: string } }>;
     expect(templates.map((t) => t.spec.networkPolicyManagement)).toEqual(['Unmanaged', 'Unmanaged']);
   });
 
@@ -125,7 +127,7 @@ describe('synthesizeEnvironment checks', () => {
     const env = newEnvironment(await release('v0.5.6'), 'yaml', { install: false });
     const rc = env.addRuntimeClass('g', { preset: 'gvisor', allNodes: true });
     env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec(undefined, { env: [{ name: 'Z', value: 'on' }, { name: 'A', value: 'yes' }] }) });
-    const file = synthesizeEnvironment(env).files.find((f) => f.path === 'yaml/05-templates.yaml')!.content;
+    const file = synthesizeEnvironment(env).files.find((f) => f.path === 'yaml/06-templates.yaml')!.content;
     expect(file).toContain('value: "on"');
     expect(file).toContain('value: "yes"');
     const tmpl = parse(file.replace(/^---\n/, '')) as { spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } } };
