@@ -30,6 +30,9 @@ const sandboxdBin = mustEnv('AGENTPLANE_SANDBOXD_BIN');
 const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
 const core = kc.makeApiClient(k8s.CoreV1Api);
 const runtimes = new Map<string, Runtime>();
+/** Pods whose runtime failed to start (uid -> time), retried after RETRY_AFTER_MS. */
+const failedAt = new Map<string, number>();
+const RETRY_AFTER_MS = 5000;
 const asRoot = process.getuid?.() === 0;
 const UNPRIVILEGED = 65534;
 let stopping = false;
@@ -60,10 +63,17 @@ async function reconcile(): Promise<void> {
     if (!wanted.has(uid) || wanted.get(uid)?.status?.podIP !== rt.record.podIP) { await teardown(rt); runtimes.delete(uid); changed = true; }
   }
   for (const [uid, pod] of wanted) {
-    if (runtimes.has(uid)) continue;
-    runtimes.set(uid, await startRuntime(pod));
-    changed = true;
+    if (runtimes.has(uid) || (failedAt.get(uid) ?? 0) > Date.now() - RETRY_AFTER_MS) continue;
+    try {
+      runtimes.set(uid, await startRuntime(pod));
+      failedAt.delete(uid);
+      changed = true;
+    } catch (err) {
+      failedAt.set(uid, Date.now());
+      process.stderr.write(`runtime for ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.status?.podIP}) not started, retry in ${RETRY_AFTER_MS / 1000}s: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
   }
+  for (const uid of failedAt.keys()) if (!wanted.has(uid)) failedAt.delete(uid);
   if (changed) writeState();
 }
 
@@ -90,7 +100,12 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   const rt: Runtime = { record: { namespace: ns, pod: name, uid, podIP, mode, restPort, grpcPort, localRestPort: null, localGrpcPort: null, pid: null }, servers: [], sockets: new Set() };
   if (mode === 'none') return rt;
   if (mode === 'hang') {
-    for (const port of [restPort, grpcPort]) rt.servers.push(await listen(podIP, port, (s) => { rt.sockets.add(s); s.on('close', () => rt.sockets.delete(s)); s.on('error', () => undefined); }));
+    try {
+      for (const port of [restPort, grpcPort]) rt.servers.push(await listen(podIP, port, (s) => { rt.sockets.add(s); s.on('close', () => rt.sockets.delete(s)); s.on('error', () => undefined); }));
+    } catch (err) {
+      await teardown(rt);
+      throw err;
+    }
     return rt;
   }
   const [localRest, localGrpc] = await freePorts(2);
@@ -111,8 +126,14 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   writeFileSync(path.join(run, 'pids', `sandboxd-${uid}.pid`), `${child.pid}\n`);
   rt.child = child; rt.rootDir = rootDir;
   rt.record = { ...rt.record, localRestPort: localRest!, localGrpcPort: localGrpc!, pid: child.pid ?? null };
-  await healthy(localRest!, 10_000);
-  rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets), await forward(podIP, grpcPort, localGrpc!, rt.sockets));
+  try {
+    await healthy(localRest!, 10_000);
+    rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets));
+    rt.servers.push(await forward(podIP, grpcPort, localGrpc!, rt.sockets));
+  } catch (err) {
+    await teardown(rt); // e.g. the pod IP's port is taken: never leave a sandboxd behind
+    throw err;
+  }
   process.stderr.write(`sandboxd for ${ns}/${name} (${podIP}:${restPort},${grpcPort}) pid ${child.pid}\n`);
   return rt;
 }
