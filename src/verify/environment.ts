@@ -76,7 +76,9 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
     environment: d.name,
     release: d.release.tag,
     source,
-    controller: d.install ? { namespace: d.install.namespace, deployment: d.install.controllerDeployment, serviceAccount: DEFAULT_CONTROLLER.serviceAccount } : { ...DEFAULT_CONTROLLER },
+    controller: d.install
+      ? { namespace: d.install.namespace, deployment: d.install.controllerDeployment, serviceAccount: DEFAULT_CONTROLLER.serviceAccount, image: d.install.controllerImage }
+      : { ...DEFAULT_CONTROLLER },
     runtimeClasses: d.runtimeClasses.map((r) => r.name),
     templates: d.templates.map((t) => ({
       namespace: t.namespace,

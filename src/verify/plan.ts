@@ -55,7 +55,8 @@ export interface VerifyPlan {
   readonly release: ReleaseTag;
   /** Where the plan came from (directory or `flags`). */
   readonly source: string;
-  readonly controller: { readonly namespace: string; readonly deployment: string; readonly serviceAccount: string };
+  /** Where the controller runs; `image` is the one the environment pins (default: the release's image). */
+  readonly controller: { readonly namespace: string; readonly deployment: string; readonly serviceAccount: string; readonly image?: string };
   readonly runtimeClasses: readonly string[];
   readonly templates: readonly TemplatePlan[];
   readonly warmPools: readonly WarmPoolPlan[];

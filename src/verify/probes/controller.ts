@@ -101,7 +101,7 @@ export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'e
           f.proven('discovered', subject, `controller Deployment ${namespace}/${deployment} exists`);
           const container = d.spec?.template?.spec?.containers?.[0];
           const image = container?.image ?? '';
-          const want = opts.image ?? facts.controllerImage;
+          const want = opts.image ?? plan.controller.image ?? facts.controllerImage;
           if (image === want) f.proven('compatible', subject, `controller image is the pinned ${image}`, { field: 'spec.template.spec.containers[0].image', value: image });
           else f.add('compatible', 'missing', subject, `controller image is ${image || 'unset'}, pinned is ${want}`, { field: 'spec.template.spec.containers[0].image', value: image });
           const args = container?.args ?? [];

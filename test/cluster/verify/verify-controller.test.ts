@@ -53,6 +53,26 @@ test('a ServiceAccount without the pinned RBAC: every missing right is listed, c
   expect(ctrl.next).toContain('watch networkpolicies.networking.k8s.io (cluster-wide)');
 }, 120_000);
 
+test('deployment mode reads the controller Deployment: image against the pin, rollout not observed stays unknown, --extensions missing', async () => {
+  const apps = c.kc.makeApiClient((await import('@kubernetes/client-node')).AppsV1Api);
+  const deployment = (image: string, args: string[]) => ({
+    metadata: { name: 'agent-sandbox-controller', namespace: ns },
+    spec: { replicas: 1, selector: { matchLabels: { app: 'agent-sandbox-controller' } }, template: { metadata: { labels: { app: 'agent-sandbox-controller' } }, spec: { containers: [{ name: 'agent-sandbox-controller', image, args }] } } },
+  });
+  // No kube-controller-manager deployment controller runs here, so the Deployment's status is never written: exactly "rollout not observed".
+  await apps.createNamespacedDeployment({ namespace: ns, body: deployment('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0', ['--leader-elect=true']) });
+  const p = plan(c, [], { controller: { namespace: ns, deployment: 'agent-sandbox-controller', serviceAccount: 'bare-controller' }, requirements: requirementsFor(['controller', 'extensions-api']) });
+  const admin = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
+  const { report } = await runVerify({ plan: p, client: admin, loaded, controllerMode: 'deployment', progress: () => undefined });
+  const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
+  expect(ctrl.state).toBe('discovered');
+  expect(ctrl.next).toBe('compatible not reached: controller image is registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0, pinned is registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
+  expect(ctrl.evidence.some((e) => e.step === 'configured' && e.verdict === 'unknown' && /^Deployment status is for generation none, spec is at 1: rollout not observed yet$/.test(e.message))).toBe(true);
+  const ext = report.capabilities.find((r) => r.name === 'extensions-api')!;
+  expect(ext.evidence.some((e) => e.step === 'configured' && e.verdict === 'missing' && e.message.startsWith('controller runs without --extensions'))).toBe(true);
+  expect(report.tuple.controller).toEqual({ value: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0', source: `Deployment ${ns}/agent-sandbox-controller` });
+}, 120_000);
+
 test('an API server that refuses connections: could not run (no state is reported)', async () => {
   const srv = net.createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
