@@ -15,5 +15,5 @@ export {
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
 export { LockFileSchema, compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
-export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, flattenSchema, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
+export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
 export { CONDITION_REASONS, KNOWN_DEFECTS, convertedPoolName, intermediateTags, operationsFor, planUpgrade, type AdapterOperation, type FindingSeverity, type LiveClaim, type LiveUpgradeState, type UpgradeFinding, type UpgradePlan, type UpgradeVerdict } from './upgrade-plan.js';

@@ -93,8 +93,8 @@ function validationOf(s: Schema): string | undefined {
   return Object.keys(parts).length === 0 ? undefined : canonicalJson(parts);
 }
 
-/** Flattens a schema into `path -> facts`. Exported for tests and for the upgrade plan. */
-export function flattenSchema(schema: JsonSchema): Map<string, FieldFacts> {
+/** Flattens a schema into `path -> facts`. */
+function flattenSchema(schema: JsonSchema): Map<string, FieldFacts> {
   const out = new Map<string, FieldFacts>();
   const walk = (s: Schema, path: string, required: boolean): void => {
     if (path !== '') {
