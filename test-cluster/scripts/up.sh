@@ -168,8 +168,6 @@ wait_for kube-apiserver 90 api_get /readyz
 
 COMMON_K=(--kubeconfig="$KCFG" --leader-elect=false --bind-address=127.0.0.1 --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics)
 start kube-scheduler "$K8S_BIN/kube-scheduler" "${COMMON_K[@]}" --secure-port="$SCHED_PORT"
-start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}" --secure-port="$KCM_PORT" \
-  --controllers=garbage-collector-controller,namespace-controller --use-service-account-credentials=false
 
 # kwok stages come from the module cache (go:embed'ded YAML of sigs.k8s.io/kwok@v0.8.0, kustomize/stage/**).
 KW="$(go env GOMODCACHE)/sigs.k8s.io/kwok@$KWOK_VERSION/kustomize/stage"
@@ -199,6 +197,10 @@ fi
 rm -f "$RUN/pids/install.pid"
 sed 's/^/  /' "$RUN/logs/install.log" >&2
 tc_log "Agent Sandbox $RELEASE installed; nodes created ($(elapsed))"
+# kube-controller-manager only now: its garbage collector discovers resources at start and re-syncs discovery only every
+# 30 s, so the Sandbox CRDs must exist first or deleting a Sandbox leaves its Pod for up to that long.
+start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}" --secure-port="$KCM_PORT" \
+  --controllers=garbage-collector-controller,namespace-controller --use-service-account-credentials=false
 
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
 CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect=false

@@ -49,16 +49,17 @@ export async function isGone(get: () => Promise<unknown>): Promise<boolean> {
 
 export interface HttpAnswer { readonly status: number; readonly body: string }
 
-/** GET `http://127.0.0.1:<port><path>` with headers; resolves with status and body, rejects on transport error or timeout. */
-export function httpGet(port: number, path: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<HttpAnswer> {
+/** GET `http://<host>:<port><path>` (host default 127.0.0.1) with headers; resolves with status and body, rejects on transport error or timeout. */
+export function httpGet(port: number, path: string, headers: Record<string, string>, timeoutMs = 10_000, host = '127.0.0.1'): Promise<HttpAnswer> {
+  if (!host.startsWith('127.')) throw new Error(`refusing to dial ${host}: the test cluster stays in 127.0.0.0/8`);
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path, headers, timeout: timeoutMs }, (res) => {
+    const req = http.get({ host, port, path, headers, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
-    req.on('timeout', () => req.destroy(new Error(`GET 127.0.0.1:${port}${path} timed out after ${timeoutMs} ms`)));
+    req.on('timeout', () => req.destroy(new Error(`GET ${host}:${port}${path} timed out after ${timeoutMs} ms`)));
     req.on('error', reject);
   });
 }
