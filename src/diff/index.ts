@@ -2,7 +2,7 @@
 export { diffManifests, caBundleExternallyManaged, type DiffOptions, type DiffReport, type ManifestSet, type ObjectDiff } from './compare.js';
 export { indexObjects, objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
 export { CONTROLLER_OWNED, SERVER_OWNED_METADATA, normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
-export { DIFF_FORMATS, renderDiff, renderJson, renderMarkdown, renderText, type DiffFormat } from './render.js';
+export { DIFF_FORMATS, MARKDOWN_BUDGET, renderDiff, renderJson, renderMarkdown, renderText, type DiffFormat } from './render.js';
 export { assessRisks, type Risk, type RiskRule } from './risk.js';
 export { applySchemaDefaults, pruneDefaultOnly, type SchemaNode } from './schema-defaults.js';
 export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './schema-lookup.js';

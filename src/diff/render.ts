@@ -1,6 +1,6 @@
 /**
  * Renderers of a {@link DiffReport}: `text` (terminal), `markdown` (fits a pull-request comment: GitHub caps a
- * comment at 65,536 characters, so unified views are cut at {@link MARKDOWN_BUDGET} with a note) and `json`
+ * comment at 65,536 characters, so past {@link MARKDOWN_BUDGET} objects show field changes only, then are left out, with a note) and `json`
  * (the report itself, stable field names). Every renderer works on normalized, redacted objects only.
  */
 import pc from 'picocolors';
@@ -10,7 +10,7 @@ import type { FieldChange } from './structural.js';
 export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
 export type DiffFormat = (typeof DIFF_FORMATS)[number];
 
-/** Characters of unified diff the markdown renderer keeps before it stops adding them (GitHub's comment limit is 65,536). */
+/** Characters the markdown renderer fills before it shortens or leaves out objects (GitHub's comment limit is 65,536). */
 export const MARKDOWN_BUDGET = 60_000;
 
 const MAX_VALUE = 120;
@@ -75,28 +75,31 @@ function mdEscape(s: string): string {
   return s.replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
-/** Markdown for a pull-request comment: summary, a risk table, and one collapsed block per object. */
+/** Markdown for a pull-request comment: summary, a risk table, and one collapsed block per object, all within {@link MARKDOWN_BUDGET} characters. */
 export function renderMarkdown(r: DiffReport): string {
   const out = [`### agentplane diff \`${r.base}\` → \`${r.head}\``, '', `**${summary(r)}**`];
   if (r.risks.length > 0) {
     out.push('', '| risk | object | what it does |', '| --- | --- | --- |');
     for (const risk of r.risks) out.push(`| \`${risk.rule}\` | \`${mdEscape(risk.object)}\` | ${mdEscape([risk.message, ...risk.details].join('\n'))} |`);
   }
-  let budget = MARKDOWN_BUDGET;
+  let used = out.join('\n').length;
   let cut = 0;
+  let omitted = 0;
   for (const o of r.objects) {
-    const body = hunks(o).join('\n').trimEnd();
-    out.push('', `<details><summary><code>${MARK[o.change]} ${o.key}</code> (${o.change}, ${o.fields.length} field change(s))</summary>`, '');
-    if (body.length <= budget) {
-      budget -= body.length;
-      out.push('```diff', body, '```');
-    } else {
-      cut += 1;
-      out.push(...o.fields.slice(0, 50).map((f) => `- \`${mdEscape(fieldLine(f))}\``));
+    const head = ['', `<details><summary><code>${MARK[o.change]} ${o.key}</code> (${o.change}, ${o.fields.length} field change(s))</summary>`, ''];
+    const full = [...head, '```diff', hunks(o).join('\n').trimEnd(), '```', '', '</details>'].join('\n');
+    const brief = [...head, ...o.fields.slice(0, 20).map((f) => `- \`${mdEscape(fieldLine(f))}\``), '', '</details>'].join('\n');
+    const block = used + full.length <= MARKDOWN_BUDGET ? full : used + brief.length <= MARKDOWN_BUDGET ? brief : undefined;
+    if (block === undefined) omitted += 1;
+    else {
+      if (block === brief) cut += 1;
+      out.push(block);
+      used += block.length + 1;
     }
-    out.push('', '</details>');
   }
-  if (cut > 0) out.push('', `_${cut} unified view(s) left out to fit a pull-request comment; run \`agentplane diff -o text\` for all of them._`);
+  if (cut > 0 || omitted > 0) {
+    out.push('', `_To fit a pull-request comment ${cut} object(s) show field changes only and ${omitted} object(s) are left out; run \`agentplane diff -o text\` for everything._`);
+  }
   return `${out.join('\n')}\n`;
 }
 
