@@ -7,7 +7,7 @@
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
 #        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir).
 #
-# Processes (all bound to 127.0.0.1, pid files in test-cluster/.run/pids): etcd, kube-apiserver, kube-scheduler,
+# Processes (bound to 127.0.0.1 — except the v0.5.6 controller's webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
 # kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
 # install's own ServiceAccount), sandbox-router (v0.5.6) and the runtime stand-in (starts sandboxd per sandbox pod).
 # Cluster facts for tests: test-cluster/.run/cluster.json. Stop with down.sh. Progress goes to stderr.
