@@ -194,6 +194,10 @@ export class Cluster {
             (err: unknown) => {
               if (settled) return;
               const code = (err as { statusCode?: number; code?: number } | null)?.statusCode ?? (err as { code?: number } | null)?.code;
+              if (code === 401 || code === 403) {
+                done({ kind: 'failed', error: { category: code === 401 ? 'unauthenticated' : 'forbidden', code, message: `watch of ${path} refused with HTTP ${code}` }, waitedMs: Date.now() - started });
+                return;
+              }
               if (code === 410) resourceVersion = undefined;
               // The server closed the stream (its timeout or a 410): re-open once a second at most.
               setTimeout(open, err ? 1000 : 0);

@@ -101,9 +101,11 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
     if (leftovers.length > 0) progress(`cleanup: ${leftovers.length} object(s) left behind: ${leftovers.join('; ')}`);
     if (!opts.runtime) await runtime.close();
   }
+  const answered = evidence.filter((e) => e.capability === 'runtime-exec' && e.step === 'verified' && e.verdict === 'proven' && e.field?.startsWith('Execute')).map((e) => e.subject);
+  const runtimeServer = answered.length > 0 ? { ...tuple.runtimeServer, source: `${tuple.runtimeServer.source}; answered: ${[...new Set(answered)].join(', ')}` } : tuple.runtimeServer;
   const report = buildReport({
     environment: { name: opts.plan.environment, release: opts.plan.release, source: opts.plan.source },
-    tuple,
+    tuple: { ...tuple, runtimeServer },
     requirements: opts.plan.requirements,
     evidence,
     leftovers,
