@@ -3,8 +3,8 @@
  * fills in, must not show as a change.
  *
  * Steps, in order: drop `status`; drop server-owned metadata ({@link SERVER_OWNED_METADATA}, server-written
- * annotations and labels); drop controller-owned fields ({@link CONTROLLER_OWNED}, `agents.x-k8s.io/` labels and annotations); fold a Secret's `stringData` into
- * base64 `data` (what the API server stores); apply defaults from the pinned CRD schema of the object's apiVersion
+ * annotations and labels); drop controller-owned fields ({@link CONTROLLER_OWNED}, `agents.x-k8s.io/` labels and
+ * annotations); fold a Secret's `stringData` into base64 `data` (what the API server stores); apply defaults from the pinned CRD schema of the object's apiVersion
  * and drop optional objects that hold only defaults ({@link applySchemaDefaults}, {@link pruneDefaultOnly}).
  * Map key order is irrelevant by construction (the structural diff compares keys, renderers sort them); list order
  * is kept.
@@ -97,10 +97,10 @@ export function normalizeObject(obj: KubeObject, opts: NormalizeOptions = {}): K
     if (isPlainObject(annotations)) for (const a of SERVER_ANNOTATIONS) delete annotations[a];
     const labels = meta.labels;
     if (out.kind === 'Namespace' && isPlainObject(labels) && labels['kubernetes.io/metadata.name'] === meta.name) delete labels['kubernetes.io/metadata.name'];
-  }
-  if (meta !== undefined && AGENT_SANDBOX_KINDS.has(out.kind)) {
-    for (const map of [meta.labels, meta.annotations]) {
-      if (isPlainObject(map)) for (const k of Object.keys(map)) if (k.startsWith(CONTROLLER_KEY_PREFIX)) delete map[k];
+    if (AGENT_SANDBOX_KINDS.has(out.kind)) {
+      for (const map of [labels, annotations]) {
+        if (isPlainObject(map)) for (const k of Object.keys(map)) if (k.startsWith(CONTROLLER_KEY_PREFIX)) delete map[k];
+      }
     }
   }
   const caBundleExternal = opts.caBundleExternallyManaged ?? true;
