@@ -18,7 +18,8 @@ export function renderTable(report: VerifyReport, opts: { color?: boolean } = {}
     head: ['capability', 'state', 'required', 'evidence', 'next'],
     style: { head: [], border: [] },
     wordWrap: true,
-    colWidths: [28, 12, 12, 44, 52],
+    // Capability names are never cut (the first column fits the longest, up to 64 characters).
+    colWidths: [Math.min(64, Math.max(12, ...report.capabilities.map((c) => c.name.length)) + 2), 12, 12, 44, 52],
   });
   for (const row of report.capabilities) {
     const state = row.met ? paint.green(row.state) : paint.red(row.state);

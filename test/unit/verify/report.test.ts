@@ -77,6 +77,7 @@ describe('renderers', () => {
     expect(text).toContain('verified not reached: runtime API did not answer');
     expect(text).toContain('1 required capability is below the required state');
     expect(text).not.toMatch(/\u001b\[/);
+    expect(text).toContain('│ network-isolation │');
   });
 
   test('markdown escapes pipes and marks the failing state', () => {
