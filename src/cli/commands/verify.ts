@@ -38,7 +38,7 @@ export function parseDuration(text: string): number {
   return Math.round(m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n);
 }
 
-function defaultEnvDir(): string {
+export function defaultEnvDir(): string {
   if (!existsSync('dist')) return 'dist';
   const withDescriptor = readdirSync('dist').filter((d) => existsSync(path.join('dist', d, 'environment.json')));
   return withDescriptor.length === 1 ? path.join('dist', withDescriptor[0]!) : 'dist';
