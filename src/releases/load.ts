@@ -1,8 +1,10 @@
 /**
  * loadRelease: every pinned file of a release, from the cache or a source, sha256-verified, parsed with yaml 2.
  */
+import { createRequire } from 'node:module';
 import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir, readCached, sha256Hex, writeCached } from './cache.js';
+import { readDerived, writeDerived } from './derived.js';
 import { ChecksumMismatchError, ReleaseParseError } from './errors.js';
 import { defaultMirror, mirrorSource, upstreamSource, type FetchOptions, type FileSource } from './fetch.js';
 import { releaseFacts } from './supported.js';
@@ -12,7 +14,9 @@ import type { KubeObject, LoadedRelease, PinnedFile, ReleaseFacts } from './type
  * Loads one supported release: each pinned file comes from the cache when its cached copy still matches the pinned
  * sha256, else from the mirror (`opts.mirror`, default defaultMirror()) or, with no mirror, from the upstream raw file at
  * the pinned commit; its sha256 is verified before use and the verified copy cached under `<cacheDir>/<tag>/`.
- * Files are read again (and re-verified) on every call.
+ * Files are read again (and re-verified) on every call. Parsing is the slow part: the parsed documents of a verified file
+ * are reused from memory (same process) or from a derived cache entry (derived.ts) keyed by the file's pinned sha256 and
+ * the yaml version, which is used only after the file's bytes were verified against that sha256.
  *
  * `objects` holds the parsed documents (empty ones dropped) of each YAML file whose documents are all Kubernetes
  * objects (`apiVersion` + `kind`); other files (e.g. `helm/values.yaml`, the sandboxd OpenAPI spec) are in `files` only.
@@ -34,12 +38,24 @@ export async function loadRelease(tag: string, opts: FetchOptions = {}): Promise
   const entries = facts.files.map((file, i) => [file.path, (settled[i] as PromiseFulfilledResult<Buffer>).value] as const);
   const files = new Map<string, Buffer>(entries);
   const objects = new Map<string, readonly KubeObject[]>();
-  for (const [path, bytes] of entries) {
-    if (!/\.ya?ml$/.test(path)) continue;
-    const docs = parsedCopy(facts.files.find((f) => f.path === path)!, bytes);
-    if (docs.length > 0 && docs.every(isKubeObject)) objects.set(path, docs as KubeObject[]);
+  const yamlFiles = facts.files.filter((f) => /\.ya?ml$/.test(f.path));
+  for (const f of yamlFiles) {
+    const docs = parsedCopy(f, files.get(f.path)!, cacheRoot);
+    if (docs.length > 0 && docs.every(isKubeObject)) objects.set(f.path, docs as KubeObject[]);
   }
-  return { facts, files, objects };
+  const release: LoadedRelease = { facts, files, objects };
+  cacheRoots.set(release, cacheRoot);
+  return release;
+}
+
+const cacheRoots = new WeakMap<LoadedRelease, string>();
+
+/**
+ * The cache root `release` was loaded with, where later stages keep their derived entries (compiled validators, emitted
+ * YAML); undefined for a release object not made by loadRelease (those stages then compute everything in process).
+ */
+export function releaseCacheRoot(release: LoadedRelease): string | undefined {
+  return cacheRoots.get(release);
 }
 
 async function verifiedBytes(facts: ReleaseFacts, file: PinnedFile, source: FileSource, cacheRoot: string): Promise<Buffer> {
@@ -58,10 +74,28 @@ async function verifiedBytes(facts: ReleaseFacts, file: PinnedFile, source: File
  */
 const parsedBySha256 = new Map<string, unknown[]>();
 
-function parsedCopy(file: PinnedFile, verified: Buffer): unknown[] {
+/** The yaml library's version: part of the derived-cache key, so a new parser never reuses an old parser's output. */
+const YAML_VERSION = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+
+/** Derived-cache key of the parsed documents of a file whose verified bytes have this sha256. */
+export function parsedDocumentsKey(sha256: string): string {
+  return `yaml-documents/1 yaml@${YAML_VERSION} sha256:${sha256}`;
+}
+
+/** Derived-cache kind (folder) of parsed documents. */
+export const PARSED_DOCUMENTS = 'parsed-documents';
+
+function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string): unknown[] {
   let docs = parsedBySha256.get(file.sha256);
   if (!docs) {
-    docs = parseYamlDocuments(file.path, verified.toString('utf8'));
+    const key = parsedDocumentsKey(file.sha256);
+    const derived = readDerived(cacheRoot, PARSED_DOCUMENTS, key);
+    if (Array.isArray(derived)) {
+      docs = derived;
+    } else {
+      docs = parseYamlDocuments(file.path, verified.toString('utf8'));
+      writeDerived(cacheRoot, PARSED_DOCUMENTS, key, docs);
+    }
     parsedBySha256.set(file.sha256, docs);
   }
   return structuredClone(docs);
