@@ -3,9 +3,7 @@
  * router, no sandboxd — `k8s/crds/*.yaml@v0.4.6`): the pinned install alone, synthesized with AgentPlane's constructs.
  */
 import { App } from 'cdk8s';
-import { AgentEnvironment } from '../../src/constructs/index.js';
-import { loadRelease } from '../../src/releases/index.js';
-import { synthesizeEnvironment } from '../../src/synth/index.js';
+import { AgentEnvironment, loadRelease, synthesizeEnvironment } from '../../src/index.js';
 import type { KubeObject } from '../kube.js';
 
 /** The synthesized objects of the environment, in apply order. @throws the release loader's and synthesis' errors. */

@@ -8,9 +8,7 @@
  * (`cmd/agent-sandbox-controller/tls.go@v0.5.6`).
  */
 import { App } from 'cdk8s';
-import { AgentEnvironment, sandboxdPodSpec, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_RUNTIME } from '../../src/constructs/index.js';
-import { loadRelease } from '../../src/releases/index.js';
-import { synthesizeEnvironment } from '../../src/synth/index.js';
+import { AgentEnvironment, loadRelease, sandboxdPodSpec, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_RUNTIME, synthesizeEnvironment } from '../../src/index.js';
 import type { KubeObject } from '../kube.js';
 
 /** Namespace of the smoke template and pool. */
