@@ -57,6 +57,11 @@ export class Cluster {
     return this.optional(this.client.call('get customresourcedefinitions.apiextensions.k8s.io', () => this.client.api(k8s.ApiextensionsV1Api).readCustomResourceDefinition({ name })));
   }
 
+  /** A CRD exactly as the API serves it (wire field names, e.g. `x-kubernetes-*`), for schema fingerprints; `ok(undefined)` when absent. */
+  crdRaw(name: string): Promise<Result<Obj | undefined>> {
+    return this.optional(this.client.call('get customresourcedefinitions.apiextensions.k8s.io', () => this.client.api(k8s.CustomObjectsApi).getClusterCustomObject({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name }) as Promise<Obj>));
+  }
+
   deployment(namespace: string, name: string): Promise<Result<Obj | undefined>> {
     return this.optional(this.client.call('get deployments.apps', () => this.client.api(k8s.AppsV1Api).readNamespacedDeployment({ namespace, name })));
   }

@@ -3,6 +3,7 @@
  * cannot tell is `unknown` with the reason.
  */
 import { readFileSync } from 'node:fs';
+import { openApiSchema, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
 import type { Cluster, Obj } from './cluster.js';
 import type { VerifyPlan } from './plan.js';
 import type { CompatibilityTuple, TupleEntry } from './tuple.js';
@@ -22,7 +23,34 @@ export function clientSdkEntry(): TupleEntry {
 
 const u = (source: string): TupleEntry => ({ value: 'unknown', source });
 
-export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deployment' | 'external'): Promise<CompatibilityTuple> {
+/**
+ * Compares each served version's live `openAPIV3Schema` with the pinned one by fingerprint (sha256 of canonical JSON).
+ * Informational (reported in the tuple, it moves no state): the pinned schema is what the adapter was written against.
+ */
+export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease): Promise<string> {
+  const differ: string[] = [];
+  let compared = 0;
+  for (const kind of Object.keys(loaded.facts.crds) as SandboxKind[]) {
+    const r = await cluster.crdRaw(loaded.facts.crds[kind].crdName);
+    if (r.kind !== 'ok' || !r.value) continue;
+    for (const v of ((r.value.spec as { versions?: Array<{ name: string; served?: boolean; schema?: { openAPIV3Schema?: unknown } }> } | undefined)?.versions ?? [])) {
+      if (!v.served) continue;
+      let pinned: unknown;
+      try {
+        pinned = openApiSchema(loaded, kind, v.name);
+      } catch {
+        differ.push(`${kind} ${v.name} (not served by ${loaded.facts.tag})`);
+        continue;
+      }
+      compared += 1;
+      if (schemaFingerprint(v.schema?.openAPIV3Schema) !== schemaFingerprint(pinned)) differ.push(`${kind} ${v.name}`);
+    }
+  }
+  if (compared === 0) return 'schema fingerprints not compared (CRDs not readable)';
+  return differ.length === 0 ? `schema fingerprints match ${loaded.facts.tag} (${compared} versions)` : `schema fingerprints differ from ${loaded.facts.tag}: ${differ.join(', ')}`;
+}
+
+export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deployment' | 'external', loaded?: LoadedRelease): Promise<CompatibilityTuple> {
   const version = await cluster.version();
   const kubernetes: TupleEntry = version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : u(version.kind === 'failed' ? version.error.message : version.kind);
 
@@ -35,7 +63,8 @@ export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deplo
     const served = ((r.value.spec as { versions?: Array<{ name: string; served?: boolean }> } | undefined)?.versions ?? []).filter((v) => v.served).map((v) => v.name);
     return { value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x', source: `CRD ${crdName} serves ${served.join(', ')} (no version label)` };
   };
-  const crdRelease = await release('sandboxes.agents.x-k8s.io');
+  const labelled = await release('sandboxes.agents.x-k8s.io');
+  const crdRelease = loaded && labelled.value !== 'not installed' ? { ...labelled, source: `${labelled.source}; ${await schemaComparison(cluster, loaded)}` } : labelled;
   const extensions = await release('sandboxclaims.extensions.agents.x-k8s.io');
 
   let controller: TupleEntry;

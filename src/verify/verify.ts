@@ -87,7 +87,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
   const workload = new Workload(cluster, opts.runId);
   const deps: ProbeDeps = { cluster, plan: opts.plan, facts, runtime, workload };
   const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const tuple = await readTuple(cluster, opts.plan, mode);
+  const tuple = await readTuple(cluster, opts.plan, mode, opts.loaded);
   const extensions = opts.plan.requirements.some((r) => r.name === 'extensions-api') || opts.plan.warmPools.length > 0;
   const probes = planProbes(deps, { ...(opts.loaded ? { loaded: opts.loaded } : {}), controllerMode: mode, ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}), extensions });
   let evidence: Awaited<ReturnType<typeof runProbes>> = [];

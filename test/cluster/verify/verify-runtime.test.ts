@@ -62,6 +62,7 @@ test('healthy sandboxd template: runtime-exec, files, template, extensions, conv
   expect(lines.some((l) => /workload\/.*\/healthy: creating probe SandboxClaim/.test(l))).toBe(true);
   expect(report.tuple.kubernetes.value).toBe('v1.36.3');
   expect(report.tuple.crdRelease.value).toBe('v0.5.6');
+  expect(report.tuple.crdRelease.source).toMatch(/^CRD sandboxes\.agents\.x-k8s\.io label app\.kubernetes\.io\/version; schema fingerprints (match v0\.5\.6 \(8 versions\)|differ from v0\.5\.6: .+)$/);
   expect(report.tuple.runtimeServer.source).toMatch(/answered: sandboxd of verify-aa0001-p-healthy-\w+ via direct$/);
   expect(report.tuple.containerRuntime.value).toMatch(/^kwok/);
   // Waiting is done by watches: each wait costs one GET and one watch stream, however long it lasts.
