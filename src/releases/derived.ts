@@ -15,6 +15,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sha256Hex } from './cache.js';
+import type { LoadedRelease } from './types.js';
 
 /** Path of a derived entry: `<root>/.derived/<kind>/<name>.json`; `name` is a sha256 of the key. */
 export function derivedPath(root: string, kind: string, key: string): string {
@@ -66,4 +67,19 @@ export function writeDerived(root: string, kind: string, key: string, value: unk
     rmSync(tmp, { force: true });
     return false;
   }
+}
+
+const cacheRoots = new WeakMap<LoadedRelease, string>();
+
+/** Records the cache root `release` was loaded with (called by loadRelease). */
+export function rememberCacheRoot(release: LoadedRelease, root: string): void {
+  cacheRoots.set(release, root);
+}
+
+/**
+ * The cache root `release` was loaded with, where later stages keep their derived entries (compiled validators, emitted
+ * YAML); undefined for a release object not made by loadRelease (those stages then compute everything in process).
+ */
+export function releaseCacheRoot(release: LoadedRelease): string | undefined {
+  return cacheRoots.get(release);
 }

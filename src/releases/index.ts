@@ -10,6 +10,7 @@ export {
 export { defaultMirror, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease, isKubeObject } from './load.js';
+export { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 export {
   canonicalJson, crdObject, crdSizeBytes, lastAppliedSizeBytes, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema,
 } from './crd-schema.js';

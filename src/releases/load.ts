@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir, readCached, sha256Hex, writeCached } from './cache.js';
-import { readDerived, writeDerived } from './derived.js';
+import { readDerived, rememberCacheRoot, writeDerived } from './derived.js';
 import { ChecksumMismatchError, ReleaseParseError } from './errors.js';
 import { defaultMirror, mirrorSource, upstreamSource, type FetchOptions, type FileSource } from './fetch.js';
 import { releaseFacts } from './supported.js';
@@ -44,19 +44,11 @@ export async function loadRelease(tag: string, opts: FetchOptions = {}): Promise
     if (docs.length > 0 && docs.every(isKubeObject)) objects.set(f.path, docs as KubeObject[]);
   }
   const release: LoadedRelease = { facts, files, objects };
-  cacheRoots.set(release, cacheRoot);
+  rememberCacheRoot(release, cacheRoot);
   return release;
 }
 
-const cacheRoots = new WeakMap<LoadedRelease, string>();
 
-/**
- * The cache root `release` was loaded with, where later stages keep their derived entries (compiled validators, emitted
- * YAML); undefined for a release object not made by loadRelease (those stages then compute everything in process).
- */
-export function releaseCacheRoot(release: LoadedRelease): string | undefined {
-  return cacheRoots.get(release);
-}
 
 async function verifiedBytes(facts: ReleaseFacts, file: PinnedFile, source: FileSource, cacheRoot: string): Promise<Buffer> {
   const cached = await readCached(cacheRoot, facts.tag, file);

@@ -18,7 +18,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { canonicalJson, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema } from './crd-schema.js';
-import { releaseCacheRoot } from './load.js';
+import { releaseCacheRoot } from './derived.js';
 import { cachedValidator, STANDALONE_FORMATS, validatorCodeKey } from './validator-cache.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
 

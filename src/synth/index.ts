@@ -5,6 +5,6 @@ export {
 } from './synthesize.js';
 export { reconcileLock, type LockOutcome } from './lock.js';
 export { writeSynthesis } from './write.js';
-export { yamlDocument, yamlStream } from './yaml.js';
+export { yamlDocument, yamlStream, type YamlStreamOptions } from './yaml.js';
 export { apiGroup, isClusterScoped } from './scope.js';
 export { DuplicateObjectError, EnvironmentInvalidError, EnvironmentModuleError, ObjectTooLargeError, SchemaViolationError, SynthesisError } from './errors.js';

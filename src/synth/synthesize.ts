@@ -13,7 +13,7 @@ import {
   AgentEnvironment, ANNOTATION_LAST_APPLIED, descriptorJson, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE, PHASES, phaseIndex, phaseOf,
   type EnvironmentDescriptor, type Phase,
 } from '../constructs/index.js';
-import { CustomObjectValidator, lastAppliedSizeBytes, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { CustomObjectValidator, lastAppliedSizeBytes, releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup, isClusterScoped } from './scope.js';
 import { yamlStream } from './yaml.js';
@@ -166,10 +166,11 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
 
   const objects = [...rendered].sort(compareObjects);
   const files: SynthesizedFile[] = [];
+  const cacheRoot = releaseCacheRoot(release);
   for (const phase of PHASES) {
     const docs = objects.filter((o) => o.phase === phase).map((o) => o.object);
     if (docs.length === 0) continue;
-    files.push({ path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`, content: yamlStream(docs) });
+    files.push({ path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`, content: yamlStream(docs, { cacheRoot }) });
   }
   files.push({ path: `${env.name}/environment.json`, content: descriptorJson(descriptor) }); // same bytes as the ConfigMap's environment.json
   return { name: env.name, release, descriptor, objects, files, notes, images: descriptor.images };
