@@ -10,7 +10,7 @@
  * | `runtimeclass-change` | a RuntimeClass removed or its handler/scheduling/overhead changed; a pod template's `runtimeClassName` changed or dropped (isolation downgrade) |
  * | `image-change` | a container image changed |
  * | `release-change` | the `app.kubernetes.io/version` label (the pinned release) changed |
- * | `warm-pool-roll` | a SandboxTemplate blueprint change that makes the members of a warm pool using it stale, with the pool's update strategy |
+ * | `warm-pool-roll` | a SandboxTemplate blueprint change that makes the members of a warm pool using it stale, or a pool pointed at another template, with the pool's update strategy |
  * | `immutable-field` | a Sandbox `spec.volumeClaimTemplates` change (immutable, `api/v1beta1/sandbox_types.go@v0.5.6`) |
  * | `secret-change` | a Secret's data changed (values redacted) |
  */
@@ -197,7 +197,20 @@ function releaseRisk(p: ComparedPair): Risk | undefined {
 /** Blueprint fields of a template: a change there makes pool members stale (label/annotation-only edits do not). */
 const BLUEPRINT = /^spec\.(podTemplate\.spec|volumeClaimTemplates|service)(\.|\[|$)/;
 
+function rollEffect(strategy: string): string {
+  return strategy === 'Recreate'
+    ? 'Recreate: unclaimed members are deleted and refilled from the new template now; claimed sandboxes are untouched'
+    : 'OnReplenish: stale unclaimed members stay until claimed or deleted, so claims may still get the old template';
+}
+
+const strategyOf = (pool: KubeObject): string => String(rec(rec(pool.spec).updateStrategy).type ?? 'OnReplenish');
+
 function warmPoolRisks(p: ComparedPair, head: ReadonlyMap<ObjectKey, KubeObject>): Risk[] {
+  if (p.base !== undefined && p.head?.kind === 'SandboxWarmPool' && p.fields.some((f) => f.path.startsWith('spec.sandboxTemplateRef'))) {
+    const from = String(rec(rec(p.base.spec).sandboxTemplateRef).name);
+    const to = String(rec(rec(p.head.spec).sandboxTemplateRef).name);
+    return [{ rule: 'warm-pool-roll', object: p.key, message: `warm pool ${String(p.head.metadata?.name)} now uses template ${to} instead of ${from} (${strategyOf(p.head)})`, details: [rollEffect(strategyOf(p.head))] }];
+  }
   if (p.base === undefined || p.head?.kind !== 'SandboxTemplate') return [];
   if (!p.fields.some((f) => BLUEPRINT.test(f.path))) return [];
   const name = p.head.metadata?.name;
@@ -207,11 +220,8 @@ function warmPoolRisks(p: ComparedPair, head: ReadonlyMap<ObjectKey, KubeObject>
   for (const [key, pool] of head) {
     if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns || !key.startsWith(env)) continue;
     if (rec(rec(pool.spec).sandboxTemplateRef).name !== name) continue;
-    const strategy = String(rec(rec(pool.spec).updateStrategy).type ?? 'OnReplenish');
-    const effect = strategy === 'Recreate'
-      ? 'Recreate: unclaimed members are deleted and refilled from the new template now; claimed sandboxes are untouched'
-      : 'OnReplenish: stale unclaimed members stay until claimed or deleted, so claims may still get the old template';
-    out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: warm pool ${String(pool.metadata?.name)} rolls (${strategy})`, details: [effect] });
+    const strategy = strategyOf(pool);
+    out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: warm pool ${String(pool.metadata?.name)} rolls (${strategy})`, details: [rollEffect(strategy)] });
   }
   return out;
 }

@@ -71,6 +71,11 @@ describe('risk rules', () => {
     expect(risks([template({}), pool()], [template({}, {}, { team: 'a' }), pool()])).toEqual([]);
   });
 
+  it('warm-pool-roll: a pool pointed at another template', () => {
+    const moved = { ...pool('Recreate'), spec: { replicas: 2, sandboxTemplateRef: { name: 'python-v2' }, updateStrategy: { type: 'Recreate' } } };
+    expect(risks([pool('Recreate')], [moved])).toEqual([expect.objectContaining({ rule: 'warm-pool-roll', message: 'warm pool pool now uses template python-v2 instead of python (Recreate)' })]);
+  });
+
   it('immutable-field: a Sandbox volumeClaimTemplates change', () => {
     const sandbox = (size: string): KubeObject => ({
       apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name: 'dev', namespace: 'agents' },
