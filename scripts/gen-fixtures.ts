@@ -2,8 +2,8 @@
  * Regenerates the contract fixtures test/contract/fixtures/<release>.json: real objects written by the real
  * controller of that release on the test cluster (test-cluster/README.md). For each release it creates, in a fresh
  * namespace, a SandboxTemplate, a SandboxWarmPool (1 replica), a SandboxClaim on that pool, a bare Sandbox and a
- * suspended one (v0.4: `replicas: 0`), waits until the controller has acted (claim Ready, pool refilled, suspension
- * reported), then stores each object as applied (`desired`) and as read back (`live`), plus the controller-made
+ * suspended one (v0.4: `replicas: 0`), and on v0.5 a claim built by the adapter itself (`KubeSessions.createFromTemplate`),
+ * waits until the controller has acted (claims Ready, pool refilled, suspension reported), then stores each object as applied (`desired`) and as read back (`live`), plus the controller-made
  * NetworkPolicy and the CRDs' served/storage/storedVersions.
  *
  *   npx tsx scripts/gen-fixtures.ts --kubeconfig test-cluster/.run/kubeconfig --release v0.5.6
@@ -14,6 +14,8 @@
 import * as k8s from '@kubernetes/client-node';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { KubeClient } from '../src/adapter/kubernetes/client.js';
+import { KubeSessions } from '../src/adapter/kubernetes/sessions.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => args[args.indexOf(`--${name}`) + 1];
@@ -83,6 +85,17 @@ const liveClaim = await waitFor('claim Ready=True with a bound sandbox', 60_000,
   return cond(c, 'Ready')?.status === 'True' && (c.status?.sandbox as { name?: string } | undefined)?.name ? c : undefined;
 });
 const boundName = (liveClaim.status!.sandbox as { name: string }).name;
+// On v0.5 the adapter builds a claim itself (createFromTemplate): the fixture then holds the adapter's own object as the controller left it.
+let adapterClaim: Obj | undefined;
+if (v1beta1) {
+  await waitFor('warm pool refilled before the adapter claim', 60_000, async () => (((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined));
+  const created = await new KubeSessions(KubeClient.connect({ kubeconfig })).createFromTemplate({ namespace: ns, template: 'contract', warmPool: 'contract' }, '', 'contract-operation-1');
+  if (created.kind !== 'ok') throw new Error(`gen-fixtures: the adapter could not create a claim: ${JSON.stringify(created)}`);
+  adapterClaim = await waitFor('adapter claim Ready=True', 60_000, async () => {
+    const c = await get(claim, created.value.name);
+    return cond(c, 'Ready')?.status === 'True' ? c : undefined;
+  });
+}
 await waitFor('bare sandbox Ready=True', 60_000, async () => (cond(await get(bare), 'Ready')?.status === 'True' ? true : undefined));
 await waitFor('suspended sandbox reported', 60_000, async () => {
   const s = await get(suspended);
@@ -97,6 +110,7 @@ const objects: Array<{ name: string; desired?: Obj; live: Obj }> = [
   { name: 'claimed-sandbox', live: await get(bare, boundName) },
   { name: 'bare-sandbox', desired: bare, live: await get(bare) },
   { name: 'suspended-sandbox', desired: suspended, live: await get(suspended) },
+  ...(adapterClaim ? [{ name: 'adapter-claim', live: await get(claim, String(adapterClaim.metadata?.name)) }] : []),
 ];
 const policies = (await net.listNamespacedNetworkPolicy({ namespace: ns })).items;
 for (const p of policies) objects.push({ name: `networkpolicy/${p.metadata?.name}`, live: JSON.parse(JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', ...p })) as Obj });

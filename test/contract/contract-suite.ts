@@ -4,12 +4,12 @@
  *
  * It fails, naming the field, when a fixture holds a status field, condition type/reason or controller-written
  * label/annotation the product does not know (KNOWN_* below, FACTS.md §1.4–1.9), when an object no longer validates
- * against the pinned schema, when the adapter's status parsers read the wrong phase, or when the diff normalizer
- * reports the controller's writes as drift.
+ * against the pinned schema, when the adapter's status parsers read the wrong phase, when the claim the adapter's own
+ * builder made (v0.5) was not bound, or when the diff normalizer reports the controller's writes as drift.
  */
 import { readFileSync } from 'node:fs';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from '../../src/adapter/kubernetes/phase.js';
-import { diffManifests, schemaLookupFromRelease } from '../../src/diff/index.js';
+import { diffManifests, normalizeObject, schemaLookupFromRelease } from '../../src/diff/index.js';
 import { CONDITION_REASONS, CustomObjectValidator, loadRelease, type KubeObject, type LoadedRelease, type ReleaseTag } from '../../src/releases/index.js';
 
 export interface Fixture {
@@ -112,6 +112,18 @@ export function contractSuite(release: ReleaseTag, expected: { family: 'v0.4' | 
       expect(s.reason).toMatch(expected.suspendedReason);
       expect(claimPhase(byName(fixture, 'claim') as unknown as ClaimObject, claimed, expected.family).phase).toBe('Ready');
     });
+
+    if (expected.family === 'v0.5') {
+      it('the claim the adapter built (createFromTemplate) is one the controller bound: Ready, only warmPoolRef set by us, operation id kept', () => {
+        const claim = byName(fixture, 'adapter-claim') as KubeObject & { spec: Record<string, unknown> };
+        const ready = ((claim.status as { conditions?: Array<{ type: string; status: string; reason: string }> }).conditions ?? []).find((c) => c.type === 'Ready');
+        expect(ready).toMatchObject({ status: 'True', reason: 'DependenciesReady' });
+        expect((claim.status as { sandbox?: { name?: string } }).sandbox?.name).toMatch(/^contract-/);
+        const normalized = normalizeObject(claim, { schemaFor: schemaLookupFromRelease(loaded) }) as KubeObject & { spec: Record<string, unknown> };
+        expect(Object.keys(normalized.spec)).toEqual(['warmPoolRef']);
+        expect((claim.metadata?.annotations as Record<string, string>)['agentplane.dev/operation-id']).toBe('contract-operation-1');
+      });
+    }
 
     it.each(fixture.objects.filter((o) => o.desired !== undefined).map((o) => [o.name, o.desired!, o.live] as const))(
       '%s: the diff normalizer sees no drift between what was applied and what the controller left',
