@@ -137,6 +137,15 @@ function roots(paths: readonly string[]): string[] {
 
 const show = (v: unknown): string => (v === undefined ? 'none' : JSON.stringify(v));
 
+/** Validation keywords in short: CEL rules by their message, bounds and patterns by name and value. */
+function describeValidation(v: string | undefined): string {
+  if (v === undefined) return 'none';
+  const parsed = JSON.parse(v) as Record<string, unknown>;
+  return Object.entries(parsed).map(([k, x]) => k === 'x-kubernetes-validations'
+    ? `CEL [${(x as Array<{ message?: string; rule?: string }>).map((r) => JSON.stringify(r.message ?? r.rule)).join(', ')}]`
+    : `${k}=${JSON.stringify(x)}`).join(', ');
+}
+
 /**
  * Field-level changes between two schemas of one kind. `label` names the versions compared, e.g. `v1beta1` or
  * `v1alpha1 -> v1beta1` when comparing the old storage version with the new one.
@@ -182,7 +191,7 @@ export function diffSchemas(kind: string, label: string, before: JsonSchema, aft
     if (canonicalJson(fa.default) !== canonicalJson(fb.default)) out.push({ kind, version: label, change: 'default-changed', path: p, before: fa.default, after: fb.default, summary: `${at}: default ${show(fa.default)} -> ${show(fb.default)}` });
     if (canonicalJson(fa.enum) !== canonicalJson(fb.enum)) out.push({ kind, version: label, change: 'enum-changed', path: p, before: fa.enum, after: fb.enum, summary: `${at}: allowed values ${show(fa.enum)} -> ${show(fb.enum)}` });
     if (fa.required !== fb.required) out.push({ kind, version: label, change: 'required-changed', path: p, before: fa.required, after: fb.required, summary: `${at}: ${fb.required ? 'now required' : 'no longer required'}` });
-    if (fa.validation !== fb.validation) out.push({ kind, version: label, change: 'validation-changed', path: p, before: fa.validation, after: fb.validation, summary: `${at}: validation ${fa.validation ?? 'none'} -> ${fb.validation ?? 'none'}` });
+    if (fa.validation !== fb.validation) out.push({ kind, version: label, change: 'validation-changed', path: p, before: fa.validation, after: fb.validation, summary: `${at}: validation ${describeValidation(fa.validation)} -> ${describeValidation(fb.validation)}` });
   }
   return out;
 }
