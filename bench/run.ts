@@ -5,10 +5,11 @@
  * kubectl is not installed by this project: without it the kustomize row says so and is skipped.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
 const ROOT = resolve(import.meta.dirname, '..');
@@ -59,6 +60,53 @@ for (const name of ['install-one-template', 'generated-200']) {
       `${median(runs.map((x) => x.result.totalMs))} ms (load ${median(runs.map((x) => x.result.loadMs))} + synth ${median(runs.map((x) => x.result.synthMs))}) | ${median(runs.map((x) => x.result.maxRssMb))} MB |`,
   );
 }
+/**
+ * The same two cases through the real command, `node bin/agentplane.js synth <module>` (start-up, module import,
+ * release load, synth and writing included; the cache dir is warmed by the runs above). bin/ runs the compiled lib/
+ * when `npm run build` output is up to date, else tsx: the row says which.
+ */
+function cliModule(name: string): string {
+  const count = name === 'generated-200' ? 200 : 1;
+  const file = join(ROOT, 'bench/.out', `${name}.environment.ts`);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    `import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
+export default defineEnvironments(async (ctx) => {
+  const env = new AgentEnvironment(ctx.app, 'bench', { release: await ctx.loadRelease('v0.5.6') });
+  const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+  for (let i = 0; i < ${count}; i++) {
+    const t = env.addTemplate(\`t\${i}\`, { runtimeClass: rc, podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }), runtime: SANDBOXD_RUNTIME });
+    ${count > 1 ? 'env.addWarmPool(`p${i}`, { template: t, replicas: 1 });' : 'void t;'}
+  }
+});
+`,
+  );
+  return file;
+}
+
+const hasGnuTime = existsSync('/usr/bin/time');
+const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as { compiledCliUsable(root: string, argv: string[]): boolean };
+const cliMode = compiledCliUsable(ROOT, ['--mirror', MIRROR, 'synth']) ? 'compiled lib/' : 'tsx: lib/ missing or stale, run npm run build';
+for (const name of ['install-one-template', 'generated-200']) {
+  const file = cliModule(name);
+  const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-cli-'));
+  const walls: number[] = [];
+  const rss: number[] = [];
+  for (let i = 0; i < RUNS + 1; i++) {
+    const out = mkdtempSync(join(tmpdir(), 'agentplane-bench-cli-out-'));
+    const args = [join(ROOT, 'bin/agentplane.js'), '--mirror', MIRROR, '--cache-dir', cacheDir, 'synth', file, '--out', out];
+    const t0 = performance.now();
+    const r = hasGnuTime ? spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { encoding: 'utf8', cwd: ROOT }) : spawnSync(process.execPath, args, { encoding: 'utf8', cwd: ROOT });
+    const wall = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`agentplane synth ${name} failed (exit ${r.status}):\n${r.stderr}`);
+    if (i === 0) continue; // the first run fills the cache dir (verified files and derived entries)
+    walls.push(wall);
+    if (hasGnuTime) rss.push(Math.round(Number(r.stderr.trim().split('\n').pop()) / 1024));
+  }
+  rows.push(`| agentplane synth CLI (${cliMode}, warm cache): ${name} | - | - | ${median(walls).toFixed(0)} ms | - | ${rss.length > 0 ? `${median(rss)} MB` : 'not measured'} |`);
+}
+
 const kubectl = kubectlVersion();
 const k8sDir = join(MIRROR, 'v0.5.6/k8s');
 if (kubectl === undefined) {
@@ -66,7 +114,6 @@ if (kubectl === undefined) {
 } else if (!existsSync(join(k8sDir, 'kustomization.yaml'))) {
   rows.push(`| kubectl kustomize v0.5.6/k8s | - | - | skipped: no kustomization.yaml in ${k8sDir} | - | - |`);
 } else {
-  const hasGnuTime = existsSync('/usr/bin/time');
   const walls: number[] = [];
   const rss: number[] = [];
   let bytes = 0;
