@@ -36,7 +36,8 @@ fetch_modules() {
           }
         }
         const other = s.split("\n").filter((l) => l.startsWith("go: ")).slice(0, 5);
-        if (failed.length) console.error("  module(s) not obtained:\n" + failed.slice(0, 20).map((f) => "    " + f).join("\n"));
+        if (failed.length) console.error(`  ${failed.length} module(s) not obtained:\n` + failed.slice(0, 20).map((f) => "    " + f).join("\n")
+          + (failed.length > 20 ? `\n    … and ${failed.length - 20} more` : ""));
         if (other.length) console.error("  go said:\n" + other.map((l) => "    " + l).join("\n"));
       });' >&2
     echo "  GOPROXY=$(go env GOPROXY). Check access to the Go module proxy, then re-run: bash test-cluster/scripts/build.sh $c" >&2
