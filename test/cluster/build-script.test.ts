@@ -1,10 +1,10 @@
 /**
- * build.sh when the Go module proxy cannot serve a module: the real `go` with `GOPROXY=off` and an empty module cache
+ * build.sh (the cached build of the test cluster's binaries). When the Go module proxy cannot serve a module: the real `go` with `GOPROXY=off` and an empty module cache
  * (an unreachable proxy cannot be produced on demand otherwise) must fail with exit 2 and name the modules it could not
  * fetch and the command to re-run — never start compiling.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,3 +31,27 @@ test('an unfetchable module: exit 2, the module named, nothing cached', () => {
     rmSync(tmp, { recursive: true, force: true });
   }
 }, 60_000);
+
+test('two builds of one component at once: one compiles, the other waits on the lock and reuses its result', async () => {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'agentplane-build-'));
+  try {
+    const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_CACHE: path.join(tmp, 'cache') };
+    const run = () => new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const p = spawn('bash', ['test-cluster/scripts/build.sh', 'etcd'], { cwd: repo, env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      p.on('close', (status) => resolve({ status, stderr }));
+    });
+    const [a, b] = await Promise.all([run(), run()]);
+    expect([a.status, b.status]).toEqual([0, 0]);
+    const built = [a, b].filter((r) => /etcd: built in \d+s ->/.test(r.stderr));
+    const waited = [a, b].filter((r) => r.stderr.includes('another build holds the lock; waiting') && r.stderr.includes('etcd: built by the other process'));
+    expect(built).toHaveLength(1);
+    expect(waited).toHaveLength(1);
+    const dirs = readdirSync(path.join(tmp, 'cache', 'bin', 'etcd'));
+    expect(dirs).toHaveLength(1); // no temp dir left behind
+    expect(readdirSync(path.join(tmp, 'cache', 'bin', 'etcd', dirs[0]!)).sort()).toEqual(['.ok', 'etcd']);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}, 300_000);
