@@ -3,9 +3,9 @@
  * the fly), or, with `--live`, the cluster against HEAD through server-side dry-run. Exit codes like diff(1):
  * 0 no change, 1 changes, 2 error.
  */
-import * as k8s from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
+import { KubeObjects } from '../../adapter/kubernetes/objects.js';
 import {
   DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, type DiffFormat, type LiveReader, type ManifestSet,
 } from '../../diff/index.js';
@@ -34,23 +34,24 @@ class LiveReadError extends Error {
   }
 }
 
-/** The client-node implementation of {@link LiveReader}: GET + server-side apply with dryRun=All (field manager `agentplane`). */
+/**
+ * The cluster implementation of {@link LiveReader}: GET + server-side apply with dryRun=All (field manager `agentplane`),
+ * through the adapter's shape-preserving {@link KubeObjects} (client-node's typed bodies drop CRD `default`/`enum` keys).
+ */
 function kubeLiveReader(client: KubeClient): LiveReader {
-  const api = k8s.KubernetesObjectApi.makeApiClient(client.kc);
-  const header = (o: KubeObject): k8s.KubernetesObject => o as k8s.KubernetesObject;
+  const objects = new KubeObjects(client);
   return {
     label: `live (context ${client.context})`,
     async get(obj) {
-      const ref = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name: String(obj.metadata?.name), ...(obj.metadata?.namespace ? { namespace: obj.metadata.namespace } : {}) } };
-      const r = await client.call({ verb: 'get', resource: obj.kind }, () => api.read(ref));
-      if (r.kind === 'ok') return r.value as unknown as KubeObject;
+      const ns = obj.metadata?.namespace;
+      const r = await objects.get({ apiVersion: obj.apiVersion, kind: obj.kind, name: String(obj.metadata?.name), ...(ns ? { namespace: ns } : {}) });
+      if (r.kind === 'ok') return r.value;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
       throw new LiveReadError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
     },
     async dryRunApply(obj) {
-      const r = await client.call({ verb: 'patch', resource: obj.kind, contentType: k8s.PatchStrategy.ServerSideApply }, () =>
-        api.patch(header(obj), undefined, 'All', 'agentplane', true, k8s.PatchStrategy.ServerSideApply));
-      if (r.kind === 'ok') return r.value as unknown as KubeObject;
+      const r = await objects.apply(obj, { dryRun: true, fieldManager: 'agentplane' });
+      if (r.kind === 'ok') return r.value;
       throw new LiveReadError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
     },
   };
