@@ -1,7 +1,7 @@
 /**
- * build.sh (the cached build of the test cluster's binaries). When the Go module proxy cannot serve a module: the real `go` with `GOPROXY=off` and an empty module cache
- * (an unreachable proxy cannot be produced on demand otherwise) must fail with exit 2 and name the modules it could not
- * fetch and the command to re-run — never start compiling.
+ * build.sh, the cached build of the test cluster's binaries. An unfetchable module is simulated with the real `go`,
+ * `GOPROXY=off` and an empty module cache (an unreachable proxy cannot be produced on demand otherwise): exit 2, the
+ * modules named, the command to re-run, nothing compiled. Two builds of one component at once share one result (flock).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
