@@ -16,6 +16,7 @@ set -euo pipefail
 REPO="$(cd "$TC_ROOT/.." && pwd)"
 RUN="$TC_RUN"
 
+ORIG_ARGS=("$@")
 RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
 NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
 NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
@@ -73,7 +74,19 @@ SANDBOXD_BIN="$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd"   # the runtime stand
 
 # --- run dir, PKI, ports ------------------------------------------------------------------------------
 rm -rf "$RUN"; mkdir -p "$RUN/pids" "$RUN/logs" "$RUN/pki" "$RUN/webhook-certs" "$RUN/sandboxd"
-trap 'rc=$?; if [ $rc -ne 0 ]; then tc_log "cluster:up failed (exit $rc); stopping what was started"; bash "$TC_ROOT/scripts/down.sh" --keep-logs >&2 || true; fi' EXIT
+on_exit() {
+  local rc=$?
+  [ $rc -eq 0 ] && return
+  tc_log "cluster:up failed (exit $rc); stopping what was started"
+  bash "$TC_ROOT/scripts/down.sh" --keep-logs >&2 || true
+  # Ports are picked free and released just before the processes bind them; another process may win one. Retry once.
+  if [ -z "${AGENTPLANE_TEST_CLUSTER_UP_RETRY:-}" ] && grep -qs "address already in use" "$RUN"/logs/*.log; then
+    tc_log "a port was taken meanwhile (address already in use); starting once more with new ports"
+    exec 8>&-
+    AGENTPLANE_TEST_CLUSTER_UP_RETRY=1 exec bash "${BASH_SOURCE[0]}" "${ORIG_ARGS[@]}"
+  fi
+}
+trap on_exit EXIT
 
 P="$RUN/pki"
 openssl_q() { openssl "$@" >/dev/null 2>&1 || { echo "test-cluster up: openssl $1 failed" >&2; openssl "$@" >&2; exit 1; }; }
