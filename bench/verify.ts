@@ -42,7 +42,7 @@ const synth = synthesizeEnvironment(env!);
 const dir = mkdtempSync(join(tmpdir(), 'agentplane-bench-verify-'));
 writeSynthesis(dir, synth);
 const objects = synth.objects.map((o) => o.object as KubeObject).filter((o) => APPLIED_KINDS.has(o.kind));
-await serverSideApply(kubeConfigFrom(info.kubeconfig), objects);
+await serverSideApply(info.kubeconfig, objects);
 process.stderr.write(`applied ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}\n`);
 
 const plan = planFromDescriptor(synth.descriptor, dir, { transport: 'direct', routerUrl: `http://127.0.0.1:${info.ports.routerHttp}`, probeTimeoutMs: 5_000, readyTimeoutMs: 120_000 });
@@ -70,7 +70,7 @@ const stuckClass = { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadat
 const stuck = JSON.parse(JSON.stringify(shell)) as KubeObject & { spec: { podTemplate: { spec: { runtimeClassName: string } } } };
 stuck.metadata = { name: 'bench-stuck', namespace: shell.metadata.namespace! };
 stuck.spec.podTemplate.spec.runtimeClassName = 'bench-nowhere';
-await serverSideApply(kc, [stuckClass, stuck]);
+await serverSideApply(info.kubeconfig, [stuckClass, stuck]);
 const stuckPlan = { ...plan, templates: [{ ...plan.templates[0]!, name: 'bench-stuck', runtimeClassName: 'bench-nowhere' }], runtimeClasses: [], readyTimeoutMs: 10_000 };
 const t1 = performance.now();
 const long = await runVerify({ plan: stuckPlan, client: KubeClient.connect({ kubeconfig: info.kubeconfig }), loaded: synth.release, controllerMode: 'external', progress: () => undefined });

@@ -71,7 +71,7 @@ const kept = objects
 const dropped = objects.filter((o) => DROPPED_KINDS.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
 log(`applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`);
 const crds = kept.filter((o) => o.kind === 'CustomResourceDefinition');
-await serverSideApply(kc, crds);
+await serverSideApply(path.join(run, 'kubeconfig'), crds);
 const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
 for (const crd of crds) {
   await waitFor(`CRD ${crd.metadata.name} Established`, 30_000, async () => {
@@ -81,7 +81,7 @@ for (const crd of crds) {
 }
 // A fresh client, so its discovery sees the new API groups; retried while the groups appear in discovery.
 const rest = kept.filter((o) => o.kind !== 'CustomResourceDefinition');
-await waitFor('the remaining objects applied', 30_000, async () => (await serverSideApply(kc, rest), true), 200);
+await waitFor('the remaining objects applied', 30_000, async () => (await serverSideApply(path.join(run, 'kubeconfig'), rest), true), 200);
 
 log('applied');
 const core = kc.makeApiClient(k8s.CoreV1Api);
@@ -89,7 +89,7 @@ const labels = { ...STANDIN_LABEL, ...parseLabels(values['node-labels'] ?? '') }
 const taints = parseTaints(values['node-taints'] ?? '');
 const nodeCount = Number(values.nodes);
 for (let i = 0; i < nodeCount; i++) {
-  await serverSideApply(kc, [kwokNode(`kwok-node-${i}`, i, labels, taints, Number(values['pod-net']))]);
+  await serverSideApply(path.join(run, 'kubeconfig'), [kwokNode(`kwok-node-${i}`, i, labels, taints, Number(values['pod-net']))]);
 }
 for (let i = 0; i < nodeCount; i++) {
   await waitFor(`node kwok-node-${i} Ready`, 30_000, async () => {

@@ -6,6 +6,8 @@ import * as k8s from '@kubernetes/client-node';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KubeClient } from '../src/adapter/kubernetes/client.js';
+import { KubeObjects } from '../src/adapter/kubernetes/objects.js';
 
 /** Run dir of the cluster: `$AGENTPLANE_TEST_CLUSTER_RUN`, default test-cluster/.run (git-ignored). */
 export const RUN_DIR = process.env.AGENTPLANE_TEST_CLUSTER_RUN ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '.run');
@@ -56,19 +58,19 @@ export type KubeObject = k8s.KubernetesObject & { apiVersion: string; kind: stri
 export const FIELD_MANAGER = 'agentplane-test-cluster';
 
 /**
- * Server-side applies each object in order (`application/apply-patch+yaml`, force = true, field manager FIELD_MANAGER).
- * @throws the ApiException of the first failing object, with `apiVersion/kind/namespace/name` prefixed to its message.
+ * Server-side applies each object in order (`application/apply-patch+yaml`, force = true, field manager FIELD_MANAGER)
+ * through the adapter's shape-preserving KubeObjects (client-node's typed bodies would drop CRD `default`/`enum` keys and
+ * NetworkPolicy `from`).
+ * @param kubeconfig path of the kubeconfig to apply with
+ * @throws Error naming `apiVersion/kind/namespace/name` and the classified failure of the first object that fails
  */
-export async function serverSideApply(kc: k8s.KubeConfig, objects: readonly KubeObject[]): Promise<void> {
-  const api = k8s.KubernetesObjectApi.makeApiClient(kc);
+export async function serverSideApply(kubeconfig: string, objects: readonly KubeObject[]): Promise<void> {
+  const api = new KubeObjects(KubeClient.connect({ kubeconfig }));
   for (const obj of objects) {
-    try {
-      await api.patch(obj, undefined, undefined, FIELD_MANAGER, true, k8s.PatchStrategy.ServerSideApply);
-    } catch (err) {
-      const id = `${obj.apiVersion}/${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
-      const body = err instanceof k8s.ApiException ? ` (HTTP ${err.code}: ${String(err.body).slice(0, 400)})` : '';
-      throw new Error(`server-side apply of ${id} failed${body}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-    }
+    const r = await api.apply(obj as unknown as Parameters<KubeObjects["apply"]>[0], { fieldManager: FIELD_MANAGER, force: true });
+    if (r.kind === 'ok') continue;
+    const id = `${obj.apiVersion}/${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
+    throw new Error(`server-side apply of ${id} failed: ${r.kind === 'failed' ? `${r.error.category}${r.error.code ? ` (HTTP ${r.error.code})` : ''}: ${r.error.message}` : r.reason}`);
   }
 }
 

@@ -20,7 +20,7 @@ const node = (c0: Cluster) => c0.kc.makeApiClient(k8s.NodeV1Api);
 beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'rtc');
-  await serverSideApply(c.kc, [kwokNode(nodeName, 100 + Math.floor(Math.random() * 150), { 'sandbox.gke.io/runtime': 'gvisor' },
+  await serverSideApply(c.info.kubeconfig, [kwokNode(nodeName, 100 + Math.floor(Math.random() * 150), { 'sandbox.gke.io/runtime': 'gvisor' },
     [{ key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' }], c.info.podNet)]);
   await node(c).createRuntimeClass({ body: { metadata: { name: matching }, handler: 'runsc', scheduling: {
     nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' },

@@ -41,7 +41,7 @@ export async function verifierKubeconfig(c: Cluster, saNamespace: string, namesp
   const chart = Testing.chart();
   const access = new VerifierAccess(chart, 'verifier', { namespace: saNamespace, sandboxNamespaces: namespaces, routerNamespace: 'agent-sandbox-system', portForward: false });
   const objects = Testing.synth(chart) as KubeObject[];
-  await serverSideApply(c.kc, objects);
+  await serverSideApply(c.info.kubeconfig, objects);
   const token = await c.core.createNamespacedServiceAccountToken({ namespace: saNamespace, name: access.serviceAccountName, body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest });
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-verifier-'));
   const file = path.join(dir, 'kubeconfig');
