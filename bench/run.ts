@@ -5,9 +5,9 @@
  * kubectl is not installed by this project: without it the kustomize row says so and is skipped.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
@@ -67,11 +67,13 @@ for (const name of ['install-one-template', 'generated-200']) {
  */
 function cliModule(name: string): string {
   const count = name === 'generated-200' ? 200 : 1;
-  const file = join(ROOT, 'bench/.out', `${name}.environment.ts`);
+  const file = join(ROOT, 'bench/.out', name, 'environment.ts');
   mkdirSync(dirname(file), { recursive: true });
+  rmSync(join(dirname(file), 'agentplane.lock.json'), { force: true }); // the first run writes the lock of this module
+  const srcIndex = relative(dirname(file), join(ROOT, 'src/index.js'));
   writeFileSync(
     file,
-    `import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
+    `import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '${srcIndex}';
 export default defineEnvironments(async (ctx) => {
   const env = new AgentEnvironment(ctx.app, 'bench', { release: await ctx.loadRelease('v0.5.6') });
   const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
