@@ -166,7 +166,7 @@ export class CustomObjectValidator {
   private readonly metadata: ValidateFunction;
 
   private constructor(private readonly release: LoadedRelease) {
-    this.metadata = this.ajv.compile(METADATA_SCHEMA);
+    this.metadata = cachedValidator(this.ajv, validatorCodeKey(preparation(), schemaFingerprint(METADATA_SCHEMA)), () => METADATA_SCHEMA, releaseCacheRoot(release));
   }
 
   /**
