@@ -2,7 +2,7 @@
 // Entry point for `npx agentplane`. Two ways to run the TypeScript CLI:
 // - compiled: for `synth` when `lib/` (from `npm run build`) holds an up-to-date .js for every .ts under src/ and
 //   imports/ (and the other conditions of start-mode.js hold), run lib/src/cli/main.js with no loader (about half the
-//   start-up time). TypeScript environment modules are loaded
+//   start-up time). Environment modules are loaded
 //   through tsx, registered only when the first one is imported (see src/synth/environment-module.ts), together with
 //   lib-redirect.js, which sends their imports of src/ and imports/ to the same compiled files, so there is one copy of
 //   each class (`instanceof AgentEnvironment` holds);

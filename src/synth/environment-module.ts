@@ -80,9 +80,9 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
   if (!existsSync(abs)) throw new EnvironmentModuleError(file, 'no such file', 'pass the path of an environment module (e.g. examples/dev-gvisor/environment.ts)');
   let mod: { default?: unknown };
   try {
-    // bin/agentplane.js running the compiled CLI loads TypeScript only on demand (it registers tsx here)
+    // bin/agentplane.js running the compiled CLI registers tsx (and its src/ -> lib/ redirect) only when a module is loaded
     const registerTypeScript = (globalThis as Record<symbol, unknown>)[Symbol.for('agentplane.registerTypeScript')];
-    if (typeof registerTypeScript === 'function' && /\.[cm]?tsx?$/.test(abs)) await (registerTypeScript as () => Promise<void>)();
+    if (typeof registerTypeScript === 'function') await (registerTypeScript as () => Promise<void>)();
     mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
   } catch (err) {
     throw new EnvironmentModuleError(file, `cannot be imported: ${err instanceof Error ? err.message : String(err)}`, 'fix the module so that it loads (run it with `npx tsx <file>` to see the full error)');
