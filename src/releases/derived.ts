@@ -44,7 +44,11 @@ export function readDerived(root: string, kind: string, key: string): unknown {
       // unparsable header or payload: damaged, rebuilt below
     }
   }
-  rmSync(path, { force: true });
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // a read-only cache: the damaged entry stays, and is still never used
+  }
   return undefined;
 }
 
@@ -64,7 +68,11 @@ export function writeDerived(root: string, kind: string, key: string, value: unk
     renameSync(tmp, path);
     return true;
   } catch {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing was written
+    }
     return false;
   }
 }
