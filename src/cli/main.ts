@@ -5,11 +5,6 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor } from './errors.js';
-import { registerCompat } from './commands/compat.js';
-import { registerDiff } from './commands/diff.js';
-import { registerPlanUpgrade } from './commands/plan-upgrade.js';
-import { registerSynth } from './commands/synth.js';
-import { registerVerify } from './commands/verify.js';
 import { exitCodeHelp } from './exit-codes.js';
 
 // `agentplane ... | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
@@ -26,12 +21,32 @@ const program = new Command('agentplane')
   .addHelpText('after', `\n${exitCodeHelp()}`)
   .exitOverride();
 
-// One line per command (keep sorted):
-registerCompat(program);
-registerDiff(program);
-registerPlanUpgrade(program);
-registerSynth(program);
-registerVerify(program);
+/**
+ * One line per command (keep sorted). Each is imported on demand: a command's module pulls in its whole layer
+ * (verify loads client-node and gRPC), so `agentplane synth` loads only what synth needs.
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<(program: Command) => void>>> = {
+  compat: async () => (await import('./commands/compat.js')).registerCompat,
+  diff: async () => (await import('./commands/diff.js')).registerDiff,
+  'plan-upgrade': async () => (await import('./commands/plan-upgrade.js')).registerPlanUpgrade,
+  synth: async () => (await import('./commands/synth.js')).registerSynth,
+  verify: async () => (await import('./commands/verify.js')).registerVerify,
+};
+
+/** The command named on the command line (the first operand after the global options), if it is a known one. */
+function requestedCommand(argv: readonly string[]): string | undefined {
+  const withValue = new Set(['--mirror', '--cache-dir']);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (withValue.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg in COMMANDS ? arg : undefined;
+  }
+  return undefined;
+}
+
+// Only the requested command is registered; without one (`--help`, a typo) all are, so help and suggestions stay whole.
+const requested = requestedCommand(process.argv.slice(2));
+for (const name of requested ? [requested] : Object.keys(COMMANDS)) (await COMMANDS[name]!())(program);
 
 try {
   await program.parseAsync(process.argv);
