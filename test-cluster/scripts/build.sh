@@ -3,7 +3,7 @@
 # into a cache keyed by component, version, Go toolchain and sha256(go.mod + go.sum + ldflags).
 #
 #   bash test-cluster/scripts/build.sh [component ...]     # default: every component
-#   components: etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s
+#   components: etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s (the default); agent-sandbox-v0.5.0 only when named
 #
 # Env: AGENTPLANE_TEST_CLUSTER_CACHE (default ~/.cache/agentplane/test-cluster),
 #      AGENTPLANE_BUILD_JOBS (go build -p, default 2), AGENTPLANE_BUILD_NICE (default 10).

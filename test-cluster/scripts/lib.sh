@@ -32,7 +32,7 @@ tc_binaries() {
     k8s) echo "kube-apiserver kube-scheduler kube-controller-manager" ;;
     etcd) echo "etcd" ;;
     kwok) echo "kwok" ;;
-    agent-sandbox-v0.4.6) echo "agent-sandbox-controller" ;;
+    agent-sandbox-v0.4.6|agent-sandbox-v0.5.0) echo "agent-sandbox-controller" ;;   # no Go router, no sandboxd before v0.5.1
     agent-sandbox-*) echo "agent-sandbox-controller sandbox-router sandboxd" ;;
   esac
 }
@@ -43,7 +43,7 @@ tc_packages() {
     k8s) echo "k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-controller-manager" ;;
     etcd) echo "go.etcd.io/etcd/server/v3" ;;
     kwok) echo "sigs.k8s.io/kwok/cmd/kwok" ;;
-    agent-sandbox-v0.4.6) echo "sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller" ;;
+    agent-sandbox-v0.4.6|agent-sandbox-v0.5.0) echo "sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller" ;;
     agent-sandbox-*) echo "sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller sigs.k8s.io/agent-sandbox/sandbox-router/cmd sigs.k8s.io/agent-sandbox/packages/sandboxd/cmd/sandboxd" ;;
   esac
 }
