@@ -9,7 +9,11 @@
  *     Service-backed conversion webhook would make the apiserver dial a 10.x ClusterIP), applies everything else
  *     (CRDs, Namespaces, RBAC, ConfigMaps, RuntimeClasses, templates, warm pools, policies);
  *  3. points each CRD's conversion webhook at `https://127.0.0.1:<webhook-port>/convert` with the local CA
- *     (v0.5.x CRDs serve v1beta1 + v1alpha1 with `strategy: Webhook`, `k8s/crds/*.yaml@v0.5.6`);
+ *     (v0.5.x CRDs serve v1beta1 + v1alpha1 with `strategy: Webhook`, `k8s/crds/*.yaml@v0.5.6`) — except on v0.5.0,
+ *     whose controller always loads Secret `agent-sandbox-webhook-certs` and merge-patches the CRDs to the Service form
+ *     at start-up (`cmd/agent-sandbox-controller/tls.go@v0.5.0`, no `--manage-webhook-certs`): there the CRDs stay as
+ *     shipped, the Secret is pre-seeded with the local CA and webhook cert (SAN IP:127.0.0.1), and up.sh repoints the
+ *     CRDs to the url once the controller has patched them (TEST-CLUSTER.md §7.4);
  *  4. server-side applies them (client-node), waits for every CRD to be Established;
  *  5. creates the kwok nodes (label agentplane.io/runtime=standin; podCIDR 127.<pod-net>.<i>.0/24, so pod IPs stay in 127.0.0.0/8);
  *  6. mints a TokenRequest token for the install's own ServiceAccount `agent-sandbox-system/agent-sandbox-controller`
@@ -64,9 +68,12 @@ log(`${objects.length} objects synthesized`);
 await waitFor('kube-apiserver /readyz', 120_000, () => readyz(kc), 200);
 log('kube-apiserver ready');
 const caBundle = readFileSync(path.join(run, 'pki', 'ca.crt')).toString('base64');
+/** v0.5.0's controller patches the CRDs itself at start-up (tls.go@v0.5.0); see step 3. */
+const controllerPatchesCrds = release === 'v0.5.0';
 const kept = objects
   .filter((o) => !DROPPED_KINDS.has(o.kind))
-  .map((o) => (o.kind === 'CustomResourceDefinition' ? loopbackConversion(o, webhookPort, caBundle) : o))
+  .map((o) => (o.kind === 'CustomResourceDefinition' && !controllerPatchesCrds ? loopbackConversion(o, webhookPort, caBundle) : o))
+  .concat(controllerPatchesCrds ? [webhookCertSecret()] : [])
   .sort((a, b) => rank(a.kind) - rank(b.kind));
 const dropped = objects.filter((o) => DROPPED_KINDS.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
 log(`applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`);
@@ -207,6 +214,19 @@ function synthKey(repo: string): string {
   walk(path.join(repo, 'test-cluster', 'env'));
   for (const f of files) h.update(path.relative(repo, f)).update('\0').update(existsSync(f) ? readFileSync(f) : '').update('\0');
   return h.digest('hex').slice(0, 16);
+}
+
+/**
+ * Secret `agent-sandbox-system/agent-sandbox-webhook-certs` (keys `ca.crt`, `tls.crt`, `tls.key`, the names tls.go@v0.5.0
+ * reads) holding the run's CA and webhook serving cert, so a v0.5.0 controller reuses them instead of generating a
+ * cert without `IP:127.0.0.1`.
+ */
+function webhookCertSecret(): KubeObject {
+  const b64 = (f: string) => readFileSync(path.join(run, 'pki', f)).toString('base64');
+  return {
+    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'agent-sandbox-webhook-certs', namespace: CONTROLLER_NS },
+    type: 'Opaque', data: { 'ca.crt': b64('ca.crt'), 'tls.crt': b64('webhook.crt'), 'tls.key': b64('webhook.key') },
+  } as unknown as KubeObject;
 }
 
 /** A copy of `crd` whose conversion webhook (if any) is reached at `https://127.0.0.1:<port>/convert` with `caBundle`. */

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Starts (or reuses) the loopback-only test cluster and prints the path of its admin kubeconfig on stdout.
 #
-#   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6] [--nodes N]
+#   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N]
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
 #        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir).
 #
-# Processes (bound to 127.0.0.1 — except the v0.5.6 controller's webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
+# Processes (bound to 127.0.0.1 — except the v0.5.6 and v0.5.0 controllers' webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
 # kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
 # install's own ServiceAccount), sandbox-router (v0.5.6) and the runtime stand-in (starts sandboxd per sandbox pod).
 # Cluster facts for tests: test-cluster/.run/cluster.json. Stop with down.sh. Progress goes to stderr.
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     *) echo "test-cluster up: unknown option '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
-case "$RELEASE" in v0.5.6|v0.4.6) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6 or v0.4.6" >&2; exit 64 ;; esac
+case "$RELEASE" in v0.5.6|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6, v0.4.6 or v0.5.0" >&2; exit 64 ;; esac
 [[ "$POD_NET" =~ ^[0-9]+$ ]] && [ "$POD_NET" -ge 1 ] && [ "$POD_NET" -le 254 ] || { echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_POD_NET must be 1..254, got '$POD_NET'" >&2; exit 64; }
 [[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
 
@@ -220,9 +220,28 @@ CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect
   --metrics-bind-address="127.0.0.1:$CTRL_METRICS_PORT" --health-probe-bind-address="127.0.0.1:$CTRL_PROBE_PORT")
 if [ "$RELEASE" = v0.5.6 ]; then
   CTRL_ARGS+=(--webhook-port="$WEBHOOK_PORT" --webhook-cert-dir="$RUN/webhook-certs" --manage-webhook-certs=false)
+elif [ "$RELEASE" = v0.5.0 ]; then   # no --manage-webhook-certs: it loads the pre-seeded Secret and patches the CRDs itself
+  CTRL_ARGS+=(--webhook-port="$WEBHOOK_PORT" --webhook-cert-dir="$RUN/webhook-certs")
 fi
 start agent-sandbox-controller "$AS_BIN/agent-sandbox-controller" "${CTRL_ARGS[@]}"
 wait_for agent-sandbox-controller 60 curl -fsS --max-time 1 "http://127.0.0.1:$CTRL_PROBE_PORT/readyz"
+if [ "$RELEASE" = v0.5.0 ]; then
+  # v0.5.0 merge-patched each CRD to the Service form + caBundle before its manager (and /readyz) started
+  # (`patchCRDs`, cmd/agent-sandbox-controller/tls.go@v0.5.0). Repoint them at the loopback url; the `test` op makes the
+  # patch fail unless the caBundle is the run's CA, i.e. the controller used the Secret install.ts pre-seeded.
+  CA_B64="$(base64 -w0 "$P/ca.crt")"
+  for crd in sandboxes.agents.x-k8s.io sandboxclaims.extensions.agents.x-k8s.io sandboxtemplates.extensions.agents.x-k8s.io \
+             sandboxwarmpools.extensions.agents.x-k8s.io; do
+    curl -fsS --max-time 5 --cacert "$P/ca.crt" -H "Authorization: Bearer $ADMIN_TOKEN" -X PATCH -o /dev/null \
+      -H 'Content-Type: application/json-patch+json' "https://127.0.0.1:$API_PORT/apis/apiextensions.k8s.io/v1/customresourcedefinitions/$crd" \
+      --data "[{\"op\":\"test\",\"path\":\"/spec/conversion/webhook/clientConfig/caBundle\",\"value\":\"$CA_B64\"},
+               {\"op\":\"replace\",\"path\":\"/spec/conversion/webhook/clientConfig\",
+                \"value\":{\"url\":\"https://127.0.0.1:$WEBHOOK_PORT/convert\",\"caBundle\":\"$CA_B64\"}}]" \
+      || fail_with_log "repointing CRD $crd's conversion webhook at 127.0.0.1:$WEBHOOK_PORT failed" agent-sandbox-controller
+  done
+  tc_log "v0.5.0: conversion webhooks repointed from the Service to https://127.0.0.1:$WEBHOOK_PORT/convert"
+  wait_for agent-sandbox-controller 30 curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/tls-ready"
+fi
 if [ "$RELEASE" = v0.5.6 ]; then
   wait_for agent-sandbox-controller 30 curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/tls-ready"   # any TLS answer (404)
   # The router falls back to DNS (<id>.<ns>.svc.<domain>) when its cache misses (`sandbox-router/proxy/resolve.go@v0.5.6`);
