@@ -8,8 +8,8 @@
  *
  *   npx tsx scripts/gen-fixtures.ts --kubeconfig test-cluster/.run/kubeconfig --release v0.5.6
  *
- * The release must be the one the cluster runs (`cluster:up -- --release <tag>`); v0.5.0 is not built by the
- * test-cluster harness, so its fixtures cannot be generated here yet.
+ * The release must be the one the cluster runs (`cluster:up -- --release <tag>`; v0.5.0's controller is built only on
+ * request: `bash test-cluster/scripts/build.sh agent-sandbox-v0.5.0`).
  */
 import * as k8s from '@kubernetes/client-node';
 import { mkdirSync, writeFileSync } from 'node:fs';
