@@ -10,7 +10,7 @@ import { KubeClient } from '../src/adapter/kubernetes/client.js';
 import { KubeObjects } from '../src/adapter/kubernetes/objects.js';
 
 /** Run dir of the cluster: `$AGENTPLANE_TEST_CLUSTER_RUN`, default test-cluster/.run (git-ignored). */
-export const RUN_DIR = process.env.AGENTPLANE_TEST_CLUSTER_RUN ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '.run');
+export const RUN_DIR = path.resolve(process.env.AGENTPLANE_TEST_CLUSTER_RUN ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '.run'));
 
 /** What up.sh records about a running cluster (`test-cluster/.run/cluster.json`). Ports are TCP ports on 127.0.0.1. */
 export interface ClusterInfo {

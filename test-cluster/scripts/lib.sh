@@ -8,6 +8,8 @@ TC_CACHE="${AGENTPLANE_TEST_CLUSTER_CACHE:-$HOME/.cache/agentplane/test-cluster}
 # Run dir of one cluster (PKI, pids, logs, etcd data). A second cluster can run beside the default one with its own
 # AGENTPLANE_TEST_CLUSTER_RUN (git-ignored: test-cluster/.run/ and test-cluster/.run-*/) and AGENTPLANE_TEST_CLUSTER_POD_NET.
 TC_RUN="${AGENTPLANE_TEST_CLUSTER_RUN:-$TC_ROOT/.run}"
+# Absolute from here on: the install and the runtime stand-in run with other working directories.
+case "$TC_RUN" in /*) ;; *) TC_RUN="$PWD/$TC_RUN" ;; esac
 
 K8S_VERSION=v1.36.3      # k8s.io/kubernetes; staging modules pinned to v0.36.3 in go/k8s/go.mod
 ETCD_VERSION=v3.6.16     # go.etcd.io/etcd/server/v3
