@@ -152,7 +152,11 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
       case 415:
       case 422: {
         const sent = ctx.contentType ? ` (Content-Type sent: ${ctx.contentType})` : '';
-        return { ...base, category: 'invalid', message: `the API server refused the request body for ${verb} ${target}${sent}${serverSays}`, hint: 'fix the request; for patches check the media type matches the body shape' };
+        // 422 is the object failing the server's validation; 415 and body-decoding 400s point at the media type.
+        const hint = code === 422
+          ? 'the object is invalid for this cluster: fix the fields the server names (a CRD or admission rule of this cluster may differ from the pinned release)'
+          : 'fix the request; for patches check the media type matches the body shape';
+        return { ...base, category: 'invalid', message: `the API server refused the request body for ${verb} ${target}${sent}${serverSays}`, hint };
       }
       case 408:
       case 504:

@@ -38,9 +38,19 @@ export function parseDuration(text: string): number {
   return Math.round(m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n);
 }
 
+/**
+ * The environment directory when `--env` is not given: the only `dist/<env>` holding an `environment.json`.
+ * @throws {EnvironmentDescriptorError} when `dist/` holds several environments, naming them and the `--env` to pass.
+ */
 export function defaultEnvDir(): string {
   if (!existsSync('dist')) return 'dist';
-  const withDescriptor = readdirSync('dist').filter((d) => existsSync(path.join('dist', d, 'environment.json')));
+  const withDescriptor = readdirSync('dist').filter((d) => existsSync(path.join('dist', d, 'environment.json'))).sort();
+  if (withDescriptor.length > 1) {
+    throw new EnvironmentDescriptorError(
+      `dist/ holds ${withDescriptor.length} environments (${withDescriptor.join(', ')}): say which one to check`,
+      `pass --env, e.g. --env ${path.join('dist', withDescriptor[0]!)}`,
+    );
+  }
   return withDescriptor.length === 1 ? path.join('dist', withDescriptor[0]!) : 'dist';
 }
 
@@ -60,10 +70,9 @@ export function registerVerify(program: Command): void {
     .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified')
     .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
     .action(async (flags: VerifyFlags, cmd: Command) => {
-      const envDir = flags.env ?? defaultEnvDir();
       let plan: VerifyPlan;
       try {
-        const { descriptor, file } = readEnvironment(envDir);
+        const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
         plan = planFromDescriptor(descriptor, path.dirname(file), {
           transport: flags.transport,
           ...(flags.routerUrl ? { routerUrl: flags.routerUrl } : {}),
