@@ -33,6 +33,8 @@ export interface ConditionReading {
   readonly observedGeneration?: number;
   /** Whether a condition of that type exists at all. */
   readonly present: boolean;
+  /** The condition's lastTransitionTime (RFC 3339) when current and set. */
+  readonly lastTransitionTime?: string;
 }
 
 /**
@@ -55,5 +57,11 @@ export function readCondition(obj: Conditioned, type: string, generation = obj.m
   }
   if (new Set(top.map((t) => t.status)).size > 1) return { ...base, value: 'unknown', reason: `conflicting ${type} conditions at generation ${og}` };
   const value = c.status === 'True' ? 'true' : c.status === 'False' ? 'false' : 'unknown';
-  return { ...base, value, reason: c.reason ?? (value === 'unknown' ? `${type} status ${c.status ?? 'missing'}` : type), ...(c.message ? { message: c.message } : {}) };
+  return {
+    ...base,
+    value,
+    reason: c.reason ?? (value === 'unknown' ? `${type} status ${c.status ?? 'missing'}` : type),
+    ...(c.message ? { message: c.message } : {}),
+    ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}),
+  };
 }

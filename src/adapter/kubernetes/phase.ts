@@ -10,6 +10,11 @@
  * - A claim's Ready condition is the bound Sandbox's Ready copied verbatim, observedGeneration included
  *   (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`), so a bound claim is judged by the Sandbox itself, against the
  *   Sandbox's generation, and only once the Sandbox is controller-owned by the claim (adoption finished).
+ * - An unbound claim whose pool or template is absent sits at Ready=False/`WarmPoolNotFound`/`TemplateNotFound`
+ *   (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`). That is not terminal: the reference may be applied a
+ *   moment later (case 05; kubernetes-sigs/agent-sandbox#444, fixed by #609), though the claim may then wait up to about a
+ *   minute before the controller re-reconciles it (#1310/#1315, not fixed in v0.5.6). Such claims are Pending, with the
+ *   condition's age.
  */
 import type { ReleaseFamily } from '../../releases/types.js';
 import type { SessionPhase } from '../types.js';
@@ -46,10 +51,24 @@ export interface PhaseJudgement {
   readonly reason: string;
   /** observedGeneration of the deciding condition, when one decided. */
   readonly observedGeneration?: number;
+  /** Set when an unbound claim waits on a pool/template the controller did not find (Pending, not Failed). */
+  readonly missingReference?: MissingReference;
 }
 
+/** An unbound claim's Ready=False/`TemplateNotFound`|`WarmPoolNotFound`, with how long it has held. */
+export interface MissingReference {
+  readonly reason: MissingReferenceReason;
+  /** Milliseconds since the condition's lastTransitionTime (at `now`); absent when the condition carries none. */
+  readonly ageMs?: number;
+  readonly message?: string;
+}
+
+export type MissingReferenceReason = 'TemplateNotFound' | 'WarmPoolNotFound';
+
 /** Ready=False reasons after which the session will not become Ready by waiting. */
-const FAILED_REASONS = new Set(['PodFailed', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'TemplateNotFound', 'WarmPoolNotFound', 'AdoptionConflict']);
+const FAILED_REASONS = new Set(['PodFailed', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'AdoptionConflict']);
+/** Claim Ready=False reasons that clear once the named pool/template exists and the controller re-reconciles (case 05). */
+const MISSING_REFERENCE_REASONS: ReadonlySet<string> = new Set<MissingReferenceReason>(['TemplateNotFound', 'WarmPoolNotFound']);
 const FINISHED_REASONS = new Set(['PodSucceeded', 'SandboxExpired', 'ClaimExpired']);
 
 function og(n: number | undefined): { observedGeneration?: number } {
@@ -89,16 +108,34 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
   return { phase: ready.present ? 'Unknown' : 'Pending', reason: `Sandbox ${name}: ${ready.reason}`, ...og(ready.observedGeneration) };
 }
 
+/** Whole seconds, for condition ages in reasons (`75s`). */
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)}s`;
+}
+
 /**
  * Phase of a claim. `bound` is the Sandbox named by `status.sandbox.name` (`'missing'` when that name gives 404, undefined when
  * the claim names none). The claim's own Ready is used only while no Sandbox is bound (and only at the claim's generation).
+ * An unbound claim at Ready=False/`TemplateNotFound`|`WarmPoolNotFound` is Pending with `missingReference` set, its age
+ * measured from the condition's lastTransitionTime to `now` (default: the current time).
  */
-export function claimPhase(claim: ClaimObject, bound: SandboxObject | 'missing' | undefined, family: ReleaseFamily): PhaseJudgement {
+export function claimPhase(claim: ClaimObject, bound: SandboxObject | 'missing' | undefined, family: ReleaseFamily, now: Date = new Date()): PhaseJudgement {
   const name = claim.metadata?.name ?? '?';
   if (claim.metadata?.deletionTimestamp) return { phase: 'Terminating', reason: `SandboxClaim ${name} is being deleted` };
   const sandboxName = claim.status?.sandbox?.name;
   if (bound === undefined || bound === 'missing') {
     const own = readCondition(claim, 'Ready');
+    if (own.value === 'false' && MISSING_REFERENCE_REASONS.has(own.reason) && bound === undefined) {
+      const since = own.lastTransitionTime ? Date.parse(own.lastTransitionTime) : NaN;
+      const ageMs = Number.isNaN(since) ? undefined : Math.max(0, now.getTime() - since);
+      const missingReference: MissingReference = { reason: own.reason as MissingReferenceReason, ...(ageMs !== undefined ? { ageMs } : {}), ...(own.message ? { message: own.message } : {}) };
+      return {
+        phase: 'Pending',
+        reason: `claim Ready=False/${own.reason}${ageMs !== undefined ? ` for ${seconds(ageMs)}` : ''}${own.message ? `: ${own.message}` : ''}`,
+        ...og(own.observedGeneration),
+        missingReference,
+      };
+    }
     if (own.value === 'false' && (FAILED_REASONS.has(own.reason) || FINISHED_REASONS.has(own.reason))) {
       return { phase: FINISHED_REASONS.has(own.reason) ? 'Finished' : 'Failed', reason: `claim Ready=False/${own.reason}${own.message ? `: ${own.message}` : ''}`, ...og(own.observedGeneration) };
     }

@@ -59,9 +59,10 @@ test('case 01 variant B: claim says SandboxNotReady, Sandbox Ready at its genera
   expect(claimPhase(claim, adopted, 'v0.5').phase).toBe('Ready');
 });
 
-test('claim without a bound Sandbox: terminal claim reasons are Failed/Finished, others Pending', () => {
+test('claim without a bound Sandbox: terminal claim reasons are Failed/Finished, others (a missing pool included, case 05) Pending', () => {
   const claim = (reason: string): ClaimObject => ({ metadata: { name: 'c', generation: 2 }, status: { conditions: [ready('False', 2, reason)] } });
-  expect(claimPhase(claim('WarmPoolNotFound'), undefined, 'v0.5').phase).toBe('Failed');
+  expect(claimPhase(claim('AdoptionConflict'), undefined, 'v0.5').phase).toBe('Failed');
+  expect(claimPhase(claim('WarmPoolNotFound'), undefined, 'v0.5')).toMatchObject({ phase: 'Pending', missingReference: { reason: 'WarmPoolNotFound' } });
   expect(claimPhase(claim('ClaimExpired'), undefined, 'v0.5').phase).toBe('Finished');
   expect(claimPhase(claim('SandboxCreatePending'), undefined, 'v0.5').phase).toBe('Pending');
   expect(claimPhase(claim('SandboxNotReady'), 'missing', 'v0.5').reason).toMatch(/not found/);
