@@ -71,6 +71,8 @@ export interface VerifyPlan {
   readonly probeTimeoutMs: number;
   /** Deadline for a workload Sandbox/claim to become Ready (ms). Default 120000. */
   readonly readyTimeoutMs: number;
+  /** How long (ms) a probe claim may sit at Ready=False/TemplateNotFound|WarmPoolNotFound before the verifier stops waiting (case 05). Default 60000 (`CLAIM_REFERENCE_GRACE_MS`). */
+  readonly claimReferenceGraceMs?: number;
 }
 
 /** `agent-sandbox-system/agent-sandbox-controller` (`k8s/controller.yaml@v0.5.6`). */

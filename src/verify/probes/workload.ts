@@ -12,14 +12,15 @@
  * reports from inside (gVisor: `dmesg` names gVisor; Kata: `uname -r` differs from the node's kernel), else it stays
  * below verified naming the missing acceptance test. The objects are deleted by the run's cleanup.
  */
-import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from '../../adapter/kubernetes/phase.js';
+import { claimPhase, sandboxPhase, type ClaimObject, type MissingReference, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import { KubeSessions, sessionName } from '../../adapter/kubernetes/sessions.js';
 import type { CapabilityName, Result } from '../../adapter/types.js';
-import type { Obj } from '../cluster.js';
+import type { Obj, WaitOutcome } from '../cluster.js';
 import { formatMs, type Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';
 import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
+import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type ReferencedObject } from './claim-reference.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
@@ -369,17 +370,34 @@ async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: W
   const created = await sessions.createFromTemplate({ namespace: pool.namespace, template: template.name, warmPool: pool.name }, '', operationId);
   if (created.kind !== 'ok') return { ready: false, why: `could not create probe claim on ${pool.name}: ${created.kind === 'failed' ? created.error.message : created.reason}`, waitedMs: Date.now() - started };
   // 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the claim.
+  // While the claim sits at TemplateNotFound/WarmPoolNotFound, wait at most the grace (case 05): the watch sees no event
+  // while nothing changes, so the wait runs in slices of the grace and the condition's age is checked after each.
+  const graceMs = deps.plan.claimReferenceGraceMs ?? CLAIM_REFERENCE_GRACE_MS;
   let claim: Obj | undefined;
-  const bound = await deps.cluster.waitFor(
-    `/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/${pool.namespace}/sandboxclaims`,
-    claimName,
-    () => deps.cluster.getCustom(cref, claimName),
-    (o) => {
-      claim = o;
-      return typeof (o?.status as { sandbox?: { name?: string } } | undefined)?.sandbox?.name === 'string';
-    },
-    { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal },
-  );
+  const stuck = (): MissingReference | undefined => {
+    const m = claim ? claimPhase(claim as ClaimObject, undefined, 'v0.5').missingReference : undefined;
+    return m && (m.ageMs ?? Date.now() - started) >= graceMs ? m : undefined;
+  };
+  let bound: WaitOutcome;
+  for (;;) {
+    const left = deps.plan.readyTimeoutMs - (Date.now() - started);
+    bound = await deps.cluster.waitFor(
+      `/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/${pool.namespace}/sandboxclaims`,
+      claimName,
+      () => deps.cluster.getCustom(cref, claimName),
+      (o) => {
+        claim = o;
+        return typeof (o?.status as { sandbox?: { name?: string } } | undefined)?.sandbox?.name === 'string' || stuck() !== undefined;
+      },
+      { timeoutMs: Math.max(0, Math.min(left, graceMs)), signal: ctx.signal },
+    );
+    if (bound.kind !== 'timeout' || ctx.signal.aborted || stuck() || Date.now() - started >= deps.plan.readyTimeoutMs) break;
+  }
+  const held = stuck();
+  if (held && (claim?.status as { sandbox?: { name?: string } } | undefined)?.sandbox?.name === undefined) {
+    const target = await referencedObject(deps, pool, held);
+    return { ready: false, why: stuckClaimMessage(pool.namespace, claimName, held, target), ...(claim ? { claim } : {}), waitedMs: Date.now() - started };
+  }
   if (bound.kind !== 'matched') {
     const own = claim ? claimPhase(claim as ClaimObject, undefined, 'v0.5').reason : 'claim not readable';
     const limit = ctx.signal.aborted ? 'was interrupted before it bound a Sandbox' : `bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)}`;
@@ -409,4 +427,13 @@ async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: W
   if (w.kind === 'failed') return { ready: false, why: `watching Sandbox ${sbName} failed: ${w.error.message}`, claim, waitedMs };
   const limit = ctx.signal.aborted ? 'interrupted before it was ready' : `not ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
   return { ready: false, why: `claim ${claimName} ${limit}: ${last}`, claim, ...(w.last ? { sandbox: w.last } : {}), waitedMs };
+}
+
+/** The pool or template a stuck probe claim's reason names, and whether it exists now. */
+async function referencedObject(deps: ProbeDeps, pool: WarmPoolPlan, held: MissingReference): Promise<ReferencedObject> {
+  const kind = referencedKind(held.reason);
+  const name = kind === 'SandboxTemplate' ? pool.template : pool.name;
+  const r = await deps.cluster.getCustom(ref(kind, 'v1beta1', pool.namespace), name);
+  const exists = r.kind === 'ok' ? r.value !== undefined : { unknown: r.kind === 'failed' ? r.error.message : r.kind };
+  return { kind, namespace: pool.namespace, name, exists };
 }

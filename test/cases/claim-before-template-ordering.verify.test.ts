@@ -1,0 +1,116 @@
+/**
+ * Case 05-claim-before-template-ordering (verifier side): a claim at Ready=False/TemplateNotFound or WarmPoolNotFound is
+ * not terminal (the reference may be applied a moment later) but it is not left to wait forever either: the adapter
+ * judges it Pending with the condition's age, and after the grace the verifier says how long it has held, whether the
+ * referenced object exists and what to do, keeping every capability the probe covers below `verified`.
+ *
+ * The claim is the real v0.5.6 claim from the contract fixture (written by the real controller), unbound, with the Ready
+ * condition the claim controller writes when the pool's template is absent (FACTS.md §1.8; no fixture holds that state).
+ */
+import { claimPhase, type ClaimObject } from '../../src/adapter/kubernetes/phase.js';
+import type { CapabilityName } from '../../src/adapter/types.js';
+import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage } from '../../src/verify/probes/claim-reference.js';
+import { Facts } from '../../src/verify/probes/common.js';
+import { settle } from '../../src/verify/states.js';
+import { readFixture } from '../contract/contract-suite.js';
+
+const live = readFixture('v0.5.6').objects.find((o) => o.name === 'claim')!.live as unknown as ClaimObject & {
+  metadata: { name: string; namespace: string; generation: number };
+  spec: { warmPoolRef: { name: string } };
+};
+const SINCE = '2026-11-29T12:30:25Z';
+
+/** The fixture claim, unbound, at Ready=False/`reason` since {@link SINCE}, at its current generation. */
+function stuckClaim(reason: string, lastTransitionTime: string | null = SINCE): ClaimObject {
+  const { sandbox: _bound, ...status } = live.status as { sandbox?: unknown; conditions?: unknown };
+  return {
+    ...live,
+    status: {
+      ...status,
+      conditions: [{ type: 'Ready', status: 'False', reason, message: `${reason === 'TemplateNotFound' ? 'SandboxTemplate' : 'SandboxWarmPool'} not found`, observedGeneration: live.metadata.generation, ...(lastTransitionTime ? { lastTransitionTime } : {}) }],
+    },
+  };
+}
+
+const at = (seconds: number) => new Date(Date.parse(SINCE) + seconds * 1000);
+const ns = live.metadata.namespace;
+const claimName = live.metadata.name;
+const pool = live.spec.warmPoolRef.name;
+
+/** Evidence the workload probe records for one covered capability when its claim is not ready (configured proven, verified blocked). */
+function evidenceFor(capability: CapabilityName, why: string) {
+  const f = new Facts(capability);
+  f.proven('discovered', 't', 'declared').proven('compatible', 't', 'spoken').proven('configured', 't', 'configured');
+  f.add('verified', 'unknown', `probe for ${ns}/${pool}`, why);
+  return f.list;
+}
+
+describe('case 05 claim-before-template-ordering (verifier)', () => {
+  test('the grace is 60 s', () => {
+    expect(CLAIM_REFERENCE_GRACE_MS).toBe(60_000);
+  });
+
+  test('TemplateNotFound and WarmPoolNotFound on an unbound claim are Pending with the condition age, not Failed', () => {
+    const t = claimPhase(stuckClaim('TemplateNotFound'), undefined, 'v0.5', at(75));
+    expect(t).toEqual({
+      phase: 'Pending',
+      reason: 'claim Ready=False/TemplateNotFound for 75s: SandboxTemplate not found',
+      observedGeneration: 2,
+      missingReference: { reason: 'TemplateNotFound', ageMs: 75_000, message: 'SandboxTemplate not found' },
+    });
+    const w = claimPhase(stuckClaim('WarmPoolNotFound'), undefined, 'v0.5', at(3));
+    expect(w.phase).toBe('Pending');
+    expect(w.reason).toBe('claim Ready=False/WarmPoolNotFound for 3s: SandboxWarmPool not found');
+    expect(w.missingReference?.ageMs).toBe(3000);
+    // no lastTransitionTime: no age, still Pending
+    const n = claimPhase(stuckClaim('TemplateNotFound', null), undefined, 'v0.5', at(75));
+    expect(n.reason).toBe('claim Ready=False/TemplateNotFound: SandboxTemplate not found');
+    expect(n.missingReference).toEqual({ reason: 'TemplateNotFound', message: 'SandboxTemplate not found' });
+    // a really terminal reason stays Failed and carries no missingReference
+    const f = claimPhase(stuckClaim('InvalidMetadata'), undefined, 'v0.5', at(75));
+    expect(f.phase).toBe('Failed');
+    expect(f.missingReference).toBeUndefined();
+  });
+
+  test('the condition at an older generation is not trusted as a missing reference', () => {
+    const c = stuckClaim('TemplateNotFound');
+    const older: ClaimObject = { ...c, metadata: { ...c.metadata, generation: live.metadata.generation + 1 } };
+    const p = claimPhase(older, undefined, 'v0.5', at(75));
+    expect(p.phase).toBe('Pending');
+    expect(p.missingReference).toBeUndefined();
+    expect(p.reason).toContain('reconcile pending');
+  });
+
+  test('template exists: evidence gives the age, says the controller has not re-reconciled, and what to do', () => {
+    const held = claimPhase(stuckClaim('TemplateNotFound'), undefined, 'v0.5', at(75)).missingReference!;
+    expect(referencedKind(held.reason)).toBe('SandboxTemplate');
+    const msg = stuckClaimMessage(ns, claimName, held, { kind: 'SandboxTemplate', namespace: ns, name: 'contract', exists: true });
+    expect(msg).toBe(
+      `claim ${ns}/${claimName} Ready=False/TemplateNotFound for 75s although SandboxTemplate ${ns}/contract exists: the controller has not re-reconciled it ` +
+        "(kubernetes-sigs/agent-sandbox#1310, not fixed in v0.5.6); delete and re-create the claim, or apply templates before claims (AgentPlane's phase order does)",
+    );
+    for (const cap of ['runtime-exec', 'extensions-api', `warm-pool/${ns}/${pool}`] as CapabilityName[]) {
+      const s = settle(evidenceFor(cap, msg));
+      expect(s.state).toBe('configured');
+      expect(s.next).toBe(`verified not reached: ${msg}`);
+    }
+  });
+
+  test('pool missing: evidence says it does not exist and to apply it', () => {
+    const held = claimPhase(stuckClaim('WarmPoolNotFound'), undefined, 'v0.5', at(61)).missingReference!;
+    expect(referencedKind(held.reason)).toBe('SandboxWarmPool');
+    const msg = stuckClaimMessage(ns, claimName, held, { kind: 'SandboxWarmPool', namespace: ns, name: pool, exists: false });
+    expect(msg).toBe(
+      `claim ${ns}/${claimName} Ready=False/WarmPoolNotFound for 61s: SandboxWarmPool ${ns}/${pool} does not exist; apply it ` +
+        "(templates, then pools, then claims: AgentPlane's phase order), after which the claim may still wait up to about a minute (kubernetes-sigs/agent-sandbox#1310)",
+    );
+    expect(msg).not.toContain('exists:');
+    expect(settle(evidenceFor('runtime-exec', msg)).state).toBe('configured');
+  });
+
+  test('a failed read of the referenced object is reported as unknown, not as missing or existing', () => {
+    const held = claimPhase(stuckClaim('TemplateNotFound'), undefined, 'v0.5', at(90)).missingReference!;
+    const msg = stuckClaimMessage(ns, claimName, held, { kind: 'SandboxTemplate', namespace: ns, name: 'contract', exists: { unknown: 'forbidden: 403' } });
+    expect(msg).toBe(`claim ${ns}/${claimName} Ready=False/TemplateNotFound for 90s; whether SandboxTemplate ${ns}/contract exists is unknown (forbidden: 403)`);
+  });
+});
