@@ -3,9 +3,12 @@
  * comment at 65,536 characters, so past {@link MARKDOWN_BUDGET} objects show field changes only, then are left out, with a note) and `json`
  * (the report itself, stable field names). Every renderer works on normalized, redacted objects only.
  */
-import pc from 'picocolors';
+import picocolors from 'picocolors';
 import type { DiffReport, ObjectDiff } from './compare.js';
 import type { FieldChange } from './structural.js';
+
+/** Colour only on a terminal (or with FORCE_COLOR), never because `CI` is set: reports go to files and logs as plain text. */
+const pc = picocolors.createColors(('FORCE_COLOR' in process.env || Boolean(process.stdout.isTTY)) && !('NO_COLOR' in process.env));
 
 export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
 export type DiffFormat = (typeof DIFF_FORMATS)[number];
