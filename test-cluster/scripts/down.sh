@@ -20,7 +20,7 @@ stop_group() { # pid-file basenames...
   local pids=() names=() f pid i
   for f in "$@"; do
     [ -f "$RUN/pids/$f.pid" ] || continue
-    pid="$(cat "$RUN/pids/$f.pid")"
+    pid="$(cat "$RUN/pids/$f.pid" 2>/dev/null)" || continue  # the stand-in may remove its own pid files meanwhile
     if [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid"; then pids+=("$pid"); names+=("$f"); kill -TERM "$pid" 2>/dev/null; fi
   done
   local deadline=$(( $(date +%s) + 5 ))
@@ -41,7 +41,7 @@ stop_group kube-apiserver
 stop_group etcd
 # sandboxd processes the stand-in started after the pid list was read
 for f in "$RUN"/pids/sandboxd-*.pid; do
-  [ -f "$f" ] || continue; pid="$(cat "$f")"
+  pid="$(cat "$f" 2>/dev/null)" || continue
   [[ "$pid" =~ ^[0-9]+$ ]] && ours "$pid" && kill -KILL "$pid" 2>/dev/null
 done
 tc_log "stopped $stopped process(es)"
