@@ -52,13 +52,11 @@ export class Cluster {
     return this.map(this.client.call('get version', () => this.client.api(k8s.VersionApi).getCode()), (v) => v.gitVersion);
   }
 
-  /** A CustomResourceDefinition as plain JSON; `ok(undefined)` when it does not exist. */
+  /**
+   * A CustomResourceDefinition exactly as the API serves it (wire field names: `default`, `enum`, `x-kubernetes-*`;
+   * client-node's typed read renames those), for versions, labels, caBundle and schema fingerprints; `ok(undefined)` when absent.
+   */
   crd(name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get customresourcedefinitions.apiextensions.k8s.io', () => this.client.api(k8s.ApiextensionsV1Api).readCustomResourceDefinition({ name })));
-  }
-
-  /** A CRD exactly as the API serves it (wire field names, e.g. `x-kubernetes-*`), for schema fingerprints; `ok(undefined)` when absent. */
-  crdRaw(name: string): Promise<Result<Obj | undefined>> {
     return this.optional(this.client.call('get customresourcedefinitions.apiextensions.k8s.io', () => this.client.api(k8s.CustomObjectsApi).getClusterCustomObject({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name }) as Promise<Obj>));
   }
 

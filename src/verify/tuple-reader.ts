@@ -31,7 +31,7 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
   const differ: string[] = [];
   let compared = 0;
   for (const kind of Object.keys(loaded.facts.crds) as SandboxKind[]) {
-    const r = await cluster.crdRaw(loaded.facts.crds[kind].crdName);
+    const r = await cluster.crd(loaded.facts.crds[kind].crdName);
     if (r.kind !== 'ok' || !r.value) continue;
     for (const v of ((r.value.spec as { versions?: Array<{ name: string; served?: boolean; schema?: { openAPIV3Schema?: unknown } }> } | undefined)?.versions ?? [])) {
       if (!v.served) continue;
