@@ -4,9 +4,11 @@
  * credential errors) by class name. Anything else exits with {@link ExitCode.internal} and prints its stack.
  */
 import { CommanderError } from 'commander';
-import { ConstructError } from '../constructs/index.js';
-import { LockFileInvalidError, LockMismatchError, ReleaseError } from '../releases/index.js';
-import { SynthesisError } from '../synth/index.js';
+// The layers' error modules, not their barrels: every command loads this file, and a barrel would load the layer
+// (cdk8s for constructs, ajv and zod for releases) before the command runs.
+import { ConstructError } from '../constructs/errors.js';
+import { LockFileInvalidError, LockMismatchError, ReleaseError } from '../releases/errors.js';
+import { SynthesisError } from '../synth/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 /** Errors from layers the CLI does not import directly, by class name (the class or any parent). */

@@ -4,7 +4,8 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
-import { canonicalJson, type KubeObject } from '../releases/index.js';
+import { canonicalJson } from '../releases/crd-schema.js';
+import type { KubeObject } from '../releases/index.js';
 import { indexObjects, type ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 import { assessRisks, type ComparedPair, type Risk } from './risk.js';

@@ -6,7 +6,8 @@
  * named ports, ...); other object items by their content, so a changed unnamed item shows as one removed and one
  * added. Matching never reorders: a reordered env list is reported as moves, because order carries meaning.
  */
-import { canonicalJson, type KubeObject } from '../releases/index.js';
+import { canonicalJson } from '../releases/crd-schema.js';
+import type { KubeObject } from '../releases/index.js';
 
 /** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`, prefixed with `<environment>:` for objects of a named environment. */
 export type ObjectKey = string;

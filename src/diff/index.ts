@@ -1,4 +1,8 @@
-/** Public API of the diff layer: normalization, structural comparison with risk labels, renderers, manifest sources. */
+/**
+ * Public API of the diff layer: normalization, structural comparison with risk labels, renderers, manifest sources.
+ * Its modules import values from the releases layer's own modules (crd-schema, schema-diff, kube-object), not its
+ * barrel, which would load ajv, zod and yaml for every `agentplane diff` (types still come from the barrel).
+ */
 export { diffManifests, caBundleExternallyManaged, type DiffOptions, type DiffReport, type ManifestSet, type ObjectDiff } from './compare.js';
 export { indexObjects, objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
 export { CONTROLLER_OWNED, SERVER_OWNED_METADATA, normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';

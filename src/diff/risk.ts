@@ -14,7 +14,8 @@
  * | `immutable-field` | a Sandbox `spec.volumeClaimTemplates` change (immutable, `api/v1beta1/sandbox_types.go@v0.5.6`) |
  * | `secret-change` | a Secret's data changed (values redacted) |
  */
-import { diffCrdSchemas, type KubeObject } from '../releases/index.js';
+import type { KubeObject } from '../releases/index.js';
+import { diffCrdSchemas } from '../releases/schema-diff.js';
 import type { ObjectKey } from './identity.js';
 import type { FieldChange } from './structural.js';
 

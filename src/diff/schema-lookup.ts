@@ -2,7 +2,8 @@
  * Where defaults come from: the `openAPIV3Schema` of each served version of the CustomResourceDefinitions in a
  * manifest set (synthesized installs carry the pinned, checksum-verified CRDs) or of a loaded release.
  */
-import { crdObject, type KubeObject, type LoadedRelease, type SandboxKind } from '../releases/index.js';
+import { crdObject } from '../releases/crd-schema.js';
+import type { KubeObject, LoadedRelease, SandboxKind } from '../releases/index.js';
 import type { SchemaLookup } from './normalize.js';
 import type { SchemaNode } from './schema-defaults.js';
 

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
-import { isKubeObject, type KubeObject } from '../releases/index.js';
+import type { KubeObject } from '../releases/index.js';
+import { isKubeObject } from '../releases/kube-object.js';
 import type { ManifestSet } from './compare.js';
 
 const run = promisify(execFile);

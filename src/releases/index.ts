@@ -9,7 +9,8 @@ export {
 } from './errors.js';
 export { defaultMirror, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
-export { loadRelease, isKubeObject } from './load.js';
+export { loadRelease } from './load.js';
+export { isKubeObject } from './kube-object.js';
 export { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 export {
   canonicalJson, crdObject, crdSizeBytes, lastAppliedSizeBytes, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema,

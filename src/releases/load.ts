@@ -7,6 +7,7 @@ import { defaultCacheDir, readCached, sha256Hex, writeCached } from './cache.js'
 import { readDerived, rememberCacheRoot, writeDerived } from './derived.js';
 import { ChecksumMismatchError, ReleaseParseError } from './errors.js';
 import { defaultMirror, mirrorSource, upstreamSource, type FetchOptions, type FileSource } from './fetch.js';
+import { isKubeObject } from './kube-object.js';
 import { releaseFacts } from './supported.js';
 import type { KubeObject, LoadedRelease, PinnedFile, ReleaseFacts } from './types.js';
 
@@ -102,11 +103,4 @@ function parseYamlDocuments(file: string, text: string): unknown[] {
     if (value !== null && value !== undefined) out.push(value);
   }
   return out;
-}
-
-/** Whether `value` looks like a Kubernetes object (string `apiVersion` and `kind`). */
-export function isKubeObject(value: unknown): value is KubeObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const v = value as Record<string, unknown>;
-  return typeof v.apiVersion === 'string' && typeof v.kind === 'string';
 }
