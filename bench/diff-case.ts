@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { diffManifests, readManifestDir } from '../src/diff/index.js';
 
 const t0 = performance.now();
-const [base, head] = await Promise.all([readManifestDir(process.argv[2]!), readManifestDir(process.argv[3]!)]);
+const documents = new Map();
+const [base, head] = await Promise.all([readManifestDir(process.argv[2]!, process.argv[2], { documents }), readManifestDir(process.argv[3]!, process.argv[3], { documents })]);
 const t1 = performance.now();
 const report = diffManifests(base, head);
 const t2 = performance.now();

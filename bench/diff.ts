@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
 import { stringify } from 'yaml';
 import { crdObject, loadRelease, type KubeObject, type SandboxKind } from '../src/releases/index.js';
 
@@ -104,12 +105,15 @@ const dyffNote = dyffPath === undefined ? 'skipped: scripts/install-dyff.sh coul
 /** The version is in the install directory's name (`dyff-<version>`); `go install` builds report `(development)` themselves. */
 const dyffVersion = dyffPath ? path.basename(path.dirname(dyffPath)).replace(/^dyff-/, '') : '';
 
+const { compiledCliUsable } = (await import(pathToFileURL(path.join(ROOT, 'bin/start-mode.js')).href)) as { compiledCliUsable(root: string, argv: string[]): boolean };
+const cliMode = compiledCliUsable(ROOT, ['diff']) ? 'compiled lib/' : 'tsx: lib/ missing or stale, run npm run build';
+
 const rows: string[] = [];
 for (const [label, baseFile, headFile] of [['one field changed in 50', files.base, files.changed], ['defaults noise (live vs synth)', files.live, files.base]] as const) {
   const ours = measure([process.execPath, path.join(ROOT, 'bin/agentplane.js'), 'diff', path.dirname(baseFile), path.dirname(headFile), '-o', 'json']);
   const report = JSON.parse(ours[0]!.stdout) as { objects: Array<{ fields: unknown[] }> };
   const ourCount = `${report.objects.length} objects, ${report.objects.reduce((n, o) => n + o.fields.length, 0)} fields`;
-  rows.push(`| ${label} | agentplane diff (CLI) | ${median(ours.map((m) => m.wallMs)).toFixed(0)} ms | ${median(ours.map((m) => m.rssMb))} MB | ${ourCount} |`);
+  rows.push(`| ${label} | agentplane diff (CLI, ${cliMode}) | ${median(ours.map((m) => m.wallMs)).toFixed(0)} ms | ${median(ours.map((m) => m.rssMb))} MB | ${ourCount} |`);
   const lean = measure([process.execPath, '--import', 'tsx', path.join(ROOT, 'bench/diff-case.ts'), path.dirname(baseFile), path.dirname(headFile)]);
   const inProcess = lean.map((m) => JSON.parse(m.stdout.trim().split('\n').pop()!) as { readMs: number; diffMs: number; objects: number; fields: number });
   rows.push(`| ${label} | agentplane diff (library, lean process: read ${median(inProcess.map((x) => x.readMs))} ms + diff ${median(inProcess.map((x) => x.diffMs))} ms) | ${median(lean.map((m) => m.wallMs)).toFixed(0)} ms | ${median(lean.map((m) => m.rssMb))} MB | ${inProcess[0]!.objects} objects, ${inProcess[0]!.fields} fields |`);

@@ -51,6 +51,9 @@ function kubectlVersion(): string | undefined {
   }
 }
 
+// The CLI rows measure the command as installed from a package, which runs the compiled lib/ (prepack builds it).
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+
 const rows: string[] = [];
 for (const name of ['install-one-template', 'generated-200']) {
   const runs = runCase(name);

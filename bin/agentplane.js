@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point for `npx agentplane`. Two ways to run the TypeScript CLI:
-// - compiled: for `synth` when `lib/` (from `npm run build`) holds an up-to-date .js for every .ts under src/ and
+// - compiled: for `synth` and `diff` when `lib/` (from `npm run build`) holds an up-to-date .js for every .ts under src/ and
 //   imports/ (and the other conditions of start-mode.js hold), run lib/src/cli/main.js with no loader (about half the
 //   start-up time). Environment modules are loaded
 //   through tsx, registered only when the first one is imported (see src/synth/environment-module.ts), together with

@@ -34,21 +34,21 @@ export class ObjectIdentityError extends Error {
 }
 
 /**
- * Indexes a set of objects by {@link objectKey}, prefixed with `<environment>:` when `environmentOf` names the
- * object's environment (objects of different environments never match); identical copies are kept once.
+ * Indexes a set of objects by {@link objectKey}, prefixed with `<environment>:` when `environments[i]` names the
+ * environment of `objects[i]` (objects of different environments never match); identical copies are kept once.
  * @throws {ObjectIdentityError} an object without a name, or two different objects with the same key (`where` names the set).
  */
-export function indexObjects(objects: readonly KubeObject[], where: string, environmentOf?: ReadonlyMap<KubeObject, string>): Map<ObjectKey, KubeObject> {
+export function indexObjects(objects: readonly KubeObject[], where: string, environments?: ReadonlyArray<string | undefined>): Map<ObjectKey, KubeObject> {
   const byKey = new Map<ObjectKey, KubeObject>();
-  for (const obj of objects) {
-    const env = environmentOf?.get(obj);
+  objects.forEach((obj, i) => {
+    const env = environments?.[i];
     const key = env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`;
     const seen = byKey.get(key);
-    if (seen !== undefined && JSON.stringify(seen) !== JSON.stringify(obj)) {
+    if (seen !== undefined && seen !== obj && JSON.stringify(seen) !== JSON.stringify(obj)) {
       throw new ObjectIdentityError(`${where} holds two different objects ${key}`, 'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)');
     }
     byKey.set(key, obj);
-  }
+  });
   return byKey;
 }
 

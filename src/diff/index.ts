@@ -7,11 +7,13 @@ export { diffManifests, caBundleExternallyManaged, type DiffOptions, type DiffRe
 export { indexObjects, objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
 export { CONTROLLER_OWNED, SERVER_OWNED_METADATA, normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 export { DIFF_FORMATS, MARKDOWN_BUDGET, renderDiff, renderJson, renderMarkdown, renderText, type DiffFormat } from './render.js';
-export { assessRisks, type Risk, type RiskRule } from './risk.js';
-export { applySchemaDefaults, pruneDefaultOnly, type SchemaNode } from './schema-defaults.js';
+export { assessRisks, type HeadObjects, type Risk, type RiskRule } from './risk.js';
+export { dropDefaultOnly, fillSchemaDefaults, type SchemaNode } from './schema-defaults.js';
 export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './schema-lookup.js';
 export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './secrets.js';
-export { ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef } from './sources.js';
+export {
+  ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef, type DocumentCache, type GitRefOptions, type ReadOptions,
+} from './sources.js';
 export { readLiveSets, type LiveReader } from './live.js';
 export { fieldChanges, type FieldChange } from './structural.js';
 export { renderPlan, renderPlanMarkdown, renderPlanText } from './render-plan.js';

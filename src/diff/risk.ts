@@ -19,6 +19,15 @@ import { diffCrdSchemas } from '../releases/schema-diff.js';
 import type { ObjectKey } from './identity.js';
 import type { FieldChange } from './structural.js';
 
+/**
+ * The head set, for rules that look beyond one pair. `raw` holds the objects as read (kind, namespace, name and
+ * references are the same before and after normalization); `normalized` gives the normalized copy on demand.
+ */
+export interface HeadObjects {
+  readonly raw: ReadonlyMap<ObjectKey, KubeObject>;
+  normalized(key: ObjectKey): KubeObject;
+}
+
 export type RiskRule =
   | 'crd-schema-change'
   | 'rbac-widening'
@@ -206,7 +215,7 @@ function rollEffect(strategy: string): string {
 
 const strategyOf = (pool: KubeObject): string => String(rec(rec(pool.spec).updateStrategy).type ?? 'OnReplenish');
 
-function warmPoolRisks(p: ComparedPair, head: ReadonlyMap<ObjectKey, KubeObject>): Risk[] {
+function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
   if (p.base !== undefined && p.head?.kind === 'SandboxWarmPool' && p.fields.some((f) => f.path.startsWith('spec.sandboxTemplateRef'))) {
     const from = String(rec(rec(p.base.spec).sandboxTemplateRef).name);
     const to = String(rec(rec(p.head.spec).sandboxTemplateRef).name);
@@ -218,10 +227,10 @@ function warmPoolRisks(p: ComparedPair, head: ReadonlyMap<ObjectKey, KubeObject>
   const ns = p.head.metadata?.namespace;
   const out: Risk[] = [];
   const env = p.key.slice(0, p.key.indexOf(':') + 1);
-  for (const [key, pool] of head) {
+  for (const [key, pool] of head.raw) {
     if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns || !key.startsWith(env)) continue;
     if (rec(rec(pool.spec).sandboxTemplateRef).name !== name) continue;
-    const strategy = strategyOf(pool);
+    const strategy = strategyOf(head.normalized(key));
     out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: warm pool ${String(pool.metadata?.name)} rolls (${strategy})`, details: [rollEffect(strategy)] });
   }
   return out;
@@ -248,7 +257,7 @@ function secretRisk(p: ComparedPair): Risk | undefined {
 }
 
 /** All risks of a set of compared pairs; `head` is the whole head set (pools are looked up there). */
-export function assessRisks(pairs: readonly ComparedPair[], head: ReadonlyMap<ObjectKey, KubeObject>): Risk[] {
+export function assessRisks(pairs: readonly ComparedPair[], head: HeadObjects): Risk[] {
   const out: Risk[] = [];
   for (const p of pairs) {
     for (const r of [crdRisk(p), rbacRisk(p), netpolRisk(p), runtimeClassRisk(p), imageRisk(p), releaseRisk(p), immutableRisk(p), secretRisk(p)]) if (r !== undefined) out.push(r);

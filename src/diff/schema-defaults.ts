@@ -6,7 +6,7 @@
  * (structural defaulting, `apiextensions-apiserver` `pkg/apiserver/schema/defaulting`); it never creates a missing
  * parent object. So `SandboxWarmPool.spec.updateStrategy` absent stays absent while `{}` becomes `{type: OnReplenish}`
  * (`k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml@v0.5.6`). A controller reads an absent
- * `updateStrategy` and one holding only defaults the same way, so {@link pruneDefaultOnly} removes such objects on
+ * `updateStrategy` and one holding only defaults the same way, so {@link dropDefaultOnly} removes such objects on
  * both sides before comparing.
  */
 
@@ -25,29 +25,29 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * Returns a copy of `value` with every missing property that has a schema `default` filled in, recursively
- * (including inside list items and map values). `value` is not modified. Values of the wrong shape are left alone.
+ * Fills, in place, every missing property of `value` that has a schema `default`, recursively (including inside list
+ * items and map values), and returns `value`. Give it a value you own (the diff normalizes a private copy). Values
+ * of the wrong shape are left alone; defaults are copied, never shared.
  */
-export function applySchemaDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
+export function fillSchemaDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
   if (schema === undefined) return value;
   if (Array.isArray(value)) {
-    return schema.items === undefined ? value : value.map((item) => applySchemaDefaults(item, schema.items));
+    if (schema.items !== undefined) for (const item of value) fillSchemaDefaults(item, schema.items);
+    return value;
   }
   if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = { ...value };
   if (schema.properties !== undefined) {
-    for (const [name, child] of Object.entries(schema.properties)) {
-      if (out[name] === undefined && child.default !== undefined) out[name] = structuredClone(child.default);
-      if (out[name] !== undefined) out[name] = applySchemaDefaults(out[name], child);
+    for (const name in schema.properties) {
+      const child = schema.properties[name]!;
+      if (value[name] === undefined && child.default !== undefined) value[name] = structuredClone(child.default);
+      if (value[name] !== undefined) fillSchemaDefaults(value[name], child);
     }
   }
   if (isPlainObject(schema.additionalProperties)) {
     const known = schema.properties ?? {};
-    for (const key of Object.keys(out)) {
-      if (!(key in known)) out[key] = applySchemaDefaults(out[key], schema.additionalProperties);
-    }
+    for (const key in value) if (!(key in known)) fillSchemaDefaults(value[key], schema.additionalProperties);
   }
-  return out;
+  return value;
 }
 
 /** True when `value` is a non-empty object (or list of such objects) all of whose leaves equal their schema defaults. */
@@ -66,25 +66,23 @@ function onlyDefaults(value: unknown, schema: SchemaNode): boolean {
 }
 
 /**
- * Returns a copy of `value` without the optional (not `required`) object-valued properties whose content is only
- * schema defaults. Scalar properties are kept, so `replicas: 1` stays visible on both sides.
+ * Removes, in place, the optional (not `required`) object-valued properties of `value` whose content is only schema
+ * defaults, recursively, and returns `value`. Scalar properties are kept, so `replicas: 1` stays visible on both sides.
  */
-export function pruneDefaultOnly(value: unknown, schema: SchemaNode | undefined): unknown {
+export function dropDefaultOnly(value: unknown, schema: SchemaNode | undefined): unknown {
   if (schema === undefined) return value;
   if (Array.isArray(value)) {
-    return schema.items === undefined ? value : value.map((item) => pruneDefaultOnly(item, schema.items));
+    if (schema.items !== undefined) for (const item of value) dropDefaultOnly(item, schema.items);
+    return value;
   }
   if (!isPlainObject(value) || schema.properties === undefined) return value;
-  const out: Record<string, unknown> = {};
-  const required = new Set(schema.required ?? []);
-  for (const [name, v] of Object.entries(value)) {
+  const required = schema.required ?? [];
+  for (const name of Object.keys(value)) {
     const child = schema.properties[name];
-    if (child === undefined) {
-      out[name] = v;
-      continue;
-    }
-    if (!required.has(name) && child.default === undefined && isPlainObject(v) && onlyDefaults(v, child)) continue;
-    out[name] = pruneDefaultOnly(v, child);
+    if (child === undefined) continue;
+    const v = value[name];
+    if (child.default === undefined && isPlainObject(v) && !required.includes(name) && onlyDefaults(v, child)) delete value[name];
+    else dropDefaultOnly(v, child);
   }
-  return out;
+  return value;
 }

@@ -37,25 +37,68 @@ export class ManifestSourceError extends Error {
 const OWN_GROUP = 'agentplane.dev';
 
 /**
- * The Kubernetes objects in one YAML or JSON text; `List` kinds are expanded; other documents and AgentPlane
- * descriptors are skipped. Parsed with js-yaml's YAML 1.2 core schema (no timestamps, no merge keys: every scalar is
- * read as the API server's JSON would be), about ten times faster than the yaml package on large CRDs; output is
- * still written with yaml 2.
- * @throws {ManifestParseError} naming file, line and column, never quoting the content (it may hold Secret values).
+ * Parsed documents by their exact text. Pass one cache to both sides of a diff: a document that is the same text in
+ * BASE and HEAD (most of them, in a review) is parsed once and both sides hold the same objects, which the comparison
+ * then skips without normalizing. Objects in the cache are shared: treat them as read-only.
  */
-export function parseManifests(file: string, text: string): KubeObject[] {
+export type DocumentCache = Map<string, readonly KubeObject[]>;
+
+/** Lines that start a document (`---`, alone or followed by a space and content). */
+const DOCUMENT_START = /^---(?=[ \t\r]|$)/gm;
+/** Directives (`%YAML`) and document-end markers (`...`) tie text to the next or previous document: such files are parsed whole. */
+const CROSS_DOCUMENT_SYNTAX = /^(%|\.\.\.(?=[ \t\r]|$))/m;
+
+/** The objects of one parsed document value: `List` kinds expanded, non-objects and AgentPlane descriptors skipped. */
+function objectsOf(docs: readonly unknown[]): KubeObject[] {
   const out: KubeObject[] = [];
-  let docs: unknown[];
-  try {
-    docs = loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
-  } catch (err) {
-    if (!(err instanceof YAMLException)) throw err;
-    throw new ManifestParseError(file, `${err.reason} at line ${err.mark.line + 1}, column ${err.mark.column + 1}`);
-  }
   for (const value of docs) {
     if (!isKubeObject(value) || value.apiVersion.startsWith(`${OWN_GROUP}/`)) continue;
     if (value.kind.endsWith('List') && Array.isArray(value.items)) out.push(...value.items.filter(isKubeObject));
     else out.push(value);
+  }
+  return out;
+}
+
+/** js-yaml's `loadAll`, with errors turned into {@link ManifestParseError}; `lineOffset` is the text's first line in the file (0-based). */
+function load(file: string, text: string, lineOffset: number): unknown[] {
+  try {
+    return loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
+  } catch (err) {
+    if (!(err instanceof YAMLException)) throw err;
+    throw new ManifestParseError(file, `${err.reason} at line ${err.mark.line + lineOffset + 1}, column ${err.mark.column + 1}`);
+  }
+}
+
+/** The text split at document-start lines: `[text, first line (0-based)]`; the first part holds what precedes the first `---`. */
+function documentTexts(text: string): Array<[string, number]> {
+  const starts = [0, ...Array.from(text.matchAll(DOCUMENT_START), (m) => m.index).filter((i) => i > 0)];
+  const out: Array<[string, number]> = [];
+  let line = 0;
+  for (let i = 0; i < starts.length; i++) {
+    const part = text.slice(starts[i], starts[i + 1] ?? text.length);
+    out.push([part, line]);
+    for (let j = part.indexOf('\n'); j >= 0; j = part.indexOf('\n', j + 1)) line++;
+  }
+  return out;
+}
+
+/**
+ * The Kubernetes objects in one YAML or JSON text; `List` kinds are expanded; other documents and AgentPlane
+ * descriptors are skipped. Parsed with js-yaml's YAML 1.2 core schema (no timestamps, no merge keys: every scalar is
+ * read as the API server's JSON would be), about ten times faster than the yaml package on large CRDs; output is
+ * still written with yaml 2. With `cache`, each document is looked up by its text first (see {@link DocumentCache}).
+ * @throws {ManifestParseError} naming file, line and column, never quoting the content (it may hold Secret values).
+ */
+export function parseManifests(file: string, text: string, cache?: DocumentCache): KubeObject[] {
+  if (cache === undefined || CROSS_DOCUMENT_SYNTAX.test(text)) return objectsOf(load(file, text, 0));
+  const out: KubeObject[] = [];
+  for (const [doc, line] of documentTexts(text)) {
+    let objects = cache.get(doc);
+    if (objects === undefined) {
+      objects = objectsOf(load(file, doc, line));
+      cache.set(doc, objects);
+    }
+    out.push(...objects);
   }
   return out;
 }
@@ -68,28 +111,34 @@ async function listFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
+/** How BASE/HEAD are read. */
+export interface ReadOptions {
+  /** Shared parse results; give both sides the same cache (see {@link DocumentCache}). Default: none. */
+  readonly documents?: DocumentCache;
+}
+
 /**
  * Every Kubernetes object under `dir` (recursive; `.yaml`, `.yml`, `.json`; files in path order, documents in file order).
  * A subdirectory holding synth's `environment.json` is one environment: its objects are keyed `<subdir>:<object key>`.
  * @throws {ManifestParseError} a file that does not parse.
  */
-export async function readManifestDir(dir: string, label = dir): Promise<ManifestSet> {
+export async function readManifestDir(dir: string, label = dir, opts: ReadOptions = {}): Promise<ManifestSet> {
   const objects: KubeObject[] = [];
-  const environmentOf = new Map<KubeObject, string>();
+  const environments: Array<string | undefined> = [];
   const files = await listFiles(dir);
   const envDirs = new Set(files.filter((f) => path.basename(f) === 'environment.json').map((f) => path.dirname(f)));
   for (const file of files) {
-    const parsed = parseManifests(path.relative(dir, file) || file, await readFile(file, 'utf8'));
+    const parsed = parseManifests(path.relative(dir, file) || file, await readFile(file, 'utf8'), opts.documents);
     const envDir = [...envDirs].find((d) => d !== path.resolve(dir) && d !== dir && file.startsWith(`${d}${path.sep}`));
     for (const obj of parsed) {
       objects.push(obj);
-      if (envDir !== undefined) environmentOf.set(obj, path.relative(dir, envDir));
+      environments.push(envDir === undefined ? undefined : path.relative(dir, envDir));
     }
   }
-  return { label, objects, ...(environmentOf.size > 0 ? { environmentOf } : {}) };
+  return { label, objects, ...(environments.some((e) => e !== undefined) ? { environments } : {}) };
 }
 
-export interface GitRefOptions {
+export interface GitRefOptions extends ReadOptions {
   /** The repository (default: the current directory). */
   readonly repo?: string;
   /**
@@ -129,7 +178,7 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
       const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim().split('\n').slice(-5).join('\n');
       throw new ManifestSourceError(`synth of git ref ${ref} failed (${argv.join(' ')}): ${stderr}`, `check that ${ref} synthesizes: git checkout ${ref} && ${argv.join(' ')}`);
     }
-    return await readManifestDir(out, ref);
+    return await readManifestDir(out, ref, opts);
   } finally {
     await run('git', ['-C', repo, 'worktree', 'remove', '--force', tree]).catch(() => undefined);
     await rm(tmp, { recursive: true, force: true });
@@ -142,7 +191,7 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
  */
 export async function readManifestSource(arg: string, opts: GitRefOptions = {}): Promise<ManifestSet> {
   const info = await stat(arg).catch(() => undefined);
-  if (info?.isDirectory()) return readManifestDir(arg);
+  if (info?.isDirectory()) return readManifestDir(arg, arg, opts);
   if (await isGitRef(arg, opts.repo)) return readManifestsAtGitRef(arg, opts);
   throw new ManifestSourceError(`"${arg}" is neither a directory nor a git ref of this repository`, 'pass a synthesized output directory (e.g. dist/) or a commit, branch or tag');
 }

@@ -36,7 +36,8 @@ export function registerDiff(program: Command): void {
     .action(async (baseArg: string | undefined, headArg: string, flags: DiffFlags, cmd: Command) => {
       if (flags.live !== true && baseArg === undefined) cmd.error('error: give BASE and HEAD, or --live', { exitCode: 2 });
       try {
-        const gitOpts = flags.synthCommand !== undefined ? { synthCommand: flags.synthCommand.split(/\s+/).filter(Boolean) } : {};
+        // One document cache for both sides: a document unchanged between BASE and HEAD is parsed once (DocumentCache).
+        const gitOpts = { documents: new Map(), ...(flags.synthCommand !== undefined ? { synthCommand: flags.synthCommand.split(/\s+/).filter(Boolean) } : {}) };
         let base: ManifestSet;
         let head: ManifestSet;
         if (flags.live === true) {

@@ -47,7 +47,7 @@ describe('compiled CLI start-up', () => {
     }
   });
 
-  test('only `synth` without --all-examples, with lib/ fresh and the default mirror unchanged, runs compiled', () => {
+  test('only `synth` without --all-examples and `diff`, with lib/ fresh and the default mirror unchanged, runs compiled', () => {
     const t = tempDir('start');
     try {
       const root = packageRoot(t.dir);
@@ -58,12 +58,16 @@ describe('compiled CLI start-up', () => {
       expect(compiledCliUsable(root, ['--mirror', '/m', '--cache-dir', '/c', 'synth', 'env.ts'], env, cwd)).toBe(true);
       expect(compiledCliUsable(root, ['synth', 'env.ts'], { AGENTPLANE_NO_LIB: '1' }, cwd)).toBe(false);
       expect(compiledCliUsable(root, ['compat'], env, cwd)).toBe(false);
-      expect(compiledCliUsable(root, ['diff', 'synth'], env, cwd)).toBe(false);
+      expect(compiledCliUsable(root, ['verify'], env, cwd)).toBe(false);
+      expect(compiledCliUsable(root, ['plan-upgrade', 'synth'], env, cwd)).toBe(false);
       expect(compiledCliUsable(root, ['synth', '--all-examples'], env, cwd)).toBe(false);
+      expect(compiledCliUsable(root, ['diff', 'dist-a', 'dist-b'], env, cwd)).toBe(true);
+      expect(compiledCliUsable(root, ['--cache-dir', '/c', 'diff', '--live', 'dist'], env, cwd)).toBe(true);
 
       // a mirror next to the package root, found from the sources but not from lib/: tsx, unless a mirror is given
       mkdirSync(join(t.dir, 'shared/agent-sandbox/releases'), { recursive: true });
       expect(compiledCliUsable(root, ['synth', 'env.ts'], env, cwd)).toBe(false);
+      expect(compiledCliUsable(root, ['diff', 'a', 'b', '--release', 'v0.5.6'], env, cwd)).toBe(false);
       expect(compiledCliUsable(root, ['--mirror', '/m', 'synth', 'env.ts'], env, cwd)).toBe(true);
       expect(compiledCliUsable(root, ['synth', 'env.ts'], { AGENTPLANE_MIRROR: '/m' }, cwd)).toBe(true);
       expect(compiledCliUsable(root, ['synth', 'env.ts'], env, root)).toBe(true); // found through the cwd either way
