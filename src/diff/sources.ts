@@ -85,8 +85,8 @@ function documentTexts(text: string): Array<[string, number]> {
 /**
  * The Kubernetes objects in one YAML or JSON text; `List` kinds are expanded; other documents and AgentPlane
  * descriptors are skipped. Parsed with js-yaml's YAML 1.2 core schema (no timestamps, no merge keys: every scalar is
- * read as the API server's JSON would be), about ten times faster than the yaml package on large CRDs; output is
- * still written with yaml 2. With `cache`, each document is looked up by its text first (see {@link DocumentCache}).
+ * read as the API server's JSON would be), about ten times faster than the yaml package on large CRDs (synth still
+ * writes with yaml 2). With `cache`, each document is looked up by its text first (see {@link DocumentCache}).
  * @throws {ManifestParseError} naming file, line and column, never quoting the content (it may hold Secret values).
  */
 export function parseManifests(file: string, text: string, cache?: DocumentCache): KubeObject[] {
