@@ -48,8 +48,13 @@ export interface EnvironmentSynthesis {
   /** In apply order. */
   readonly objects: readonly SynthesizedObject[];
   readonly files: readonly SynthesizedFile[];
-  /** Things the person applying must know (server-side apply, size warnings). */
+  /** Things the person applying the files of `<name>/` must know (server-side apply, size warnings). */
   readonly notes: readonly string[];
+  /**
+   * The same notes for output written as one YAML stream (`agentplane synth --stdout`): no `<name>/` files exist
+   * there, so the server-side apply note speaks of the stream (`kubectl apply --server-side -f -`) instead.
+   */
+  readonly streamNotes: readonly string[];
   /** Images by role, for the lock file. */
   readonly images: Readonly<Record<string, string>>;
 }
@@ -129,7 +134,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   const duplicates: string[] = [];
   const validator = CustomObjectValidator.forRelease(release);
   const violations: string[] = [];
-  const notes: string[] = [];
+  const sizeNotes: string[] = [];
   for (const item of rendered) {
     const obj = item.object;
     const metadata = (obj.metadata ??= {});
@@ -150,19 +155,20 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
       const text = `${obj.kind} ${obj.metadata?.name} is ${size} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
       if (opts.strict === true) throw new ObjectTooLargeError(`environment ${env.name}: ${text}`, 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side');
       annotations[ANNOTATION_SYNC_OPTIONS] = 'ServerSideApply=true';
-      notes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
+      sizeNotes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
     }
   }
   if (duplicates.length > 0) throw new DuplicateObjectError(env.name, duplicates);
   if (violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, violations);
 
   const ssa = rendered.filter((i) => i.object.kind === 'CustomResourceDefinition' && descriptor.install?.serverSideApply.includes(String(i.object.metadata?.name)));
-  if (ssa.length > 0) {
-    notes.unshift(
-      `${ssa.map((i) => i.object.metadata?.name).join(', ')}: pinned manifests larger than 256 KiB, annotated ${ANNOTATION_SYNC_OPTIONS}: ServerSideApply=true; ` +
-        `apply the files of ${env.name}/ with kubectl apply --server-side (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)`,
-    );
-  }
+  const ssaNote = (how: string): string[] =>
+    ssa.length === 0
+      ? []
+      : [
+          `${ssa.map((i) => i.object.metadata?.name).join(', ')}: pinned manifests larger than 256 KiB, annotated ${ANNOTATION_SYNC_OPTIONS}: ServerSideApply=true; ` +
+            `${how} (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)`,
+        ];
 
   const objects = [...rendered].sort(compareObjects);
   const files: SynthesizedFile[] = [];
@@ -173,5 +179,14 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     files.push({ path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`, content: yamlStream(docs, { cacheRoot }) });
   }
   files.push({ path: `${env.name}/environment.json`, content: descriptorJson(descriptor) }); // same bytes as the ConfigMap's environment.json
-  return { name: env.name, release, descriptor, objects, files, notes, images: descriptor.images };
+  return {
+    name: env.name,
+    release,
+    descriptor,
+    objects,
+    files,
+    notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes],
+    streamNotes: [...ssaNote('apply the stream with kubectl apply --server-side -f -'), ...sizeNotes],
+    images: descriptor.images,
+  };
 }

@@ -96,13 +96,14 @@ export function registerSynth(program: Command): void {
         results.push({ file, lockPath, lock, syntheses });
       }
       const all = results.flatMap((r) => r.syntheses);
-      const notes = all.flatMap((s) => s.notes.map((n) => `${s.name}: ${n}`));
       if (flags.stdout === true) {
+        // stdout holds the manifests only; notes go to stderr, worded for the stream (no files were written)
         const objects = all.flatMap((s) => s.objects.map((o) => o.object));
         process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n` : yamlStream(objects));
-        for (const n of notes) process.stderr.write(`note: ${n}\n`);
+        for (const s of all) for (const n of s.streamNotes) process.stderr.write(`note: ${s.name}: ${n}\n`);
         return;
       }
+      const notes = all.flatMap((s) => s.notes.map((n) => `${s.name}: ${n}`));
       const outDir = resolve(flags.out);
       const rows: Array<[string, string, number, number, string, string]> = [];
       const data: Array<Record<string, unknown>> = [];

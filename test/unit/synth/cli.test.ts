@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { MIRROR } from '../constructs/fixture.js';
 import { sha256 } from './helpers.js';
 
@@ -22,6 +23,7 @@ function run(args: string[], env: Record<string, string> = {}): { code: number |
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '', AGENTPLANE_MIRROR: MIRROR, ...env },
     timeout: 120_000,
+    maxBuffer: 64 << 20, // two environments on --stdout are ~1.7 MB; the 1 MiB default would kill the child
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -57,6 +59,28 @@ describe('agentplane synth', () => {
     expect(docs).toHaveLength(19);
     expect(docs.every((d) => d.startsWith('apiVersion: '))).toBe(true);
     expect(a.stderr).toMatch(/^note: dev-gvisor: .*ServerSideApply=true/);
+  }, 180_000);
+
+  test('--stdout: stdout holds YAML objects only; the notes go to stderr and speak of the stream, never of files', () => {
+    const r = run(['--cache-dir', tmp('cache'), 'synth', '--all-examples', '--stdout']);
+    expect(r.code).toBe(0);
+    const docs = parseAllDocuments(r.stdout);
+    expect(docs.flatMap((d) => [...d.errors, ...d.warnings])).toEqual([]);
+    const objects = docs.map((d) => d.toJS() as unknown);
+    expect(objects).toHaveLength(42); // dev-gvisor 19 + prod-kata 23
+    for (const o of objects) {
+      expect(o).toEqual(expect.objectContaining({ apiVersion: expect.any(String), kind: expect.any(String), metadata: expect.objectContaining({ name: expect.any(String) }) }));
+    }
+    const ssa = 'sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: pinned manifests larger than 256 KiB, annotated argocd.argoproj.io/sync-options: ServerSideApply=true; ' +
+      'apply the stream with kubectl apply --server-side -f - (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)';
+    expect(r.stderr.split('\n')).toEqual([`note: dev-gvisor: ${ssa}`, `note: prod-kata: ${ssa}`, '']);
+    expect(r.stderr).not.toMatch(/apply the files/);
+
+    const j = run(['--cache-dir', tmp('cache'), 'synth', DEV, '--stdout', '-o', 'json']);
+    expect(j.code).toBe(0);
+    const list = JSON.parse(j.stdout) as { apiVersion: string; kind: string; items: unknown[] };
+    expect([list.apiVersion, list.kind, list.items.length]).toEqual(['v1', 'List', 19]);
+    expect(j.stderr).toBe(`note: dev-gvisor: ${ssa}\n`);
   }, 180_000);
 
   test('one flipped byte in a mirrored file stops synthesis with exit 3, naming the file and both hashes', () => {
