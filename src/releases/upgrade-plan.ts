@@ -8,7 +8,7 @@
  * adapter or constructs write are removed, renamed, retyped or newly required, claims convert to missing pools),
  * else `safe` (findings of severity `info`/`review` are listed but need no migration).
  */
-import { crdObject } from './crd-schema.js';
+import { canonicalJson, crdObject } from './crd-schema.js';
 import { diffCrdSchemas, type SchemaChange } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
 import type { LoadedRelease, ReleaseTag, SandboxKind } from './types.js';
@@ -26,6 +26,12 @@ export interface UpgradeFinding {
   readonly operations: readonly AdapterOperation[];
   /** Upstream source (`path@tag`) or the schema change behind the finding. */
   readonly source?: string;
+  /**
+   * Schema findings only: the CRD versions compared in which the change was found, sorted, e.g.
+   * `['v1alpha1', 'v1alpha1 -> v1beta1']` (the served v1alpha1 of both releases, then the old storage version against the
+   * new one); `['*']` for a CRD-level change. A change found in several is one finding naming them all.
+   */
+  readonly versions?: readonly string[];
 }
 
 /** One v1alpha1 SandboxClaim as read live (only what conversion to v1beta1 looks at). */
@@ -61,7 +67,7 @@ export interface UpgradePlan {
   readonly findings: readonly UpgradeFinding[];
   /** Steps to take, in order, when the verdict is not `safe`. */
   readonly path: readonly string[];
-  /** Every field-level schema change, for the json output. */
+  /** Every field-level schema change, once per CRD version compared (the findings merge repeats), for the json output. */
   readonly schemaChanges: readonly SchemaChange[];
 }
 
@@ -182,6 +188,29 @@ export function convertedPoolName(claim: LiveClaim): string {
   return `shadow-pool-${claim.template ?? ''}`;
 }
 
+/**
+ * One finding per distinct schema change of a kind. {@link diffCrdSchemas} compares every version both releases serve
+ * and, when the storage version moves, the old storage version with the new one, so a field change shared by
+ * those comparisons (e.g. a PodSpec field dropped from v1alpha1 and from v1alpha1 -> v1beta1) comes once per
+ * comparison; here it becomes one finding that lists the versions. Version-level changes (empty path) stay per version.
+ */
+function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to: ReleaseTag): UpgradeFinding[] {
+  const groups = new Map<string, SchemaChange[]>();
+  for (const c of changes) {
+    const key = [c.change, c.path, c.path === '' ? c.version : '', canonicalJson(c.before), canonicalJson(c.after)].join('\u0000');
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [c]);
+    else group.push(c);
+  }
+  return [...groups.values()].map((group) => {
+    const c = group[0]!;
+    const versions = group.map((x) => x.version).sort();
+    // every summary starts `<kind> <version>` (schema-diff.ts), except the CRD-level conversion change
+    const message = group.length === 1 ? c.summary : `${kind}${c.summary.slice(`${kind} ${c.version}`.length)} (versions: ${versions.join('; ')})`;
+    return { severity: severityOf(c), topic: 'schema', message, operations: operationsFor(kind, c), source: `k8s/crds@${to}`, versions };
+  });
+}
+
 function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
   const a = CONDITION_REASONS[from];
   const b = CONDITION_REASONS[to];
@@ -211,10 +240,9 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
   const path: string[] = [];
   const schemaChanges: SchemaChange[] = [];
   for (const kind of KINDS) {
-    for (const c of diffCrdSchemas(crdObject(from, kind), crdObject(to, kind))) {
-      schemaChanges.push(c);
-      findings.push({ severity: severityOf(c), topic: 'schema', message: c.summary, operations: operationsFor(kind, c), source: `k8s/crds@${t}` });
-    }
+    const changes = diffCrdSchemas(crdObject(from, kind), crdObject(to, kind));
+    schemaChanges.push(...changes);
+    findings.push(...schemaFindings(kind, changes, t));
   }
   findings.push(...conditionFindings(f, t));
 

@@ -2,7 +2,9 @@
  * Schema diff and upgrade classification over the three pinned releases (mirror, sha256-verified): the changes listed
  * in FACTS.md §2 appear field by field, and each jump gets the verdict its storage story calls for.
  */
-import { convertedPoolName, crdObject, diffCrdSchemas, loadRelease, planUpgrade, type LoadedRelease } from '../../../src/releases/index.js';
+import {
+  SUPPORTED_RELEASES, convertedPoolName, crdObject, diffCrdSchemas, loadRelease, planUpgrade, type LoadedRelease, type ReleaseTag,
+} from '../../../src/releases/index.js';
 
 let r046: LoadedRelease;
 let r050: LoadedRelease;
@@ -90,6 +92,72 @@ describe('planUpgrade', () => {
     const plan = planUpgrade(r046, r056, { source: 'ctx', storedVersions: { SandboxClaim: ['v1alpha1'] }, claims, pools: ['agents/pool-a', 'agents/fast'] });
     expect(plan.findings.filter((f) => f.topic === 'live' && f.message.startsWith('claim')).map((f) => f.message)).toEqual([
       'claim agents/cold converts to warmPoolRef shadow-pool-python, which does not exist: it would sit at Ready=False/WarmPoolNotFound',
+    ]);
+  });
+});
+
+describe('planUpgrade: one finding per change', () => {
+  const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
+  const pairs = SUPPORTED_RELEASES.flatMap((f) => SUPPORTED_RELEASES.filter((t) => t !== f).map((t) => [f, t] as const));
+
+  it('covers every ordered pair of the supported releases', () => {
+    expect(pairs).toHaveLength(6);
+  });
+
+  it.each(pairs)('%s -> %s: no finding repeats, in any CRD version compared, and none is lost', (f, t) => {
+    const plan = planUpgrade(release(f), release(t), undefined, SUPPORTED_RELEASES.filter((x) => x !== f && x !== t).map(release));
+    const keys = plan.findings.map((x) => `${x.severity} ${x.topic} ${x.message}`);
+    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+    // the same change seen from two version comparisons reads the same once the version label is taken out
+    const schema = plan.findings.filter((x) => x.topic === 'schema');
+    const unlabelled = schema.map((x) => x.message.replace(/ \(versions: [^)]*\)$/, '').replace(/^(\w+) v1\w+( -> v1\w+)?(?=[ :])/, '$1'));
+    expect(unlabelled.filter((m, i) => unlabelled.indexOf(m) !== i)).toEqual([]);
+    // every raw schema change is accounted for by exactly one version entry of one finding
+    expect(schema.flatMap((x) => x.versions ?? []).length).toBe(plan.schemaChanges.length);
+  });
+
+  it('v0.4.6 -> v0.5.6: 46 findings; the five changes found in v1alpha1 and across v1alpha1 -> v1beta1 are one finding each', () => {
+    const plan = planUpgrade(r046, r056, undefined, [r050]);
+    expect(plan.findings).toHaveLength(46);
+    expect(plan.schemaChanges).toHaveLength(39);
+    const count: Record<string, number> = {};
+    for (const x of plan.findings) count[x.topic] = (count[x.topic] ?? 0) + 1;
+    expect(count).toEqual({ schema: 34, storage: 4, conditions: 4, advice: 1, defect: 3 });
+    expect(plan.findings.filter((x) => x.topic === 'schema').map((x) => [x.severity, x.message, x.versions])).toEqual([
+      ['info', 'Sandbox: conversion strategy None -> Webhook', ['*']],
+      ['info', 'Sandbox v1beta1 added (served, storage)', ['v1beta1']],
+      ['info', 'Sandbox v1alpha1: storage true -> false', ['v1alpha1']],
+      ['info', 'Sandbox v1alpha1: deprecated false -> true', ['v1alpha1']],
+      ['review', 'Sandbox spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
+      ['info', 'Sandbox spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
+      ['migrate', 'Sandbox v1alpha1 -> v1beta1 spec.replicas renamed to spec.operatingMode (api/v1alpha1/sandbox_conversion.go@v0.5.6)', ['v1alpha1 -> v1beta1']],
+      ['migrate', 'Sandbox v1alpha1 -> v1beta1 status.replicas removed', ['v1alpha1 -> v1beta1']],
+      ['info', 'Sandbox v1alpha1 -> v1beta1 status.nodeName added (string)', ['v1alpha1 -> v1beta1']],
+      ['review', 'Sandbox v1alpha1 -> v1beta1 spec: validation none -> CEL ["volumeClaimTemplates is immutable"]', ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxClaim: conversion strategy None -> Webhook', ['*']],
+      ['info', 'SandboxClaim v1beta1 added (served, storage)', ['v1beta1']],
+      ['info', 'SandboxClaim v1alpha1: storage true -> false', ['v1alpha1']],
+      ['info', 'SandboxClaim v1alpha1: deprecated false -> true', ['v1alpha1']],
+      ['migrate', 'SandboxClaim v1alpha1 -> v1beta1 spec.sandboxTemplateRef renamed to spec.warmPoolRef (extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6)', ['v1alpha1 -> v1beta1']],
+      ['migrate', 'SandboxClaim v1alpha1 -> v1beta1 spec.warmpool removed', ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxClaim v1alpha1 -> v1beta1 spec.volumeClaimTemplates added (array (atomic list))', ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxTemplate: conversion strategy None -> Webhook', ['*']],
+      ['info', 'SandboxTemplate v1beta1 added (served, storage)', ['v1beta1']],
+      ['info', 'SandboxTemplate v1alpha1: storage true -> false', ['v1alpha1']],
+      ['info', 'SandboxTemplate v1alpha1: deprecated false -> true', ['v1alpha1']],
+      ['info', 'SandboxTemplate v1alpha1: subresources [status] -> []', ['v1alpha1']],
+      ['review', 'SandboxTemplate spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
+      ['migrate', 'SandboxTemplate status removed (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
+      ['info', 'SandboxTemplate spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
+      ['info', 'SandboxTemplate v1alpha1 -> v1beta1 spec.volumeClaimTemplatesPolicy added (string, default "Disallowed")', ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxWarmPool: conversion strategy None -> Webhook', ['*']],
+      ['info', 'SandboxWarmPool v1beta1 added (served, storage)', ['v1beta1']],
+      ['info', 'SandboxWarmPool v1alpha1: storage true -> false', ['v1alpha1']],
+      ['info', 'SandboxWarmPool v1alpha1: deprecated false -> true', ['v1alpha1']],
+      ['info', 'SandboxWarmPool v1alpha1: printer column Desired (.spec.replicas) added', ['v1alpha1']],
+      ['info', 'SandboxWarmPool v1alpha1 -> v1beta1 status.observedGeneration added (integer/int64)', ['v1alpha1 -> v1beta1']],
+      ['review', 'SandboxWarmPool v1alpha1 -> v1beta1 spec.replicas: default none -> 1', ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxWarmPool v1alpha1 -> v1beta1 spec.replicas: no longer required', ['v1alpha1 -> v1beta1']],
     ]);
   });
 });
