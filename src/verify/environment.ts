@@ -88,6 +88,8 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
       ...(t.images.find((i) => i.container === t.runtime.container) ? { runtimeImage: t.images.find((i) => i.container === t.runtime.container)!.image } : {}),
       ...(t.runtimeClassName ? { runtimeClassName: t.runtimeClassName } : {}),
       networkPolicyManagement: t.networkPolicyManagement,
+      images: Object.fromEntries(t.images.map((i) => [i.container, i.image])),
+      podLabels: t.podLabels,
     })),
     warmPools: d.warmPools.map((p) => ({ namespace: p.namespace, name: p.name, template: p.template, replicas: p.replicas })),
     networkPolicies: d.networkPolicies.map((p) => ({
@@ -97,7 +99,7 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
       allowedEgress: p.egress.map((e) => `${e.cidr ?? `${e.namespace ?? '*'}/${JSON.stringify(e.podLabels ?? {})}`} ${e.ports.map((x) => `${x.protocol}/${x.port}`).join(',')}`.trim()),
       ingressFrom: p.ingressFrom.map((i) => ({ namespace: i.namespace, podLabels: i.podLabels ?? {} })),
     })),
-    ...(d.router ? { router: { namespace: d.router.namespace, service: d.router.serviceName, podLabels: d.router.podLabels, ...(opts.routerUrl ? { url: opts.routerUrl } : {}) } } : {}),
+    ...(d.router ? { router: { namespace: d.router.namespace, service: d.router.serviceName, podLabels: d.router.podLabels, image: d.router.image, ...(opts.routerUrl ? { url: opts.routerUrl } : {}) } } : {}),
     transport: opts.transport,
     requirements: requirementsFor(declared, overrides),
     probeTimeoutMs: opts.probeTimeoutMs ?? 5_000,

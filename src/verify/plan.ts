@@ -16,6 +16,10 @@ export interface TemplatePlan {
   readonly runtime: RuntimeKind | 'custom';
   /** Image of the runtime container, for the compatibility tuple. */
   readonly runtimeImage?: string;
+  /** The image the environment pinned per container name (init and app containers), compared with running pods' imageIDs; unset = not known (plan from flags). */
+  readonly images?: Readonly<Record<string, string>>;
+  /** Labels every pod of the template carries (the descriptor's `podLabels`): how the image-digest probe finds its pods; unset = not looked for. */
+  readonly podLabels?: Readonly<Record<string, string>>;
   /** Ports of the runtime server: sandboxd REST 8080 / gRPC 9090, python runtime 8888 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
   readonly ports: { readonly rest: number; readonly grpc?: number };
   readonly runtimeClassName?: string;
@@ -48,6 +52,8 @@ export interface RouterPlan {
   readonly url?: string;
   /** Labels of the router pods (FACTS.md §10.5: template policies admit `app: sandbox-router`). */
   readonly podLabels: Readonly<Record<string, string>>;
+  /** Image the environment pinned for the router container; unset = not known (no image-digest check of router pods). */
+  readonly image?: string;
 }
 
 export interface VerifyPlan {

@@ -10,6 +10,7 @@ import type { VerifyPlan } from './plan.js';
 import { controllerNeeds, controllerProbe, KNOWN_GAPS } from './probes/controller.js';
 import type { ProbeDeps } from './probes/common.js';
 import { existingSandboxProbe } from './probes/existing-sandbox.js';
+import { imageDigestsProbe } from './probes/image-digests.js';
 import { installProbe } from './probes/install.js';
 import { snapshotProbe, suspendProbe } from './probes/lifecycle.js';
 import { networkProbe } from './probes/network.js';
@@ -66,6 +67,9 @@ export function planProbes(deps: ProbeDeps, opts: { loaded?: LoadedRelease; cont
   for (const t of plan.templates) probes.push(templateProbe(deps, t, opts.loaded));
   for (const p of plan.warmPools) probes.push(warmPoolProbe(deps, p));
   if (plan.router) probes.push(routerProbe(deps));
+  // Before the workloads: it compares the environment's own pods, not the verifier's probe sandboxes.
+  const images = imageDigestsProbe(deps, { controllerMode: opts.controllerMode, ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}) });
+  if (images) probes.push(images);
   const staticIds = probes.map((p) => p.id);
   const workloads = plan.templates.map((t) => workloadProbe(deps, t, plan.warmPools.find((p) => p.namespace === t.namespace && p.template === t.name), staticIds));
   probes.push(...workloads);

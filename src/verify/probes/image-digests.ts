@@ -1,0 +1,99 @@
+/**
+ * Probe `images` (case 15-unpinned-image-tags, verifier side): compares what the pods run (`status.containerStatuses[]
+ * .imageID` / `.image`) with what the environment pinned, and adds the outcome to the `verified` step of the capability
+ * the pods belong to (outcomes and verdicts: ../image-digests.ts):
+ * - `controller`: pods selected by the controller Deployment's `spec.selector.matchLabels`, its first container against
+ *   the pinned controller image (`k8s/controller.yaml@v0.5.6`: one container); not in `external` mode (no pods);
+ * - `router`: pods with the router's pod labels in its namespace, first container against the router image the
+ *   environment pinned; only when the router Service exists (a router run outside the cluster has no pods);
+ * - `template/<ns>/<name>`: pods with the template's pod labels (sandboxes and warm-pool members alike), each container
+ *   the template pins.
+ * Runs before the workload probes, so it sees the environment's own pods, not the verifier's probe sandboxes. Finding no
+ * pod adds no evidence (a progress note says so): the other probes report missing controllers, routers and pools.
+ */
+import type { CapabilityName } from '../../adapter/types.js';
+import type { Obj } from '../cluster.js';
+import type { Evidence } from '../evidence.js';
+import { imageEvidence, startedContainers, type PodView } from '../image-digests.js';
+import type { Probe, ProbeRun } from '../runner.js';
+import { Facts, selector, type ProbeDeps } from './common.js';
+
+/** Probe id. */
+export const IMAGE_DIGESTS_PROBE = 'images';
+
+interface PodSpecView {
+  readonly spec?: { readonly containers?: ReadonlyArray<{ readonly name?: string }> };
+}
+
+/**
+ * The image-digest probe, or undefined when the plan pins nothing it can compare (no controller Deployment, no router
+ * image, no template with both images and pod labels).
+ * @param opts.controllerImage overrides the pinned controller image (default: the plan's, else the release's `registry.k8s.io/agent-sandbox/agent-sandbox-controller:<tag>`)
+ */
+export function imageDigestsProbe(deps: ProbeDeps, opts: { controllerMode: 'deployment' | 'external'; controllerImage?: string }): Probe | undefined {
+  const { plan } = deps;
+  const templates = plan.templates.filter((t) => t.images && Object.keys(t.images).length > 0 && t.podLabels && Object.keys(t.podLabels).length > 0);
+  const covers: CapabilityName[] = [];
+  if (opts.controllerMode === 'deployment') covers.push('controller');
+  if (plan.router?.image) covers.push('router');
+  for (const t of templates) covers.push(`template/${t.namespace}/${t.name}`);
+  if (covers.length === 0) return undefined;
+  return {
+    id: IMAGE_DIGESTS_PROBE,
+    after: ['install'],
+    covers,
+    timeoutStep: 'verified',
+    deadlineMs: 15_000,
+    async run(ctx) {
+      const out: Evidence[] = [];
+      if (opts.controllerMode === 'deployment') out.push(...(await controllerPods(deps, opts.controllerImage ?? plan.controller.image ?? deps.facts.controllerImage, ctx)));
+      if (plan.router?.image) out.push(...(await routerPods(deps, plan.router.image, ctx)));
+      for (const t of templates) {
+        const capability = `template/${t.namespace}/${t.name}` as const;
+        const owner = `pods of template ${t.namespace}/${t.name}`;
+        const pods = await deps.cluster.pods(t.namespace, selector(t.podLabels!));
+        if (pods.kind !== 'ok') out.push(...new Facts(capability).failedCall('verified', owner, pods).list);
+        else out.push(...compared(capability, owner, pods.value, () => t.images!, ctx));
+      }
+      return out;
+    },
+  };
+}
+
+async function controllerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun): Promise<Evidence[]> {
+  const { namespace, deployment } = deps.plan.controller;
+  const owner = `pods of Deployment ${namespace}/${deployment}`;
+  const d = await deps.cluster.deployment(namespace, deployment);
+  // A missing or unreadable Deployment is the controller probe's evidence; there are no pods to compare here.
+  if (d.kind !== 'ok' || d.value === undefined) return [];
+  const spec = (d.value as Obj & { spec?: { selector?: { matchLabels?: Record<string, string> }; template?: PodSpecView } }).spec;
+  const labels = spec?.selector?.matchLabels ?? {};
+  const container = spec?.template?.spec?.containers?.[0]?.name;
+  if (Object.keys(labels).length === 0 || container === undefined) return [];
+  const pods = await deps.cluster.pods(namespace, selector(labels));
+  if (pods.kind !== 'ok') return new Facts('controller').failedCall('verified', owner, pods).list;
+  return compared('controller', owner, pods.value, () => ({ [container]: pinned }), ctx);
+}
+
+async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun): Promise<Evidence[]> {
+  const router = deps.plan.router!;
+  const owner = `router pods ${selector(router.podLabels)} in ${router.namespace}`;
+  const svc = await deps.cluster.service(router.namespace, router.service);
+  if (svc.kind === 'ok' && svc.value === undefined) {
+    ctx.note(`no Service ${router.namespace}/${router.service}: router pods not compared (the router probe reports it)`);
+    return [];
+  }
+  const pods = await deps.cluster.pods(router.namespace, selector(router.podLabels));
+  if (pods.kind !== 'ok') return new Facts('router').failedCall('verified', owner, pods).list;
+  return compared('router', owner, pods.value, (pod) => {
+    const first = (pod as PodSpecView).spec?.containers?.[0]?.name;
+    return first === undefined ? {} : { [first]: pinned };
+  }, ctx);
+}
+
+/** Evidence for the pods of one owner; pins are per pod (a router's first container may be named differently per pod). */
+function compared(capability: CapabilityName, owner: string, pods: readonly Obj[], pins: (pod: Obj) => Readonly<Record<string, string>>, ctx?: ProbeRun): Evidence[] {
+  const containers = pods.flatMap((p) => startedContainers([p as PodView], pins(p)));
+  if (containers.length === 0) ctx?.note(`${owner}: no started pod to compare`);
+  return imageEvidence(capability, owner, containers);
+}
