@@ -49,3 +49,66 @@ export class MissingReferenceError extends ConstructError {}
 
 /** A setting the pinned release cannot honour (e.g. external certificates on v0.5.0, a router on v0.4.6). */
 export class UnsupportedByReleaseError extends ConstructError {}
+
+/** What {@link RbacNarrowingError} reports. */
+export interface RbacNarrowingDetails {
+  /** The prop, e.g. `rbac.networkPolicies`. */
+  readonly field: string;
+  /** The resource as `plural[.group]`, comma-separated when granted in several groups, e.g. `networkpolicies.networking.k8s.io`. */
+  readonly resource: string;
+  /** The verbs the controller's pinned ClusterRoles grant on it, which it needs at cluster scope, sorted. */
+  readonly verbs: readonly string[];
+  /** The namespaces asked for. */
+  readonly namespaces: readonly string[];
+  readonly release: string;
+  /** Where the rights come from, e.g. `ClusterRole agent-sandbox-controller-extensions in k8s/extensions-rbac.generated.yaml@v0.5.6`. */
+  readonly grantedBy: readonly string[];
+  /**
+   * `controller-watches-cluster`: the controller lists/watches the resource in every namespace and the release has no flag
+   * restricting it to namespaces; `cluster-scoped-resource`: the resource is cluster-scoped, so no Role can grant it.
+   */
+  readonly reason: 'controller-watches-cluster' | 'cluster-scoped-resource';
+  /** The controller's user, `system:serviceaccount:<ns>:<name>`. */
+  readonly serviceAccount: string;
+}
+
+/**
+ * Narrowing the controller's RBAC (`AgentSandboxInstall` prop `rbac`) to namespaces where the controller cannot run with
+ * it (case 09-controller-rbac-gaps): the controller would be forbidden its cluster-wide watch and crash-loop, or the
+ * resource is cluster-scoped. Fields: {@link RbacNarrowingDetails}.
+ */
+export class RbacNarrowingError extends ConstructError implements RbacNarrowingDetails {
+  readonly field: string;
+  readonly resource: string;
+  readonly verbs: readonly string[];
+  readonly namespaces: readonly string[];
+  readonly release: string;
+  readonly grantedBy: readonly string[];
+  readonly reason: RbacNarrowingDetails['reason'];
+  readonly serviceAccount: string;
+  constructor(path: string, d: RbacNarrowingDetails) {
+    const asked = `${d.field} narrows ${d.resource} to namespace${d.namespaces.length === 1 ? '' : 's'} ${d.namespaces.join(', ')}`;
+    const source = d.grantedBy.join(', ');
+    const message =
+      d.reason === 'cluster-scoped-resource'
+        ? `${asked}, but ${d.resource} is cluster-scoped: a namespaced Role cannot grant it, and the controller needs ${d.verbs.join(', ')} on it (${source})`
+        : `${asked}, but the controller lists and watches ${d.resource} across all namespaces (${source} grants ${d.verbs.join(', ')} at cluster scope, and it needs them there); ` +
+          `release ${d.release} has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@${d.release}` +
+          `${d.release === 'v0.5.6' ? '; --cache-label-selectors is a boolean, default false, and names no namespace' : ''}), ` +
+          `so its cluster-wide watch would be forbidden and it would crash-loop`;
+    const hint =
+      d.reason === 'cluster-scoped-resource'
+        ? `keep ${d.field} at 'cluster' (the default)`
+        : `keep ${d.field} at 'cluster' (the default); to keep the controller's writes of ${d.resource} out of other namespaces, ` +
+          `restrict them with an admission policy (e.g. a ValidatingAdmissionPolicy matching user ${d.serviceAccount}) instead of narrowing its RBAC`;
+    super(path, message, hint);
+    this.field = d.field;
+    this.resource = d.resource;
+    this.verbs = d.verbs;
+    this.namespaces = d.namespaces;
+    this.release = d.release;
+    this.grantedBy = d.grantedBy;
+    this.reason = d.reason;
+    this.serviceAccount = d.serviceAccount;
+  }
+}

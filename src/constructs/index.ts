@@ -1,6 +1,7 @@
 /** Public API of the constructs layer. */
 export { AgentEnvironment, DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, type AgentEnvironmentProps } from './environment.js';
 export { AgentSandboxInstall, SERVER_SIDE_APPLY_THRESHOLD, type AgentSandboxInstallProps, type CertificateMode } from './install.js';
+export type { ControllerRbacScope, ControllerResource, NamespaceScope } from './controller-rbac.js';
 export { SandboxRuntimeClass, type RuntimePreset, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
 export { SandboxTemplate, type NetworkPolicyManagement, type SandboxTemplateProps, type TemplateNetworkRules, type TemplateRuntime } from './template.js';
 export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
@@ -11,7 +12,10 @@ export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_
 export {
   descriptorJson, EnvironmentDescriptorSchema, parseEnvironmentDescriptor, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState,
 } from './descriptor.js';
-export { ConflictError, ConstructError, ConstructPropsError, MissingReferenceError, UnpinnedImageError, UnsupportedByReleaseError } from './errors.js';
+export {
+  ConflictError, ConstructError, ConstructPropsError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError, UnsupportedByReleaseError,
+  type RbacNarrowingDetails,
+} from './errors.js';
 export { parseImage, unpinnedReason, type ImageRef } from './images.js';
 export { PHASES, phaseIndex, phaseOf, setPhase, type Phase } from './phases.js';
 export * from './metadata.js';

@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import { findContext } from './context.js';
+import { ControllerRbacSchema, scopeControllerRbac, type ControllerRbacScope, type ControllerResource, type SourcedObject } from './controller-rbac.js';
 import { UnsupportedByReleaseError } from './errors.js';
 import { assertPinned } from './images.js';
 import { ANNOTATION_SYNC_OPTIONS } from './metadata.js';
@@ -44,6 +45,20 @@ export interface AgentSandboxInstallProps {
   readonly certificates?: CertificateMode;
   /** Refuse images without a digest. Default: the enclosing environment's `requireDigests`, else `false`. */
   readonly requireDigests?: boolean;
+  /**
+   * Scope of the controller's rights per resource of its pinned ClusterRoles (`k8s/rbac.generated.yaml@tag`,
+   * `k8s/extensions-rbac.generated.yaml@tag`; see {@link AgentSandboxInstall.controllerResources}). Key: the resource's
+   * plural name, compared without case (`networkPolicies` = `networking.k8s.io/networkpolicies`; subresources such as
+   * `sandboxes/status` go with their resource). Value: `'cluster'` (as pinned), `'namespace:<ns>'` or a list of them.
+   * Default `{}`: every resource as pinned, output unchanged.
+   *
+   * Only a resource the controller neither lists nor watches may be narrowed (on v0.4.6–v0.5.6: `events`); its rules then
+   * move from the ClusterRole to a Role + RoleBinding `<clusterRole>-namespaced` in each namespace, and the controller's
+   * events elsewhere (e.g. leader election in its own namespace) are refused. No release has a flag restricting the
+   * controller's watch to namespaces (`cmd/agent-sandbox-controller/main.go@tag`), so narrowing a watched resource (e.g.
+   * `networkPolicies`) or a cluster-scoped one (`customResourceDefinitions`) fails (case 09-controller-rbac-gaps).
+   */
+  readonly rbac?: Readonly<Record<string, ControllerRbacScope>>;
 }
 
 const PropsSchema = z.object({
@@ -61,6 +76,7 @@ const PropsSchema = z.object({
     ])
     .default('controller'),
   requireDigests: z.boolean().optional(),
+  rbac: ControllerRbacSchema,
 }).strict();
 
 /**
@@ -115,8 +131,10 @@ function foldExtensionsController(core: Json, ext: Json): void {
  * The pinned install of one release. Objects: Namespace `agent-sandbox-system`, controller ServiceAccount, RBAC,
  * Services, the controller Deployment (exactly one), the CRDs (Sandbox; plus the three extension CRDs with `extensions`).
  *
- * @throws ConstructPropsError on invalid props; UnsupportedByReleaseError for external certificates on a release without
- *   `--manage-webhook-certs`; UnpinnedImageError when an image stays unpinned (e.g. digest required but not given).
+ * @throws ConstructPropsError on invalid props (including an `rbac` key that names no resource of the controller's
+ *   ClusterRoles; the message lists the valid keys); UnsupportedByReleaseError for external certificates on a release
+ *   without `--manage-webhook-certs`; RbacNarrowingError for an `rbac` narrowing the controller cannot run with;
+ *   UnpinnedImageError when an image stays unpinned (e.g. digest required but not given).
  */
 export class AgentSandboxInstall extends Construct {
   /** Namespace of the controller, from `k8s/controller.yaml@tag` (`agent-sandbox-system`). */
@@ -130,6 +148,8 @@ export class AgentSandboxInstall extends Construct {
   readonly objects: readonly ApiObject[];
   /** Names of the CRDs marked for server-side apply (pinned file over {@link SERVER_SIDE_APPLY_THRESHOLD} bytes). */
   readonly serverSideApply: readonly string[];
+  /** The resources of the controller's pinned ClusterRoles (the keys of the `rbac` prop), sorted by key, as pinned. */
+  readonly controllerResources: readonly ControllerResource[];
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
     super(scope, id);
@@ -155,6 +175,7 @@ export class AgentSandboxInstall extends Construct {
 
     const files = [...facts.coreAssetOrder, ...(p.extensions ? facts.extensionsAssetOrder : [])];
     const assembled: Json[] = [];
+    const sourced: SourcedObject[] = [];
     let controller: Json | undefined;
     let namespace: string | undefined;
     for (const file of files) {
@@ -165,6 +186,7 @@ export class AgentSandboxInstall extends Construct {
           if (controller === undefined) {
             controller = structuredClone(obj) as Json;
             assembled.push(controller);
+            sourced.push({ file, obj: controller });
           } else if (file === EXTENSIONS_CONTROLLER_FILE) {
             foldExtensionsController(controller, obj as Json);
           } else {
@@ -173,12 +195,20 @@ export class AgentSandboxInstall extends Construct {
           continue;
         }
         if (obj.kind === 'Namespace' && namespace === undefined) namespace = obj.metadata?.name;
-        assembled.push(structuredClone(obj) as Json);
+        const copy = structuredClone(obj) as Json;
+        assembled.push(copy);
+        sourced.push({ file, obj: copy });
       }
     }
     if (controller === undefined) throw new Error(`release ${facts.tag}: no ${CONTROLLER_DEPLOYMENT} Deployment in ${files.join(', ')}`);
     if (namespace === undefined) throw new Error(`release ${facts.tag}: no Namespace in ${files.join(', ')}`);
     this.namespace = namespace;
+
+    const serviceAccount = podSpecOf(controller)['serviceAccountName'];
+    if (typeof serviceAccount !== 'string') throw new Error(`release ${facts.tag}: the ${CONTROLLER_DEPLOYMENT} Deployment names no serviceAccountName`);
+    const rbac = scopeControllerRbac({ path: this.node.path, tag: facts.tag, objects: sourced, serviceAccount, namespace, scopes: p.rbac });
+    this.controllerResources = rbac.resources;
+    assembled.push(...rbac.added);
 
     const containers = podContainers(podSpecOf(controller));
     const controllerContainer = containerNamed(podSpecOf(controller), CONTROLLER_DEPLOYMENT);

@@ -1,0 +1,66 @@
+/**
+ * Case 09-controller-rbac-gaps (constructs side): the controller's RBAC comes from the pinned generated RBAC files, and a
+ * narrowing of a resource the controller lists/watches cluster-wide fails synthesis, because no supported release has a
+ * flag restricting the controller's watch to namespaces (FACTS.md §3 flags table, `cmd/agent-sandbox-controller/main.go@tag`).
+ * The verifier side is controller-rbac-gaps.verify.test.ts.
+ */
+import { jest } from '@jest/globals';
+import { App, Chart } from 'cdk8s';
+import { AgentSandboxInstall, RbacNarrowingError, synthesizeEnvironment } from '../../src/index.js';
+import { newEnvironment, release } from '../unit/constructs/fixture.js';
+
+// loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
+jest.setTimeout(120_000);
+
+function attempt(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+describe('case 09: controller RBAC narrowing checked against the watch scope', () => {
+  test('reproduction: v0.5.6 with rbac.networkPolicies "namespace:sbx" fails with RbacNarrowingError at the construct path', async () => {
+    const rel = await release('v0.5.6');
+    const err = attempt(() => new AgentSandboxInstall(new Chart(new App(), 'chart'), 'i', { release: rel, rbac: { networkPolicies: 'namespace:sbx' } }));
+    expect(err).toBeInstanceOf(RbacNarrowingError);
+    const e = err as RbacNarrowingError;
+    expect(e.path).toBe('chart/i');
+    expect(e.field).toBe('rbac.networkPolicies');
+    expect(e.resource).toBe('networkpolicies.networking.k8s.io');
+    expect(e.verbs).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
+    expect(e.namespaces).toEqual(['sbx']);
+    expect(e.release).toBe('v0.5.6');
+    expect(e.reason).toBe('controller-watches-cluster');
+    expect(e.grantedBy).toEqual(['ClusterRole agent-sandbox-controller-extensions in k8s/extensions-rbac.generated.yaml@v0.5.6']);
+    expect(e.message).toMatch(/^chart\/i: rbac\.networkPolicies narrows networkpolicies\.networking\.k8s\.io to namespace sbx, but the controller lists and watches/);
+    expect(e.message).toContain('release v0.5.6 has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@v0.5.6; --cache-label-selectors');
+    expect(e.hint).toContain("keep rbac.networkPolicies at 'cluster'");
+    expect(e.hint).toContain('admission policy');
+    expect(e.hint).toContain('system:serviceaccount:agent-sandbox-system:agent-sandbox-controller');
+  });
+
+  test('inside an environment the narrowing is refused while the environment is built, so synthesis never starts', async () => {
+    const rel = await release('v0.5.6');
+    const err = attempt(() => synthesizeEnvironment(newEnvironment(rel, 'sbx', { install: { rbac: { networkPolicies: ['namespace:sbx', 'namespace:team-a'] } } })));
+    expect(err).toBeInstanceOf(RbacNarrowingError);
+    expect((err as RbacNarrowingError).path).toBe('sbx/install');
+    expect((err as RbacNarrowingError).namespaces).toEqual(['sbx', 'team-a']);
+  });
+
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s: every resource the controller lists/watches refuses narrowing, citing main.go at that tag', async (tag) => {
+    const rel = await release(tag);
+    const probe = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel });
+    const watched = probe.controllerResources.filter((r) => r.watched).map((r) => r.key);
+    expect(watched).toEqual(['leases', 'networkpolicies', 'persistentvolumeclaims', 'pods', 'sandboxclaims', 'sandboxes', 'sandboxtemplates', 'sandboxwarmpools', 'services']);
+    for (const key of watched) {
+      const err = attempt(() => new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel, rbac: { [key]: 'namespace:sbx' } }));
+      expect(err).toBeInstanceOf(RbacNarrowingError);
+      expect((err as RbacNarrowingError).reason).toBe('controller-watches-cluster');
+      expect((err as Error).message).toContain(`release ${tag} has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@${tag}`);
+      expect((err as RbacNarrowingError).verbs).toEqual(expect.arrayContaining(['list', 'watch']));
+    }
+  });
+});
