@@ -150,3 +150,5 @@ process.stdout.write(
 );
 // The diff benchmark (issue 5) prints its own table after this one.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/diff.ts')], { cwd: ROOT, stdio: 'inherit' });
+// Then the import benchmark (case 19): time and memory of cdk8s import on the case's release bundle.
+spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import.ts')], { cwd: ROOT, stdio: 'inherit' });
