@@ -1,0 +1,140 @@
+/**
+ * Case 15 (verifier side) on the test cluster: the image-digest probe reads the pods the real controller made for a
+ * warm pool and compares each container's `status.containerStatuses[].imageID` with the digest the environment pinned.
+ *
+ * What the test cluster puts there: kwok's `pod-ready` stage (test-cluster/.run/kwok-stages.yaml) writes `image` = the
+ * spec image and `imageID: ""` — no runtime pulls anything. So the first test sees the real shape (no imageID: unknown).
+ * For match and skew the test writes `imageID` itself through the real API server's pods/status subresource: a
+ * runtime's answer the test cluster cannot produce (one node pulled the pinned digest, another ran a stale cached image).
+ * kwok does not overwrite it: `pod-ready` selects only pods that are Pending or not Ready, and these pods are Running
+ * and Ready; the test re-reads the pods after the probe ran and asserts the written imageIDs (and resourceVersions) are
+ * unchanged. The controller runs outside the cluster (no controller pods) and the router has no Service here, so only
+ * the template's pods are compared; the router's skip is asserted from the progress note.
+ */
+import * as k8s from '@kubernetes/client-node';
+import { KubeClient } from '../../src/adapter/kubernetes/client.js';
+import { releaseFacts } from '../../src/releases/index.js';
+import { Cluster as VerifyCluster } from '../../src/verify/cluster.js';
+import type { Evidence } from '../../src/verify/evidence.js';
+import type { TemplatePlan } from '../../src/verify/plan.js';
+import { imageDigestsProbe } from '../../src/verify/probes/image-digests.js';
+import { installProbe } from '../../src/verify/probes/install.js';
+import { templateProbe } from '../../src/verify/probes/template.js';
+import { runProbes, type Probe } from '../../src/verify/runner.js';
+import { AdapterRuntimeProber } from '../../src/verify/runtime-prober.js';
+import { settle } from '../../src/verify/states.js';
+import { Workload } from '../../src/verify/workload.js';
+import { RUNTIME_ANNOTATION } from '../../test-cluster/runtime.js';
+import { connect, freshNamespace, waitFor, type Cluster } from './helpers.js';
+import { EXT, plan } from './verify/verifier-env.js';
+
+const REPO = 'registry.local/agentplane-test/sandboxd';
+const PINNED_DIGEST = `sha256:${'a1'.repeat(32)}`;
+const STALE_DIGEST = `sha256:${'b2'.repeat(32)}`;
+const PINNED = `${REPO}:v0.5.6@${PINNED_DIGEST}`;
+const LABELS = { 'agentplane.dev/template': 'digests' };
+
+let c: Cluster;
+let ns: string;
+let client: KubeClient;
+let runtime: AdapterRuntimeProber;
+
+beforeAll(async () => {
+  c = connect();
+  ns = await freshNamespace(c, 'vimg');
+  client = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
+  runtime = new AdapterRuntimeProber({ client });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT, namespace: ns, plural: 'sandboxtemplates',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name: 'digests', namespace: ns },
+      // Runtime `none`: the stand-in starts no sandboxd for these pods; only their status matters here.
+      spec: { podTemplate: { metadata: { labels: LABELS, annotations: { [RUNTIME_ANNOTATION]: 'none' } }, spec: { containers: [{ name: 'sandboxd', image: PINNED }] } } },
+    },
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT, namespace: ns, plural: 'sandboxwarmpools',
+    body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'digests-pool', namespace: ns }, spec: { replicas: 2, sandboxTemplateRef: { name: 'digests' } } },
+  });
+  await waitFor('two running pool pods', 60_000, async () => {
+    const pods = await runningPods();
+    return pods.length === 2 ? pods : undefined;
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await runtime?.close();
+  await c?.core.deleteNamespace({ name: ns }).catch(() => undefined);
+});
+
+async function runningPods(): Promise<k8s.V1Pod[]> {
+  const list = await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'agentplane.dev/template=digests' });
+  return list.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.status.containerStatuses?.[0]?.state?.running).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+}
+
+function templatePlan(pinned: string): TemplatePlan {
+  return { namespace: ns, name: 'digests', runtime: 'sandboxd', ports: { rest: 8080, grpc: 9090 }, networkPolicyManagement: 'Managed', images: { sandboxd: pinned }, podLabels: LABELS };
+}
+
+/** Runs install, template and image-digest probes (no workload: it would claim a pool member) and returns the evidence and progress lines. */
+async function probe(pinned: string): Promise<{ evidence: Evidence[]; lines: string[]; template: Evidence[] }> {
+  const t = templatePlan(pinned);
+  const p = plan(c, [t], { router: { namespace: 'agent-sandbox-system', service: 'sandbox-router-svc', podLabels: { app: 'sandbox-router' }, image: 'registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6' } });
+  const cluster = new VerifyCluster(client);
+  const deps = { cluster, plan: p, facts: releaseFacts('v0.5.6'), runtime, workload: new Workload(cluster) };
+  const images = imageDigestsProbe(deps, { controllerMode: 'external' })!;
+  expect(images.covers).toEqual(['router', `template/${ns}/digests`]);
+  const lines: string[] = [];
+  const probes: Probe[] = [installProbe(deps), templateProbe(deps, t, undefined), images];
+  const evidence = await runProbes(probes, { progress: (l) => lines.push(l) });
+  return { evidence, lines, template: evidence.filter((e) => e.capability === `template/${ns}/digests`) };
+}
+
+test('as the test cluster reports them (imageID empty): unknown, the template stays configured; router without Service not compared', async () => {
+  const pods = await runningPods();
+  expect(pods.map((p) => p.status!.containerStatuses![0]!.imageID)).toEqual(['', '']);
+  expect(pods.map((p) => p.status!.containerStatuses![0]!.image)).toEqual([PINNED, PINNED]);
+  const { evidence, lines, template } = await probe(PINNED);
+  const verified = template.filter((e) => e.step === 'verified');
+  expect(verified.map((e) => [e.verdict, e.subject])).toEqual([['unknown', `pods of template ${ns}/digests`]]);
+  const names = pods.map((p) => `${ns}/${p.metadata!.name}/sandboxd`).join(', ');
+  expect(verified[0]!.message).toBe(`2 container(s) report no imageID (${names}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`);
+  expect(settle(template)).toEqual({ state: 'configured', next: `verified not reached: ${verified[0]!.message}` });
+  expect(evidence.filter((e) => e.capability === 'router')).toEqual([]);
+  expect(lines).toContain('[3/3] images: no Service agent-sandbox-system/sandbox-router-svc: router pods not compared (the router probe reports it)');
+}, 60_000);
+
+test('imageIDs written through pods/status: the pinned digest matches, a stale digest is skew naming pod/container/pinned/running; kwok leaves them', async () => {
+  const [good, stale] = await runningPods();
+  // Fault the test cluster cannot produce: a runtime reporting which digest it runs (one node pulled the pin, one ran a stale cache).
+  const written = new Map<string, string>([[good!.metadata!.name!, `${REPO}@${PINNED_DIGEST}`], [stale!.metadata!.name!, `docker-pullable://${REPO}@${STALE_DIGEST}`]]);
+  const versions = new Map<string, string>();
+  for (const pod of [good!, stale!]) {
+    pod.status!.containerStatuses![0]!.imageID = written.get(pod.metadata!.name!)!;
+    const after = await c.core.replaceNamespacedPodStatus({ namespace: ns, name: pod.metadata!.name!, body: pod });
+    versions.set(pod.metadata!.name!, after.metadata!.resourceVersion!);
+  }
+  const { template } = await probe(PINNED);
+  const verified = template.filter((e) => e.step === 'verified');
+  expect(verified.map((e) => [e.verdict, e.subject])).toEqual([['missing', `Pod ${ns}/${stale!.metadata!.name}`], ['proven', `pods of template ${ns}/digests`]]);
+  expect(verified[0]).toMatchObject({ field: 'status.containerStatuses[sandboxd].imageID', value: `docker-pullable://${REPO}@${STALE_DIGEST}` });
+  expect(verified[0]!.message).toBe(`image skew: container sandboxd of pod ${ns}/${stale!.metadata!.name} runs ${STALE_DIGEST} (image ${PINNED}), the environment pinned ${PINNED}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`);
+  expect(verified[1]).toMatchObject({ value: PINNED_DIGEST, message: `1 container(s) run the pinned digest: ${ns}/${good!.metadata!.name}/sandboxd ${PINNED_DIGEST}` });
+  const s = settle(template);
+  expect(s).toEqual({ state: 'configured', next: `verified not reached: ${verified[0]!.message}` });
+
+  // kwok did not rewrite the status while the probe ran.
+  const now = await runningPods();
+  expect(now.map((p) => [p.metadata!.name, p.status!.containerStatuses![0]!.imageID, p.metadata!.resourceVersion])).toEqual(
+    [good!, stale!].map((p) => [p.metadata!.name, written.get(p.metadata!.name!), versions.get(p.metadata!.name!)]),
+  );
+}, 60_000);
+
+test('the same pods under a tag-only pin: skew cannot be detected, said so, never verified', async () => {
+  const tagOnly = `${REPO}:v0.5.6`;
+  const { template } = await probe(tagOnly);
+  const verified = template.filter((e) => e.step === 'verified');
+  expect(verified.map((e) => e.verdict)).toEqual(['unknown']);
+  expect(verified[0]!.message).toMatch(new RegExp(`^${tagOnly.replace(/[.]/g, '\\.')} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container\\(s\\) \\(.*${STALE_DIGEST}.*\\); pin a digest \\(requireDigests: true\\) to verify$`));
+  expect(settle(template).state).toBe('configured');
+}, 60_000);
