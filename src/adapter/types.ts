@@ -65,6 +65,24 @@ export interface SessionRef {
   readonly via: 'claim' | 'sandbox';
   readonly operationId: string;
   readonly uid: string;
+  /** For claims: the template the session was requested from, and what is known of the version it got (case 04). */
+  readonly template?: SessionTemplate;
+}
+
+/**
+ * The template a claim was created against. `hash` is the blueprint hash (`agents.x-k8s.io/sandbox-template-hash`,
+ * `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`) of the Sandbox the claim is bound to, when it was
+ * already bound at the one read after create (a warm adoption is often that quick, never waited for); else absent and
+ * `reason` says why. `observe` reports the hash later (Observation.templateHash).
+ */
+export interface SessionTemplate {
+  /** SandboxTemplate name. */
+  readonly name: string;
+  /** The template's `metadata.generation` when the claim was created (annotation `agentplane.dev/template-generation`); absent when not recorded. */
+  readonly generation?: number;
+  readonly hash?: string;
+  /** Where `hash` was read, or why it is absent. */
+  readonly reason: string;
 }
 
 /** Phase derived from spec plus conditions at the current observedGeneration only. */
@@ -87,6 +105,18 @@ export interface Observation {
   readonly template?: string;
   readonly podIPs: readonly string[];
   readonly resourceVersion: string;
+  /**
+   * Claims bound to an existing Sandbox (case 04): the blueprint hash the bound Sandbox was made from. Adoption removes
+   * the label, so it comes from the Sandbox's label, the hash recorded in `ref.template`, or a live pool member with the same
+   * blueprint; absent when none of those tells it (see `templateReason`).
+   */
+  readonly templateHash?: string;
+  /** The hash the pool's members at the template's current blueprint carry; absent when not determinable (see `templateReason`). */
+  readonly currentTemplateHash?: string;
+  /** Whether the bound Sandbox is behind the template's current blueprint (controller semantics); absent when it cannot be told. */
+  readonly staleTemplate?: boolean;
+  /** For claims: how the three fields above were determined, each unknown with its reason, and the differences when stale. */
+  readonly templateReason?: string;
 }
 
 export interface Termination {

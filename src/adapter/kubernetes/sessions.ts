@@ -8,7 +8,8 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
-import type { Observation, Result, SessionRef, Termination } from '../types.js';
+import type { ReleaseFamily } from '../../releases/types.js';
+import type { Observation, Result, SessionRef, SessionTemplate, Termination } from '../types.js';
 import type { KubeClient } from './client.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from './phase.js';
 import { detectRelease, type LiveRelease } from './release.js';
@@ -21,6 +22,7 @@ import {
   TEMPLATE_GENERATION_ANNOTATION,
   type Gvr,
 } from './resources.js';
+import { boundTemplateHash, poolMembers, poolSelector, templateState, type LabelledSandbox, type NamedTemplate, type TemplateState } from './template-hash.js';
 
 /** Where to create a session: the namespace, the SandboxTemplate, and (v0.5, required) the SandboxWarmPool serving it. */
 export interface SessionScope {
@@ -44,7 +46,14 @@ const TEMPLATE_REF_ANNOTATION = 'agents.x-k8s.io/sandbox-template-ref';
 
 type Obj = Record<string, unknown> & {
   metadata?: { name?: string; uid?: string; generation?: number; resourceVersion?: string; annotations?: Record<string, string> };
+  spec?: { warmPoolRef?: { name?: string }; sandboxTemplateRef?: { name?: string } };
+  status?: { sandbox?: { name?: string } };
 };
+
+/** The words of a non-ok Result, for a reason string. */
+function why(r: Exclude<Result<unknown>, { kind: 'ok' }>): string {
+  return r.kind === 'failed' ? r.error.message : r.reason;
+}
 
 /** sha256 hex prefix of an operation id: label value and name suffix. */
 export function operationHash(operationId: string): string {
@@ -83,6 +92,11 @@ export class KubeSessions {
    * Outcomes: `unsupported` when the Sandbox API is absent or the live family is v0.4; `rejected` when no warm pool is
    * given, the pool or template is missing, the pool serves another template, or the template version differs;
    * `failed` for API failures (classified).
+   * The ref's `template` ({@link SessionTemplate}) carries the template name and the generation the claim was created
+   * against, and the blueprint hash of the bound Sandbox when the claim is bound at the one re-read right after create
+   * (no waiting). That hash is the label of the pool member as listed just before the claim was created (adoption
+   * removes it, `extensions/controllers/sandboxclaim_controller.go@v0.5.6`); see template-hash.ts. A failure of these
+   * extra reads never fails the create: the hash is then absent and `template.reason` says why.
    */
   async createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
     const capability = `template/${scope.namespace}/${scope.template}` as const;
@@ -112,9 +126,9 @@ export class KubeSessions {
     }
     const claims = gvr('SandboxClaim', family);
     const name = sessionName(scope.warmPool, operationId);
-    const existing = await this.findOwn(claims, scope.namespace, name, operationId);
+    const existing = await this.findOwn(claims, scope.namespace, name, operationId, scope);
     if (existing.kind !== 'ok') return existing;
-    if (existing.value) return { kind: 'ok', value: existing.value }; // a retry: same session
+    if (existing.value) return { kind: 'ok', value: existing.value.ref }; // a retry: same session
 
     const co = this.client.api(k8s.CustomObjectsApi);
     const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${scope.namespace}/${scope.warmPool}`, () =>
@@ -139,6 +153,8 @@ export class KubeSessions {
     if (templateVersion !== '' && templateVersion !== generation) {
       return { kind: 'rejected', reason: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again` };
     }
+    // Pool members with their hash labels, listed before the claim exists: adoption removes the label (case 04).
+    const listed = await this.listMembers(family, scope.namespace, scope.warmPool);
     const body = {
       apiVersion: `${claims.group}/${claims.version}`,
       kind: 'SandboxClaim',
@@ -153,11 +169,20 @@ export class KubeSessions {
     const created = await this.client.call(`create ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`, () =>
       co.createNamespacedCustomObject({ ...claims, namespace: scope.namespace, body }) as Promise<Obj>,
     );
-    if (created.kind === 'ok') return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value) };
+    if (created.kind === 'ok') {
+      const reread = await this.client.call(`get ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`, () =>
+        co.getNamespacedCustomObject({ ...claims, namespace: scope.namespace, name }) as Promise<Obj>,
+      );
+      const template: SessionTemplate =
+        reread.kind === 'ok'
+          ? await this.sessionTemplate(family, scope, reread.value, listed)
+          : { name: scope.template, generation: Number(generation), reason: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it` };
+      return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value, template) };
+    }
     if (created.kind === 'failed' && created.error.category === 'conflict') {
       // A concurrent retry created it first: return that session.
-      const again = await this.findOwn(claims, scope.namespace, name, operationId);
-      if (again.kind === 'ok' && again.value) return { kind: 'ok', value: again.value };
+      const again = await this.findOwn(claims, scope.namespace, name, operationId, scope);
+      if (again.kind === 'ok' && again.value) return { kind: 'ok', value: again.value.ref };
       if (again.kind !== 'ok') return again;
     }
     return created;
@@ -197,7 +222,73 @@ export class KubeSessions {
     }
     const judged = claimPhase(claim, bound, family);
     const sandbox = bound === 'missing' ? undefined : bound;
-    return { kind: 'ok', value: this.toObservation(base, judged, sandbox, boundName) };
+    const state: TemplateState = sandbox
+      ? await this.templateStateOf(family, ref, obj, sandbox as LabelledSandbox)
+      : { templateReason: boundName ? `bound Sandbox ${boundName} not found: template version unknown` : 'claim not bound to a Sandbox yet: template version unknown' };
+    return { kind: 'ok', value: { ...this.toObservation(base, judged, sandbox, boundName), ...state } };
+  }
+
+  /**
+   * Template version of a claim's bound Sandbox (case 04): reads the claim's pool, the pool's template and the pool's live
+   * members (label `agents.x-k8s.io/warm-pool-sandbox`); see template-hash.ts. Read failures leave fields unknown, with
+   * the reason; they never fail the observation.
+   */
+  private async templateStateOf(family: ReleaseFamily, ref: SessionRef, claim: Obj, sandbox: LabelledSandbox): Promise<TemplateState> {
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const poolName = claim.spec?.warmPoolRef?.name;
+    const notes: string[] = [];
+    let templateName = ref.template?.name;
+    let members: LabelledSandbox[] = [];
+    if (poolName) {
+      const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${ref.namespace}/${poolName}`, () =>
+        co.getNamespacedCustomObject({ ...gvr('SandboxWarmPool', family), namespace: ref.namespace, name: poolName }) as Promise<Obj>,
+      );
+      if (pool.kind === 'ok') templateName = pool.value.spec?.sandboxTemplateRef?.name ?? templateName;
+      else notes.push(`SandboxWarmPool ${ref.namespace}/${poolName} not read (${why(pool)})`);
+      const listed = await this.listMembers(family, ref.namespace, poolName);
+      if (listed.kind === 'ok') members = listed.value;
+      else notes.push(`pool members not listed (${why(listed)})`);
+    }
+    let template: NamedTemplate | undefined;
+    let missing = 'no template name known for this claim';
+    if (templateName) {
+      const tpl = await this.client.call(`get ${resourceName('SandboxTemplate')} ${ref.namespace}/${templateName}`, () =>
+        co.getNamespacedCustomObject({ ...gvr('SandboxTemplate', family), namespace: ref.namespace, name: templateName }) as Promise<NamedTemplate>,
+      );
+      if (tpl.kind === 'ok') template = tpl.value;
+      else missing = `SandboxTemplate ${ref.namespace}/${templateName} not read (${why(tpl)})`;
+    }
+    const state = templateState(sandbox, template, members, ref.template?.hash, missing);
+    return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
+  }
+
+  /** Live members of pool `pool` (Sandboxes selected by its pool label, controller-owned by it, not being deleted). */
+  private async listMembers(family: ReleaseFamily, namespace: string, pool: string): Promise<Result<LabelledSandbox[]>> {
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const r = await this.client.call(`list ${resourceName('Sandbox')} ${namespace} -l ${poolSelector(pool)}`, () =>
+      co.listNamespacedCustomObject({ ...gvr('Sandbox', family), namespace, labelSelector: poolSelector(pool) }) as Promise<{ items?: LabelledSandbox[] }>,
+    );
+    return r.kind === 'ok' ? { kind: 'ok', value: poolMembers(r.value.items ?? [], pool) } : r;
+  }
+
+  /**
+   * The {@link SessionTemplate} of a claim as just read: bound → the bound Sandbox's hash from `listed` (members listed
+   * before create) or a fresh listing; unbound → no hash.
+   */
+  private async sessionTemplate(family: ReleaseFamily, scope: SessionScope, claim: Obj, listed?: Result<LabelledSandbox[]>): Promise<SessionTemplate> {
+    const g = Number(claim.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION]);
+    const base = { name: scope.template, ...(Number.isInteger(g) && g > 0 ? { generation: g } : {}) };
+    const boundName = claim.status?.sandbox?.name;
+    if (!boundName) return { ...base, reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read: observe() reports the template hash once it is` };
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const sb = await this.client.call(`get ${resourceName('Sandbox')} ${scope.namespace}/${boundName}`, () =>
+      co.getNamespacedCustomObject({ ...gvr('Sandbox', family), namespace: scope.namespace, name: boundName }) as Promise<LabelledSandbox>,
+    );
+    if (sb.kind !== 'ok') return { ...base, reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${why(sb)}): template hash unknown` };
+    const members = listed ?? (scope.warmPool ? await this.listMembers(family, scope.namespace, scope.warmPool) : undefined);
+    const found = boundTemplateHash(sb.value, members?.kind === 'ok' ? members.value : []);
+    const note = members && members.kind !== 'ok' ? ` (pool members not listed: ${why(members)})` : '';
+    return { ...base, ...(found.hash ? { hash: found.hash } : {}), reason: `${found.how}${note}` };
   }
 
   /**
@@ -251,8 +342,8 @@ export class KubeSessions {
     return del;
   }
 
-  /** Finds a claim at `name`: ok(undefined) when absent, ok(ref) when it carries `operationId`, rejected when it carries another. */
-  private async findOwn(claims: Gvr, namespace: string, name: string, operationId: string): Promise<Result<SessionRef | undefined>> {
+  /** Finds a claim at `name`: ok(undefined) when absent, ok({ref}) when it carries `operationId`, rejected when it carries another. */
+  private async findOwn(claims: Gvr, namespace: string, name: string, operationId: string, scope: SessionScope): Promise<Result<{ ref: SessionRef } | undefined>> {
     const co = this.client.api(k8s.CustomObjectsApi);
     const got = await this.client.call(`get ${resourceName('SandboxClaim')} ${namespace}/${name}`, () =>
       co.getNamespacedCustomObject({ ...claims, namespace, name }) as Promise<Obj>,
@@ -263,11 +354,13 @@ export class KubeSessions {
     if (owner !== operationId) {
       return { kind: 'rejected', reason: `SandboxClaim ${namespace}/${name} already exists for another operation (${owner ?? 'not created by AgentPlane'})` };
     }
-    return { kind: 'ok', value: this.ref(namespace, name, operationId, got.value) };
+    const rel = await this.liveRelease();
+    const template = rel.kind === 'ok' && rel.value.family ? await this.sessionTemplate(rel.value.family, scope, got.value) : undefined;
+    return { kind: 'ok', value: { ref: this.ref(namespace, name, operationId, got.value, template) } };
   }
 
-  private ref(namespace: string, name: string, operationId: string, obj: Obj): SessionRef {
-    return { namespace, name, via: 'claim', operationId, uid: obj.metadata?.uid ?? '' };
+  private ref(namespace: string, name: string, operationId: string, obj: Obj, template?: SessionTemplate): SessionRef {
+    return { namespace, name, via: 'claim', operationId, uid: obj.metadata?.uid ?? '', ...(template ? { template } : {}) };
   }
 
   private toObservation(
