@@ -148,6 +148,8 @@ export interface ControllerRbacResult {
   readonly resources: readonly ControllerResource[];
   /** Role + RoleBinding pairs for narrowed resources (empty when every resource stays at cluster scope). */
   readonly added: readonly Json[];
+  /** The namespaces of the added objects, sorted. */
+  readonly namespaces: readonly string[];
 }
 
 /**
@@ -211,6 +213,7 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
   }
 
   const added: Json[] = [];
+  const addedNamespaces = new Set<string>();
   for (const role of roles) {
     // per namespace, the rules moved out of this ClusterRole (one rule per narrowed key, so each goes only where its key is scoped)
     const movedByNs = new Map<string, Json[]>();
@@ -233,6 +236,7 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
     role.obj['rules'] = kept;
     const name = `${role.name}-namespaced`;
     for (const ns of [...movedByNs.keys()].sort()) {
+      addedNamespaces.add(ns);
       added.push({ apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: { name, namespace: ns }, rules: structuredClone(movedByNs.get(ns)) });
       added.push({
         apiVersion: `${RBAC_GROUP}/v1`,
@@ -243,5 +247,5 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
       });
     }
   }
-  return { resources, added };
+  return { resources, added, namespaces: [...addedNamespaces].sort() };
 }

@@ -159,6 +159,7 @@ export class AgentEnvironment extends Chart {
     if (this.createNamespaces) {
       const own = new Set<string>([this.defaultNamespace]);
       for (const part of [...this.templates, ...this.warmPools, ...this.claims, ...this.routers]) own.add(part.namespace);
+      for (const ns of this.install?.rbacNamespaces ?? []) own.add(ns);
       if (this.install !== undefined) own.delete(this.install.namespace);
       for (const ns of [...own].sort()) {
         new k8s.KubeNamespace(this, `namespace-${ns}`, { metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } } });

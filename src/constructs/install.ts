@@ -150,6 +150,8 @@ export class AgentSandboxInstall extends Construct {
   readonly serverSideApply: readonly string[];
   /** The resources of the controller's pinned ClusterRoles (the keys of the `rbac` prop), sorted by key, as pinned. */
   readonly controllerResources: readonly ControllerResource[];
+  /** Namespaces that hold the controller's Roles made by narrowing `rbac` (none by default), sorted. */
+  readonly rbacNamespaces: readonly string[];
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
     super(scope, id);
@@ -208,6 +210,7 @@ export class AgentSandboxInstall extends Construct {
     if (typeof serviceAccount !== 'string') throw new Error(`release ${facts.tag}: the ${CONTROLLER_DEPLOYMENT} Deployment names no serviceAccountName`);
     const rbac = scopeControllerRbac({ path: this.node.path, tag: facts.tag, objects: sourced, serviceAccount, namespace, scopes: p.rbac });
     this.controllerResources = rbac.resources;
+    this.rbacNamespaces = rbac.namespaces;
     assembled.push(...rbac.added);
 
     const containers = podContainers(podSpecOf(controller));

@@ -50,6 +50,25 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
     expect((err as RbacNarrowingError).namespaces).toEqual(['sbx', 'team-a']);
   });
 
+  test('the one resource the controller neither lists nor watches (events) synthesizes as Roles in the rbac phase, with their Namespace', async () => {
+    const rel = await release('v0.5.6');
+    const s = synthesizeEnvironment(newEnvironment(rel, 'sbx', { install: { rbac: { events: 'namespace:team-x' } } }));
+    const placed = s.objects
+      .filter((o) => o.object.metadata?.namespace === 'team-x' || (o.object.kind === 'Namespace' && o.object.metadata?.name === 'team-x'))
+      .map((o) => `${o.phase} ${o.object.kind}/${o.object.metadata?.name}`)
+      .sort();
+    expect(placed).toEqual([
+      'namespaces Namespace/team-x',
+      'rbac Role/agent-sandbox-controller-extensions-namespaced',
+      'rbac Role/agent-sandbox-controller-namespaced',
+      'rbac RoleBinding/agent-sandbox-controller-extensions-namespaced',
+      'rbac RoleBinding/agent-sandbox-controller-namespaced',
+    ]);
+    const clusterRoles = s.objects.filter((o) => o.object.kind === 'ClusterRole').map((o) => JSON.stringify(o.object));
+    expect(clusterRoles).toHaveLength(2);
+    for (const text of clusterRoles) expect(text).not.toContain('"events"');
+  });
+
   test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s: every resource the controller lists/watches refuses narrowing, citing main.go at that tag', async (tag) => {
     const rel = await release(tag);
     const probe = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel });
