@@ -8,8 +8,9 @@
  * runtime's answer the test cluster cannot produce (one node pulled the pinned digest, another ran a stale cached image).
  * kwok does not overwrite it: `pod-ready` selects only pods that are Pending or not Ready, and these pods are Running
  * and Ready; the test re-reads the pods after the probe ran and asserts the written imageIDs (and resourceVersions) are
- * unchanged. The controller runs outside the cluster (no controller pods) and the router has no Service here, so only
- * the template's pods are compared; the router's skip is asserted from the progress note.
+ * unchanged. The test cluster's controller and router run outside the cluster (no pods, no router Service), so the first
+ * three tests compare only the template's pods and assert the router's skip from the progress note; the last one makes a
+ * controller Deployment with a pod, and a router Service with a pod, in the test namespace to cover those reads.
  */
 import * as k8s from '@kubernetes/client-node';
 import { KubeClient } from '../../src/adapter/kubernetes/client.js';
@@ -137,4 +138,41 @@ test('the same pods under a tag-only pin: skew cannot be detected, said so, neve
   expect(verified.map((e) => e.verdict)).toEqual(['unknown']);
   expect(verified[0]!.message).toMatch(new RegExp(`^${tagOnly.replace(/[.]/g, '\\.')} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container\\(s\\) \\(.*${STALE_DIGEST}.*\\); pin a digest \\(requireDigests: true\\) to verify$`));
   expect(settle(template).state).toBe('configured');
+}, 60_000);
+
+test('controller Deployment pods and in-cluster router pods: controller skew against its pinned digest, router without imageID unknown', async () => {
+  const apps = c.kc.makeApiClient(k8s.AppsV1Api);
+  const CONTROLLER = 'registry.k8s.io/agent-sandbox/agent-sandbox-controller';
+  const ctlPinned = `${CONTROLLER}:v0.5.6@${PINNED_DIGEST}`;
+  const onStandin = { nodeSelector: { 'agentplane.io/runtime': 'standin' }, tolerations: [{ operator: 'Exists' }] };
+  // No kube deployment controller runs in the test cluster: the Deployment is read for its selector and first
+  // container, and the pod it would own is created directly with the selected labels.
+  await apps.createNamespacedDeployment({ namespace: ns, body: { metadata: { name: 'ctl' }, spec: { selector: { matchLabels: { app: 'ctl' } }, template: { metadata: { labels: { app: 'ctl' } }, spec: { containers: [{ name: 'manager', image: ctlPinned }] } } } } });
+  await c.core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'ctl-1', labels: { app: 'ctl' } }, spec: { ...onStandin, containers: [{ name: 'manager', image: ctlPinned }] } } });
+  await c.core.createNamespacedService({ namespace: ns, body: { metadata: { name: 'router-svc' }, spec: { clusterIP: 'None', selector: { app: 'sandbox-router' }, ports: [{ port: 8080 }] } } });
+  await c.core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'router-1', labels: { app: 'sandbox-router' } }, spec: { ...onStandin, containers: [{ name: 'router', image: `registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6@${PINNED_DIGEST}` }] } } });
+  const ctl = await waitFor('controller pod running', 30_000, async () => {
+    const p = await c.core.readNamespacedPod({ namespace: ns, name: 'ctl-1' });
+    return p.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
+  });
+  await waitFor('router pod running', 30_000, async () => ((await c.core.readNamespacedPod({ namespace: ns, name: 'router-1' })).status?.containerStatuses?.[0]?.state?.running ? true : undefined));
+  // Fault the test cluster cannot produce: the controller pod reports a digest other than the pin (a stale image).
+  ctl.status!.containerStatuses![0]!.imageID = `${CONTROLLER}@${STALE_DIGEST}`;
+  await c.core.replaceNamespacedPodStatus({ namespace: ns, name: 'ctl-1', body: ctl });
+
+  const p = plan(c, [], {
+    controller: { namespace: ns, deployment: 'ctl', serviceAccount: 'default', image: ctlPinned },
+    router: { namespace: ns, service: 'router-svc', podLabels: { app: 'sandbox-router' }, image: `registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6@${PINNED_DIGEST}` },
+  });
+  const cluster = new VerifyCluster(client);
+  const deps = { cluster, plan: p, facts: releaseFacts('v0.5.6'), runtime, workload: new Workload(cluster) };
+  const images = imageDigestsProbe(deps, { controllerMode: 'deployment' })!;
+  expect(images.covers).toEqual(['controller', 'router']);
+  const evidence = await images.run({ signal: new AbortController().signal, deadlineMs: images.deadlineMs, evidence: [], note: () => undefined });
+  expect(evidence.map((e) => [e.capability, e.step, e.verdict, e.subject])).toEqual([
+    ['controller', 'verified', 'missing', `Pod ${ns}/ctl-1`],
+    ['router', 'verified', 'unknown', `router pods app=sandbox-router in ${ns}`],
+  ]);
+  expect(evidence[0]!.message).toBe(`image skew: container manager of pod ${ns}/ctl-1 runs ${STALE_DIGEST} (image ${ctlPinned}), the environment pinned ${ctlPinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`);
+  expect(evidence[1]!.message).toBe(`1 container(s) report no imageID (${ns}/router-1/router): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`);
 }, 60_000);
