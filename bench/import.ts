@@ -52,7 +52,7 @@ try {
   process.stdout.write(
     [
       '',
-      `Import benchmark (case 19): ${(Buffer.byteLength(bundle) / 1024).toFixed(0)} KiB bundle, v0.5.6 CRDs, ${RUNS} runs (medians).`,
+      `### Import (case 19): ${(Buffer.byteLength(bundle) / 1024).toFixed(0)} KiB release bundle with the v0.5.6 CRDs, ${RUNS} runs, medians`,
       '',
       '| what | extraction (in-process) | cdk8s import process wall time | peak RSS | budget (60 s, 1 GiB) |',
       '| --- | --- | --- | --- | --- |',
