@@ -18,11 +18,22 @@ import {
   MANAGED_BY_LABEL,
   OPERATION_ANNOTATION,
   OPERATION_LABEL,
+  POOL_HASHES_ANNOTATION,
   resourceName,
   TEMPLATE_GENERATION_ANNOTATION,
   type Gvr,
 } from './resources.js';
-import { boundTemplateHash, poolMembers, poolSelector, templateState, type LabelledSandbox, type NamedTemplate, type TemplateState } from './template-hash.js';
+import {
+  boundTemplateHash,
+  listedHashes,
+  parseListedHashes,
+  poolMembers,
+  poolSelector,
+  templateState,
+  type LabelledSandbox,
+  type NamedTemplate,
+  type TemplateState,
+} from './template-hash.js';
 
 /** Where to create a session: the namespace, the SandboxTemplate, and (v0.5, required) the SandboxWarmPool serving it. */
 export interface SessionScope {
@@ -94,9 +105,11 @@ export class KubeSessions {
    * `failed` for API failures (classified).
    * The ref's `template` ({@link SessionTemplate}) carries the template name and the generation the claim was created
    * against, and the blueprint hash of the bound Sandbox when the claim is bound at the one re-read right after create
-   * (no waiting). That hash is the label of the pool member as listed just before the claim was created (adoption
-   * removes it, `extensions/controllers/sandboxclaim_controller.go@v0.5.6`); see template-hash.ts. A failure of these
-   * extra reads never fails the create: the hash is then absent and `template.reason` says why.
+   * (no waiting; on the v0.5.6 test cluster it was never bound that early). Adoption removes the hash label
+   * (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`), so the pool's members and their labels are listed just
+   * before the claim is created and stored on it (annotation `agentplane.dev/pool-template-hashes`, at most 100 members):
+   * the hash is then the listed label of the member the claim got, here or in `observe`; see template-hash.ts. A failure
+   * of these extra reads never fails the create: the hash is then absent and `template.reason` says why.
    */
   async createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
     const capability = `template/${scope.namespace}/${scope.template}` as const;
@@ -162,7 +175,11 @@ export class KubeSessions {
         name,
         namespace: scope.namespace,
         labels: { ...this.options.labels, [MANAGED_BY_LABEL]: 'agentplane', [OPERATION_LABEL]: operationHash(operationId) },
-        annotations: { [OPERATION_ANNOTATION]: operationId, [TEMPLATE_GENERATION_ANNOTATION]: generation },
+        annotations: {
+          [OPERATION_ANNOTATION]: operationId,
+          [TEMPLATE_GENERATION_ANNOTATION]: generation,
+          ...(listed.kind === 'ok' ? { [POOL_HASHES_ANNOTATION]: JSON.stringify(listedHashes(listed.value)) } : {}),
+        },
       },
       spec: { warmPoolRef: { name: scope.warmPool } },
     };
@@ -175,7 +192,7 @@ export class KubeSessions {
       );
       const template: SessionTemplate =
         reread.kind === 'ok'
-          ? await this.sessionTemplate(family, scope, reread.value, listed)
+          ? await this.sessionTemplate(family, scope, reread.value)
           : { name: scope.template, generation: Number(generation), reason: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it` };
       return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value, template) };
     }
@@ -258,7 +275,8 @@ export class KubeSessions {
       if (tpl.kind === 'ok') template = tpl.value;
       else missing = `SandboxTemplate ${ref.namespace}/${templateName} not read (${why(tpl)})`;
     }
-    const state = templateState(sandbox, template, members, ref.template?.hash, missing);
+    const listed = parseListedHashes(claim.metadata?.annotations?.[POOL_HASHES_ANNOTATION]);
+    const state = templateState(sandbox, template, members, { ...(listed ? { listed } : {}), ...(ref.template?.hash ? { recorded: ref.template.hash } : {}) }, missing);
     return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
   }
 
@@ -272,22 +290,33 @@ export class KubeSessions {
   }
 
   /**
-   * The {@link SessionTemplate} of a claim as just read: bound → the bound Sandbox's hash from `listed` (members listed
-   * before create) or a fresh listing; unbound → no hash.
+   * The {@link SessionTemplate} of a claim as just read, from the claim alone (so a retry gives what the first call gave
+   * while nothing changed): bound → the bound Sandbox's hash (its label, the claim's listing, else a live member with the
+   * same blueprint); unbound → no hash, with what the listing holds.
    */
-  private async sessionTemplate(family: ReleaseFamily, scope: SessionScope, claim: Obj, listed?: Result<LabelledSandbox[]>): Promise<SessionTemplate> {
-    const g = Number(claim.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION]);
+  private async sessionTemplate(family: ReleaseFamily, scope: SessionScope, claim: Obj): Promise<SessionTemplate> {
+    const annotations = claim.metadata?.annotations ?? {};
+    const g = Number(annotations[TEMPLATE_GENERATION_ANNOTATION]);
     const base = { name: scope.template, ...(Number.isInteger(g) && g > 0 ? { generation: g } : {}) };
+    const listed = parseListedHashes(annotations[POOL_HASHES_ANNOTATION]);
     const boundName = claim.status?.sandbox?.name;
-    if (!boundName) return { ...base, reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read: observe() reports the template hash once it is` };
+    if (!boundName) {
+      const held = listed ? Object.entries(listed).map(([h, names]) => `${h} on ${names.length}`).join(', ') || 'none labelled' : 'not recorded';
+      return { ...base, reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read (pool members' hashes before create: ${held}): observe() reports the hash of the one it gets` };
+    }
     const co = this.client.api(k8s.CustomObjectsApi);
     const sb = await this.client.call(`get ${resourceName('Sandbox')} ${scope.namespace}/${boundName}`, () =>
       co.getNamespacedCustomObject({ ...gvr('Sandbox', family), namespace: scope.namespace, name: boundName }) as Promise<LabelledSandbox>,
     );
     if (sb.kind !== 'ok') return { ...base, reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${why(sb)}): template hash unknown` };
-    const members = listed ?? (scope.warmPool ? await this.listMembers(family, scope.namespace, scope.warmPool) : undefined);
-    const found = boundTemplateHash(sb.value, members?.kind === 'ok' ? members.value : []);
-    const note = members && members.kind !== 'ok' ? ` (pool members not listed: ${why(members)})` : '';
+    let found = boundTemplateHash(sb.value, [], { ...(listed ? { listed } : {}) });
+    let note = '';
+    const pool = claim.spec?.warmPoolRef?.name;
+    if (!found.hash && pool) {
+      const members = await this.listMembers(family, scope.namespace, pool);
+      if (members.kind === 'ok') found = boundTemplateHash(sb.value, members.value, { ...(listed ? { listed } : {}) });
+      else note = ` (pool members not listed: ${why(members)})`;
+    }
     return { ...base, ...(found.hash ? { hash: found.hash } : {}), reason: `${found.how}${note}` };
   }
 

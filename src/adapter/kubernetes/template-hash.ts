@@ -10,7 +10,8 @@
  *   template alone, `api/v1beta1/sandbox_types.go@v0.5.0`), which is not read here.
  * - Adoption by a claim deletes both hash labels from the Sandbox and replaces its pod template metadata, but leaves its
  *   spec as it was (`completeAdoption`, `extensions/controllers/sandboxclaim_controller.go@v0.5.6`). So a bound Sandbox's
- *   hash is known only from a record made before adoption, or from a live pool member with the same blueprint.
+ *   hash is known only from a record made before adoption (the adapter lists the pool's members and their labels just
+ *   before creating a claim and stores them on the claim), or from a live pool member with the same blueprint.
  * - Staleness: equal hash labels mean current; otherwise the controller compares blueprints semantically
  *   (`isSandboxStale`); see blueprint.ts.
  * - `Recreate` deletes stale unclaimed members at once; `OnReplenish` keeps them until claimed (kubernetes-sigs/agent-sandbox#311),
@@ -81,20 +82,51 @@ function listGroups(groups: Map<string, string[]>): string {
   return [...groups].map(([h, names]) => `${h} (${names.join(', ')})`).join(', ');
 }
 
+/** Most pool members recorded in a claim's {@link listedHashes} annotation (the first ones listed). */
+export const MAX_LISTED_MEMBERS = 100;
+
+/** Pool members' hash labels as listed before a claim was created: `{hash: [member names]}`. */
+export type ListedHashes = Readonly<Record<string, readonly string[]>>;
+
+/** {@link ListedHashes} of `members` (labelled ones, at most {@link MAX_LISTED_MEMBERS}), for a claim annotation. */
+export function listedHashes(members: readonly LabelledSandbox[]): ListedHashes {
+  return Object.fromEntries(byHash(members.filter(hashOf).slice(0, MAX_LISTED_MEMBERS)));
+}
+
+/** Parses a {@link ListedHashes} annotation value; undefined when absent or not of that shape. */
+export function parseListedHashes(value: string | undefined): ListedHashes | undefined {
+  if (!value) return undefined;
+  try {
+    const v = JSON.parse(value) as unknown;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+    const ok = Object.values(v).every((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'));
+    return ok ? (v as ListedHashes) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a bound Sandbox's hash may have been recorded before adoption removed its label. */
+export interface HashRecords {
+  /** Pool members' labels listed just before the claim was created (the claim's annotation). */
+  readonly listed?: ListedHashes;
+  /** A hash the caller kept for the session (`SessionRef.template.hash`). */
+  readonly recorded?: string;
+}
+
 /**
  * The blueprint hash of `bound`, the Sandbox a claim is bound to. In order: its own label (not yet adopted, or not a
- * warm adoption); `recorded` (a hash recorded for the session earlier); the label of the member of that name in `members`
- * (a listing made before adoption); the one hash carried by live `members` with the same blueprint. Otherwise no hash,
- * with the reason (also when members of several hashes share the blueprint: a metadata-only template edit).
+ * warm adoption); its label as listed before the claim was created (`records.listed`); a hash kept for the session
+ * (`records.recorded`); the one hash carried by live `members` with the same blueprint. Otherwise no hash, with the
+ * reason (also when members of several hashes share the blueprint: a metadata-only template edit).
  */
-export function boundTemplateHash(bound: LabelledSandbox, members: readonly LabelledSandbox[], recorded?: string): HashFinding {
+export function boundTemplateHash(bound: LabelledSandbox, members: readonly LabelledSandbox[], records: HashRecords = {}): HashFinding {
   const name = bound.metadata?.name ?? '?';
   const own = hashOf(bound);
   if (own) return { hash: own, how: `label ${TEMPLATE_HASH_LABEL} on Sandbox ${name}` };
-  if (recorded) return { hash: recorded, how: 'recorded for the session before adoption removed the label' };
-  const listed = members.find((m) => m.metadata?.name === name);
-  const listedHash = listed && hashOf(listed);
-  if (listedHash) return { hash: listedHash, how: `label ${TEMPLATE_HASH_LABEL} of pool member ${name}, listed before the claim was bound` };
+  const listed = Object.entries(records.listed ?? {}).find(([, names]) => names.includes(name))?.[0];
+  if (listed) return { hash: listed, how: `label ${TEMPLATE_HASH_LABEL} of pool member ${name}, listed before the claim was created` };
+  if (records.recorded) return { hash: records.recorded, how: 'kept for the session after an earlier observation' };
   const groups = byHash(members.filter((m) => m.metadata?.name !== name && sameBlueprint(m, bound)));
   if (groups.size === 1) {
     const [[hash, names]] = [...groups] as [[string, string[]]];
@@ -135,8 +167,8 @@ export interface TemplateState {
  * `templateMissing` as the reason). Stale follows the controller (`isSandboxStale`, v0.5.6): equal known hashes mean
  * current; otherwise the blueprints are compared, and the differences are named.
  */
-export function templateState(bound: LabelledSandbox, template: NamedTemplate | undefined, members: readonly LabelledSandbox[], recorded: string | undefined, templateMissing = 'template unknown'): TemplateState {
-  const mine = boundTemplateHash(bound, members, recorded);
+export function templateState(bound: LabelledSandbox, template: NamedTemplate | undefined, members: readonly LabelledSandbox[], records: HashRecords, templateMissing = 'template unknown'): TemplateState {
+  const mine = boundTemplateHash(bound, members, records);
   const name = bound.metadata?.name ?? '?';
   const mineText = mine.hash ? `Sandbox ${name} has hash ${mine.hash} (${mine.how})` : `Sandbox ${name}'s hash: ${mine.how}`;
   if (!template) return { ...(mine.hash ? { templateHash: mine.hash } : {}), templateReason: `${mineText}; stale unknown: ${templateMissing}` };

@@ -7,7 +7,10 @@ import { blueprintDrift, expectedPodSpec, normalize, quantityValue, sameBlueprin
 import {
   boundTemplateHash,
   currentTemplateHash,
+  listedHashes,
+  MAX_LISTED_MEMBERS,
   nameHash,
+  parseListedHashes,
   poolMembers,
   poolSelector,
   templateState,
@@ -105,11 +108,23 @@ describe('blueprint comparison (compareSandboxBlueprint@v0.5.6 semantics)', () =
 });
 
 describe('where the bound Sandbox hash comes from', () => {
-  test('its own label first, then a recorded hash, then the listed member of that name', () => {
-    expect(boundTemplateHash(member('pool-a', 'h1'), [])).toEqual({ hash: 'h1', how: `label ${TEMPLATE_HASH_LABEL} on Sandbox pool-a` });
-    expect(boundTemplateHash(adopted('pool-a'), [member('pool-z', 'h9')], 'h1').hash).toBe('h1');
-    const listed = boundTemplateHash(adopted('pool-a'), [member('pool-a', 'h1', IMG2), member('pool-b', 'h2')]);
-    expect(listed).toEqual({ hash: 'h1', how: `label ${TEMPLATE_HASH_LABEL} of pool member pool-a, listed before the claim was bound` });
+  test('its own label first, then its label as listed before the claim, then a hash the caller kept', () => {
+    expect(boundTemplateHash(member('pool-a', 'h1'), [], { listed: { h2: ['pool-a'] } })).toEqual({ hash: 'h1', how: `label ${TEMPLATE_HASH_LABEL} on Sandbox pool-a` });
+    const listed = boundTemplateHash(adopted('pool-a'), [member('pool-b', 'h2')], { listed: { h2: ['pool-b'], h1: ['pool-c', 'pool-a'] }, recorded: 'h9' });
+    expect(listed).toEqual({ hash: 'h1', how: `label ${TEMPLATE_HASH_LABEL} of pool member pool-a, listed before the claim was created` });
+    expect(boundTemplateHash(adopted('pool-a'), [member('pool-b', 'h2')], { listed: { h2: ['pool-b'] }, recorded: 'h1' })).toEqual({ hash: 'h1', how: 'kept for the session after an earlier observation' });
+  });
+
+  test('the listing stored on a claim: grouped by hash, unlabelled members left out, capped, parsed back strictly', () => {
+    const l = listedHashes([member('pool-a', 'h1'), member('pool-b', 'h2'), member('pool-c', 'h1'), member('pool-d', undefined)]);
+    expect(l).toEqual({ h1: ['pool-a', 'pool-c'], h2: ['pool-b'] });
+    expect(parseListedHashes(JSON.stringify(l))).toEqual(l);
+    const many = Array.from({ length: MAX_LISTED_MEMBERS + 5 }, (_, i) => member(`pool-${i}`, 'h1'));
+    expect(listedHashes(many).h1).toHaveLength(MAX_LISTED_MEMBERS);
+    expect(parseListedHashes(undefined)).toBeUndefined();
+    expect(parseListedHashes('{"h1": "pool-a"}')).toBeUndefined();
+    expect(parseListedHashes('[1]')).toBeUndefined();
+    expect(parseListedHashes('{not json')).toBeUndefined();
   });
 
   test('otherwise the one hash of live members with the same blueprint; ambiguous or absent stays unknown', () => {
@@ -137,7 +152,7 @@ describe('where the bound Sandbox hash comes from', () => {
 
 describe('templateState', () => {
   test('equal known hashes are current without comparing blueprints (isSandboxStale)', () => {
-    const s = templateState(adopted('pool-a'), template(), [member('pool-b', 'h1')], undefined);
+    const s = templateState(adopted('pool-a'), template(), [member('pool-b', 'h1')], {});
     expect(s).toEqual({
       templateHash: 'h1',
       currentTemplateHash: 'h1',
@@ -146,14 +161,14 @@ describe('templateState', () => {
     });
   });
 
-  test('a recorded old hash, fresh members at the new hash: stale with the image difference', () => {
-    const s = templateState(adopted('pool-a'), template(IMG2), [member('pool-c', 'h2', IMG2)], 'h1');
+  test('a listed old hash, fresh members at the new hash: stale with the image difference', () => {
+    const s = templateState(adopted('pool-a'), template(IMG2), [member('pool-c', 'h2', IMG2)], { listed: { h1: ['pool-a', 'pool-b'] } });
     expect(s).toMatchObject({ templateHash: 'h1', currentTemplateHash: 'h2', staleTemplate: true });
     expect(s.templateReason).toMatch(new RegExp(`stale against template py generation 2: podTemplate\\.spec\\.containers\\[0\\]\\.image: ${IMG.replace(/[.]/g, '\\.')} ≠ template`));
   });
 
   test('template unreadable: stale stays unknown, with the reason', () => {
-    const s = templateState(adopted('pool-a'), undefined, [], 'h1', 'SandboxTemplate ns/py not read (forbidden)');
-    expect(s).toEqual({ templateHash: 'h1', templateReason: 'Sandbox pool-a has hash h1 (recorded for the session before adoption removed the label); stale unknown: SandboxTemplate ns/py not read (forbidden)' });
+    const s = templateState(adopted('pool-a'), undefined, [], { recorded: 'h1' }, 'SandboxTemplate ns/py not read (forbidden)');
+    expect(s).toEqual({ templateHash: 'h1', templateReason: 'Sandbox pool-a has hash h1 (kept for the session after an earlier observation); stale unknown: SandboxTemplate ns/py not read (forbidden)' });
   });
 });
