@@ -137,3 +137,32 @@ test('hash of the adopted member; after an image change: Recreate gives the next
   const obs3b = await sessions.observe(ref3);
   expect(obs3b.kind === 'ok' && obs3b.value).toMatchObject({ templateHash: h1, currentTemplateHash: h2, staleTemplate: true });
 }, 180_000);
+
+test('a Managed template with quantities and Go zero values: members the controller wrote (secure defaults, canonical quantities) count as current', async () => {
+  const tpl = sandboxdPodTemplate() as { spec: { containers: Array<Record<string, unknown>> } };
+  tpl.spec.containers[0] = { ...tpl.spec.containers[0], stdin: false, resources: { limits: { memory: '1024Mi', cpu: '0.5' } } };
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name: 'managed' }, spec: { podTemplate: tpl },
+  } });
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'managed' },
+    spec: { replicas: 1, sandboxTemplateRef: { name: 'managed' } },
+  } });
+  const image = tpl.spec.containers[0]!.image as string;
+  const m = await readyMember('managed', image);
+  const h = m.metadata.labels![TEMPLATE_HASH_LABEL]!;
+  // What the controller wrote differs from the template as stored: secure DNS defaults, canonical quantities.
+  const spec = m.spec.podTemplate.spec as unknown as { dnsPolicy?: string; containers: Array<{ resources?: { limits?: Record<string, string> } }> };
+  expect(spec.dnsPolicy).toBe('None');
+  expect(spec.containers[0]!.resources?.limits).toEqual({ memory: '1Gi', cpu: '500m' });
+  const r = await sessions.createFromTemplate({ namespace: ns, template: 'managed', warmPool: 'managed' }, '', `op-${randomUUID()}`);
+  if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
+  const obs = await observeReady(r.value);
+  expect(obs.sandboxName).toBe(m.metadata.name);
+  expect(obs).toMatchObject({ templateHash: h, staleTemplate: false });
+  // The refill carries h too and matches the template's blueprint, so the current hash is told.
+  const refill = await readyMember('managed', image);
+  expect(refill.metadata.labels![TEMPLATE_HASH_LABEL]).toBe(h);
+  const again = await sessions.observe(r.value);
+  expect(again.kind === 'ok' && again.value).toMatchObject({ templateHash: h, currentTemplateHash: h, staleTemplate: false });
+}, 120_000);

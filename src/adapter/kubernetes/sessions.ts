@@ -254,7 +254,7 @@ export class KubeSessions {
     const co = this.client.api(k8s.CustomObjectsApi);
     const poolName = claim.spec?.warmPoolRef?.name;
     const notes: string[] = [];
-    let templateName = ref.template?.name;
+    let templateName = ref.template?.name ?? claim.spec?.sandboxTemplateRef?.name; // v1alpha1 claims name their template
     let members: LabelledSandbox[] = [];
     if (poolName) {
       const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${ref.namespace}/${poolName}`, () =>
