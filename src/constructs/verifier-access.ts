@@ -1,8 +1,8 @@
 /**
  * VerifierAccess: the least-privilege identity `agentplane verify` runs as — a ServiceAccount, a ClusterRole for the
  * few cluster-scoped reads (named CRDs, nodes, RuntimeClasses, and SubjectAccessReviews to check the controller's
- * rights, case 09), and per-namespace Roles for what the probes read and the labelled probe objects they create and
- * delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did not create; the
+ * rights, case 09), and per-namespace Roles for what the probes read (including pod lists in the controller and router
+ * namespaces, for the running image digests, case 15) and the labelled probe objects they create and delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did not create; the
  * runtime is reached through `pods/portforward` (the production transport to a loopback-only sandboxd,
  * FACTS.md §10.3), which can be turned off for router/direct set-ups.
  *
@@ -114,11 +114,15 @@ export class VerifierAccess extends Construct {
       perNs.set(ns, [...(perNs.get(ns) ?? []), ...rules]);
     };
     for (const ns of [...new Set(p.sandboxNamespaces)]) add(ns, verifierSandboxRules(p));
+    // Pods are listed (by the Deployment's / router's pod labels) to compare running image digests with the pinned
+    // ones (the `images` probe, case 15); list cannot be narrowed by name.
+    const podList: VerifierRule = { apiGroups: [''], resources: ['pods'], verbs: ['list'] };
     add(p.controllerNamespace, [
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'], resourceNames: [p.controllerName] },
       { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'], resourceNames: [p.controllerName] },
+      podList,
     ]);
-    if (p.routerNamespace) add(p.routerNamespace, [{ apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [p.routerService] }]);
+    if (p.routerNamespace) add(p.routerNamespace, [{ apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [p.routerService] }, ...(p.routerNamespace === p.controllerNamespace ? [] : [podList])]);
     // The compatibility tuple names the CNI by its DaemonSet in kube-system.
     add('kube-system', [{ apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['list'] }]);
     for (const [ns, rules] of perNs) role(ns, rules);

@@ -25,6 +25,16 @@ describe('VerifierAccess', () => {
     ]);
   });
 
+  test('lists pods (read only) in the controller and router namespaces, for the images probe', () => {
+    const rulesIn = (objs: ReturnType<typeof synth>, ns: string) => objs.filter((o) => o.kind === 'Role' && o.metadata.namespace === ns).flatMap((o) => o.rules ?? []);
+    const podRules = (objs: ReturnType<typeof synth>, ns: string) => rulesIn(objs, ns).filter((r) => (r.resources as string[]).includes('pods'));
+    const same = synth({ namespace: 'agentplane', sandboxNamespaces: ['sbx'], routerNamespace: 'agent-sandbox-system' });
+    expect(podRules(same, 'agent-sandbox-system')).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+    const apart = synth({ namespace: 'agentplane', sandboxNamespaces: ['sbx'], routerNamespace: 'routing' });
+    expect(podRules(apart, 'agent-sandbox-system')).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+    expect(podRules(apart, 'routing')).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }]);
+  });
+
   test('never grants pods/exec, pods/attach, secrets, wildcards, or writes beyond its own probe objects', () => {
     const rules = synth({ namespace: 'agentplane', sandboxNamespaces: ['sbx'], routerNamespace: 'agent-sandbox-system' }).flatMap((o) => o.rules ?? []);
     const resources = rules.flatMap((r) => r.resources);
