@@ -107,8 +107,9 @@ export interface Observation {
   readonly resourceVersion: string;
   /**
    * Claims bound to an existing Sandbox (case 04): the blueprint hash the bound Sandbox was made from. Adoption removes
-   * the label, so it comes from the Sandbox's label, the hash recorded in `ref.template`, or a live pool member with the same
-   * blueprint; absent when none of those tells it (see `templateReason`).
+   * the label, so it comes, in this order, from the Sandbox's own label, the pool members' labels the adapter stored on the
+   * claim at create (annotation `agentplane.dev/pool-template-hashes`), `ref.template.hash`, or a live pool member with the
+   * same blueprint; absent when none of those tells it (see `templateReason`). Source: kubernetes/template-hash.ts.
    */
   readonly templateHash?: string;
   /** The hash the pool's members at the template's current blueprint carry; absent when not determinable (see `templateReason`). */
