@@ -190,10 +190,11 @@ export class KubeSessions {
       const reread = await this.client.call(`get ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`, () =>
         co.getNamespacedCustomObject({ ...claims, namespace: scope.namespace, name }) as Promise<Obj>,
       );
-      const template: SessionTemplate =
+      let template: SessionTemplate =
         reread.kind === 'ok'
           ? await this.sessionTemplate(family, scope, reread.value)
           : { name: scope.template, generation: Number(generation), reason: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it` };
+      if (listed.kind !== 'ok') template = { ...template, reason: `${template.reason}; pool members were not listed before create (${why(listed)})` };
       return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value, template) };
     }
     if (created.kind === 'failed' && created.error.category === 'conflict') {
@@ -205,7 +206,11 @@ export class KubeSessions {
     return created;
   }
 
-  /** Observes a session: phase from spec plus current-generation conditions; a claim is judged by its bound Sandbox (case 01). */
+  /**
+   * Observes a session: phase from spec plus current-generation conditions; a claim is judged by its bound Sandbox (case 01).
+   * For a claim bound to an existing Sandbox, also `templateHash`, `currentTemplateHash`, `staleTemplate` and
+   * `templateReason` (case 04; three more reads: the pool, its template, its members), each absent when not determinable.
+   */
   async observe(ref: SessionRef): Promise<Result<Observation>> {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
