@@ -5,7 +5,9 @@
  * is what this controller does (Recreate replaces its unclaimed member at once; OnReplenish keeps its old member and
  * hands it to the next claim, kubernetes-sigs/agent-sandbox#311).
  */
+import * as k8s from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
+import { writeKubeconfig } from './adapter/kube-env.js';
 import { KubeClient } from '../../src/adapter/kubernetes/client.js';
 import { POOL_HASHES_ANNOTATION } from '../../src/adapter/kubernetes/resources.js';
 import { KubeSessions } from '../../src/adapter/kubernetes/sessions.js';
@@ -165,4 +167,33 @@ test('a Managed template with quantities and Go zero values: members the control
   expect(refill.metadata.labels![TEMPLATE_HASH_LABEL]).toBe(h);
   const again = await sessions.observe(r.value);
   expect(again.kind === 'ok' && again.value).toMatchObject({ templateHash: h, currentTemplateHash: h, staleTemplate: false });
+}, 120_000);
+
+test('without the right to list sandboxes the create and observe still succeed: hash unknown with the 403, staleness still told', async () => {
+  // Uses the 'managed' template and pool of the test above; a Role with the adapter's rights (README) minus list sandboxes.
+  await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'no-list' } } });
+  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'no-list' }, rules: [
+    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxclaims'], verbs: ['get', 'create', 'delete'] },
+    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxwarmpools', 'sandboxtemplates'], verbs: ['get'] },
+    { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: ['get', 'patch', 'delete'] },
+  ] } });
+  await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'no-list' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'no-list' }, subjects: [{ kind: 'ServiceAccount', name: 'no-list', namespace: ns }] } });
+  const tr = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'no-list', body: { spec: { audiences: [], expirationSeconds: 600 } } });
+  const limited = new KubeSessions(KubeClient.connect({ kubeconfig: writeKubeconfig(c.info, 'no-list-user', { token: tr.status!.token }) }));
+  const r = await waitFor('the Role to take effect', 10_000, async () => {
+    const x = await limited.createFromTemplate({ namespace: ns, template: 'managed', warmPool: 'managed' }, '', `op-${randomUUID()}`);
+    return x.kind === 'ok' ? x : undefined;
+  }, 200);
+  expect(r.value.template).toMatchObject({ name: 'managed', generation: 1 });
+  expect(r.value.template!.hash).toBeUndefined();
+  expect(r.value.template!.reason).toMatch(/pool members' hashes before create: not recorded\).*; pool members were not listed before create \(.*may not list sandboxes\.agents\.x-k8s\.io/);
+  const obs = await waitFor('limited session Ready', 60_000, async () => {
+    const o = await limited.observe(r.value);
+    return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
+  }, 200);
+  expect(obs.templateHash).toBeUndefined();
+  expect(obs.currentTemplateHash).toBeUndefined();
+  expect(obs.staleTemplate).toBe(false);
+  expect(obs.templateReason).toMatch(/no live pool member has .*: unknown; current hash unknown: none of the 0 live pool member\(s\).*blueprint equals template managed generation 1: current; pool members not listed \(.*may not list sandboxes/);
 }, 120_000);
