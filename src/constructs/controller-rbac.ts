@@ -150,6 +150,15 @@ export interface ControllerRbacResult {
   readonly added: readonly Json[];
   /** The namespaces of the added objects, sorted. */
   readonly namespaces: readonly string[];
+  /** The narrowed resources (`plural` or `plural.group`, as in {@link ControllerResource.resources}) and their namespaces, by key. */
+  readonly narrowed: readonly NarrowedResource[];
+}
+
+/** A controller resource the `rbac` prop moved from cluster scope to namespaces (recorded in the environment descriptor for the verifier). */
+export interface NarrowedResource {
+  readonly key: string;
+  readonly resources: readonly string[];
+  readonly namespaces: readonly string[];
 }
 
 /**
@@ -247,5 +256,6 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
       });
     }
   }
-  return { resources, added, namespaces: [...addedNamespaces].sort() };
+  const narrowedResources = [...narrowed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, { namespaces }]) => ({ key, resources: byKey.get(key)!.resources, namespaces }));
+  return { resources, added, namespaces: [...addedNamespaces].sort(), narrowed: narrowedResources };
 }

@@ -38,6 +38,11 @@ export const EnvironmentDescriptorSchema = z
         certificates: z.enum(['controller', 'external']),
         /** CRD names marked for server-side apply (over 256 KiB). */
         serverSideApply: z.array(z.string()),
+        /**
+         * Controller resources the install's `rbac` prop narrowed to namespaces (`plural` or `plural.group`); absent
+         * when none is. The verifier checks the controller's rights on them in these namespaces instead of cluster-wide.
+         */
+        rbacNarrowed: z.array(z.object({ resources: z.array(z.string()).min(1), namespaces: z.array(z.string()).min(1) }).strict()).optional(),
       })
       .strict()
       .nullable(),

@@ -225,6 +225,9 @@ export class AgentEnvironment extends Chart {
               extensions: this.install.extensions,
               certificates: this.install.certificates,
               serverSideApply: [...this.install.serverSideApply].sort(),
+              ...(this.install.narrowedResources.length > 0
+                ? { rbacNarrowed: this.install.narrowedResources.map((n) => ({ resources: [...n.resources], namespaces: [...n.namespaces] })) }
+                : {}),
             },
       runtimeClasses: [...this.runtimeClasses]
         .sort((a, b) => (a.name < b.name ? -1 : 1))

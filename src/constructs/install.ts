@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import { findContext } from './context.js';
-import { ControllerRbacSchema, scopeControllerRbac, type ControllerRbacScope, type ControllerResource, type SourcedObject } from './controller-rbac.js';
+import { ControllerRbacSchema, scopeControllerRbac, type ControllerRbacScope, type ControllerResource, type NarrowedResource, type SourcedObject } from './controller-rbac.js';
 import { UnsupportedByReleaseError } from './errors.js';
 import { assertPinned } from './images.js';
 import { ANNOTATION_SYNC_OPTIONS } from './metadata.js';
@@ -152,6 +152,8 @@ export class AgentSandboxInstall extends Construct {
   readonly controllerResources: readonly ControllerResource[];
   /** Namespaces that hold the controller's Roles made by narrowing `rbac` (none by default), sorted. */
   readonly rbacNamespaces: readonly string[];
+  /** The resources the `rbac` prop narrowed to namespaces (empty by default). */
+  readonly narrowedResources: readonly NarrowedResource[];
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
     super(scope, id);
@@ -211,6 +213,7 @@ export class AgentSandboxInstall extends Construct {
     const rbac = scopeControllerRbac({ path: this.node.path, tag: facts.tag, objects: sourced, serviceAccount, namespace, scopes: p.rbac });
     this.controllerResources = rbac.resources;
     this.rbacNamespaces = rbac.namespaces;
+    this.narrowedResources = rbac.narrowed;
     assembled.push(...rbac.added);
 
     const containers = podContainers(podSpecOf(controller));

@@ -77,7 +77,13 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
     release: d.release.tag,
     source,
     controller: d.install
-      ? { namespace: d.install.namespace, deployment: d.install.controllerDeployment, serviceAccount: DEFAULT_CONTROLLER.serviceAccount, image: d.install.controllerImage }
+      ? {
+          namespace: d.install.namespace,
+          deployment: d.install.controllerDeployment,
+          serviceAccount: DEFAULT_CONTROLLER.serviceAccount,
+          image: d.install.controllerImage,
+          ...(d.install.rbacNarrowed ? { rbacNarrowed: d.install.rbacNarrowed } : {}),
+        }
       : { ...DEFAULT_CONTROLLER },
     runtimeClasses: d.runtimeClasses.map((r) => r.name),
     templates: d.templates.map((t) => ({

@@ -61,8 +61,17 @@ export interface VerifyPlan {
   readonly release: ReleaseTag;
   /** Where the plan came from (directory or `flags`). */
   readonly source: string;
-  /** Where the controller runs; `image` is the one the environment pins (default: the release's image). */
-  readonly controller: { readonly namespace: string; readonly deployment: string; readonly serviceAccount: string; readonly image?: string };
+  /**
+   * Where the controller runs; `image` is the one the environment pins (default: the release's image); `rbacNarrowed`
+   * lists the controller resources the environment's install narrowed to namespaces (the `rbac` prop, case 09).
+   */
+  readonly controller: {
+    readonly namespace: string;
+    readonly deployment: string;
+    readonly serviceAccount: string;
+    readonly image?: string;
+    readonly rbacNarrowed?: ReadonlyArray<{ readonly resources: readonly string[]; readonly namespaces: readonly string[] }>;
+  };
   readonly runtimeClasses: readonly string[];
   readonly templates: readonly TemplatePlan[];
   readonly warmPools: readonly WarmPoolPlan[];

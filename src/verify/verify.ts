@@ -7,7 +7,7 @@ import type { KubeClient } from '../adapter/kubernetes/client.js';
 import { releaseFacts, type LoadedRelease } from '../releases/index.js';
 import { Cluster } from './cluster.js';
 import type { VerifyPlan } from './plan.js';
-import { controllerNeeds, controllerProbe, KNOWN_GAPS } from './probes/controller.js';
+import { controllerNeeds, controllerProbe, KNOWN_GAPS, scopedNeeds } from './probes/controller.js';
 import type { ProbeDeps } from './probes/common.js';
 import { existingSandboxProbe } from './probes/existing-sandbox.js';
 import { imageDigestsProbe } from './probes/image-digests.js';
@@ -61,7 +61,7 @@ export interface VerifyResult {
 export function planProbes(deps: ProbeDeps, opts: { loaded?: LoadedRelease; controllerMode: 'deployment' | 'external'; controllerImage?: string; extensions: boolean }): Probe[] {
   const { plan } = deps;
   if (plan.sandboxes && plan.sandboxes.length > 0) return plan.sandboxes.map((s) => existingSandboxProbe(deps, s.namespace, s.name));
-  const needs = opts.loaded ? controllerNeeds(opts.loaded.objects.values(), opts.extensions) : [...KNOWN_GAPS];
+  const needs = scopedNeeds(opts.loaded ? controllerNeeds(opts.loaded.objects.values(), opts.extensions) : [...KNOWN_GAPS], plan.controller.rbacNarrowed);
   const probes: Probe[] = [installProbe(deps), controllerProbe(deps, { mode: opts.controllerMode, extensions: opts.extensions, needs, ...(opts.controllerImage ? { image: opts.controllerImage } : {}) })];
   for (const rc of plan.runtimeClasses) probes.push(runtimeClassProbe(deps, rc));
   for (const t of plan.templates) probes.push(templateProbe(deps, t, opts.loaded));

@@ -7,6 +7,8 @@
 import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
 import { AgentSandboxInstall, RbacNarrowingError, synthesizeEnvironment } from '../../src/index.js';
+import { planFromDescriptor } from '../../src/verify/environment.js';
+import { controllerNeeds, describeNeed, scopedNeeds } from '../../src/verify/probes/controller.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
@@ -67,6 +69,33 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
     const clusterRoles = s.objects.filter((o) => o.object.kind === 'ClusterRole').map((o) => JSON.stringify(o.object));
     expect(clusterRoles).toHaveLength(2);
     for (const text of clusterRoles) expect(text).not.toContain('"events"');
+  });
+
+  test('the events narrowing reaches the verifier through the descriptor: it checks events where the environment granted them, not cluster-wide', async () => {
+    const rel = await release('v0.5.6');
+    const s = synthesizeEnvironment(newEnvironment(rel, 'sbx', { install: { rbac: { events: ['namespace:team-x', 'namespace:agent-sandbox-system'] } } }));
+    expect(s.descriptor.install?.rbacNarrowed).toEqual([{ resources: ['events', 'events.events.k8s.io'], namespaces: ['agent-sandbox-system', 'team-x'] }]);
+    const plan = planFromDescriptor(s.descriptor, 'dist/sbx', { transport: 'direct' });
+    const needs = scopedNeeds(controllerNeeds(rel.objects.values(), true), plan.controller.rbacNarrowed).map(describeNeed);
+    expect(needs.filter((n) => n.includes('events')).sort()).toEqual([
+      'create events.events.k8s.io in agent-sandbox-system',
+      'create events.events.k8s.io in team-x',
+      'patch events.events.k8s.io in agent-sandbox-system',
+      'patch events.events.k8s.io in team-x',
+      'update events.events.k8s.io in agent-sandbox-system',
+      'update events.events.k8s.io in team-x',
+      'create events in agent-sandbox-system',
+      'create events in team-x',
+      'patch events in agent-sandbox-system',
+      'patch events in team-x',
+      'update events in agent-sandbox-system',
+      'update events in team-x',
+    ].sort());
+    expect(needs).toContain('watch networkpolicies.networking.k8s.io (cluster-wide)');
+    // without a narrowing nothing moves, and no descriptor field is written (unchanged golden output)
+    const plain = synthesizeEnvironment(newEnvironment(rel, 'sbx'));
+    expect(plain.descriptor.install).not.toHaveProperty('rbacNarrowed');
+    expect(scopedNeeds(controllerNeeds(rel.objects.values(), true), planFromDescriptor(plain.descriptor, 'dist/sbx', { transport: 'direct' }).controller.rbacNarrowed).map(describeNeed)).toContain('create events (cluster-wide)');
   });
 
   test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s: every resource the controller lists/watches refuses narrowing, citing main.go at that tag', async (tag) => {

@@ -4,7 +4,8 @@
  * Deployment mode (`k8s/controller.yaml@tag`: Deployment `agent-sandbox-system/agent-sandbox-controller`):
  * discovered = the Deployment exists; compatible = its image is the pinned one (or the environment's declared mirror
  * of it); configured = Available=True at the Deployment's current generation AND every right the pinned RBAC grants
- * (plus known upstream gaps) is allowed for its ServiceAccount by SubjectAccessReview (case 09).
+ * (plus known upstream gaps; in the namespaces the environment's `rbac` prop narrowed a resource to, see
+ * {@link scopedNeeds}) is allowed for its ServiceAccount by SubjectAccessReview (case 09).
  * External mode (the controller runs outside the cluster, e.g. the test cluster): discovered = its ServiceAccount
  * exists; compatible = the live CRDs' release label equals the pinned release (the binary's version cannot be read from
  * the API; the evidence says so); configured = the SubjectAccessReviews as above.
@@ -69,6 +70,26 @@ export function controllerNeeds(objects: Iterable<readonly Obj[]>, extensions: b
     }
   }
   for (const gap of KNOWN_GAPS) add(gap);
+  return [...out.values()];
+}
+
+/**
+ * The needs as the environment scoped them: a cluster-wide need on a resource the install's `rbac` prop narrowed to
+ * namespaces (`plural` or `plural.group`, e.g. `events`, `events.events.k8s.io`) becomes one need per namespace, so a
+ * narrowing the environment chose is checked where it grants, not reported as a missing cluster-wide right. Other
+ * needs are kept as they are.
+ */
+export function scopedNeeds(needs: readonly Need[], narrowed: ReadonlyArray<{ readonly resources: readonly string[]; readonly namespaces: readonly string[] }> = []): Need[] {
+  const namespacesOf = new Map<string, readonly string[]>();
+  for (const n of narrowed) for (const r of n.resources) namespacesOf.set(r, n.namespaces);
+  const out = new Map<string, Need>();
+  for (const need of needs) {
+    const namespaces = need.namespace === undefined ? namespacesOf.get(need.group ? `${need.resource}.${need.group}` : need.resource) : undefined;
+    for (const namespace of namespaces ?? [need.namespace]) {
+      const n = namespace === undefined ? need : { ...need, namespace };
+      out.set(describeNeed(n), n);
+    }
+  }
   return [...out.values()];
 }
 
@@ -177,6 +198,8 @@ async function rbacEvidence(deps: ProbeDeps, needs: readonly Need[]): Promise<Ev
   const durationMs = Date.now() - started;
   if (unknown.length > 0) f.add('configured', 'unknown', subject, `could not check ${unknown.length} right(s) by SubjectAccessReview: ${unknown.slice(0, 3).join('; ')}`, { durationMs });
   if (missing.length > 0) f.add('configured', 'missing', subject, `controller lacks ${missing.length} right(s): ${missing.join('; ')}`, { value: missing.join('; '), durationMs });
-  if (unknown.length === 0 && missing.length === 0) f.proven('configured', subject, `all ${needs.length} rights of the pinned RBAC are allowed (SubjectAccessReview)`, { durationMs });
+  const narrowed = deps.plan.controller.rbacNarrowed ?? [];
+  const scope = narrowed.length === 0 ? '' : `, with ${narrowed.map((n) => `${n.resources.join(', ')} in ${n.namespaces.join(', ')}`).join('; ')} as the environment narrowed them (rbac prop)`;
+  if (unknown.length === 0 && missing.length === 0) f.proven('configured', subject, `all ${needs.length} rights of the pinned RBAC are allowed (SubjectAccessReview)${scope}`, { durationMs });
   return f.list;
 }
