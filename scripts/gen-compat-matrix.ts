@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { KubeClient } from '../src/adapter/kubernetes/client.js';
 import { MatrixSchema, type Matrix } from '../src/cli/commands/compat.js';
-import { Cluster } from '../src/verify/cluster.js';
+import { Cluster } from '../src/adapter/kubernetes/cluster.js';
 import { DEFAULT_CONTROLLER, TUPLE_KEYS, type VerifyPlan } from '../src/verify/index.js';
 import { readTuple } from '../src/verify/tuple-reader.js';
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { openApiSchema, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
-import type { Cluster, Obj } from './cluster.js';
+import type { Cluster, Obj } from '../adapter/kubernetes/cluster.js';
 import type { VerifyPlan } from './plan.js';
 import type { CompatibilityTuple, TupleEntry } from './tuple.js';
 

@@ -5,7 +5,7 @@
  */
 import type { KubeClient } from '../adapter/kubernetes/client.js';
 import { releaseFacts, type LoadedRelease } from '../releases/index.js';
-import { Cluster } from './cluster.js';
+import { Cluster } from '../adapter/kubernetes/cluster.js';
 import type { VerifyPlan } from './plan.js';
 import { controllerNeeds, controllerProbe, KNOWN_GAPS, scopedNeeds } from './probes/controller.js';
 import type { ProbeDeps } from './probes/common.js';

@@ -4,8 +4,8 @@
  * whose create answer was lost) and reports whatever it could not delete or that is still there after the wait.
  */
 import { randomBytes } from 'node:crypto';
-import type { Cluster, CustomRef } from './cluster.js';
-import { failure } from './cluster.js';
+import type { Cluster, CustomRef } from '../adapter/kubernetes/cluster.js';
+import { failure } from '../adapter/kubernetes/cluster.js';
 
 /** Label on everything a verify run creates; value = the run id. */
 export const RUN_LABEL = 'agentplane.dev/verify-run';

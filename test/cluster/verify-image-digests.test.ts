@@ -15,7 +15,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { KubeClient } from '../../src/adapter/kubernetes/client.js';
 import { releaseFacts } from '../../src/releases/index.js';
-import { Cluster as VerifyCluster } from '../../src/verify/cluster.js';
+import { Cluster as VerifyCluster } from '../../src/adapter/kubernetes/cluster.js';
 import type { Evidence } from '../../src/verify/evidence.js';
 import type { TemplatePlan } from '../../src/verify/plan.js';
 import { imageDigestsProbe } from '../../src/verify/probes/image-digests.js';

@@ -12,7 +12,7 @@ import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { releaseFacts, type ReleaseTag } from '../../releases/index.js';
-import { Cluster } from '../../verify/cluster.js';
+import { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { planFromDescriptor, readEnvironment, TUPLE_KEYS, type CompatibilityTuple } from '../../verify/index.js';
 import { readTuple } from '../../verify/tuple-reader.js';
 import { describeError } from '../errors.js';

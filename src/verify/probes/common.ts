@@ -5,8 +5,8 @@
  */
 import type { CapabilityName, Result } from '../../adapter/types.js';
 import type { ReleaseFacts } from '../../releases/index.js';
-import type { Cluster } from '../cluster.js';
-import { failure } from '../cluster.js';
+import type { Cluster } from '../../adapter/kubernetes/cluster.js';
+import { failure } from '../../adapter/kubernetes/cluster.js';
 import { fact, type Evidence, type Step, type Verdict } from '../evidence.js';
 import type { VerifyPlan } from '../plan.js';
 import type { RuntimeProber } from '../runtime-prober.js';

@@ -11,7 +11,7 @@
  * the API; the evidence says so); configured = the SubjectAccessReviews as above.
  * `verified` comes from the workload probe: a Sandbox the controller reconciled to Ready at its current generation.
  */
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';

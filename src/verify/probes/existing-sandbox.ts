@@ -8,7 +8,7 @@
  * verified = two nonce commands answered over the client's transport.
  */
 import { sandboxPhase, type SandboxObject } from '../../adapter/kubernetes/phase.js';
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Probe } from '../runner.js';
 import type { RuntimeTarget } from '../runtime-prober.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';

@@ -12,7 +12,7 @@
  * pod adds no evidence (a progress note says so): the other probes report missing controllers, routers and pools.
  */
 import type { CapabilityName } from '../../adapter/types.js';
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Evidence } from '../evidence.js';
 import { imageEvidence, startedContainers, type PodView } from '../image-digests.js';
 import type { Probe, ProbeRun } from '../runner.js';

@@ -15,7 +15,7 @@
  */
 import type { CapabilityName } from '../../adapter/types.js';
 import type { SandboxKind } from '../../releases/index.js';
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';

@@ -8,7 +8,7 @@
  * exists; configured = coverage holds for ≥1 examined pod; verified needs an enforcement test (a non-router pod cannot
  * connect, the router can), which needs an enforcing CNI: it stays unknown, naming that acceptance test.
  */
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { RUN_LABEL } from '../workload.js';

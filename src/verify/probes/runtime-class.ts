@@ -6,7 +6,7 @@
  * mentions gVisor). FailedCreatePodSandBox events are reported per node by the workload probe.
  * RuntimeClass admission merges `scheduling` into pods (`plugin/pkg/admission/runtimeclass/admission.go`, k8s 1.36).
  */
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';
 

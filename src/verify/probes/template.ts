@@ -8,7 +8,7 @@
  * workload probe.
  */
 import { CustomObjectValidator, type KubeObject, type LoadedRelease } from '../../releases/index.js';
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { TemplatePlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';

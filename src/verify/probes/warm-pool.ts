@@ -9,7 +9,7 @@
  */
 import { sandboxPhase, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import type { ReleaseFamily } from '../../releases/index.js';
-import type { Obj } from '../cluster.js';
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { WarmPoolPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';

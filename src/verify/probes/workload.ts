@@ -15,7 +15,7 @@
 import { claimPhase, sandboxPhase, type ClaimObject, type MissingReference, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import { KubeSessions, sessionName } from '../../adapter/kubernetes/sessions.js';
 import type { CapabilityName, Result } from '../../adapter/types.js';
-import type { Obj, WaitOutcome } from '../cluster.js';
+import type { Obj, WaitOutcome } from '../../adapter/kubernetes/cluster.js';
 import { formatMs, type Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';

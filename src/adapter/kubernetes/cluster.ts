@@ -1,14 +1,13 @@
 /**
- * The cluster reads and writes the verifier needs, on top of the adapter's {@link KubeClient} (which classifies every
- * failure and applies deadlines). Every call returns a Result; nothing here throws for an API answer.
- * Waiting is done with watches, never polling: one list to get the current state and resourceVersion, then one
- * watch stream (re-opened only if the server closes it), so requests/s while waiting stay far below 1.
- *
- * Candidate to move into src/adapter/kubernetes once the adapter grows generic reads (see the verify report).
+ * Generic cluster reads, writes and watch waits on top of {@link KubeClient} (which classifies every failure and
+ * applies deadlines), used by the verifier's probes and the compatibility worksheet. Every call returns a Result;
+ * nothing here throws for an API answer. Waiting is done with watches, never polling: one list to get the current
+ * state and resourceVersion, then one watch stream (re-opened only if the server closes it), so requests/s while
+ * waiting stay far below 1.
  */
 import * as k8s from '@kubernetes/client-node';
-import type { KubeClient } from '../adapter/kubernetes/client.js';
-import type { AdapterError, Result } from '../adapter/types.js';
+import type { AdapterError, Result } from '../types.js';
+import type { KubeClient } from './client.js';
 
 /** A custom resource address. */
 export interface CustomRef {
