@@ -1,14 +1,17 @@
 /**
- * Case 04 (verifier side): "updated ready" counts only Ready pool members at the template's current pod template;
+ * Case 04 (verifier side): "updated ready" counts only Ready pool members at the template's current blueprint (the
+ * adapter's comparison after the controller's own);
  * a claim bound to an old-template sandbox is flagged StaleAdoption.
  */
 import { poolRollout, staleness } from '../../src/verify/probes/warm-pool.js';
 
 const ready = (gen: number) => ({ conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: gen }] });
 const podTemplate = (image: string) => ({ podTemplate: { spec: { containers: [{ name: 'runtime', image }] } } });
+/** What the v0.5.6 controller writes into a member of a Managed template: its secure defaults (`ApplySandboxSecureDefaults`, `extensions/controllers/utils.go@v0.5.6`). */
+const memberPodTemplate = (image: string) => ({ podTemplate: { spec: { containers: [{ name: 'runtime', image }], automountServiceAccountToken: false, dnsPolicy: 'None', dnsConfig: { nameservers: ['8.8.8.8', '1.1.1.1'] } } } });
 const member = (name: string, image: string, extra: object = {}) => ({
   metadata: { name, namespace: 'sbx', generation: 1, ownerReferences: [{ kind: 'SandboxWarmPool', name: 'py-pool', uid: 'p', controller: true }], ...extra },
-  spec: podTemplate(image),
+  spec: memberPodTemplate(image),
   status: ready(1),
 });
 
@@ -29,8 +32,8 @@ describe('case 04 recreate-adopts-stale-template (verifier)', () => {
       members: 1,
       ready: 1,
       updatedReady: 0,
-      stale: ['py-pool-a: runtime image registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1'],
-      staleAdoptions: ['StaleAdoption: claim c7 is bound to py-pool-c (runtime image registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1)'],
+      stale: ['py-pool-a: podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1'],
+      staleAdoptions: ['StaleAdoption: claim c7 is bound to py-pool-c (podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1)'],
     });
   });
 
@@ -41,9 +44,13 @@ describe('case 04 recreate-adopts-stale-template (verifier)', () => {
     expect(ro).toMatchObject({ members: 2, ready: 1, updatedReady: 1, stale: [] });
   });
 
-  test('staleness compares every template container image and the runtime class', () => {
-    const t = { spec: { podTemplate: { spec: { runtimeClassName: 'gvisor', containers: [{ name: 'a', image: 'x:1' }, { name: 'b', image: 'y:1' }] } } } };
-    const s = { spec: { podTemplate: { spec: { containers: [{ name: 'a', image: 'x:1' }] } } } };
-    expect(staleness(s as never, t as never)).toEqual(['b image absent ≠ template y:1', 'runtimeClassName unset ≠ template gvisor']);
+  test('staleness is the controller\'s blueprint comparison: every pod spec field with secure defaults, not only images', () => {
+    const t = { spec: { networkPolicyManagement: 'Unmanaged', podTemplate: { spec: { runtimeClassName: 'gvisor', containers: [{ name: 'a', image: 'x:1' }, { name: 'b', image: 'y:1', env: [{ name: 'MODE', value: 'fast' }] }] } } } };
+    const s = { spec: { podTemplate: { spec: { containers: [{ name: 'a', image: 'x:1' }, { name: 'b', image: 'y:1', env: [{ name: 'MODE', value: 'safe' }] }] } } } };
+    expect(staleness(s as never, t as never)).toEqual(['podTemplate.spec.containers[1].env[0].value: safe ≠ template fast', 'podTemplate.spec.runtimeClassName: unset ≠ template gvisor']);
+    // a member as the controller wrote it for a Managed template (secure defaults added) is current
+    const managed = { spec: { podTemplate: { spec: { containers: [{ name: 'a', image: 'x:1' }] } } } };
+    expect(staleness(member('m', 'x:1') as never, { spec: { podTemplate: { spec: { containers: [{ name: 'runtime', image: 'x:1' }] } } } } as never)).toEqual([]);
+    expect(staleness(managed as never, managed as never)).toEqual(['podTemplate.spec.dnsConfig: unset ≠ template {"nameservers":["8.8.8.8","1.1.1.1"]}', 'podTemplate.spec.dnsPolicy: unset ≠ template None']);
   });
 });

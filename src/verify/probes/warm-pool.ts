@@ -1,12 +1,13 @@
 /**
  * Probe of `warm-pool/<ns>/<name>` before any workload (case 04). A pool's `readyReplicas` counts Ready members of any
  * template version (kubernetes-sigs/agent-sandbox#1327), so the verifier counts "updated ready" itself: members
- * (Sandboxes controller-owned by the pool, not being deleted) whose pod template runs the template's current images and
- * runtime class, Ready at their current generation. discovered = the pool exists; compatible = it serves the declared
+ * (Sandboxes controller-owned by the pool, not being deleted) whose blueprint is the template's current one (the
+ * controller's own comparison, {@link staleness}), Ready at their current generation. discovered = the pool exists; compatible = it serves the declared
  * template; configured = status observed at the pool's generation (v0.5.6 `status.observedGeneration`) and updated
  * ready ≥ replicas, and no claim of the pool holds a stale-template sandbox ("StaleAdoption").
  * Facts: `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`, FACTS.md §1.6, §7.
  */
+import { blueprintDrift, type SandboxBlueprint, type TemplateBlueprint } from '../../adapter/kubernetes/blueprint.js';
 import { sandboxPhase, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import type { ReleaseFamily } from '../../releases/index.js';
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
@@ -14,28 +15,13 @@ import type { WarmPoolPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 
-interface PodTemplateView {
-  images: Record<string, string>;
-  runtimeClassName: string;
-}
-
-function podTemplateOf(obj: Obj | undefined): PodTemplateView {
-  const spec = ((obj?.spec as { podTemplate?: { spec?: { containers?: Array<{ name?: string; image?: string }>; runtimeClassName?: string } } } | undefined)?.podTemplate?.spec) ?? {};
-  const images: Record<string, string> = {};
-  for (const c of spec.containers ?? []) images[c.name ?? '?'] = c.image ?? '';
-  return { images, runtimeClassName: spec.runtimeClassName ?? '' };
-}
-
-/** Differences of a Sandbox's pod template from the template's (`container: old ≠ new`), empty when current. */
+/**
+ * Differences of a Sandbox's blueprint from the template's current one (`path: sandbox value ≠ template value`, at
+ * most 5), empty when current; the adapter's comparison written after the controller's own (secure defaults, Go zero
+ * values, quantities: {@link blueprintDrift}), so the verifier and the adapter call the same members stale.
+ */
 export function staleness(sandbox: Obj, template: Obj): string[] {
-  const a = podTemplateOf(sandbox);
-  const b = podTemplateOf(template);
-  const out: string[] = [];
-  for (const [name, image] of Object.entries(b.images)) {
-    if (a.images[name] !== image) out.push(`${name} image ${a.images[name] ?? 'absent'} ≠ template ${image}`);
-  }
-  if (a.runtimeClassName !== b.runtimeClassName) out.push(`runtimeClassName ${a.runtimeClassName || 'unset'} ≠ template ${b.runtimeClassName || 'unset'}`);
-  return out;
+  return blueprintDrift(template as TemplateBlueprint, sandbox as SandboxBlueprint);
 }
 
 export interface PoolRollout {

@@ -50,6 +50,6 @@ test('after a template image change, a claim bound to an old-template sandbox is
   const p = plan(c, [templatePlan(ns, 'py')], { warmPools: [pool()], requirements: requirementsFor([`warm-pool/${ns}/py-pool`]) });
   const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
   const wp = report.capabilities.find((r) => r.name === `warm-pool/${ns}/py-pool`)!;
-  expect(wp.evidence.some((e) => e.step === 'configured' && e.verdict === 'missing' && /^StaleAdoption: claim c7 is bound to py-pool-\w+ \(sandboxd image us-central1-docker\.pkg\.dev\/k8s-staging-images\/agent-sandbox\/sandboxd:latest-main ≠ template registry\.example\/sandboxd:1\.1\)$/.test(e.message))).toBe(true);
+  expect(wp.evidence.some((e) => e.step === 'configured' && e.verdict === 'missing' && /^StaleAdoption: claim c7 is bound to py-pool-\w+ \(podTemplate\.spec\.containers\[0\]\.image: us-central1-docker\.pkg\.dev\/k8s-staging-images\/agent-sandbox\/sandboxd:latest-main ≠ template registry\.example\/sandboxd:1\.1\)$/.test(e.message))).toBe(true);
   expect(wp.state).not.toBe('verified');
 }, 180_000);
