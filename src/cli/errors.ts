@@ -11,8 +11,20 @@ import { LockFileInvalidError, LockMismatchError, ReleaseError } from '../releas
 import { SynthesisError } from '../synth/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
+/**
+ * A command line that cannot be run as given, found after parsing (e.g. `--env` omitted while dist/ holds several
+ * environments): exit {@link ExitCode.usage}. `hint` says what to pass.
+ */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
 /** Errors from layers the CLI does not import directly, by class name (the class or any parent). */
 const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
+  EnvironmentDescriptorError: ExitCode.invalid,
   KubeconfigError: ExitCode.cluster,
   ExecCredentialError: ExitCode.cluster,
   KubeDeadlineError: ExitCode.cluster,
@@ -21,11 +33,13 @@ const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
   ManifestParseError: ExitCode.invalid,
   ManifestSourceError: ExitCode.invalid,
   ObjectIdentityError: ExitCode.invalid,
+  VerifyCouldNotRunError: ExitCode.cluster,
 };
 
 /** The exit code for an error (see exit-codes.ts). */
 export function exitCodeFor(err: unknown): ExitCodeValue {
   if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  if (err instanceof UsageError) return ExitCode.usage;
   if (err instanceof LockMismatchError) return ExitCode.lockMismatch;
   if (err instanceof LockFileInvalidError) return ExitCode.invalid;
   if (err instanceof ReleaseError) return ExitCode.release;

@@ -7,11 +7,11 @@ export const ExitCode = {
   ok: 0,
   /** An unexpected internal error (a bug in AgentPlane): please report it with the printed stack. */
   internal: 1,
-  /** Bad command line: unknown flag or command, missing argument, invalid value. */
+  /** Bad command line: unknown flag or command, missing argument, a value of the wrong form, a named file or directory that does not exist. */
   usage: 2,
-  /** A pinned release could not be used: unknown tag, checksum mismatch, missing file, unreachable source. */
+  /** A pinned release could not be used: unknown tag, checksum mismatch, missing file, unreachable source (a mirror directory set by AGENTPLANE_MIRROR that does not exist). */
   release: 3,
-  /** The environment is invalid: bad construct props, schema violations, duplicate or unpinned objects, bad environment module. */
+  /** The environment is invalid: bad construct props, schema violations, duplicate or unpinned objects, an environment module or descriptor that exists but cannot be used. */
   invalid: 4,
   /** The environment and `agentplane.lock.json` disagree (re-run with `--update-lock` after review). */
   lockMismatch: 5,
@@ -28,9 +28,9 @@ export function exitCodeHelp(): string {
   const lines: Array<[number, string]> = [
     [ExitCode.ok, 'success (verify: every required capability reached its required state)'],
     [ExitCode.internal, 'internal error (a bug: please report it with the printed stack)'],
-    [ExitCode.usage, 'usage error: unknown command or flag, missing or invalid argument'],
-    [ExitCode.release, 'release error: unknown release, checksum mismatch, missing file, unreachable mirror/upstream'],
-    [ExitCode.invalid, 'invalid environment: construct props, CRD schema violations, duplicates, unpinned images'],
+    [ExitCode.usage, 'usage error: unknown command or flag, missing or invalid argument, a named file or directory that does not exist'],
+    [ExitCode.release, 'release error: unknown release, checksum mismatch, missing file, unreachable mirror/upstream (incl. a missing $AGENTPLANE_MIRROR)'],
+    [ExitCode.invalid, 'invalid environment: construct props, CRD schema violations, duplicates, unpinned images, a module or environment.json that exists but is unusable'],
     [ExitCode.lockMismatch, 'environment and agentplane.lock.json disagree (review, then --update-lock)'],
     [ExitCode.notVerified, 'verification finished but a required capability is below its required state'],
     [ExitCode.cluster, 'cluster unreachable, unauthenticated or forbidden'],

@@ -4,7 +4,8 @@
  * Errors thrown by the library are mapped to exit codes in `./errors.ts` (table in `--help`).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { describeError, exitCodeFor } from './errors.js';
+import { directoryOrNew, existingDirectory } from './arg-parsers.js';
+import { describeError, exitCodeFor, UsageError } from './errors.js';
 import { exitCodeHelp } from './exit-codes.js';
 
 // `agentplane ... | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
@@ -15,8 +16,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const program = new Command('agentplane')
   .description('Pinned, checksum-verified Agent Sandbox environments from code: synthesize, verify, diff, upgrade.')
-  .addOption(new Option('--mirror <dir>', 'directory with release files as <dir>/<tag>/<path> (default: $AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases when it exists, else upstream raw files at the pinned commit)'))
-  .addOption(new Option('--cache-dir <dir>', 'cache for verified release files (default: $AGENTPLANE_CACHE_DIR, else the user cache dir)'))
+  .addOption(new Option('--mirror <dir>', 'directory with release files as <dir>/<tag>/<path> (default: $AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases when it exists, else upstream raw files at the pinned commit); must exist').argParser(existingDirectory))
+  .addOption(new Option('--cache-dir <dir>', 'cache for verified release files (default: $AGENTPLANE_CACHE_DIR, else the user cache dir)').argParser(directoryOrNew))
   .showHelpAfterError('(run agentplane --help for usage)')
   .addHelpText('after', `\n${exitCodeHelp()}`)
   .exitOverride();
@@ -47,6 +48,8 @@ function requestedCommand(argv: readonly string[]): string | undefined {
 // Only the requested command is registered; without one (`--help`, a typo) all are, so help and suggestions stay whole.
 const requested = requestedCommand(process.argv.slice(2));
 for (const name of requested ? [requested] : Object.keys(COMMANDS)) (await COMMANDS[name]!())(program);
+// A usage error of a command points at that command's help (subcommands inherit the program's pointer otherwise).
+for (const cmd of program.commands) cmd.showHelpAfterError(`(run agentplane ${cmd.name()} --help for usage)`);
 
 try {
   await program.parseAsync(process.argv);
@@ -55,6 +58,7 @@ try {
     process.exitCode = exitCodeFor(err);
   } else {
     process.stderr.write(`${describeError(err)}\n`);
+    if (err instanceof UsageError) process.stderr.write(`(run agentplane ${requested ?? ''}${requested ? ' ' : ''}--help for usage)\n`);
     process.exitCode = exitCodeFor(err);
   }
 }

@@ -7,6 +7,7 @@ import { Option, type Command } from 'commander';
 import {
   DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, type DiffFormat, type ManifestSet,
 } from '../../diff/index.js';
+import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
 
@@ -27,9 +28,9 @@ export function registerDiff(program: Command): void {
     .argument('[BASE]', 'synthesized directory or git ref (omit with --live)')
     .argument('[HEAD]', 'synthesized directory or git ref', 'dist')
     .option('--live', 'BASE is the cluster: compare live objects with a server-side dry run of HEAD')
-    .option('--kubeconfig <file>', 'kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)')
+    .option('--kubeconfig <file>', 'kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context for --live')
-    .option('--release <tag>', 'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)')
+    .addOption(new Option('--release <tag>', 'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)').choices(RELEASE_CHOICES))
     .option('--synth-command <argv>', 'command synthesizing a git ref in its worktree, {out} = output dir (default: node bin/agentplane.js synth --all-examples --out {out})')
     .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
     .addHelpText('after', '\nExit codes (like diff): 0 no change, 1 changes, 2 error.')

@@ -8,6 +8,7 @@ import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { LiveStateError, readUpgradeState } from '../../adapter/kubernetes/upgrade-state.js';
 import { DIFF_FORMATS, renderPlan, type DiffFormat } from '../../diff/index.js';
 import { intermediateTags, loadRelease, planUpgrade, releaseFacts, type LiveUpgradeState } from '../../releases/index.js';
+import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
 
@@ -24,9 +25,9 @@ export function registerPlanUpgrade(program: Command): void {
   program
     .command('plan-upgrade')
     .description('classify an upgrade between pinned releases (safe, needs-migration, blocked) from CRD schemas and live storedVersions')
-    .requiredOption('--to <tag>', 'target release')
-    .option('--from <tag>', 'current release (default with --kubeconfig: the live install\'s app.kubernetes.io/version label)')
-    .option('--kubeconfig <file>', 'read status.storedVersions, v1alpha1 claims and warm pools from this cluster')
+    .addOption(new Option('--to <tag>', 'target release').choices(RELEASE_CHOICES).makeOptionMandatory())
+    .addOption(new Option('--from <tag>', 'current release (default with --kubeconfig: the live install\'s app.kubernetes.io/version label)').choices(RELEASE_CHOICES))
+    .option('--kubeconfig <file>', 'read status.storedVersions, v1alpha1 claims and warm pools from this cluster', existingFile)
     .option('--context <name>', 'kubeconfig context')
     .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
     .addHelpText('after', '\nExit codes: 0 safe, 1 needs action (needs-migration or blocked), 2 error.')

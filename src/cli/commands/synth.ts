@@ -72,6 +72,8 @@ export function registerSynth(program: Command): void {
         'Apply the result phase by phase in file order; CRDs marked ServerSideApply=true need kubectl apply --server-side.',
     )
     .action(async (files: string[], flags: SynthFlags, cmd: Command) => {
+      const missing = files.filter((f) => !existsSync(f));
+      if (missing.length > 0) cmd.error(`error: no such environment module: ${missing.join(', ')} (give the path of a file such as examples/dev-gvisor/environment.ts)`, { exitCode: 2 });
       const modules = [...files.map((f) => resolve(f)), ...(flags.allExamples === true ? exampleModules() : [])];
       if (modules.length === 0) cmd.error('error: give at least one environment module or --all-examples', { exitCode: 2 });
       if (flags.lock !== undefined && modules.length !== 1) cmd.error('error: --lock needs exactly one environment module', { exitCode: 2 });

@@ -3,15 +3,17 @@
  * environment descriptor (`--env DIR`, default `dist/<single environment>`), connects with `--kubeconfig/--context`,
  * runs the verifier and prints one row per capability. Exit codes: 0 every required capability reached its required
  * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be used
- * (unreachable, bad kubeconfig, authentication); 4 an invalid descriptor. Ctrl-C stops the probes, still deletes
+ * (unreachable, unusable kubeconfig or context, authentication); 4 an invalid descriptor; 2 a bad command line (a flag
+ * value of the wrong form, a named path that does not exist, no `--env` while dist/ holds several environments or none). Ctrl-C stops the probes, still deletes
  * the workload objects and prints the partial report.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
+import { defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
 import { EnvironmentDescriptorError, type VerifyPlan, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError } from '../../verify/index.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
@@ -24,50 +26,28 @@ interface VerifyFlags {
   junit?: string;
   transport: 'port-forward' | 'direct' | 'router';
   routerUrl?: string;
-  probeTimeout: string;
-  readyTimeout: string;
+  /** Milliseconds (parsed by {@link parseDuration}). */
+  probeTimeout: number;
+  readyTimeout: number;
   controller: 'deployment' | 'external';
-  sandbox?: string[];
+  sandbox?: SandboxRef[];
 }
 
-/** `5s`, `500ms`, `2m`, or plain milliseconds. @throws Error naming the bad value. */
-export function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) throw new Error(`"${text}" is not a duration: use e.g. 5s, 500ms or 2m`);
-  const n = Number(m[1]);
-  return Math.round(m[2] === 'm' ? n * 60_000 : m[2] === 's' ? n * 1000 : n);
-}
-
-/**
- * The environment directory when `--env` is not given: the only `dist/<env>` holding an `environment.json`.
- * @throws {EnvironmentDescriptorError} when `dist/` holds several environments, naming them and the `--env` to pass.
- */
-export function defaultEnvDir(): string {
-  if (!existsSync('dist')) return 'dist';
-  const withDescriptor = readdirSync('dist').filter((d) => existsSync(path.join('dist', d, 'environment.json'))).sort();
-  if (withDescriptor.length > 1) {
-    throw new EnvironmentDescriptorError(
-      `dist/ holds ${withDescriptor.length} environments (${withDescriptor.join(', ')}): say which one to check`,
-      `pass --env, e.g. --env ${path.join('dist', withDescriptor[0]!)}`,
-    );
-  }
-  return withDescriptor.length === 1 ? path.join('dist', withDescriptor[0]!) : 'dist';
-}
-
+/** Registers `verify` on the program. */
 export function registerVerify(program: Command): void {
   program
     .command('verify')
     .description('verify a deployed environment: move every declared capability through discovered -> compatible -> configured -> verified, with evidence')
-    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context (default: current-context)')
     .addOption(new Option('-o, --output <format>', 'report format').choices(['table', 'json', 'markdown']).default('table'))
-    .option('--junit <file>', 'also write a JUnit XML report to this file')
+    .option('--junit <file>', 'also write a JUnit XML report to this file (its directory must exist)', writableFile)
     .addOption(new Option('--transport <kind>', 'how to reach runtime servers (the client\'s transport)').choices(['port-forward', 'direct', 'router']).default('port-forward'))
-    .option('--router-url <url>', 'base URL of the sandbox-router proxy port, for router health and the router transport')
-    .option('--probe-timeout <duration>', 'deadline of each runtime call', '5s')
-    .option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready', '120s')
-    .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified')
+    .option('--router-url <url>', 'base URL (http or https) of the sandbox-router proxy port, for router health and the router transport', httpUrl)
+    .addOption(new Option('--probe-timeout <duration>', 'deadline of each runtime call: 5s, 500ms, 2m or milliseconds').argParser(parseDuration).default(5_000, '5s'))
+    .addOption(new Option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready: 120s, 2m or milliseconds').argParser(parseDuration).default(120_000, '120s'))
+    .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified', sandboxRefs)
     .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
     .action(async (flags: VerifyFlags, cmd: Command) => {
       let plan: VerifyPlan;
@@ -76,16 +56,11 @@ export function registerVerify(program: Command): void {
         plan = planFromDescriptor(descriptor, path.dirname(file), {
           transport: flags.transport,
           ...(flags.routerUrl ? { routerUrl: flags.routerUrl } : {}),
-          probeTimeoutMs: parseDuration(flags.probeTimeout),
-          readyTimeoutMs: parseDuration(flags.readyTimeout),
+          probeTimeoutMs: flags.probeTimeout,
+          readyTimeoutMs: flags.readyTimeout,
         });
         if (flags.sandbox?.length) {
-          const sandboxes = flags.sandbox.map((s) => {
-            const [namespace, name, extra] = s.split('/');
-            if (!namespace || !name || extra !== undefined) throw new EnvironmentDescriptorError(`--sandbox "${s}" is not <namespace>/<name>`, 'pass e.g. --sandbox sbx/s1');
-            return { namespace, name };
-          });
-          plan = { ...plan, sandboxes, requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }] };
+          plan = { ...plan, sandboxes: flags.sandbox, requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }] };
         }
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
