@@ -53,14 +53,18 @@ export function upstreamUrl(commit: string, path: string): string {
   return `https://raw.githubusercontent.com/${UPSTREAM_REPO}/${commit}/${path}`;
 }
 
-/** Reads `<dir>/<tag>/<mirrorPath>`. A missing `dir` is SourceUnreachableError; a missing file is MissingFileError. */
+/**
+ * Reads `<dir>/<tag>/<mirrorPath>`; a missing file is MissingFileError.
+ * @throws SourceUnreachableError at once when `dir` is not a directory, even if every file is cached: a mirror that
+ *   was named (`--mirror`, AGENTPLANE_MIRROR) but does not exist is refused, never silently unused.
+ */
 export function mirrorSource(dir: string): FileSource {
   const root = resolve(dir);
   const name = `mirror ${root}`;
+  if (!isDirectory(root)) throw new SourceUnreachableError(name, new Error('the mirror directory does not exist'));
   return {
     name,
     async read(facts, file) {
-      if (!isDirectory(root)) throw new SourceUnreachableError(name, new Error('the mirror directory does not exist'));
       const full = join(root, facts.tag, file.mirrorPath);
       try {
         return await readFile(full);
