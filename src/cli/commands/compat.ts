@@ -4,7 +4,10 @@
  * release of the environment was built for (FACTS.md §9, `go.mod@tag`, `dev/tools/release@tag`), and whether the
  * project's own cluster tests ran with that value for that release (the committed, generated matrix
  * `test/compat/matrix.json`, written by `scripts/gen-compat-matrix.ts`). Output: markdown or json.
- * Exit codes: 0 every comparable part was covered by a tested combination, 1 some part was not, 2 error.
+ * Like is compared with like: the controller by where it runs (in the cluster, or out of it as the test harness's local
+ * process) and its release; a part the environment does not deploy (no router, no templates) is `not deployed`, not
+ * a coverage gap.
+ * Exit codes: 0 every comparable deployed part was covered by a tested combination, 1 some part was not, 2 error.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,8 +18,8 @@ import { releaseFacts, type ReleaseTag } from '../../releases/index.js';
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { planFromDescriptor, readEnvironment, TUPLE_KEYS, type CompatibilityTuple } from '../../verify/index.js';
 import { readTuple } from '../../verify/tuple-reader.js';
+import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
-import { defaultEnvDir } from './verify.js';
 
 /** One tested combination: the tuple a cluster test run saw and how the run ended. */
 export const MatrixRowSchema = z.object({
@@ -45,17 +48,27 @@ interface WorksheetRow {
   readonly live: string;
   readonly source: string;
   readonly builtFor: string;
-  /** `yes` (a tested run had this value for this release), `no`, or `n/a` (the value is not comparable). */
-  readonly tested: 'yes' | 'no' | 'n/a';
+  /** `yes` (a tested run had this value for this release), `no`, `n/a` (the value is not comparable), or `not deployed` (the environment has none). */
+  readonly tested: 'yes' | 'no' | 'n/a' | 'not deployed';
 }
 
-/** The comparable form of a tuple value: Kubernetes by minor version, the controller by its release version, router and runtime by kind + version, others as read. */
-function comparable(part: string, value: string): string | undefined {
+/** Live values meaning the environment deploys no such part (tuple-reader.ts: no router, no templates). */
+const NOT_DEPLOYED: ReadonlySet<string> = new Set(['not deployed', 'none']);
+
+/**
+ * The comparable form of a tuple value: Kubernetes by minor version; the controller by placement and release version
+ * (`in-cluster v0.5.6`; the harness's `... (local process)` and a declared `out-of-cluster` controller, assumed to be of
+ * the pinned `release`, are `out-of-cluster v0.5.6`); router and runtime by kind + version; others as read.
+ */
+function comparable(part: string, value: string, release: ReleaseTag): string | undefined {
   if (value === 'unknown' || value === '') return undefined;
   if (part === 'kubernetes') return /^v?(\d+\.\d+)/.exec(value)?.[1];
   if (part === 'clientSdk') return undefined;
   const version = /v\d+\.\d+\.\d+/.exec(value)?.[0];
-  if (part === 'controller') return version ?? value;
+  if (part === 'controller') {
+    const outside = value === 'out-of-cluster' || value.endsWith('(local process)');
+    return `${outside ? 'out-of-cluster' : 'in-cluster'} ${version ?? (outside ? release : value)}`;
+  }
   if (part === 'runtimeServer' || part === 'router') {
     const kind = /sandboxd|python-runtime|sandbox-router/.exec(value)?.[0];
     return kind !== undefined && version !== undefined ? `${kind} ${version}` : value;
@@ -73,9 +86,13 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
       : part === 'controller' ? facts.controllerImage
       : part === 'clientSdk' ? `supports ${['v0.4.6', 'v0.5.0', 'v0.5.6'].join(', ')}`
       : BUILT_FOR[release][part] ?? 'not pinned upstream (any)';
-    const want = comparable(part, entry.value);
-    const tested = want === undefined ? 'n/a' : rows.some((r) => comparable(part, r.tuple[part] ?? '') === want) ? 'yes' : 'no';
-    return { part, live: entry.value, source: entry.source, builtFor, tested };
+    if ((part === 'router' || part === 'runtimeServer') && NOT_DEPLOYED.has(entry.value)) {
+      return { part, live: entry.value, source: entry.source, builtFor, tested: 'not deployed' as const };
+    }
+    const live = part === 'controller' && entry.value === 'out-of-cluster' ? `out-of-cluster (assumed ${release}, the pinned release)` : entry.value;
+    const want = comparable(part, entry.value, release);
+    const tested = want === undefined ? 'n/a' : rows.some((r) => comparable(part, r.tuple[part] ?? '', release) === want) ? 'yes' : 'no';
+    return { part, live, source: entry.source, builtFor, tested };
   });
 }
 
@@ -97,13 +114,13 @@ export function registerCompat(program: Command): void {
   program
     .command('compat')
     .description('compatibility worksheet of one cluster: the nine tuple parts as read live, what the release was built for, and what our tests covered')
-    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)')
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
+    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context')
-    .option('--matrix <file>', 'tested-combinations matrix (default: test/compat/matrix.json of this package)')
+    .option('--matrix <file>', 'tested-combinations matrix (default: test/compat/matrix.json of this package)', existingFile)
     .addOption(new Option('--controller <mode>', 'where the controller runs').choices(['deployment', 'external']).default('deployment'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['markdown', 'json']).default('markdown'))
-    .addHelpText('after', '\nExit codes: 0 every comparable part is covered by a tested combination, 1 some part is not, 2 error.')
+    .addHelpText('after', '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not, 2 error.')
     .action(async (flags: { env?: string; kubeconfig?: string; context?: string; matrix?: string; controller: 'deployment' | 'external'; output: 'markdown' | 'json' }) => {
       try {
         const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
