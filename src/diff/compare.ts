@@ -10,6 +10,7 @@ import { indexObjects, type ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 import { assessRisks, type ComparedPair, type HeadObjects, type Risk } from './risk.js';
 import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
+import { clusterScopedBy, scopeLookupFromObjects, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
 import { redactSecretPair } from './secrets.js';
 import type { DocumentCache } from './sources.js';
 import { fieldChanges, type FieldChange } from './structural.js';
@@ -28,6 +29,11 @@ export interface ManifestSet {
 export interface DiffOptions {
   /** Extra schemas for defaulting (e.g. the pinned release's), used after the CRDs found in each set. */
   readonly schemaFor?: SchemaLookup;
+  /**
+   * Extra scopes (e.g. the pinned release's, `scopeLookupFromRelease`), used after the core table and the CRDs found in
+   * each set to decide which objects are cluster-scoped (their `metadata.namespace` is dropped before comparing).
+   */
+  readonly scopeFor?: ScopeLookup;
   /** Overrides the detection of who manages the conversion caBundle (see {@link caBundleExternallyManaged}). */
   readonly caBundleExternallyManaged?: boolean;
 }
@@ -84,10 +90,15 @@ function equalAsRead(b: KubeObject, h: KubeObject, baseOpts: NormalizeOptions, h
   return baseOpts.schemaFor?.(b.apiVersion, b.kind) === headOpts.schemaFor?.(h.apiVersion, h.kind);
 }
 
-/** Compares two manifest sets. Throws `ObjectIdentityError` when a set holds an unnamed or duplicated object. */
+/**
+ * Compares two manifest sets. A cluster-scoped object's `metadata.namespace` is dropped first, as the API server does
+ * (scope: core table, CRDs of both sets, `opts.scopeFor`; see ./scope.ts). Throws `ObjectIdentityError` when a set
+ * holds an unnamed or duplicated object.
+ */
 export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOptions = {}): DiffReport {
-  const baseIdx = indexObjects(base.objects, base.label, base.environments);
-  const headIdx = indexObjects(head.objects, head.label, head.environments);
+  const clusterScoped = clusterScopedBy(scopeLookupFromObjects(head.objects), scopeLookupFromObjects(base.objects), opts.scopeFor);
+  const baseIdx = indexObjects(withoutClusterNamespaces(base.objects, clusterScoped), base.label, base.environments);
+  const headIdx = indexObjects(withoutClusterNamespaces(head.objects, clusterScoped), head.label, head.environments);
   const baseSchemas = schemaLookupFromObjects(base.objects);
   const headSchemas = schemaLookupFromObjects(head.objects);
   const external = opts.caBundleExternallyManaged ?? caBundleExternallyManaged(head.objects);

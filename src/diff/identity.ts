@@ -1,10 +1,10 @@
 /**
  * Object and list-item identity for the diff.
  *
- * An object is `apiVersion/kind/namespace/name` (cluster-scoped objects have an empty namespace). List items are
- * matched by `name` where Kubernetes merges them by name (containers, initContainers, env, volumes, volumeMounts,
- * named ports, ...); other object items by their content, so a changed unnamed item shows as one removed and one
- * added. Matching never reorders: a reordered env list is reported as moves, because order carries meaning.
+ * An object is `apiVersion/kind/namespace/name` (cluster-scoped objects have an empty namespace: the diff drops a stray
+ * one first, see ./scope.ts). List items are matched by `name` where Kubernetes merges them by name (containers,
+ * initContainers, env, volumes, volumeMounts, named ports, ...); other object items by their content, so a changed
+ * unnamed item shows as one removed and one added. Matching never reorders: a reordered env list is reported as moves, because order carries meaning.
  */
 import { canonicalJson } from '../releases/crd-schema.js';
 import type { KubeObject } from '../releases/index.js';
