@@ -10,6 +10,7 @@ export { DIFF_FORMATS, MARKDOWN_BUDGET, renderDiff, renderJson, renderMarkdown, 
 export { assessRisks, type HeadObjects, type Risk, type RiskRule } from './risk.js';
 export { dropDefaultOnly, fillSchemaDefaults, type SchemaNode } from './schema-defaults.js';
 export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './schema-lookup.js';
+export { clusterScopedBy, scopeLookupFromObjects, scopeLookupFromRelease, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
 export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './secrets.js';
 export {
   ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef, type DocumentCache, type GitRefOptions, type ReadOptions,
