@@ -4,7 +4,8 @@
  *
  * | rule | fires on |
  * |---|---|
- * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`) |
+ * | `crd-removed` | a CRD removed: deleting it deletes every object of its kind in the whole cluster |
+ * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`); the message names versions no longer served |
  * | `rbac-widening` | a (Cluster)Role granting a verb/resource it did not, or a binding gaining subjects or changing its role |
  * | `networkpolicy-widening` | a NetworkPolicy removed, losing a policy type, gaining or changing a rule or its pod selector; a SandboxTemplate's `networkPolicy` or `networkPolicyManagement` changing |
  * | `runtimeclass-change` | a RuntimeClass removed or its handler/scheduling/overhead changed; a pod template's `runtimeClassName` changed or dropped (isolation downgrade) |
@@ -29,6 +30,7 @@ export interface HeadObjects {
 }
 
 export type RiskRule =
+  | 'crd-removed'
   | 'crd-schema-change'
   | 'rbac-widening'
   | 'networkpolicy-widening'
@@ -243,11 +245,37 @@ function immutableRisk(p: ComparedPair): Risk | undefined {
   return { rule: 'immutable-field', object: p.key, message: 'Sandbox spec.volumeClaimTemplates is immutable: the update is rejected; delete and recreate the Sandbox (its PVCs and data go with it)', details: paths };
 }
 
+interface CrdView {
+  group?: string;
+  names?: { kind?: string };
+  versions?: Array<{ name?: string; served?: boolean }>;
+}
+
+/** `group/version` of each served version of a CRD. */
+function servedApiVersions(crd: KubeObject): string[] {
+  const spec = rec(crd.spec) as CrdView;
+  return (spec.versions ?? []).filter((v) => v.served === true).map((v) => `${String(spec.group)}/${String(v.name)}`);
+}
+
 function crdRisk(p: ComparedPair): Risk | undefined {
-  if ((p.head ?? p.base)!.kind !== 'CustomResourceDefinition' || p.base === undefined || p.head === undefined) return undefined;
+  const crd = (p.head ?? p.base)!;
+  if (crd.kind !== 'CustomResourceDefinition' || p.base === undefined) return undefined;
+  const kind = String((rec(crd.spec) as CrdView).names?.kind ?? crd.metadata?.name);
+  if (p.head === undefined) {
+    // Kubernetes garbage-collects the custom objects of a deleted CRD, in every namespace, with no undo.
+    return {
+      rule: 'crd-removed', object: p.key,
+      message: `CRD ${String(crd.metadata?.name)} removed: every ${kind} in the cluster, in all namespaces, is deleted with it`,
+      details: [`served versions: ${servedApiVersions(p.base).join(', ') || 'none'}`],
+    };
+  }
   const changes = diffCrdSchemas(p.base, p.head);
   if (changes.length === 0) return undefined;
-  return { rule: 'crd-schema-change', object: p.key, message: `CRD schema changed: ${changes.length} change(s)`, details: changes.map((c) => c.summary) };
+  const stillServed = new Set(servedApiVersions(p.head));
+  const dropped = servedApiVersions(p.base).filter((v) => !stillServed.has(v));
+  const removed = changes.some((c) => c.change === 'version-removed');
+  const lost = dropped.length === 0 ? '' : `; ${dropped.join(', ')} no longer served: requests and manifests using that apiVersion fail${removed ? ' (the API server rejects removing a version still listed in status.storedVersions)' : ''}`;
+  return { rule: 'crd-schema-change', object: p.key, message: `CRD schema changed: ${changes.length} change(s)${lost}`, details: changes.map((c) => c.summary) };
 }
 
 function secretRisk(p: ComparedPair): Risk | undefined {

@@ -1,6 +1,6 @@
 /** Each risk rule fires on the change it names, says what it does, and stays quiet on the harmless counterpart. */
 import { diffManifests, type Risk } from '../../../src/diff/index.js';
-import type { KubeObject } from '../../../src/releases/index.js';
+import { crdObject, loadRelease, type KubeObject, type SandboxKind } from '../../../src/releases/index.js';
 
 const risks = (base: KubeObject[], head: KubeObject[]): readonly Risk[] => diffManifests({ label: 'base', objects: base }, { label: 'head', objects: head }).risks;
 
@@ -84,5 +84,64 @@ describe('risk rules', () => {
     const r = risks([sandbox('1Gi')], [sandbox('2Gi')]);
     expect(r.map((x) => x.rule)).toEqual(['immutable-field']);
     expect(r[0]?.details).toEqual(['spec.volumeClaimTemplates[name=workspace].spec.resources.requests.storage']);
+  });
+
+  describe('CRDs (pinned, from the releases loader)', () => {
+    const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+    let crds: KubeObject[];
+    let sandboxV046: KubeObject;
+    beforeAll(async () => {
+      const rel = await loadRelease('v0.5.6');
+      crds = KINDS.map((k) => crdObject(rel, k));
+      sandboxV046 = crdObject(await loadRelease('v0.4.6'), 'Sandbox');
+    });
+    const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'agents' }, data: { a: '1' } };
+    /** The v0.5.6 Sandbox CRD with its v1alpha1 version edited by `edit` (undefined removes it). */
+    const sandboxWithAlpha = (edit: (v: Record<string, unknown>) => Record<string, unknown> | undefined): KubeObject => {
+      const spec = crds[0]!.spec as { versions: Array<Record<string, unknown>> };
+      const versions = spec.versions.flatMap((v) => (v.name === 'v1alpha1' ? [edit({ ...v })].filter((x) => x !== undefined) : [v]));
+      return { ...crds[0]!, spec: { ...spec, versions } };
+    };
+
+    it('crd-removed: each removed CRD is named, with the kind whose objects are all deleted with it', () => {
+      const report = diffManifests({ label: 'base', objects: [...crds, cm] }, { label: 'head', objects: [cm] });
+      expect(report.counts).toEqual({ added: 0, removed: 4, changed: 0, unchanged: 1 });
+      expect(report.risks.map((r) => r.rule)).toEqual(['crd-removed', 'crd-removed', 'crd-removed', 'crd-removed']);
+      expect(report.risks.find((r) => r.object === 'apiextensions.k8s.io/v1/CustomResourceDefinition//sandboxes.agents.x-k8s.io')).toEqual({
+        rule: 'crd-removed',
+        object: 'apiextensions.k8s.io/v1/CustomResourceDefinition//sandboxes.agents.x-k8s.io',
+        message: 'CRD sandboxes.agents.x-k8s.io removed: every Sandbox in the cluster, in all namespaces, is deleted with it',
+        details: ['served versions: agents.x-k8s.io/v1beta1, agents.x-k8s.io/v1alpha1'],
+      });
+      expect(report.risks.map((r) => r.message.split(':')[0])).toEqual([
+        'CRD sandboxclaims.extensions.agents.x-k8s.io removed',
+        'CRD sandboxes.agents.x-k8s.io removed',
+        'CRD sandboxtemplates.extensions.agents.x-k8s.io removed',
+        'CRD sandboxwarmpools.extensions.agents.x-k8s.io removed',
+      ]);
+      expect(risks([cm], [...crds, cm])).toEqual([]);
+    });
+
+    it('crd-schema-change names a served version removed from a CRD that stays, or no longer served', () => {
+      const removed = risks([crds[0]!], [sandboxWithAlpha(() => undefined)]);
+      expect(removed.map((r) => [r.rule, r.message])).toEqual([[
+        'crd-schema-change',
+        'CRD schema changed: 1 change(s); agents.x-k8s.io/v1alpha1 no longer served: requests and manifests using that apiVersion fail (the API server rejects removing a version still listed in status.storedVersions)',
+      ]]);
+      expect(removed[0]?.details).toEqual(['Sandbox v1alpha1 removed']);
+      const unserved = risks([crds[0]!], [sandboxWithAlpha((v) => ({ ...v, served: false }))]);
+      expect(unserved.map((r) => [r.message, r.details])).toEqual([[
+        'CRD schema changed: 1 change(s); agents.x-k8s.io/v1alpha1 no longer served: requests and manifests using that apiVersion fail',
+        ['Sandbox v1alpha1: served true -> false'],
+      ]]);
+    });
+
+    it('crd-schema-change: an upgrade that adds a version (v0.4.6 -> v0.5.6) does not say a version was lost; a downgrade does', () => {
+      const up = risks([sandboxV046], [crds[0]!]);
+      expect(up.map((r) => r.rule)).toEqual(['crd-schema-change']);
+      expect(up[0]?.message).toMatch(/^CRD schema changed: \d+ change\(s\)$/);
+      expect(up[0]?.details).toContain('Sandbox v1beta1 added (served, storage)');
+      expect(risks([crds[0]!], [sandboxV046])[0]?.message).toMatch(/; agents\.x-k8s\.io\/v1beta1 no longer served: /);
+    });
   });
 });
