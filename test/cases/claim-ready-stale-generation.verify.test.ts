@@ -29,8 +29,10 @@ describe('case 01 claim-ready-stale-generation (verifier)', () => {
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }] },
     };
     const p = claimPhase(claim, sandbox, 'v0.5');
-    expect(p.phase).toBe('Pending');
-    expect(p.reason).toContain('suspension not confirmed');
+    expect(p).toMatchObject({
+      phase: 'Unknown',
+      reason: 'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending',
+    });
     const s = settle(evidenceFor(p.reason));
     expect(s.state).toBe('configured');
     expect(s.next).toContain('verified not reached');

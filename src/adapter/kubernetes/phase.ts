@@ -93,6 +93,11 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
     }
     const suspended = readCondition(sb, 'Suspended');
     if (suspended.value === 'true') return { phase: 'Suspended', reason: `Suspended=True/${suspended.reason}`, ...og(suspended.observedGeneration) };
+    // Conditions written for an older generation say nothing about the suspension asked for since (case 01).
+    const stale = readCondition(sb, 'Ready');
+    if (stale.present && stale.observedGeneration !== undefined && stale.observedGeneration !== sb.metadata?.generation) {
+      return { phase: 'Unknown', reason: `Sandbox ${name}: spec.operatingMode is Suspended; ${stale.reason}`, ...og(stale.observedGeneration) };
+    }
     return { phase: 'Pending', reason: `spec.operatingMode is Suspended; suspension not confirmed (${suspended.reason})`, ...og(suspended.observedGeneration) };
   }
   const ready = readCondition(sb, 'Ready');

@@ -38,12 +38,15 @@ test('case 01: claim copy says Ready at generation 2; the bound Sandbox is at ge
   };
   const p = claimPhase(claim, sandbox, 'v0.5');
   expect(p.phase).not.toBe('Ready');
-  expect(p.phase).toBe('Pending');
-  expect(p.reason).toMatch(/operatingMode is Suspended; suspension not confirmed/);
+  expect(p.phase).toBe('Unknown');
+  expect(p.reason).toMatch(/operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending$/);
   const running: SandboxObject = { ...sandbox, spec: { operatingMode: 'Running' } };
   const q = claimPhase(claim, running, 'v0.5');
   expect(q).toMatchObject({ phase: 'Unknown', observedGeneration: 2 });
   expect(q.reason).toMatch(/reconcile pending/);
+  // once the controller has written conditions for generation 4 but no Suspended=True yet: suspending, not ready
+  const reconciled: SandboxObject = { ...sandbox, status: { conditions: [ready('False', 4, 'Suspending')] } };
+  expect(claimPhase(claim, reconciled, 'v0.5')).toMatchObject({ phase: 'Pending', reason: 'bound Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; suspension not confirmed (no Suspended condition)' });
 });
 
 test('case 01 variant B: claim says SandboxNotReady, Sandbox Ready at its generation but still owned by the pool -> not Ready (adoption incomplete)', () => {
