@@ -16,14 +16,29 @@ const matrix: Matrix = {
 };
 
 describe('compat worksheet', () => {
-  it('marks parts a passing test run had for the same release; Kubernetes compares by minor, controller and runtime by release version', () => {
+  it('marks parts a passing test run had for the same release; Kubernetes compares by minor, runtime by kind and release version', () => {
     const rows = worksheet(tuple, 'v0.5.6', matrix);
     expect(rows.map((r) => [r.part, r.tested])).toEqual([
-      ['kubernetes', 'yes'], ['crdRelease', 'yes'], ['controller', 'yes'], ['extensions', 'yes'], ['router', 'no'],
+      ['kubernetes', 'yes'], ['crdRelease', 'yes'], ['controller', 'no'], ['extensions', 'yes'], ['router', 'not deployed'],
       ['runtimeServer', 'yes'], ['clientSdk', 'n/a'], ['containerRuntime', 'no'], ['cni', 'n/a'],
     ]);
     expect(rows.find((r) => r.part === 'kubernetes')?.builtFor).toBe('1.36 (k8s.io/api v0.36.3, go.mod@v0.5.6)');
     expect(rows.find((r) => r.part === 'controller')?.builtFor).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
+  });
+
+  it('the controller compares by placement: a Deployment of v0.5.6 is not the harness\'s local process, an out-of-cluster controller (assumed the pinned release) is', () => {
+    expect(worksheet(tuple, 'v0.5.6', matrix).find((r) => r.part === 'controller')).toEqual(expect.objectContaining({ live: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', tested: 'no' }));
+    const external = worksheet({ ...tuple, controller: e('out-of-cluster') }, 'v0.5.6', matrix).find((r) => r.part === 'controller');
+    expect(external).toEqual(expect.objectContaining({ live: 'out-of-cluster (assumed v0.5.6, the pinned release)', tested: 'yes' }));
+    const onlyOld = { ...matrix, rows: matrix.rows.map((r) => ({ ...r, tuple: { ...r.tuple, controller: 'agent-sandbox-controller v0.5.0 (local process)' } })) };
+    expect(worksheet({ ...tuple, controller: e('out-of-cluster') }, 'v0.5.6', onlyOld).find((r) => r.part === 'controller')?.tested).toBe('no');
+  });
+
+  it('a part the environment does not deploy is "not deployed", never a gap; a deployed router of unknown version is not covered', () => {
+    const none = worksheet({ ...tuple, runtimeServer: e('none') }, 'v0.5.6', matrix);
+    expect(none.filter((r) => r.tested === 'not deployed').map((r) => r.part)).toEqual(['router', 'runtimeServer']);
+    const routed = worksheet({ ...tuple, router: e('sandbox-router agent-sandbox-system/sandbox-router-svc') }, 'v0.5.6', matrix);
+    expect(routed.find((r) => r.part === 'router')?.tested).toBe('no');
   });
 
   it('rows of another release never count', () => {
