@@ -5,6 +5,7 @@
  */
 import picocolors from 'picocolors';
 import type { DiffReport, ObjectDiff } from './compare.js';
+import { stringWindow } from './string-window.js';
 import type { FieldChange } from './structural.js';
 
 /** Colour only on a terminal (or with FORCE_COLOR), never because `CI` is set: reports go to files and logs as plain text. */
@@ -23,15 +24,23 @@ function value(v: unknown): string {
   return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
 }
 
-/** One line per field change: `~ spec.replicas: 1 -> 2`, `+ path: value`, `- path`, `↕ path: position 1 -> 0`. */
+/**
+ * One line per field change: `~ spec.replicas: 1 -> 2`, `+ path: value`, `- path`, `↕ path: position 1 -> 0`. A changed
+ * string too long to show whole shows where it differs: `~ data["sandbox.json"] (line 9): "…\"image\": \"python:3.11\"…" -> "…\"image\": \"python:3.12\"…"`
+ * (see {@link stringWindow}). Values are already normalized and redacted (Secret data are markers).
+ */
 export function fieldLine(f: FieldChange): string {
   switch (f.op) {
     case 'added':
       return `+ ${f.path}: ${value(f.after)}`;
     case 'removed':
       return `- ${f.path}`;
-    case 'changed':
-      return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}`;
+    case 'changed': {
+      const whole = (v: unknown): boolean => (JSON.stringify(v) ?? '').length <= MAX_VALUE;
+      if (typeof f.before !== 'string' || typeof f.after !== 'string' || (whole(f.before) && whole(f.after))) return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}`;
+      const w = stringWindow(f.before, f.after);
+      return `~ ${f.path} (${w.at}): ${w.before} -> ${w.after}`;
+    }
     case 'moved':
       return `↕ ${f.path}: position ${String(f.from)} -> ${String(f.to)}`;
   }

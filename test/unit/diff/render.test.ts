@@ -27,6 +27,42 @@ describe('diff renderers', () => {
   });
 });
 
+describe('field view of a changed long string', () => {
+  /** A ConfigMap carrying a SandboxTemplate as pretty-printed JSON (what `kubectl create configmap --from-file` gives). */
+  const templates = (image: string, padding = ''): KubeObject => ({
+    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'templates', namespace: 'agents' },
+    data: {
+      'python.json': JSON.stringify({
+        apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name: 'python', namespace: 'agents' },
+        spec: { podTemplate: { spec: { runtimeClassName: 'gvisor', containers: [{ name: 'runtime', image, resources: { limits: { cpu: '1', memory: '1Gi' } } }] } } },
+      }, null, 2),
+      ...(padding ? { padding } : {}),
+    },
+  });
+  const EXPECTED = '~ data["python.json"] (line 15): "…\\"image\\": \\"python:3.11-slim\\",…" -> "…\\"image\\": \\"python:3.12-slim\\",…"';
+
+  it('text shows the changed line of a multi-line value, not the same prefix twice', () => {
+    const text = renderText(diffManifests({ label: 'main', objects: [templates('python:3.11-slim')] }, { label: 'pr', objects: [templates('python:3.12-slim')] }));
+    expect(text.split('\n')[3]).toBe(`    ${EXPECTED}`);
+    // the unified view is unchanged: the whole line, in YAML
+    expect(text).toContain('\n    -                "image": "python:3.11-slim",\n    +                "image": "python:3.12-slim",\n');
+  });
+
+  it('markdown field lines (objects too large for a hunk) show the same window', () => {
+    const pad = (c: string): string => c.repeat(MARKDOWN_BUDGET);
+    const md = renderMarkdown(diffManifests({ label: 'main', objects: [templates('python:3.11-slim', pad('a'))] }, { label: 'pr', objects: [templates('python:3.12-slim', pad('b'))] }));
+    expect(md).toContain(`\n- \`${EXPECTED}\`\n`);
+    expect(md).toContain(`\n- \`~ data.padding (char 1): "${'a'.repeat(60)}…" -> "${'b'.repeat(60)}…"\`\n`);
+  });
+
+  it('a long single-line value shows 20 characters either side of the difference, with … where cut', () => {
+    const cm1 = (v: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'env', namespace: 'agents' }, data: { ARGS: v } });
+    const args = (level: string): string => `--leader-elect=true --metrics-bind-address=:8080 --health-probe-bind-address=:8081 --zap-log-level=${level} --manage-webhook-certs=true --kube-api-qps=50`;
+    const text = renderText(diffManifests({ label: 'main', objects: [cm1(args('info'))] }, { label: 'pr', objects: [cm1(args('debug'))] }));
+    expect(text.split('\n')[3]).toBe('    ~ data.ARGS (char 100): "…081 --zap-log-level=info --manage-webhook-ce…" -> "…081 --zap-log-level=debug --manage-webhook-ce…"');
+  });
+});
+
 describe('plan renderers', () => {
   it('text and markdown lead with the verdict and number the path; json is the plan', async () => {
     const plan = planUpgrade(await loadRelease('v0.5.6'), await loadRelease('v0.4.6'));

@@ -25,6 +25,16 @@ describe('Secret redaction', () => {
     expect(out).toContain('secret-change');
   });
 
+  it('a long multi-line value changed deep inside (a kubeconfig) shows no window of it, in any format', () => {
+    const kubeconfig = (token: string): string => `apiVersion: v1\nkind: Config\nclusters:\n- name: kind\n  cluster:\n    server: https://127.0.0.1:6443\nusers:\n- name: ci\n  user:\n    token: ${token}\n`;
+    const before = kubeconfig(PLAIN);
+    const after = kubeconfig(NEW_PLAIN);
+    const report = diffManifests({ label: 'base', objects: [secret(undefined, { config: before })] }, { label: 'head', objects: [secret(undefined, { config: after })] });
+    const out = ['text', 'markdown', 'json'].map((f) => renderDiff(report, f as 'text')).join('\n');
+    for (const leaked of [PLAIN, NEW_PLAIN, 'hunter2', 'horse', 'server: https', Buffer.from(before).toString('base64').slice(0, 40), Buffer.from(after).toString('base64').slice(0, 40)]) expect(out).not.toContain(leaked);
+    expect(renderDiff(report, 'text')).toContain('    ~ data.config: "(redacted: old value)" -> "(redacted: new value)"\n');
+  });
+
   it('treats stringData like the base64 data the API server stores: same value, no change', () => {
     const report = diffManifests({ label: 'live', objects: [secret({ token: B64 })] }, { label: 'dist', objects: [secret(undefined, { token: PLAIN })] });
     expect(report.counts.unchanged).toBe(1);
