@@ -13,6 +13,7 @@ import type { AgentEnvironment } from '../../constructs/index.js';
 import {
   EnvironmentModuleError, loadEnvironmentModule, reconcileLock, synthesizeEnvironment, writeSynthesis, yamlStream, type EnvironmentSynthesis, type LockOutcome,
 } from '../../synth/index.js';
+import { directoryOrNew, writableFile } from '../arg-parsers.js';
 import { globalOptions } from '../global-options.js';
 import { outputOption, renderReport, type OutputFormat } from '../output.js';
 
@@ -58,10 +59,10 @@ export function registerSynth(program: Command): void {
     .description('synthesize environment modules into dist/<environment>/ (numbered apply-phase files + environment.json)')
     .argument('[FILE...]', 'environment modules: files whose default export is defineEnvironments(async (ctx) => { ... })')
     .option('--all-examples', 'also synthesize every examples/<name>/environment.ts of this package')
-    .option('--out <dir>', 'output directory', 'dist')
+    .option('--out <dir>', 'output directory', directoryOrNew, 'dist')
     .option('--stdout', 'write all manifests to stdout as one YAML stream (-o json: a v1 List) instead of files')
     .option('--update-lock', 'rewrite the lock file when the environment and the lock disagree')
-    .option('--lock <file>', 'lock file to use (only with one module; default: agentplane.lock.json next to the module)')
+    .option('--lock <file>', 'lock file to use (only with one module; default: agentplane.lock.json next to the module)', writableFile)
     .option('--strict', 'fail instead of warning when an object is too large for client-side apply')
     .addOption(outputOption('table'))
     .addHelpText(

@@ -83,6 +83,8 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
     ['diff --release', ['diff', 'a', 'b', '--release', 'v9.9.9'], `option '--release <tag>' argument 'v9.9.9' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`],
     ['plan-upgrade --to', ['plan-upgrade', '--to', 'v0.6.0', '--from', 'v0.5.6'], `option '--to <tag>' argument 'v0.6.0' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`],
     ['synth -o', ['synth', DEV, '-o', 'xml'], `option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, yaml, markdown.`],
+    ['synth --out a file', ['synth', DEV, '--out', DEV], `option '--out <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory`],
+    ['synth --lock in a missing dir', ['synth', DEV, '--lock', '/nonexistent/agentplane.lock.json'], `option '--lock <file>' argument '/nonexistent/agentplane.lock.json' is invalid. the directory /nonexistent does not exist: create it first`],
   ])('%s', (_name, args, message) => {
     const r = cli(args, { cwd: env.cwd });
     expect(r.status).toBe(2);
