@@ -25,8 +25,8 @@ export class UsageError extends Error {
 /** Errors from layers the CLI does not import directly, by class name (the class or any parent). */
 const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
   EnvironmentDescriptorError: ExitCode.invalid,
-  KubeconfigError: ExitCode.cluster,
-  ExecCredentialError: ExitCode.cluster,
+  KubeconfigError: ExitCode.usage,
+  ExecCredentialError: ExitCode.unauthenticated,
   KubeDeadlineError: ExitCode.cluster,
   LiveReadError: ExitCode.cluster,
   LiveStateError: ExitCode.cluster,
@@ -36,7 +36,15 @@ const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
   VerifyCouldNotRunError: ExitCode.cluster,
 };
 
-/** The exit code for an error (see exit-codes.ts). */
+/** The exit code of a classified adapter error category (src/adapter/types.ts AdapterError), when it has its own. */
+export function exitCodeForCategory(category: string): ExitCodeValue | undefined {
+  if (category === 'unauthenticated') return ExitCode.unauthenticated;
+  if (category === 'forbidden') return ExitCode.forbidden;
+  if (category === 'unreachable' || category === 'timeout') return ExitCode.cluster;
+  return undefined;
+}
+
+/** The exit code for an error (see exit-codes.ts); a cluster error carrying a classified `category` gets that category's code. */
 export function exitCodeFor(err: unknown): ExitCodeValue {
   if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   if (err instanceof UsageError) return ExitCode.usage;
@@ -44,6 +52,9 @@ export function exitCodeFor(err: unknown): ExitCodeValue {
   if (err instanceof LockFileInvalidError) return ExitCode.invalid;
   if (err instanceof ReleaseError) return ExitCode.release;
   if (err instanceof ConstructError || err instanceof SynthesisError) return ExitCode.invalid;
+  const category = (err as { category?: unknown } | null)?.category;
+  const byCategory = typeof category === 'string' ? exitCodeForCategory(category) : undefined;
+  if (byCategory !== undefined) return byCategory;
   let proto: unknown = err === null || typeof err !== 'object' ? undefined : Object.getPrototypeOf(err);
   while (proto !== null && proto !== undefined && proto !== Error.prototype) {
     const name = (proto as { constructor?: { name?: string } }).constructor?.name;

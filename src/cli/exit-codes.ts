@@ -7,7 +7,7 @@ export const ExitCode = {
   ok: 0,
   /** An unexpected internal error (a bug in AgentPlane): please report it with the printed stack. */
   internal: 1,
-  /** Bad command line: unknown flag or command, missing argument, a value of the wrong form, a named file or directory that does not exist. */
+  /** Bad command line: unknown flag or command, missing argument, a value of the wrong form, a named file or directory that does not exist, a kubeconfig or context that cannot be used. */
   usage: 2,
   /** A pinned release could not be used: unknown tag, checksum mismatch, missing file, unreachable source (a mirror directory set by AGENTPLANE_MIRROR that does not exist). */
   release: 3,
@@ -17,8 +17,12 @@ export const ExitCode = {
   lockMismatch: 5,
   /** Verification ran but a required capability did not reach its required state. */
   notVerified: 6,
-  /** The cluster could not be reached, or refused the request (authentication, authorization). */
+  /** The cluster could not be reached: connection refused, DNS, TLS, or no answer before the deadline. */
   cluster: 7,
+  /** The cluster did not accept the credentials (HTTP 401), or the kubeconfig's exec plugin produced none. */
+  unauthenticated: 8,
+  /** The identity was refused (HTTP 403): for `verify`, a required capability stayed below its state because the verifier was not allowed to look (grant the VerifierAccess rights). */
+  forbidden: 9,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -28,12 +32,14 @@ export function exitCodeHelp(): string {
   const lines: Array<[number, string]> = [
     [ExitCode.ok, 'success (verify: every required capability reached its required state)'],
     [ExitCode.internal, 'internal error (a bug: please report it with the printed stack)'],
-    [ExitCode.usage, 'usage error: unknown command or flag, missing or invalid argument, a named file or directory that does not exist'],
+    [ExitCode.usage, 'usage error: unknown command or flag, missing or invalid argument, a named file or directory that does not exist, an unusable kubeconfig or context'],
     [ExitCode.release, 'release error: unknown release, checksum mismatch, missing file, unreachable mirror/upstream (incl. a missing $AGENTPLANE_MIRROR)'],
     [ExitCode.invalid, 'invalid environment: construct props, CRD schema violations, duplicates, unpinned images, a module or environment.json that exists but is unusable'],
     [ExitCode.lockMismatch, 'environment and agentplane.lock.json disagree (review, then --update-lock)'],
     [ExitCode.notVerified, 'verification finished but a required capability is below its required state'],
-    [ExitCode.cluster, 'cluster unreachable, unauthenticated or forbidden'],
+    [ExitCode.cluster, 'cluster unreachable (connection, DNS, TLS) or no answer in time'],
+    [ExitCode.unauthenticated, 'credentials refused (HTTP 401) or not produced by the kubeconfig exec plugin'],
+    [ExitCode.forbidden, 'refused (HTTP 403): verify could not look at something a required capability needs (grant the VerifierAccess rights)'],
   ];
   return [
     'Exit codes (synth, verify; diff, plan-upgrade and compat answer 0/1/2 like diff(1), see their --help):',

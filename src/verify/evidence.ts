@@ -36,6 +36,8 @@ export interface Evidence {
   readonly durationMs?: number;
   /** For facts the environment cannot prove here: the acceptance test that would prove it (e.g. `netpol-enforcement`). */
   readonly missingTest?: string;
+  /** For a fact that is a failed API call: the classified cause (`forbidden`, `unauthenticated`, `unreachable`, `timeout`, …; see src/adapter/types.ts AdapterError). */
+  readonly cause?: string;
 }
 
 /** Input to {@link fact}: everything but the time stamp, which defaults to now. */

@@ -83,6 +83,7 @@ const EvidenceSchema = z.object({
   at: z.string(),
   durationMs: z.number().optional(),
   missingTest: z.string().optional(),
+  cause: z.string().optional(),
 });
 
 const TupleEntrySchema = z.object({ value: z.string(), source: z.string() });

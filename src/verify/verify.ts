@@ -28,8 +28,11 @@ import { Workload } from './workload.js';
 /** The cluster cannot be used at all (unreachable, bad credentials); maps to the CLI's "could not run" exit code. */
 export class VerifyCouldNotRunError extends Error {
   override readonly name = 'VerifyCouldNotRunError';
-  constructor(message: string, readonly hint: string) {
+  /** The classified cause (`unreachable`, `unauthenticated`, `timeout`), for the CLI's exit code. */
+  readonly category: string;
+  constructor(message: string, readonly hint: string, category = 'unreachable') {
     super(message);
+    this.category = category;
   }
 }
 
@@ -83,7 +86,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
   const cluster = new Cluster(opts.client);
   const reach = await cluster.version();
   if (reach.kind === 'failed' && (reach.error.category === 'unreachable' || reach.error.category === 'unauthenticated' || reach.error.category === 'timeout')) {
-    throw new VerifyCouldNotRunError(`cannot use the cluster: ${reach.error.message}`, reach.error.hint ?? 'check --kubeconfig and --context');
+    throw new VerifyCouldNotRunError(`cannot use the cluster: ${reach.error.message}`, reach.error.hint ?? 'check --kubeconfig and --context', reach.error.category);
   }
   const facts = releaseFacts(opts.plan.release);
   const mode = opts.controllerMode ?? 'deployment';

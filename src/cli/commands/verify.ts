@@ -14,8 +14,11 @@ import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
 import { defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
-import { EnvironmentDescriptorError, type VerifyPlan, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError } from '../../verify/index.js';
-import { ExitCode } from '../exit-codes.js';
+import {
+  EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
+} from '../../verify/index.js';
+import { exitCodeFor } from '../errors.js';
+import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 
 interface VerifyFlags {
@@ -31,6 +34,17 @@ interface VerifyFlags {
   readyTimeout: number;
   controller: 'deployment' | 'external';
   sandbox?: SandboxRef[];
+}
+
+/**
+ * The exit code of a run below its requirements: 8 when the cluster stopped accepting the credentials during the run,
+ * 9 when an unmet capability has evidence of a refused (403) call (the verifier was not allowed to look), else 6.
+ */
+function notVerifiedExitCode(report: VerifyReport): ExitCodeValue {
+  const causes = new Set(report.capabilities.filter((c) => !c.met).flatMap((c) => c.evidence.map((e) => e.cause)));
+  if (causes.has('unauthenticated')) return ExitCode.unauthenticated;
+  if (causes.has('forbidden')) return ExitCode.forbidden;
+  return ExitCode.notVerified;
 }
 
 /** Registers `verify` on the program. */
@@ -75,8 +89,8 @@ export function registerVerify(program: Command): void {
         client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
       } catch (err) {
         if (err instanceof KubeconfigError) {
-          process.stderr.write(`error: could not run: ${err.message}\n`);
-          process.exitCode = ExitCode.cluster;
+          process.stderr.write(`error: could not run: ${err.message}\nhint: ${err.hint}\n`);
+          process.exitCode = ExitCode.usage;
           return;
         }
         throw err;
@@ -104,11 +118,11 @@ export function registerVerify(program: Command): void {
         const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });
         process.stdout.write(text);
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
-        process.exitCode = report.outcome === 'verified' ? ExitCode.ok : ExitCode.notVerified;
+        process.exitCode = report.outcome === 'verified' ? ExitCode.ok : notVerifiedExitCode(report);
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
           process.stderr.write(`error: could not run: ${err.message}\nhint: ${err.hint}\n`);
-          process.exitCode = ExitCode.cluster;
+          process.exitCode = exitCodeFor(err);
           return;
         }
         throw err;

@@ -25,7 +25,7 @@ export class Facts {
   readonly list: Evidence[] = [];
   constructor(readonly capability: CapabilityName) {}
 
-  add(step: Step, verdict: Verdict, subject: string, message: string, extra: { field?: string; value?: string; durationMs?: number; missingTest?: string } = {}): this {
+  add(step: Step, verdict: Verdict, subject: string, message: string, extra: { field?: string; value?: string; durationMs?: number; missingTest?: string; cause?: string } = {}): this {
     this.list.push(fact({ capability: this.capability, step, verdict, subject, message, ...extra }));
     return this;
   }
@@ -39,7 +39,7 @@ export class Facts {
     const notServed = r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing === 'api';
     const forbidden = r.kind === 'failed' && r.error.category === 'forbidden';
     const why = forbidden ? `${failure(r)} (a 403 proves nothing either way)` : failure(r);
-    return this.add(step, notServed ? 'missing' : 'unknown', subject, why);
+    return this.add(step, notServed ? 'missing' : 'unknown', subject, why, r.kind === 'failed' ? { cause: r.error.category } : {});
   }
 }
 

@@ -72,6 +72,38 @@ test('Ready sandbox, silent runtime: exit 6 and the table names the missing evid
   expect(r.stdout).toMatch(/required capabilit(y is|ies are) below the required state/);
 }, 180_000);
 
+/** A kubeconfig for the test cluster's API server with `token` as the user's bearer token. */
+function tokenKubeconfig(token: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'agentplane-kc-')), 'kubeconfig');
+  writeFileSync(file, [
+    'apiVersion: v1', 'kind: Config', 'current-context: t',
+    'clusters:', '- name: harness', `  cluster: {server: "${c.info.apiServer}", certificate-authority: "${c.info.caFile}"}`,
+    'users:', '- name: t', `  user: {token: "${token}"}`,
+    'contexts:', '- name: t', '  context: {cluster: harness, user: t}', '',
+  ].join('\n'));
+  return file;
+}
+
+test('case 22: credentials the API server refuses (401) exit 8; an identity without rights (403 on the probes) exits 9 with the cause in the report', async () => {
+  const bogus = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'verify', '--env', descriptor('ok'), '--kubeconfig', tokenKubeconfig('not-a-valid-token'), '--controller', 'external', '--transport', 'direct',
+    '--router-url', `http://127.0.0.1:${c.info.ports.routerHttp}`, '--mirror', path.resolve(ROOT, '../shared/agent-sandbox/releases')], { encoding: 'utf8', cwd: ROOT, timeout: 120_000 });
+  expect(bogus.status).toBe(8);
+  expect(bogus.stderr).toMatch(/^error: could not run: cannot use the cluster: the API server rejected the credentials of user "t" \(context "t"\)/m);
+  expect(bogus.stdout).toBe('');
+
+  // a ServiceAccount with no Role at all: /version is public, every probe read is refused
+  await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'no-rights' } } });
+  const token = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'no-rights', body: { spec: { audiences: [], expirationSeconds: 600 } } });
+  const refused = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'verify', '--env', descriptor('ok'), '--kubeconfig', tokenKubeconfig(token.status!.token!), '--controller', 'external', '--transport', 'direct',
+    '--router-url', `http://127.0.0.1:${c.info.ports.routerHttp}`, '--ready-timeout', '10s', '--mirror', path.resolve(ROOT, '../shared/agent-sandbox/releases'), '-o', 'json'], { encoding: 'utf8', cwd: ROOT, timeout: 170_000 });
+  expect(refused.status).toBe(9);
+  const report = VerifyReportSchema.parse(JSON.parse(refused.stdout));
+  const forbidden = report.capabilities.filter((x) => !x.met).flatMap((x) => x.evidence.filter((e) => e.cause === 'forbidden'));
+  expect(forbidden.length).toBeGreaterThan(0);
+  expect(forbidden[0]!.message).toMatch(/may not (get|list|create) .*\(a 403 proves nothing either way\)$/);
+  expect(report.capabilities.every((x) => x.state !== 'verified' || x.evidence.every((e) => e.cause !== 'forbidden'))).toBe(true);
+}, 300_000);
+
 test('SIGINT while the probe claim is waiting: probes stop, the claim and pool are deleted, exit 6', async () => {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'verify', '--env', descriptor('ok'), '--kubeconfig', kubeconfig, '--controller', 'external', '--transport', 'direct',
     '--router-url', `http://127.0.0.1:${c.info.ports.routerHttp}`, '--mirror', path.resolve(ROOT, '../shared/agent-sandbox/releases'), '-o', 'json'], { cwd: ROOT });

@@ -47,9 +47,9 @@ describe('agentplane verify exit codes', () => {
     expect(r.stdout).toBe('');
   }, 60_000);
 
-  test('a context that is not in the kubeconfig: exit 7 naming it', () => {
+  test('a context that is not in the kubeconfig: a usage error (exit 2) naming it', () => {
     const r = cli(['verify', '--env', envDir(), '--kubeconfig', kubeconfig('https://127.0.0.1:1'), '--context', 'nope']);
-    expect(r.status).toBe(7);
+    expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/could not run: context "nope" is not in kubeconfig .* \(contexts: test\)/);
   }, 60_000);
 
