@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import {
-  DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, type DiffFormat, type ManifestSet,
+  DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, scopeLookupFromRelease, type DiffFormat, type ManifestSet,
 } from '../../diff/index.js';
 import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
@@ -49,8 +49,9 @@ export function registerDiff(program: Command): void {
         } else {
           [base, head] = await Promise.all([readManifestSource(baseArg!, gitOpts), readManifestSource(headArg, gitOpts)]);
         }
-        const schemaFor = flags.release !== undefined ? schemaLookupFromRelease(await (await import('../../releases/load.js')).loadRelease(flags.release, globalOptions(cmd))) : undefined;
-        const report = diffManifests(base, head, schemaFor ? { schemaFor } : {});
+        // The pinned release's CRDs add defaults and scopes for kinds whose CRD is in neither set.
+        const release = flags.release !== undefined ? await (await import('../../releases/load.js')).loadRelease(flags.release, globalOptions(cmd)) : undefined;
+        const report = diffManifests(base, head, release ? { schemaFor: schemaLookupFromRelease(release), scopeFor: scopeLookupFromRelease(release) } : {});
         process.stdout.write(renderDiff(report, flags.output));
         process.exitCode = report.objects.length === 0 ? 0 : 1;
       } catch (err) {
