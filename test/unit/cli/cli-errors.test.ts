@@ -109,7 +109,7 @@ describe('missing paths are usage errors', () => {
   });
 
   test('--help documents missing paths under exit 2', () => {
-    expect(cli(['--help']).stdout).toMatch(/\n\s+2 +usage error: .*a named file or directory that does not exist\n/);
+    expect(cli(['--help']).stdout).toMatch(/\n\s+2 +usage error: .*a named file or directory that does not exist, an unusable kubeconfig or context\n/);
   });
 });
 
