@@ -41,6 +41,21 @@ export class UnpinnedImageError extends ConstructError {
   }
 }
 
+/** An image a supported release publishes with a known defect (`KNOWN_DEFECTIVE_IMAGES`, case 02), not accepted by the template. */
+export class KnownDefectiveImageError extends ConstructError {
+  readonly image: string;
+  readonly defectId: string;
+  constructor(path: string, where: string, image: string, defect: { readonly id: string; readonly defect: string; readonly fixedIn: string; readonly source: string }) {
+    super(
+      path,
+      `image ${JSON.stringify(image)} in ${where} is known-defective (${defect.id}): ${defect.defect} (${defect.source})`,
+      `use the image of ${defect.fixedIn} or later, or accept the defect on this template with acceptKnownDefects: ['${defect.id}']`,
+    );
+    this.image = image;
+    this.defectId = defect.id;
+  }
+}
+
 /** Two parts of an environment contradict each other (e.g. own NetworkPolicies and a Managed template). */
 export class ConflictError extends ConstructError {}
 

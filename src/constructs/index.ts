@@ -13,7 +13,7 @@ export {
   descriptorJson, EnvironmentDescriptorSchema, parseEnvironmentDescriptor, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState,
 } from './descriptor.js';
 export {
-  ConflictError, ConstructError, ConstructPropsError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError, UnsupportedByReleaseError,
+  ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError, UnsupportedByReleaseError,
   type RbacNarrowingDetails,
 } from './errors.js';
 export { parseImage, unpinnedReason, type ImageRef } from './images.js';

@@ -8,9 +8,9 @@ import { ApiObject, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
-import type { LoadedRelease } from '../releases/index.js';
+import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../releases/index.js';
 import { apiVersionFor, findContext, type EnvironmentContext } from './context.js';
-import { ConflictError, ConstructError, ConstructPropsError } from './errors.js';
+import { ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError } from './errors.js';
 import { assertPinned, podSpecImages, type ContainerImage } from './images.js';
 import { isJson, type Json } from './kube-object.js';
 import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
@@ -59,6 +59,12 @@ export interface SandboxTemplateProps {
   readonly envVarsInjectionPolicy?: 'Allowed' | 'Overrides' | 'Disallowed';
   /** `true`: the controller creates a headless Service per sandbox. Default: unset (upstream: keep an existing one, create none). */
   readonly service?: boolean;
+  /**
+   * Ids of known image defects (`KNOWN_DEFECTIVE_IMAGES` of the releases layer) this template accepts, e.g.
+   * `['python-runtime-blocking-execute']` to keep the v0.5.0 python runtime. Default: none, so a known-defective image
+   * fails synthesis with {@link KnownDefectiveImageError}.
+   */
+  readonly acceptKnownDefects?: readonly string[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -88,6 +94,7 @@ const PropsSchema = z
     networkPolicy: z.object({ ingress: z.array(z.any()).optional(), egress: z.array(z.any()).optional() }).strict().optional(),
     envVarsInjectionPolicy: z.enum(['Allowed', 'Overrides', 'Disallowed']).default('Disallowed'),
     service: z.boolean().optional(),
+    acceptKnownDefects: z.array(z.enum(KNOWN_DEFECTIVE_IMAGES.map((d) => d.id) as [string, ...string[]])).default([]),
   })
   .strict();
 
@@ -146,7 +153,11 @@ export class SandboxTemplate extends Construct {
     if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', problems);
 
     this.images = podSpecImages(podSpec);
-    for (const img of this.images) assertPinned(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, ctx.requireDigests);
+    for (const img of this.images) {
+      assertPinned(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, ctx.requireDigests);
+      const defect = knownDefectOf(img.image);
+      if (defect !== undefined && !p.acceptKnownDefects.includes(defect.id)) throw new KnownDefectiveImageError(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, defect);
+    }
     this.secretUses = secretUses(podSpec);
 
     const containers = (podSpec['containers'] as Json[]).map((c) => String(c['name']));

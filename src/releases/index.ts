@@ -11,6 +11,7 @@ export { defaultMirror, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
 export { isKubeObject } from './kube-object.js';
+export { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type DefectiveImage } from './defective-images.js';
 export { CLUSTER_SCOPED_KINDS, apiGroup, isCoreClusterScoped } from './scope.js';
 export { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 export {
