@@ -1,9 +1,17 @@
 /**
  * Case 12 (verifier side): gVisor moves to `compatible` only when a Ready node matches the RuntimeClass scheduling;
- * three nodes, only node-b has the handler label. The real scheduler/admission path is in
- * test/cluster/verify/verify-runtime-class.test.ts.
+ * three nodes, only node-b has the handler label; `verified` only once the runtime inside the pod answers `dmesg` with
+ * the gVisor Sentry's log. The real scheduler/admission path is in test/cluster/verify/verify-runtime-class.test.ts;
+ * FailedCreatePodSandBox events per node on the real API server in test/cluster/verify/verify-pod-events.test.ts.
  */
-import { nodesFor } from '../../src/verify/probes/runtime-class.js';
+import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
+import type { ProbeDeps } from '../../src/verify/probes/common.js';
+import { Facts } from '../../src/verify/probes/common.js';
+import { isolationEvidence } from '../../src/verify/probes/isolation.js';
+import { nodesFor, runtimeClassProbe } from '../../src/verify/probes/runtime-class.js';
+import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../src/verify/runtime-prober.js';
+import { settle } from '../../src/verify/states.js';
+import { RUNSC_DMESG } from '../unit/verify/fixtures.js';
 
 const node = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
 
@@ -20,5 +28,55 @@ describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
       { node: 'node-b', fits: true, reason: 'Ready and matches' },
       { node: 'node-c', fits: false, reason: 'lacks label agentplane.dev/runsc=true' },
     ]);
+  });
+});
+
+/**
+ * The whole ladder for the case's RuntimeClass (with scheduling, so only node-b fits) and a pod that ran on node-b.
+ * FAKES, and why: no runtime that can run here answers `dmesg` with a gVisor Sentry log (the test cluster runs
+ * sandboxd natively, no runsc), so the runtime is a fake answering `dmesg` only; and the unit project has no API
+ * server, so the cluster answers just the two reads the probes make (the RuntimeClass and the three nodes of the case).
+ */
+describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVisor kernel answering', () => {
+  const gvisor = { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler: 'runsc', scheduling: { nodeSelector: { 'agentplane.dev/runsc': 'true' } } };
+  const nodes = [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')];
+  const cluster = { runtimeClass: async (n: string) => ({ kind: 'ok', value: n === 'gvisor' ? gvisor : undefined }), nodes: async () => ({ kind: 'ok', value: nodes }) } as unknown as Cluster;
+  const target: RuntimeTarget = { kind: 'sandboxd', transport: 'direct', namespace: 'dev-sandboxes', sandbox: 'shell-k2x9p', pod: 'shell-k2x9p', podIP: '127.10.1.4', restPort: 8080, grpcPort: 9090 };
+  const pod = { metadata: { name: 'shell-k2x9p', namespace: 'dev-sandboxes' }, spec: { runtimeClassName: 'gvisor', nodeName: 'node-b' } };
+  const runtimeAnswering = (stdout: string): RuntimeProber => {
+    const unused = async (): Promise<RuntimeCall<string>> => ({ kind: 'error', durationMs: 0, detail: 'not asked in this test' });
+    return { health: unused, fileRoundTrip: unused, close: async () => undefined, execute: async (_t, argv) => (argv.join(' ') === 'dmesg' ? { kind: 'answered', value: { exitCode: 0, stdout, stderr: '' }, durationMs: 9 } : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` }) };
+  };
+  const deps = (runtime: RuntimeProber) => ({
+    cluster, runtime,
+    plan: { probeTimeoutMs: 2_000, templates: [{ namespace: 'dev-sandboxes', name: 'shell', runtime: 'sandboxd', ports: { rest: 8080, grpc: 9090 }, networkPolicyManagement: 'Managed', runtimeClassName: 'gvisor' }] },
+  }) as unknown as ProbeDeps;
+
+  async function ladder(dmesg: string) {
+    const d = deps(runtimeAnswering(dmesg));
+    const evidence = [...await runtimeClassProbe(d, 'gvisor').run(undefined as never)];
+    const rc = new Facts('runtime-class/gvisor');
+    await isolationEvidence(d, rc, 'gvisor', pod as never, target, true);
+    return { evidence: [...evidence, ...rc.list], settled: settle([...evidence, ...rc.list]) };
+  }
+
+  test('runsc answers dmesg with its boot log: discovered → compatible (node-b) → configured → verified', async () => {
+    const { evidence, settled } = await ladder(RUNSC_DMESG);
+    expect(settled).toEqual({ state: 'verified', next: null });
+    expect(evidence.map((e) => [e.step, e.verdict, e.message])).toEqual([
+      ['discovered', 'proven', 'RuntimeClass gvisor exists (handler runsc)'],
+      ['compatible', 'proven', '1 Ready node(s) match its scheduling: node-b'],
+      ['configured', 'proven', 'template(s) dev-sandboxes/shell set runtimeClassName gvisor'],
+      ['verified', 'proven', 'pod ran under RuntimeClass gvisor on node node-b'],
+      ['verified', 'proven', 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0'],
+    ]);
+    expect(evidence.at(-1)!.value).toBe('[    0.000000] Starting gVisor...');
+  });
+
+  test('a host kernel whose log only mentions gvisor leaves it configured, naming the acceptance test', async () => {
+    const host = '[    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP\n[ 8123.558102] overlayfs: upper fs does not support tmpfile (path /var/lib/gvisor/overlay)\n';
+    const { settled } = await ladder(host);
+    expect(settled.state).toBe('configured');
+    expect(settled.next).toBe('verified not reached: isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 0: [    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP) (acceptance test missing: isolation/gvisor: a pod under handler runsc whose dmesg names gVisor)');
   });
 });

@@ -3,7 +3,7 @@
  * matches its `scheduling` (nodeSelector labels, and its tolerations cover the node's NoSchedule/NoExecute taints);
  * configured = a declared template sets `runtimeClassName` to it. `verified` comes from the workload probe: a pod ran
  * under it on a matching node AND the runtime answered with evidence of the isolating kernel (gVisor: `dmesg`
- * mentions gVisor). FailedCreatePodSandBox events are reported per node by the workload probe.
+ * starts with the gVisor boot line, isolation.ts). FailedCreatePodSandBox events are reported per node by the workload probe.
  * RuntimeClass admission merges `scheduling` into pods (`plugin/pkg/admission/runtimeclass/admission.go`, k8s 1.36).
  */
 import type { Obj } from '../../adapter/kubernetes/cluster.js';

@@ -9,7 +9,7 @@
  * only once that Sandbox is controller-owned by the claim: case 01), and both nonces echoed exactly (no lucky single
  * success). A Ready pod whose runtime is silent, hangs past the deadline or answers wrong stays `configured`, with
  * evidence saying which (case 02, FACTS.md §10.1). Isolation (gVisor/Kata) is verified only by a kernel the runtime
- * reports from inside (gVisor: `dmesg` names gVisor; Kata: `uname -r` differs from the node's kernel), else it stays
+ * reports from inside (isolation.ts: gVisor's `dmesg` starts with its boot line; Kata: `uname -r` differs from the node's kernel), else it stays
  * below verified naming the missing acceptance test. The objects are deleted by the run's cleanup.
  */
 import { claimPhase, sandboxPhase, type ClaimObject, type MissingReference, type SandboxObject } from '../../adapter/kubernetes/phase.js';
@@ -22,6 +22,8 @@ import type { Probe, ProbeRun } from '../runner.js';
 import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
 import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type ReferencedObject } from './claim-reference.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+import { isolationEvidence } from './isolation.js';
+import { describeWarning, podWarnings } from './pod-events.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
 
@@ -102,9 +104,14 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   }
   const subject = readiness.sandbox ? `Sandbox ${template.namespace}/${readiness.sandbox.metadata?.name}` : `probe for ${template.namespace}/${template.name}`;
   if (!readiness.ready) {
-    const events = readiness.sandbox ? await podEvents(deps, template.namespace, podNameOf(readiness.sandbox)) : [];
-    const why = `${readiness.why}${events.length ? `; pod events: ${events.join('; ')}` : ''}`;
+    const podName = readiness.sandbox ? podNameOf(readiness.sandbox) : undefined;
+    const warnings = podName ? await podWarnings(deps, template.namespace, podName) : [];
+    const why = `${readiness.why}${warnings.length ? `; pod ${podName} events: ${warnings.slice(0, 5).map(describeWarning).join('; ')}` : ''}`;
     for (const f of everyone) f.add('verified', 'unknown', subject, why, { durationMs: readiness.waitedMs });
+    // Case 12: one line per node where the pod's sandbox could not be created (typically the handler is missing there).
+    for (const w of warnings.filter((x) => x.reason === 'FailedCreatePodSandBox')) {
+      rc?.add('verified', 'missing', `Node ${w.node ?? '?'}`, `pod ${template.namespace}/${podName} could not start on node ${w.node ?? '?'} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${w.count > 1 ? ` (${w.count} times)` : ''}: ${w.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: w.node ?? '?' });
+    }
     return all();
   }
   const sb = readiness.sandbox!;
@@ -249,54 +256,9 @@ function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detail: stri
   return r.detail;
 }
 
-async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string, pod: Obj | undefined, target: RuntimeTarget, runtimeOk: boolean): Promise<void> {
-  const subject = `pod ${target.namespace}/${target.pod}`;
-  const spec = (pod?.spec ?? {}) as { runtimeClassName?: string; nodeName?: string };
-  if (spec.runtimeClassName !== name) {
-    rc.add('verified', 'missing', subject, `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`);
-    return;
-  }
-  rc.proven('verified', subject, `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`, { field: 'spec.runtimeClassName', value: name });
-  if (!runtimeOk) {
-    rc.add('verified', 'unknown', subject, 'isolation not checked: the runtime did not answer');
-    return;
-  }
-  const handler = await deps.cluster.runtimeClass(name);
-  const h = handler.kind === 'ok' ? String((handler.value as { handler?: unknown } | undefined)?.handler ?? '') : '';
-  const deadline = deps.plan.probeTimeoutMs;
-  if (h === 'runsc') {
-    const r = await deps.runtime.execute(target, ['dmesg'], deadline);
-    if (r.kind === 'answered' && /gvisor/i.test(r.value.stdout)) rc.proven('verified', subject, 'dmesg inside the sandbox names gVisor', { value: r.value.stdout.split('\n')[0]?.slice(0, 80) ?? '' });
-    else rc.add('verified', 'missing', subject, `isolation not proven: dmesg inside the sandbox does not name gVisor (${r.kind === 'answered' ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().slice(0, 60)}` : r.detail})`, { missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor` });
-  } else if (h.startsWith('kata')) {
-    const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
-    const node = spec.nodeName ? await deps.cluster.nodes() : undefined;
-    const nodeKernel = node?.kind === 'ok' ? String(((node.value.find((n) => n.metadata?.name === spec.nodeName)?.status as { nodeInfo?: { kernelVersion?: string } } | undefined)?.nodeInfo?.kernelVersion) ?? '') : '';
-    const inside = r.kind === 'answered' ? r.value.stdout.trim() : '';
-    if (inside && nodeKernel && inside !== nodeKernel) rc.proven('verified', subject, `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`);
-    else rc.add('verified', 'missing', subject, `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`, { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` });
-  } else {
-    rc.proven('verified', subject, `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`);
-  }
-}
-
 function podNameOf(sb: Obj): string {
   const ann = (sb.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {};
   return ann[POD_NAME_ANNOTATION] ?? sb.metadata?.name ?? '?';
-}
-
-/** Warning events of a pod as `Reason on node: message` (FailedCreatePodSandBox, FailedScheduling, ...), case 12. */
-async function podEvents(deps: ProbeDeps, namespace: string, pod: string): Promise<string[]> {
-  const r = await deps.cluster.events(namespace, `involvedObject.name=${pod}`);
-  if (r.kind !== 'ok') return [];
-  return r.value
-    .filter((e) => (e as { type?: string }).type === 'Warning')
-    .map((e) => {
-      const ev = e as { reason?: string; message?: string; source?: { host?: string }; reportingInstance?: string };
-      const node = ev.source?.host ?? ev.reportingInstance;
-      return `${ev.reason ?? '?'}${node ? ` on ${node}` : ''}: ${(ev.message ?? '').slice(0, 160)}`;
-    })
-    .slice(0, 5);
 }
 
 async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: string, ctx: ProbeRun): Promise<Readiness> {

@@ -25,3 +25,15 @@ export const DESCRIPTOR = {
   ],
 };
 
+/**
+ * What `dmesg` prints inside a gVisor sandbox: the Sentry's own log, boot line `Starting gVisor...` at time 0 first
+ * (the lines after it are written for these tests in that shape, not copied from runsc).
+ */
+export const RUNSC_DMESG = [
+  '[    0.000000] Starting gVisor...',
+  '[    0.381145] Warming up the sandbox kernel...',
+  '[    0.702318] Wiring the virtual filesystem...',
+  '[    1.055872] Handing the pod its first process...',
+  '[    1.402961] Ready!',
+  '',
+].join('\n');

@@ -1,0 +1,88 @@
+/**
+ * Isolation seen from inside a sandbox (case 12): the `verified` step of `runtime-class/<name>` needs the runtime to
+ * answer with evidence of the isolating kernel, not only a pod that ran with `runtimeClassName` set.
+ *
+ * gVisor: the Sentry keeps its own kernel log, which it starts with one line at time zero, `Starting gVisor...`
+ * (written with priority `<6>` and a `[%11.6f]` time stamp; `dmesg` inside the sandbox reads that log through
+ * syslog(2)). An ordinary Linux kernel's log starts with `Linux version …` at time zero, or — once its ring buffer has
+ * wrapped — with some later line at a non-zero time. So the check is that the FIRST line of `dmesg` is the gVisor
+ * boot line at time 0.000000, not that the word "gvisor" appears anywhere: a host kernel's log can mention a gVisor
+ * path (`/var/lib/gvisor/...`, a `runsc-gofer` process name) without the sandbox running under gVisor. A process with
+ * root on a host kernel can write text into /dev/kmsg, but that line gets the current time stamp, never 0.000000 as
+ * the first line; this check does not defend against a runtime that lies about its own command output.
+ *
+ * Kata: `uname -r` inside differs from the node's `status.nodeInfo.kernelVersion` (a guest VM kernel).
+ */
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
+import type { Facts, ProbeDeps } from './common.js';
+
+/** The gVisor boot line: optional syslog priority, time 0, `Starting gVisor...`. */
+const GVISOR_BOOT_LINE = /^(?:<\d+>)?\[\s*0\.0+\]\s+Starting gVisor\.\.\.\s*$/;
+
+/**
+ * The gVisor boot line when `dmesg` output is a gVisor Sentry's log, else undefined. Pure.
+ * @param dmesg stdout of `dmesg` run inside the sandbox (no options; util-linux or busybox, priority prefix or not).
+ * @returns the first non-empty line, trimmed, when it is `[    0.000000] Starting gVisor...`; undefined otherwise
+ *   (including an ordinary kernel log that merely mentions gVisor).
+ */
+export function gvisorBootLine(dmesg: string): string | undefined {
+  const first = dmesg.split('\n').map((l) => l.trim()).find((l) => l.length > 0);
+  return first !== undefined && GVISOR_BOOT_LINE.test(first) ? first : undefined;
+}
+
+/**
+ * Asks the runtime for `dmesg` (argv `['dmesg']`, no shell, one call under `deadlineMs`) and adds one `verified` fact
+ * for RuntimeClass `name` to `rc`: `proven` when {@link gvisorBootLine} finds the boot line (value = that line),
+ * else `missing` naming what was seen and the acceptance test `isolation/<name>`. Never throws.
+ */
+export async function gvisorIsolation(runtime: RuntimeProber, target: RuntimeTarget, deadlineMs: number, rc: Facts, name: string): Promise<void> {
+  const subject = `pod ${target.namespace}/${target.pod}`;
+  const r = await runtime.execute(target, ['dmesg'], deadlineMs);
+  const boot = r.kind === 'answered' && r.value.exitCode === 0 ? gvisorBootLine(r.value.stdout) : undefined;
+  if (boot !== undefined) {
+    rc.proven('verified', subject, 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0', { field: 'Execute(dmesg)', value: boot, durationMs: r.durationMs });
+    return;
+  }
+  const seen = r.kind === 'answered' ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().split('\n')[0]?.slice(0, 80) ?? ''}` : r.detail;
+  rc.add('verified', 'missing', subject, `isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; ${seen})`, {
+    field: 'Execute(dmesg)',
+    durationMs: r.durationMs,
+    missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor`,
+  });
+}
+
+/**
+ * The `verified` evidence of RuntimeClass `name` for the probe pod: the pod ran under it (proven, with its node), then
+ * isolation from inside by handler — `runsc` via {@link gvisorIsolation}, `kata*` by kernel comparison, any other
+ * handler claims no extra isolation (proven once the runtime answered). `runtimeOk` false = the runtime never
+ * answered: isolation stays `unknown`. Never throws.
+ */
+export async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string, pod: Obj | undefined, target: RuntimeTarget, runtimeOk: boolean): Promise<void> {
+  const subject = `pod ${target.namespace}/${target.pod}`;
+  const spec = (pod?.spec ?? {}) as { runtimeClassName?: string; nodeName?: string };
+  if (spec.runtimeClassName !== name) {
+    rc.add('verified', 'missing', subject, `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`);
+    return;
+  }
+  rc.proven('verified', subject, `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`, { field: 'spec.runtimeClassName', value: name });
+  if (!runtimeOk) {
+    rc.add('verified', 'unknown', subject, 'isolation not checked: the runtime did not answer');
+    return;
+  }
+  const handler = await deps.cluster.runtimeClass(name);
+  const h = handler.kind === 'ok' ? String((handler.value as { handler?: unknown } | undefined)?.handler ?? '') : '';
+  const deadline = deps.plan.probeTimeoutMs;
+  if (h === 'runsc') {
+    await gvisorIsolation(deps.runtime, target, deadline, rc, name);
+  } else if (h.startsWith('kata')) {
+    const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
+    const node = spec.nodeName ? await deps.cluster.nodes() : undefined;
+    const nodeKernel = node?.kind === 'ok' ? String(((node.value.find((n) => n.metadata?.name === spec.nodeName)?.status as { nodeInfo?: { kernelVersion?: string } } | undefined)?.nodeInfo?.kernelVersion) ?? '') : '';
+    const inside = r.kind === 'answered' ? r.value.stdout.trim() : '';
+    if (inside && nodeKernel && inside !== nodeKernel) rc.proven('verified', subject, `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`);
+    else rc.add('verified', 'missing', subject, `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`, { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` });
+  } else {
+    rc.proven('verified', subject, `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`);
+  }
+}

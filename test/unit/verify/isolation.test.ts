@@ -1,0 +1,97 @@
+/**
+ * The gVisor isolation check (src/verify/probes/isolation.ts). The runtime here is a FAKE RuntimeProber: no runtime that
+ * can run on this machine or the test cluster (sandboxd runs natively there, no runsc) answers `dmesg` with a gVisor
+ * Sentry's kernel log, and an ordinary kernel whose log mentions gVisor paths is equally out of reach. The outputs below
+ * are written for these tests in the shape each kernel prints (boot line at time 0 for gVisor; `Linux version` at time 0
+ * for a host kernel), not copied from a real machine.
+ */
+import { Facts } from '../../../src/verify/probes/common.js';
+import { gvisorBootLine, gvisorIsolation } from '../../../src/verify/probes/isolation.js';
+import type { ExecOutput, RuntimeCall, RuntimeProber, RuntimeTarget } from '../../../src/verify/runtime-prober.js';
+import { RUNSC_DMESG } from './fixtures.js';
+
+/** An ordinary Linux kernel's log on a node that has gVisor installed: it names gvisor, but the kernel is the host's. */
+const HOST_DMESG_MENTIONING_GVISOR = [
+  '[    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-Ubuntu SMP PREEMPT_DYNAMIC',
+  '[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-6.8.0-45-generic root=/dev/sda1 ro',
+  '[ 8123.558102] overlayfs: upper fs does not support tmpfile (path /var/lib/gvisor/overlay)',
+  '[ 9120.004417] audit: apparmor="DENIED" operation="open" profile="runsc-sandbox" comm="runsc-gofer" (gVisor gofer)',
+  '',
+].join('\n');
+
+const target: RuntimeTarget = { kind: 'sandboxd', transport: 'direct', namespace: 'dev-sandboxes', sandbox: 'shell-x1', pod: 'shell-x1', podIP: '127.10.0.7', restPort: 8080, grpcPort: 9090 };
+
+/** A runtime that answers only `dmesg`, with `out`; records the argv it was asked. */
+function fakeRuntime(out: ExecOutput | RuntimeCall<ExecOutput>): RuntimeProber & { asked: string[][] } {
+  const asked: string[][] = [];
+  const never = async (): Promise<RuntimeCall<string>> => ({ kind: 'error', durationMs: 0, detail: 'not part of this test' });
+  return {
+    asked,
+    health: never,
+    fileRoundTrip: never,
+    async execute(t, argv) {
+      asked.push([...argv]);
+      expect(t).toBe(target);
+      if ('kind' in out) return out;
+      return argv.join(' ') === 'dmesg' ? { kind: 'answered', value: out, durationMs: 12 } : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` };
+    },
+    async close() {},
+  };
+}
+
+describe('gvisorBootLine', () => {
+  test('a Sentry log: the boot line at time 0 is found, with or without the syslog priority prefix', () => {
+    expect(gvisorBootLine(RUNSC_DMESG)).toBe('[    0.000000] Starting gVisor...');
+    expect(gvisorBootLine(`\n<6>[    0.000000] Starting gVisor...\n<6>[    0.512000] Ready!\n`)).toBe('<6>[    0.000000] Starting gVisor...');
+  });
+
+  test('a host kernel whose log mentions gvisor paths and processes is not gVisor (a bare /gvisor/i would say it is)', () => {
+    expect(/gvisor/i.test(HOST_DMESG_MENTIONING_GVISOR)).toBe(true);
+    expect(gvisorBootLine(HOST_DMESG_MENTIONING_GVISOR)).toBeUndefined();
+  });
+
+  test('the boot line written later into a host log (e.g. /dev/kmsg) has a non-zero time or is not first: refused', () => {
+    expect(gvisorBootLine(`${HOST_DMESG_MENTIONING_GVISOR}[ 9533.120004] Starting gVisor...\n`)).toBeUndefined();
+    // A wrapped ring buffer whose oldest surviving line is such a forged line.
+    expect(gvisorBootLine('[12034.000000] Starting gVisor...\n[12034.100000] Ready!\n')).toBeUndefined();
+    expect(gvisorBootLine('')).toBeUndefined();
+  });
+});
+
+describe('gvisorIsolation', () => {
+  test('runsc-like dmesg: proven, the value is the boot line', async () => {
+    const rc = new Facts('runtime-class/gvisor');
+    const runtime = fakeRuntime({ exitCode: 0, stdout: RUNSC_DMESG, stderr: '' });
+    await gvisorIsolation(runtime, target, 2_000, rc, 'gvisor');
+    expect(runtime.asked).toEqual([['dmesg']]);
+    expect(rc.list).toEqual([expect.objectContaining({
+      capability: 'runtime-class/gvisor', step: 'verified', verdict: 'proven', subject: 'pod dev-sandboxes/shell-x1', field: 'Execute(dmesg)',
+      value: '[    0.000000] Starting gVisor...', message: 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0', durationMs: 12,
+    })]);
+  });
+
+  test('a host kernel log that mentions gvisor: missing, naming the first line seen and the acceptance test', async () => {
+    const rc = new Facts('runtime-class/gvisor');
+    await gvisorIsolation(fakeRuntime({ exitCode: 0, stdout: HOST_DMESG_MENTIONING_GVISOR, stderr: '' }), target, 2_000, rc, 'gvisor');
+    expect(rc.list).toHaveLength(1);
+    expect(rc.list[0]).toMatchObject({
+      verdict: 'missing',
+      message: 'isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 0: [    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-)',
+      missingTest: 'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor',
+    });
+  });
+
+  test('dmesg refused (non-zero exit) or no answer: missing, with what happened', async () => {
+    const denied = new Facts('runtime-class/gvisor');
+    await gvisorIsolation(fakeRuntime({ exitCode: 1, stdout: '', stderr: 'dmesg: read kernel buffer failed: Operation not permitted\n' }), target, 2_000, denied, 'gvisor');
+    expect(denied.list[0]!.verdict).toBe('missing');
+    expect(denied.list[0]!.message).toContain('(its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 1: dmesg: read kernel buffer failed: Operation not permitted)');
+    // Exit 1 with the boot line on stdout is not accepted either: only a successful dmesg counts.
+    const odd = new Facts('runtime-class/gvisor');
+    await gvisorIsolation(fakeRuntime({ exitCode: 1, stdout: RUNSC_DMESG, stderr: '' }), target, 2_000, odd, 'gvisor');
+    expect(odd.list[0]!.verdict).toBe('missing');
+    const hung = new Facts('runtime-class/gvisor');
+    await gvisorIsolation(fakeRuntime({ kind: 'timeout', durationMs: 2_000, detail: 'Execute deadline exceeded after 2000 ms' }), target, 2_000, hung, 'gvisor');
+    expect(hung.list[0]!.message).toContain('; Execute deadline exceeded after 2000 ms)');
+  });
+});
