@@ -73,6 +73,31 @@ test('deployment mode reads the controller Deployment: image against the pin, ro
   expect(report.tuple.controller).toEqual({ value: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0', source: `Deployment ${ns}/agent-sandbox-controller` });
 }, 120_000);
 
+test('case 09: a controller Deployment at the pinned image that is not Available (crash-looping) keeps the controller at compatible', async () => {
+  const k8sApi = await import('@kubernetes/client-node');
+  const apps = c.kc.makeApiClient(k8sApi.AppsV1Api);
+  const name = 'agent-sandbox-controller';
+  const crashNs = await freshNamespace(c, 'vfyc-crash');
+  await apps.createNamespacedDeployment({ namespace: crashNs, body: {
+    metadata: { name, namespace: crashNs },
+    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', args: ['--extensions'] }] } } },
+  } });
+  // No kubelet runs containers here, so a crash loop cannot happen for real: the test writes the status a crash-looping
+  // controller's Deployment has (observed, updated, not Available) through the status subresource of the real API server.
+  await apps.replaceNamespacedDeploymentStatus({ namespace: crashNs, name, body: {
+    ...(await apps.readNamespacedDeployment({ namespace: crashNs, name })),
+    status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, unavailableReplicas: 1, availableReplicas: 0, conditions: [
+      { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.', lastTransitionTime: new Date(), lastUpdateTime: new Date() },
+      { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', lastTransitionTime: new Date(), lastUpdateTime: new Date() },
+    ] },
+  } });
+  const p = plan(c, [], { controller: { namespace: crashNs, deployment: name, serviceAccount: 'agent-sandbox-controller' }, requirements: requirementsFor(['controller']) });
+  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), loaded, controllerMode: 'deployment', progress: () => undefined });
+  const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
+  expect(ctrl.state).toBe('compatible');
+  expect(ctrl.next).toBe('configured not reached: controller is not Available (MinimumReplicasUnavailable); the install stays at compatible until it is');
+}, 120_000);
+
 test('an API server that refuses connections: could not run (no state is reported)', async () => {
   const srv = net.createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
