@@ -1,7 +1,8 @@
 /**
  * Warning events of a probe pod that never got Ready, folded per reason and node (case 12: FailedCreatePodSandBox
  * events are reported per node). The kubelet records sandbox-creation failures as core/v1 Events on the Pod with
- * `source.host` = its node (events written through events.k8s.io/v1 carry the node in `reportingInstance`) and
+ * `source.host` = its node (events written through events.k8s.io/v1 carry it in `reportingInstance`, with
+ * `reportingController` — `reportingComponent` in core/v1 — `kubelet`) and
  * repeats them on every retry, either as new Events or by raising `count` / `series.count`
  * (`staging/src/k8s.io/api/core/v1/types.go`, `staging/src/k8s.io/api/events/v1/types.go`, k8s 1.36).
  */
@@ -11,11 +12,14 @@ import type { ProbeDeps } from './common.js';
 /** One reason on one node: how often it was recorded and its newest message. */
 export interface PodWarning {
   readonly reason: string;
-  /** `source.host`, else `reportingInstance`; undefined when the event names no node (e.g. FailedScheduling). */
+  /** `source.host`, else the kubelet's `reportingInstance`; undefined when the event names no node (e.g. FailedScheduling). */
   readonly node?: string;
   /** Occurrences: the sum over the folded events of `count`, else `series.count`, else 1. */
   readonly count: number;
-  /** Message of the newest folded event (by lastTimestamp / series.lastObservedTime / eventTime / creationTimestamp), at most 200 characters. */
+  /**
+   * Message of the newest folded event (by lastTimestamp / series.lastObservedTime / eventTime / creationTimestamp), at
+   * most 320 characters: a longer one keeps its start and its end (where containerd names the cause) around ` … `.
+   */
   readonly message: string;
 }
 
@@ -26,16 +30,33 @@ interface EventView {
   count?: number;
   series?: { count?: number; lastObservedTime?: string };
   source?: { host?: string };
+  reportingComponent?: string;
   reportingInstance?: string;
   lastTimestamp?: string;
   eventTime?: string;
   metadata?: { creationTimestamp?: string | Date };
 }
 
+/**
+ * The node an event was recorded on: `source.host`, else `reportingInstance` when the kubelet reported it (the kubelet's
+ * instance is its node name; the scheduler's is `default-scheduler-<host>`, which is no node).
+ */
+function nodeOf(e: EventView): string | undefined {
+  return e.source?.host || (e.reportingComponent === 'kubelet' ? e.reportingInstance || undefined : undefined);
+}
+
 function when(e: EventView): number {
   const t = e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp;
   const ms = t === undefined ? NaN : new Date(t).getTime();
   return Number.isNaN(ms) ? 0 : ms;
+}
+
+const MAX_MESSAGE = 320;
+
+function shorten(message: string): string {
+  if (message.length <= MAX_MESSAGE) return message;
+  const half = Math.floor((MAX_MESSAGE - 3) / 2);
+  return `${message.slice(0, half)} … ${message.slice(message.length - (MAX_MESSAGE - 3 - half))}`;
 }
 
 /**
@@ -47,7 +68,7 @@ export function foldPodWarnings(events: readonly Obj[]): PodWarning[] {
   const sorted = [...(events as readonly EventView[])].filter((e) => e.type === 'Warning').sort((a, b) => when(a) - when(b));
   for (const e of sorted) {
     const reason = e.reason ?? '?';
-    const node = e.source?.host || e.reportingInstance || undefined;
+    const node = nodeOf(e);
     const key = `${reason}\u0000${node ?? ''}`;
     const n = e.count ?? e.series?.count ?? 1;
     const g = groups.get(key);
@@ -56,7 +77,7 @@ export function foldPodWarnings(events: readonly Obj[]): PodWarning[] {
       g.newest = e;
     } else groups.set(key, { reason, ...(node ? { node } : {}), count: n, newest: e });
   }
-  return [...groups.values()].map((g) => ({ reason: g.reason, ...(g.node ? { node: g.node } : {}), count: g.count, message: (g.newest.message ?? '').trim().slice(0, 200) }));
+  return [...groups.values()].map((g) => ({ reason: g.reason, ...(g.node ? { node: g.node } : {}), count: g.count, message: shorten((g.newest.message ?? '').trim()) }));
 }
 
 /** `Reason on <node> (N times): message`; the node part is left out when the event names none, the count when 1. */
@@ -71,4 +92,52 @@ export function describeWarning(w: PodWarning): string {
 export async function podWarnings(deps: ProbeDeps, namespace: string, pod: string): Promise<PodWarning[]> {
   const r = await deps.cluster.events(namespace, `involvedObject.kind=Pod,involvedObject.name=${pod}`);
   return r.kind === 'ok' ? foldPodWarnings(r.value) : [];
+}
+
+/** FailedCreatePodSandBox on one node, over the pods of one RuntimeClass there. */
+export interface NodeSandboxFailure {
+  readonly node: string;
+  /** Names of the pods the events are about, in order of first failure. */
+  readonly pods: readonly string[];
+  /** Occurrences summed over those pods' events (`count`, else `series.count`, else 1). */
+  readonly count: number;
+  /** The newest event's message, shortened as in {@link PodWarning}. */
+  readonly message: string;
+}
+
+/**
+ * Folds FailedCreatePodSandBox events about the pods named in `pods` into one {@link NodeSandboxFailure} per node (the
+ * event's `source.host`, else the kubelet's `reportingInstance`; `?` when it names none), in order of first failure. Pure.
+ */
+export function sandboxFailuresByNode(events: readonly Obj[], pods: ReadonlySet<string>): NodeSandboxFailure[] {
+  const byNode = new Map<string, { pods: string[]; count: number; newest: EventView }>();
+  const sorted = [...(events as ReadonlyArray<EventView & { involvedObject?: { kind?: string; name?: string } }>)]
+    .filter((e) => e.type === 'Warning' && e.reason === 'FailedCreatePodSandBox' && e.involvedObject?.kind === 'Pod' && pods.has(e.involvedObject.name ?? ''))
+    .sort((a, b) => when(a) - when(b));
+  for (const e of sorted) {
+    const node = nodeOf(e) ?? '?';
+    const pod = e.involvedObject!.name!;
+    const g = byNode.get(node) ?? { pods: [], count: 0, newest: e };
+    if (!g.pods.includes(pod)) g.pods.push(pod);
+    g.count += e.count ?? e.series?.count ?? 1;
+    g.newest = e;
+    byNode.set(node, g);
+  }
+  return [...byNode.entries()].map(([node, g]) => ({ node, pods: g.pods, count: g.count, message: shorten((g.newest.message ?? '').trim()) }));
+}
+
+/**
+ * Where pods under RuntimeClass `runtimeClass` in `namespace` could not get a sandbox: lists the namespace's pods
+ * (those with `spec.runtimeClassName` = it, plus `alsoPod` — the probe pod — whatever it names) and its
+ * FailedCreatePodSandBox events, folded per node ({@link sandboxFailuresByNode}). When the pod list fails only `alsoPod`
+ * is looked at; when the event list fails the answer is [] (the caller's evidence already says the pod never got Ready).
+ */
+export async function runtimeClassSandboxFailures(deps: ProbeDeps, namespace: string, runtimeClass: string, alsoPod: string): Promise<NodeSandboxFailure[]> {
+  const names = new Set([alsoPod]);
+  const pods = await deps.cluster.pods(namespace);
+  if (pods.kind === 'ok') {
+    for (const p of pods.value) if ((p.spec as { runtimeClassName?: string } | undefined)?.runtimeClassName === runtimeClass && p.metadata?.name) names.add(p.metadata.name);
+  }
+  const r = await deps.cluster.events(namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox');
+  return r.kind === 'ok' ? sandboxFailuresByNode(r.value, names) : [];
 }

@@ -23,7 +23,7 @@ import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../runtime-probe
 import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type ReferencedObject } from './claim-reference.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 import { isolationEvidence } from './isolation.js';
-import { describeWarning, podWarnings } from './pod-events.js';
+import { describeWarning, podWarnings, runtimeClassSandboxFailures } from './pod-events.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
 
@@ -108,9 +108,12 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     const warnings = podName ? await podWarnings(deps, template.namespace, podName) : [];
     const why = `${readiness.why}${warnings.length ? `; pod ${podName} events: ${warnings.slice(0, 5).map(describeWarning).join('; ')}` : ''}`;
     for (const f of everyone) f.add('verified', 'unknown', subject, why, { durationMs: readiness.waitedMs });
-    // Case 12: one line per node where the pod's sandbox could not be created (typically the handler is missing there).
-    for (const w of warnings.filter((x) => x.reason === 'FailedCreatePodSandBox')) {
-      rc?.add('verified', 'missing', `Node ${w.node ?? '?'}`, `pod ${template.namespace}/${podName} could not start on node ${w.node ?? '?'} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${w.count > 1 ? ` (${w.count} times)` : ''}: ${w.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: w.node ?? '?' });
+    // Case 12: one line per node where pods under the class (the probe pod and its siblings) could not get a sandbox.
+    if (rc && podName) {
+      for (const f of await runtimeClassSandboxFailures(deps, template.namespace, template.runtimeClassName!, podName)) {
+        const who = f.pods.length === 1 ? `pod ${template.namespace}/${f.pods[0]}` : `${f.pods.length} pods (${f.pods.map((p) => `${template.namespace}/${p}`).join(', ')})`;
+        rc.add('verified', 'missing', `Node ${f.node}`, `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: f.node });
+      }
     }
     return all();
   }
