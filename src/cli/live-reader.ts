@@ -1,22 +1,41 @@
 /**
  * The cluster side of `agentplane diff --live`: a {@link LiveReader} on the adapter's KubeClient. Its own module so
- * that `diff` without `--live` never loads client-node (about half a second of start-up).
+ * that `diff` without `--live` never loads client-node (about half a second of start-up). A refusal about one object
+ * is a {@link LiveObjectError} (that object is left out and named); anything else stops the diff.
  */
 import { KubeClient, type KubeConnectOptions } from '../adapter/kubernetes/client.js';
 import { KubeObjects } from '../adapter/kubernetes/objects.js';
-import type { LiveReader } from '../diff/index.js';
+import { LiveObjectError, type LiveReader } from '../diff/index.js';
 import type { KubeObject } from '../releases/index.js';
 
-/** A cluster error for an object, without its content; a Secret's server message is left out too (it may echo values). */
+interface CallError { category: string; message: string; code?: number; hint?: string; missing?: 'api' | 'object' }
+
+/** `<what> <Kind> <ns>/<name>: <cause>`, without the object's content; a Secret's server message is left out too (it may echo values). */
+function describe(what: string, obj: KubeObject, error: CallError): string {
+  const id = `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`;
+  return `${what} ${id}: ${obj.kind === 'Secret' ? `${error.category}${error.code ? ` (HTTP ${error.code})` : ''}` : error.message}`;
+}
+
+const DRY_RUN_HINT = 'check the object can be applied with kubectl apply --server-side --dry-run=server';
+
+/** A cluster error that stops the comparison (unreachable, credentials refused, ...). */
 export class LiveReadError extends Error {
   readonly code = 'live-read';
   readonly hint: string;
-  constructor(what: string, obj: KubeObject, error: { category: string; message: string; code?: number; hint?: string }) {
-    const id = `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`;
-    super(`${what} ${id}: ${obj.kind === 'Secret' ? `${error.category}${error.code ? ` (HTTP ${error.code})` : ''}` : error.message}`);
+  readonly category: string;
+  constructor(what: string, obj: KubeObject, error: CallError) {
+    super(describe(what, obj, error));
     this.name = 'LiveReadError';
-    this.hint = error.hint ?? 'check the object can be applied with kubectl apply --server-side --dry-run=server';
+    this.hint = error.hint ?? DRY_RUN_HINT;
+    this.category = error.category;
   }
+}
+
+/** Refusals about one object (validation/admission 422, 403 on it, its kind not served yet): that object is left out, the rest compared. */
+const PER_OBJECT = new Set(['invalid', 'forbidden', 'conflict', 'too-large', 'not-found']);
+
+function callError(what: string, obj: KubeObject, error: CallError): Error {
+  return PER_OBJECT.has(error.category) ? new LiveObjectError(describe(what, obj, error), error.hint ?? DRY_RUN_HINT) : new LiveReadError(what, obj, error);
 }
 
 /**
@@ -34,12 +53,12 @@ export function kubeLiveReader(opts: KubeConnectOptions): LiveReader {
       const r = await objects.get({ apiVersion: obj.apiVersion, kind: obj.kind, name: String(obj.metadata?.name), ...(ns ? { namespace: ns } : {}) });
       if (r.kind === 'ok') return r.value;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
-      throw new LiveReadError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
     },
     async dryRunApply(obj) {
       const r = await objects.apply(obj, { dryRun: true, fieldManager: 'agentplane' });
       if (r.kind === 'ok') return r.value;
-      throw new LiveReadError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw callError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
     },
   };
 }

@@ -15,6 +15,6 @@ export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './s
 export {
   ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef, type DocumentCache, type GitRefOptions, type ReadOptions,
 } from './sources.js';
-export { readLiveSets, type LiveReader } from './live.js';
+export { LiveObjectError, readLiveSets, type LiveReader, type UnreadableObject } from './live.js';
 export { fieldChanges, type FieldChange } from './structural.js';
 export { renderPlan, renderPlanMarkdown, renderPlanText } from './render-plan.js';

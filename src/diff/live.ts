@@ -8,7 +8,30 @@
 import type { KubeObject } from '../releases/index.js';
 import type { ManifestSet } from './compare.js';
 
-/** Reads live state for one object. Implementations throw a typed error when the cluster refuses. */
+/**
+ * An object the cluster will not read or dry-run apply, while the others can be compared (a 422 from validation or
+ * admission, a 403 on that object, a kind whose CRD is not served yet). Readers throw it to have the object left out
+ * and reported; any other error stops the comparison (an unreachable cluster, refused credentials).
+ */
+export class LiveObjectError extends Error {
+  readonly code = 'live-object';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+    this.name = 'LiveObjectError';
+  }
+}
+
+/** An object left out of a live comparison, with why and what to do. */
+export interface UnreadableObject {
+  readonly object: string;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** Reads live state for one object. Implementations throw a typed error when the cluster refuses ({@link LiveObjectError} for one object). */
 export interface LiveReader {
   /** A label for reports, e.g. `live (context kind-agents)`. */
   readonly label: string;
@@ -18,20 +41,34 @@ export interface LiveReader {
   dryRunApply(obj: KubeObject): Promise<KubeObject>;
 }
 
-/** The live and dry-run sets for the desired objects, read with at most `concurrency` requests in flight (default 4). */
-export async function readLiveSets(desired: ManifestSet, reader: LiveReader, concurrency = 4): Promise<{ base: ManifestSet; head: ManifestSet }> {
+/**
+ * The live and dry-run sets for the desired objects, read with at most `concurrency` requests in flight (default 4).
+ * An object whose read or dry run throws {@link LiveObjectError} is left out of both sides and listed in `unreadable`.
+ * @throws whatever else the reader throws (the comparison cannot go on).
+ */
+export async function readLiveSets(desired: ManifestSet, reader: LiveReader, concurrency = 4): Promise<{ base: ManifestSet; head: ManifestSet; unreadable: readonly UnreadableObject[] }> {
   const live: Array<KubeObject | undefined> = new Array(desired.objects.length);
-  const applied: KubeObject[] = new Array(desired.objects.length);
+  const applied: Array<KubeObject | undefined> = new Array(desired.objects.length);
+  const unreadable: UnreadableObject[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < desired.objects.length; i = next++) {
       const obj = desired.objects[i]!;
-      [live[i], applied[i]] = await Promise.all([reader.get(obj), reader.dryRunApply(obj)]);
+      try {
+        [live[i], applied[i]] = await Promise.all([reader.get(obj), reader.dryRunApply(obj)]);
+      } catch (err) {
+        if (!(err instanceof LiveObjectError)) throw err;
+        live[i] = undefined;
+        applied[i] = undefined;
+        unreadable.push({ object: `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`, message: err.message, hint: err.hint });
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, desired.objects.length) }, worker));
+  const defined = (o: KubeObject | undefined): o is KubeObject => o !== undefined;
   return {
-    base: { label: reader.label, objects: live.filter((o): o is KubeObject => o !== undefined) },
-    head: { label: `${desired.label} (server-side dry run)`, objects: applied },
+    base: { label: reader.label, objects: live.filter(defined) },
+    head: { label: `${desired.label} (server-side dry run)`, objects: applied.filter(defined) },
+    unreadable: unreadable.sort((a, b) => (a.object < b.object ? -1 : 1)),
   };
 }

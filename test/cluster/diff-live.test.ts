@@ -56,6 +56,22 @@ test('diff --live right after applying: no change (server defaults, status, mana
   expect(JSON.parse(r.stdout).counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 3 });
 }, 120_000);
 
+test('objects the cluster refuses (missing namespace, a 422) are named on stderr and left out; the rest is compared; exit 2', () => {
+  const refused = [
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orphan', namespace: `${ns}-missing` }, data: { a: '1' } },
+    { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'broken', namespace: ns }, spec: { replicas: -1, sandboxTemplateRef: { name: 'difflive' } } },
+  ];
+  const r = cli('diff', '--live', writeDir([...desired(0, SECRET_V1), ...refused]), '--kubeconfig', c.info.kubeconfig, '-o', 'json');
+  expect(r.status).toBe(2);
+  expect(JSON.parse(r.stdout).counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 3 });
+  const lines = r.stderr.trim().split('\n');
+  expect(lines.filter((l) => l.startsWith('error: not compared: '))).toEqual([
+    expect.stringMatching(new RegExp(`^error: not compared: server-side dry run of ConfigMap ${ns}-missing/orphan: .*not found`)),
+    expect.stringMatching(new RegExp(`^error: not compared: server-side dry run of SandboxWarmPool ${ns}/broken: .*replicas`)),
+  ]);
+  expect(lines.filter((l) => l.startsWith('hint: '))).toHaveLength(2);
+}, 120_000);
+
 test('diff --live reports a changed pool and a changed Secret, exit 1, and never prints the Secret value', () => {
   const r = cli('diff', '--live', writeDir(desired(2, SECRET_V2)), '--kubeconfig', c.info.kubeconfig, '-o', 'json');
   expect(r.status).toBe(1);

@@ -5,7 +5,7 @@
  */
 import { Option, type Command } from 'commander';
 import {
-  DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, scopeLookupFromRelease, type DiffFormat, type ManifestSet,
+  DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, scopeLookupFromRelease, type DiffFormat, type ManifestSet, type UnreadableObject,
 } from '../../diff/index.js';
 import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
@@ -33,7 +33,7 @@ export function registerDiff(program: Command): void {
     .addOption(new Option('--release <tag>', 'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)').choices(RELEASE_CHOICES))
     .option('--synth-command <argv>', 'command synthesizing a git ref in its worktree, {out} = output dir (default: node bin/agentplane.js synth --all-examples --out {out})')
     .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
-    .addHelpText('after', '\nExit codes (like diff): 0 no change, 1 changes, 2 error.')
+    .addHelpText('after', '\nExit codes (like diff): 0 no change, 1 changes, 2 error (with --live also when the cluster refused to read or dry-run some objects: the others are still compared and shown, each refused one is named on stderr).')
     .action(async (baseArg: string | undefined, headArg: string, flags: DiffFlags, cmd: Command) => {
       if (flags.live !== true && baseArg === undefined) cmd.error('error: give BASE and HEAD, or --live', { exitCode: 2 });
       try {
@@ -41,11 +41,12 @@ export function registerDiff(program: Command): void {
         const gitOpts = { documents: new Map(), ...(flags.synthCommand !== undefined ? { synthCommand: flags.synthCommand.split(/\s+/).filter(Boolean) } : {}) };
         let base: ManifestSet;
         let head: ManifestSet;
+        let unreadable: readonly UnreadableObject[] = [];
         if (flags.live === true) {
           const desired = await readManifestSource(baseArg ?? headArg, gitOpts);
           // Loaded only here: client-node is most of the start-up time of a local diff.
           const { kubeLiveReader } = await import('../live-reader.js');
-          ({ base, head } = await readLiveSets(desired, kubeLiveReader({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) })));
+          ({ base, head, unreadable } = await readLiveSets(desired, kubeLiveReader({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) })));
         } else {
           [base, head] = await Promise.all([readManifestSource(baseArg!, gitOpts), readManifestSource(headArg, gitOpts)]);
         }
@@ -53,7 +54,9 @@ export function registerDiff(program: Command): void {
         const release = flags.release !== undefined ? await (await import('../../releases/load.js')).loadRelease(flags.release, globalOptions(cmd)) : undefined;
         const report = diffManifests(base, head, release ? { schemaFor: schemaLookupFromRelease(release), scopeFor: scopeLookupFromRelease(release) } : {});
         process.stdout.write(renderDiff(report, flags.output));
-        process.exitCode = report.objects.length === 0 ? 0 : 1;
+        for (const u of unreadable) process.stderr.write(`error: not compared: ${u.message}\nhint: ${u.hint}\n`);
+        // Objects left out make the answer incomplete: an error, after showing what could be compared.
+        process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;
       } catch (err) {
         process.stderr.write(`${describeError(err)}\n`);
         process.exitCode = 2;
