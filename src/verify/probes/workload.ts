@@ -10,7 +10,9 @@
  * success). A Ready pod whose runtime is silent, hangs past the deadline or answers wrong stays `configured`, with
  * evidence saying which (case 02, FACTS.md §10.1). Isolation (gVisor/Kata) is verified only by a kernel the runtime
  * reports from inside (isolation.ts: gVisor's `dmesg` starts with its boot line; Kata: `uname -r` differs from the node's kernel), else it stays
- * below verified naming the missing acceptance test. The objects are deleted by the run's cleanup.
+ * below verified naming the missing acceptance test. A probe that never gets Ready carries its pod's Warning events
+ * (pod-events.ts), and a runtime class gets one `missing` line per node where pods under it got FailedCreatePodSandBox
+ * (case 12). The objects are deleted by the run's cleanup.
  */
 import { claimPhase, sandboxPhase, type ClaimObject, type MissingReference, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import { KubeSessions, sessionName } from '../../adapter/kubernetes/sessions.js';
