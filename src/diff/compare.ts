@@ -12,7 +12,6 @@ import { assessRisks, type ComparedPair, type HeadObjects, type Risk } from './r
 import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
 import { clusterScopedBy, scopeLookupFromObjects, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
 import { redactSecretPair } from './secrets.js';
-import type { DocumentCache } from './sources.js';
 import { fieldChanges, type FieldChange } from './structural.js';
 
 /** One side of a comparison: a label for people (`dist/`, `main`, `live (context kind-a)`) and its objects. */
@@ -21,7 +20,7 @@ export interface ManifestSet {
   readonly objects: readonly KubeObject[];
   /**
    * The environment of `objects[i]` when the set holds several (synth writes one directory per environment); an
-   * array, not a map by object, because a document cache ({@link DocumentCache}) shares one object among environments.
+   * array, not a map by object, because a document cache (`DocumentCache`, sources.ts) shares one object among environments.
    */
   readonly environments?: ReadonlyArray<string | undefined>;
 }
@@ -82,7 +81,7 @@ function toYamlSorted(obj: KubeObject | undefined): string {
 }
 
 /**
- * Whether a pair needs no normalization to be known equal: the same object (one parse, see {@link DocumentCache})
+ * Whether a pair needs no normalization to be known equal: the same object (one parse through a `DocumentCache`, sources.ts)
  * or deep-equal as read, and defaulted from the same schema on both sides (a changed CRD default is compared).
  */
 function equalAsRead(b: KubeObject, h: KubeObject, baseOpts: NormalizeOptions, headOpts: NormalizeOptions): boolean {
