@@ -8,6 +8,7 @@ import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
 import { Facts } from '../../src/verify/probes/common.js';
 import { isolationEvidence } from '../../src/verify/probes/isolation.js';
+import { nodeFailureEvidence } from '../../src/verify/probes/pod-events.js';
 import { nodesFor, runtimeClassProbe } from '../../src/verify/probes/runtime-class.js';
 import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../src/verify/runtime-prober.js';
 import { settle } from '../../src/verify/states.js';
@@ -71,6 +72,32 @@ describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVis
       ['verified', 'proven', 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0'],
     ]);
     expect(evidence.at(-1)!.value).toBe('[    0.000000] Starting gVisor...');
+  });
+
+  test('the probe pod ran on node-b, but pool siblings under the class failed on node-a and node-c: one missing line per node, not verified', async () => {
+    // The case's live state: a pool of 3 under a class the kubelets of node-a and node-c cannot run (no runsc); the
+    // probe was served by the member on node-b. Fake reads as above, plus the namespace's pods and their events.
+    const member = (name: string, nodeName: string) => ({ metadata: { name, namespace: 'dev-sandboxes' }, spec: { runtimeClassName: 'gvisor', nodeName } });
+    const failed = (name: string, host: string, count: number) => ({
+      type: 'Warning', reason: 'FailedCreatePodSandBox', involvedObject: { kind: 'Pod', name }, source: { component: 'kubelet', host }, count,
+      message: 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured', lastTimestamp: '2026-11-29T10:00:00Z',
+    });
+    const withPods = {
+      ...cluster,
+      pods: async () => ({ kind: 'ok', value: [pod, member('shell-pool-a1', 'node-a'), member('shell-pool-c1', 'node-c'), { metadata: { name: 'other' }, spec: { runtimeClassName: 'runc' } }] }),
+      events: async () => ({ kind: 'ok', value: [failed('shell-pool-a1', 'node-a', 4), failed('shell-pool-c1', 'node-c', 2), failed('other', 'node-a', 1)] }),
+    } as unknown as Cluster;
+    const d = { ...deps(runtimeAnswering(RUNSC_DMESG)), cluster: withPods } as ProbeDeps;
+    const evidence = [...await runtimeClassProbe(d, 'gvisor').run(undefined as never)];
+    const rc = new Facts('runtime-class/gvisor');
+    await isolationEvidence(d, rc, 'gvisor', pod as never, target, true);
+    await nodeFailureEvidence(d, rc, { namespace: 'dev-sandboxes', runtimeClassName: 'gvisor' }, 'shell-k2x9p');
+    const cause = 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured';
+    expect(rc.list.filter((e) => e.verdict === 'missing').map((e) => [e.subject, e.message])).toEqual([
+      ['Node node-a', `pod dev-sandboxes/shell-pool-a1 could not start on node node-a under RuntimeClass gvisor: FailedCreatePodSandBox (4 times): ${cause}`],
+      ['Node node-c', `pod dev-sandboxes/shell-pool-c1 could not start on node node-c under RuntimeClass gvisor: FailedCreatePodSandBox (2 times): ${cause}`],
+    ]);
+    expect(settle([...evidence, ...rc.list])).toEqual({ state: 'configured', next: `verified not reached: pod dev-sandboxes/shell-pool-a1 could not start on node node-a under RuntimeClass gvisor: FailedCreatePodSandBox (4 times): ${cause}` });
   });
 
   test('a host kernel whose log only mentions gvisor leaves it configured, naming the acceptance test', async () => {

@@ -7,7 +7,8 @@
  * (`staging/src/k8s.io/api/core/v1/types.go`, `staging/src/k8s.io/api/events/v1/types.go`, k8s 1.36).
  */
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
-import type { ProbeDeps } from './common.js';
+import type { TemplatePlan } from '../plan.js';
+import type { Facts, ProbeDeps } from './common.js';
 
 /** One reason on one node: how often it was recorded and its newest message. */
 export interface PodWarning {
@@ -140,4 +141,16 @@ export async function runtimeClassSandboxFailures(deps: ProbeDeps, namespace: st
   }
   const r = await deps.cluster.events(namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox');
   return r.kind === 'ok' ? sandboxFailuresByNode(r.value, names) : [];
+}
+
+/**
+ * Case 12: one `missing` line per node where pods under the template's RuntimeClass in its namespace (the probe pod and
+ * its siblings, such as warm-pool members) could not get a sandbox (FailedCreatePodSandBox), so the class is not
+ * verified while it fails on some node.
+ */
+export async function nodeFailureEvidence(deps: ProbeDeps, rc: Facts, template: Pick<TemplatePlan, 'namespace' | 'runtimeClassName'>, probePod: string): Promise<void> {
+  for (const f of await runtimeClassSandboxFailures(deps, template.namespace, template.runtimeClassName!, probePod)) {
+    const who = f.pods.length === 1 ? `pod ${template.namespace}/${f.pods[0]}` : `${f.pods.length} pods (${f.pods.map((p) => `${template.namespace}/${p}`).join(', ')})`;
+    rc.add('verified', 'missing', `Node ${f.node}`, `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: f.node });
+  }
 }

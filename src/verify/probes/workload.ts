@@ -25,7 +25,7 @@ import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../runtime-probe
 import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type ReferencedObject } from './claim-reference.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 import { isolationEvidence } from './isolation.js';
-import { describeWarning, podWarnings, runtimeClassSandboxFailures } from './pod-events.js';
+import { describeWarning, nodeFailureEvidence, podWarnings } from './pod-events.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
 
@@ -110,13 +110,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     const warnings = podName ? await podWarnings(deps, template.namespace, podName) : [];
     const why = `${readiness.why}${warnings.length ? `; pod ${podName} events: ${warnings.slice(0, 5).map(describeWarning).join('; ')}` : ''}`;
     for (const f of everyone) f.add('verified', 'unknown', subject, why, { durationMs: readiness.waitedMs });
-    // Case 12: one line per node where pods under the class (the probe pod and its siblings) could not get a sandbox.
-    if (rc && podName) {
-      for (const f of await runtimeClassSandboxFailures(deps, template.namespace, template.runtimeClassName!, podName)) {
-        const who = f.pods.length === 1 ? `pod ${template.namespace}/${f.pods[0]}` : `${f.pods.length} pods (${f.pods.map((p) => `${template.namespace}/${p}`).join(', ')})`;
-        rc.add('verified', 'missing', `Node ${f.node}`, `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: f.node });
-      }
-    }
+    if (rc && podName) await nodeFailureEvidence(deps, rc, template, podName);
     return all();
   }
   const sb = readiness.sandbox!;
@@ -186,8 +180,12 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     else router.add('verified', 'unknown', `router ${plan.router.url}`, `health through the router: ${describeFailure(r, plan.probeTimeoutMs)}`, { durationMs: r.durationMs });
   }
 
-  // Runtime class: the pod ran under it, on a matching node, and isolation shows from inside.
-  if (rc && template.runtimeClassName) await isolationEvidence(deps, rc, template.runtimeClassName, pod, target, runtimeOk);
+  // Runtime class: the pod ran under it, on a matching node, and isolation shows from inside; and no sibling pod under
+  // the class failed to get a sandbox on another node (the probe may have landed on the one node that works).
+  if (rc && template.runtimeClassName) {
+    await isolationEvidence(deps, rc, template.runtimeClassName, pod, target, runtimeOk);
+    await nodeFailureEvidence(deps, rc, template, podName);
+  }
   return all();
 }
 
