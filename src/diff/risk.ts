@@ -221,7 +221,7 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
   if (p.base !== undefined && p.head?.kind === 'SandboxWarmPool' && p.fields.some((f) => f.path.startsWith('spec.sandboxTemplateRef'))) {
     const from = String(rec(rec(p.base.spec).sandboxTemplateRef).name);
     const to = String(rec(rec(p.head.spec).sandboxTemplateRef).name);
-    return [{ rule: 'warm-pool-roll', object: p.key, message: `warm pool ${String(p.head.metadata?.name)} now uses template ${to} instead of ${from} (${strategyOf(p.head)})`, details: [rollEffect(strategyOf(p.head))] }];
+    return [{ rule: 'warm-pool-roll', object: p.key, message: `warm pool ${String(p.head.metadata?.name)} now uses template ${to} instead of ${from}: pool rollout required (strategy: ${strategyOf(p.head)})`, details: [rollEffect(strategyOf(p.head))] }];
   }
   if (p.base === undefined || p.head?.kind !== 'SandboxTemplate') return [];
   if (!p.fields.some((f) => BLUEPRINT.test(f.path))) return [];
@@ -233,7 +233,7 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
     if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns || !key.startsWith(env)) continue;
     if (rec(rec(pool.spec).sandboxTemplateRef).name !== name) continue;
     const strategy = strategyOf(head.normalized(key));
-    out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: warm pool ${String(pool.metadata?.name)} rolls (${strategy})`, details: [rollEffect(strategy)] });
+    out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: pool rollout required for warm pool ${String(pool.metadata?.name)} (strategy: ${strategy})`, details: [rollEffect(strategy)] });
   }
   return out;
 }

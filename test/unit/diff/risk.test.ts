@@ -64,16 +64,16 @@ describe('risk rules', () => {
   it('warm-pool-roll names the pool and its update strategy; a label-only template edit does not roll', () => {
     const changed = template({ runtimeClassName: 'gvisor' });
     const recreate = risks([template({}), pool('Recreate')], [changed, pool('Recreate')]).find((r) => r.rule === 'warm-pool-roll');
-    expect(recreate?.message).toBe('template python changed: warm pool pool rolls (Recreate)');
+    expect(recreate?.message).toBe('template python changed: pool rollout required for warm pool pool (strategy: Recreate)');
     expect(recreate?.details[0]).toMatch(/^Recreate: unclaimed members are deleted/);
     const replenish = risks([template({}), pool()], [changed, pool()]).find((r) => r.rule === 'warm-pool-roll');
-    expect(replenish?.message).toBe('template python changed: warm pool pool rolls (OnReplenish)');
+    expect(replenish?.message).toBe('template python changed: pool rollout required for warm pool pool (strategy: OnReplenish)');
     expect(risks([template({}), pool()], [template({}, {}, { team: 'a' }), pool()])).toEqual([]);
   });
 
   it('warm-pool-roll: a pool pointed at another template', () => {
     const moved = { ...pool('Recreate'), spec: { replicas: 2, sandboxTemplateRef: { name: 'python-v2' }, updateStrategy: { type: 'Recreate' } } };
-    expect(risks([pool('Recreate')], [moved])).toEqual([expect.objectContaining({ rule: 'warm-pool-roll', message: 'warm pool pool now uses template python-v2 instead of python (Recreate)' })]);
+    expect(risks([pool('Recreate')], [moved])).toEqual([expect.objectContaining({ rule: 'warm-pool-roll', message: 'warm pool pool now uses template python-v2 instead of python: pool rollout required (strategy: Recreate)' })]);
   });
 
   it('immutable-field: a Sandbox volumeClaimTemplates change', () => {
