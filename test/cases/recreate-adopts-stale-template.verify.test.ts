@@ -3,7 +3,9 @@
  * adapter's comparison after the controller's own);
  * a claim bound to an old-template sandbox is flagged StaleAdoption.
  */
-import { poolRollout, staleness } from '../../src/verify/probes/warm-pool.js';
+import type { ProbeDeps } from '../../src/verify/probes/common.js';
+import { poolRollout, staleness, warmPoolProbe } from '../../src/verify/probes/warm-pool.js';
+import { settle } from '../../src/verify/states.js';
 
 const ready = (gen: number) => ({ conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: gen }] });
 const podTemplate = (image: string) => ({ podTemplate: { spec: { containers: [{ name: 'runtime', image }] } } });
@@ -35,6 +37,30 @@ describe('case 04 recreate-adopts-stale-template (verifier)', () => {
       stale: ['py-pool-a: podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1'],
       staleAdoptions: ['StaleAdoption: claim c7 is bound to py-pool-c (podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1)'],
     });
+  });
+
+  test('the probe renders it: configured not reached while the rollout progresses, with the counts, the stale member and the StaleAdoption', async () => {
+    // FAKE, and why: the case's live state mid-rollout (a member being deleted, an adopted old sandbox) is a moment the real
+    // controller passes through in milliseconds; the cluster test (verify-warm-pool) covers the settled states. The fake
+    // answers only the four reads the probe makes.
+    const sandboxes = [
+      member('py-pool-a', 'registry.example/runtime:1.0'),
+      member('py-pool-b', 'registry.example/runtime:1.0', { deletionTimestamp: '2026-11-29T10:00:00Z' }),
+      { ...member('py-pool-c', 'registry.example/runtime:1.0'), metadata: { name: 'py-pool-c', namespace: 'sbx', generation: 1, ownerReferences: [{ kind: 'SandboxClaim', name: 'c7', uid: 'c', controller: true }] } },
+    ];
+    const claims = [{ metadata: { name: 'c7' }, spec: { warmPoolRef: { name: 'py-pool' } }, status: { sandbox: { name: 'py-pool-c' } } }];
+    const livePool = { ...pool, status: { observedGeneration: 2, replicas: 3, readyReplicas: 3 } };
+    const cluster = {
+      getCustom: async (r: { plural: string }, name: string) => ({ kind: 'ok', value: r.plural === 'sandboxwarmpools' && name === 'py-pool' ? livePool : r.plural === 'sandboxtemplates' && name === 'py' ? template : undefined }),
+      listCustom: async (r: { plural: string }) => ({ kind: 'ok', value: r.plural === 'sandboxes' ? sandboxes : r.plural === 'sandboxclaims' ? claims : [] }),
+    };
+    const deps = { cluster, facts: { family: 'v0.5' } } as unknown as ProbeDeps;
+    const evidence = [...await warmPoolProbe(deps, { namespace: 'sbx', name: 'py-pool', template: 'py', replicas: 2 }).run(undefined as never)];
+    expect(evidence.filter((e) => e.step === 'configured').map((e) => [e.verdict, e.message])).toEqual([
+      ['missing', 'rollout progressing: updated ready 0/2 (members 1, ready 1, stale 1); stale: py-pool-a: podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1'],
+      ['missing', 'StaleAdoption: claim c7 is bound to py-pool-c (podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1)'],
+    ]);
+    expect(settle(evidence).state).toBe('compatible');
   });
 
   test('members at the current image count as updated ready only when Ready at their own generation', () => {
