@@ -105,7 +105,8 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
         progress(`${tag}: deadline passed after ${formatMs(now() - started)}`);
       } else {
         evidence.push(...outcome);
-        progress(`${tag}: done in ${formatMs(now() - started)} (${summarize(outcome)})`);
+        const counts = summarize(outcome);
+        progress(`${tag}: done in ${formatMs(now() - started)}${counts ? ` (${counts})` : ''}`);
       }
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
@@ -120,8 +121,9 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
   return evidence;
 }
 
+/** Counts per verdict, e.g. `3 proven, 1 unknown`; empty for no evidence (a probe with nothing to say prints no count). */
 function summarize(evidence: readonly Evidence[]): string {
   const counts = new Map<string, number>();
   for (const e of evidence) counts.set(e.verdict, (counts.get(e.verdict) ?? 0) + 1);
-  return [...counts].map(([k, v]) => `${v} ${k}`).join(', ') || 'no evidence';
+  return [...counts].map(([k, v]) => `${v} ${k}`).join(', ');
 }

@@ -1,9 +1,11 @@
 /**
  * Objects the workload probes create: every one carries the run's labels, is tracked here, and is deleted by
  * {@link Workload.cleanup} on success, failure and interrupt. Cleanup also sweeps by label (catching an object
- * whose create answer was lost) and reports whatever it could not delete or that is still there after the wait.
+ * whose create answer was lost) and reports whatever it could not delete or that is still there after the wait. An
+ * object whose create was refused is dropped from tracking: it does not exist, so it is never reported as left behind.
  */
 import { randomBytes } from 'node:crypto';
+import type { Result } from '../adapter/types.js';
 import type { Cluster, CustomRef } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
 
@@ -11,6 +13,18 @@ import { failure } from '../adapter/kubernetes/cluster.js';
 export const RUN_LABEL = 'agentplane.dev/verify-run';
 /** `app.kubernetes.io/managed-by` value of verify-made objects. */
 export const MANAGED_BY = 'agentplane-verify';
+
+/**
+ * Whether a create call that answered `r` may have made the object: yes for `ok`, and for a failure whose answer was
+ * lost or came from a server that may have stored it first (`timeout`, `unreachable`, `internal` 5xx, `runtime`); no for
+ * a refusal (403, 401, 404, 409, 422, 413: the API server stores nothing it refuses) or a check that ran before any call
+ * (`rejected`, `unsupported`). Pure.
+ */
+export function createMayHaveSucceeded(r: Result<unknown>): boolean {
+  if (r.kind === 'ok') return true;
+  if (r.kind !== 'failed') return false;
+  return r.error.category === 'timeout' || r.error.category === 'unreachable' || r.error.category === 'internal' || r.error.category === 'runtime';
+}
 
 interface Tracked {
   readonly ref: CustomRef;
@@ -39,13 +53,23 @@ export class Workload {
     return `verify-${this.runId}-${clean}`.slice(0, 63).replace(/-+$/, '');
   }
 
-  /** Records an object to delete at cleanup (call before creating it, so an interrupted create is still swept). */
+  /** Records an object to delete at cleanup (call before creating it, so an interrupted create is still swept; then pass the create's answer to {@link created}). */
   track(ref: CustomRef, kind: string, name: string): void {
     this.tracked.push({ ref, kind, name });
     const key = `${ref.group}/${ref.version}/${ref.plural}`;
     const entry = this.kinds.get(key) ?? { ref: { group: ref.group, version: ref.version, plural: ref.plural }, kind, namespaces: new Set<string>() };
     entry.namespaces.add(ref.namespace);
     this.kinds.set(key, entry);
+  }
+
+  /**
+   * Settles a {@link track}ed object by the answer to its create: one that cannot exist (see
+   * {@link createMayHaveSucceeded}) is no longer tracked, so cleanup neither deletes it nor reports it as left behind.
+   */
+  created(ref: CustomRef, name: string, r: Result<unknown>): void {
+    if (createMayHaveSucceeded(r)) return;
+    const i = this.tracked.findIndex((t) => t.name === name && t.ref.namespace === ref.namespace && t.ref.plural === ref.plural && t.ref.group === ref.group);
+    if (i >= 0) this.tracked.splice(i, 1);
   }
 
   /**

@@ -8,8 +8,10 @@
  *   environment pinned; only when the router Service exists (a router run outside the cluster has no pods);
  * - `template/<ns>/<name>`: pods with the template's pod labels (sandboxes and warm-pool members alike), each container
  *   the template pins.
- * Runs before the workload probes, so it sees the environment's own pods, not the verifier's probe sandboxes. Finding no
- * pod adds no evidence (a progress note says so): the other probes report missing controllers, routers and pools.
+ * Runs before the workload probes, so it sees the environment's own pods, not the verifier's probe sandboxes (a probe pod
+ * is made from the current pinned spec, so comparing it would mostly restate the pin; the skew this probe exists for is
+ * in pods made earlier). Finding no started pod adds no evidence, only one progress note naming every owner without
+ * one: the other probes report missing controllers, routers and pools.
  */
 import type { CapabilityName } from '../../adapter/types.js';
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
@@ -46,21 +48,23 @@ export function imageDigestsProbe(deps: ProbeDeps, opts: { controllerMode: 'depl
     deadlineMs: 15_000,
     async run(ctx) {
       const out: Evidence[] = [];
-      if (opts.controllerMode === 'deployment') out.push(...(await controllerPods(deps, opts.controllerImage ?? plan.controller.image ?? deps.facts.controllerImage, ctx)));
-      if (plan.router?.image) out.push(...(await routerPods(deps, plan.router.image, ctx)));
+      const idle: string[] = [];
+      if (opts.controllerMode === 'deployment') out.push(...(await controllerPods(deps, opts.controllerImage ?? plan.controller.image ?? deps.facts.controllerImage, idle)));
+      if (plan.router?.image) out.push(...(await routerPods(deps, plan.router.image, ctx, idle)));
       for (const t of templates) {
         const capability = `template/${t.namespace}/${t.name}` as const;
         const owner = `pods of template ${t.namespace}/${t.name}`;
         const pods = await deps.cluster.pods(t.namespace, selector(t.podLabels!));
         if (pods.kind !== 'ok') out.push(...new Facts(capability).failedCall('verified', owner, pods).list);
-        else out.push(...compared(capability, owner, pods.value, () => t.images!, ctx));
+        else out.push(...compared(capability, owner, pods.value, () => t.images!, idle));
       }
+      if (idle.length > 0) ctx.note(`nothing to compare for ${idle.join(', ')}: no started pod`);
       return out;
     },
   };
 }
 
-async function controllerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun): Promise<Evidence[]> {
+async function controllerPods(deps: ProbeDeps, pinned: string, idle: string[]): Promise<Evidence[]> {
   const { namespace, deployment } = deps.plan.controller;
   const owner = `pods of Deployment ${namespace}/${deployment}`;
   const d = await deps.cluster.deployment(namespace, deployment);
@@ -72,10 +76,10 @@ async function controllerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun): P
   if (Object.keys(labels).length === 0 || container === undefined) return [];
   const pods = await deps.cluster.pods(namespace, selector(labels));
   if (pods.kind !== 'ok') return new Facts('controller').failedCall('verified', owner, pods).list;
-  return compared('controller', owner, pods.value, () => ({ [container]: pinned }), ctx);
+  return compared('controller', owner, pods.value, () => ({ [container]: pinned }), idle);
 }
 
-async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun): Promise<Evidence[]> {
+async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun, idle: string[]): Promise<Evidence[]> {
   const router = deps.plan.router!;
   const owner = `router pods ${selector(router.podLabels)} in ${router.namespace}`;
   const svc = await deps.cluster.service(router.namespace, router.service);
@@ -88,12 +92,15 @@ async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun): Promi
   return compared('router', owner, pods.value, (pod) => {
     const first = (pod as PodSpecView).spec?.containers?.[0]?.name;
     return first === undefined ? {} : { [first]: pinned };
-  }, ctx);
+  }, idle);
 }
 
-/** Evidence for the pods of one owner; pins are per pod (a router's first container may be named differently per pod). */
-function compared(capability: CapabilityName, owner: string, pods: readonly Obj[], pins: (pod: Obj) => Readonly<Record<string, string>>, ctx?: ProbeRun): Evidence[] {
+/**
+ * Evidence for the pods of one owner; pins are per pod (a router's first container may be named differently per pod).
+ * An owner with no started pod gives no evidence and is added to `idle` (the probe names them all in one progress note).
+ */
+function compared(capability: CapabilityName, owner: string, pods: readonly Obj[], pins: (pod: Obj) => Readonly<Record<string, string>>, idle: string[]): Evidence[] {
   const containers = pods.flatMap((p) => startedContainers([p as PodView], pins(p)));
-  if (containers.length === 0) ctx?.note(`${owner}: no started pod to compare`);
+  if (containers.length === 0) idle.push(owner);
   return imageEvidence(capability, owner, containers);
 }

@@ -26,6 +26,7 @@ import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type Refer
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 import { isolationEvidence } from './isolation.js';
 import { describeWarning, nodeFailureEvidence, podWarnings } from './pod-events.js';
+import { runtimeClassProbe } from './runtime-class.js';
 
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
 
@@ -93,6 +94,19 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     files.proven('configured', runtimeSubject, `REST port ${template.ports.rest} reachable over ${plan.transport}`);
   } else {
     files.add('discovered', 'missing', runtimeSubject, 'the python runtime file API (multipart upload) is not probed by this verifier');
+  }
+
+  // A class that cannot run a pod (it does not exist, or no Ready node matches its scheduling) would only make the
+  // probe object wait out the ready timeout: create nothing and say why.
+  if (rc && template.runtimeClassName) {
+    const blocked = await unschedulableClass(deps, template.runtimeClassName, ctx);
+    if (blocked !== undefined) {
+      const why = `not tried: ${blocked}, so no probe sandbox from this template could start; none was created`;
+      ctx.note(why);
+      for (const f of [t, wp]) f?.add('verified', 'missing', runtimeSubject, why);
+      for (const f of [exec, files, api, ctrl, ext, rc]) f?.add('verified', 'unknown', runtimeSubject, why);
+      return all();
+    }
   }
 
   // Create the probe object: on v0.5 a claim (the client path) on the declared pool, or on a one-replica pool of our
@@ -190,6 +204,21 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
 }
 
 /**
+ * Why no pod can run under RuntimeClass `name`, or undefined when nothing says so. Read from the runtime-class probe's
+ * evidence (runtime-class.ts): `missing` at discovered (the class does not exist) or at compatible (no Ready node
+ * matches its scheduling). A class the plan does not declare has no such probe, so the same check runs here. A class
+ * that could not be read (403, timeout) is `unknown` there, not a reason to skip.
+ */
+export async function unschedulableClass(deps: ProbeDeps, name: string, ctx: ProbeRun): Promise<string | undefined> {
+  const capability = `runtime-class/${name}`;
+  const evidence = deps.plan.runtimeClasses.includes(name) ? ctx.evidence : await runtimeClassProbe(deps, name).run(ctx);
+  const blocked = evidence.find((e) => e.capability === capability && e.verdict === 'missing' && (e.step === 'discovered' || e.step === 'compatible'));
+  if (blocked === undefined) return undefined;
+  if (blocked.step === 'discovered') return `RuntimeClass ${name} does not exist`;
+  return `RuntimeClass ${name} has no Ready node matching its scheduling (${blocked.message.replace(/^no Ready node matches its scheduling: /, '')})`;
+}
+
+/**
  * Proves execution over the client's transport: two distinct nonce commands (`echo <nonce>`), each under its own
  * deadline; both must answer exit 0 with exactly the nonce. Adds `verified` evidence to `exec` and returns whether
  * both did. A silent or hanging runtime gives `unknown` (state stays configured), a wrong answer `missing`.
@@ -284,6 +313,7 @@ async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: 
   deps.workload.track(sref, 'Sandbox', name);
   ctx.note(`creating probe Sandbox ${template.namespace}/${name}`);
   const created = await deps.cluster.createCustom(sref, body);
+  deps.workload.created(sref, name, created);
   if (created.kind !== 'ok') return { ready: false, why: `could not create probe Sandbox ${name}: ${created.kind === 'failed' ? created.error.message : created.kind}`, waitedMs: Date.now() - started };
   const family = deps.facts.family;
   let last = 'no status yet';
@@ -323,6 +353,7 @@ async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: W
       metadata: { name, namespace: template.namespace, labels: deps.workload.labels() } as Obj['metadata'],
       spec: { replicas: 1, sandboxTemplateRef: { name: template.name } },
     });
+    deps.workload.created(pref, name, made);
     if (made.kind !== 'ok') return { ready: false, why: `could not create probe SandboxWarmPool ${name}: ${made.kind === 'failed' ? made.error.message : made.reason}`, waitedMs: Date.now() - started };
     pool = { namespace: template.namespace, name, template: template.name, replicas: 1 };
   }
@@ -333,6 +364,7 @@ async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: W
   deps.workload.track(cref, 'SandboxClaim', claimName);
   ctx.note(`creating probe SandboxClaim ${pool.namespace}/${claimName} on pool ${pool.name}`);
   const created = await sessions.createFromTemplate({ namespace: pool.namespace, template: template.name, warmPool: pool.name }, '', operationId);
+  deps.workload.created(cref, claimName, created);
   if (created.kind !== 'ok') return { ready: false, why: `could not create probe claim on ${pool.name}: ${created.kind === 'failed' ? created.error.message : created.reason}`, waitedMs: Date.now() - started };
   // 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the claim.
   // While the claim sits at TemplateNotFound/WarmPoolNotFound, wait at most the grace (case 05): the watch sees no event

@@ -39,6 +39,14 @@ describe('runProbes', () => {
     expect(lines.some((l) => /^\[2\/2\] second: done in \d+ms \(1 proven\)$/.test(l))).toBe(true);
   });
 
+  test('a probe with nothing to say prints its time and no count (no "no evidence" noise)', async () => {
+    const lines: string[] = [];
+    const ev = await runProbes([probe('quiet', [], async () => [])], { progress: (l) => lines.push(l) });
+    expect(ev).toEqual([]);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^\[1\/1\] quiet: done in \d+ms$/);
+  });
+
   test('a probe past its deadline yields unknown evidence and its signal aborts', async () => {
     let aborted = false;
     const ev = await runProbes(
