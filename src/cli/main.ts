@@ -8,10 +8,11 @@ import { directoryOrNew, existingDirectory } from './arg-parsers.js';
 import { describeError, exitCodeFor, UsageError } from './errors.js';
 import { exitCodeHelp } from './exit-codes.js';
 
-// `agentplane ... | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+// `agentplane ... | head` closes the pipe early: drop the rest of the output quietly and let the command finish, so
+// its own exit code (e.g. diff's 1 for changes) still reaches `${PIPESTATUS[0]}` / `set -o pipefail`.
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  throw err;
+  if (err.code !== 'EPIPE') throw err;
+  process.stdout.write = () => true;
 });
 
 const program = new Command('agentplane')

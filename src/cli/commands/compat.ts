@@ -7,7 +7,9 @@
  * Like is compared with like: the controller by where it runs (in the cluster, or out of it as the test harness's local
  * process) and its release; a part the environment does not deploy (no router, no templates) is `not deployed`, not
  * a coverage gap.
- * Exit codes: 0 every comparable deployed part was covered by a tested combination, 1 some part was not, 2 error.
+ * Exit codes: 0 every comparable deployed part was covered by a tested combination, 1 some part was not, 2 error —
+ * including a cluster that could not be used (unreachable, no answer in time, credentials refused: error on stderr, no
+ * worksheet) and reads it refused (e.g. 403: the worksheet of what could be read, each failed read named on stderr).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,8 +20,10 @@ import { releaseFacts, type ReleaseTag } from '../../releases/index.js';
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { planFromDescriptor, readEnvironment, TUPLE_KEYS, type CompatibilityTuple } from '../../verify/index.js';
 import { readTuple } from '../../verify/tuple-reader.js';
+import type { AdapterError } from '../../adapter/types.js';
 import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
+import { recordFailedReads, type FailedRead } from '../failed-reads.js';
 
 /** One tested combination: the tuple a cluster test run saw and how the run ended. */
 export const MatrixRowSchema = z.object({
@@ -96,6 +100,34 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
   });
 }
 
+/** Failure categories of the first read (`/version`) that make the cluster unusable for every other read. */
+const UNUSABLE: ReadonlySet<string> = new Set(['unreachable', 'timeout', 'unauthenticated']);
+
+/** The cluster could not be used at all (unreachable, no answer in time, credentials refused): no worksheet is printed. */
+class ClusterUnusableError extends Error {
+  override readonly name = 'ClusterUnusableError';
+  readonly hint: string;
+  /** The adapter's category (`unreachable`, `timeout`, `unauthenticated`). */
+  readonly category: string;
+  constructor(error: AdapterError) {
+    super(`cannot use the cluster for the worksheet: ${error.message}`);
+    this.category = error.category;
+    this.hint = error.hint ?? 'check that the cluster is running and that the kubeconfig server address and credentials are right';
+  }
+}
+
+/** stderr text for a worksheet with failed reads: the parts they left unknown, each failed read, and their hints. */
+function incompleteMessage(tuple: CompatibilityTuple, failed: readonly FailedRead[]): string {
+  const messages = new Set(failed.map((f) => f.error.message));
+  const unknown = TUPLE_KEYS.filter((k) => tuple[k].value === 'unknown' && messages.has(tuple[k].source));
+  const hints = [...new Set(failed.map((f) => f.error.hint).filter((h): h is string => h !== undefined && h.length > 0))];
+  return [
+    `error: the worksheet is incomplete: ${failed.length} cluster read(s) failed${unknown.length > 0 ? `, leaving ${unknown.join(', ')} unknown` : ''}:`,
+    ...failed.map((f) => `  ${f.call}: ${f.error.message}`),
+    `hint: ${hints.length > 0 ? hints.join('; ') : 'run compat with an identity that may read these objects'}`,
+  ].join('\n');
+}
+
 function readMatrix(file: URL | string): Matrix {
   if (!existsSync(file)) return { generatedBy: 'none: no matrix file', rows: [] };
   return MatrixSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
@@ -120,16 +152,27 @@ export function registerCompat(program: Command): void {
     .option('--matrix <file>', 'tested-combinations matrix (default: test/compat/matrix.json of this package)', existingFile)
     .addOption(new Option('--controller <mode>', 'where the controller runs').choices(['deployment', 'external']).default('deployment'))
     .addOption(new Option('-o, --output <format>', 'output format').choices(['markdown', 'json']).default('markdown'))
-    .addHelpText('after', '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not, 2 error.')
+    .addHelpText('after', '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not, 2 error (also when the cluster could not be used, or refused some reads: the parts those reads left unknown are no answer; each failed read is named on stderr).')
     .action(async (flags: { env?: string; kubeconfig?: string; context?: string; matrix?: string; controller: 'deployment' | 'external'; output: 'markdown' | 'json' }) => {
       try {
         const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
         const plan = planFromDescriptor(descriptor, path.dirname(file), { transport: 'port-forward' });
         const client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
-        const tuple = await readTuple(new Cluster(client), plan, flags.controller);
+        const { cluster, failed } = recordFailedReads(new Cluster(client));
+        // A cluster that cannot be used at all gives no worksheet: every live part would be unknown.
+        const reach = await cluster.version();
+        if (reach.kind === 'failed' && UNUSABLE.has(reach.error.category)) throw new ClusterUnusableError(reach.error);
+        const tuple = await readTuple(cluster, plan, flags.controller);
         const matrix = readMatrix(flags.matrix ?? MATRIX_FILE);
         const rows = worksheet(tuple, plan.release, matrix);
-        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ environment: plan.environment, release: plan.release, context: client.context, rows }, null, 2)}\n` : markdown(plan.release, plan.environment, rows, matrix));
+        const failedReads = failed.map((f) => ({ call: f.call, category: f.error.category, message: f.error.message }));
+        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ environment: plan.environment, release: plan.release, context: client.context, rows, failedReads }, null, 2)}\n` : markdown(plan.release, plan.environment, rows, matrix));
+        if (failed.length > 0) {
+          // Parts left unknown by a failed call are no answer: exit 2, naming each failed read, never 0 or 1.
+          process.stderr.write(`${incompleteMessage(tuple, failed)}\n`);
+          process.exitCode = 2;
+          return;
+        }
         process.exitCode = rows.some((r) => r.tested === 'no') ? 1 : 0;
       } catch (err) {
         process.stderr.write(`${describeError(err)}\n`);

@@ -1,0 +1,37 @@
+/**
+ * Records the calls of the adapter's {@link Cluster} that failed, for a command that renders what a reader made of
+ * them (verify's tuple reader turns a failed read into an `unknown` entry): `compat` then names the failed reads and
+ * exits 2 instead of presenting a worksheet with unknown parts as an answer.
+ */
+import type { Cluster } from '../adapter/kubernetes/cluster.js';
+import type { AdapterError } from '../adapter/types.js';
+
+/** One call the cluster did not answer: the Cluster method with its arguments (e.g. `crd sandboxes.agents.x-k8s.io`) and the classified error. */
+export interface FailedRead {
+  readonly call: string;
+  readonly error: AdapterError;
+}
+
+/**
+ * `cluster` seen through a proxy that appends every call answering a `failed` Result to `failed`, in completion order.
+ * Results are passed through unchanged; calls a method makes on its own instance are not recorded twice.
+ */
+export function recordFailedReads(cluster: Cluster): { readonly cluster: Cluster; readonly failed: FailedRead[] } {
+  const failed: FailedRead[] = [];
+  const proxy = new Proxy(cluster, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || typeof prop !== 'string') return value;
+      return (...args: unknown[]): unknown => {
+        const out: unknown = value.apply(target, args);
+        if (!(out instanceof Promise)) return out;
+        return out.then((r: unknown) => {
+          const result = r as { kind?: string; error?: AdapterError } | null;
+          if (result?.kind === 'failed' && result.error !== undefined) failed.push({ call: [prop, ...args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))].join(' '), error: result.error });
+          return r;
+        });
+      };
+    },
+  });
+  return { cluster: proxy, failed };
+}
