@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { connect } from './helpers.js';
+import { writeKubeconfig } from './adapter/kube-env.js';
+import { connect, freshNamespace } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -39,4 +40,47 @@ test('out-of-cluster controller of the pinned release is covered; no router is "
   ]);
   expect(out.rows.find((row) => row.part === 'controller')!.live).toBe('out-of-cluster (assumed v0.5.6, the pinned release)');
   expect(r.status).toBe(0);
+}, 90_000);
+
+function compat(kubeconfig: string): { status: number | null; stdout: string; stderr: string } {
+  return spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'compat', '--env', envDir(), '--kubeconfig', kubeconfig, '-o', 'json'], { encoding: 'utf8', cwd: ROOT, timeout: 60_000 });
+}
+
+test('credentials refused (401): exit 2 before any worksheet, naming the user and never the token', () => {
+  const c = connect();
+  const token = 'not-a-valid-token-compat-7c1e';
+  const r = compat(writeKubeconfig(c.info, 'ci', { token }));
+  expect(r.stdout).toBe('');
+  expect(r.stderr).toMatch(/^error: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/);
+  expect(r.stderr).toMatch(/\nhint: .+\n$/);
+  expect(r.stderr).not.toContain(token);
+  expect(r.status).toBe(2);
+}, 90_000);
+
+test('a ServiceAccount with no rights (403): the worksheet of what could be read, each refused read named, exit 2', async () => {
+  const c = connect();
+  const ns = await freshNamespace(c, 'compat-cli-403');
+  try {
+    await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'nobody' } } });
+    const tr = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'nobody', body: { spec: { audiences: [], expirationSeconds: 600 } } });
+    const r = compat(writeKubeconfig(c.info, 'nobody-user', { token: tr.status!.token }));
+    const out = JSON.parse(r.stdout) as { rows: Array<{ part: string; live: string }>; failedReads: Array<{ call: string; category: string }> };
+    // /version needs no grant; everything else the worksheet reads is refused.
+    expect(out.rows.find((row) => row.part === 'kubernetes')!.live).toMatch(/^v1\.\d+\.\d+/);
+    expect(out.failedReads).toEqual([
+      { call: 'crd sandboxes.agents.x-k8s.io', category: 'forbidden', message: expect.stringContaining(`system:serviceaccount:${ns}:nobody`) },
+      { call: 'crd sandboxclaims.extensions.agents.x-k8s.io', category: 'forbidden', message: expect.any(String) },
+      { call: 'deployment agent-sandbox-system agent-sandbox-controller', category: 'forbidden', message: expect.any(String) },
+      { call: 'nodes', category: 'forbidden', message: expect.any(String) },
+      { call: 'daemonSets kube-system', category: 'forbidden', message: expect.any(String) },
+    ]);
+    const lines = r.stderr.split('\n');
+    expect(lines[0]).toBe('error: the worksheet is incomplete: 5 cluster read(s) failed, leaving crdRelease, controller, extensions, containerRuntime, cni unknown:');
+    expect(lines[1]).toMatch(/^  crd sandboxes\.agents\.x-k8s\.io: forbidden: user "nobody-user" \(context "ctx"\) may not get customresourcedefinitions\.apiextensions\.k8s\.io/);
+    expect(lines[4]).toMatch(/^  nodes: forbidden: .* may not list nodes/);
+    expect(lines[6]).toMatch(/^hint: ./);
+    expect(r.status).toBe(2);
+  } finally {
+    await c.core.deleteNamespace({ name: ns });
+  }
 }, 90_000);
