@@ -17,7 +17,7 @@ import { defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, s
 import {
   EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
 } from '../../verify/index.js';
-import { exitCodeFor } from '../errors.js';
+import { describeError, exitCodeFor } from '../errors.js';
 import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 
@@ -89,7 +89,8 @@ export function registerVerify(program: Command): void {
         client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
       } catch (err) {
         if (err instanceof KubeconfigError) {
-          process.stderr.write(`error: could not run: ${err.message}\nhint: ${err.hint}\n`);
+          // a usage error (exit 2): the message once, its hint only when the message does not already end with it
+          process.stderr.write(`${describeError(err)}\n(run agentplane verify --help for usage)\n`);
           process.exitCode = ExitCode.usage;
           return;
         }
@@ -121,7 +122,7 @@ export function registerVerify(program: Command): void {
         process.exitCode = report.outcome === 'verified' ? ExitCode.ok : notVerifiedExitCode(report);
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
-          process.stderr.write(`error: could not run: ${err.message}\nhint: ${err.hint}\n`);
+          process.stderr.write(`${describeError(err).replace(/^error: /, 'error: could not run: ')}\n`);
           process.exitCode = exitCodeFor(err);
           return;
         }

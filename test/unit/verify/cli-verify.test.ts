@@ -50,7 +50,7 @@ describe('agentplane verify exit codes', () => {
   test('a context that is not in the kubeconfig: a usage error (exit 2) naming it', () => {
     const r = cli(['verify', '--env', envDir(), '--kubeconfig', kubeconfig('https://127.0.0.1:1'), '--context', 'nope']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/could not run: context "nope" is not in kubeconfig .* \(contexts: test\)/);
+    expect(r.stderr).toMatch(/^error: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts\n\(run agentplane verify --help for usage\)\n$/);
   }, 60_000);
 
   test('an invalid descriptor: exit 4 with a hint', () => {
