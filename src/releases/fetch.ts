@@ -54,14 +54,27 @@ export function upstreamUrl(commit: string, path: string): string {
 }
 
 /**
+ * A mirror directory that was named (`--mirror`, AGENTPLANE_MIRROR) but does not exist. A SourceUnreachableError (CLI
+ * exit 3) whose hint says what to set instead: the network has nothing to do with it.
+ */
+export class MirrorDirectoryMissingError extends SourceUnreachableError {
+  override readonly hint: string;
+  constructor(root: string) {
+    super(`mirror ${root}`, new Error('the mirror directory does not exist'));
+    this.hint = `${root} does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, or unset AGENTPLANE_MIRROR to use the default (../shared/agent-sandbox/releases when it exists, else the upstream files at the pinned commit)`;
+    this.message = `cannot reach release source mirror ${root}: the mirror directory does not exist\n  hint: ${this.hint}`;
+  }
+}
+
+/**
  * Reads `<dir>/<tag>/<mirrorPath>`; a missing file is MissingFileError.
- * @throws SourceUnreachableError at once when `dir` is not a directory, even if every file is cached: a mirror that
+ * @throws MirrorDirectoryMissingError (a SourceUnreachableError) at once when `dir` is not a directory, even if every file is cached: a mirror that
  *   was named (`--mirror`, AGENTPLANE_MIRROR) but does not exist is refused, never silently unused.
  */
 export function mirrorSource(dir: string): FileSource {
   const root = resolve(dir);
   const name = `mirror ${root}`;
-  if (!isDirectory(root)) throw new SourceUnreachableError(name, new Error('the mirror directory does not exist'));
+  if (!isDirectory(root)) throw new MirrorDirectoryMissingError(root);
   return {
     name,
     async read(facts, file) {
