@@ -51,8 +51,9 @@ export interface EnvironmentSynthesis {
   /** Things the person applying the files of `<name>/` must know (server-side apply, size warnings). */
   readonly notes: readonly string[];
   /**
-   * The same notes for output written as one YAML stream (`agentplane synth --stdout`): no `<name>/` files exist
-   * there, so the server-side apply note speaks of the stream (`kubectl apply --server-side -f -`) instead.
+   * The notes for output written as one YAML stream (`agentplane synth --stdout`): no `<name>/` files exist there, and
+   * a stream holding CRDs and objects of their kinds applies in one go only to a cluster that already has the CRDs,
+   * so the first note says so (and to use the phase files on a fresh cluster).
    */
   readonly streamNotes: readonly string[];
   /** Images by role, for the lock file. */
@@ -170,6 +171,14 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
             `${how} (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)`,
         ];
 
+  // One stream holds CRDs and objects of their kinds: on a fresh cluster those objects are refused (no such kind)
+  // until the CRDs are established, so the stream applies in one go only where the CRDs already are.
+  const crdGroups = new Set(rendered.filter((i) => i.object.kind === 'CustomResourceDefinition').map((i) => (i.object.spec as { group?: string } | undefined)?.group));
+  const streamOrderNote = rendered.some((i) => i.object.kind !== 'CustomResourceDefinition' && crdGroups.has(apiGroup(i.object.apiVersion)))
+    ? ['the stream holds CRDs and objects of their kinds: apply it in one go (kubectl apply --server-side -f -) only to a cluster that already has these CRDs established; ' +
+        'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order']
+    : [];
+
   const objects = [...rendered].sort(compareObjects);
   const files: SynthesizedFile[] = [];
   const cacheRoot = releaseCacheRoot(release);
@@ -186,7 +195,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     objects,
     files,
     notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes],
-    streamNotes: [...ssaNote('apply the stream with kubectl apply --server-side -f -'), ...sizeNotes],
+    streamNotes: [...streamOrderNote, ...ssaNote('apply them with kubectl apply --server-side'), ...sizeNotes],
     images: descriptor.images,
   };
 }

@@ -6,7 +6,7 @@
  * `router`, `template/<namespace>/<name>/<container>`); all environments of one module must pin the same release.
  */
 import { readdirSync, existsSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { AgentEnvironment } from '../../constructs/index.js';
@@ -81,6 +81,9 @@ export function registerSynth(program: Command): void {
       if (flags.stdout === true && (flags.output === 'table' || flags.output === 'markdown') && cmd.getOptionValueSource('output') === 'cli') {
         cmd.error('error: --stdout writes manifests: use -o yaml (default) or -o json', { exitCode: 2 });
       }
+      if (flags.stdout === true && cmd.getOptionValueSource('out') === 'cli') {
+        cmd.error('error: --stdout writes no files, so --out has no effect: give one of them (--out DIR writes the phase files, which a fresh cluster needs)', { exitCode: 2 });
+      }
       const fetchOpts = globalOptions(cmd);
       const results: ModuleResult[] = [];
       const names = new Map<string, string>();
@@ -113,7 +116,8 @@ export function registerSynth(program: Command): void {
       for (const r of results) {
         for (const s of r.syntheses) {
           writeSynthesis(outDir, s);
-          const dir = relative(process.cwd(), join(outDir, s.name)) || '.';
+          // as given: an absolute --out stays absolute, a relative one stays relative to the working directory
+          const dir = isAbsolute(flags.out) ? join(outDir, s.name) : relative(process.cwd(), join(outDir, s.name)) || '.';
           rows.push([s.name, s.release.facts.tag, s.objects.length, s.files.length, dir, `${r.lock} ${relative(process.cwd(), r.lockPath)}`]);
           data.push({ environment: s.name, release: s.release.facts.tag, commit: s.release.facts.commit, objects: s.objects.length, files: s.files.map((f) => join(dir, f.path.slice(s.name.length + 1))), lock: { path: r.lockPath, outcome: r.lock }, notes: s.notes });
         }

@@ -58,7 +58,7 @@ describe('agentplane synth', () => {
     const docs = a.stdout.split(/^---\n/m).slice(1);
     expect(docs).toHaveLength(19);
     expect(docs.every((d) => d.startsWith('apiVersion: '))).toBe(true);
-    expect(a.stderr).toMatch(/^note: dev-gvisor: .*ServerSideApply=true/);
+    expect(a.stderr).toMatch(/^note: dev-gvisor: .*ServerSideApply=true/m);
   }, 180_000);
 
   test('--stdout: stdout holds YAML objects only; the notes go to stderr and speak of the stream, never of files', () => {
@@ -71,16 +71,18 @@ describe('agentplane synth', () => {
     for (const o of objects) {
       expect(o).toEqual(expect.objectContaining({ apiVersion: expect.any(String), kind: expect.any(String), metadata: expect.objectContaining({ name: expect.any(String) }) }));
     }
+    const order = 'the stream holds CRDs and objects of their kinds: apply it in one go (kubectl apply --server-side -f -) only to a cluster that already has these CRDs established; ' +
+      'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order';
     const ssa = 'sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: pinned manifests larger than 256 KiB, annotated argocd.argoproj.io/sync-options: ServerSideApply=true; ' +
-      'apply the stream with kubectl apply --server-side -f - (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)';
-    expect(r.stderr.split('\n')).toEqual([`note: dev-gvisor: ${ssa}`, `note: prod-kata: ${ssa}`, '']);
+      'apply them with kubectl apply --server-side (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)';
+    expect(r.stderr.split('\n')).toEqual([`note: dev-gvisor: ${order}`, `note: dev-gvisor: ${ssa}`, `note: prod-kata: ${order}`, `note: prod-kata: ${ssa}`, '']);
     expect(r.stderr).not.toMatch(/apply the files/);
 
     const j = run(['--cache-dir', tmp('cache'), 'synth', DEV, '--stdout', '-o', 'json']);
     expect(j.code).toBe(0);
     const list = JSON.parse(j.stdout) as { apiVersion: string; kind: string; items: unknown[] };
     expect([list.apiVersion, list.kind, list.items.length]).toEqual(['v1', 'List', 19]);
-    expect(j.stderr).toBe(`note: dev-gvisor: ${ssa}\n`);
+    expect(j.stderr).toBe(`note: dev-gvisor: ${order}\nnote: dev-gvisor: ${ssa}\n`);
   }, 180_000);
 
   test('one flipped byte in a mirrored file stops synthesis with exit 3, naming the file and both hashes', () => {
