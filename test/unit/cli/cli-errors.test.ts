@@ -5,7 +5,7 @@
  */
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MIRROR } from '../constructs/fixture.js';
@@ -127,6 +127,40 @@ describe('a mirror that does not exist is refused even when the cache is warm', 
     const fromEnv = cli(['--cache-dir', cache, 'synth', DEV, '--stdout'], { env: { AGENTPLANE_MIRROR: '/nonexistent' } });
     expect(fromEnv.status).toBe(3);
     expect(fromEnv.stderr).toContain('error: cannot reach release source mirror /nonexistent: the mirror directory does not exist');
+    // the hint is about the directory, not the network
+    expect(fromEnv.stderr).toContain('hint: /nonexistent does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, or unset AGENTPLANE_MIRROR');
+    expect(fromEnv.stderr).not.toMatch(/network/);
     expect(fromEnv.stdout).toBe('');
+  });
+});
+
+describe('kubeconfig context and synth output flags', () => {
+  test('verify --context nope: exit 2, the message and its hint once, not "could not run"', () => {
+    const { cwd, kubeconfig } = twoEnvironments();
+    const r = cli(['verify', '--env', path.join(cwd, 'dist/dev-gvisor'), '--kubeconfig', kubeconfig, '--context', 'nope'], { cwd });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`error: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts\n(run agentplane verify --help for usage)\n`);
+  });
+
+  test('synth --stdout --out DIR: exit 2, nothing written', () => {
+    const out = tmp('out');
+    const r = cli(['synth', DEV, '--stdout', '--out', out]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('error: --stdout writes no files, so --out has no effect: give one of them');
+    expect(r.stderr).toContain('(run agentplane synth --help for usage)');
+    expect(r.stdout).toBe('');
+    expect(readdirSync(out)).toEqual([]);
+  });
+
+  test('synth --out with an absolute path shows it as given; a relative one stays relative', () => {
+    const out = tmp('abs');
+    const abs = cli(['synth', DEV, '--out', out, '-o', 'json']);
+    expect(abs.status).toBe(0);
+    const files = (JSON.parse(abs.stdout) as { environments: Array<{ files: string[] }> }).environments[0]!.files;
+    expect(files.length).toBeGreaterThan(1);
+    for (const f of files) expect(f.startsWith(`${out}/dev-gvisor/`)).toBe(true);
+    expect(cli(['synth', DEV, '--out', out]).stdout).toContain(`│ ${path.join(out, 'dev-gvisor')} `);
+    const cwd = tmp('rel');
+    expect(cli(['synth', DEV, '--out', 'build'], { cwd }).stdout).toContain('│ build/dev-gvisor ');
   });
 });
