@@ -12,7 +12,10 @@
  * reports from inside (isolation.ts: gVisor's `dmesg` starts with its boot line; Kata: `uname -r` differs from the node's kernel), else it stays
  * below verified naming the missing acceptance test. A probe that never gets Ready carries its pod's Warning events
  * (pod-events.ts), and a runtime class gets one `missing` line per node where pods under it got FailedCreatePodSandBox
- * (case 12). The objects are deleted by the run's cleanup.
+ * (case 12). A template under a RuntimeClass that cannot run a pod (it does not exist, or no Ready node matches its
+ * scheduling: runtime-class.ts) gets no probe object: its `verified` step is `missing`, the other capabilities' `unknown`,
+ * each saying "not tried: …", and the probe finishes at once instead of waiting out the ready timeout. The objects are
+ * deleted by the run's cleanup; an object whose create was refused is not tracked (workload.ts).
  */
 import { claimPhase, sandboxPhase, type ClaimObject, type MissingReference, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import { KubeSessions, sessionName } from '../../adapter/kubernetes/sessions.js';

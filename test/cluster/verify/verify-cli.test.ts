@@ -59,6 +59,9 @@ test('every required capability reached: exit 0, JSON report in the stable schem
   expect(report.capabilities.find((x) => x.name === 'network-isolation')!.next).toMatch(/acceptance test missing: netpol-enforcement/);
   expect(r.stderr).toMatch(/\[\d+\/\d+\] workload\/vfycli-\w+\/ok: running/);
   expect(r.stderr).toMatch(/cleanup: deleting objects labelled agentplane\.dev\/verify-run=/);
+  // the images probe runs before any probe pod exists: at most one note, no per-owner lines, no "no evidence" count
+  expect(r.stderr.split('\n').filter((l) => /\] images: nothing to compare for /.test(l)).length).toBeLessThanOrEqual(1);
+  expect(r.stderr).not.toMatch(/no started pod to compare|no evidence/);
   const xml = readFileSync(junit, 'utf8');
   expect((xml.match(/<testcase /g) ?? []).length).toBe(9);
   expect(xml).toContain('failures="0"');
@@ -102,6 +105,11 @@ test('case 22: credentials the API server refuses (401) exit 8; an identity with
   expect(forbidden.length).toBeGreaterThan(0);
   expect(forbidden[0]!.message).toMatch(/may not (get|list|create) .*\(a 403 proves nothing either way\)$/);
   expect(report.capabilities.every((x) => x.state !== 'verified' || x.evidence.every((e) => e.cause !== 'forbidden'))).toBe(true);
+  // every create was refused, so nothing exists: nothing may be reported as left behind
+  expect(refused.stderr).toMatch(/creating probe SandboxWarmPool [\w-]+\/verify-\w{6}-p-ok/);
+  expect(JSON.stringify(report.capabilities)).toMatch(/could not create probe SandboxWarmPool verify-\w{6}-p-ok: /);
+  expect(report.leftovers).toEqual([]);
+  expect(refused.stderr).not.toMatch(/left behind/);
 }, 300_000);
 
 test('SIGINT while the probe claim is waiting: probes stop, the claim and pool are deleted, exit 6', async () => {

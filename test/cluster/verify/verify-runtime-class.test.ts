@@ -2,6 +2,7 @@
  * Case 12 on the cluster: a RuntimeClass moves discovered → compatible only when a Ready node matches its scheduling,
  * configured when a template references it, and stays below verified when isolation cannot be seen from inside the
  * sandbox (the test cluster runs sandboxd natively: its dmesg never names gVisor), naming the missing acceptance test.
+ * A template under a class no Ready node matches, or under one that does not exist, gets no probe object and no wait.
  */
 import * as k8s from '@kubernetes/client-node';
 import { runVerify } from '../../../src/verify/index.js';
@@ -10,6 +11,7 @@ import { kwokNode } from '../../../test-cluster/nodes.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { EXT, plan, sandboxdTemplate, templatePlan } from './verifier-env.js';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
+import { RUN_LABEL } from '../../../src/verify/workload.js';
 
 let c: Cluster;
 let ns: string;
@@ -17,6 +19,7 @@ const suffix = Math.random().toString(36).slice(2, 7);
 const matching = `vfy-runsc-${suffix}`;
 const orphan = `vfy-orphan-${suffix}`;
 const nodeName = `kwok-vfy-${suffix}`;
+const absent = `vfy-absent-${suffix}`;
 const nodeApi = () => c.kc.makeApiClient(k8s.NodeV1Api);
 
 beforeAll(async () => {
@@ -27,6 +30,8 @@ beforeAll(async () => {
   await nodeApi().createRuntimeClass({ body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: matching }, handler: 'runsc', scheduling: { nodeSelector: { [label]: 'true' } } } });
   await nodeApi().createRuntimeClass({ body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: orphan }, handler: 'runsc', scheduling: { nodeSelector: { 'agentplane.dev/no-such-node': 'true' } } } });
   await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'gv', 'sandboxd', matching) });
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'stranded', 'sandboxd', orphan) });
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'nameless', 'sandboxd', absent) });
 }, 60_000);
 
 afterAll(async () => {
@@ -48,3 +53,37 @@ test('matching node: compatible → configured; the pod ran under it but isolati
   expect(o.state).toBe('discovered');
   expect(o.next).toMatch(/^compatible not reached: no Ready node matches its scheduling: .*kwok-node-0 lacks label agentplane\.dev\/no-such-node=true/);
 }, 180_000);
+
+test('a class no Ready node matches, and a class that does not exist: the workload probe creates nothing, says why and finishes at once', async () => {
+  // `orphan` is declared (its runtime-class probe runs first); `absent` is not (the workload probe checks it itself).
+  const p = plan(c, [templatePlan(ns, 'stranded', orphan), templatePlan(ns, 'nameless', absent)], {
+    runtimeClasses: [orphan],
+    requirements: requirementsFor([`runtime-class/${orphan}`, `template/${ns}/stranded`, `template/${ns}/nameless`, 'runtime-exec']),
+  });
+  const lines: string[] = [];
+  const runId = Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0');
+  const started = Date.now();
+  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: (l) => lines.push(l), runId });
+  const tookMs = Date.now() - started;
+  expect(tookMs).toBeLessThan(20_000); // the ready timeout is 60 s: nothing waited for a sandbox
+  const stranded = report.capabilities.find((r) => r.name === `template/${ns}/stranded`)!;
+  const strandedWhy = `not tried: RuntimeClass ${orphan} has no Ready node matching its scheduling (`;
+  expect(stranded.evidence.filter((e) => e.step === 'verified').map((e) => [e.verdict, e.message.slice(0, strandedWhy.length)])).toEqual([['missing', strandedWhy]]);
+  expect(stranded.next).toMatch(/^verified not reached: not tried: RuntimeClass vfy-orphan-\w+ has no Ready node matching its scheduling \(.*kwok-node-0 lacks label agentplane\.dev\/no-such-node=true.*\), so no probe sandbox from this template could start; none was created$/);
+  const nameless = report.capabilities.find((r) => r.name === `template/${ns}/nameless`)!;
+  expect(nameless.evidence.filter((e) => e.step === 'verified').map((e) => [e.verdict, e.message])).toEqual([
+    ['missing', `not tried: RuntimeClass ${absent} does not exist, so no probe sandbox from this template could start; none was created`],
+  ]);
+  const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
+  expect(exec.state).toBe('configured');
+  expect(exec.evidence.filter((e) => e.step === 'verified').every((e) => e.verdict === 'unknown' && e.message.startsWith('not tried: RuntimeClass '))).toBe(true);
+  expect(lines.filter((l) => /workload\/.*: not tried: RuntimeClass /.test(l))).toHaveLength(2);
+  expect(lines.some((l) => /creating probe/.test(l))).toBe(false);
+  expect(report.leftovers).toEqual([]);
+  for (const plural of ['sandboxwarmpools', 'sandboxclaims']) {
+    const list = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural, labelSelector: `${RUN_LABEL}=${runId}` })) as { items: unknown[] };
+    expect({ plural, items: list.items.length }).toEqual({ plural, items: 0 });
+  }
+  const sandboxes = (await c.custom.listNamespacedCustomObject({ group: 'agents.x-k8s.io', version: 'v1beta1', namespace: ns, plural: 'sandboxes', labelSelector: `${RUN_LABEL}=${runId}` })) as { items: unknown[] };
+  expect(sandboxes.items).toHaveLength(0);
+}, 60_000);

@@ -5,7 +5,6 @@
  * port-forward, which needs a kubelet the test cluster lacks) and answers health through the router; a Ready sandbox whose
  * runtime is silent, or hangs past the deadline, stays `configured` with the reason; every probe object is deleted.
  */
-import * as k8s from '@kubernetes/client-node';
 import { loadRelease, type LoadedRelease } from '../../../src/releases/index.js';
 import { runVerify, RUN_LABEL } from '../../../src/verify/index.js';
 import type { VerifyReport } from '../../../src/verify/report.js';
@@ -23,15 +22,15 @@ beforeAll(async () => {
   for (const [name, mode] of [['healthy', 'sandboxd'], ['silent', 'none'], ['hanging', 'hang']] as const) {
     await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, name, mode) });
   }
-  await c.kc.makeApiClient(k8s.NodeV1Api).createRuntimeClass({ body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: `${ns}-nowhere` }, handler: 'runsc', scheduling: { nodeSelector: { 'agentplane.dev/no-such-node': 'true' } } } });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'unschedulable', 'sandboxd', `${ns}-nowhere`) });
+  // Pods with a nodeSelector no node matches stay Pending. Not through a RuntimeClass: a class no node matches makes the
+  // workload probe create nothing (verify-runtime-class.test.ts); a pod's own nodeSelector is not read ahead.
+  const unschedulable = sandboxdTemplate(ns, 'unschedulable', 'sandboxd') as { spec: { podTemplate: { spec: Record<string, unknown> } } };
+  unschedulable.spec.podTemplate.spec.nodeSelector = { 'agentplane.dev/no-such-node': 'true' };
+  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: unschedulable });
   kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
   loaded = await loadRelease('v0.5.6', { mirror: '../shared/agent-sandbox/releases' });
 }, 60_000);
 
-afterAll(async () => {
-  await c.kc.makeApiClient(k8s.NodeV1Api).deleteRuntimeClass({ name: `${ns}-nowhere` }).catch(() => undefined);
-});
 
 const row = (r: VerifyReport, name: string) => r.capabilities.find((x) => x.name === name)!;
 
@@ -93,9 +92,9 @@ test('runtime that hangs past the deadline: stays configured, the deadline is na
 }, 180_000);
 
 test('a claim that never becomes Ready: bounded wait with progress, at most 1 API request/s while waiting', async () => {
-  // A runtime class no node matches: the pool's pods stay Pending (Unschedulable), so the claim never gets a Ready Sandbox.
+  // A pod nodeSelector no node matches: the pool's pods stay Pending (Unschedulable), so the claim never gets a Ready Sandbox.
   const { report, cluster } = await runVerify({
-    plan: plan(c, [templatePlan(ns, 'unschedulable', `${ns}-nowhere`)], { readyTimeoutMs: 8_000 }),
+    plan: plan(c, [templatePlan(ns, 'unschedulable')], { readyTimeoutMs: 8_000 }),
     client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined, runId: 'aa0005',
   });
   const t = report.capabilities.find((r) => r.name === `template/${ns}/unschedulable`)!;
