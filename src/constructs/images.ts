@@ -1,38 +1,11 @@
 /**
- * Image references: parsing, the pinning rule (case 15-unpinned-image-tags) and the images of a pod spec.
- * Reference form: `[registry/]repository[:tag][@sha256:<64 hex>]`.
+ * Image references: the pinning rule (case 15-unpinned-image-tags) and the images of a pod spec.
+ * Reference form: `[registry/]repository[:tag][@sha256:<64 hex>]`, parsed by the releases layer's `parseImage`.
  */
+import { parseImage } from '../releases/index.js';
 import { UnpinnedImageError } from './errors.js';
 
-/** A parsed image reference. */
-export interface ImageRef {
-  /** Registry and repository, e.g. `registry.k8s.io/agent-sandbox/agent-sandbox-controller`. */
-  readonly name: string;
-  readonly tag?: string;
-  /** `sha256:<64 hex>` */
-  readonly digest?: string;
-}
-
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
-
-/** Splits a reference into name, tag and digest (no validation beyond the split). */
-export function parseImage(ref: string): ImageRef {
-  let rest = ref;
-  let digest: string | undefined;
-  const at = rest.indexOf('@');
-  if (at >= 0) {
-    digest = rest.slice(at + 1);
-    rest = rest.slice(0, at);
-  }
-  let tag: string | undefined;
-  const lastSlash = rest.lastIndexOf('/');
-  const colon = rest.indexOf(':', lastSlash + 1);
-  if (colon >= 0) {
-    tag = rest.slice(colon + 1);
-    rest = rest.slice(0, colon);
-  }
-  return { name: rest, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
-}
 
 /** Why `image` is not pinned, or `undefined` when it is. `requireDigest` also refuses references without a digest. */
 export function unpinnedReason(image: string, requireDigest: boolean): string | undefined {

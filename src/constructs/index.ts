@@ -16,7 +16,7 @@ export {
   ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError, UnsupportedByReleaseError,
   type RbacNarrowingDetails,
 } from './errors.js';
-export { parseImage, unpinnedReason, type ImageRef } from './images.js';
+export { unpinnedReason } from './images.js';
 export { VerifierAccess, verifierClusterRules, verifierSandboxRules, type VerifierAccessProps, type VerifierRule } from './verifier-access.js';
 export { PHASES, phaseIndex, phaseOf, setPhase, type Phase } from './phases.js';
 export * from './metadata.js';

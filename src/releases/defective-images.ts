@@ -3,6 +3,7 @@
  * 02-runtime-exec-starves-probe). Part of release pinning: synthesis refuses them unless the environment accepts the
  * defect by id, and `KNOWN_DEFECTS` (upgrade-plan.ts) lists the same defect per release.
  */
+import { parseImage } from './image-ref.js';
 import type { ReleaseTag } from './types.js';
 
 /** One known-defective image line. */
@@ -39,11 +40,7 @@ export const KNOWN_DEFECTIVE_IMAGES: readonly DefectiveImage[] = [
 
 /** The known defect of `image` (`[registry/]path[:tag][@digest]`), or undefined. A digest-only reference is not matched (no digests are recorded). */
 export function knownDefectOf(image: string): DefectiveImage | undefined {
-  const withoutDigest = image.split('@')[0]!;
-  const slash = withoutDigest.lastIndexOf('/');
-  const colon = withoutDigest.indexOf(':', slash + 1);
-  if (colon < 0) return undefined;
-  const name = withoutDigest.slice(0, colon);
-  const tag = withoutDigest.slice(colon + 1);
+  const { name, tag } = parseImage(image);
+  if (tag === undefined) return undefined;
   return KNOWN_DEFECTIVE_IMAGES.find((d) => (name === d.repository || name.endsWith(`/${d.repository}`)) && (d.tags as readonly string[]).includes(tag));
 }

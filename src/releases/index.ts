@@ -12,6 +12,7 @@ export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
 export { isKubeObject } from './kube-object.js';
 export { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type DefectiveImage } from './defective-images.js';
+export { canonicalRepository, parseImage, type ImageRef } from './image-ref.js';
 export { CLUSTER_SCOPED_KINDS, apiGroup, isCoreClusterScoped } from './scope.js';
 export { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 export {

@@ -16,6 +16,7 @@
  * - `tag-only` (the pin has no digest: a tag can resolve to different bits per node and per day, so skew cannot be
  *   detected), `no-image-id` (empty/absent), `local-image-id` (no registry digest): unknown — never advances.
  */
+import { canonicalRepository, parseImage } from '../releases/index.js';
 import { fact, type Evidence } from './evidence.js';
 import type { CapabilityName } from '../adapter/types.js';
 
@@ -28,26 +29,10 @@ export interface SplitRef {
   readonly digest?: string;
 }
 
-/** Splits `[registry/]repository[:tag][@sha256:…]`; a repository without a registry host is read the way Docker does (`docker.io/`, `library/`). */
+/** Splits `[registry/]repository[:tag][@sha256:…]` (the releases layer's `parseImage`); a repository without a registry host is read the way Docker does (`docker.io/`, `library/`). */
 export function splitRef(ref: string): SplitRef {
-  let rest = ref.trim();
-  let digest: string | undefined;
-  const at = rest.lastIndexOf('@');
-  if (at >= 0) {
-    digest = rest.slice(at + 1);
-    rest = rest.slice(0, at);
-  }
-  let tag: string | undefined;
-  const colon = rest.indexOf(':', rest.lastIndexOf('/') + 1);
-  if (colon >= 0) {
-    tag = rest.slice(colon + 1);
-    rest = rest.slice(0, colon);
-  }
-  const parts = rest.split('/');
-  const hasHost = parts.length > 1 && (parts[0]!.includes('.') || parts[0]!.includes(':') || parts[0] === 'localhost');
-  let repository = hasHost ? rest : `docker.io/${rest}`;
-  if (/^docker\.io\/[^/]+$/.test(repository)) repository = repository.replace('docker.io/', 'docker.io/library/');
-  return { repository, ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
+  const { name, tag, digest } = parseImage(ref.trim());
+  return { repository: canonicalRepository(name), ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
 }
 
 /** The registry digest in an imageID (`[docker-pullable://]<repo>@sha256:<64 hex>`), or undefined (empty, or a bare local id). */
