@@ -87,12 +87,14 @@ const cases: Array<{ label: string; n: number; target: number; make: () => [stri
     n,
     target: 0.5,
     make: (): [string, string] => {
-      const changedEvery = 100;
+      // 1 % of the objects, spread evenly so every generated kind has changes (a step that is a multiple of 4 would hit one kind)
+      const changed = Math.floor(n / 100);
       const head = Array.from({ length: n - crds.length }, (_, i) => synthesized(i, false));
+      const step = Math.floor(head.length / changed);
       const dir = path.join(OUT, String(n));
       const base = writeSet(path.join(dir, 'base'), [...crds, ...head]);
-      const changed = writeSet(path.join(dir, 'changed'), [...crds, ...head.map((o, i) => (i % changedEvery === 0 ? synthesized(i, true) : o))]);
-      return [base, changed];
+      const changedFile = writeSet(path.join(dir, 'changed'), [...crds, ...head.map((o, i) => (i % step === 0 && i / step < changed ? synthesized(i, true) : o))]);
+      return [base, changedFile];
     },
   })),
   {
