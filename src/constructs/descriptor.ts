@@ -4,10 +4,7 @@
  * The zod schema is the contract between the constructs (writer) and the verifier (reader).
  */
 import { z } from 'zod';
-
-/** Support states in order (DESIGN §1); `failed`/`unsupported` are outcomes, never requirements. */
-export const SUPPORT_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;
-export type SupportState = (typeof SUPPORT_STATES)[number];
+import { SUPPORT_STATES } from '../model/states.js';
 
 const Labels = z.record(z.string(), z.string());
 const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.optional() }).strict();

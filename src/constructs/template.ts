@@ -15,6 +15,7 @@ import { assertPinned, podSpecImages, type ContainerImage } from './images.js';
 import { isJson, type Json } from './kube-object.js';
 import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
+import { DNS_LABEL } from '../model/names.js';
 import { parseProps } from './props.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 
@@ -67,7 +68,6 @@ export interface SandboxTemplateProps {
   readonly acceptKnownDefects?: readonly string[];
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 const PropsSchema = z
   .object({

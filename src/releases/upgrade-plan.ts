@@ -12,6 +12,7 @@ import { canonicalJson, crdObject } from './crd-schema.js';
 import { diffCrdSchemas, type SchemaChange } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
 import type { LoadedRelease, ReleaseTag, SandboxKind } from './types.js';
+import { SANDBOX_KINDS, storageVersionOf } from '../model/releases.js';
 
 export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked';
 /** The capability adapter's operations (DESIGN.md §5). */
@@ -71,7 +72,7 @@ export interface UpgradePlan {
   readonly schemaChanges: readonly SchemaChange[];
 }
 
-const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
 const ALL_OPS: readonly AdapterOperation[] = ['createFromTemplate', 'observe', 'terminate', 'capabilities'];
 
 /** The adapter operations a schema change at `kind`/`path` affects. */
@@ -173,7 +174,7 @@ export const KNOWN_DEFECTS: ReadonlyArray<{ readonly releases: readonly ReleaseT
 ];
 
 function storageVersion(release: LoadedRelease, kind: SandboxKind): string | undefined {
-  return release.facts.crds[kind].versions.find((v) => v.storage)?.name;
+  return storageVersionOf(release.facts.crds[kind]);
 }
 
 function served(release: LoadedRelease, kind: SandboxKind): string[] {

@@ -3,6 +3,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { LiveClaim, LiveUpgradeState, ReleaseFacts, SandboxKind } from '../../releases/index.js';
+import { SANDBOX_KINDS } from '../../model/releases.js';
 import type { KubeClient } from './client.js';
 
 /** A live read that failed; the message names the call and the kubeconfig context. */
@@ -14,7 +15,7 @@ export class LiveStateError extends Error {
   }
 }
 
-const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
 
 type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: Record<string, unknown>; status?: Record<string, unknown> };
 
