@@ -14,7 +14,7 @@ import { apiVersionFor, provideContext } from './context.js';
 import { descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
-import { isJson } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
@@ -47,7 +47,7 @@ export interface AgentEnvironmentProps {
 
 const PropsSchema = z
   .object({
-    release: z.custom<LoadedRelease>((v) => isJson(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
+    release: z.custom<LoadedRelease>((v) => isPlainObject(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
     name: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
     install: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default({}),
     defaultNamespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).default('agent-sandboxes'),

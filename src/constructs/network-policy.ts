@@ -66,8 +66,8 @@ const EgressSchema = z
   .strict()
   .superRefine((e, ctx) => {
     const pods = e.namespace !== undefined || e.podLabels !== undefined;
-    if (pods === (e.cidr !== undefined)) ctx.addIssue({ code: 'custom', message: 'give either namespace/podLabels or cidr, exactly one kind of destination' });
-    if (e.except !== undefined && e.cidr === undefined) ctx.addIssue({ code: 'custom', path: ['except'], message: 'only with cidr' });
+    if (pods === (e.cidr !== undefined)) ctx.addIssue({ code: 'custom', params: { reason: 'AmbiguousDestination' }, message: 'give either namespace/podLabels or cidr, exactly one kind of destination' });
+    if (e.except !== undefined && e.cidr === undefined) ctx.addIssue({ code: 'custom', path: ['except'], params: { reason: 'ExceptWithoutCidr' }, message: 'only with cidr' });
   });
 
 const PropsSchema = z

@@ -13,7 +13,8 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
-import { CORE_GROUP, EXTENSIONS_GROUP, RESOURCES } from '../model/resources.js';
+import { SANDBOX_KINDS } from '../model/releases.js';
+import { CORE_GROUP, EXTENSIONS_GROUP, resourceName, RESOURCES } from '../model/resources.js';
 import { parseProps } from './props.js';
 
 /** One RBAC rule as emitted. */
@@ -61,7 +62,7 @@ const PropsSchema = z
   .strict();
 
 /** The four CRD names of Agent Sandbox (`k8s/crds/*.yaml@v0.5.6`). */
-const CRD_NAMES = ['sandboxes.agents.x-k8s.io', 'sandboxclaims.extensions.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io', 'sandboxwarmpools.extensions.agents.x-k8s.io'];
+const CRD_NAMES = SANDBOX_KINDS.map(resourceName);
 
 type Parsed = z.output<typeof PropsSchema>;
 

@@ -19,6 +19,7 @@ import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { releaseFacts, type ReleaseTag } from '../../releases/index.js';
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { BUILT_FOR, TUPLE_KEYS } from '../../model/compatibility.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../../model/errors.js';
 import { RELEASE_TAGS } from '../../model/releases.js';
 import { planFromDescriptor, readEnvironment, type CompatibilityTuple } from '../../verify/index.js';
 import { readTuple } from '../../verify/tuple-reader.js';
@@ -99,14 +100,16 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
 const UNUSABLE: ReadonlySet<string> = new Set(['unreachable', 'timeout', 'unauthenticated']);
 
 /** The cluster could not be used at all (unreachable, no answer in time, credentials refused): no worksheet is printed. */
-class ClusterUnusableError extends Error {
-  override readonly name = 'ClusterUnusableError';
+class ClusterUnusableError extends AgentPlaneError {
+  readonly reason = 'ClusterUnusable';
+  readonly exitCategory: ExitCategory;
   readonly hint: string;
   /** The adapter's category (`unreachable`, `timeout`, `unauthenticated`). */
   readonly category: string;
   constructor(error: AdapterError) {
     super(`cannot use the cluster for the worksheet: ${error.message}`);
     this.category = error.category;
+    this.exitCategory = exitCategoryOfFailure(error.category, 'cluster');
     this.hint = error.hint ?? 'check that the cluster is running and that the kubeconfig server address and credentials are right';
   }
 }
