@@ -100,7 +100,7 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
 const UNUSABLE: ReadonlySet<string> = new Set(['unreachable', 'timeout', 'unauthenticated']);
 
 /** The cluster could not be used at all (unreachable, no answer in time, credentials refused): no worksheet is printed. */
-class ClusterUnusableError extends AgentPlaneError {
+export class ClusterUnusableError extends AgentPlaneError {
   readonly reason = 'ClusterUnusable';
   readonly exitCategory: ExitCategory;
   readonly hint: string;
