@@ -39,12 +39,16 @@ export function exitCodeFor(err: unknown): ExitCodeValue {
   return ExitCode.internal;
 }
 
-/** One message for the terminal: the message, its `hint` unless the message already shows it, and the stack only for internal errors. */
-export function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return `error: ${String(err)}`;
+/**
+ * One message for the terminal: `error: <prefix><message>`, its `hint` unless the message already shows it, and the
+ * stack only for internal errors.
+ */
+export function describeError(err: unknown, prefix = ''): string {
+  if (!(err instanceof Error)) return `error: ${prefix}${String(err)}`;
   const hint = (err as { hint?: unknown }).hint;
-  const parts = [`error: ${err.message}`];
-  if (typeof hint === 'string' && hint.length > 0 && !err.message.includes(hint)) parts.push(`hint: ${hint}`);
+  const parts = [`error: ${prefix}${err.message}`];
+  const shown = err instanceof AgentPlaneError && err.hintInMessage;
+  if (typeof hint === 'string' && hint.length > 0 && !shown) parts.push(`hint: ${hint}`);
   if (exitCodeFor(err) === ExitCode.internal && err.stack !== undefined) parts.push(err.stack);
   return parts.join('\n');
 }

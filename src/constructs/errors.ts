@@ -8,6 +8,7 @@ import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 export class ConstructError extends AgentPlaneError {
   readonly reason: string;
   readonly exitCategory: ExitCategory = 'invalid';
+  override readonly hintInMessage = true;
   readonly path: string;
   readonly detail: string;
   readonly hint: string;

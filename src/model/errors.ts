@@ -14,6 +14,8 @@ export abstract class AgentPlaneError extends Error {
   abstract readonly reason: string;
   /** The kind of outcome, for the CLI's exit code. */
   abstract readonly exitCategory: ExitCategory;
+  /** Whether the message already ends with the error's `hint` (the bases that append it say so), so it is printed once. */
+  readonly hintInMessage: boolean = false;
   constructor(message: string, options?: { readonly cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;

@@ -8,6 +8,7 @@ import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 export class ReleaseError extends AgentPlaneError {
   readonly reason: string;
   readonly exitCategory: ExitCategory = 'release';
+  override readonly hintInMessage = true;
   readonly hint: string;
   constructor(reason: string, message: string, hint: string, options?: { cause?: unknown }) {
     super(`${message}\n  hint: ${hint}`, options);

@@ -7,6 +7,7 @@ import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 /** Base class; `hint` is also appended to the message. */
 export abstract class SynthesisError extends AgentPlaneError {
   readonly exitCategory: ExitCategory = 'invalid';
+  override readonly hintInMessage = true;
   readonly hint: string;
   constructor(message: string, hint: string) {
     super(`${message}\n  hint: ${hint}`);

@@ -43,6 +43,7 @@ export class ExecCredentialError extends AgentPlaneError {
 export class KubeconfigError extends AgentPlaneError {
   readonly reason = 'KubeconfigUnusable';
   readonly exitCategory = 'usage';
+  override readonly hintInMessage = true;
   constructor(message: string, readonly hint: string) {
     super(`${message}; ${hint}`);
   }

@@ -124,7 +124,7 @@ export function registerVerify(program: Command): void {
         process.exitCode = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
-          process.stderr.write(`${describeError(err).replace(/^error: /, 'error: could not run: ')}\n`);
+          process.stderr.write(`${describeError(err, 'could not run: ')}\n`);
           process.exitCode = exitCodeFor(err);
           return;
         }
