@@ -2,6 +2,7 @@
  * The capability adapter (DESIGN.md §5): the one narrow interface between the product and Agent Sandbox. Kubernetes
  * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}.
  */
+import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
 import { Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
 import type { CallLimits } from './runtime/limits.js';
@@ -92,8 +93,8 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     return {
       cluster: clusterIdentity,
       capabilities: [
-        { name: 'sandbox-api', ...api(r.coreVersions, 'agents.x-k8s.io') },
-        { name: 'extensions-api', ...api(r.extensionsVersions, 'extensions.agents.x-k8s.io') },
+        { name: 'sandbox-api', ...api(r.coreVersions, CORE_GROUP) },
+        { name: 'extensions-api', ...api(r.extensionsVersions, EXTENSIONS_GROUP) },
         { name: 'conversion', ...conversion },
       ],
     };

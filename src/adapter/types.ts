@@ -3,27 +3,10 @@
  * are values, not exceptions, and no upstream object shape escapes this layer.
  */
 
-/** Capability names the product may use on a cluster (DESIGN.md §1). Parameterised ones carry their object: `runtime-class/<name>`, `template/<ns>/<name>`, `warm-pool/<ns>/<name>`. */
-export type CapabilityName =
-  | 'sandbox-api'
-  | 'extensions-api'
-  | 'controller'
-  | 'conversion'
-  | 'router'
-  | 'runtime-exec'
-  | 'runtime-files'
-  | 'network-isolation'
-  | 'suspend-resume'
-  | 'snapshot'
-  | `runtime-class/${string}`
-  | `template/${string}/${string}`
-  | `warm-pool/${string}/${string}`;
+import type { CapabilityName } from '../model/capabilities.js';
+import type { SupportState } from '../model/states.js';
 
-/** Ordered support states; `failed` (a probe contradicted it) and `unsupported` (the release/cluster cannot offer it) stand outside the order. */
-export type SupportState = 'absent' | 'discovered' | 'compatible' | 'configured' | 'verified' | 'failed' | 'unsupported';
-
-/** The ordered part of {@link SupportState}, lowest first. */
-export const ORDERED_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;
+export type { CapabilityName, SupportState };
 
 /** Why an operation did not succeed, in a form a caller can branch on. */
 export type Result<T> =

@@ -7,6 +7,7 @@ import { KubeClient, type KubeConnectOptions } from '../adapter/kubernetes/clien
 import { KubeObjects } from '../adapter/kubernetes/objects.js';
 import { LiveObjectError, type LiveReader } from '../diff/index.js';
 import type { KubeObject } from '../releases/index.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
 
 interface CallError { category: string; message: string; code?: number; hint?: string; missing?: 'api' | 'object' }
 
@@ -19,15 +20,16 @@ function describe(what: string, obj: KubeObject, error: CallError): string {
 const DRY_RUN_HINT = 'check the object can be applied with kubectl apply --server-side --dry-run=server';
 
 /** A cluster error that stops the comparison (unreachable, credentials refused, ...). */
-export class LiveReadError extends Error {
-  readonly code = 'live-read';
+export class LiveReadError extends AgentPlaneError {
+  readonly reason = 'LiveReadFailed';
+  readonly exitCategory: ExitCategory;
   readonly hint: string;
   readonly category: string;
   constructor(what: string, obj: KubeObject, error: CallError) {
     super(describe(what, obj, error));
-    this.name = 'LiveReadError';
     this.hint = error.hint ?? DRY_RUN_HINT;
     this.category = error.category;
+    this.exitCategory = exitCategoryOfFailure(error.category, 'cluster');
   }
 }
 

@@ -3,6 +3,7 @@
  * Pure scheduling: what a probe checks lives in ./probes/; this file only orders, times and collects.
  */
 import type { CapabilityName } from '../adapter/types.js';
+import { AgentPlaneError } from '../model/errors.js';
 import { fact, formatMs, timedOut, type Evidence, type Step } from './evidence.js';
 
 /** What a probe sees of the run: the evidence collected so far (read-only) and an abort signal that fires at its deadline. */
@@ -30,8 +31,9 @@ export interface Probe {
 }
 
 /** Thrown for a probe graph that cannot be ordered: a cycle or an unknown dependency. */
-export class ProbeGraphError extends Error {
-  override readonly name = 'ProbeGraphError';
+export class ProbeGraphError extends AgentPlaneError {
+  readonly reason = 'ProbeGraphInvalid';
+  readonly exitCategory = 'internal';
 }
 
 /** Orders probes so that every probe comes after its `after` probes; ties keep the given order. */

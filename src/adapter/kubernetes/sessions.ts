@@ -13,16 +13,8 @@ import type { Observation, Result, SessionRef, SessionTemplate, Termination } fr
 import type { KubeClient } from './client.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from './phase.js';
 import { detectRelease, type LiveRelease } from './release.js';
-import {
-  gvr,
-  MANAGED_BY_LABEL,
-  OPERATION_ANNOTATION,
-  OPERATION_LABEL,
-  POOL_HASHES_ANNOTATION,
-  resourceName,
-  TEMPLATE_GENERATION_ANNOTATION,
-  type Gvr,
-} from './resources.js';
+import { gvr, resourceName, type Gvr } from '../../model/resources.js';
+import { MANAGED_BY_LABEL, OPERATION_ANNOTATION, OPERATION_LABEL, POOL_HASHES_ANNOTATION, TEMPLATE_GENERATION_ANNOTATION } from './resources.js';
 import {
   boundTemplateHash,
   listedHashes,

@@ -4,6 +4,8 @@
  * `unknown`; a 404 for a missing API is `missing`.
  */
 import type { CapabilityName, Result } from '../../adapter/types.js';
+import { FAMILY_VERSION, type SandboxKind } from '../../model/releases.js';
+import { gvrAt } from '../../model/resources.js';
 import type { ReleaseFacts } from '../../releases/index.js';
 import type { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { failure } from '../../adapter/kubernetes/cluster.js';
@@ -44,15 +46,13 @@ export class Facts {
 }
 
 /** Namespaced custom-resource address of an Agent Sandbox kind at a version. */
-export function ref(kind: 'Sandbox' | 'SandboxClaim' | 'SandboxTemplate' | 'SandboxWarmPool', version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
-  const table = { Sandbox: ['agents.x-k8s.io', 'sandboxes'], SandboxClaim: ['extensions.agents.x-k8s.io', 'sandboxclaims'], SandboxTemplate: ['extensions.agents.x-k8s.io', 'sandboxtemplates'], SandboxWarmPool: ['extensions.agents.x-k8s.io', 'sandboxwarmpools'] } as const;
-  const [group, plural] = table[kind];
-  return { group, version, plural, namespace };
+export function ref(kind: SandboxKind, version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
+  return { ...gvrAt(kind, version), namespace };
 }
 
-/** The version the product reads and writes on a release: v1beta1 on v0.5, v1alpha1 on v0.4 (FACTS.md §1.2). */
+/** The version the product reads and writes on a release: the one of its family. */
 export function apiVersionOf(facts: ReleaseFacts): string {
-  return facts.family === 'v0.5' ? 'v1beta1' : 'v1alpha1';
+  return FAMILY_VERSION[facts.family];
 }
 
 /** Labels as a `k=v,...` selector string. */

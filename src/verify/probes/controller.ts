@@ -14,7 +14,7 @@
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
-import { Facts, type ProbeDeps } from './common.js';
+import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 
 /** One right to check: SubjectAccessReview resource attributes (no namespace = cluster-wide). */
 export interface Need {
@@ -166,9 +166,9 @@ export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'e
 }
 
 async function templateStamped(deps: ProbeDeps): Promise<string | undefined> {
-  const version = deps.facts.family === 'v0.5' ? 'v1beta1' : 'v1alpha1';
+  const version = apiVersionOf(deps.facts);
   for (const t of deps.plan.templates) {
-    const r = await deps.cluster.getCustom({ group: 'extensions.agents.x-k8s.io', version, plural: 'sandboxtemplates', namespace: t.namespace }, t.name);
+    const r = await deps.cluster.getCustom(ref('SandboxTemplate', version, t.namespace), t.name);
     if (r.kind === 'ok' && r.value?.metadata?.labels?.['agents.x-k8s.io/sandbox-template-ref-hash']) return `SandboxTemplate ${t.namespace}/${t.name}`;
   }
   return undefined;
