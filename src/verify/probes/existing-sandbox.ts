@@ -12,7 +12,7 @@ import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import type { Probe } from '../runner.js';
 import type { RuntimeTarget } from '../runtime-prober.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
-import { proveExecution } from './workload.js';
+import { proveExecution } from './workload/runtime-proof.js';
 
 interface Container { name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }
 
@@ -49,22 +49,22 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
       const subject = `Sandbox ${namespace}/${name}`;
       const r = await deps.cluster.getCustom(ref('Sandbox', apiVersionOf(deps.facts), namespace), name);
       if (r.kind !== 'ok') return f.failedCall('discovered', subject, r).list;
-      if (!r.value) return f.add('discovered', 'missing', subject, `${subject} does not exist`).list;
+      if (!r.value) return f.add('discovered', 'missing', subject, 'SandboxNotFound', `${subject} does not exist`).list;
       const sb = r.value;
       const podName = ((sb.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {})['agents.x-k8s.io/pod-name'] ?? name;
       const podR = await deps.cluster.pod(namespace, podName);
       if (podR.kind !== 'ok') return f.failedCall('discovered', `pod ${namespace}/${podName}`, podR).list;
-      if (!podR.value) return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, `the Sandbox's pod ${podName} does not exist`).list;
+      if (!podR.value) return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'PodNotFound', `the Sandbox's pod ${podName} does not exist`).list;
       const rt = runtimeOfPod(podR.value);
-      if (rt.kind === 'none') return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, rt.why).list;
-      f.proven('discovered', `pod ${namespace}/${podName}`, `pod runs ${rt.kind} (${rt.kind === 'sandboxd' ? `REST ${rt.rest}, gRPC ${rt.grpc}` : `HTTP ${rt.rest}`})`);
-      f.proven('compatible', `pod ${namespace}/${podName}`, `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`);
+      if (rt.kind === 'none') return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'RuntimeNotRecognised', rt.why).list;
+      f.proven('discovered', `pod ${namespace}/${podName}`, 'RuntimeDeclared', `pod runs ${rt.kind} (${rt.kind === 'sandboxd' ? `REST ${rt.rest}, gRPC ${rt.grpc}` : `HTTP ${rt.rest}`})`);
+      f.proven('compatible', `pod ${namespace}/${podName}`, 'RuntimeSpoken', `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`);
       const phase = sandboxPhase(sb as SandboxObject, deps.facts.family);
       const podIP = (podR.value.status as { podIP?: string } | undefined)?.podIP;
       const podReady = ((podR.value.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
       const podState = `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`;
-      if (phase.phase !== 'Ready') return f.add('configured', 'unknown', subject, `not Ready: ${phase.reason}; ${podState}`).list;
-      f.proven('configured', subject, `${phase.reason}; ${podState}`);
+      if (phase.phase !== 'Ready') return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.reason}; ${podState}`).list;
+      f.proven('configured', subject, 'SandboxReady', `${phase.reason}; ${podState}`);
       const target: RuntimeTarget = { kind: rt.kind, transport: deps.plan.transport, namespace, sandbox: name, pod: podName, ...(podIP ? { podIP } : {}), restPort: rt.rest, ...(rt.kind === 'sandboxd' ? { grpcPort: rt.grpc } : {}) };
       ctx.note(`asking ${rt.kind} in ${name} over ${deps.plan.transport}`);
       await proveExecution(deps.runtime, target, { probeTimeoutMs: deps.plan.probeTimeoutMs, runId: deps.workload.runId, signal: ctx.signal }, f, podState);

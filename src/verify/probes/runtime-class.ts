@@ -55,20 +55,23 @@ export function runtimeClassProbe(deps: ProbeDeps, name: string): Probe {
       const subject = `RuntimeClass ${name}`;
       const rc = await deps.cluster.runtimeClass(name);
       if (rc.kind !== 'ok') return f.failedCall('discovered', subject, rc).list;
-      if (rc.value === undefined) return f.add('discovered', 'missing', subject, `RuntimeClass ${name} does not exist: pods naming it are rejected at admission`).list;
+      if (rc.value === undefined) return f.add('discovered', 'missing', subject, 'RuntimeClassNotFound', `RuntimeClass ${name} does not exist: pods naming it are rejected at admission`).list;
       const handler = String((rc.value as { handler?: unknown }).handler ?? '');
-      f.proven('discovered', subject, `RuntimeClass ${name} exists (handler ${handler})`, { field: 'handler', value: handler });
+      f.proven('discovered', subject, 'RuntimeClassFound', `RuntimeClass ${name} exists (handler ${handler})`, { field: 'handler', value: handler });
       const nodes = await deps.cluster.nodes();
       if (nodes.kind !== 'ok') f.failedCall('compatible', 'nodes', nodes);
       else {
         const fits = nodesFor(rc.value, nodes.value);
         const good = fits.filter((x) => x.fits).map((x) => x.node);
-        if (good.length > 0) f.proven('compatible', subject, `${good.length} Ready node(s) match its scheduling: ${good.join(', ')}`, { field: 'scheduling', value: good.join(',') });
-        else f.add('compatible', 'missing', subject, `no Ready node matches its scheduling: ${fits.map((x) => `${x.node} ${x.reason}`).join('; ') || 'no nodes'}`, { field: 'scheduling' });
+        if (good.length > 0) f.proven('compatible', subject, 'NodesMatchRuntimeClass', `${good.length} Ready node(s) match its scheduling: ${good.join(', ')}`, { field: 'scheduling', value: good.join(',') });
+        else {
+          const why = fits.map((x) => `${x.node} ${x.reason}`).join('; ') || 'no nodes';
+          f.add('compatible', 'missing', subject, 'NoNodeMatchesRuntimeClass', `no Ready node matches its scheduling: ${why}`, { field: 'scheduling', value: why });
+        }
       }
       const users = deps.plan.templates.filter((t) => t.runtimeClassName === name).map((t) => `${t.namespace}/${t.name}`);
-      if (users.length > 0) f.proven('configured', subject, `template(s) ${users.join(', ')} set runtimeClassName ${name}`, { field: 'spec.podTemplate.spec.runtimeClassName' });
-      else f.add('configured', 'missing', subject, `no declared template sets runtimeClassName ${name}`);
+      if (users.length > 0) f.proven('configured', subject, 'TemplateUsesRuntimeClass', `template(s) ${users.join(', ')} set runtimeClassName ${name}`, { field: 'spec.podTemplate.spec.runtimeClassName' });
+      else f.add('configured', 'missing', subject, 'NoTemplateUsesRuntimeClass', `no declared template sets runtimeClassName ${name}`);
       return f.list;
     },
   };

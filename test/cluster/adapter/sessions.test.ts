@@ -30,9 +30,11 @@ beforeAll(async () => {
   client = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
   adapter = new KubeCapabilityAdapter({
     client,
-    transport: new DirectTransport(),
-    supportStates: (_cap, template) => states.get(template),
-    runtimes: (template) => (template === `template/${ns}/sbx` ? { kind: 'sandboxd' } : undefined),
+    executions: {
+      transport: new DirectTransport(),
+      supportStates: (_cap, template) => states.get(template),
+      runtimes: (template) => (template === `template/${ns}/sbx` ? { kind: 'sandboxd' } : undefined),
+    },
     labels: { 'agentplane.dev/test': 'adapter' },
   });
   await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: {
