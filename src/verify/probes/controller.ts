@@ -12,6 +12,7 @@
  * `verified` comes from the workload probe: a Sandbox the controller reconciled to Ready at its current generation.
  */
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import { deploymentView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';
@@ -118,25 +119,24 @@ export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'e
         if (r.kind !== 'ok') f.failedCall('discovered', subject, r);
         else if (r.value === undefined) f.add('discovered', 'missing', subject, 'DeploymentNotFound', `controller Deployment ${namespace}/${deployment} not found`);
         else {
-          const d = r.value as Obj & { spec?: { template?: { spec?: { containers?: Array<{ image?: string; args?: string[] }> } } }; status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: Array<{ type?: string; status?: string; reason?: string }> } };
+          const d = deploymentView(r.value);
           f.proven('discovered', subject, 'DeploymentFound', `controller Deployment ${namespace}/${deployment} exists`);
-          const container = d.spec?.template?.spec?.containers?.[0];
-          const image = container?.image ?? '';
+          const image = d.image;
           const want = opts.image ?? plan.controller.image ?? facts.controllerImage;
           if (image === want) f.proven('compatible', subject, 'ImagePinned', `controller image is the pinned ${image}`, { field: 'spec.template.spec.containers[0].image', value: image });
           else f.add('compatible', 'missing', subject, 'ImageDiffers', `controller image is ${image || 'unset'}, pinned is ${want}`, { field: 'spec.template.spec.containers[0].image', value: image });
-          const args = container?.args ?? [];
+          const args = d.args;
           if (opts.extensions) {
             if (args.includes('--extensions') || args.includes('--extensions=true')) ext.proven('configured', subject, 'ExtensionsEnabled', 'controller runs with --extensions', { field: 'args', value: args.join(' ') });
             else ext.add('configured', 'missing', subject, 'ExtensionsDisabled', 'controller runs without --extensions: claims, templates and pools are never reconciled (FACTS.md §10.12)', { field: 'args', value: args.join(' ') });
           }
-          const gen = d.metadata?.generation ?? 0;
-          const available = (d.status?.conditions ?? []).find((c) => c.type === 'Available');
-          if (d.status?.observedGeneration !== gen) {
-            f.add('configured', 'unknown', subject, 'StaleObservedGeneration', `Deployment status is for generation ${d.status?.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`, { field: 'status.observedGeneration' });
-          } else if (available?.status === 'True' && (d.status?.updatedReplicas ?? 0) >= 1) {
+          const gen = d.meta.generation;
+          const available = d.available;
+          if (d.observedGeneration !== gen) {
+            f.add('configured', 'unknown', subject, 'StaleObservedGeneration', `Deployment status is for generation ${d.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`, { field: 'status.observedGeneration' });
+          } else if (available?.status === 'True' && d.updatedReplicas >= 1) {
             running = true;
-            f.proven('configured', subject, 'ControllerAvailable', `controller Available with ${d.status?.availableReplicas ?? 0} replica(s) at generation ${gen}`, { field: 'status.conditions[Available]', value: 'True' });
+            f.proven('configured', subject, 'ControllerAvailable', `controller Available with ${d.availableReplicas} replica(s) at generation ${gen}`, { field: 'status.conditions[Available]', value: 'True' });
           } else {
             f.add('configured', 'missing', subject, 'ControllerNotAvailable', `controller is not Available (${available?.reason ?? 'no Available condition'}); the install stays at compatible until it is`, { field: 'status.conditions[Available]', value: available?.status ?? 'absent' });
           }
