@@ -55,12 +55,12 @@ export function kubeLiveReader(opts: KubeConnectOptions): LiveReader {
       const r = await objects.get({ apiVersion: obj.apiVersion, kind: obj.kind, name: String(obj.metadata?.name), ...(ns ? { namespace: ns } : {}) });
       if (r.kind === 'ok') return r.value;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
-      throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });
     },
     async dryRunApply(obj) {
       const r = await objects.apply(obj, { dryRun: true, fieldManager: 'agentplane' });
       if (r.kind === 'ok') return r.value;
-      throw callError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw callError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });
     },
   };
 }

@@ -83,7 +83,7 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
     index += 1;
     const tag = `[${index}/${ordered.length}] ${probe.id}`;
     if (opts.signal?.aborted) {
-      evidence.push(...probe.covers.map((capability) => fact({ capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` })));
+      evidence.push(...probe.covers.map((capability) => fact({ reason: 'ProbeNotRun', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` })));
       progress(`${tag}: not run (interrupted)`);
       continue;
     }
@@ -112,7 +112,7 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
       }
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
-      evidence.push(...probe.covers.map((capability) => fact({ capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` })));
+      evidence.push(...probe.covers.map((capability) => fact({ reason: 'ProbeError', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` })));
       progress(`${tag}: error: ${text}`);
     } finally {
       clearTimeout(timer);
