@@ -10,17 +10,9 @@ import { ConstructError } from '../constructs/errors.js';
 import { LockFileInvalidError, LockMismatchError, ReleaseError } from '../releases/errors.js';
 import { SynthesisError } from '../synth/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { UsageError } from './usage-error.js';
 
-/**
- * A command line that cannot be run as given, found after parsing (e.g. `--env` omitted while dist/ holds several
- * environments): exit {@link ExitCode.usage}. `hint` says what to pass.
- */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-  constructor(message: string, readonly hint: string) {
-    super(message);
-  }
-}
+export { UsageError };
 
 /** Errors from layers the CLI does not import directly, by class name (the class or any parent). */
 const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
