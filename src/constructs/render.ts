@@ -1,12 +1,12 @@
 /**
  * How an environment's objects are written, the same under `app.synth()`, `cdk8s synth`, `Testing.synth()` and
- * `agentplane synth` (which adds only the phase files and the lock): every ApiObject whose chart is the environment,
+ * `agentplane synth` (which adds only the phase files and the lock): every ApiObject under the environment,
  * rendered by cdk8s (JsonPatches applied); `metadata.namespace` dropped from cluster-scoped objects (case
  * 20-chart-namespace-cluster-scoped); the phase number as Argo CD sync wave; objects too large for client-side apply
  * marked ServerSideApply=true; ordered by phase, kind, namespace, name. Also the checks on that output (duplicates, the
  * pinned CRD schemas), which the environment runs as cdk8s validations.
  */
-import { ApiObject, Chart } from 'cdk8s';
+import { ApiObject, type Chart } from 'cdk8s';
 import type { IConstruct } from 'constructs';
 import { apiGroup, CustomObjectValidator, isCoreClusterScoped, lastAppliedSizeBytes, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { ANNOTATION_LAST_APPLIED, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE } from './metadata.js';
@@ -68,12 +68,12 @@ export function isClusterScoped(obj: KubeObject, release: LoadedRelease): boolea
   return isCoreClusterScoped(obj.apiVersion, obj.kind);
 }
 
-/** Renders the ApiObjects of `chart` (those whose nearest chart it is) for `release`, in apply order. */
+/** Renders every ApiObject under `chart` for `release`, in apply order. */
 export function renderObjects(chart: Chart, release: LoadedRelease): Rendering {
   const objects: RenderedObject[] = [];
   const problems: string[] = [];
   for (const c of chart.node.findAll()) {
-    if (!(c instanceof ApiObject) || Chart.of(c) !== chart) continue;
+    if (!(c instanceof ApiObject)) continue;
     let object: KubeObject;
     try {
       object = c.toJson() as KubeObject;
