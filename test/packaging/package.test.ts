@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { jest } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 
 const ROOT = resolve(import.meta.dirname, '../..');
