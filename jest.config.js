@@ -6,10 +6,13 @@ const common = {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.tsx?$': tsJest },
+  setupFiles: ['<rootDir>/test/setup-env.cjs'],
 };
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/{unit,contract,cases}/**/*.test.ts'] },
+    // npm pack, then fresh CommonJS and ESM cdk8s projects install the tarball (test/packaging/README.md).
+    { ...common, displayName: 'packaging', testMatch: ['<rootDir>/test/packaging/*.test.ts'] },
     // Real loopback control plane (test-cluster/README.md): started once per run, torn down if this run started it.
     {
       ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],

@@ -1,33 +1,42 @@
 #!/usr/bin/env node
-// Entry point for `npx agentplane`. Two ways to run the TypeScript CLI:
-// - compiled: for `synth` and `diff` when `lib/` (from `npm run build`) holds an up-to-date .js for every .ts under src/ and
-//   imports/ (and the other conditions of start-mode.js hold), run lib/src/cli/main.js with no loader (about half the
-//   start-up time). Environment modules are loaded
-//   through tsx, registered only when the first one is imported (see src/synth/environment-module.ts), together with
-//   lib-redirect.js, which sends their imports of src/ and imports/ to the same compiled files, so there is one copy of
-//   each class (`instanceof AgentEnvironment` holds);
-// - otherwise (no build, or a source newer than its build): through tsx, so no build step is needed after `npm ci`.
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { compiledCliUsable } from './start-mode.js';
+// `agentplane`: runs the compiled CLI, lib/esm/src/cli/main.js (`npm run build`, which `npm pack` runs), with no
+// TypeScript loader. `--version` is answered here from package.json. The one TypeScript loader is registered when an
+// environment module written in TypeScript is first imported (src/synth/environment-module.ts calls the function
+// below): tsx, and ./module-hooks.js, which sends the module's imports of this package to the copy running here, so
+// a process holds one copy of every class (`instanceof AgentEnvironment` holds).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LIB = join(ROOT, 'lib');
-if (compiledCliUsable(ROOT, process.argv.slice(2))) {
-  let registered;
-  // Called by loadEnvironmentModule before importing a .ts module.
-  globalThis[Symbol.for('agentplane.registerTypeScript')] = () => {
-    registered ??= (async () => {
-      const { register } = await import('tsx/esm/api');
-      register();
-      const { register: registerHooks } = await import('node:module');
-      registerHooks(pathToFileURL(join(ROOT, 'bin/lib-redirect.js')), { data: { root: pathToFileURL(`${ROOT}/`).href } });
-    })();
-    return registered;
-  };
-  await import(pathToFileURL(join(LIB, 'src/cli/main.js')).href);
+const ROOT = new URL('../', import.meta.url);
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')).version}\n`);
 } else {
+  let registered;
+  globalThis[Symbol.for('agentplane.registerTypeScript')] = () => (registered ??= registerTypeScript());
+  try {
+    await import(new URL('lib/esm/src/cli/main.js', ROOT).href);
+  } catch (err) {
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('lib/esm/src/cli/main.js')) throw err;
+    process.stderr.write('error: the compiled CLI (lib/esm) is missing\nhint: run `npm run build` in the package directory\n');
+    process.exitCode = 1;
+  }
+}
+
+async function registerTypeScript() {
+  const { name } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8'));
   const { register } = await import('tsx/esm/api');
   register();
-  await import('../src/cli/main.ts');
+  const require = createRequire(import.meta.url);
+  require('tsx/cjs/api').register();
+  const { register: registerHooks } = await import('node:module');
+  registerHooks(new URL('module-hooks.js', import.meta.url), { data: { root: ROOT.href, name } });
+  // require() of this package from a CommonJS module: the ES module entry running here (require(esm), Node >= 20.19),
+  // not the CommonJS bundle, which would be a second copy.
+  const Module = require('node:module');
+  const resolveFilename = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    if (request === name || request.startsWith(`${name}/`)) return new URL(import.meta.resolve(request)).pathname;
+    return resolveFilename.call(this, request, ...rest);
+  };
 }

@@ -6,8 +6,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { SUPPORTED_RELEASES } from '../releases/supported.js';
-import { UsageError } from './errors.js';
+import { UsageError } from './usage-error.js';
 
 function isDirectory(p: string): boolean {
   return existsSync(p) && statSync(p).isDirectory();
@@ -112,5 +111,3 @@ export function httpUrl(value: string): string {
   return value;
 }
 
-/** The supported release tags, for commander's `.choices()` on `--to`, `--from`, `--release` (src/releases/supported.ts). */
-export const RELEASE_CHOICES: readonly string[] = SUPPORTED_RELEASES;

@@ -6,18 +6,9 @@
 import { CommanderError } from 'commander';
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { UsageError } from './usage-error.js';
 
-/**
- * A command line that cannot be run as given, found after parsing (e.g. `--env` omitted while dist/ holds several
- * environments): exit {@link ExitCode.usage}. `hint` says what to pass.
- */
-export class UsageError extends AgentPlaneError {
-  readonly reason = 'InvalidUsage';
-  readonly exitCategory = 'usage';
-  constructor(message: string, readonly hint: string) {
-    super(message);
-  }
-}
+export { UsageError };
 
 /** The exit code of each exit category. */
 export const EXIT_CODES: Readonly<Record<ExitCategory, ExitCodeValue>> = {

@@ -1,12 +1,18 @@
 /**
  * `agentplane` — the command-line entry point. Commands live one per file under `./commands/` and are registered
- * below with one line each (`registerXxx(program)`); they parse flags, call the library and render, nothing more.
- * Errors thrown by the library are mapped to exit codes in `./errors.ts` (table in `--help`).
+ * below with one line each; they parse flags, call the library and render, nothing more. Errors thrown by the library
+ * are mapped to exit codes in `./errors.ts` (table in `--help`).
+ *
+ * Start-up loads only commander and this folder's small modules until a command runs: `--help`, `--version` and usage
+ * errors of the program answer from the summaries below, and a command's module (which pulls in its whole layer:
+ * verify loads client-node and gRPC) is imported only when that command is named.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { directoryOrNew, existingDirectory } from './arg-parsers.js';
-import { describeError, exitCodeFor, UsageError } from './errors.js';
 import { exitCodeHelp } from './exit-codes.js';
+import { packageVersion } from './package-info.js';
+import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
+import { UsageError } from './usage-error.js';
 
 // `agentplane ... | head` closes the pipe early: drop the rest of the output quietly and let the command finish, so
 // its own exit code (e.g. diff's 1 for changes) still reaches `${PIPESTATUS[0]}` / `set -o pipefail`.
@@ -17,38 +23,39 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 const program = new Command('agentplane')
   .description('Pinned, checksum-verified Agent Sandbox environments from code: synthesize, verify, diff, upgrade.')
-  .addOption(new Option('--mirror <dir>', 'directory with release files as <dir>/<tag>/<path> (default: $AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases when it exists, else upstream raw files at the pinned commit); must exist').argParser(existingDirectory))
+  .version(packageVersion(), '-V, --version', 'print the version of agentplane')
+  .addOption(new Option('--mirror <dir>', 'directory with release files as <dir>/<tag>/<path>, e.g. filled by `agentplane mirror pull` (default: $AGENTPLANE_MIRROR, else the upstream files at the pinned commit); must exist').argParser(existingDirectory))
   .addOption(new Option('--cache-dir <dir>', 'cache for verified release files (default: $AGENTPLANE_CACHE_DIR, else the user cache dir)').argParser(directoryOrNew))
   .showHelpAfterError('(run agentplane --help for usage)')
   .addHelpText('after', `\n${exitCodeHelp()}`)
   .exitOverride();
 
-/**
- * One line per command (keep sorted). Each is imported on demand: a command's module pulls in its whole layer
- * (verify loads client-node and gRPC), so `agentplane synth` loads only what synth needs.
- */
-const COMMANDS: Readonly<Record<string, () => Promise<(program: Command) => void>>> = {
+/** One line per command (keep sorted), each imported on demand. */
+const COMMANDS: Readonly<Record<CommandName, () => Promise<(program: Command) => void>>> = {
   compat: async () => (await import('./commands/compat.js')).registerCompat,
   diff: async () => (await import('./commands/diff.js')).registerDiff,
+  mirror: async () => (await import('./commands/mirror.js')).registerMirror,
   'plan-upgrade': async () => (await import('./commands/plan-upgrade.js')).registerPlanUpgrade,
   synth: async () => (await import('./commands/synth.js')).registerSynth,
   verify: async () => (await import('./commands/verify.js')).registerVerify,
 };
 
 /** The command named on the command line (the first operand after the global options), if it is a known one. */
-function requestedCommand(argv: readonly string[]): string | undefined {
+function requestedCommand(argv: readonly string[]): CommandName | undefined {
   const withValue = new Set(['--mirror', '--cache-dir']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (withValue.has(arg)) i++;
-    else if (!arg.startsWith('-')) return arg in COMMANDS ? arg : undefined;
+    else if (!arg.startsWith('-')) return arg in COMMANDS ? (arg as CommandName) : arg === 'help' && argv[i + 1] !== undefined && argv[i + 1]! in COMMANDS ? (argv[i + 1] as CommandName) : undefined;
   }
   return undefined;
 }
 
-// Only the requested command is registered; without one (`--help`, a typo) all are, so help and suggestions stay whole.
+// Only the requested command is loaded; without one (`--help`, a typo) every command is listed from its summary, so
+// help and suggestions stay whole without loading any layer.
 const requested = requestedCommand(process.argv.slice(2));
-for (const name of requested ? [requested] : Object.keys(COMMANDS)) (await COMMANDS[name]!())(program);
+if (requested !== undefined) (await COMMANDS[requested]())(program);
+else for (const [name, summary] of Object.entries(COMMAND_SUMMARIES)) program.command(name).description(summary);
 // A usage error of a command points at that command's help (subcommands inherit the program's pointer otherwise).
 for (const cmd of program.commands) cmd.showHelpAfterError(`(run agentplane ${cmd.name()} --help for usage)`);
 
@@ -56,8 +63,9 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) {
-    process.exitCode = exitCodeFor(err);
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
   } else {
+    const { describeError, exitCodeFor } = await import('./errors.js');
     process.stderr.write(`${describeError(err)}\n`);
     if (err instanceof UsageError) process.stderr.write(`(run agentplane ${requested ?? ''}${requested ? ' ' : ''}--help for usage)\n`);
     process.exitCode = exitCodeFor(err);

@@ -52,6 +52,7 @@ export class SandboxClaim extends Construct {
     this.name = p.name ?? id;
     this.poolRef = p.pool;
     this.namespace = p.namespace ?? (typeof p.pool === 'string' ? ctx.defaultNamespace : p.pool.namespace);
+    ctx.useNamespace(this.namespace);
     const v1beta1 = apiVersionFor(ctx.release, 'SandboxClaim').endsWith('/v1beta1');
     this.node.addValidation({
       validate: () => {

@@ -15,6 +15,8 @@ export interface EnvironmentContext {
   readonly requireDigests: boolean;
   /** Namespace for templates, pools and claims that name none. */
   readonly defaultNamespace: string;
+  /** Records a namespace a part puts objects in, so the environment writes its Namespace (when it creates namespaces). */
+  readonly useNamespace: (namespace: string) => void;
 }
 
 const CONTEXT = Symbol.for('agentplane.EnvironmentContext');

@@ -5,7 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { AgentPlaneError } from '../model/errors.js';
 import { SUPPORT_STATES } from '../model/states.js';
+
+/** Name of the descriptor ConfigMap; its key is `environment.json`. */
+export const DESCRIPTOR_CONFIGMAP = 'agentplane-environment';
+export const DESCRIPTOR_KEY = 'environment.json';
 
 const Labels = z.record(z.string(), z.string());
 const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.optional() }).strict();
@@ -142,7 +147,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * A descriptor too large for one ConfigMap is stored in parts (synth, src/synth/descriptor-parts.ts): the descriptor
+ * A descriptor too large for one ConfigMap is stored in parts (descriptor-parts.ts): the descriptor
  * ConfigMap then holds {@link DESCRIPTOR_PARTS_KEY} (the number of parts) and {@link DESCRIPTOR_SHA256_KEY} (sha256 of
  * the whole text) instead of the text, and ConfigMap `<name>-<i>` (i = 1..n, 4 digits) holds part i under
  * {@link DESCRIPTOR_PART_KEY}. The parts, concatenated in order, are the exact bytes of `environment.json`.
@@ -157,8 +162,9 @@ export function descriptorPartName(name: string, i: number): string {
 }
 
 /** A descriptor stored in ConfigMaps that cannot be put back together (a part missing, or a checksum mismatch). */
-export class DescriptorPartsError extends Error {
-  override readonly name = 'DescriptorPartsError';
+export class DescriptorPartsError extends AgentPlaneError {
+  readonly reason = 'DescriptorPartsInvalid';
+  readonly exitCategory = 'invalid';
   constructor(message: string, readonly hint: string) {
     super(message);
   }

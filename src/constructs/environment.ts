@@ -3,15 +3,19 @@
  * templates, warm pools, claims, router and network policies — and describes itself for the verifier
  * ({@link EnvironmentDescriptor}, also written as ConfigMap `agentplane-environment`).
  * The chart has no namespace of its own, so nothing is stamped onto cluster-scoped objects (case 20).
+ *
+ * Complete in the construct tree: Namespaces and the descriptor ConfigMap exist from construction on, the checks run as
+ * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
+ * `app.synth()`, `cdk8s synth` and `Testing.synth()` give the same objects.
  */
-import { Chart, Lazy } from 'cdk8s';
+import { App, Chart, Lazy, YamlOutputType } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { LoadedRelease } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
 import { apiVersionFor, provideContext } from './context.js';
-import { descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
+import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject } from '../model/objects.js';
@@ -19,6 +23,7 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from 
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
+import { childProblems, duplicateObjects, messageOf, renderObjects, schemaViolations, tooLargeObjects, type Rendering } from './render.js';
 import { SandboxRouter, type SandboxRouterProps } from './router.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
@@ -57,9 +62,20 @@ const PropsSchema = z
   })
   .strict();
 
-/** Name of the descriptor ConfigMap; its key is `environment.json`. */
-export const DESCRIPTOR_CONFIGMAP = 'agentplane-environment';
-export const DESCRIPTOR_KEY = 'environment.json';
+export { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY };
+
+/** What stands between an environment and its output; every list empty when it can be written. */
+export interface EnvironmentCheck {
+  /** Environment-level problems and objects that could not be rendered (construct path first). */
+  readonly problems: readonly string[];
+  /** Objects written twice. */
+  readonly duplicates: readonly string[];
+  /** Agent Sandbox objects the pinned CRD schema refuses. */
+  readonly violations: readonly string[];
+  /** Objects over the API server's object limit, which no apply method lifts: `<path>: <kind> <ns/name> is N bytes as JSON`. */
+  readonly tooLarge: readonly string[];
+  readonly rendering: Rendering;
+}
 
 
 function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
@@ -80,6 +96,7 @@ export class AgentEnvironment extends Chart {
   readonly install?: AgentSandboxInstall;
   private readonly createNamespaces: boolean;
   private readonly requiredStates: Readonly<Record<string, RequiredState>>;
+  private readonly namespaces = new Set<string>();
   private sealed = false;
 
   constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
@@ -92,10 +109,27 @@ export class AgentEnvironment extends Chart {
     this.requireDigests = p.requireDigests;
     this.createNamespaces = p.createNamespaces;
     this.requiredStates = p.requiredStates;
-    provideContext(this, { name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace });
+    provideContext(this, {
+      name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace, useNamespace: (ns) => this.useNamespace(ns),
+    });
     if (p.install !== false) {
       this.install = new AgentSandboxInstall(this, 'install', { ...(props.install === false ? {} : (props.install ?? {})), release: this.release, requireDigests: this.requireDigests });
+      for (const ns of this.install.rbacNamespaces) this.useNamespace(ns);
     }
+    this.useNamespace(this.defaultNamespace);
+    const cm = new k8s.KubeConfigMap(this, 'descriptor', {
+      metadata: { name: DESCRIPTOR_CONFIGMAP, namespace: this.defaultNamespace, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
+      data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) }) }),
+    });
+    setPhase(cm, 'environment');
+    this.node.addValidation({ validate: () => { const c = this.check(); return [...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge]; } });
+  }
+
+  /** Writes the Namespace of `ns` once, unless namespaces are not created or it is the controller's (the install writes that one). */
+  private useNamespace(ns: string): void {
+    if (!this.createNamespaces || this.namespaces.has(ns) || ns === this.install?.namespace) return;
+    this.namespaces.add(ns);
+    new k8s.KubeNamespace(this, `namespace-${ns}`, { metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } } });
   }
 
   addRuntimeClass(id: string, props: SandboxRuntimeClassProps): SandboxRuntimeClass {
@@ -147,30 +181,44 @@ export class AgentEnvironment extends Chart {
     return this.all(SandboxNetworkPolicy);
   }
 
-  /**
-   * Adds the objects that depend on everything else (Namespaces, the descriptor ConfigMap) and refuses further `add*`
-   * calls. Idempotent; synthesis calls it.
-   */
+  /** Refuses further `add*` calls (synthesis calls it). Idempotent. */
   seal(): void {
-    if (this.sealed) return;
     this.sealed = true;
-    if (this.routers.length > 1) {
-      throw new ConstructError(this.node.path, `environment has ${this.routers.length} routers (${this.routers.map((r) => r.node.path).join(', ')})`, 'declare one SandboxRouter per environment');
+  }
+
+  /**
+   * Everything that keeps this environment from being written, found on its rendered objects (JsonPatches applied):
+   * more than one router, descriptor conflicts and missing references, render errors, duplicate objects, fields the
+   * pinned CRD schemas refuse. Runs as this chart's cdk8s validation; `agentplane synth` reads it for typed errors.
+   */
+  check(): EnvironmentCheck {
+    const problems: string[] = [];
+    const routers = this.routers;
+    if (routers.length > 1) problems.push(`${this.node.path}: environment has ${routers.length} routers (${routers.map((r) => r.node.path).join(', ')}); declare one SandboxRouter per environment`);
+    const app = this.node.root instanceof App ? this.node.root : undefined;
+    if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
+      problems.push(`${this.node.path}: the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE`);
     }
-    if (this.createNamespaces) {
-      const own = new Set<string>([this.defaultNamespace]);
-      for (const part of [...this.templates, ...this.warmPools, ...this.claims, ...this.routers]) own.add(part.namespace);
-      for (const ns of this.install?.rbacNamespaces ?? []) own.add(ns);
-      if (this.install !== undefined) own.delete(this.install.namespace);
-      for (const ns of [...own].sort()) {
-        new k8s.KubeNamespace(this, `namespace-${ns}`, { metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } } });
-      }
+    try {
+      this.descriptor();
+    } catch (err) {
+      problems.push(messageOf(err));
     }
-    const cm = new k8s.KubeConfigMap(this, 'descriptor', {
-      metadata: { name: DESCRIPTOR_CONFIGMAP, namespace: this.defaultNamespace, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
-      data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) }) }),
-    });
-    setPhase(cm, 'environment');
+    const rendering = renderObjects(this, this.release);
+    for (const p of rendering.problems) if (!problems.includes(p)) problems.push(p);
+    return { problems, duplicates: duplicateObjects(rendering.objects), violations: schemaViolations(rendering.objects, this.release), tooLarge: tooLargeObjects(rendering.objects), rendering };
+  }
+
+  /**
+   * The environment's objects as cdk8s writes them (`app.synth()`, `Testing.synth()`): validated like
+   * `agentplane synth` validates them, then rendered the same way (render.ts).
+   * @throws ConstructError listing every problem when a construct validation or {@link AgentEnvironment.check} fails.
+   */
+  override toJson(): any[] {
+    const c = this.check();
+    const problems = [...childProblems(this), ...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];
+    if (problems.length > 0) throw new ConstructError(this.node.path, `environment ${this.name} cannot be synthesized:\n  ${problems.join('\n  ')}`, 'fix the constructs named above');
+    return c.rendering.objects.map((o) => o.object);
   }
 
   /**

@@ -1,6 +1,10 @@
 /** Public API of the constructs layer. */
-export { AgentEnvironment, DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, type AgentEnvironmentProps } from './environment.js';
+export { AgentEnvironment, DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, type AgentEnvironmentProps, type EnvironmentCheck } from './environment.js';
+export {
+  ANNOTATION_LIMIT_BYTES, OBJECT_LIMIT_BYTES, childProblems, duplicateObjects, isClusterScoped, renderObjects, schemaViolations, type RenderedObject, type Rendering,
+} from './render.js';
 export { AgentSandboxInstall, SERVER_SIDE_APPLY_THRESHOLD, type AgentSandboxInstallProps, type CertificateMode } from './install.js';
+export type { ControllerDeploymentProps, ControllerResources } from './controller-deployment.js';
 export type { ControllerRbacScope, ControllerResource, NamespaceScope, NarrowedResource } from './controller-rbac.js';
 export { SandboxRuntimeClass, type RuntimePreset, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
 export { SandboxTemplate, type NetworkPolicyManagement, type SandboxTemplateProps, type TemplateNetworkRules, type TemplateRuntime } from './template.js';

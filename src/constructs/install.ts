@@ -9,6 +9,7 @@ import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
+import { applyControllerSettings, ControllerDeploymentSchema, type ControllerDeploymentProps } from './controller-deployment.js';
 import { findContext } from './context.js';
 import { ControllerRbacSchema, scopeControllerRbac, type ControllerRbacScope, type ControllerResource, type NarrowedResource, type SourcedObject } from './controller-rbac.js';
 import { UnsupportedByReleaseError } from './errors.js';
@@ -60,6 +61,12 @@ export interface AgentSandboxInstallProps {
    * `networkPolicies`) or a cluster-scoped one (`customResourceDefinitions`) fails (case 09-controller-rbac-gaps).
    */
   readonly rbac?: Readonly<Record<string, ControllerRbacScope>>;
+  /**
+   * The controller Deployment's replicas, resources, scheduling, pod metadata, image pull secrets, priority class and
+   * extra flags, each mirroring a key of upstream's Helm values (see {@link ControllerDeploymentProps}).
+   * @default {} (the Deployment as pinned)
+   */
+  readonly controller?: ControllerDeploymentProps;
 }
 
 const PropsSchema = z.object({
@@ -78,6 +85,7 @@ const PropsSchema = z.object({
     .default('controller'),
   requireDigests: z.boolean().optional(),
   rbac: ControllerRbacSchema,
+  controller: ControllerDeploymentSchema,
 }).strict();
 
 /**
@@ -227,6 +235,7 @@ export class AgentSandboxInstall extends Construct {
     for (const c of containers) {
       if (typeof c['image'] === 'string' && c['image'].startsWith(facts.controllerImagePlaceholder)) c['image'] = this.controllerImage;
     }
+    applyControllerSettings(controller, controllerContainer, p.controller, props.controller ?? {});
 
     const largeCrds = new Set(
       Object.values(facts.crds)

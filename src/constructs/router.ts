@@ -100,6 +100,7 @@ export class SandboxRouter extends Construct {
     this.authorizationMode = p.authorization.mode;
     const controllerNs = release.objects.get('k8s/controller.yaml')?.find((o) => o.kind === 'Namespace')?.metadata?.name ?? 'agent-sandbox-system';
     this.namespace = p.namespace ?? controllerNs;
+    ctx.useNamespace(this.namespace);
 
     const files = [...FILES, ...(p.authorization.mode === 'tokenreview' ? [TOKENREVIEW_FILE] : [])];
     const objs: Json[] = [];

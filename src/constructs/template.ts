@@ -137,6 +137,7 @@ export class SandboxTemplate extends Construct {
     this.name = p.name ?? id;
     if (!DNS_LABEL.test(this.name)) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'name', reason: 'NotDnsLabel', value: this.name, message: `name: must be a DNS label (got ${JSON.stringify(this.name)}); pass name explicitly` }]);
     this.namespace = p.namespace ?? ctx.defaultNamespace;
+    ctx.useNamespace(this.namespace);
     this.runtimeClass = p.runtimeClass;
     if (p.networkPolicyManagement !== undefined) this.explicitManagement = p.networkPolicyManagement;
 

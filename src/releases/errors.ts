@@ -62,7 +62,7 @@ export class MissingFileError extends ReleaseError {
       'MissingFile',
       `pinned file ${file} is missing from ${source}`,
       source.startsWith('mirror ')
-        ? 'complete the mirror (layout <mirror>/<tag>/<path>, as ../shared/agent-sandbox/releases) or point --mirror / AGENTPLANE_MIRROR at a complete one'
+        ? 'complete the mirror (layout <mirror>/<tag>/<path>, as `agentplane mirror pull` writes it) or point --mirror / AGENTPLANE_MIRROR at a complete one'
         : 'the pinned commit or path does not resolve upstream; use a mirror that holds the release (--mirror DIR or AGENTPLANE_MIRROR)',
     );
     this.file = file;

@@ -1,12 +1,11 @@
 /**
  * Where pinned release files come from: a mirror directory laid out as `<mirror>/<tag>/<mirrorPath>`
- * (as `../shared/agent-sandbox/releases`), or the upstream repository's raw files at the pinned commit.
+ * (as `agentplane mirror pull` writes it), or the upstream repository's raw files at the pinned commit.
  * Sources only return bytes; the caller verifies them (load.ts).
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { UPSTREAM_REPO } from './catalog.js';
 import { MissingFileError, SourceUnreachableError } from './errors.js';
 import type { PinnedFile, ReleaseFacts } from './types.js';
@@ -32,20 +31,13 @@ export interface FileSource {
   read(facts: ReleaseFacts, file: PinnedFile): Promise<Buffer>;
 }
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SHARED_MIRROR = '../shared/agent-sandbox/releases';
-
 /**
- * The mirror used when none is given: `AGENTPLANE_MIRROR` when set, else `../shared/agent-sandbox/releases` relative to
- * the current directory or to the repository root, when that directory exists; else undefined (fetch from upstream).
+ * The mirror used when none is given: `AGENTPLANE_MIRROR` when set, else none (fetch from upstream). Nothing depends on
+ * the working directory or on where the package is installed.
  */
 export function defaultMirror(): string | undefined {
   const fromEnv = process.env.AGENTPLANE_MIRROR;
-  if (fromEnv) return resolve(fromEnv);
-  for (const candidate of [resolve(process.cwd(), SHARED_MIRROR), resolve(REPO_ROOT, SHARED_MIRROR)]) {
-    if (isDirectory(candidate)) return candidate;
-  }
-  return undefined;
+  return fromEnv ? resolve(fromEnv) : undefined;
 }
 
 /** Raw-file URL of `path` at `commit` in the upstream repository (`https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>`). */
@@ -62,7 +54,7 @@ export class MirrorDirectoryMissingError extends SourceUnreachableError {
   override readonly hint: string;
   constructor(root: string) {
     super(`mirror ${root}`, new Error('the mirror directory does not exist'));
-    this.hint = `${root} does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, or unset AGENTPLANE_MIRROR to use the default (../shared/agent-sandbox/releases when it exists, else the upstream files at the pinned commit)`;
+    this.hint = `${root} does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, fill one with agentplane mirror pull <release...> --to DIR, or unset AGENTPLANE_MIRROR to fetch the upstream files at the pinned commit`;
     this.message = `cannot reach release source mirror ${root}: the mirror directory does not exist\n  hint: ${this.hint}`;
   }
 }

@@ -10,6 +10,7 @@ export {
 export { defaultMirror, MirrorDirectoryMissingError, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
+export { pullRelease, type MirroredRelease } from './mirror.js';
 export { isKubeObject } from './kube-object.js';
 export { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type DefectiveImage } from './defective-images.js';
 export { canonicalRepository, parseImage, type ImageRef } from './image-ref.js';

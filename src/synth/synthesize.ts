@@ -1,32 +1,19 @@
 /**
- * Synthesis of one AgentEnvironment into ordered, annotated, validated objects and the files of `dist/<environment>/`:
- * `NN-<phase>.yaml` per non-empty apply phase (NN = phase number = Argo CD sync wave) and `environment.json`.
- *
- * Steps: seal the environment; run every construct's validations; render each ApiObject (errors get its path); drop
- * `metadata.namespace` from cluster-scoped objects; refuse duplicates; validate Agent Sandbox objects against the pinned
- * CRD schema (CustomObjectValidator); annotate sync waves; store a large descriptor ConfigMap in parts; refuse objects over the API server's limit; check client-side-apply size; order by phase, then kind rank,
- * namespace, name. Output bytes depend only on the constructs (no time, no randomness, sorted keys).
+ * Synthesis of one AgentEnvironment into the files of `dist/<environment>/`: `NN-<phase>.yaml` per non-empty apply
+ * phase (NN = phase number = Argo CD sync wave) and `environment.json`. The objects are the environment's own
+ * rendering (src/constructs/render.ts: the same objects `app.synth()` writes); this adds only what cdk8s cannot: the
+ * checks as typed errors, the phase files, notes for the person applying them, and the strict size check.
+ * Output bytes depend only on the constructs (no time, no randomness, sorted keys).
  */
-import { ApiObject } from 'cdk8s';
-import type { IConstruct } from 'constructs';
 import {
-  AgentEnvironment, ANNOTATION_LAST_APPLIED, descriptorJson, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE, PHASES, phaseIndex, phaseOf,
-  type EnvironmentDescriptor, type Phase,
+  AgentEnvironment, ANNOTATION_LIMIT_BYTES, ANNOTATION_SYNC_OPTIONS, OBJECT_LIMIT_BYTES, childProblems, descriptorJson, PHASES, phaseIndex, type EnvironmentDescriptor, type Phase,
 } from '../constructs/index.js';
-import { CustomObjectValidator, lastAppliedSizeBytes, releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
-import { descriptorConfigMaps, isDescriptorConfigMap } from './descriptor-parts.js';
-import { apiGroup, isClusterScoped } from './scope.js';
+import { apiGroup } from './scope.js';
 import { yamlStream } from './yaml.js';
 
-/** Client-side apply stores the whole object in an annotation; all annotations together may hold at most this many bytes. */
-export const ANNOTATION_LIMIT_BYTES = 262144;
-
-/**
- * The API server refuses a ConfigMap or Secret whose data pass 1 MiB, and any object near etcd's 1.5 MiB request
- * limit; synth holds every object to 1 MiB of JSON (the descriptor ConfigMap is stored in parts before that).
- */
-export const OBJECT_LIMIT_BYTES = 1048576;
+export { ANNOTATION_LIMIT_BYTES, OBJECT_LIMIT_BYTES };
 
 /** Options of {@link synthesizeEnvironment}. */
 export interface SynthOptions {
@@ -67,121 +54,35 @@ export interface EnvironmentSynthesis {
   readonly images: Readonly<Record<string, string>>;
 }
 
-const KIND_RANK = [
-  'CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ConfigMap', 'Secret',
-  'Service', 'Deployment', 'PodDisruptionBudget', 'RuntimeClass', 'SandboxTemplate', 'SandboxWarmPool', 'NetworkPolicy', 'SandboxClaim', 'Sandbox',
-];
-
-function rank(kind: string): number {
-  const i = KIND_RANK.indexOf(kind);
-  return i < 0 ? KIND_RANK.length : i;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function compareObjects(a: SynthesizedObject, b: SynthesizedObject): number {
-  return (
-    phaseIndex(a.phase) - phaseIndex(b.phase) ||
-    rank(a.object.kind) - rank(b.object.kind) ||
-    cmp(a.object.kind, b.object.kind) ||
-    cmp(a.object.metadata?.namespace ?? '', b.object.metadata?.namespace ?? '') ||
-    cmp(a.object.metadata?.name ?? '', b.object.metadata?.name ?? '')
-  );
-}
-
-/** The message without its hint line, and without the wrapper cdk8s puts around errors thrown while rendering an object. */
-function messageOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': (\w*Error: )?/, '').split('\n  hint:')[0]!;
-}
-
-function identity(obj: KubeObject): string {
-  return `${apiGroup(obj.apiVersion)}/${obj.kind}/${obj.metadata?.namespace ?? '(cluster)'}/${obj.metadata?.name ?? '?'}`;
-}
-
 /**
  * Synthesizes one environment (sealing it first).
  * @throws EnvironmentInvalidError (construct validations, render errors), DuplicateObjectError, SchemaViolationError,
  *   ObjectTooLargeError (an object over {@link OBJECT_LIMIT_BYTES}; with `strict`, also one over the annotation limit).
  */
 export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions = {}): EnvironmentSynthesis {
-  const problems: string[] = [];
-  try {
-    env.seal();
-  } catch (err) {
-    problems.push(messageOf(err));
-  }
-  const constructs: IConstruct[] = env.node.findAll();
-  for (const c of constructs) for (const e of c.node.validate()) problems.push(`${c.node.path}: ${e}`);
-  if (problems.length > 0) throw new EnvironmentInvalidError(env.name, problems);
-
-  const rendered: SynthesizedObject[] = [];
-  for (const c of constructs) {
-    if (!(c instanceof ApiObject)) continue;
-    try {
-      const object = c.toJson() as KubeObject;
-      if (isDescriptorConfigMap(object)) {
-        // Stored in parts when too large for one object (./descriptor-parts.ts); the parts belong to the same construct.
-        descriptorConfigMaps(object).forEach((part, i) => rendered.push({ phase: phaseOf(c), constructPath: i === 0 ? c.node.path : `${c.node.path}/part-${i}`, object: part }));
-      } else {
-        rendered.push({ phase: phaseOf(c), constructPath: c.node.path, object });
-      }
-    } catch (err) {
-      const msg = messageOf(err);
-      problems.push(msg.startsWith(env.node.path) ? msg : `${c.node.path}: ${msg}`);
-    }
-  }
-  let descriptor: EnvironmentDescriptor | undefined;
-  try {
-    descriptor = env.descriptor();
-  } catch (err) {
-    const msg = messageOf(err);
-    if (!problems.includes(msg)) problems.push(msg);
-  }
-  if (problems.length > 0 || descriptor === undefined) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
-
+  env.seal();
+  const check = env.check();
+  const problems = [...childProblems(env), ...check.problems];
+  if (problems.length > 0) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
   const release = env.release;
-  const seen = new Map<string, string>();
-  const duplicates: string[] = [];
-  const validator = CustomObjectValidator.forRelease(release);
-  const violations: string[] = [];
+  if (check.duplicates.length > 0) throw new DuplicateObjectError(env.name, [...check.duplicates]);
+  if (check.violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, [...check.violations]);
+  const descriptor = env.descriptor();
+  const rendered: readonly SynthesizedObject[] = check.rendering.objects.map(({ phase, constructPath, object }) => ({ phase, constructPath, object }));
+
   const sizeNotes: string[] = [];
-  const tooLarge: string[] = [];
-  for (const item of rendered) {
-    const obj = item.object;
-    const metadata = (obj.metadata ??= {});
-    if (isClusterScoped(obj, release)) delete metadata.namespace;
-    const id = identity(obj);
-    const first = seen.get(id);
-    if (first !== undefined) duplicates.push(`${id} at ${first} and ${item.constructPath}`);
-    else seen.set(id, item.constructPath);
-    const group = apiGroup(obj.apiVersion);
-    if (Object.values(release.facts.crds).some((crd) => crd.group === group)) {
-      for (const v of validator.validate(obj)) violations.push(`${item.constructPath}: ${obj.kind} ${obj.metadata?.name}: ${v.path}: ${v.message}`);
-    }
-    const annotations = ((metadata as Record<string, unknown>)['annotations'] ??= {}) as Record<string, string>;
-    delete annotations[ANNOTATION_LAST_APPLIED];
-    annotations[ANNOTATION_SYNC_WAVE] = String(phaseIndex(item.phase));
-    const size = lastAppliedSizeBytes(obj);
-    if (size > OBJECT_LIMIT_BYTES) {
-      tooLarge.push(`${item.constructPath}: ${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name} is ${size} bytes as JSON`);
-    } else if (size > ANNOTATION_LIMIT_BYTES) {
-      const text = `${obj.kind} ${obj.metadata?.name} is ${size} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
-      if (opts.strict === true) throw new ObjectTooLargeError(`environment ${env.name}: ${text}`, 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side');
-      annotations[ANNOTATION_SYNC_OPTIONS] = 'ServerSideApply=true';
-      sizeNotes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
-    }
-  }
-  if (duplicates.length > 0) throw new DuplicateObjectError(env.name, duplicates);
-  if (tooLarge.length > 0) {
+  if (check.tooLarge.length > 0) {
     throw new ObjectTooLargeError(
-      `environment ${env.name}: ${tooLarge.length} object(s) over the API server's ${OBJECT_LIMIT_BYTES}-byte object limit, which no apply method lifts:\n${tooLarge.map((t) => `    - ${t}`).join('\n')}`,
+      `environment ${env.name}: ${check.tooLarge.length} object(s) over the API server's ${OBJECT_LIMIT_BYTES}-byte object limit, which no apply method lifts:\n${check.tooLarge.map((t) => `    - ${t}`).join('\n')}`,
       'make the named objects smaller (fewer or shorter entries), or split what they declare across several objects or environments',
     );
   }
-  if (violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, violations);
+  for (const item of check.rendering.objects) {
+    if (item.oversizeBytes === undefined || item.oversizeBytes > OBJECT_LIMIT_BYTES) continue;
+    const text = `${item.object.kind} ${item.object.metadata?.name} is ${item.oversizeBytes} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
+    if (opts.strict === true) throw new ObjectTooLargeError(`environment ${env.name}: ${text}`, 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side');
+    sizeNotes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
+  }
 
   const ssa = rendered.filter((i) => i.object.kind === 'CustomResourceDefinition' && descriptor.install?.serverSideApply.includes(String(i.object.metadata?.name)));
   const ssaNote = (how: string): string[] =>
@@ -200,7 +101,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
         'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order']
     : [];
 
-  const objects = [...rendered].sort(compareObjects);
+  const objects = rendered;
   const files: SynthesizedFile[] = [];
   const cacheRoot = releaseCacheRoot(release);
   for (const phase of PHASES) {

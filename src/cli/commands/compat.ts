@@ -27,6 +27,7 @@ import type { AdapterError } from '../../adapter/types.js';
 import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
 import { recordFailedReads, type FailedRead } from '../failed-reads.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
 
 /** One tested combination: the tuple a cluster test run saw and how the run ended. */
 export const MatrixRowSchema = z.object({
@@ -147,7 +148,7 @@ function markdown(release: string, env: string, rows: readonly WorksheetRow[], m
 export function registerCompat(program: Command): void {
   program
     .command('compat')
-    .description('compatibility worksheet of one cluster: the nine tuple parts as read live, what the release was built for, and what our tests covered')
+    .description(COMMAND_SUMMARIES['compat'])
     .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context')

@@ -7,9 +7,11 @@ import { Option, type Command } from 'commander';
 import {
   DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, scopeLookupFromRelease, type DiffFormat, type ManifestSet, type UnreadableObject,
 } from '../../diff/index.js';
-import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
+import { existingFile } from '../arg-parsers.js';
+import { RELEASE_CHOICES } from '../release-choices.js';
 import { describeError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
 
 interface DiffFlags {
   live?: boolean;
@@ -24,7 +26,7 @@ interface DiffFlags {
 export function registerDiff(program: Command): void {
   program
     .command('diff')
-    .description('compare two synthesized directories or git refs (or the cluster, --live) object by object, with risk labels')
+    .description(COMMAND_SUMMARIES['diff'])
     .argument('[BASE]', 'synthesized directory or git ref (omit with --live)')
     .argument('[HEAD]', 'synthesized directory or git ref', 'dist')
     .option('--live', 'BASE is the cluster: compare live objects with a server-side dry run of HEAD')

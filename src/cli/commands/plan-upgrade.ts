@@ -8,9 +8,11 @@ import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { LiveStateError, readUpgradeState } from '../../adapter/kubernetes/upgrade-state.js';
 import { DIFF_FORMATS, renderPlan, type DiffFormat } from '../../diff/index.js';
 import { intermediateTags, loadRelease, planUpgrade, releaseFacts, type LiveUpgradeState } from '../../releases/index.js';
-import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
+import { existingFile } from '../arg-parsers.js';
+import { RELEASE_CHOICES } from '../release-choices.js';
 import { describeError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
 
 interface PlanFlags {
   to: string;
@@ -24,7 +26,7 @@ interface PlanFlags {
 export function registerPlanUpgrade(program: Command): void {
   program
     .command('plan-upgrade')
-    .description('classify an upgrade between pinned releases (safe, needs-migration, blocked) from CRD schemas and live storedVersions')
+    .description(COMMAND_SUMMARIES['plan-upgrade'])
     .addOption(new Option('--to <tag>', 'target release').choices(RELEASE_CHOICES).makeOptionMandatory())
     .addOption(new Option('--from <tag>', 'current release (default with --kubeconfig: the live install\'s app.kubernetes.io/version label)').choices(RELEASE_CHOICES))
     .option('--kubeconfig <file>', 'read status.storedVersions, v1alpha1 claims and warm pools from this cluster', existingFile)

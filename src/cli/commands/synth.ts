@@ -16,6 +16,7 @@ import {
 import { directoryOrNew, writableFile } from '../arg-parsers.js';
 import { globalOptions } from '../global-options.js';
 import { outputOption, renderReport, type OutputFormat } from '../output.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
 
 /** `examples/` of this package. */
 const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -56,7 +57,7 @@ function moduleImages(envs: readonly EnvironmentSynthesis[]): Record<string, str
 export function registerSynth(program: Command): void {
   program
     .command('synth')
-    .description('synthesize environment modules into dist/<environment>/ (numbered apply-phase files + environment.json)')
+    .description(COMMAND_SUMMARIES['synth'])
     .argument('[FILE...]', 'environment modules: files whose default export is defineEnvironments(async (ctx) => { ... })')
     .option('--all-examples', 'also synthesize every examples/<name>/environment.ts of this package')
     .option('--out <dir>', 'output directory', directoryOrNew, 'dist')

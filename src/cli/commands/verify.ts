@@ -21,6 +21,7 @@ import type { ExitCategory } from '../../model/errors.js';
 import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
+import { COMMAND_SUMMARIES } from '../summaries.js';
 
 interface VerifyFlags {
   env?: string;
@@ -53,7 +54,7 @@ export function notVerifiedCategory(report: Pick<VerifyReport, 'capabilities'>):
 export function registerVerify(program: Command): void {
   program
     .command('verify')
-    .description('verify a deployed environment: move every declared capability through discovered -> compatible -> configured -> verified, with evidence')
+    .description(COMMAND_SUMMARIES['verify'])
     .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context (default: current-context)')

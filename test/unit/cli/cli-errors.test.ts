@@ -128,7 +128,7 @@ describe('a mirror that does not exist is refused even when the cache is warm', 
     expect(fromEnv.status).toBe(3);
     expect(fromEnv.stderr).toContain('error: cannot reach release source mirror /nonexistent: the mirror directory does not exist');
     // the hint is about the directory, not the network
-    expect(fromEnv.stderr).toContain('hint: /nonexistent does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, or unset AGENTPLANE_MIRROR');
+    expect(fromEnv.stderr).toContain('hint: /nonexistent does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, fill one with agentplane mirror pull <release...> --to DIR, or unset AGENTPLANE_MIRROR');
     expect(fromEnv.stderr).not.toMatch(/network/);
     expect(fromEnv.stdout).toBe('');
   });

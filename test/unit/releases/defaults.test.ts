@@ -21,11 +21,16 @@ describe('defaults', () => {
     expect(defaultCacheDir()).toBe(join(homedir(), '.cache', 'agentplane'));
   });
 
-  test('mirror: AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases when it exists', () => {
-    process.env.AGENTPLANE_MIRROR = 'some/mirror';
-    expect(defaultMirror()).toBe(resolve('some/mirror'));
-    delete process.env.AGENTPLANE_MIRROR;
-    expect(defaultMirror()).toBe(resolve(process.cwd(), '../shared/agent-sandbox/releases'));
+  test('mirror: AGENTPLANE_MIRROR, else none (upstream), whatever the working directory holds', () => {
+    const saved = process.env.AGENTPLANE_MIRROR;
+    try {
+      process.env.AGENTPLANE_MIRROR = 'some/mirror';
+      expect(defaultMirror()).toBe(resolve('some/mirror'));
+      delete process.env.AGENTPLANE_MIRROR;
+      expect(defaultMirror()).toBeUndefined(); // ../shared/agent-sandbox/releases exists next to this repository
+    } finally {
+      if (saved !== undefined) process.env.AGENTPLANE_MIRROR = saved;
+    }
   });
 
   test('upstream raw URL is built from the repository, the pinned commit and the path', () => {

@@ -5,9 +5,8 @@
  * src/constructs/descriptor.ts defines (and reads back with `descriptorTextFromConfigMaps`).
  */
 import { createHash } from 'node:crypto';
-import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY } from '../constructs/index.js';
-import { DESCRIPTOR_PART_KEY, DESCRIPTOR_PARTS_KEY, DESCRIPTOR_SHA256_KEY, descriptorPartName } from '../constructs/descriptor.js';
 import type { KubeObject } from '../releases/index.js';
+import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, DESCRIPTOR_PARTS_KEY, DESCRIPTOR_SHA256_KEY, descriptorPartName } from './descriptor.js';
 
 /** Bytes of a part's text as JSON (escapes included), leaving room in the 262144-byte annotation limit for the rest of the object. */
 export const DESCRIPTOR_PART_BYTES = 200 * 1024;
