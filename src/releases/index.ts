@@ -7,7 +7,7 @@ export {
   ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
   UnknownReleaseError, VersionNotServedError,
 } from './errors.js';
-export { defaultMirror, MirrorDirectoryMissingError, upstreamUrl, type FetchOptions } from './fetch.js';
+export { defaultMirror, MirrorDirectoryMissingError, RedirectRefusedError, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
 export { isKubeObject } from './kube-object.js';
