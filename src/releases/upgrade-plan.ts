@@ -272,8 +272,11 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
 }
 
 function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
-  const a = CONDITION_REASONS[from];
-  const b = CONDITION_REASONS[to];
+  const a = CONDITION_REASONS[from] as (typeof CONDITION_REASONS)[ReleaseTag] | undefined;
+  const b = CONDITION_REASONS[to] as (typeof CONDITION_REASONS)[ReleaseTag] | undefined;
+  // a release outside the catalogue (e.g. a test fixture or a newer tag) has no recorded reasons: say so, never assume none changed
+  const missing = [from, to].filter((_, i) => [a, b][i] === undefined);
+  if (a === undefined || b === undefined) return [{ severity: 'review', topic: 'conditions', message: `condition types and reasons of ${missing.join(', ')} are not catalogued: compare them by hand`, operations: ['observe'] }];
   const out: UpgradeFinding[] = [];
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     const ra = a[key] ?? [];
@@ -393,7 +396,7 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
 
   const certain: Exclude<UpgradeVerdict, 'unknown'> = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
   const verdict: UpgradeVerdict = certain !== 'blocked' && unknowns.length > 0 ? 'unknown' : certain;
-  if (verdict === 'unknown') path.push(`read the live state first (plan-upgrade --kubeconfig FILE): ${unknowns.join('; ')}`);
+  if (verdict === 'unknown') path.push('read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on what `unknowns` lists');
   const install = direction === 'downgrade' ? `downgrade: install ${t} in place of ${f}` : `install ${t}`;
   if (certain === 'blocked') path.push(...blockPath);
   else if (certain === 'needs-migration') {
