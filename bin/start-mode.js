@@ -24,15 +24,15 @@ const SHARED_MIRROR = '../shared/agent-sandbox/releases';
 /**
  * Whether `agentplane <argv>` can run from lib/ with the same outcome as from the sources:
  * - AGENTPLANE_NO_LIB is not `1`, and lib/ is up to date for src/ and imports/;
- * - the command is `synth` without `--all-examples` (the CLI looks for examples/ next to its own module), or `diff`
- *   (the other commands read files next to their modules: the compat matrix, sandboxd's proto, package.json);
+ * - the command is `synth` without `--all-examples` (the CLI looks for examples/ next to its own module), `diff` or
+ *   `plan-upgrade` (the other commands read files next to their modules: the compat matrix, sandboxd's proto, package.json);
  * - the default mirror comes out the same (src/releases/fetch.ts tries `<cwd>/../shared/agent-sandbox/releases`, then the
  *   same path next to the package root, which from lib/ is one folder off): a mirror is given (--mirror,
  *   AGENTPLANE_MIRROR), or the cwd candidate exists, or neither package-relative candidate exists.
  */
 export function compiledCliUsable(root, argv, env = process.env, cwd = process.cwd()) {
   const command = commandOf(argv);
-  if (env.AGENTPLANE_NO_LIB === '1' || !(command === 'diff' || (command === 'synth' && !argv.includes('--all-examples')))) return false;
+  if (env.AGENTPLANE_NO_LIB === '1' || !(command === 'diff' || command === 'plan-upgrade' || (command === 'synth' && !argv.includes('--all-examples')))) return false;
   const mirrorGiven = argv.some((a) => a === '--mirror' || a.startsWith('--mirror=')) || Boolean(env.AGENTPLANE_MIRROR);
   const sameMirror =
     mirrorGiven || existsSync(resolve(cwd, SHARED_MIRROR)) || (!existsSync(resolve(root, SHARED_MIRROR)) && !existsSync(resolve(root, 'lib', SHARED_MIRROR)));

@@ -47,7 +47,7 @@ describe('compiled CLI start-up', () => {
     }
   });
 
-  test('only `synth` without --all-examples and `diff`, with lib/ fresh and the default mirror unchanged, runs compiled', () => {
+  test('only `synth` without --all-examples, `diff` and `plan-upgrade`, with lib/ fresh and the default mirror unchanged, runs compiled', () => {
     const t = tempDir('start');
     try {
       const root = packageRoot(t.dir);
@@ -59,7 +59,8 @@ describe('compiled CLI start-up', () => {
       expect(compiledCliUsable(root, ['synth', 'env.ts'], { AGENTPLANE_NO_LIB: '1' }, cwd)).toBe(false);
       expect(compiledCliUsable(root, ['compat'], env, cwd)).toBe(false);
       expect(compiledCliUsable(root, ['verify'], env, cwd)).toBe(false);
-      expect(compiledCliUsable(root, ['plan-upgrade', 'synth'], env, cwd)).toBe(false);
+      expect(compiledCliUsable(root, ['verify', 'synth'], env, cwd)).toBe(false);
+      expect(compiledCliUsable(root, ['plan-upgrade', '--to', 'v0.5.6', '--from', 'v0.4.6'], env, cwd)).toBe(true);
       expect(compiledCliUsable(root, ['synth', '--all-examples'], env, cwd)).toBe(false);
       expect(compiledCliUsable(root, ['diff', 'dist-a', 'dist-b'], env, cwd)).toBe(true);
       expect(compiledCliUsable(root, ['--cache-dir', '/c', 'diff', '--live', 'dist'], env, cwd)).toBe(true);
