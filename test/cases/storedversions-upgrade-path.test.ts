@@ -55,4 +55,14 @@ describe('case 07 storedversions-upgrade-path', () => {
     expect(r.status).toBe(12);
     expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'unknown', assumedVerdict: assumed, direction, exitCode: 12 });
   }, 60_000);
+
+  test('--accept takes only a known defect id (usage error, exit 2); --help lists the verdict exit codes', () => {
+    const run = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const bad = run('--from', 'v0.5.6', '--to', 'v0.5.0', '--accept', 'nope');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("argument 'nope' is invalid. Allowed choices are warm-claims-cold-restart.");
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout.split('\n').filter((l) => /^  (0|10|11|12) /.test(l)).map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual(['0 safe:', '10 needs-migration:', '11 blocked:', '12 unknown:']);
+  }, 60_000);
 });

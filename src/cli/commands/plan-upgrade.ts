@@ -12,7 +12,7 @@ import { loadRelease } from '../../releases/load.js';
 import { releaseFacts } from '../../releases/supported.js';
 import { BLOCKING_DEFECTS, intermediateTags, planUpgrade, type LiveUpgradeState } from '../../releases/upgrade-plan.js';
 import { existingFile, RELEASE_CHOICES } from '../arg-parsers.js';
-import { describeError, exitCodeFor } from '../errors.js';
+import { describeError, exitCodeFor, UsageError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
 import { PLAN_EXIT_CODES, planExitCodeHelp } from './plan-upgrade-exit-codes.js';
 
@@ -47,6 +47,8 @@ export function registerPlanUpgrade(program: Command): void {
           const [{ KubeClient }, { readUpgradeState }] = await Promise.all([import('../../adapter/kubernetes/client.js'), import('../../adapter/kubernetes/upgrade-state.js')]);
           const client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
           live = await readUpgradeState(client, to.facts);
+          // a plan from a release other than the one installed would answer for another cluster
+          if (flags.from !== undefined && live.tag !== undefined && live.tag !== flags.from) throw new UsageError(`--from ${flags.from}, but the live install is labelled ${live.tag} (app.kubernetes.io/version on its Sandbox CRD)`, `pass --from ${live.tag}, or leave --from out to use the label`);
           if (flags.from === undefined && live.tag === undefined) {
             const { LiveStateError } = await import('../../adapter/kubernetes/upgrade-state.js');
             throw new LiveStateError('the live install has no app.kubernetes.io/version label on its Sandbox CRD', 'pass --from with the release that is installed');
