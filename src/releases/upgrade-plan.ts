@@ -396,7 +396,7 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
 
   const certain: Exclude<UpgradeVerdict, 'unknown'> = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
   const verdict: UpgradeVerdict = certain !== 'blocked' && unknowns.length > 0 ? 'unknown' : certain;
-  if (verdict === 'unknown') path.push('read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on what `unknowns` lists');
+  if (verdict === 'unknown') path.push('read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)');
   const install = direction === 'downgrade' ? `downgrade: install ${t} in place of ${f}` : `install ${t}`;
   if (certain === 'blocked') path.push(...blockPath);
   else if (certain === 'needs-migration') {

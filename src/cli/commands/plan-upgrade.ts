@@ -44,15 +44,12 @@ export function registerPlanUpgrade(program: Command): void {
         const to = await loadRelease(flags.to, fetchOpts);
         let live: { state: LiveUpgradeState; tag?: string } | undefined;
         if (flags.kubeconfig !== undefined || flags.context !== undefined) {
-          const [{ KubeClient }, { readUpgradeState }] = await Promise.all([import('../../adapter/kubernetes/client.js'), import('../../adapter/kubernetes/upgrade-state.js')]);
+          const [{ KubeClient }, { LiveStateError, readUpgradeState }] = await Promise.all([import('../../adapter/kubernetes/client.js'), import('../../adapter/kubernetes/upgrade-state.js')]);
           const client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
           live = await readUpgradeState(client, to.facts);
           // a plan from a release other than the one installed would answer for another cluster
           if (flags.from !== undefined && live.tag !== undefined && live.tag !== flags.from) throw new UsageError(`--from ${flags.from}, but the live install is labelled ${live.tag} (app.kubernetes.io/version on its Sandbox CRD)`, `pass --from ${live.tag}, or leave --from out to use the label`);
-          if (flags.from === undefined && live.tag === undefined) {
-            const { LiveStateError } = await import('../../adapter/kubernetes/upgrade-state.js');
-            throw new LiveStateError('the live install has no app.kubernetes.io/version label on its Sandbox CRD', 'pass --from with the release that is installed');
-          }
+          if (flags.from === undefined && live.tag === undefined) throw new LiveStateError('the live install has no app.kubernetes.io/version label on its Sandbox CRD', 'pass --from with the release that is installed');
         }
         const from = await loadRelease(releaseFacts((flags.from ?? live?.tag)!).tag, fetchOpts);
         // the other releases are searched for a path by their pinned facts only: no need to load their files

@@ -52,7 +52,7 @@ describe('planUpgrade', () => {
     expect(plan.direction).toBe('upgrade');
     expect(plan.unknowns).toHaveLength(1);
     expect(plan.unknowns[0]).toMatch(/^status\.storedVersions /);
-    expect(plan.path).toEqual(['read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on what `unknowns` lists']);
+    expect(plan.path).toEqual(['read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)']);
     expect(plan.storedVersionsSource).toMatch(/^assumed/);
     expect(plan.findings.filter((f) => f.topic === 'defect').map((f) => f.source)).toContain('cmd/agent-sandbox-controller/tls.go@v0.5.6');
     expect(plan.findings.find((f) => f.message.includes('spec.replicas: default none -> 1'))?.operations).toEqual(['createFromTemplate', 'capabilities']);
@@ -66,7 +66,7 @@ describe('planUpgrade', () => {
     expect(plan.unknowns.map((u) => u.split(' (')[0])).toEqual(['status.storedVersions of the Agent Sandbox CRDs', 'v1alpha1 claims and warm pools']);
     expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => f.message)).toContain('SandboxClaim: storage version v1alpha1 -> v1beta1; existing objects stay stored as v1alpha1 until rewritten');
     expect(plan.path).toEqual([
-      'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on what `unknowns` lists',
+      'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)',
       'from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2',
       'update manifests and clients that use the renamed, removed or retyped fields listed below',
       'install v0.5.6',
