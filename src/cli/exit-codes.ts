@@ -42,7 +42,7 @@ export function exitCodeHelp(): string {
     [ExitCode.forbidden, 'refused (HTTP 403): verify could not look at something a required capability needs (grant the VerifierAccess rights)'],
   ];
   return [
-    'Exit codes (synth, verify; diff, plan-upgrade and compat answer 0/1/2 like diff(1), see their --help):',
+    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, see their --help):',
     ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`),
   ].join('\n');
 }

@@ -15,9 +15,20 @@ function ops(f: UpgradeFinding): string {
   return f.operations.length === 0 ? '-' : f.operations.join(', ');
 }
 
-/** Terminal text: verdict, path, then findings by severity. */
+/** `unknown (assumed: needs-migration)` for an unknown verdict, else the verdict. */
+function verdictText(plan: UpgradePlan): string {
+  return plan.assumedVerdict === undefined ? plan.verdict : `${plan.verdict} (assumed: ${plan.assumedVerdict})`;
+}
+
+/** ` (downgrade)` for a downgrade. */
+function directionText(plan: UpgradePlan): string {
+  return plan.direction === 'downgrade' ? ' (downgrade)' : '';
+}
+
+/** Terminal text: verdict, what was not read, path, then findings by severity. */
 export function renderPlanText(plan: UpgradePlan): string {
-  const out = [`plan-upgrade ${plan.from} -> ${plan.to}: ${plan.verdict}`, `stored versions: ${plan.storedVersionsSource}`];
+  const out = [`plan-upgrade ${plan.from} -> ${plan.to}${directionText(plan)}: ${verdictText(plan)}`, `stored versions: ${plan.storedVersionsSource}`];
+  if (plan.unknowns.length > 0) out.push('', 'Not read (the verdict depends on it):', ...plan.unknowns.map((u) => `  - ${u}`));
   if (plan.path.length > 0) out.push('', 'Path:', ...plan.path.map((s, i) => `  ${i + 1}. ${s}`));
   out.push('', 'Findings:');
   for (const f of sorted(plan)) out.push(`  [${f.severity}] ${f.topic}: ${f.message}${f.operations.length ? ` (affects ${ops(f)})` : ''}${f.source ? ` — ${f.source}` : ''}`);
@@ -30,7 +41,8 @@ function md(s: string): string {
 
 /** Markdown: verdict, path as a numbered list, findings as a table. */
 export function renderPlanMarkdown(plan: UpgradePlan): string {
-  const out = [`### agentplane plan-upgrade \`${plan.from}\` → \`${plan.to}\`: **${plan.verdict}**`, '', `Stored versions: ${plan.storedVersionsSource}`];
+  const out = [`### agentplane plan-upgrade \`${plan.from}\` → \`${plan.to}\`${directionText(plan)}: **${verdictText(plan)}**`, '', `Stored versions: ${plan.storedVersionsSource}`];
+  if (plan.unknowns.length > 0) out.push('', '**Not read** (the verdict depends on it)', '', ...plan.unknowns.map((u) => `- ${md(u)}`));
   if (plan.path.length > 0) out.push('', '**Path**', '', ...plan.path.map((s, i) => `${i + 1}. ${s}`));
   out.push('', '| severity | topic | finding | adapter operations | source |', '| --- | --- | --- | --- | --- |');
   for (const f of sorted(plan)) out.push(`| ${f.severity} | ${f.topic} | ${md(f.message)} | ${ops(f)} | ${f.source ? `\`${md(f.source)}\`` : ''} |`);

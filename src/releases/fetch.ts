@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UPSTREAM_REPO } from './catalog.js';
-import { MissingFileError, SourceUnreachableError } from './errors.js';
+import { MissingFileError, ReleaseError, SourceUnreachableError } from './errors.js';
 import type { PinnedFile, ReleaseFacts } from './types.js';
 
 /** Options for loadRelease. */
@@ -82,7 +82,26 @@ export function mirrorSource(dir: string): FileSource {
   };
 }
 
-/** Fetches raw files from the upstream repository at the pinned commit. HTTP 404 is MissingFileError; network errors, timeouts and other non-2xx are SourceUnreachableError. */
+/**
+ * The release source answered a request with a redirect (3xx), which is never followed: a pinned file comes from the
+ * pinned URL or not at all, and nothing the request carries reaches another host. `reason` is `RedirectRefused`
+ * (CLI exit 3, like every release error); `status` and `location` say where it pointed.
+ */
+export class RedirectRefusedError extends ReleaseError {
+  constructor(readonly url: string, readonly status: number, readonly location: string | undefined) {
+    super(
+      'RedirectRefused',
+      `release source ${url} answered HTTP ${status} redirecting to ${location ?? '(no Location header)'}: redirects are not followed`,
+      'use a verified mirror (--mirror DIR or AGENTPLANE_MIRROR), or reach the upstream raw files without a proxy that redirects',
+    );
+  }
+}
+
+/**
+ * Fetches raw files from the upstream repository at the pinned commit. HTTP 404 is MissingFileError; a redirect is
+ * RedirectRefusedError (never followed, so no request goes to its target); network errors, timeouts and other non-2xx
+ * are SourceUnreachableError.
+ */
 export function upstreamSource(fetchImpl: typeof fetch = globalThis.fetch, timeoutMs = 30_000): FileSource {
   const name = `upstream github.com/${UPSTREAM_REPO}`;
   return {
@@ -91,9 +110,14 @@ export function upstreamSource(fetchImpl: typeof fetch = globalThis.fetch, timeo
       const url = upstreamUrl(facts.commit, file.path);
       let res: Response;
       try {
-        res = await fetchImpl(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+        res = await fetchImpl(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
       } catch (err) {
         throw new SourceUnreachableError(`${name} (${url})`, err);
+      }
+      // `manual` hands the 3xx back instead of following it (Node's fetch gives the real status and Location)
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel();
+        throw new RedirectRefusedError(url, res.status, res.headers.get('location') ?? undefined);
       }
       if (res.status === 404) throw new MissingFileError(file.path, `${name} (${url} answered 404)`);
       if (!res.ok) throw new SourceUnreachableError(`${name} (${url})`, new Error(`HTTP ${res.status} ${res.statusText}`));

@@ -7,7 +7,7 @@ export {
   ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
   UnknownReleaseError, VersionNotServedError,
 } from './errors.js';
-export { defaultMirror, MirrorDirectoryMissingError, upstreamUrl, type FetchOptions } from './fetch.js';
+export { defaultMirror, MirrorDirectoryMissingError, RedirectRefusedError, upstreamUrl, type FetchOptions } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
 export { pullRelease, type MirroredRelease } from './mirror.js';
@@ -22,4 +22,4 @@ export {
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
 export { LockFileSchema, compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
 export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
-export { CONDITION_REASONS, KNOWN_DEFECTS, convertedPoolName, intermediateTags, operationsFor, planUpgrade, type AdapterOperation, type FindingSeverity, type LiveClaim, type LiveUpgradeState, type UpgradeFinding, type UpgradePlan, type UpgradeVerdict } from './upgrade-plan.js';
+export { BLOCKING_DEFECTS, CONDITION_REASONS, KNOWN_DEFECTS, compareTags, convertedPoolName, intermediateTags, operationsFor, planUpgrade, type AdapterOperation, type FindingSeverity, type LiveClaim, type BlockingDefect, type LiveUpgradeState, type PlanOptions, type UpgradeDirection, type UpgradeFinding, type UpgradePlan, type UpgradeVerdict } from './upgrade-plan.js';

@@ -2,7 +2,6 @@
  * loadRelease: every pinned file of a release, from the cache or a source, sha256-verified, parsed with yaml 2.
  */
 import { createRequire } from 'node:module';
-import { parseAllDocuments } from 'yaml';
 import { defaultCacheDir, readCached, sha256Hex, writeCached } from './cache.js';
 import { readDerived, rememberCacheRoot, writeDerived } from './derived.js';
 import { ChecksumMismatchError, ReleaseParseError } from './errors.js';
@@ -41,7 +40,7 @@ export async function loadRelease(tag: string, opts: FetchOptions = {}): Promise
   const objects = new Map<string, readonly KubeObject[]>();
   const yamlFiles = facts.files.filter((f) => /\.ya?ml$/.test(f.path));
   for (const f of yamlFiles) {
-    const docs = parsedCopy(f, files.get(f.path)!, cacheRoot);
+    const docs = await parsedCopy(f, files.get(f.path)!, cacheRoot);
     if (docs.length > 0 && docs.every(isKubeObject)) objects.set(f.path, docs as KubeObject[]);
   }
   const release: LoadedRelease = { facts, files, objects };
@@ -78,7 +77,7 @@ export function parsedDocumentsKey(sha256: string): string {
 /** Derived-cache kind (folder) of parsed documents. */
 export const PARSED_DOCUMENTS = 'parsed-documents';
 
-function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string): unknown[] {
+async function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string): Promise<unknown[]> {
   let docs = parsedBySha256.get(file.sha256);
   if (!docs) {
     const key = parsedDocumentsKey(file.sha256);
@@ -86,7 +85,7 @@ function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string): unkn
     if (Array.isArray(derived)) {
       docs = derived;
     } else {
-      docs = parseYamlDocuments(file.path, verified.toString('utf8'));
+      docs = await parseYamlDocuments(file.path, verified.toString('utf8'));
       writeDerived(cacheRoot, PARSED_DOCUMENTS, key, docs);
     }
     parsedBySha256.set(file.sha256, docs);
@@ -94,8 +93,12 @@ function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string): unkn
   return structuredClone(docs);
 }
 
-/** Parses a multi-document YAML text; empty and comment-only documents are dropped. @throws ReleaseParseError */
-function parseYamlDocuments(file: string, text: string): unknown[] {
+/**
+ * Parses a multi-document YAML text; empty and comment-only documents are dropped. The parser is imported here, on
+ * the first cache miss: with a warm cache a command never loads it. @throws ReleaseParseError
+ */
+async function parseYamlDocuments(file: string, text: string): Promise<unknown[]> {
+  const { parseAllDocuments } = await import('yaml');
   const out: unknown[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new ReleaseParseError(file, doc.errors.map((e) => e.message).join('; '));

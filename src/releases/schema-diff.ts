@@ -93,9 +93,19 @@ function validationOf(s: Schema): string | undefined {
   return Object.keys(parts).length === 0 ? undefined : canonicalJson(parts);
 }
 
+/**
+ * Flattened schemas by object: one CRD version's schema is compared more than once when the storage version moves
+ * (as a shared version and as the old storage version), and flattening a PodSpec-sized schema is the costly part.
+ * Callers never mutate the maps.
+ */
+const flattened = new WeakMap<JsonSchema, Map<string, FieldFacts>>();
+
 /** Flattens a schema into `path -> facts`. */
 function flattenSchema(schema: JsonSchema): Map<string, FieldFacts> {
+  const known = flattened.get(schema);
+  if (known !== undefined) return known;
   const out = new Map<string, FieldFacts>();
+  flattened.set(schema, out);
   const walk = (s: Schema, path: string, required: boolean): void => {
     if (path !== '') {
       const validation = validationOf(s);

@@ -1,20 +1,24 @@
 /**
  * Upgrade classification between two pinned releases: the CRD schema diff ({@link diffCrdSchemas}) mapped to the
- * adapter operations it affects, status-condition changes, known upstream defects of the target, and, when live
- * state is given, a check that the target can serve every version in `status.storedVersions` and that
- * v1alpha1 claims convert to pools that exist.
+ * adapter operations it affects, status-condition changes, known upstream defects of the target, and, from live
+ * state, a check that the target can serve every version in `status.storedVersions`, that v1alpha1 claims convert to
+ * pools that exist, and that no blocking defect ({@link BLOCKING_DEFECTS}) meets what is running.
  *
- * Verdict: `blocked` (the target cannot serve what is stored), `needs-migration` (storage version moves, fields the
- * adapter or constructs write are removed, renamed, retyped or newly required, claims convert to missing pools),
- * else `safe` (findings of severity `info`/`review` are listed but need no migration).
+ * Verdict: `blocked` (the target cannot serve what is stored, or a blocking defect applies and was not accepted),
+ * `needs-migration` (storage version moves, fields the adapter or constructs write are removed, renamed, retyped or
+ * newly required, claims convert to missing pools), `unknown` (the verdict depends on live state that was not read:
+ * never `safe` from assumed storedVersions), else `safe` (findings of severity `info`/`review` need no migration).
+ * A target older than the source is planned as a downgrade (`direction`).
  */
 import { canonicalJson, crdObject } from './crd-schema.js';
 import { diffCrdSchemas, type SchemaChange } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
-import type { LoadedRelease, ReleaseTag, SandboxKind } from './types.js';
+import type { LoadedRelease, ReleaseFacts, ReleaseTag, SandboxKind } from './types.js';
 import { SANDBOX_KINDS, storageVersionOf } from '../model/releases.js';
 
-export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked';
+export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked' | 'unknown';
+/** `downgrade`: the target is an older release than the source. */
+export type UpgradeDirection = 'upgrade' | 'downgrade' | 'same';
 /** The capability adapter's operations (DESIGN.md §5). */
 export type AdapterOperation = 'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
 /** `info`: nothing to do; `review`: check your own objects; `migrate`: a step is needed; `block`: the jump cannot be made. */
@@ -65,12 +69,56 @@ export interface LiveUpgradeState {
   readonly claims?: readonly LiveClaim[];
   /** Existing warm pools, `namespace/name`. */
   readonly pools?: readonly string[];
+  /**
+   * Warm-started claims, `namespace/name`: claims bound to a Sandbox whose name differs from the claim's (adopted from a
+   * pool, FACTS.md §1.7). Undefined when not read.
+   */
+  readonly warmClaims?: readonly string[];
+}
+
+/**
+ * Defects of a target release that block the move while something they break is live, unless accepted by id
+ * (`plan-upgrade --accept <id>`). `releases` may name unsupported releases: the defect is cited for them too.
+ */
+export interface BlockingDefect {
+  readonly id: string;
+  readonly releases: readonly string[];
+  readonly message: string;
+  /** Upstream issue or file (`path@tag`) the defect is reported in. */
+  readonly source: string;
+  readonly fixedIn: string;
+  /** The supported release to move to instead. */
+  readonly suggest: ReleaseTag;
+}
+
+export const BLOCKING_DEFECTS: readonly BlockingDefect[] = [
+  {
+    id: 'warm-claims-cold-restart',
+    releases: ['v0.5.0', 'v0.5.1'],
+    message: 'installing v0.5.0 or v0.5.1 while warm-started claims are active restarts them cold',
+    source: 'kubernetes-sigs/agent-sandbox#1124',
+    fixedIn: 'v0.5.2',
+    suggest: 'v0.5.6',
+  },
+];
+
+/** Options of {@link planUpgrade}. */
+export interface PlanOptions {
+  /** Ids of {@link BLOCKING_DEFECTS} the operator accepts: they are reported but no longer block. */
+  readonly accept?: readonly string[];
 }
 
 export interface UpgradePlan {
   readonly from: ReleaseTag;
   readonly to: ReleaseTag;
+  readonly direction: UpgradeDirection;
   readonly verdict: UpgradeVerdict;
+  /** With verdict `unknown`: the verdict if the cluster held only what `from` itself stores and nothing live blocked. */
+  readonly assumedVerdict?: Exclude<UpgradeVerdict, 'unknown'>;
+  /** Live state not read that could change the verdict: the verdict is `unknown` when any is listed, unless already `blocked`. */
+  readonly unknowns: readonly string[];
+  /** Blocking defects accepted by id ({@link PlanOptions.accept}) that apply to this move. */
+  readonly accepted: readonly string[];
   /** Where stored versions came from: the live cluster, or assumed from the `from` release's storage versions. */
   readonly storedVersionsSource: string;
   readonly findings: readonly UpgradeFinding[];
@@ -181,12 +229,24 @@ export const KNOWN_DEFECTS: ReadonlyArray<{ readonly releases: readonly ReleaseT
   { releases: ['v0.5.0', 'v0.5.6'], message: 'the conversion webhook certificate is self-signed for 365 days and never rotated: v1alpha1 reads fail after expiry until the Secret is deleted and the controller restarted', source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6', operations: ['observe', 'capabilities'] },
 ];
 
-function storageVersion(release: LoadedRelease, kind: SandboxKind): string | undefined {
+/** What the plan reads of a release other than `from` and `to`: its pinned facts only. */
+type WithFacts = { readonly facts: ReleaseFacts };
+
+function storageVersion(release: WithFacts, kind: SandboxKind): string | undefined {
   return storageVersionOf(release.facts.crds[kind]);
 }
 
-function served(release: LoadedRelease, kind: SandboxKind): string[] {
+function served(release: WithFacts, kind: SandboxKind): string[] {
   return release.facts.crds[kind].versions.filter((v) => v.served).map((v) => v.name);
+}
+
+/** Orders release tags `vMAJOR.MINOR.PATCH` numerically (negative: `a` is older). */
+export function compareTags(a: string, b: string): number {
+  const parts = (t: string): number[] => t.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const pa = parts(a);
+  const pb = parts(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
 }
 
 /** The v1beta1 `warmPoolRef.name` a v1alpha1 claim converts to (`extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6`). */
@@ -226,8 +286,11 @@ function camel(kebab: string): string {
 }
 
 function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
-  const a = CONDITION_REASONS[from];
-  const b = CONDITION_REASONS[to];
+  const a = CONDITION_REASONS[from] as (typeof CONDITION_REASONS)[ReleaseTag] | undefined;
+  const b = CONDITION_REASONS[to] as (typeof CONDITION_REASONS)[ReleaseTag] | undefined;
+  // a release outside the catalogue (e.g. a test fixture or a newer tag) has no recorded reasons: say so, never assume none changed
+  const missing = [from, to].filter((_, i) => [a, b][i] === undefined);
+  if (a === undefined || b === undefined) return [{ severity: 'review', topic: 'conditions', reason: 'ConditionsNotCatalogued', message: `condition types and reasons of ${missing.join(', ')} are not catalogued: compare them by hand`, operations: ['observe'] }];
   const out: UpgradeFinding[] = [];
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     const ra = a[key] ?? [];
@@ -244,14 +307,21 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
 }
 
 /**
- * Plans the jump `from` -> `to`. Pure: live state is passed in, read by the caller through the adapter.
- * Without `live`, stored versions are assumed to be the `from` release's storage versions (said in `storedVersionsSource`).
+ * Plans the move `from` -> `to` (an upgrade, or a downgrade when `to` is older). Pure: live state is passed in, read by
+ * the caller through the adapter. Without `live` the verdict is `unknown` unless it is `blocked` on what `from` itself
+ * stores (its storage versions are always in `status.storedVersions`); `assumedVerdict` says what it would be with
+ * nothing else stored. `intermediates` are the other supported releases, searched for a path when storage blocks.
  */
-export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveUpgradeState, intermediates: readonly LoadedRelease[] = []): UpgradePlan {
+export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveUpgradeState, intermediates: readonly WithFacts[] = [], options: PlanOptions = {}): UpgradePlan {
   const f = from.facts.tag;
   const t = to.facts.tag;
+  const order = compareTags(t, f);
+  const direction: UpgradeDirection = order > 0 ? 'upgrade' : order < 0 ? 'downgrade' : 'same';
   const findings: UpgradeFinding[] = [];
   const path: string[] = [];
+  const unknowns: string[] = [];
+  const accepted: string[] = [];
+  const blockPath: string[] = [];
   const schemaChanges: SchemaChange[] = [];
   for (const kind of KINDS) {
     const changes = diffCrdSchemas(crdObject(from, kind), crdObject(to, kind));
@@ -259,12 +329,17 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     findings.push(...schemaFindings(kind, changes, t));
   }
   findings.push(...conditionFindings(f, t));
+  if (direction === 'downgrade') {
+    findings.push({ severity: 'review', topic: 'advice', reason: 'Downgrade', message: `${f} -> ${t} is a downgrade: fields only ${f} defines (the removals listed below) are pruned by ${t}'s schemas; stop using them before installing ${t}`, operations: [...ALL_OPS] });
+  }
 
-  // Storage: every stored version must be served by the target.
+  // Storage: every stored version must be served by the target. Live: what the API server recorded (a CRD that does
+  // not exist stores nothing); offline: at least the storage version of `from`, which the API server always records.
+  if (live === undefined) unknowns.push(`status.storedVersions of the Agent Sandbox CRDs (no cluster read: pass --kubeconfig; assumed only the storage versions of ${f})`);
+  const stored = (kind: SandboxKind): readonly string[] => (live !== undefined ? (live.storedVersions[kind] ?? []) : storageVersion(from, kind) ? [storageVersion(from, kind)!] : []);
   const blocked: SandboxKind[] = [];
   for (const kind of KINDS) {
-    const stored = live?.storedVersions[kind] ?? (storageVersion(from, kind) ? [storageVersion(from, kind)!] : []);
-    const missing = stored.filter((v) => !served(to, kind).includes(v));
+    const missing = stored(kind).filter((v) => !served(to, kind).includes(v));
     if (missing.length > 0) {
       blocked.push(kind);
       findings.push({ severity: 'block', topic: 'storage', reason: 'StoredVersionNotServed', message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`, operations: [...ALL_OPS] });
@@ -274,31 +349,31 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     if (missing.length === 0 && sf !== st && st !== undefined) {
       findings.push({ severity: 'migrate', topic: 'storage', reason: 'StorageVersionChanged', message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`, operations: [...ALL_OPS] });
     }
-    if (missing.length === 0 && live !== undefined && st !== undefined && (live.storedVersions[kind] ?? []).some((v) => v !== st)) {
-      findings.push({ severity: 'migrate', topic: 'live', reason: 'StoredVersionsStale', message: `${kind}: status.storedVersions is [${(live.storedVersions[kind] ?? []).join(', ')}]; after the upgrade rewrite every object and prune storedVersions to [${st}]`, operations: ['observe'] });
+    if (missing.length === 0 && live !== undefined && st !== undefined && stored(kind).some((v) => v !== st)) {
+      findings.push({ severity: 'migrate', topic: 'live', reason: 'StoredVersionsStale', message: `${kind}: status.storedVersions is [${stored(kind).join(', ')}]; after the ${direction === 'downgrade' ? 'downgrade' : 'upgrade'} rewrite every object and prune storedVersions to [${st}]`, operations: ['observe'] });
     }
   }
   if (blocked.length > 0) {
     const target = (kind: SandboxKind): string | undefined => storageVersion(to, kind);
     const via = [from, ...intermediates].find((r) => blocked.every((kind) => {
-      const stored = live?.storedVersions[kind] ?? [storageVersion(from, kind)!];
       const st = target(kind);
-      return st !== undefined && stored.every((v) => served(r, kind).includes(v)) && served(r, kind).includes(st) && storageVersion(r, kind) === st;
+      return st !== undefined && stored(kind).every((v) => served(r, kind).includes(v)) && served(r, kind).includes(st) && storageVersion(r, kind) === st;
     }));
     if (via === undefined) {
-      path.push(`no supported release both serves what is stored and stores what ${t} serves: stay on ${f}, or move the objects out (export, delete, re-create on ${t})`);
+      blockPath.push(`no supported release both serves what is stored and stores what ${t} serves: stay on ${f}, or move the objects out (export, delete, re-create on ${t})`);
     } else {
-      if (via !== from) path.push(`install the intermediate release ${via.facts.tag} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`);
-      path.push(`migrate storage: rewrite every ${blocked.join(', ')} object so it is stored as ${blocked.map(target).join(', ')} (e.g. a no-op update of each object)`);
-      path.push(`prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${[...new Set(blocked.map(target))].join(', ')}]`);
-      path.push(`install ${t}`);
+      if (via !== from) blockPath.push(`install the intermediate release ${via.facts.tag} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`);
+      blockPath.push(`migrate storage: rewrite every ${blocked.join(', ')} object so it is stored as ${blocked.map(target).join(', ')} (e.g. a no-op update of each object)`);
+      blockPath.push(`prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${[...new Set(blocked.map(target))].join(', ')}]`);
+      blockPath.push(`install ${t}`);
     }
   }
 
   // Live v1alpha1 claims convert to pools that must exist (FACTS.md §1.7, item 13 of §10).
-  if (live?.claims !== undefined && served(to, 'SandboxClaim').includes('v1beta1') && !served(from, 'SandboxClaim').includes('v1beta1')) {
-    const pools = new Set(live.pools ?? []);
-    for (const claim of live.claims) {
+  if (served(to, 'SandboxClaim').includes('v1beta1') && !served(from, 'SandboxClaim').includes('v1beta1')) {
+    if (live === undefined) unknowns.push('v1alpha1 claims and warm pools (whether each claim converts to a pool that exists)');
+    const pools = new Set(live?.pools ?? []);
+    for (const claim of live?.claims ?? []) {
       const pool = convertedPoolName(claim);
       if (!pools.has(`${claim.namespace}/${pool}`)) {
         findings.push({
@@ -308,24 +383,49 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
       }
     }
   }
-  if (from.facts.family === 'v0.4' && to.facts.family === 'v0.5') {
+
+  // Blocking defects of the target, against what is live.
+  for (const d of direction === 'same' ? [] : BLOCKING_DEFECTS.filter((x) => x.releases.includes(t))) {
+    const cite = `${d.id}: ${d.message} (${d.source}, fixed in ${d.fixedIn}+)`;
+    const warm = live?.warmClaims;
+    if (warm === undefined) {
+      unknowns.push(`warm-started claims (${d.id} blocks ${t} while any is active)`);
+      findings.push({ severity: 'review', topic: 'defect', reason: 'BlockingDefectUnread', message: `${cite}: blocks the move if warm-started claims are active; read them with --kubeconfig, or move to ${d.suggest}`, operations: ['createFromTemplate', 'observe'], source: d.source });
+    } else if (warm.length === 0) {
+      findings.push({ severity: 'info', topic: 'defect', reason: 'BlockingDefectInactive', message: `${cite}: no warm-started claim is active, so it does not apply now`, operations: ['createFromTemplate', 'observe'], source: d.source });
+    } else if (options.accept?.includes(d.id)) {
+      accepted.push(d.id);
+      findings.push({ severity: 'review', topic: 'defect', reason: 'BlockingDefectAccepted', message: `${cite}: accepted with --accept ${d.id}; these claims restart cold: ${warm.join(', ')}`, operations: ['createFromTemplate', 'observe'], source: d.source });
+    } else {
+      findings.push({ severity: 'block', topic: 'defect', reason: 'BlockingDefectActive', message: `${cite}: ${warm.length} warm-started claim(s) active: ${warm.join(', ')}`, operations: ['createFromTemplate', 'observe'], source: d.source });
+      blockPath.push(`move to ${d.suggest} instead of ${t} (${d.id} is fixed in ${d.fixedIn}+), or accept the cold restarts with --accept ${d.id}`);
+    }
+  }
+
+  if (direction === 'upgrade' && from.facts.family === 'v0.4' && to.facts.family === 'v0.5') {
     findings.push({ severity: 'migrate', topic: 'advice', reason: 'MigrationAdvised', message: `from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2${t === 'v0.5.0' ? ': prefer v0.5.6 over v0.5.0' : ''}`, operations: ['createFromTemplate'], source: 'docs/api-migration-guide.md@v0.5.6' });
   }
   for (const d of KNOWN_DEFECTS) {
-    if (d.releases.includes(t)) findings.push({ severity: 'info', topic: 'defect', reason: 'KnownDefect', message: `known defect of ${t}: ${d.message}`, operations: d.operations, source: d.source });
+    if (!d.releases.includes(t)) continue;
+    const back = direction === 'downgrade' && !d.releases.includes(f) ? ` (absent from ${f}: the downgrade brings it back)` : '';
+    findings.push({ severity: 'info', topic: 'defect', reason: 'KnownDefect', message: `known defect of ${t}: ${d.message}${back}`, operations: d.operations, source: d.source });
   }
 
-  const verdict: UpgradeVerdict = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
-  if (verdict === 'needs-migration') {
+  const certain: Exclude<UpgradeVerdict, 'unknown'> = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
+  const verdict: UpgradeVerdict = certain !== 'blocked' && unknowns.length > 0 ? 'unknown' : certain;
+  if (verdict === 'unknown') path.push('read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)');
+  const install = direction === 'downgrade' ? `downgrade: install ${t} in place of ${f}` : `install ${t}`;
+  if (certain === 'blocked') path.push(...blockPath);
+  else if (certain === 'needs-migration') {
     const migrate = findings.filter((y) => y.severity === 'migrate');
     const moved = KINDS.filter((k) => storageVersion(from, k) !== storageVersion(to, k) && storageVersion(to, k) !== undefined);
     for (const x of migrate.filter((y) => y.topic === 'advice')) path.push(x.message);
-    if (migrate.some((y) => y.topic === 'schema')) path.push('update manifests and clients that use the renamed, removed or retyped fields listed below');
+    if (migrate.some((y) => y.topic === 'schema')) path.push(`update manifests and clients that use the renamed, removed or retyped fields listed below${direction === 'downgrade' ? ` (fields ${t} does not define are pruned)` : ''}`);
     for (const { claim: c } of migrate.filter((y) => y.reason === 'ClaimPoolMissing')) {
-      if (c !== undefined) path.push(`before upgrading: claim ${c.namespace}/${c.name} converts to warmPoolRef ${c.pool}, which does not exist; create that pool or re-create the claim`);
+      if (c !== undefined) path.push(`before ${direction === 'downgrade' ? 'downgrading' : 'upgrading'}: claim ${c.namespace}/${c.name} converts to warmPoolRef ${c.pool}, which does not exist; create that pool or re-create the claim`);
     }
-    path.push(`install ${t}`);
-    const stale = KINDS.filter((k) => moved.includes(k) || (live?.storedVersions[k] ?? []).some((v) => v !== storageVersion(to, k)));
+    path.push(install);
+    const stale = KINDS.filter((k) => moved.includes(k) || stored(k).some((v) => v !== storageVersion(to, k)));
     if (stale.length > 0) {
       path.push(`migrate storage: rewrite every ${stale.join(', ')} object (a no-op update) so it is stored as ${storageVersion(to, stale[0]!)}`);
       path.push(`prune status.storedVersions of the ${stale.join(', ')} CRD(s) to [${storageVersion(to, stale[0]!)}]`);
@@ -334,7 +434,11 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
   return {
     from: f,
     to: t,
+    direction,
     verdict,
+    ...(verdict === 'unknown' ? { assumedVerdict: certain } : {}),
+    unknowns,
+    accepted,
     storedVersionsSource: live !== undefined ? `live (${live.source})` : `assumed: the storage versions of ${f} (pass --kubeconfig to read status.storedVersions)`,
     findings,
     path,

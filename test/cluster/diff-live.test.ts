@@ -86,9 +86,9 @@ test('diff --live reports a changed pool and a changed Secret, exit 1, and never
   }
 }, 120_000);
 
-test('plan-upgrade --kubeconfig reads live storedVersions: to v0.4.6 is blocked (v1beta1 is stored), to v0.5.6 is safe', () => {
+test('plan-upgrade --kubeconfig reads live storedVersions: to v0.4.6 is blocked (v1beta1 is stored, exit 11), to v0.5.6 is safe (exit 0)', () => {
   const down = cli('plan-upgrade', '--to', 'v0.4.6', '--from', 'v0.5.6', '--kubeconfig', c.info.kubeconfig, '-o', 'json');
-  expect(down.status).toBe(1);
+  expect(down.status).toBe(11);
   const plan = JSON.parse(down.stdout) as { verdict: string; storedVersionsSource: string; findings: Array<{ severity: string; message: string }> };
   expect(plan.verdict).toBe('blocked');
   expect(plan.storedVersionsSource).toMatch(/^live \(context /);

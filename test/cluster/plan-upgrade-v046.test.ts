@@ -37,7 +37,7 @@ afterAll(() => {
 test('v0.4.6 -> v0.5.6 from the live cluster: needs-migration, and only the cold claim lacks the pool it converts to', () => {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', '--to', 'v0.5.6', '--kubeconfig', c.info.kubeconfig, '-o', 'json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
   expect(r.stderr).toBe('');
-  expect(r.status).toBe(1);
+  expect(r.status).toBe(10);
   const plan = JSON.parse(r.stdout) as { from: string; verdict: string; storedVersionsSource: string; findings: Array<{ topic: string; message: string }>; path: string[] };
   expect(plan.from).toBe('v0.4.6');
   expect(plan.verdict).toBe('needs-migration');

@@ -22,7 +22,8 @@ type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<str
 
 /**
  * Reads what an upgrade plan needs from the cluster: each Agent Sandbox CRD's `status.storedVersions` and served
- * versions, the install's release label (`app.kubernetes.io/version` on the Sandbox CRD), and, when v1alpha1 claims are
+ * versions, the install's release label (`app.kubernetes.io/version` on the Sandbox CRD), the warm-started claims
+ * (bound to a Sandbox whose name is not the claim's: adopted from a pool, FACTS.md §1.7), and, when v1alpha1 claims are
  * stored and served, those claims and the warm pools (their names change in v1beta1, FACTS.md §2).
  * @throws {LiveStateError} a read the cluster refused, naming the call, the context and the right to grant.
  */
@@ -31,6 +32,7 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
   const co = client.api(k8s.CustomObjectsApi);
   const storedVersions: Partial<Record<SandboxKind, readonly string[]>> = {};
   const servedLive: Partial<Record<SandboxKind, readonly string[]>> = {};
+  const storageLive: Partial<Record<SandboxKind, string>> = {};
   let tag: string | undefined;
   for (const kind of KINDS) {
     const name = facts.crds[kind].crdName;
@@ -41,6 +43,8 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
     }
     storedVersions[kind] = r.value.status?.storedVersions ?? [];
     servedLive[kind] = r.value.spec.versions.filter((v) => v.served).map((v) => v.name);
+    const storage = r.value.spec.versions.find((v) => v.storage && v.served)?.name;
+    if (storage !== undefined) storageLive[kind] = storage;
     if (kind === 'Sandbox') tag = r.value.metadata?.labels?.['app.kubernetes.io/version'];
   }
   const list = async (kind: SandboxKind, version: string): Promise<Obj[]> => {
@@ -49,21 +53,33 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
     if (r.kind !== 'ok') throw new LiveStateError(`cannot list ${plural}.${group}/${version} in context ${client.context}: ${r.kind === 'failed' ? r.error.message : r.kind}`, 'grant list on the Agent Sandbox resources, or plan with --from instead');
     return r.value.items ?? [];
   };
+  const boundName = (c: Obj): string | undefined => {
+    const name = (c.status?.sandbox as { name?: unknown } | undefined)?.name;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  };
   let claims: LiveClaim[] | undefined;
   let pools: string[] | undefined;
+  let claimObjects: Obj[] = [];
   if ((storedVersions.SandboxClaim ?? []).includes('v1alpha1') && (servedLive.SandboxClaim ?? []).includes('v1alpha1')) {
-    claims = (await list('SandboxClaim', 'v1alpha1')).map((c) => ({
+    claimObjects = await list('SandboxClaim', 'v1alpha1');
+    claims = claimObjects.map((c) => ({
       namespace: c.metadata?.namespace ?? '',
       name: c.metadata?.name ?? '',
       ...(typeof (c.spec?.sandboxTemplateRef as { name?: unknown } | undefined)?.name === 'string' ? { template: (c.spec!.sandboxTemplateRef as { name: string }).name } : {}),
       ...(typeof c.spec?.warmpool === 'string' ? { warmpool: c.spec.warmpool } : {}),
-      ...(typeof (c.status?.sandbox as { name?: unknown } | undefined)?.name === 'string' ? { sandboxName: (c.status!.sandbox as { name: string }).name } : {}),
+      ...(boundName(c) !== undefined ? { sandboxName: boundName(c)! } : {}),
     }));
     const poolVersion = (servedLive.SandboxWarmPool ?? [])[0];
     pools = poolVersion === undefined ? [] : (await list('SandboxWarmPool', poolVersion)).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+  } else if (storageLive.SandboxClaim !== undefined) {
+    claimObjects = await list('SandboxClaim', storageLive.SandboxClaim);
   }
+  const warmClaims = claimObjects
+    .filter((c) => boundName(c) !== undefined && boundName(c) !== c.metadata?.name)
+    .map((c) => `${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`)
+    .sort();
   return {
-    state: { source: `context ${client.context}`, storedVersions, ...(claims ? { claims } : {}), ...(pools ? { pools } : {}) },
+    state: { source: `context ${client.context}`, storedVersions, warmClaims, ...(claims ? { claims } : {}), ...(pools ? { pools } : {}) },
     ...(tag ? { tag } : {}),
   };
 }

@@ -1,24 +1,29 @@
 /**
- * `agentplane plan-upgrade --to TAG [--from TAG | --kubeconfig FILE]`: classify a release jump from the pinned CRD
- * schemas and, with a cluster, from live `status.storedVersions`, v1alpha1 claims and warm pools.
- * Exit codes: 0 safe, 1 needs action (needs-migration or blocked), 2 error.
+ * `agentplane plan-upgrade --to TAG [--from TAG | --kubeconfig FILE] [--accept DEFECT]`: classify a move between
+ * pinned releases (upgrade or downgrade) from the pinned CRD schemas and, with a cluster, from live
+ * `status.storedVersions`, v1alpha1 claims, warm pools and warm-started claims. Exit codes: plan-upgrade-exit-codes.ts.
+ * Imports name modules, not layer barrels, and the cluster client is loaded only with --kubeconfig/--context, so an
+ * offline plan loads neither client-node nor the validators.
  */
 import { Option, type Command } from 'commander';
-import { KubeClient } from '../../adapter/kubernetes/client.js';
-import { LiveStateError, readUpgradeState } from '../../adapter/kubernetes/upgrade-state.js';
-import { DIFF_FORMATS, renderPlan, type DiffFormat } from '../../diff/index.js';
-import { intermediateTags, loadRelease, planUpgrade, releaseFacts, type LiveUpgradeState } from '../../releases/index.js';
+import { renderPlan } from '../../diff/render-plan.js';
+import { DIFF_FORMATS, type DiffFormat } from '../../diff/render.js';
+import { loadRelease } from '../../releases/load.js';
+import { releaseFacts } from '../../releases/supported.js';
+import { BLOCKING_DEFECTS, intermediateTags, planUpgrade, type LiveUpgradeState } from '../../releases/upgrade-plan.js';
 import { existingFile } from '../arg-parsers.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
-import { describeError } from '../errors.js';
+import { describeError, exitCodeFor, UsageError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import { PLAN_EXIT_CODES, planExitCodeHelp } from './plan-upgrade-exit-codes.js';
 
 interface PlanFlags {
   to: string;
   from?: string;
   kubeconfig?: string;
   context?: string;
+  accept?: string[];
   output: DiffFormat;
 }
 
@@ -27,12 +32,13 @@ export function registerPlanUpgrade(program: Command): void {
   program
     .command('plan-upgrade')
     .description(COMMAND_SUMMARIES['plan-upgrade'])
-    .addOption(new Option('--to <tag>', 'target release').choices(RELEASE_CHOICES).makeOptionMandatory())
+    .addOption(new Option('--to <tag>', 'target release (older than the installed one: planned as a downgrade)').choices(RELEASE_CHOICES).makeOptionMandatory())
     .addOption(new Option('--from <tag>', 'current release (default with --kubeconfig: the live install\'s app.kubernetes.io/version label)').choices(RELEASE_CHOICES))
-    .option('--kubeconfig <file>', 'read status.storedVersions, v1alpha1 claims and warm pools from this cluster', existingFile)
+    .option('--kubeconfig <file>', 'read status.storedVersions, claims and warm pools from this cluster (without it the verdict is at best "unknown")', existingFile)
     .option('--context <name>', 'kubeconfig context')
+    .addOption(new Option('--accept <defect-id...>', `accept a blocking defect by id; it is reported but no longer blocks (${BLOCKING_DEFECTS.map((d) => `${d.id}: ${d.source}`).join('; ')})`).choices(BLOCKING_DEFECTS.map((d) => d.id)))
     .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
-    .addHelpText('after', '\nExit codes: 0 safe, 1 needs action (needs-migration or blocked), 2 error.')
+    .addHelpText('after', `\n${planExitCodeHelp()}`)
     .action(async (flags: PlanFlags, cmd: Command) => {
       if (flags.from === undefined && flags.kubeconfig === undefined && flags.context === undefined) cmd.error('error: give --from TAG or --kubeconfig FILE', { exitCode: 2 });
       try {
@@ -40,19 +46,23 @@ export function registerPlanUpgrade(program: Command): void {
         const to = await loadRelease(flags.to, fetchOpts);
         let live: { state: LiveUpgradeState; tag?: string } | undefined;
         if (flags.kubeconfig !== undefined || flags.context !== undefined) {
+          const [{ KubeClient }, { LiveStateError, readUpgradeState }] = await Promise.all([import('../../adapter/kubernetes/client.js'), import('../../adapter/kubernetes/upgrade-state.js')]);
           const client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
           live = await readUpgradeState(client, to.facts);
+          // a plan from a release other than the one installed would answer for another cluster
+          if (flags.from !== undefined && live.tag !== undefined && live.tag !== flags.from) throw new UsageError(`--from ${flags.from}, but the live install is labelled ${live.tag} (app.kubernetes.io/version on its Sandbox CRD)`, `pass --from ${live.tag}, or leave --from out to use the label`);
+          if (flags.from === undefined && live.tag === undefined) throw new LiveStateError('the live install has no app.kubernetes.io/version label on its Sandbox CRD', 'pass --from with the release that is installed');
         }
-        const fromTag = flags.from ?? live?.tag;
-        if (fromTag === undefined) throw new LiveStateError('the live install has no app.kubernetes.io/version label on its Sandbox CRD', 'pass --from with the release that is installed');
-        const from = await loadRelease(releaseFacts(fromTag).tag, fetchOpts);
-        const intermediates = await Promise.all(intermediateTags(from.facts.tag, to.facts.tag).map((t) => loadRelease(releaseFacts(t).tag, fetchOpts)));
-        const plan = planUpgrade(from, to, live?.state, intermediates);
-        process.stdout.write(renderPlan(plan, flags.output));
-        process.exitCode = plan.verdict === 'safe' ? 0 : 1;
+        const from = await loadRelease(releaseFacts((flags.from ?? live?.tag)!).tag, fetchOpts);
+        // the other releases are searched for a path by their pinned facts only: no need to load their files
+        const intermediates = intermediateTags(from.facts.tag, to.facts.tag).map((t) => ({ facts: releaseFacts(t) }));
+        const plan = planUpgrade(from, to, live?.state, intermediates, { accept: flags.accept ?? [] });
+        const exitCode = PLAN_EXIT_CODES[plan.verdict];
+        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ ...plan, exitCode }, null, 2)}\n` : renderPlan(plan, flags.output));
+        process.exitCode = exitCode;
       } catch (err) {
         process.stderr.write(`${describeError(err)}\n`);
-        process.exitCode = 2;
+        process.exitCode = exitCodeFor(err);
       }
     });
 }

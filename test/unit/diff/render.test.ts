@@ -66,10 +66,19 @@ describe('field view of a changed long string', () => {
 describe('plan renderers', () => {
   it('text and markdown lead with the verdict and number the path; json is the plan', async () => {
     const plan = planUpgrade(await loadRelease('v0.5.6'), await loadRelease('v0.4.6'));
-    expect(renderPlan(plan, 'text').split('\n')[0]).toBe('plan-upgrade v0.5.6 -> v0.4.6: blocked');
+    expect(renderPlan(plan, 'text').split('\n')[0]).toBe('plan-upgrade v0.5.6 -> v0.4.6 (downgrade): blocked');
     const md = renderPlan(plan, 'markdown');
-    expect(md.split('\n')[0]).toBe('### agentplane plan-upgrade `v0.5.6` → `v0.4.6`: **blocked**');
+    expect(md.split('\n')[0]).toBe('### agentplane plan-upgrade `v0.5.6` → `v0.4.6` (downgrade): **blocked**');
     expect(md).toMatch(/^1\. no supported release/m);
-    expect(JSON.parse(renderPlan(plan, 'json'))).toMatchObject({ from: 'v0.5.6', to: 'v0.4.6', verdict: 'blocked' });
+    expect(JSON.parse(renderPlan(plan, 'json'))).toMatchObject({ from: 'v0.5.6', to: 'v0.4.6', direction: 'downgrade', verdict: 'blocked' });
+  });
+
+  it('an unknown verdict shows the assumed one and what was not read', async () => {
+    const plan = planUpgrade(await loadRelease('v0.4.6'), await loadRelease('v0.5.6'));
+    const text = renderPlan(plan, 'text').split('\n');
+    expect(text[0]).toBe('plan-upgrade v0.4.6 -> v0.5.6: unknown (assumed: needs-migration)');
+    expect(text.slice(2, 4)).toEqual(['', 'Not read (the verdict depends on it):']);
+    expect(text[4]).toMatch(/^  - status\.storedVersions /);
+    expect(renderPlan(plan, 'markdown').split('\n')[0]).toBe('### agentplane plan-upgrade `v0.4.6` → `v0.5.6`: **unknown (assumed: needs-migration)**');
   });
 });

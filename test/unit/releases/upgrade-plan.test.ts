@@ -3,7 +3,7 @@
  * in FACTS.md §2 appear field by field, and each jump gets the verdict its storage story calls for.
  */
 import {
-  SUPPORTED_RELEASES, convertedPoolName, crdObject, diffCrdSchemas, loadRelease, planUpgrade, type LoadedRelease, type ReleaseTag,
+  BLOCKING_DEFECTS, SUPPORTED_RELEASES, compareTags, convertedPoolName, crdObject, diffCrdSchemas, loadRelease, planUpgrade, type LiveUpgradeState, type LoadedRelease, type ReleaseTag,
 } from '../../../src/releases/index.js';
 
 let r046: LoadedRelease;
@@ -45,20 +45,28 @@ describe('diffCrdSchemas between pinned releases (FACTS.md §2)', () => {
 });
 
 describe('planUpgrade', () => {
-  it('v0.5.0 -> v0.5.6 without a cluster is safe (storage stays v1beta1); known defects of v0.5.6 are listed', () => {
+  it('v0.5.0 -> v0.5.6 without a cluster is unknown, never safe (only assumed safe); known defects of v0.5.6 are listed', () => {
     const plan = planUpgrade(r050, r056);
-    expect(plan.verdict).toBe('safe');
+    expect(plan.verdict).toBe('unknown');
+    expect(plan.assumedVerdict).toBe('safe');
+    expect(plan.direction).toBe('upgrade');
+    expect(plan.unknowns).toHaveLength(1);
+    expect(plan.unknowns[0]).toMatch(/^status\.storedVersions /);
+    expect(plan.path).toEqual(['read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)']);
     expect(plan.storedVersionsSource).toMatch(/^assumed/);
     expect(plan.findings.filter((f) => f.topic === 'defect').map((f) => f.source)).toContain('cmd/agent-sandbox-controller/tls.go@v0.5.6');
     expect(plan.findings.find((f) => f.message.includes('spec.replicas: default none -> 1'))?.operations).toEqual(['createFromTemplate', 'capabilities']);
     expect(plan.findings.find((f) => f.reason === 'ConditionAdded' && f.message.startsWith('new condition Sandbox/PodScheduled'))?.operations).toEqual(['observe']);
   });
 
-  it('v0.4.6 -> v0.5.6 needs migration: storage moves v1alpha1 -> v1beta1, conversion renames fields', () => {
+  it('v0.4.6 -> v0.5.6 offline is unknown, assumed needs-migration: storage moves v1alpha1 -> v1beta1, conversion renames fields', () => {
     const plan = planUpgrade(r046, r056);
-    expect(plan.verdict).toBe('needs-migration');
+    expect(plan.verdict).toBe('unknown');
+    expect(plan.assumedVerdict).toBe('needs-migration');
+    expect(plan.unknowns.map((u) => u.split(' (')[0])).toEqual(['status.storedVersions of the Agent Sandbox CRDs', 'v1alpha1 claims and warm pools']);
     expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => f.message)).toContain('SandboxClaim: storage version v1alpha1 -> v1beta1; existing objects stay stored as v1alpha1 until rewritten');
     expect(plan.path).toEqual([
+      'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)',
       'from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2',
       'update manifests and clients that use the renamed, removed or retyped fields listed below',
       'install v0.5.6',
@@ -67,10 +75,12 @@ describe('planUpgrade', () => {
     ]);
   });
 
-  it('v0.5.6 -> v0.4.6 is blocked: v1beta1 is stored and v0.4.6 does not serve it; no supported path', () => {
+  it('v0.5.6 -> v0.4.6 is a downgrade, blocked even offline: v0.5.6 always stores v1beta1 and v0.4.6 does not serve it; no supported path', () => {
     const plan = planUpgrade(r056, r046, undefined, [r050]);
     expect(plan.verdict).toBe('blocked');
     expect(plan.findings.find((f) => f.severity === 'block')?.reason).toBe('StoredVersionNotServed');
+    expect(plan.direction).toBe('downgrade');
+    expect(plan.assumedVerdict).toBeUndefined();
     expect(plan.findings.find((f) => f.severity === 'block')?.message).toBe('Sandbox: objects are stored as v1beta1, which v0.4.6 does not serve (it serves v1alpha1)');
     expect(plan.path[0]).toMatch(/^no supported release/);
   });
@@ -78,6 +88,7 @@ describe('planUpgrade', () => {
   it('with live state: storedVersions [v1alpha1, v1beta1] on v0.5.0 -> v0.5.6 asks for a storage migration and a prune', () => {
     const plan = planUpgrade(r050, r056, { source: 'context test', storedVersions: { Sandbox: ['v1alpha1', 'v1beta1'], SandboxClaim: ['v1beta1'] } });
     expect(plan.verdict).toBe('needs-migration');
+    expect(plan.unknowns).toEqual([]);
     expect(plan.storedVersionsSource).toBe('live (context test)');
     expect(plan.findings.map((f) => f.message)).toContain('Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]');
     expect(plan.path).toEqual(['install v0.5.6', 'migrate storage: rewrite every Sandbox object (a no-op update) so it is stored as v1beta1', 'prune status.storedVersions of the Sandbox CRD(s) to [v1beta1]']);
@@ -93,6 +104,79 @@ describe('planUpgrade', () => {
     const plan = planUpgrade(r046, r056, { source: 'ctx', storedVersions: { SandboxClaim: ['v1alpha1'] }, claims, pools: ['agents/pool-a', 'agents/fast'] });
     expect(plan.findings.filter((f) => f.reason === 'ClaimPoolMissing').map((f) => f.claim)).toEqual([{ namespace: 'agents', name: 'cold', pool: 'shadow-pool-python' }]);
     expect(plan.path).toContain('before upgrading: claim agents/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim');
+  });
+});
+
+describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
+  const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
+  const pairs = SUPPORTED_RELEASES.flatMap((f) => SUPPORTED_RELEASES.map((t) => [f, t] as const));
+  const beta = { Sandbox: ['v1beta1'], SandboxClaim: ['v1beta1'], SandboxTemplate: ['v1beta1'], SandboxWarmPool: ['v1beta1'] };
+
+  it.each(pairs)('%s -> %s offline is never safe', (f, t) => {
+    const plan = planUpgrade(release(f), release(t));
+    expect(plan.verdict).not.toBe('safe');
+    expect(plan.unknowns.length).toBeGreaterThan(0);
+    expect(plan.verdict).toBe(plan.findings.some((x) => x.severity === 'block') ? 'blocked' : 'unknown');
+  });
+
+  it('tags order numerically', () => {
+    expect(['v0.5.10', 'v0.4.6', 'v0.5.6', 'v0.5.0'].sort(compareTags)).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v0.5.10']);
+  });
+
+  it('v0.5.6 -> v0.5.0 is planned as a downgrade: fields only v0.5.6 defines are pruned, defects it fixed come back', () => {
+    const plan = planUpgrade(r056, r050, { source: 'ctx', storedVersions: beta, warmClaims: [] });
+    expect(plan.direction).toBe('downgrade');
+    expect(plan.verdict).toBe('needs-migration');
+    expect(plan.findings.find((x) => x.topic === 'advice')?.message).toMatch(/^v0\.5\.6 -> v0\.5\.0 is a downgrade: /);
+    expect(plan.findings.filter((x) => x.topic === 'defect' && x.message.endsWith('(absent from v0.5.6: the downgrade brings it back)')).map((x) => x.source)).toContain('sandbox-router/README.md@v0.5.6');
+    expect(plan.path).toContain('downgrade: install v0.5.0 in place of v0.5.6');
+    expect(plan.path).not.toContain('install v0.5.0');
+    expect(plan.path.some((p) => p.startsWith('from v0.4.x'))).toBe(false);
+  });
+
+  const defect = BLOCKING_DEFECTS.find((d) => d.id === 'warm-claims-cold-restart')!;
+  const withWarm = (storedVersions: LiveUpgradeState['storedVersions'], warmClaims: string[]): LiveUpgradeState => ({ source: 'ctx', storedVersions, warmClaims });
+
+  it('the cold-restart defect covers v0.5.0 and v0.5.1, cites #1124 and suggests v0.5.6', () => {
+    expect(defect).toMatchObject({ releases: ['v0.5.0', 'v0.5.1'], source: 'kubernetes-sigs/agent-sandbox#1124', fixedIn: 'v0.5.2', suggest: 'v0.5.6' });
+  });
+
+  it.each([['v0.5.6', beta], ['v0.4.6', { Sandbox: ['v1alpha1'], SandboxClaim: ['v1alpha1'], SandboxTemplate: ['v1alpha1'], SandboxWarmPool: ['v1alpha1'] }]] as const)(
+    '%s -> v0.5.0 with warm-started claims live is blocked by warm-claims-cold-restart, and suggests v0.5.6', (f, storedVersions) => {
+      const plan = planUpgrade(release(f), r050, withWarm(storedVersions, ['agents/a', 'agents/b']));
+      expect(plan.verdict).toBe('blocked');
+      const block = plan.findings.filter((x) => x.severity === 'block');
+      expect(block.map((x) => [x.topic, x.source])).toEqual([['defect', 'kubernetes-sigs/agent-sandbox#1124']]);
+      expect(block[0]!.message).toMatch(/^warm-claims-cold-restart: .*: 2 warm-started claim\(s\) active: agents\/a, agents\/b$/);
+      expect(plan.path).toEqual(['move to v0.5.6 instead of v0.5.0 (warm-claims-cold-restart is fixed in v0.5.2+), or accept the cold restarts with --accept warm-claims-cold-restart']);
+      expect(plan.accepted).toEqual([]);
+    });
+
+  it('accepting the defect by id lifts the block and lists the claims that restart cold', () => {
+    const plan = planUpgrade(r056, r050, withWarm(beta, ['agents/a']), [], { accept: ['warm-claims-cold-restart'] });
+    expect(plan.verdict).toBe('needs-migration');
+    expect(plan.accepted).toEqual(['warm-claims-cold-restart']);
+    expect(plan.findings.find((x) => x.source === defect.source)).toMatchObject({ severity: 'review', topic: 'defect' });
+    expect(plan.findings.some((x) => x.severity === 'block')).toBe(false);
+  });
+
+  it('another id does not lift it', () => {
+    expect(planUpgrade(r056, r050, withWarm(beta, ['agents/a']), [], { accept: ['something-else'] }).verdict).toBe('blocked');
+  });
+
+  it('no warm-started claim: the defect is reported as not applying; warm claims not read: unknown', () => {
+    const none = planUpgrade(r056, r050, withWarm(beta, []));
+    expect(none.verdict).toBe('needs-migration');
+    expect(none.findings.find((x) => x.source === defect.source)?.severity).toBe('info');
+    const unread = planUpgrade(r056, r050, { source: 'ctx', storedVersions: beta });
+    expect(unread.verdict).toBe('unknown');
+    expect(unread.assumedVerdict).toBe('needs-migration');
+    expect(unread.unknowns).toEqual(['warm-started claims (warm-claims-cold-restart blocks v0.5.0 while any is active)']);
+  });
+
+  it('v0.5.6 -> v0.5.6 with live v1beta1 storage is safe; a live CRD that does not exist stores nothing', () => {
+    expect(planUpgrade(r056, r056, withWarm(beta, ['agents/a'])).verdict).toBe('safe');
+    expect(planUpgrade(r050, r056, withWarm({ Sandbox: ['v1beta1'] }, [])).verdict).toBe('safe');
   });
 });
 

@@ -1,0 +1,56 @@
+/**
+ * `npm run bench:plan-upgrade`: the offline plan `agentplane plan-upgrade --from v0.4.6 --to v0.5.6` as a user runs it
+ * (node bin/agentplane.js, a fresh process per run, warm release cache), against issue 16's target of 1.0 s wall.
+ * Builds lib/ first, as a packaged install has it (bin/ then runs the compiled CLI; the row says which mode ran).
+ * Prints the median wall time, user+sys CPU time and peak RSS (GNU time), and the load average before and after: on a
+ * loaded machine the CPU time is the steadier figure. Exit 12 (`unknown`, no cluster given) is the expected answer.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 7);
+const ROOT = resolve(import.meta.dirname, '..');
+// AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases from the cwd or the repository (as src/releases/fetch.ts looks)
+const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? [process.cwd(), ROOT].map((d) => resolve(d, '../shared/agent-sandbox/releases')).find((d) => existsSync(d)) ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
+const TARGET_MS = 1000;
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+
+execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as { compiledCliUsable(root: string, argv: string[]): boolean };
+const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-plan-'));
+const argv = ['--mirror', MIRROR, '--cache-dir', cacheDir, 'plan-upgrade', '--from', 'v0.4.6', '--to', 'v0.5.6'];
+const mode = compiledCliUsable(ROOT, argv) ? 'compiled lib/' : 'tsx: lib/ missing or stale';
+const gnuTime = existsSync('/usr/bin/time');
+const loadBefore = load();
+
+const walls: number[] = [];
+const cpus: number[] = [];
+const rss: number[] = [];
+for (let i = 0; i <= RUNS; i++) {
+  const args = [join(ROOT, 'bin/agentplane.js'), ...argv];
+  const t0 = performance.now();
+  const r = gnuTime
+    ? spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, ...args], { encoding: 'utf8', cwd: ROOT })
+    : spawnSync(process.execPath, args, { encoding: 'utf8', cwd: ROOT });
+  const wall = performance.now() - t0;
+  if (r.status !== 12) throw new Error(`plan-upgrade exited ${r.status} (expected 12, unknown):\n${r.stderr}`);
+  if (i === 0) continue; // the first run fills the cache
+  walls.push(wall);
+  if (gnuTime) {
+    const [user, sys, maxKb] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+    cpus.push((user! + sys!) * 1000);
+    rss.push(maxKb! / 1024);
+  }
+}
+
+const wall = median(walls);
+console.log(`\nplan-upgrade bench: ${RUNS} warm runs (${mode}), load average ${loadBefore} before, ${load()} after\n`);
+console.log('| work | wall (median) | user+sys CPU (median) | peak RSS | target |');
+console.log('| --- | --- | --- | --- | --- |');
+console.log(`| \`plan-upgrade --from v0.4.6 --to v0.5.6\` | ${wall.toFixed(0)} ms | ${cpus.length ? `${median(cpus).toFixed(0)} ms` : 'not measured'} | ${rss.length ? `${median(rss).toFixed(0)} MB` : 'not measured'} | ≤ ${TARGET_MS} ms wall: ${wall <= TARGET_MS ? 'met' : 'not met'} |`);
