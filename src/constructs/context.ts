@@ -4,6 +4,7 @@
  */
 import type { IConstruct } from 'constructs';
 import type { LoadedRelease, SandboxKind } from '../releases/index.js';
+import type { ClaimLifecycle } from './lifetime.js';
 
 /** What a construct may know about its environment. */
 export interface EnvironmentContext {
@@ -14,6 +15,8 @@ export interface EnvironmentContext {
   readonly requireDigests: boolean;
   /** Namespace for templates, pools and claims that name none. */
   readonly defaultNamespace: string;
+  /** Lifecycle of claims that set none (`AgentEnvironmentProps.claimLifecycle`); `undefined`: such claims are refused. */
+  readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }
 
 const CONTEXT = Symbol.for('agentplane.EnvironmentContext');

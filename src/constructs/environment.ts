@@ -15,6 +15,7 @@ import { descriptorJson, EnvironmentDescriptorSchema, SUPPORT_STATES, type Envir
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isJson } from './kube-object.js';
+import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
@@ -40,6 +41,11 @@ export interface AgentEnvironmentProps {
   readonly requireDigests?: boolean;
   /** Overrides of the required state per capability, e.g. `{ 'runtime-exec': 'configured' }`. Default: see {@link AgentEnvironment.descriptor}. */
   readonly requiredStates?: Readonly<Record<string, SupportState>>;
+  /**
+   * Lifecycle of every claim that sets none (e.g. `{ ttlSecondsAfterFinished: 3600 }`), or `'unbounded'` to let such
+   * claims live until deleted. Default: none, so a claim without `lifecycle` fails synthesis (case 06).
+   */
+  readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -52,6 +58,7 @@ const PropsSchema = z
     createNamespaces: z.boolean().default(true),
     requireDigests: z.boolean().default(false),
     requiredStates: z.record(z.string(), z.enum(SUPPORT_STATES)).default({}),
+    claimLifecycle: LIFECYCLE_PROP_SCHEMA.optional(),
   })
   .strict();
 
@@ -91,7 +98,7 @@ export class AgentEnvironment extends Chart {
     this.requireDigests = p.requireDigests;
     this.createNamespaces = p.createNamespaces;
     this.requiredStates = p.requiredStates;
-    provideContext(this, { name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace });
+    provideContext(this, { name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace, ...(p.claimLifecycle !== undefined ? { claimLifecycle: p.claimLifecycle } : {}) });
     if (p.install !== false) {
       this.install = new AgentSandboxInstall(this, 'install', { ...(props.install === false ? {} : (props.install ?? {})), release: this.release, requireDigests: this.requireDigests });
     }
