@@ -16,6 +16,7 @@ import { isJson, type Json } from './kube-object.js';
 import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
 import { parseProps } from './props.js';
+import { podResources, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
@@ -122,6 +123,8 @@ export class SandboxTemplate extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   /** Where the pod spec takes Secrets (see SandboxWarmPool's `allowTenantCredentials`). */
   readonly secretUses: readonly string[];
+  /** Effective requests/limits of one sandbox pod, without RuntimeClass overhead (for the capacity check). */
+  readonly resources: PodResources;
   readonly release: LoadedRelease;
   readonly apiObject: ApiObject;
   private readonly explicitManagement?: NetworkPolicyManagement;
@@ -159,6 +162,7 @@ export class SandboxTemplate extends Construct {
       if (defect !== undefined && !p.acceptKnownDefects.includes(defect.id)) throw new KnownDefectiveImageError(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, defect);
     }
     this.secretUses = secretUses(podSpec);
+    this.resources = podResources(podSpec);
 
     const containers = (podSpec['containers'] as Json[]).map((c) => String(c['name']));
     const first = (podSpec['containers'] as Json[])[0]!;

@@ -14,6 +14,7 @@ import {
   type EnvironmentDescriptor, type Phase,
 } from '../constructs/index.js';
 import { CustomObjectValidator, lastAppliedSizeBytes, releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup, isClusterScoped } from './scope.js';
 import { yamlStream } from './yaml.js';
@@ -58,6 +59,8 @@ export interface EnvironmentSynthesis {
   readonly streamNotes: readonly string[];
   /** Images by role, for the lock file. */
   readonly images: Readonly<Record<string, string>>;
+  /** What the pools and templates need per RuntimeClass (requests and limits + overhead, × pods; nodes when declared). */
+  readonly capacity: readonly RuntimeClassCapacity[];
 }
 
 const KIND_RANK = [
@@ -128,6 +131,12 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     const msg = messageOf(err);
     if (!problems.includes(msg)) problems.push(msg);
   }
+  let capacity: RuntimeClassCapacity[] = [];
+  try {
+    capacity = capacityOf(env);
+  } catch (err) {
+    problems.push(messageOf(err));
+  }
   if (problems.length > 0 || descriptor === undefined) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
 
   const release = env.release;
@@ -197,5 +206,6 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes],
     streamNotes: [...streamOrderNote, ...ssaNote('apply them with kubectl apply --server-side'), ...sizeNotes],
     images: descriptor.images,
+    capacity,
   };
 }
