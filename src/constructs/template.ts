@@ -207,6 +207,11 @@ export class SandboxTemplate extends Construct {
     this.policies.push(policyName);
   }
 
+  /** Whether the template gives custom rules for the controller-managed policy (they replace the controller's router peer). */
+  get hasCustomManagedRules(): boolean {
+    return this.customRules !== undefined && (this.customRules as Json)['ingress'] !== undefined;
+  }
+
   /** Names of the environment's own policies for this template's pods, in declaration order. */
   get ownPolicies(): readonly string[] {
     return [...this.policies];
