@@ -2,7 +2,7 @@
 export { AgentEnvironment, DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, type AgentEnvironmentProps } from './environment.js';
 export { AgentSandboxInstall, SERVER_SIDE_APPLY_THRESHOLD, type AgentSandboxInstallProps, type CertificateMode } from './install.js';
 export type { ControllerRbacScope, ControllerResource, NamespaceScope, NarrowedResource } from './controller-rbac.js';
-export { SandboxRuntimeClass, type RuntimePreset, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
+export { SandboxRuntimeClass, type RuntimePreset, type RuntimeNodes, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
 export { SandboxTemplate, type NetworkPolicyManagement, type SandboxTemplateProps, type TemplateNetworkRules, type TemplateRuntime } from './template.js';
 export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 export { SandboxClaim, type SandboxClaimProps } from './claim.js';
