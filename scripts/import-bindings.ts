@@ -2,6 +2,11 @@
  * `npm run import [-- --mirror DIR --cache-dir DIR --out DIR]`: regenerates the CRD bindings in imports/ from the
  * entries of cdk8s.yaml (`<prefix>:=releases/<tag>/<upstream path>`). Every CRD file comes from loadRelease, so it is
  * sha256-verified against the catalog; nothing from upstream is written into the repository except the generated code.
+ *
+ * Entries that share a prefix form one import: their CRDs are grouped by (group, version) across files, so cdk8s writes
+ * one module per API group holding every kind of every version (one input per file would leave only the last kind,
+ * case 18-import-same-group-overwrite). Two inputs defining one group/version/kind with different schemas, and an
+ * entry whose file holds no CRD, are refused.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { loadRelease, type FetchOptions, type LoadedRelease } from '../src/releases/index.js';
+import { loadRelease, type FetchOptions, type KubeObject, type LoadedRelease } from '../src/releases/index.js';
 import { describeExtraction, extractCrds, runCdk8sImport, type ImportRun, type ImportSpec } from './crd-bundle.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,7 +51,7 @@ export interface BindingsReport {
 export async function generateBindings(cdk8sYaml: string, outDir: string, opts: FetchOptions = {}): Promise<BindingsReport> {
   const entries = bindingEntries(cdk8sYaml);
   const releases = new Map<string, LoadedRelease>();
-  const specs: ImportSpec[] = [];
+  const modules = new Map<string, ModuleCrds>();
   const lines: string[] = [];
   for (const e of entries) {
     let release = releases.get(e.tag);
@@ -58,11 +63,76 @@ export async function generateBindings(cdk8sYaml: string, outDir: string, opts: 
     if (!bytes) throw new Error(`cdk8s.yaml import ${e.prefix}: ${e.path} is not a pinned file of ${e.tag}`);
     const extraction = extractCrds(bytes.toString('utf8'), `${e.tag}/${e.path}`);
     lines.push(describeExtraction(`${e.prefix} <- ${e.tag}/${e.path}`, extraction));
-    specs.push({ prefix: e.prefix, crds: extraction.crds });
+    if (extraction.crds.length === 0) {
+      throw new BindingsError('no-crd', `cdk8s.yaml import ${e.prefix}: ${e.tag}/${e.path} holds no CustomResourceDefinition (${extraction.skipped.join(', ') || 'no documents'})`);
+    }
+    let mod = modules.get(e.prefix);
+    if (!mod) {
+      mod = new ModuleCrds(e.prefix);
+      modules.set(e.prefix, mod);
+    }
+    for (const crd of extraction.crds) mod.add(crd, `${e.tag}/${e.path}`);
   }
+  const specs: ImportSpec[] = [...modules.values()].map((m) => ({ prefix: m.prefix, crds: m.crds() }));
   const run = await runCdk8sImport(specs, outDir);
   lines.push(`cdk8s import: ${specs.length} modules into ${outDir} in ${(run.durationMs / 1000).toFixed(1)} s, peak RSS ${Math.round(run.maxRssKiB / 1024)} MiB`);
   return { lines, run };
+}
+
+/** Why the import refused its input: `no-crd` (an entry's file holds none), `conflicting-schema` (one group/version/kind defined twice, differently). */
+export class BindingsError extends Error {
+  override readonly name = 'BindingsError';
+  constructor(readonly reason: 'no-crd' | 'conflicting-schema', message: string) {
+    super(message);
+  }
+}
+
+/** JSON with keys sorted at every level: equal text for equal schemas, whatever the key order or object realm. */
+function canonical(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+  return JSON.stringify(sort(value));
+}
+
+interface CrdVersion {
+  readonly name: string;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The CRDs of one module, grouped by (group, version): versions of one CRD from several files are merged into one CRD
+ * object (cdk8s-cli refuses a kind split across objects, cdk8s-cli#1042); the same group/version/kind twice is kept
+ * once when identical and refused when the schemas differ.
+ */
+class ModuleCrds {
+  private readonly byName = new Map<string, { crd: KubeObject; versions: Map<string, { version: CrdVersion; source: string }> }>();
+  constructor(readonly prefix: string) {}
+
+  add(crd: KubeObject, source: string): void {
+    const spec = (crd.spec ?? {}) as { group?: string; names?: { kind?: string }; versions?: CrdVersion[] };
+    const name = String(crd.metadata?.name);
+    let entry = this.byName.get(name);
+    if (!entry) {
+      entry = { crd, versions: new Map() };
+      this.byName.set(name, entry);
+    }
+    for (const v of spec.versions ?? []) {
+      const seen = entry.versions.get(v.name);
+      if (seen === undefined) entry.versions.set(v.name, { version: v, source });
+      else if (canonical(seen.version) !== canonical(v)) {
+        throw new BindingsError(
+          'conflicting-schema',
+          `module ${this.prefix}: ${spec.group}/${v.name} ${spec.names?.kind} is defined by ${seen.source} and by ${source} with different schemas; ` +
+            'give one of them its own module prefix in cdk8s.yaml, or import only one',
+        );
+      }
+    }
+  }
+
+  /** One CRD per name, versions in first-seen order. */
+  crds(): KubeObject[] {
+    return [...this.byName.values()].map(({ crd, versions }) => ({ ...crd, spec: { ...(crd.spec as object), versions: [...versions.values()].map((v) => v.version) } }) as KubeObject);
+  }
 }
 
 async function main(): Promise<void> {

@@ -27,8 +27,11 @@ export default defineEnvironments(async (ctx) => {
     requiredStates: { 'suspend-resume': 'compatible' },
   });
   // Only the Kata node pool has the kata-qemu handler (label as in examples/gke-swap/runtimes/kata/deploy_cluster.sh@v0.5.6).
+  // Overhead: the pinned kata-qemu profile (250m / 160Mi). The pool's three nodes are declared so synthesis checks the
+  // warm pool fits them (it prints what each pool needs).
   const kata = env.addRuntimeClass('kata', {
     preset: 'kata',
+    nodes: { count: 3, allocatable: { cpu: '3920m', memory: '13Gi' } },
     scheduling: {
       nodeSelector: { 'agent-sandbox.dev/kata': 'true' },
       tolerations: [{ key: 'agent-sandbox.dev/kata', operator: 'Exists', effect: 'NoSchedule' }],

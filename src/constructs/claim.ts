@@ -3,12 +3,18 @@
  * `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`); v1alpha1 (v0.4.6) names the template and the pool
  * (`spec.sandboxTemplateRef.name` + `spec.warmpool`). Claims are applied after templates and pools
  * (case 05-claim-before-template-ordering); a pool named by string must exist in the environment.
+ * Every claim is written with an explicit `spec.lifecycle` (case 06-warm-claim-immortal): a `shutdownPolicy` (never the
+ * CRD default `Retain`, which keeps the claim object forever) and an expiry (`shutdownTime` and/or
+ * `ttlSecondsAfterFinished`, the same fields in every supported family: `k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml`
+ * @v0.4.6, @v0.5.0, @v0.5.6); a claim without one fails synthesis unless it, or the environment, opts into `'unbounded'`.
  */
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { z } from 'zod';
 import { apiVersionFor, contextScope } from './context.js';
+import { UnboundedLifetimeError } from './bounds-errors.js';
 import { MissingReferenceError } from './errors.js';
+import { LIFECYCLE_PROP_SCHEMA, resolveClaimLifecycle, type ClaimLifecycle, type ResolvedClaimLifecycle } from './lifetime.js';
 import { LABEL_ENVIRONMENT } from './metadata.js';
 import { parseProps } from './props.js';
 import { requireContext } from './template.js';
@@ -22,8 +28,11 @@ export interface SandboxClaimProps {
   readonly name?: string;
   /** Namespace. Default: the pool's namespace (construct) or the environment's `defaultNamespace` (name). */
   readonly namespace?: string;
-  /** `spec.lifecycle.shutdownPolicy`. Default: unset (upstream `Retain`, which deletes the Sandbox and keeps the claim). */
-  readonly shutdownPolicy?: 'Delete' | 'DeleteForeground' | 'Retain';
+  /**
+   * `spec.lifecycle`: when the claim expires and what expiry removes, or `'unbounded'` to opt this claim out of expiry.
+   * Default: the environment's `claimLifecycle`; with neither, synthesis fails ({@link UnboundedLifetimeError}).
+   */
+  readonly lifecycle?: ClaimLifecycle | 'unbounded';
 }
 
 const PropsSchema = z
@@ -31,7 +40,7 @@ const PropsSchema = z
     pool: z.union([z.instanceof(SandboxWarmPool), z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a pool name (DNS label)')]),
     name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').max(63).optional(),
     namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').optional(),
-    shutdownPolicy: z.enum(['Delete', 'DeleteForeground', 'Retain']).optional(),
+    lifecycle: LIFECYCLE_PROP_SCHEMA.optional(),
   })
   .strict();
 
@@ -42,6 +51,8 @@ const PropsSchema = z
 export class SandboxClaim extends Construct {
   readonly name: string;
   readonly namespace: string;
+  /** The written `spec.lifecycle`; `unbounded` when opted out (then only `shutdownPolicy` is written). */
+  readonly lifecycle: ResolvedClaimLifecycle;
   readonly apiObject: ApiObject;
   private readonly poolRef: SandboxWarmPool | string;
 
@@ -54,6 +65,16 @@ export class SandboxClaim extends Construct {
     this.namespace = p.namespace ?? (typeof p.pool === 'string' ? ctx.defaultNamespace : p.pool.namespace);
     ctx.useNamespace(this.namespace);
     const v1beta1 = apiVersionFor(ctx.release, 'SandboxClaim').endsWith('/v1beta1');
+    const resolved = resolveClaimLifecycle(p.lifecycle, ctx.claimLifecycle);
+    if (resolved === undefined) throw new UnboundedLifetimeError(this.node.path, `claim ${this.namespace}/${this.name}`);
+    this.lifecycle = resolved;
+    const lifecycle = {
+      lifecycle: {
+        shutdownPolicy: resolved.shutdownPolicy,
+        ...(resolved.shutdownTime !== undefined ? { shutdownTime: resolved.shutdownTime } : {}),
+        ...(resolved.ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished: resolved.ttlSecondsAfterFinished } : {}),
+      },
+    };
     this.node.addValidation({
       validate: () => {
         try {
@@ -71,7 +92,6 @@ export class SandboxClaim extends Construct {
       spec: Lazy.any({
         produce: () => {
           const pool = this.pool;
-          const lifecycle = p.shutdownPolicy !== undefined ? { lifecycle: { shutdownPolicy: p.shutdownPolicy } } : {};
           return v1beta1
             ? { warmPoolRef: { name: pool.name }, ...lifecycle }
             : { sandboxTemplateRef: { name: pool.template.name }, warmpool: pool.name, ...lifecycle };

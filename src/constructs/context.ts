@@ -5,6 +5,7 @@
 import type { IConstruct } from 'constructs';
 import { storageVersionOf } from '../model/releases.js';
 import type { LoadedRelease, SandboxKind } from '../releases/index.js';
+import type { ClaimLifecycle } from './lifetime.js';
 
 /** What a construct may know about its environment. */
 export interface EnvironmentContext {
@@ -17,6 +18,8 @@ export interface EnvironmentContext {
   readonly defaultNamespace: string;
   /** Records a namespace a part puts objects in, so the environment writes its Namespace (when it creates namespaces). */
   readonly useNamespace: (namespace: string) => void;
+  /** Lifecycle of claims that set none (`AgentEnvironmentProps.claimLifecycle`); `undefined`: such claims are refused. */
+  readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }
 
 const CONTEXT = Symbol.for('agentplane.EnvironmentContext');

@@ -19,6 +19,7 @@ import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, descriptorJson, EnvironmentDescri
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject } from '../model/objects.js';
+import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
@@ -48,6 +49,11 @@ export interface AgentEnvironmentProps {
   readonly requireDigests?: boolean;
   /** Overrides of the required state per capability, e.g. `{ 'runtime-exec': 'configured' }`. Default: see {@link AgentEnvironment.descriptor}. */
   readonly requiredStates?: Readonly<Record<string, RequiredState>>;
+  /**
+   * Lifecycle of every claim that sets none (e.g. `{ ttlSecondsAfterFinished: 3600 }`), or `'unbounded'` to let such
+   * claims live until deleted. Default: none, so a claim without `lifecycle` fails synthesis (case 06).
+   */
+  readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }
 
 const PropsSchema = z
@@ -59,6 +65,7 @@ const PropsSchema = z
     createNamespaces: z.boolean().default(true),
     requireDigests: z.boolean().default(false),
     requiredStates: z.record(z.string(), z.enum(SUPPORT_STATES)).default({}),
+    claimLifecycle: LIFECYCLE_PROP_SCHEMA.optional(),
   })
   .strict();
 
@@ -111,6 +118,7 @@ export class AgentEnvironment extends Chart {
     this.requiredStates = p.requiredStates;
     provideContext(this, {
       name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace, useNamespace: (ns) => this.useNamespace(ns),
+      ...(p.claimLifecycle !== undefined ? { claimLifecycle: p.claimLifecycle } : {}),
     });
     if (p.install !== false) {
       this.install = new AgentSandboxInstall(this, 'install', { ...(props.install === false ? {} : (props.install ?? {})), release: this.release, requireDigests: this.requireDigests });

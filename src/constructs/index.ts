@@ -6,10 +6,12 @@ export {
 export { AgentSandboxInstall, SERVER_SIDE_APPLY_THRESHOLD, type AgentSandboxInstallProps, type CertificateMode } from './install.js';
 export type { ControllerDeploymentProps, ControllerResources } from './controller-deployment.js';
 export type { ControllerRbacScope, ControllerResource, NamespaceScope, NarrowedResource } from './controller-rbac.js';
-export { SandboxRuntimeClass, type RuntimePreset, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
+export { SandboxRuntimeClass, type RuntimePreset, type RuntimeNodes, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
 export { SandboxTemplate, type NetworkPolicyManagement, type SandboxTemplateProps, type TemplateNetworkRules, type TemplateRuntime } from './template.js';
 export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 export { SandboxClaim, type SandboxClaimProps } from './claim.js';
+export { type ClaimLifecycle, type ResolvedClaimLifecycle, type ShutdownPolicy } from './lifetime.js';
+export { CapacityError, UnboundedLifetimeError, UnreachableError, type CapacityReason, type ReachabilityReason } from './bounds-errors.js';
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
 export { SandboxNetworkPolicy, type EgressAllow, type PodPeer, type SandboxNetworkPolicyProps } from './network-policy.js';
 export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_ROOT, SANDBOXD_RUNTIME, type SandboxdPodSpecProps } from './sandboxd.js';

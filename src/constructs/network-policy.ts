@@ -9,6 +9,7 @@ import type { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
+import { UnreachableError } from './bounds-errors.js';
 import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { plain } from './pod-security.js';
 import { parseProps } from './props.js';
@@ -107,6 +108,7 @@ export class SandboxNetworkPolicy extends Construct {
     this.template = p.template;
     this.name = p.name ?? `${p.template.name}-sandbox-policy`;
     this.namespace = p.template.namespace;
+    if (p.router !== undefined) assertRouterReaches(this.node.path, p.router, p.template);
     const from: PodPeer[] = [];
     if (p.router !== undefined) from.push({ namespace: p.router.namespace, podLabels: p.router.podLabels });
     for (const c of p.callers) from.push(c.podLabels !== undefined ? { namespace: c.namespace, podLabels: c.podLabels } : { namespace: c.namespace });
@@ -141,5 +143,33 @@ export class SandboxNetworkPolicy extends Construct {
       },
     });
     p.template.registerOwnPolicy(this.name);
+  }
+}
+
+/**
+ * Refuses a router path that cannot work (case 14 construct side): sandboxd binds 127.0.0.1 only
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, FACTS §10.3), so no pod-IP dial reaches it; otherwise at least one
+ * runtime port must be among the ports the router's egress allows (`sandboxPorts`, upstream 8888).
+ * @throws UnreachableError naming the runtime's and the router's side.
+ */
+function assertRouterReaches(path: string, router: SandboxRouter, template: SandboxTemplate): void {
+  const rt = template.runtime;
+  const runtimeSide = `template ${template.namespace}/${template.name} runtime ${rt.kind} (container ${rt.container}, ports ${rt.ports.join(', ')}`;
+  const routerSide = `router ${router.namespace}/${router.serviceName} dials pod IPs with egress to TCP ${router.sandboxPorts.join(', ')}`;
+  if (rt.kind === 'sandboxd') {
+    throw new UnreachableError(
+      path,
+      'RuntimeListensOnLoopback',
+      `${runtimeSide}, bound to 127.0.0.1 only) cannot be reached by the ${routerSide}`,
+      'leave router out of this policy (reach sandboxd inside the pod), or use a runtime that listens on the pod IP',
+    );
+  }
+  if (!rt.ports.some((port) => router.sandboxPorts.includes(port))) {
+    throw new UnreachableError(
+      path,
+      'RuntimePortNotAllowed',
+      `${runtimeSide}) listens on no port the ${routerSide} allow`,
+      `add the runtime port to the router's sandboxPorts (e.g. sandboxPorts: [${rt.ports[0]}]), or fix the template's runtime.ports`,
+    );
   }
 }

@@ -5,14 +5,31 @@ import type { Construct } from 'constructs';
 import type { z } from 'zod';
 import { ConstructPropsError, type PropProblem } from './errors.js';
 
-function show(value: unknown): string {
+/**
+ * The value as JSON, at most 80 characters: constructs as `<Construct path>`, Maps as objects, Sets as arrays, an object met
+ * again (e.g. in a cycle) as `"[repeated]"`, so no message shows `[object Object]`.
+ */
+export function showValue(value: unknown): string {
   if (value === undefined) return 'undefined';
-  try {
-    const text = JSON.stringify(value);
-    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-  } catch {
-    return String(value);
-  }
+  const seen = new WeakSet<object>();
+  const replacer = (_key: string, v: unknown): unknown => {
+    if (typeof v === 'bigint') return `${v}n`;
+    if (typeof v === 'function') return `[function ${v.name || 'anonymous'}]`;
+    if (v === null || typeof v !== 'object') return v;
+    if (isConstruct(v)) return `<${v.constructor.name} ${v.node.path || '(root)'}>`;
+    if (seen.has(v)) return '[repeated]';
+    seen.add(v);
+    if (v instanceof Map) return Object.fromEntries([...v.entries()].map(([k, x]) => [String(k), x]));
+    if (v instanceof Set) return [...v];
+    return v;
+  };
+  const text = JSON.stringify(value, replacer) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+function isConstruct(v: object): v is { node: { path: string } } {
+  const node = (v as { node?: unknown }).node;
+  return node !== null && typeof node === 'object' && typeof (node as { path?: unknown }).path === 'string' && 'scopes' in node;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -44,7 +61,7 @@ export function parseProps<S extends z.ZodType>(scope: Construct, construct: str
   const problems = result.error.issues.map((issue): PropProblem => {
     const prop = issue.path.length === 0 ? '(props)' : issue.path.map(String).join('.');
     const value = valueAt(props, issue.path);
-    return { prop, reason: reasonOf(issue), value, message: `${prop}: ${issue.message} (got ${show(value)})` };
+    return { prop, reason: reasonOf(issue), value, message: `${prop}: ${issue.message} (got ${showValue(value)})` };
   });
   throw new ConstructPropsError(scope.node.path, construct, problems);
 }

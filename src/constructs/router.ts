@@ -4,7 +4,9 @@
  * says `:latest`, FACTS §10.6 and case 15) and an explicit authorization mode (upstream defaults to allow-all).
  * Its pods carry both upstream's labels and `app: sandbox-router`, which the controller's managed template policy admits
  * (`sandboxtemplate_controller.go@v0.5.6`), and `namespace` / `podLabels` are exported so policies and clients derive
- * from one value (FACTS §10.5).
+ * from one value (FACTS §10.5). Its own NetworkPolicy admits only the declared `callers` on the proxy port and only the
+ * declared `metricsScraper` on the metrics port (upstream admits every namespace on the proxy port, case 14); every
+ * Managed template of the environment must admit it through the controller's fixed peer (case 11, {@link routerPeerProblems}).
  */
 import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
@@ -16,7 +18,21 @@ import { isPlainObject } from '../model/objects.js';
 import { addObject, child, list, stampRelease, type Json } from './kube-object.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
-import { requireContext } from './template.js';
+import { UnreachableError } from './bounds-errors.js';
+import { requireContext, SandboxTemplate } from './template.js';
+import { contextScope } from './context.js';
+
+/** Pods in one namespace, selected by labels (all pods of the namespace when `podLabels` is left out). */
+export interface RouterPeer {
+  readonly namespace: string;
+  readonly podLabels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The only router the controller-managed template policy admits: pods `app: sandbox-router` in namespace
+ * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`, FACTS §8); a code constant upstream.
+ */
+export const CONTROLLER_POLICY_ROUTER_PEER = { namespace: 'agent-sandbox-system', podLabels: { app: 'sandbox-router' } } as const;
 
 /** How the router authorizes requests (`--authz-mode`, `sandbox-router/config/flags.go@v0.5.6`). Required: there is no default. */
 export type RouterAuthorization =
@@ -41,7 +57,15 @@ export interface SandboxRouterProps {
   readonly sandboxPorts?: readonly number[];
   /** Pod-IP cache (`--cache-enabled`; needs the pods ClusterRole). Default `true` (upstream deploy example). */
   readonly cache?: boolean;
+  /** Who may call the router on its proxy port (its NetworkPolicy ingress). Required; `[]` admits nobody. */
+  readonly callers: readonly RouterPeer[];
+  /** Who may scrape the metrics port. Default: nobody. */
+  readonly metricsScraper?: RouterPeer;
 }
+
+const PeerSchema = z
+  .object({ namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name'), podLabels: z.record(z.string(), z.string()).optional() })
+  .strict();
 
 const PropsSchema = z
   .object({
@@ -60,6 +84,8 @@ const PropsSchema = z
     replicas: z.number().int().min(1).default(2),
     sandboxPorts: z.array(z.number().int().min(1).max(65535)).min(1).default([8888]),
     cache: z.boolean().default(true),
+    callers: z.array(PeerSchema, { message: 'required: the namespaces/pods that may call the router (an empty list admits nobody)' }),
+    metricsScraper: PeerSchema.optional(),
   })
   .strict();
 
@@ -87,6 +113,10 @@ export class SandboxRouter extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   readonly image: string;
   readonly authorizationMode: RouterAuthorization['mode'];
+  /** Ports the router may dial on sandbox pods. */
+  readonly sandboxPorts: readonly number[];
+  /** Who may reach the proxy port. */
+  readonly callers: readonly RouterPeer[];
   readonly objects: readonly ApiObject[];
 
   constructor(scope: Construct, id: string, props: SandboxRouterProps) {
@@ -101,6 +131,8 @@ export class SandboxRouter extends Construct {
     const controllerNs = release.objects.get('k8s/controller.yaml')?.find((o) => o.kind === 'Namespace')?.metadata?.name ?? 'agent-sandbox-system';
     this.namespace = p.namespace ?? controllerNs;
     ctx.useNamespace(this.namespace);
+    this.sandboxPorts = [...p.sandboxPorts];
+    this.callers = p.callers.map((c) => (c.podLabels !== undefined ? { namespace: c.namespace, podLabels: { ...c.podLabels } } : { namespace: c.namespace }));
 
     const files = [...FILES, ...(p.authorization.mode === 'tokenreview' ? [TOKENREVIEW_FILE] : [])];
     const objs: Json[] = [];
@@ -155,7 +187,10 @@ export class SandboxRouter extends Construct {
 
     const objects: ApiObject[] = [];
     for (const o of objs) {
-      if (o['kind'] === 'NetworkPolicy') this.narrowEgress(o, p.sandboxPorts);
+      if (o['kind'] === 'NetworkPolicy') {
+        this.narrowEgress(o, p.sandboxPorts);
+        this.narrowIngress(o, containerPort(container, 'proxy', 8080), containerPort(container, 'metrics', 9090), this.callers, p.metricsScraper);
+      }
       if (o['kind'] === 'ClusterRole' && !p.cache) continue;
       if (o['kind'] === 'ClusterRoleBinding' && !p.cache && String(child(o, 'metadata')['name']) === 'sandbox-router') continue;
       stampRelease(o, facts.tag, facts.commit);
@@ -164,6 +199,26 @@ export class SandboxRouter extends Construct {
       objects.push(obj);
     }
     this.objects = objects;
+    this.node.addValidation({ validate: () => routerPeerProblems(this).map((e) => e.message.slice(this.node.path.length + 2).split('\n  hint:')[0]!) });
+  }
+
+  /**
+   * Replaces the `from` of the upstream proxy rule (every namespace) with `callers` and of the metrics rule (namespace
+   * `monitoring`) with `scraper`; a rule with nobody to admit is dropped. The health-probe rule stays (kubelet probes).
+   */
+  private narrowIngress(policy: Json, proxyPort: number, metricsPort: number, callers: readonly RouterPeer[], scraper: RouterPeer | undefined): void {
+    const spec = child(policy, 'spec');
+    const hasPort = (rule: Json, port: number): boolean => Array.isArray(rule['ports']) && rule['ports'].some((x) => isPlainObject(x) && x['port'] === port);
+    const rules: Json[] = [];
+    for (const rule of list(spec, 'ingress')) {
+      if (!isPlainObject(rule)) continue;
+      if (hasPort(rule, proxyPort)) {
+        if (callers.length > 0) rules.push({ ...rule, from: callers.map(peerJson) });
+      } else if (hasPort(rule, metricsPort)) {
+        if (scraper !== undefined) rules.push({ ...rule, from: [peerJson(scraper)] });
+      } else rules.push(rule);
+    }
+    spec['ingress'] = rules;
   }
 
   /** Replaces the ports of the upstream egress rule that opens TCP 8888 to every pod with `ports`. */
@@ -173,4 +228,50 @@ export class SandboxRouter extends Construct {
       if (rule['ports'].some((port) => isPlainObject(port) && port['port'] === 8888)) rule['ports'] = ports.map((port) => ({ protocol: 'TCP', port }));
     }
   }
+}
+
+function peerJson(peer: RouterPeer): Json {
+  return {
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': peer.namespace } },
+    ...(peer.podLabels !== undefined ? { podSelector: { matchLabels: { ...peer.podLabels } } } : {}),
+  };
+}
+
+function containerPort(container: Json, name: string, fallback: number): number {
+  const port = list(container, 'ports').find((x) => isPlainObject(x) && x['name'] === name);
+  return isPlainObject(port) ? Number(port['containerPort']) : fallback;
+}
+
+/**
+ * Managed templates of the router's environment whose controller policy cannot admit this router (case 11): the
+ * controller's fixed peer ({@link CONTROLLER_POLICY_ROUTER_PEER}) must match the router's namespace and pod labels.
+ * A template with custom managed rules or own policies is judged by those, not here.
+ */
+export function routerPeerProblems(router: SandboxRouter): UnreachableError[] {
+  const scope = contextScope(router) ?? router.node.root;
+  const templates = scope.node.findAll().filter((c): c is SandboxTemplate => c instanceof SandboxTemplate);
+  const peer = CONTROLLER_POLICY_ROUTER_PEER;
+  const matches = router.namespace === peer.namespace && Object.entries(peer.podLabels).every(([k, v]) => router.podLabels[k] === v);
+  if (matches) return [];
+  const problems: UnreachableError[] = [];
+  for (const t of templates) {
+    let management;
+    try {
+      management = t.networkPolicyManagement;
+    } catch {
+      continue; // the template reports its own conflict
+    }
+    if (management !== 'Managed' || t.hasCustomManagedRules) continue;
+    const labels = Object.entries(router.podLabels).map(([k, v]) => `${k}=${v}`).join(',');
+    problems.push(
+      new UnreachableError(
+        router.node.path,
+        'RouterPeerMismatch',
+        `template ${t.namespace}/${t.name} is Managed: the controller's policy ${t.name}-network-policy admits only pods app=sandbox-router in namespace ${peer.namespace} ` +
+          `(extensions/controllers/sandboxtemplate_controller.go@v0.5.6), but this router runs in namespace ${router.namespace} with labels ${labels}, so it would not be admitted`,
+        `declare env.addNetworkPolicy('<id>', { template, router }) for ${t.namespace}/${t.name} (it becomes Unmanaged and admits the router by its own namespace and labels), or deploy the router in ${peer.namespace}`,
+      ),
+    );
+  }
+  return problems;
 }

@@ -9,6 +9,7 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
+import { GVISOR_PROFILE, KATA_HYPERVISORS, KATA_PROFILES, type KataHypervisor, type OverheadProfile } from './overhead-profiles.js';
 import { parseProps } from './props.js';
 
 /** Isolation presets. */
@@ -22,28 +23,37 @@ export interface RuntimeScheduling {
   readonly tolerations?: readonly k8s.Toleration[];
 }
 
+/** The nodes that match a RuntimeClass's scheduling rules, for the capacity check at synthesis (case 13). */
+export interface RuntimeNodes {
+  /** How many such nodes there are (≥ 1). */
+  readonly count: number;
+  /** Allocatable cpu and memory of one node (quantities, e.g. `'4'`, `'16Gi'`): what the scheduler may place there. */
+  readonly allocatable: { readonly cpu: string; readonly memory: string };
+}
+
 /** Props of {@link SandboxRuntimeClass}. */
 export interface SandboxRuntimeClassProps {
   readonly preset: RuntimePreset;
-  /** RuntimeClass name. Default: `gvisor` for gvisor, `kata-qemu` for kata. */
+  /** Kata only: the hypervisor, which picks the pinned profile (name, handler, overhead). Default `qemu`. */
+  readonly hypervisor?: KataHypervisor;
+  /** RuntimeClass name. Default: the profile's (`gvisor`; `kata-<hypervisor>`, e.g. `kata-qemu`). */
   readonly name?: string;
-  /** CRI handler. Default: `runsc` for gvisor, `kata-qemu` for kata. */
+  /** CRI handler. Default: the profile's (`runsc`; `kata-<hypervisor>`). */
   readonly handler?: string;
   /**
-   * Fixed per-pod overhead (quantities such as `250m`, `160Mi`) counted by the scheduler and quota.
-   * Default: none for gvisor, `{ cpu: '250m', memory: '160Mi' }` for kata (the VM's own footprint; AgentPlane's default). `false`: none.
+   * Fixed per-pod overhead (quantities such as `250m`, `160Mi`) counted by the scheduler and quota. Default: the pinned
+   * profile (`overhead-profiles.ts`: none for gvisor; kata-deploy's figure per hypervisor, e.g. 250m/160Mi for qemu).
+   * `false`: none.
    */
   readonly overhead?: { readonly cpu?: string; readonly memory?: string } | false;
   /** Where pods may run. Required unless `allNodes` is true; both at once is an error. */
   readonly scheduling?: RuntimeScheduling;
   /** Every node has the handler: no scheduling rules. Default `false`. */
   readonly allNodes?: boolean;
+  /** The nodes the scheduling rules select, so synthesis can check that every pool fits. Default: undeclared (no check). */
+  readonly nodes?: RuntimeNodes;
 }
 
-const PRESETS: Readonly<Record<RuntimePreset, { name: string; handler: string; overhead?: { cpu: string; memory: string } }>> = {
-  gvisor: { name: 'gvisor', handler: 'runsc' },
-  kata: { name: 'kata-qemu', handler: 'kata-qemu', overhead: { cpu: '250m', memory: '160Mi' } },
-};
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
@@ -61,6 +71,7 @@ const TolerationSchema = z
 const PropsSchema = z
   .object({
     preset: z.enum(['gvisor', 'kata']),
+    hypervisor: z.enum(KATA_HYPERVISORS).optional(),
     name: z.string().regex(DNS_SUBDOMAIN, 'must be a DNS subdomain').max(253).optional(),
     handler: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').max(63).optional(),
     overhead: z
@@ -74,9 +85,17 @@ const PropsSchema = z
       .strict()
       .optional(),
     allNodes: z.boolean().default(false),
+    nodes: z
+      .object({
+        count: z.number().int().min(1),
+        allocatable: z.object({ cpu: z.string().regex(QUANTITY, 'must be a quantity'), memory: z.string().regex(QUANTITY, 'must be a quantity') }).strict(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
+    if (p.hypervisor !== undefined && p.preset !== 'kata') ctx.addIssue({ code: 'custom', path: ['hypervisor'], message: 'only for preset kata' });
     if (p.scheduling === undefined && !p.allNodes) {
       ctx.addIssue({
         code: 'custom',
@@ -101,17 +120,23 @@ export class SandboxRuntimeClass extends Construct {
   /** `undefined` when `allNodes` is true. */
   readonly scheduling?: RuntimeScheduling;
   readonly overhead?: { readonly cpu?: string; readonly memory?: string };
+  /** Where {@link overhead} comes from: the pinned profile's source, or `overhead prop` when overridden. */
+  readonly overheadSource: string;
+  /** The nodes the scheduling rules select, when declared. */
+  readonly nodes?: RuntimeNodes;
   readonly apiObject: ApiObject;
 
   constructor(scope: Construct, id: string, props: SandboxRuntimeClassProps) {
     super(scope, id);
     const p = parseProps(this, 'SandboxRuntimeClass', PropsSchema, props);
-    const preset = PRESETS[p.preset];
+    const profile: OverheadProfile = p.preset === 'gvisor' ? GVISOR_PROFILE : KATA_PROFILES[p.hypervisor ?? 'qemu'];
     this.preset = p.preset;
-    this.name = p.name ?? preset.name;
-    this.handler = p.handler ?? preset.handler;
-    const overhead = p.overhead === false ? undefined : (p.overhead ?? preset.overhead);
+    this.name = p.name ?? profile.name;
+    this.handler = p.handler ?? profile.handler;
+    const overhead = p.overhead === false ? undefined : (p.overhead ?? profile.overhead);
     if (overhead !== undefined) this.overhead = overhead;
+    this.overheadSource = p.overhead === undefined ? profile.source : 'overhead prop';
+    if (p.nodes !== undefined) this.nodes = p.nodes;
     if (p.scheduling !== undefined) this.scheduling = p.scheduling as RuntimeScheduling;
     const podFixed: Record<string, k8s.Quantity> = {};
     if (overhead?.cpu !== undefined) podFixed['cpu'] = k8s.Quantity.fromString(overhead.cpu);

@@ -18,6 +18,7 @@ import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
 import { DNS_LABEL } from '../model/names.js';
 import { parseProps } from './props.js';
+import { podResources, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
@@ -123,6 +124,8 @@ export class SandboxTemplate extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   /** Where the pod spec takes Secrets (see SandboxWarmPool's `allowTenantCredentials`). */
   readonly secretUses: readonly string[];
+  /** Effective requests/limits of one sandbox pod, without RuntimeClass overhead (for the capacity check). */
+  readonly resources: PodResources;
   readonly release: LoadedRelease;
   readonly apiObject: ApiObject;
   private readonly explicitManagement?: NetworkPolicyManagement;
@@ -162,6 +165,7 @@ export class SandboxTemplate extends Construct {
       if (defect !== undefined && !p.acceptKnownDefects.includes(defect.id)) throw new KnownDefectiveImageError(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, defect);
     }
     this.secretUses = secretUses(podSpec);
+    this.resources = podResources(podSpec);
 
     const containers = (podSpec['containers'] as Json[]).map((c) => String(c['name']));
     const first = (podSpec['containers'] as Json[])[0]!;
@@ -204,6 +208,11 @@ export class SandboxTemplate extends Construct {
   /** Called by SandboxNetworkPolicy: the environment declares its own policy `policyName` for this template's pods. */
   registerOwnPolicy(policyName: string): void {
     this.policies.push(policyName);
+  }
+
+  /** Whether the template gives custom rules for the controller-managed policy (they replace the controller's router peer). */
+  get hasCustomManagedRules(): boolean {
+    return this.customRules !== undefined && (this.customRules as Json)['ingress'] !== undefined;
   }
 
   /** Names of the environment's own policies for this template's pods, in declaration order. */

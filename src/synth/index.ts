@@ -8,3 +8,4 @@ export { writeSynthesis } from './write.js';
 export { yamlDocument, yamlStream, type YamlStreamOptions } from './yaml.js';
 export { apiGroup, isClusterScoped } from './scope.js';
 export { DuplicateObjectError, EnvironmentInvalidError, EnvironmentModuleError, ObjectTooLargeError, SchemaViolationError, SynthesisError } from './errors.js';
+export { capacityNotes, capacityOf, type ResourceFigures, type RuntimeClassCapacity } from './capacity.js';

@@ -9,6 +9,7 @@ import {
   AgentEnvironment, ANNOTATION_LIMIT_BYTES, ANNOTATION_SYNC_OPTIONS, OBJECT_LIMIT_BYTES, childProblems, descriptorJson, PHASES, phaseIndex, type EnvironmentDescriptor, type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup } from './scope.js';
 import { yamlStream } from './yaml.js';
@@ -52,6 +53,8 @@ export interface EnvironmentSynthesis {
   readonly streamNotes: readonly string[];
   /** Images by role, for the lock file. */
   readonly images: Readonly<Record<string, string>>;
+  /** What the pools and templates need per RuntimeClass (requests and limits + overhead, × pods; nodes when declared). */
+  readonly capacity: readonly RuntimeClassCapacity[];
 }
 
 /**
@@ -64,6 +67,8 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   const check = env.check();
   const problems = [...childProblems(env), ...check.problems];
   if (problems.length > 0) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
+  // CapacityError (a ConstructError) when declared nodes cannot hold what the environment asks for.
+  const capacity: RuntimeClassCapacity[] = capacityOf(env);
   const release = env.release;
   if (check.duplicates.length > 0) throw new DuplicateObjectError(env.name, [...check.duplicates]);
   if (check.violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, [...check.violations]);
@@ -119,5 +124,6 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes],
     streamNotes: [...streamOrderNote, ...ssaNote('apply them with kubectl apply --server-side'), ...sizeNotes],
     images: descriptor.images,
+    capacity,
   };
 }

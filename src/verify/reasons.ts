@@ -45,6 +45,7 @@ export const READINESS_REASONS = {
 export const PROBE_REASONS = {
   // runner
   ProbeNotRun: 'the probe was not run: verification was interrupted',
+  UnboundedLifetime: 'a live claim or Sandbox has no expiry and is older than the threshold (it keeps its pod and token until deleted)',
   ProbeError: 'the probe stopped with an error',
   ProbeTimeout: 'the probe did not finish within its deadline',
   Interrupted: 'verification was interrupted before this check finished',

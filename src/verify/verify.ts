@@ -17,6 +17,7 @@ import { networkProbe } from './probes/network.js';
 import { routerProbe } from './probes/router.js';
 import { runtimeClassProbe } from './probes/runtime-class.js';
 import { templateProbe } from './probes/template.js';
+import { unboundedLifetimesProbe } from './probes/unbounded-lifetimes.js';
 import { warmPoolProbe } from './probes/warm-pool.js';
 import { workloadProbe } from './probes/workload.js';
 import { buildReport, type VerifyReport } from './report.js';
@@ -79,7 +80,7 @@ export function planProbes(deps: ProbeDeps, opts: { loaded?: LoadedRelease; cont
   const staticIds = probes.map((p) => p.id);
   const workloads = plan.templates.map((t) => workloadProbe(deps, t, plan.warmPools.find((p) => p.namespace === t.namespace && p.template === t.name), staticIds));
   probes.push(...workloads);
-  probes.push(networkProbe(deps, workloads.map((w) => w.id)), suspendProbe(deps), snapshotProbe(deps));
+  probes.push(networkProbe(deps, workloads.map((w) => w.id)), suspendProbe(deps), snapshotProbe(deps), unboundedLifetimesProbe(deps));
   return probes;
 }
 

@@ -32,7 +32,7 @@ export async function synthesizeInstall(): Promise<KubeObject[]> {
   env.addWarmPool('sandboxd-pool', { name: 'sandboxd', template, replicas: 1 });
   // Its ServiceAccount + RBAC are applied; the router itself runs as a local process under that ServiceAccount's token.
   env.addRouter('router', {
-    image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, sandboxPorts: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT],
+    image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, sandboxPorts: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT], callers: [],
   });
   return synthesizeEnvironment(env).objects.map((o) => o.object as unknown as KubeObject);
 }

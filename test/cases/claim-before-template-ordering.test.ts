@@ -13,7 +13,7 @@ jest.setTimeout(120_000);
 describe('case 05: claim before template', () => {
   test('a claim declared first is still applied after its template and pool', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
-    env.addClaim('c1', { pool: 'py-pool' }); // declared first, by name
+    env.addClaim('c1', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 600 } }); // declared first, by name
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
     const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
     env.addWarmPool('py-pool', { template: tpl, replicas: 1 });
@@ -42,14 +42,14 @@ describe('case 05: claim before template', () => {
     const env = newEnvironment(await release('v0.4.6'), 'old');
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
     const pool = env.addWarmPool('pool', { template: env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() }) });
-    env.addClaim('c1', { pool });
+    env.addClaim('c1', { pool, lifecycle: { ttlSecondsAfterFinished: 600 } });
     const claim = synthesizeEnvironment(env).objects.find((o) => o.object.kind === 'SandboxClaim')!.object;
     expect(claim).toMatchObject({ apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', spec: { sandboxTemplateRef: { name: 'py' }, warmpool: 'pool' } });
   });
 
   test('a claim naming a pool the environment lacks fails synthesis with its construct path', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { install: false });
-    env.addClaim('c1', { pool: 'py-pool' });
+    env.addClaim('c1', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 600 } });
     let err: unknown;
     try {
       synthesizeEnvironment(env);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import { OPEN_CRD, releaseBundle } from '../../bench/import-bundle.js';
-import * as template056 from '../../imports/sandboxtemplate-v056-extensions.agents.x-k8s.io.js';
+import * as template056 from '../../imports/v056-extensions.agents.x-k8s.io.js';
 import { describeExtraction, extractCrds, runCdk8sImport, type CrdExtraction } from '../../scripts/crd-bundle.js';
 import { CustomObjectValidator, loadRelease, type LoadedRelease } from '../../src/releases/index.js';
 import { SHARED_MIRROR, tempDir } from '../unit/releases/helpers.js';

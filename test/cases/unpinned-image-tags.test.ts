@@ -35,7 +35,7 @@ describe('case 15: unpinned image tags', () => {
 
   test("the router with upstream's :latest image is refused", async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { install: false });
-    const err = thrown(() => env.addRouter('router', { image: 'registry.k8s.io/agent-sandbox/sandbox-router-go:latest', authorization: { mode: 'tokenreview' } }));
+    const err = thrown(() => env.addRouter('router', { image: 'registry.k8s.io/agent-sandbox/sandbox-router-go:latest', authorization: { mode: 'tokenreview' }, callers: [] }));
     expect(err).toBeInstanceOf(UnpinnedImageError);
     expect((err as UnpinnedImageError).path).toBe('sbx/router');
   });

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { AgentEnvironment } from '../../constructs/index.js';
 import {
+  capacityNotes,
   EnvironmentModuleError, loadEnvironmentModule, reconcileLock, synthesizeEnvironment, writeSynthesis, yamlStream, type EnvironmentSynthesis, type LockOutcome,
 } from '../../synth/index.js';
 import { directoryOrNew, writableFile } from '../arg-parsers.js';
@@ -110,7 +111,7 @@ export function registerSynth(program: Command): void {
         for (const s of all) for (const n of s.streamNotes) process.stderr.write(`note: ${s.name}: ${n}\n`);
         return;
       }
-      const notes = all.flatMap((s) => s.notes.map((n) => `${s.name}: ${n}`));
+      const notes = all.flatMap((s) => [...s.notes, ...capacityNotes(s.capacity)].map((n) => `${s.name}: ${n}`));
       const outDir = resolve(flags.out);
       const rows: Array<[string, string, number, number, string, string]> = [];
       const data: Array<Record<string, unknown>> = [];
@@ -120,7 +121,7 @@ export function registerSynth(program: Command): void {
           // as given: an absolute --out stays absolute, a relative one stays relative to the working directory
           const dir = isAbsolute(flags.out) ? join(outDir, s.name) : relative(process.cwd(), join(outDir, s.name)) || '.';
           rows.push([s.name, s.release.facts.tag, s.objects.length, s.files.length, dir, `${r.lock} ${relative(process.cwd(), r.lockPath)}`]);
-          data.push({ environment: s.name, release: s.release.facts.tag, commit: s.release.facts.commit, objects: s.objects.length, files: s.files.map((f) => join(dir, f.path.slice(s.name.length + 1))), lock: { path: r.lockPath, outcome: r.lock }, notes: s.notes });
+          data.push({ environment: s.name, release: s.release.facts.tag, commit: s.release.facts.commit, objects: s.objects.length, files: s.files.map((f) => join(dir, f.path.slice(s.name.length + 1))), lock: { path: r.lockPath, outcome: r.lock }, notes: s.notes, capacity: s.capacity });
         }
       }
       process.stdout.write(renderReport(flags.output, { title: 'Synthesized environments', data: { environments: data }, columns: ['environment', 'release', 'objects', 'files', 'output', 'lock'], rows, notes: notes.map((n) => `note: ${n}`) }));

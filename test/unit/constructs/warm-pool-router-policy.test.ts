@@ -55,7 +55,7 @@ describe('SandboxWarmPool', () => {
 describe('SandboxRouter', () => {
   test('moves every object into one namespace, sets the image and the authorization flags, exports labels', async () => {
     const { e } = await env();
-    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } });
+    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] });
     expect(r.namespace).toBe('agent-sandbox-system');
     expect(r.serviceName).toBe('sandbox-router-svc');
     expect(r.port).toBe(8080);
@@ -78,12 +78,12 @@ describe('SandboxRouter', () => {
 
   test('allow-all must be acknowledged', async () => {
     const { e } = await env();
-    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never })).toThrow(/authorization.acknowledgeUnauthenticated: allow-all lets anyone/);
+    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] })).toThrow(/authorization.acknowledgeUnauthenticated: allow-all lets anyone/);
   });
 
   test('scoped-token mounts the key Secret', async () => {
     const { e } = await env();
-    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'scoped-token', secretName: 'router-key' } });
+    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'scoped-token', secretName: 'router-key' }, callers: [] });
     const pod = r.objects.map((o) => o.toJson()).find((o) => o.kind === 'Deployment').spec.template.spec;
     expect(pod.containers[0].args).toContain('--authz-scoped-token-secret-file=/etc/sandbox-router/scoped-token/secret');
     expect(pod.volumes).toContainEqual({ name: 'scoped-token', secret: { secretName: 'router-key' } });
@@ -91,7 +91,7 @@ describe('SandboxRouter', () => {
 
   test.each(['v0.4.6', 'v0.5.0'] as const)('%s has no router manifests: refused', async (tag) => {
     const { e } = await env(tag);
-    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } })).toThrow(UnsupportedByReleaseError);
+    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] })).toThrow(UnsupportedByReleaseError);
   });
 });
 
@@ -99,7 +99,7 @@ describe('SandboxNetworkPolicy', () => {
   test('ingress only from the router pods on the runtime ports, DNS explicit, allowlisted egress; template becomes Unmanaged', async () => {
     const { e, rc } = await env();
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
-    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } });
+    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] });
     const np = e.addNetworkPolicy('np', {
       template: t,
       router: r,

@@ -6,6 +6,888 @@ import { Construct } from 'constructs';
 /**
  *
  *
+ * @schema SandboxClaim
+ */
+export class SandboxClaim extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SandboxClaim"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxClaim',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SandboxClaim".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SandboxClaimProps): any {
+    return {
+      ...SandboxClaim.GVK,
+      ...toJson_SandboxClaimProps(props),
+    };
+  }
+
+  /**
+   * Defines a "SandboxClaim" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SandboxClaimProps) {
+    super(scope, id, {
+      ...SandboxClaim.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SandboxClaim.GVK,
+      ...toJson_SandboxClaimProps(resolved),
+    };
+  }
+}
+
+/**
+ * @schema SandboxClaim
+ */
+export interface SandboxClaimProps {
+  /**
+   * @schema SandboxClaim#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema SandboxClaim#spec
+   */
+  readonly spec: SandboxClaimSpec;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimProps(obj: SandboxClaimProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SandboxClaimSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpec
+ */
+export interface SandboxClaimSpec {
+  /**
+   * @schema SandboxClaimSpec#additionalPodMetadata
+   */
+  readonly additionalPodMetadata?: SandboxClaimSpecAdditionalPodMetadata;
+
+  /**
+   * @schema SandboxClaimSpec#env
+   */
+  readonly env?: SandboxClaimSpecEnv[];
+
+  /**
+   * @schema SandboxClaimSpec#lifecycle
+   */
+  readonly lifecycle?: SandboxClaimSpecLifecycle;
+
+  /**
+   * @schema SandboxClaimSpec#volumeClaimTemplates
+   */
+  readonly volumeClaimTemplates?: SandboxClaimSpecVolumeClaimTemplates[];
+
+  /**
+   * @schema SandboxClaimSpec#warmPoolRef
+   */
+  readonly warmPoolRef: SandboxClaimSpecWarmPoolRef;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpec(obj: SandboxClaimSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'additionalPodMetadata': toJson_SandboxClaimSpecAdditionalPodMetadata(obj.additionalPodMetadata),
+    'env': obj.env?.map(y => toJson_SandboxClaimSpecEnv(y)),
+    'lifecycle': toJson_SandboxClaimSpecLifecycle(obj.lifecycle),
+    'volumeClaimTemplates': obj.volumeClaimTemplates?.map(y => toJson_SandboxClaimSpecVolumeClaimTemplates(y)),
+    'warmPoolRef': toJson_SandboxClaimSpecWarmPoolRef(obj.warmPoolRef),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecAdditionalPodMetadata
+ */
+export interface SandboxClaimSpecAdditionalPodMetadata {
+  /**
+   * @schema SandboxClaimSpecAdditionalPodMetadata#annotations
+   */
+  readonly annotations?: { [key: string]: string };
+
+  /**
+   * @schema SandboxClaimSpecAdditionalPodMetadata#labels
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecAdditionalPodMetadata' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecAdditionalPodMetadata(obj: SandboxClaimSpecAdditionalPodMetadata | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecEnv
+ */
+export interface SandboxClaimSpecEnv {
+  /**
+   * @schema SandboxClaimSpecEnv#containerName
+   */
+  readonly containerName?: string;
+
+  /**
+   * @schema SandboxClaimSpecEnv#name
+   */
+  readonly name: string;
+
+  /**
+   * @schema SandboxClaimSpecEnv#value
+   */
+  readonly value: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecEnv' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecEnv(obj: SandboxClaimSpecEnv | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'containerName': obj.containerName,
+    'name': obj.name,
+    'value': obj.value,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecLifecycle
+ */
+export interface SandboxClaimSpecLifecycle {
+  /**
+   * @schema SandboxClaimSpecLifecycle#shutdownPolicy
+   */
+  readonly shutdownPolicy?: SandboxClaimSpecLifecycleShutdownPolicy;
+
+  /**
+   * @schema SandboxClaimSpecLifecycle#shutdownTime
+   */
+  readonly shutdownTime?: Date;
+
+  /**
+   * @schema SandboxClaimSpecLifecycle#ttlSecondsAfterFinished
+   */
+  readonly ttlSecondsAfterFinished?: number;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecLifecycle' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecLifecycle(obj: SandboxClaimSpecLifecycle | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'shutdownPolicy': obj.shutdownPolicy,
+    'shutdownTime': obj.shutdownTime?.toISOString(),
+    'ttlSecondsAfterFinished': obj.ttlSecondsAfterFinished,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplates
+ */
+export interface SandboxClaimSpecVolumeClaimTemplates {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplates#metadata
+   */
+  readonly metadata?: SandboxClaimSpecVolumeClaimTemplatesMetadata;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplates#spec
+   */
+  readonly spec: SandboxClaimSpecVolumeClaimTemplatesSpec;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplates' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplates(obj: SandboxClaimSpecVolumeClaimTemplates | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': toJson_SandboxClaimSpecVolumeClaimTemplatesMetadata(obj.metadata),
+    'spec': toJson_SandboxClaimSpecVolumeClaimTemplatesSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecWarmPoolRef
+ */
+export interface SandboxClaimSpecWarmPoolRef {
+  /**
+   * @schema SandboxClaimSpecWarmPoolRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecWarmPoolRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecWarmPoolRef(obj: SandboxClaimSpecWarmPoolRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecLifecycleShutdownPolicy
+ */
+export enum SandboxClaimSpecLifecycleShutdownPolicy {
+  /** Delete */
+  DELETE = "Delete",
+  /** DeleteForeground */
+  DELETE_FOREGROUND = "DeleteForeground",
+  /** Retain */
+  RETAIN = "Retain",
+}
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesMetadata
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesMetadata {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesMetadata#annotations
+   */
+  readonly annotations?: { [key: string]: string };
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesMetadata#labels
+   */
+  readonly labels?: { [key: string]: string };
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesMetadata#name
+   */
+  readonly name?: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesMetadata' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesMetadata(obj: SandboxClaimSpecVolumeClaimTemplatesMetadata | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpec
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesSpec {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#accessModes
+   */
+  readonly accessModes?: string[];
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#dataSource
+   */
+  readonly dataSource?: SandboxClaimSpecVolumeClaimTemplatesSpecDataSource;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#dataSourceRef
+   */
+  readonly dataSourceRef?: SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#resources
+   */
+  readonly resources?: SandboxClaimSpecVolumeClaimTemplatesSpecResources;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#selector
+   */
+  readonly selector?: SandboxClaimSpecVolumeClaimTemplatesSpecSelector;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#storageClassName
+   */
+  readonly storageClassName?: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#volumeAttributesClassName
+   */
+  readonly volumeAttributesClassName?: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#volumeMode
+   */
+  readonly volumeMode?: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpec#volumeName
+   */
+  readonly volumeName?: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesSpec(obj: SandboxClaimSpecVolumeClaimTemplatesSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'accessModes': obj.accessModes?.map(y => y),
+    'dataSource': toJson_SandboxClaimSpecVolumeClaimTemplatesSpecDataSource(obj.dataSource),
+    'dataSourceRef': toJson_SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef(obj.dataSourceRef),
+    'resources': toJson_SandboxClaimSpecVolumeClaimTemplatesSpecResources(obj.resources),
+    'selector': toJson_SandboxClaimSpecVolumeClaimTemplatesSpecSelector(obj.selector),
+    'storageClassName': obj.storageClassName,
+    'volumeAttributesClassName': obj.volumeAttributesClassName,
+    'volumeMode': obj.volumeMode,
+    'volumeName': obj.volumeName,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSource
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesSpecDataSource {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSource#apiGroup
+   */
+  readonly apiGroup?: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSource#kind
+   */
+  readonly kind: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSource#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesSpecDataSource' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesSpecDataSource(obj: SandboxClaimSpecVolumeClaimTemplatesSpecDataSource | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'apiGroup': obj.apiGroup,
+    'kind': obj.kind,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef#apiGroup
+   */
+  readonly apiGroup?: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef#kind
+   */
+  readonly kind: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef#name
+   */
+  readonly name: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef#namespace
+   */
+  readonly namespace?: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef(obj: SandboxClaimSpecVolumeClaimTemplatesSpecDataSourceRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'apiGroup': obj.apiGroup,
+    'kind': obj.kind,
+    'name': obj.name,
+    'namespace': obj.namespace,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecResources
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesSpecResources {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecResources#limits
+   */
+  readonly limits?: { [key: string]: SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits };
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecResources#requests
+   */
+  readonly requests?: { [key: string]: SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests };
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesSpecResources' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesSpecResources(obj: SandboxClaimSpecVolumeClaimTemplatesSpecResources | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'limits': ((obj.limits) === undefined) ? undefined : (Object.entries(obj.limits).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1]?.value }), {})),
+    'requests': ((obj.requests) === undefined) ? undefined : (Object.entries(obj.requests).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1]?.value }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelector
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesSpecSelector {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelector#matchExpressions
+   */
+  readonly matchExpressions?: SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions[];
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelector#matchLabels
+   */
+  readonly matchLabels?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesSpecSelector' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesSpecSelector(obj: SandboxClaimSpecVolumeClaimTemplatesSpecSelector | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'matchExpressions': obj.matchExpressions?.map(y => toJson_SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions(y)),
+    'matchLabels': ((obj.matchLabels) === undefined) ? undefined : (Object.entries(obj.matchLabels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits
+ */
+export class SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits {
+  public static fromNumber(value: number): SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits {
+    return new SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits(value);
+  }
+  public static fromString(value: string): SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits {
+    return new SandboxClaimSpecVolumeClaimTemplatesSpecResourcesLimits(value);
+  }
+  private constructor(public readonly value: number | string) {
+  }
+}
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests
+ */
+export class SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests {
+  public static fromNumber(value: number): SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests {
+    return new SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests(value);
+  }
+  public static fromString(value: string): SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests {
+    return new SandboxClaimSpecVolumeClaimTemplatesSpecResourcesRequests(value);
+  }
+  private constructor(public readonly value: number | string) {
+  }
+}
+
+/**
+ * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions
+ */
+export interface SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions {
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions#key
+   */
+  readonly key: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions#operator
+   */
+  readonly operator: string;
+
+  /**
+   * @schema SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions#values
+   */
+  readonly values?: string[];
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions(obj: SandboxClaimSpecVolumeClaimTemplatesSpecSelectorMatchExpressions | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'operator': obj.operator,
+    'values': obj.values?.map(y => y),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+
+/**
+ *
+ *
+ * @schema SandboxClaimV1Alpha1
+ */
+export class SandboxClaimV1Alpha1 extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SandboxClaimV1Alpha1"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+    kind: 'SandboxClaim',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SandboxClaimV1Alpha1".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SandboxClaimV1Alpha1Props): any {
+    return {
+      ...SandboxClaimV1Alpha1.GVK,
+      ...toJson_SandboxClaimV1Alpha1Props(props),
+    };
+  }
+
+  /**
+   * Defines a "SandboxClaimV1Alpha1" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SandboxClaimV1Alpha1Props) {
+    super(scope, id, {
+      ...SandboxClaimV1Alpha1.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SandboxClaimV1Alpha1.GVK,
+      ...toJson_SandboxClaimV1Alpha1Props(resolved),
+    };
+  }
+}
+
+/**
+ * @schema SandboxClaimV1Alpha1
+ */
+export interface SandboxClaimV1Alpha1Props {
+  /**
+   * @schema SandboxClaimV1Alpha1#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema SandboxClaimV1Alpha1#spec
+   */
+  readonly spec: SandboxClaimV1Alpha1Spec;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimV1Alpha1Props' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimV1Alpha1Props(obj: SandboxClaimV1Alpha1Props | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SandboxClaimV1Alpha1Spec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimV1Alpha1Spec
+ */
+export interface SandboxClaimV1Alpha1Spec {
+  /**
+   * @schema SandboxClaimV1Alpha1Spec#additionalPodMetadata
+   */
+  readonly additionalPodMetadata?: SandboxClaimV1Alpha1SpecAdditionalPodMetadata;
+
+  /**
+   * @schema SandboxClaimV1Alpha1Spec#env
+   */
+  readonly env?: SandboxClaimV1Alpha1SpecEnv[];
+
+  /**
+   * @schema SandboxClaimV1Alpha1Spec#lifecycle
+   */
+  readonly lifecycle?: SandboxClaimV1Alpha1SpecLifecycle;
+
+  /**
+   * @schema SandboxClaimV1Alpha1Spec#sandboxTemplateRef
+   */
+  readonly sandboxTemplateRef: SandboxClaimV1Alpha1SpecSandboxTemplateRef;
+
+  /**
+   * @schema SandboxClaimV1Alpha1Spec#warmpool
+   */
+  readonly warmpool?: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimV1Alpha1Spec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimV1Alpha1Spec(obj: SandboxClaimV1Alpha1Spec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'additionalPodMetadata': toJson_SandboxClaimV1Alpha1SpecAdditionalPodMetadata(obj.additionalPodMetadata),
+    'env': obj.env?.map(y => toJson_SandboxClaimV1Alpha1SpecEnv(y)),
+    'lifecycle': toJson_SandboxClaimV1Alpha1SpecLifecycle(obj.lifecycle),
+    'sandboxTemplateRef': toJson_SandboxClaimV1Alpha1SpecSandboxTemplateRef(obj.sandboxTemplateRef),
+    'warmpool': obj.warmpool,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimV1Alpha1SpecAdditionalPodMetadata
+ */
+export interface SandboxClaimV1Alpha1SpecAdditionalPodMetadata {
+  /**
+   * @schema SandboxClaimV1Alpha1SpecAdditionalPodMetadata#annotations
+   */
+  readonly annotations?: { [key: string]: string };
+
+  /**
+   * @schema SandboxClaimV1Alpha1SpecAdditionalPodMetadata#labels
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'SandboxClaimV1Alpha1SpecAdditionalPodMetadata' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimV1Alpha1SpecAdditionalPodMetadata(obj: SandboxClaimV1Alpha1SpecAdditionalPodMetadata | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimV1Alpha1SpecEnv
+ */
+export interface SandboxClaimV1Alpha1SpecEnv {
+  /**
+   * @schema SandboxClaimV1Alpha1SpecEnv#containerName
+   */
+  readonly containerName?: string;
+
+  /**
+   * @schema SandboxClaimV1Alpha1SpecEnv#name
+   */
+  readonly name: string;
+
+  /**
+   * @schema SandboxClaimV1Alpha1SpecEnv#value
+   */
+  readonly value: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimV1Alpha1SpecEnv' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimV1Alpha1SpecEnv(obj: SandboxClaimV1Alpha1SpecEnv | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'containerName': obj.containerName,
+    'name': obj.name,
+    'value': obj.value,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimV1Alpha1SpecLifecycle
+ */
+export interface SandboxClaimV1Alpha1SpecLifecycle {
+  /**
+   * @schema SandboxClaimV1Alpha1SpecLifecycle#shutdownPolicy
+   */
+  readonly shutdownPolicy?: SandboxClaimV1Alpha1SpecLifecycleShutdownPolicy;
+
+  /**
+   * @schema SandboxClaimV1Alpha1SpecLifecycle#shutdownTime
+   */
+  readonly shutdownTime?: Date;
+
+  /**
+   * @schema SandboxClaimV1Alpha1SpecLifecycle#ttlSecondsAfterFinished
+   */
+  readonly ttlSecondsAfterFinished?: number;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimV1Alpha1SpecLifecycle' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimV1Alpha1SpecLifecycle(obj: SandboxClaimV1Alpha1SpecLifecycle | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'shutdownPolicy': obj.shutdownPolicy,
+    'shutdownTime': obj.shutdownTime?.toISOString(),
+    'ttlSecondsAfterFinished': obj.ttlSecondsAfterFinished,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimV1Alpha1SpecSandboxTemplateRef
+ */
+export interface SandboxClaimV1Alpha1SpecSandboxTemplateRef {
+  /**
+   * @schema SandboxClaimV1Alpha1SpecSandboxTemplateRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimV1Alpha1SpecSandboxTemplateRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimV1Alpha1SpecSandboxTemplateRef(obj: SandboxClaimV1Alpha1SpecSandboxTemplateRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimV1Alpha1SpecLifecycleShutdownPolicy
+ */
+export enum SandboxClaimV1Alpha1SpecLifecycleShutdownPolicy {
+  /** Delete */
+  DELETE = "Delete",
+  /** DeleteForeground */
+  DELETE_FOREGROUND = "DeleteForeground",
+  /** Retain */
+  RETAIN = "Retain",
+}
+
+
+/**
+ *
+ *
  * @schema SandboxTemplate
  */
 export class SandboxTemplate extends ApiObject {
@@ -26860,5 +27742,363 @@ export class SandboxTemplateV1Alpha1SpecPodTemplateSpecVolumesProjectedSourcesDo
   }
   private constructor(public readonly value: number | string) {
   }
+}
+
+
+/**
+ *
+ *
+ * @schema SandboxWarmPool
+ */
+export class SandboxWarmPool extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SandboxWarmPool"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxWarmPool',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SandboxWarmPool".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SandboxWarmPoolProps): any {
+    return {
+      ...SandboxWarmPool.GVK,
+      ...toJson_SandboxWarmPoolProps(props),
+    };
+  }
+
+  /**
+   * Defines a "SandboxWarmPool" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SandboxWarmPoolProps) {
+    super(scope, id, {
+      ...SandboxWarmPool.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SandboxWarmPool.GVK,
+      ...toJson_SandboxWarmPoolProps(resolved),
+    };
+  }
+}
+
+/**
+ * @schema SandboxWarmPool
+ */
+export interface SandboxWarmPoolProps {
+  /**
+   * @schema SandboxWarmPool#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema SandboxWarmPool#spec
+   */
+  readonly spec: SandboxWarmPoolSpec;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolProps(obj: SandboxWarmPoolProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SandboxWarmPoolSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpec
+ */
+export interface SandboxWarmPoolSpec {
+  /**
+   * @schema SandboxWarmPoolSpec#replicas
+   */
+  readonly replicas?: number;
+
+  /**
+   * @schema SandboxWarmPoolSpec#sandboxTemplateRef
+   */
+  readonly sandboxTemplateRef: SandboxWarmPoolSpecSandboxTemplateRef;
+
+  /**
+   * @schema SandboxWarmPoolSpec#updateStrategy
+   */
+  readonly updateStrategy?: SandboxWarmPoolSpecUpdateStrategy;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolSpec(obj: SandboxWarmPoolSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'replicas': obj.replicas,
+    'sandboxTemplateRef': toJson_SandboxWarmPoolSpecSandboxTemplateRef(obj.sandboxTemplateRef),
+    'updateStrategy': toJson_SandboxWarmPoolSpecUpdateStrategy(obj.updateStrategy),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpecSandboxTemplateRef
+ */
+export interface SandboxWarmPoolSpecSandboxTemplateRef {
+  /**
+   * @schema SandboxWarmPoolSpecSandboxTemplateRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolSpecSandboxTemplateRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolSpecSandboxTemplateRef(obj: SandboxWarmPoolSpecSandboxTemplateRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpecUpdateStrategy
+ */
+export interface SandboxWarmPoolSpecUpdateStrategy {
+  /**
+   * @schema SandboxWarmPoolSpecUpdateStrategy#type
+   */
+  readonly type?: SandboxWarmPoolSpecUpdateStrategyType;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolSpecUpdateStrategy' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolSpecUpdateStrategy(obj: SandboxWarmPoolSpecUpdateStrategy | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'type': obj.type,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpecUpdateStrategyType
+ */
+export enum SandboxWarmPoolSpecUpdateStrategyType {
+  /** Recreate */
+  RECREATE = "Recreate",
+  /** OnReplenish */
+  ON_REPLENISH = "OnReplenish",
+}
+
+
+/**
+ *
+ *
+ * @schema SandboxWarmPoolV1Alpha1
+ */
+export class SandboxWarmPoolV1Alpha1 extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SandboxWarmPoolV1Alpha1"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+    kind: 'SandboxWarmPool',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SandboxWarmPoolV1Alpha1".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SandboxWarmPoolV1Alpha1Props): any {
+    return {
+      ...SandboxWarmPoolV1Alpha1.GVK,
+      ...toJson_SandboxWarmPoolV1Alpha1Props(props),
+    };
+  }
+
+  /**
+   * Defines a "SandboxWarmPoolV1Alpha1" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SandboxWarmPoolV1Alpha1Props) {
+    super(scope, id, {
+      ...SandboxWarmPoolV1Alpha1.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SandboxWarmPoolV1Alpha1.GVK,
+      ...toJson_SandboxWarmPoolV1Alpha1Props(resolved),
+    };
+  }
+}
+
+/**
+ * @schema SandboxWarmPoolV1Alpha1
+ */
+export interface SandboxWarmPoolV1Alpha1Props {
+  /**
+   * @schema SandboxWarmPoolV1Alpha1#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema SandboxWarmPoolV1Alpha1#spec
+   */
+  readonly spec: SandboxWarmPoolV1Alpha1Spec;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolV1Alpha1Props' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolV1Alpha1Props(obj: SandboxWarmPoolV1Alpha1Props | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SandboxWarmPoolV1Alpha1Spec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolV1Alpha1Spec
+ */
+export interface SandboxWarmPoolV1Alpha1Spec {
+  /**
+   * @schema SandboxWarmPoolV1Alpha1Spec#replicas
+   */
+  readonly replicas: number;
+
+  /**
+   * @schema SandboxWarmPoolV1Alpha1Spec#sandboxTemplateRef
+   */
+  readonly sandboxTemplateRef: SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef;
+
+  /**
+   * @schema SandboxWarmPoolV1Alpha1Spec#updateStrategy
+   */
+  readonly updateStrategy?: SandboxWarmPoolV1Alpha1SpecUpdateStrategy;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolV1Alpha1Spec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolV1Alpha1Spec(obj: SandboxWarmPoolV1Alpha1Spec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'replicas': obj.replicas,
+    'sandboxTemplateRef': toJson_SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef(obj.sandboxTemplateRef),
+    'updateStrategy': toJson_SandboxWarmPoolV1Alpha1SpecUpdateStrategy(obj.updateStrategy),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef
+ */
+export interface SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef {
+  /**
+   * @schema SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef(obj: SandboxWarmPoolV1Alpha1SpecSandboxTemplateRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolV1Alpha1SpecUpdateStrategy
+ */
+export interface SandboxWarmPoolV1Alpha1SpecUpdateStrategy {
+  /**
+   * @schema SandboxWarmPoolV1Alpha1SpecUpdateStrategy#type
+   */
+  readonly type?: SandboxWarmPoolV1Alpha1SpecUpdateStrategyType;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolV1Alpha1SpecUpdateStrategy' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolV1Alpha1SpecUpdateStrategy(obj: SandboxWarmPoolV1Alpha1SpecUpdateStrategy | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'type': obj.type,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolV1Alpha1SpecUpdateStrategyType
+ */
+export enum SandboxWarmPoolV1Alpha1SpecUpdateStrategyType {
+  /** Recreate */
+  RECREATE = "Recreate",
+  /** OnReplenish */
+  ON_REPLENISH = "OnReplenish",
 }
 

@@ -6,6 +6,277 @@ import { Construct } from 'constructs';
 /**
  *
  *
+ * @schema SandboxClaim
+ */
+export class SandboxClaim extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SandboxClaim"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+    kind: 'SandboxClaim',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SandboxClaim".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SandboxClaimProps): any {
+    return {
+      ...SandboxClaim.GVK,
+      ...toJson_SandboxClaimProps(props),
+    };
+  }
+
+  /**
+   * Defines a "SandboxClaim" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SandboxClaimProps) {
+    super(scope, id, {
+      ...SandboxClaim.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SandboxClaim.GVK,
+      ...toJson_SandboxClaimProps(resolved),
+    };
+  }
+}
+
+/**
+ * @schema SandboxClaim
+ */
+export interface SandboxClaimProps {
+  /**
+   * @schema SandboxClaim#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema SandboxClaim#spec
+   */
+  readonly spec: SandboxClaimSpec;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimProps(obj: SandboxClaimProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SandboxClaimSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpec
+ */
+export interface SandboxClaimSpec {
+  /**
+   * @schema SandboxClaimSpec#additionalPodMetadata
+   */
+  readonly additionalPodMetadata?: SandboxClaimSpecAdditionalPodMetadata;
+
+  /**
+   * @schema SandboxClaimSpec#env
+   */
+  readonly env?: SandboxClaimSpecEnv[];
+
+  /**
+   * @schema SandboxClaimSpec#lifecycle
+   */
+  readonly lifecycle?: SandboxClaimSpecLifecycle;
+
+  /**
+   * @schema SandboxClaimSpec#sandboxTemplateRef
+   */
+  readonly sandboxTemplateRef: SandboxClaimSpecSandboxTemplateRef;
+
+  /**
+   * @schema SandboxClaimSpec#warmpool
+   */
+  readonly warmpool?: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpec(obj: SandboxClaimSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'additionalPodMetadata': toJson_SandboxClaimSpecAdditionalPodMetadata(obj.additionalPodMetadata),
+    'env': obj.env?.map(y => toJson_SandboxClaimSpecEnv(y)),
+    'lifecycle': toJson_SandboxClaimSpecLifecycle(obj.lifecycle),
+    'sandboxTemplateRef': toJson_SandboxClaimSpecSandboxTemplateRef(obj.sandboxTemplateRef),
+    'warmpool': obj.warmpool,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecAdditionalPodMetadata
+ */
+export interface SandboxClaimSpecAdditionalPodMetadata {
+  /**
+   * @schema SandboxClaimSpecAdditionalPodMetadata#annotations
+   */
+  readonly annotations?: { [key: string]: string };
+
+  /**
+   * @schema SandboxClaimSpecAdditionalPodMetadata#labels
+   */
+  readonly labels?: { [key: string]: string };
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecAdditionalPodMetadata' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecAdditionalPodMetadata(obj: SandboxClaimSpecAdditionalPodMetadata | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'annotations': ((obj.annotations) === undefined) ? undefined : (Object.entries(obj.annotations).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+    'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecEnv
+ */
+export interface SandboxClaimSpecEnv {
+  /**
+   * @schema SandboxClaimSpecEnv#containerName
+   */
+  readonly containerName?: string;
+
+  /**
+   * @schema SandboxClaimSpecEnv#name
+   */
+  readonly name: string;
+
+  /**
+   * @schema SandboxClaimSpecEnv#value
+   */
+  readonly value: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecEnv' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecEnv(obj: SandboxClaimSpecEnv | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'containerName': obj.containerName,
+    'name': obj.name,
+    'value': obj.value,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecLifecycle
+ */
+export interface SandboxClaimSpecLifecycle {
+  /**
+   * @schema SandboxClaimSpecLifecycle#shutdownPolicy
+   */
+  readonly shutdownPolicy?: SandboxClaimSpecLifecycleShutdownPolicy;
+
+  /**
+   * @schema SandboxClaimSpecLifecycle#shutdownTime
+   */
+  readonly shutdownTime?: Date;
+
+  /**
+   * @schema SandboxClaimSpecLifecycle#ttlSecondsAfterFinished
+   */
+  readonly ttlSecondsAfterFinished?: number;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecLifecycle' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecLifecycle(obj: SandboxClaimSpecLifecycle | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'shutdownPolicy': obj.shutdownPolicy,
+    'shutdownTime': obj.shutdownTime?.toISOString(),
+    'ttlSecondsAfterFinished': obj.ttlSecondsAfterFinished,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecSandboxTemplateRef
+ */
+export interface SandboxClaimSpecSandboxTemplateRef {
+  /**
+   * @schema SandboxClaimSpecSandboxTemplateRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxClaimSpecSandboxTemplateRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxClaimSpecSandboxTemplateRef(obj: SandboxClaimSpecSandboxTemplateRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxClaimSpecLifecycleShutdownPolicy
+ */
+export enum SandboxClaimSpecLifecycleShutdownPolicy {
+  /** Delete */
+  DELETE = "Delete",
+  /** DeleteForeground */
+  DELETE_FOREGROUND = "DeleteForeground",
+  /** Retain */
+  RETAIN = "Retain",
+}
+
+
+/**
+ *
+ *
  * @schema SandboxTemplate
  */
 export class SandboxTemplate extends ApiObject {
@@ -13433,5 +13704,184 @@ export class SandboxTemplateSpecPodTemplateSpecVolumesProjectedSourcesDownwardAp
   }
   private constructor(public readonly value: number | string) {
   }
+}
+
+
+/**
+ *
+ *
+ * @schema SandboxWarmPool
+ */
+export class SandboxWarmPool extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SandboxWarmPool"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+    kind: 'SandboxWarmPool',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SandboxWarmPool".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SandboxWarmPoolProps): any {
+    return {
+      ...SandboxWarmPool.GVK,
+      ...toJson_SandboxWarmPoolProps(props),
+    };
+  }
+
+  /**
+   * Defines a "SandboxWarmPool" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SandboxWarmPoolProps) {
+    super(scope, id, {
+      ...SandboxWarmPool.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SandboxWarmPool.GVK,
+      ...toJson_SandboxWarmPoolProps(resolved),
+    };
+  }
+}
+
+/**
+ * @schema SandboxWarmPool
+ */
+export interface SandboxWarmPoolProps {
+  /**
+   * @schema SandboxWarmPool#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * @schema SandboxWarmPool#spec
+   */
+  readonly spec: SandboxWarmPoolSpec;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolProps(obj: SandboxWarmPoolProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SandboxWarmPoolSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpec
+ */
+export interface SandboxWarmPoolSpec {
+  /**
+   * @schema SandboxWarmPoolSpec#replicas
+   */
+  readonly replicas: number;
+
+  /**
+   * @schema SandboxWarmPoolSpec#sandboxTemplateRef
+   */
+  readonly sandboxTemplateRef: SandboxWarmPoolSpecSandboxTemplateRef;
+
+  /**
+   * @schema SandboxWarmPoolSpec#updateStrategy
+   */
+  readonly updateStrategy?: SandboxWarmPoolSpecUpdateStrategy;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolSpec(obj: SandboxWarmPoolSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'replicas': obj.replicas,
+    'sandboxTemplateRef': toJson_SandboxWarmPoolSpecSandboxTemplateRef(obj.sandboxTemplateRef),
+    'updateStrategy': toJson_SandboxWarmPoolSpecUpdateStrategy(obj.updateStrategy),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpecSandboxTemplateRef
+ */
+export interface SandboxWarmPoolSpecSandboxTemplateRef {
+  /**
+   * @schema SandboxWarmPoolSpecSandboxTemplateRef#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolSpecSandboxTemplateRef' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolSpecSandboxTemplateRef(obj: SandboxWarmPoolSpecSandboxTemplateRef | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpecUpdateStrategy
+ */
+export interface SandboxWarmPoolSpecUpdateStrategy {
+  /**
+   * @schema SandboxWarmPoolSpecUpdateStrategy#type
+   */
+  readonly type?: SandboxWarmPoolSpecUpdateStrategyType;
+}
+
+/**
+ * Converts an object of type 'SandboxWarmPoolSpecUpdateStrategy' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SandboxWarmPoolSpecUpdateStrategy(obj: SandboxWarmPoolSpecUpdateStrategy | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'type': obj.type,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * @schema SandboxWarmPoolSpecUpdateStrategyType
+ */
+export enum SandboxWarmPoolSpecUpdateStrategyType {
+  /** Recreate */
+  RECREATE = "Recreate",
+  /** OnReplenish */
+  ON_REPLENISH = "OnReplenish",
 }
 

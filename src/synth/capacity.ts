@@ -1,0 +1,124 @@
+/**
+ * What an environment needs from its nodes, per RuntimeClass (case 13-kata-runtimeclass-pending): each template's pod
+ * (requests and limits + the class's overhead) and each pool's pods (replicas + the claims that take members from it,
+ * since the pool replenishes each claimed member) — and, where the RuntimeClass declares its nodes, how many nodes the
+ * pods take (first-fit decreasing by requests), refusing a pod no node can hold or pods the declared nodes cannot.
+ */
+import { CapacityError, type AgentEnvironment, type SandboxRuntimeClass } from '../constructs/index.js';
+import { add, cpuMilli, formatCpu, formatMemory, memoryBytes, times, ZERO, type Resources } from '../constructs/resources.js';
+
+/** Requests and limits as quantities. */
+export interface ResourceFigures {
+  readonly requests: { readonly cpu: string; readonly memory: string };
+  readonly limits: { readonly cpu: string; readonly memory: string };
+}
+
+/** The need of one RuntimeClass. */
+export interface RuntimeClassCapacity {
+  readonly runtimeClass: string;
+  readonly overhead: { readonly cpu: string; readonly memory: string };
+  readonly overheadSource: string;
+  /** One pod of each template (overhead included). */
+  readonly templates: ReadonlyArray<{ readonly template: string } & ResourceFigures>;
+  /** Each pool: pods = replicas + claims, need = pod × pods. */
+  readonly pools: ReadonlyArray<{ readonly pool: string; readonly template: string; readonly replicas: number; readonly claims: number; readonly pods: number } & ResourceFigures>;
+  /** Sum of the pools. */
+  readonly total: { readonly pods: number } & ResourceFigures;
+  /** With declared nodes: how many there are and how many the pods take. */
+  readonly nodes?: { readonly declared: number; readonly allocatable: { readonly cpu: string; readonly memory: string }; readonly needed: number };
+}
+
+function figures(requests: Resources, limits: Resources): ResourceFigures {
+  return {
+    requests: { cpu: formatCpu(requests.cpuMilli), memory: formatMemory(requests.memoryBytes) },
+    limits: { cpu: formatCpu(limits.cpuMilli), memory: formatMemory(limits.memoryBytes) },
+  };
+}
+
+function overheadOf(rc: SandboxRuntimeClass): Resources {
+  return { cpuMilli: rc.overhead?.cpu !== undefined ? cpuMilli(rc.overhead.cpu) : 0, memoryBytes: rc.overhead?.memory !== undefined ? memoryBytes(rc.overhead.memory) : 0 };
+}
+
+/** Nodes first-fit decreasing needs for `pods` (requests), or the first pod no empty node holds. */
+function packNodes(pods: readonly Resources[], node: Resources): { needed: number } | { tooBig: Resources } {
+  const free: Resources[] = [];
+  const sorted = [...pods].sort((a, b) => b.cpuMilli - a.cpuMilli || b.memoryBytes - a.memoryBytes);
+  for (const pod of sorted) {
+    if (pod.cpuMilli > node.cpuMilli || pod.memoryBytes > node.memoryBytes) return { tooBig: pod };
+    const slot = free.findIndex((f) => f.cpuMilli >= pod.cpuMilli && f.memoryBytes >= pod.memoryBytes);
+    if (slot >= 0) free[slot] = { cpuMilli: free[slot]!.cpuMilli - pod.cpuMilli, memoryBytes: free[slot]!.memoryBytes - pod.memoryBytes };
+    else free.push({ cpuMilli: node.cpuMilli - pod.cpuMilli, memoryBytes: node.memoryBytes - pod.memoryBytes });
+  }
+  return { needed: free.length };
+}
+
+/**
+ * The capacity need of every RuntimeClass of `env` (sorted by name; templates and pools by namespace/name).
+ * @throws CapacityError `PodExceedsNode` when one pod is larger than a declared node's allocatable, `NodesExhausted`
+ *   when the pods need more nodes than declared.
+ */
+export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
+  const key = (o: { namespace: string; name: string }): string => `${o.namespace}/${o.name}`;
+  const out: RuntimeClassCapacity[] = [];
+  for (const rc of [...env.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const overhead = overheadOf(rc);
+    const templates = env.templates.filter((t) => t.runtimeClass === rc).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const perPod = new Map(templates.map((t) => [t, { requests: add(t.resources.requests, overhead), limits: add(t.resources.limits, overhead) }]));
+    const pools = env.warmPools.filter((p) => p.template.runtimeClass === rc).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const claims = env.claims;
+    const podList: Resources[] = [];
+    let total = { pods: 0, requests: ZERO, limits: ZERO };
+    const poolRows = pools.map((p) => {
+      const pod = perPod.get(p.template)!;
+      const claimCount = claims.filter((c) => c.pool === p).length;
+      const pods = p.replicas + claimCount;
+      for (let i = 0; i < pods; i++) podList.push(pod.requests);
+      total = { pods: total.pods + pods, requests: add(total.requests, times(pod.requests, pods)), limits: add(total.limits, times(pod.limits, pods)) };
+      return { pool: key(p), template: key(p.template), replicas: p.replicas, claims: claimCount, pods, ...figures(times(pod.requests, pods), times(pod.limits, pods)) };
+    });
+    let nodes: RuntimeClassCapacity['nodes'];
+    if (rc.nodes !== undefined) {
+      const node = { cpuMilli: cpuMilli(rc.nodes.allocatable.cpu), memoryBytes: memoryBytes(rc.nodes.allocatable.memory) };
+      const packed = packNodes(podList, node);
+      const nodeText = `${rc.nodes.count} node(s) of ${rc.nodes.allocatable.cpu} cpu / ${rc.nodes.allocatable.memory} allocatable`;
+      if ('tooBig' in packed) {
+        const t = templates.find((x) => perPod.get(x)!.requests === packed.tooBig)!;
+        throw new CapacityError(
+          rc.node.path,
+          'PodExceedsNode',
+          `a pod of template ${key(t)} requests ${formatCpu(packed.tooBig.cpuMilli)} cpu / ${formatMemory(packed.tooBig.memoryBytes)} (RuntimeClass ${rc.name} overhead included), more than one of the ${nodeText} declared for RuntimeClass ${rc.name}: it would stay Pending`,
+          'lower the template requests, or declare the real node size in the RuntimeClass nodes prop',
+        );
+      }
+      if (packed.needed > rc.nodes.count) {
+        throw new CapacityError(
+          rc.node.path,
+          'NodesExhausted',
+          `the pools of RuntimeClass ${rc.name} need ${total.pods} pod(s) requesting ${formatCpu(total.requests.cpuMilli)} cpu / ${formatMemory(total.requests.memoryBytes)} in all, which take ${packed.needed} node(s), but ${nodeText} are declared: some would stay Pending`,
+          'lower pool replicas or template requests, or add nodes to the pool and declare them in the RuntimeClass nodes prop',
+        );
+      }
+      nodes = { declared: rc.nodes.count, allocatable: { ...rc.nodes.allocatable }, needed: packed.needed };
+    }
+    out.push({
+      runtimeClass: rc.name,
+      overhead: { cpu: formatCpu(overhead.cpuMilli), memory: formatMemory(overhead.memoryBytes) },
+      overheadSource: rc.overheadSource,
+      templates: templates.map((t) => ({ template: key(t), ...figures(perPod.get(t)!.requests, perPod.get(t)!.limits) })),
+      pools: poolRows,
+      total: { pods: total.pods, ...figures(total.requests, total.limits) },
+      ...(nodes !== undefined ? { nodes } : {}),
+    });
+  }
+  return out;
+}
+
+/** One line per RuntimeClass for people, e.g. `capacity: RuntimeClass kata-qemu (overhead 250m/160Mi): pool sandboxes/p 3 pod(s) requests 2250m/...`. */
+export function capacityNotes(capacity: readonly RuntimeClassCapacity[]): string[] {
+  return capacity.map((c) => {
+    const pools = c.pools.map((p) => `pool ${p.pool} ${p.pods} pod(s) requests ${p.requests.cpu}/${p.requests.memory} limits ${p.limits.cpu}/${p.limits.memory}`);
+    const tpl = c.templates.map((t) => `template ${t.template} per pod requests ${t.requests.cpu}/${t.requests.memory} limits ${t.limits.cpu}/${t.limits.memory}`);
+    const nodes = c.nodes !== undefined ? `; nodes: ${c.nodes.needed} of ${c.nodes.declared} declared` : '; nodes: undeclared (no fit check)';
+    return `capacity: RuntimeClass ${c.runtimeClass} (overhead ${c.overhead.cpu} cpu/${c.overhead.memory}): ${[...tpl, ...pools].join('; ') || 'no templates'}; total ${c.total.pods} pod(s) requests ${c.total.requests.cpu}/${c.total.requests.memory}${nodes}`;
+  });
+}
