@@ -8,7 +8,7 @@
 #   installs the Debian packages it runs with (lib.sh NODE_DEBS) via apt-get when they are missing.
 #
 # gvisor: the containerd shim of gvisor.dev/gvisor is built with one local patch, test-cluster/go/gvisor/shim-oom-score.patch
-# (a failure to lower the shim's OOM score for lack of CAP_SYS_RESOURCE is logged instead of fatal; this machine's root
+# (a failure to lower the shim's OOM score for lack of CAP_SYS_RESOURCE is ignored instead of fatal; this machine's root
 # has no CAP_SYS_RESOURCE). The module is first checked against the wrapper's go.sum (`go mod verify`), then copied out
 # of the module cache, patched, and built through a temporary go.mod (`-modfile`) that replaces gvisor.dev/gvisor with
 # the patched copy (go refuses overlays of files in GOMODCACHE). The patch is part of the cache key.
