@@ -22,6 +22,10 @@ POD_CIDR=10.88.0.0/24
 POD_GW=10.88.0.1
 SERVICE_IP=10.96.0.1
 PAUSE_IMAGE=agentplane.local/test-cluster/pause:v1
+# gVisor's network: `host` (the Sentry uses the pod netns' kernel stack) by default, because containerd's CRI
+# port-forward dials localhost inside the pod netns, where gVisor's own netstack (`sandbox`) listens nowhere: with it,
+# port-forward to a gVisor pod is refused (seen here). `sandbox` is kept for tests that want gVisor's netstack.
+RUNSC_NETWORK="${AGENTPLANE_TEST_CLUSTER_RUNSC_NETWORK:-host}"
 # Netns name and cgroup root follow from the run dir, so clusters of different run dirs do not collide.
 NODE_TAG="$(printf '%s' "$TC_RUN" | tc_sha256 | cut -c1-8)"
 NODE_NS="agentplane-$NODE_TAG"
@@ -130,6 +134,7 @@ binary_name = "$GVISOR_BIN/runsc"
 root = "$NODE_DIR/runsc"
 [runsc_config]
   platform = "systrap"
+  network = "$RUNSC_NETWORK"
   debug-log = "$RUN/logs/runsc/"
 TOML
   cat >"$NODE_DIR/containerd.toml" <<TOML
