@@ -5,8 +5,8 @@
 # Layout (nothing in the host's default netns but 127.0.0.1 listeners):
 #   netns NODE_NS:   lo; veth `node0` NODE_IP/24 (its peer in the same netns) (the Node's InternalIP); bridge `cni0` POD_GW (pods in POD_CIDR);
 #                    no default route, so nothing leaves the namespace.
-#   mount ns:        held by a `sleep` (pid file node-ns); /run and /var/lib are tmpfs inside it, so what kubelet and
-#                    containerd write to hard-coded host paths (device-plugins/kubelet.sock, /run/containerd, ...) stays
+#   mount ns:        held by a `sleep` (pid file node-ns); /run, /var/lib and /var/log are tmpfs inside it, so what kubelet
+#                    and containerd write to hard-coded host paths (device-plugins/kubelet.sock, /var/log/containers, ...) stays
 #                    in it. Every node process joins it with nsenter; it dies with its last process, taking its mounts along.
 #   apiserver -> kubelet: the apiserver's `cluster` egress (EgressSelectorConfiguration) is an HTTP CONNECT proxy on
 #                    a unix socket (relay.ts in the node netns), which dials only NODE_IP and POD_CIDR.
@@ -84,7 +84,7 @@ node_prepare() {
   done
   KUBELET_BIN="$(tc_key_dir kubelet)"; CONTAINERD_BIN="$(tc_key_dir containerd)"; GVISOR_BIN="$(tc_key_dir gvisor)"
   KUBE_ROUTER_BIN="$(tc_key_dir kube-router)"; PAUSE_BIN="$(tc_key_dir pause)"
-  mkdir -p "$NODE_DIR"/{kubelet,containerd/root,containerd/state,cni,cni-state,runsc,volume-plugins,sock,opt} "$RUN/logs/runsc"
+  mkdir -p "$NODE_DIR"/{kubelet,containerd/root,containerd/state,cni,cni-state,runsc,volume-plugins,pod-logs,sock,opt} "$RUN/logs/runsc"
 
   # Network namespace and its interfaces.
   ip netns add "$NODE_NS"
@@ -109,7 +109,7 @@ node_prepare() {
 
   # The node's mount namespace: a holder process whose /run and /var/lib are private tmpfs mounts.
   setsid nsenter --net="/run/netns/$NODE_NS" -- unshare --mount --propagation private -- sh -c \
-    'mount -t tmpfs -o mode=755 tmpfs /run && mount -t tmpfs -o mode=755 tmpfs /var/lib && exec sleep infinity' \
+    'mount -t tmpfs -o mode=755 tmpfs /run && mount -t tmpfs -o mode=755 tmpfs /var/lib && mount -t tmpfs -o mode=755 tmpfs /var/log && exec sleep infinity' \
     </dev/null >"$RUN/logs/node-ns.log" 2>&1 8>&- &
   echo $! >"$RUN/pids/node-ns.pid"
   local i; for i in $(seq 1 50); do
@@ -206,6 +206,7 @@ oomScoreAdj: 0
 makeIPTablesUtilChains: false
 resolvConf: ""
 volumePluginDir: $NODE_DIR/volume-plugins
+podLogsDir: $NODE_DIR/pod-logs
 $([ "${REAL_NODE_TAINT:-1}" = 1 ] && printf 'registerWithTaints:\n- { key: agentplane.io/real-node, value: "true", effect: NoSchedule }\n')
 evictionHard: { memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%" }
 imageGCHighThresholdPercent: 100
