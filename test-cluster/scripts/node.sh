@@ -32,12 +32,10 @@ NODE_NS="agentplane-$NODE_TAG"
 NODE_CGROUP="agentplane-$NODE_TAG"
 NODE_DIR="$TC_RUN/node"
 
-node_cgroup_dirs() { # every v1 hierarchy's copy of the node's cgroup root
+node_cgroup_dirs() { # the node's cgroup root in every hierarchy: each v1 controller, and the hybrid `unified` one runc also uses
   local d
   for d in /sys/fs/cgroup/*/; do
-    [ -f "$d/cgroup.procs" ] || continue
-    [ "$(basename "$d")" = unified ] && continue
-    echo "${d%/}/$NODE_CGROUP"
+    [ -f "$d/cgroup.procs" ] && echo "${d%/}/$NODE_CGROUP"
   done
 }
 
