@@ -305,7 +305,11 @@ wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
 [ "$RELEASE" = v0.5.6 ] && wait_for sandbox-router 60 curl -fsS --max-time 1 "http://127.0.0.1:$ROUTER_PROBE_PORT/readyz"
 
 [ -n "$SANDBOXD_BIN" ] && wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
-[ "$REAL_NODE" = 1 ] && node_wait_ready
+REAL_NODE_FACTS=()
+if [ "$REAL_NODE" = 1 ]; then
+  node_wait_ready
+  REAL_NODE_FACTS=("$NODE_NAME" "$NODE_NS" "$NODE_IP" "$POD_CIDR" "$NODE_DIR/sock/containerd.sock" "$REAL_NODE_TAINT")
+fi
 
 node -e '
   const [run, release, ...p] = process.argv.slice(1); const n = (i) => Number(p[i]);
@@ -320,7 +324,7 @@ node -e '
   require("fs").writeFileSync(run + "/cluster.json", JSON.stringify(info, null, 2) + "\n");' \
   "$RUN" "$RELEASE" "$API_PORT" "$ETCD_PORT" "$SCHED_PORT" "$KCM_PORT" "$CTRL_METRICS_PORT" "$CTRL_PROBE_PORT" "$WEBHOOK_PORT" \
   "$ROUTER_HTTP_PORT" "$ROUTER_METRICS_PORT" "$ROUTER_PROBE_PORT" "$([ -n "$SANDBOXD_BIN" ] && echo yes || echo no)" "$POD_NET" \
-  ${NODE_NAME:+"$NODE_NAME" "$NODE_NS" "$NODE_IP" "$POD_CIDR" "$NODE_DIR/sock/containerd.sock" "$REAL_NODE_TAINT"}
+  "${REAL_NODE_FACTS[@]}"
 
 tc_log "cluster up in $(elapsed): release $RELEASE, apiserver https://127.0.0.1:$API_PORT"
 trap - EXIT
