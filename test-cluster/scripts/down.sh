@@ -13,7 +13,7 @@ KEEP_LOGS=0; [ "${1:-}" = --keep-logs ] && KEEP_LOGS=1
 
 NODE_NETNS_INODE="$(stat -L -c %i "/run/netns/$NODE_NS" 2>/dev/null || true)"
 ours() { # pid -> true when the process is still one this cluster started (its cmdline mentions the run dir or cache, or it lives in the node's netns)
-  local cl; cl="$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)" || return 1
+  local cl; cl="$(tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline")" || return 1
   [[ "$cl" == *"$RUN"* || "$cl" == *"$TC_CACHE"* || "$cl" == *"$TC_ROOT"* ]] && return 0
   [ -n "$NODE_NETNS_INODE" ] && [ "$(stat -L -c %i "/proc/$1/ns/net" 2>/dev/null)" = "$NODE_NETNS_INODE" ]
 }

@@ -9,7 +9,6 @@ import { gvisorBootLine } from '../../src/verify/probes/isolation.js';
 import { connect, freshNamespace, type Cluster } from './helpers.js';
 import { describeRealNode, kubeExec, NODE_TOOLS_IMAGE, onRealNode, realNode, waitRunning } from './real-node-helpers.js';
 
-jest.setTimeout(180_000);
 
 describeRealNode('RuntimeClasses on the real node', () => {
   let c: Cluster;
@@ -63,5 +62,5 @@ describeRealNode('RuntimeClasses on the real node', () => {
     const kernel = (await c.core.readNode({ name: realNode(c).name })).status?.nodeInfo?.kernelVersion;
     expect(rUname.stdout.trim()).toBe(kernel);
     expect(rUname.stdout.trim()).not.toBe(gUname.stdout.trim());
-  });
+  }, 180000);
 });

@@ -17,7 +17,6 @@ import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js'
 import { connect, type Cluster } from '../helpers.js';
 import { describeRealNode } from '../real-node-helpers.js';
 
-jest.setTimeout(600_000);
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const runDir = path.join(repo, 'test-cluster', `.run-devgvisor-${process.pid}`);
@@ -55,5 +54,5 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
     expect({ status: verify.status, states }).toEqual({ status: 0, states: expect.objectContaining({ 'runtime-exec': 'verified', 'runtime-class/gvisor': 'verified' }) });
     const boot = report.capabilities.find((r) => r.name === 'runtime-class/gvisor')!.evidence.find((e) => e.field === 'Execute(dmesg)');
     expect(boot?.value).toMatch(/Starting gVisor\.\.\.$/);
-  });
+  }, 600000);
 });

@@ -15,7 +15,6 @@ import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { describeRealNode, NODE_TOOLS_IMAGE, onRealNode, realNode } from '../real-node-helpers.js';
 import { EXT, plan, templatePlan } from './verifier-env.js';
 
-jest.setTimeout(240_000);
 
 describeRealNode('the verifier on the real node', () => {
   let c: Cluster;
@@ -81,7 +80,7 @@ describeRealNode('the verifier on the real node', () => {
     expect(boot?.value).toMatch(/^(?:<\d+>)?\[\s*0\.000000\] Starting gVisor\.\.\.$/);
     expect(rc.state).toBe('verified');
     expect(report.leftovers).toEqual([]);
-  });
+  }, 240000);
 
   test('a RuntimeClass whose handler containerd does not know: the real FailedCreatePodSandBox, runtime-class stays below verified', async () => {
     const p = plan(c, [templatePlan(ns, 'nohandler', unknown)], {
@@ -96,7 +95,7 @@ describeRealNode('the verifier on the real node', () => {
     expect(events.items[0]!.message).toMatch(/no runtime for "no-such-handler" is configured/);
     const text = JSON.stringify(report.capabilities.filter((r) => r.name === `runtime-class/${unknown}` || r.name === `template/${ns}/nohandler`).map((r) => r.evidence));
     expect(text).toMatch(/FailedCreatePodSandBox/);
-  });
+  }, 240000);
 
   test('a runtime silent inside a real container: the pod runs, runtime-exec stays below verified', async () => {
     const p = plan(c, [templatePlan(ns, 'silent')], {
@@ -108,5 +107,5 @@ describeRealNode('the verifier on the real node', () => {
     expect(exec.state).not.toBe('verified');
     expect(exec.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven')).toBe(false);
     expect(report.leftovers).toEqual([]);
-  });
+  }, 240000);
 });
