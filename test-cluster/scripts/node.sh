@@ -78,7 +78,7 @@ node_in() { nsenter --target "$(cat "$RUN/pids/node-ns.pid")" --net --mount -- "
 node_prepare() {
   local b
   for b in ip nsenter iptables ipset conntrack runc /usr/lib/cni/bridge /usr/lib/cni/host-local /usr/lib/cni/loopback /usr/lib/cni/portmap; do
-    command -v "$b" >/dev/null 2>&1 || [ -x "$b" ] || { echo "test-cluster up: the real node needs '$b' (bash test-cluster/scripts/build.sh installs the Debian packages; or start kwok nodes only with AGENTPLANE_TEST_CLUSTER_REAL_NODE=0)" >&2; exit 1; }
+    command -v "$b" >/dev/null 2>&1 || [ -x "$b" ] || { echo "test-cluster up: the real node needs '$b' (bash test-cluster/scripts/build.sh installs the Debian packages; or start kwok nodes only: up.sh --kwok-only)" >&2; exit 1; }
   done
   KUBELET_BIN="$(tc_key_dir kubelet)"; CONTAINERD_BIN="$(tc_key_dir containerd)"; GVISOR_BIN="$(tc_key_dir gvisor)"
   KUBE_ROUTER_BIN="$(tc_key_dir kube-router)"; PAUSE_BIN="$(tc_key_dir pause)"

@@ -26,7 +26,7 @@ RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
 NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
 NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
 NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
-REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-0}"   # WIP: 1 once the real node is proven here
+REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-1}"
 REAL_NODE_TAINT=1
 # Node i gets podCIDR 127.<POD_NET>.<i>.0/24. Default: derived from the run dir path (20..219), so clusters of different
 # work trees / clones on one machine do not hand out the same pod IPs (the runtime stand-in binds them).
