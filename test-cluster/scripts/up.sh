@@ -3,9 +3,10 @@
 #
 #   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
-#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0): kwok nodes alone, no real node (kubelet + containerd).
+#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0, for now the default): kwok nodes alone, no real node.
+#   AGENTPLANE_TEST_CLUSTER_REAL_NODE=1: kwok nodes + the real node (kubelet + containerd), tainted agentplane.io/real-node.
 #   --real-node-only: the real node alone, untainted (no kwok nodes): every pod runs for real, e.g. an environment
-#     applied unchanged (examples/dev-gvisor). Default: kwok nodes + the real node, tainted agentplane.io/real-node.
+#     applied unchanged (examples/dev-gvisor).
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
 #        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir).
@@ -26,7 +27,7 @@ RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
 NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
 NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
 NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
-REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-1}"
+REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-0}"   # 1 once test/compat/matrix.json has the real-node rows (README "The real node")
 REAL_NODE_TAINT=1
 # Node i gets podCIDR 127.<POD_NET>.<i>.0/24. Default: derived from the run dir path (20..219), so clusters of different
 # work trees / clones on one machine do not hand out the same pod IPs (the runtime stand-in binds them).
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
     --node-taints=*) NODE_TAINTS="${1#*=}"; shift ;;
     --kwok-only) REAL_NODE=0; shift ;;
     --real-node-only) REAL_NODE=1; REAL_NODE_TAINT=0; NODES=0; shift ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-cluster up: unknown option '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
