@@ -34,7 +34,20 @@ export interface ClusterInfo {
   readonly podNet: number;
   /** true when the runtime stand-in (sandboxd per sandbox pod) runs. */
   readonly runtimeStandin: boolean;
+  /** The real node (kubelet + containerd, scripts/node.sh); null when the cluster runs kwok nodes only (`--kwok-only`). */
+  readonly realNode: RealNodeInfo | null;
   readonly startedAt: string;
+}
+
+/** The real node: its Node name, network namespace, InternalIP, pod CIDR, containerd socket and the taint it registers with. */
+export interface RealNodeInfo {
+  readonly name: string;
+  readonly netns: string;
+  readonly nodeIP: string;
+  readonly podCIDR: string;
+  readonly containerdSocket: string;
+  /** `agentplane.io/real-node=true:NoSchedule` (only pods that tolerate it run there); null with `--real-node-only`. */
+  readonly taint: string | null;
 }
 
 /** Reads `<runDir>/cluster.json`. @throws Error naming the file and the command to run when no cluster is up. */

@@ -56,7 +56,8 @@ async function reconcile(): Promise<void> {
   const wanted = new Map<string, k8s.V1Pod>();
   for (const pod of pods.items) {
     const uid = pod.metadata?.uid;
-    if (uid && pod.status?.phase === 'Running' && pod.status.podIP && !pod.metadata?.deletionTimestamp && sandboxdContainer(pod)) wanted.set(uid, pod);
+    // Only kwok pods (loopback pod IPs): a pod on the real node runs its own sandboxd in its own network namespace.
+    if (uid && pod.status?.phase === 'Running' && pod.status.podIP?.startsWith('127.') && !pod.metadata?.deletionTimestamp && sandboxdContainer(pod)) wanted.set(uid, pod);
   }
   let changed = false;
   for (const [uid, rt] of runtimes) {

@@ -3,7 +3,15 @@
 # into a cache keyed by component, version, Go toolchain and sha256(go.mod + go.sum + ldflags).
 #
 #   bash test-cluster/scripts/build.sh [component ...]     # default: every component
-#   components: etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s (the default); agent-sandbox-v0.5.0 only when named
+#   components: etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s kubelet containerd gvisor kube-router (the default);
+#   agent-sandbox-v0.5.0 only when named. Any of the real node's components (kubelet containerd gvisor kube-router) also
+#   installs the Debian packages it runs with (lib.sh NODE_DEBS) via apt-get when they are missing.
+#
+# gvisor: the containerd shim of gvisor.dev/gvisor is built with one local patch, test-cluster/go/gvisor/shim-oom-score.patch
+# (a failure to lower the shim's OOM score for lack of CAP_SYS_RESOURCE is ignored instead of fatal; this machine's root
+# has no CAP_SYS_RESOURCE). The module is first checked against the wrapper's go.sum (`go mod verify`), then copied out
+# of the module cache, patched, and built through a temporary go.mod (`-modfile`) that replaces gvisor.dev/gvisor with
+# the patched copy (go refuses overlays of files in GOMODCACHE). The patch is part of the cache key.
 #
 # Env: AGENTPLANE_TEST_CLUSTER_CACHE (default ~/.cache/agentplane/test-cluster),
 #      AGENTPLANE_BUILD_JOBS (go build -p, default 2), AGENTPLANE_BUILD_NICE (default 10).
@@ -45,6 +53,35 @@ fetch_modules() {
   fi
 }
 
+# The Debian packages the real node runs with (runc, CNI plugins, iptables, ipset, conntrack, iproute2).
+ensure_node_debs() {
+  local p missing=()
+  for p in $NODE_DEBS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && { tc_log "node packages: installed ($NODE_DEBS)"; return 0; }
+  command -v apt-get >/dev/null || { echo "test-cluster: the real node needs the Debian packages ${missing[*]} and there is no apt-get" >&2; return 2; }
+  tc_log "node packages: installing ${missing[*]} (apt-get)"
+  local start; start=$(date +%s)
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$TC_CACHE/apt.log" 2>&1 \
+    || { echo "test-cluster: apt-get install ${missing[*]} failed; last lines of $TC_CACHE/apt.log:" >&2; tail -20 "$TC_CACHE/apt.log" >&2; return 2; }
+  tc_log "node packages: installed in $(( $(date +%s) - start ))s"
+}
+
+# gvisor: verify the module against go.sum, copy it out of the module cache, apply the patch, and write a go.mod/go.sum
+# pair that replaces the module with the patched copy. Prints the temporary go.mod path (for -modfile).
+gvisor_patched_modfile() { # work-dir
+  local w="$1" mod
+  (cd "$TC_GO/gvisor" && go mod verify >&2) || { echo "test-cluster: go mod verify failed for the gvisor wrapper; not patching" >&2; return 1; }
+  mod="$(cd "$TC_GO/gvisor" && go list -m -f '{{.Dir}}' gvisor.dev/gvisor)"
+  rm -rf "$w"; mkdir -p "$w"; cp -r "$mod" "$w/gvisor"; chmod -R u+w "$w/gvisor"
+  patch -s -p1 --no-backup-if-mismatch -d "$w/gvisor" <"$TC_GO/gvisor/shim-oom-score.patch" >&2 \
+    || { echo "test-cluster: shim-oom-score.patch does not apply to $mod" >&2; return 1; }
+  { cat "$TC_GO/gvisor/go.mod"; printf '\nreplace gvisor.dev/gvisor => %s\n' "$w/gvisor"; } >"$w/go.mod"
+  cp "$TC_GO/gvisor/go.sum" "$w/go.sum"
+  echo "$w/go.mod"
+}
+
 build_one() {
   local c="$1" dir tmp start secs
   dir="$(tc_key_dir "$c")"
@@ -65,8 +102,14 @@ build_one() {
   [ "$c" = k8s ] && tc_log "k8s.io/kubernetes versions on the proxy: $( (cd "$TC_GO/k8s" && go list -m -versions k8s.io/kubernetes 2>/dev/null) | tr ' ' '\n' | grep -E '^v1\.3[67]\.' | tr '\n' ' ')"
   tmp="$dir.tmp.$$"; rm -rf "$tmp"; mkdir -p "$tmp"
   local ldf; ldf="$(tc_ldflags "$c")"
+  local extra=() tags; tags="$(tc_tags "$c")"
+  [ -n "$tags" ] && extra+=(-tags "$tags")
+  if [ "$c" = gvisor ]; then
+    local mf; mf="$(gvisor_patched_modfile "$tmp.src")" || { rm -rf "$tmp" "$tmp.src"; exec 9>&-; return 1; }
+    extra+=(-modfile "$mf"); tc_log "gvisor: module verified against go.sum; building from a copy patched with shim-oom-score.patch"
+  fi
   # shellcheck disable=SC2046
-  (cd "$TC_GO/$c" && CGO_ENABLED=0 exec nice -n "$NICE" go build -v -p "$JOBS" -trimpath -ldflags "$ldf" -o "$tmp/" $(tc_packages "$c")) >"$tmp.log" 2>&1 &
+  (cd "$TC_GO/$c" && CGO_ENABLED=0 exec nice -n "$NICE" go build -v -p "$JOBS" -trimpath "${extra[@]}" -ldflags "$ldf" -o "$tmp/" $(tc_packages "$c")) >"$tmp.log" 2>&1 &
   local gopid=$! ticks=0
   while kill -0 "$gopid" 2>/dev/null; do   # progress every 60 s: packages compiled so far (go build -v prints each)
     sleep 1; ticks=$((ticks + 1))
@@ -74,11 +117,13 @@ build_one() {
   done
   if ! wait "$gopid"; then
     echo "test-cluster: building $c failed; last lines of $tmp.log:" >&2; tail -30 "$tmp.log" >&2
-    rm -rf "$tmp"; exec 9>&-; return 1
+    rm -rf "$tmp" "$tmp.src"; exec 9>&-; return 1
   fi
   # go names a binary after its package dir, skipping a /vN suffix: etcd's server/v3 -> server, the router's cmd -> cmd.
   [ -f "$tmp/server" ] && [ "$c" = etcd ] && mv "$tmp/server" "$tmp/etcd"
   [ -f "$tmp/cmd" ] && mv "$tmp/cmd" "$tmp/sandbox-router"
+  [ -f "$tmp/shim" ] && [ "$c" = gvisor ] && mv "$tmp/shim" "$tmp/containerd-shim-runsc-v1"
+  rm -rf "$tmp.src"
   local b; for b in $(tc_binaries "$c"); do
     [ -x "$tmp/$b" ] || { echo "test-cluster: $c build produced no '$b' (in $tmp)" >&2; rm -rf "$tmp"; exec 9>&-; return 1; }
   done
@@ -93,6 +138,9 @@ df_avail_mb=$(df -Pm "$TC_CACHE" | awk 'NR==2{print $4}')
 [ "$df_avail_mb" -lt 8000 ] && tc_log "warning: only ${df_avail_mb} MB free under $TC_CACHE; a cold build needs 4-8 GB"
 
 rc=0
+for c in "${COMPONENTS[@]}"; do
+  case " $(tc_node_components) " in *" $c "*) ensure_node_debs || rc=2; break ;; esac
+done
 for c in "${COMPONENTS[@]}"; do
   build_one "$c" || { r=$?; [ $r -gt $rc ] && rc=$r; }
 done

@@ -15,13 +15,26 @@ K8S_VERSION=v1.36.3      # k8s.io/kubernetes; staging modules pinned to v0.36.3 
 ETCD_VERSION=v3.6.16     # go.etcd.io/etcd/server/v3
 KWOK_VERSION=v0.8.0      # sigs.k8s.io/kwok
 AS_RELEASES="v0.5.6 v0.4.6"   # sigs.k8s.io/agent-sandbox
+# The real node (kubelet beside the kwok nodes): kubelet comes from the same k8s.io/kubernetes pin as the control plane.
+CONTAINERD_VERSION=v2.2.9                               # github.com/containerd/containerd/v2
+GVISOR_VERSION=v0.0.0-20260905035102-160fafc42237       # gvisor.dev/gvisor (the proxy serves pseudo-versions only)
+KUBE_ROUTER_VERSION=v2.1.0                              # github.com/cloudnativelabs/kube-router/v2 (netpol-only)
+# Debian packages the real node uses as they are (runc, CNI plugins in /usr/lib/cni, iptables/ipset/conntrack for
+# kube-router, iproute2 for the node netns; bash-static and busybox-static go into the sandboxd image, images.sh);
+# build.sh installs the missing ones with apt-get.
+NODE_DEBS="runc containernetworking-plugins iptables ipset conntrack iproute2 bash-static busybox-static"
 
 # Components: name -> wrapper dir, version, binaries.
-tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s"; }
+tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s $(tc_node_components)"; }
+tc_node_components() { echo "kubelet containerd gvisor kube-router pause"; }
 
 tc_version() {
   case "$1" in
-    k8s) echo "$K8S_VERSION" ;;
+    k8s|kubelet) echo "$K8S_VERSION" ;;
+    containerd) echo "$CONTAINERD_VERSION" ;;
+    gvisor) echo "$GVISOR_VERSION" ;;
+    kube-router) echo "$KUBE_ROUTER_VERSION" ;;
+    pause) echo "v1" ;;    # the project's own pause program (go/pause/main.go)
     etcd) echo "$ETCD_VERSION" ;;
     kwok) echo "$KWOK_VERSION" ;;
     agent-sandbox-*) echo "${1#agent-sandbox-}" ;;
@@ -32,6 +45,11 @@ tc_version() {
 tc_binaries() {
   case "$1" in
     k8s) echo "kube-apiserver kube-scheduler kube-controller-manager" ;;
+    kubelet) echo "kubelet" ;;
+    containerd) echo "containerd containerd-shim-runc-v2 ctr" ;;
+    gvisor) echo "runsc containerd-shim-runsc-v1" ;;
+    kube-router) echo "kube-router" ;;
+    pause) echo "pause" ;;
     etcd) echo "etcd" ;;
     kwok) echo "kwok" ;;
     agent-sandbox-v0.4.6|agent-sandbox-v0.5.0) echo "agent-sandbox-controller" ;;   # no Go router, no sandboxd before v0.5.1
@@ -43,6 +61,11 @@ tc_binaries() {
 tc_packages() {
   case "$1" in
     k8s) echo "k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-controller-manager" ;;
+    kubelet) echo "k8s.io/kubernetes/cmd/kubelet" ;;
+    containerd) echo "github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 github.com/containerd/containerd/v2/cmd/ctr" ;;
+    gvisor) echo "gvisor.dev/gvisor/runsc gvisor.dev/gvisor/shim" ;;
+    kube-router) echo "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router" ;;
+    pause) echo "agentplane.local/test-cluster/pause" ;;
     etcd) echo "go.etcd.io/etcd/server/v3" ;;
     kwok) echo "sigs.k8s.io/kwok/cmd/kwok" ;;
     agent-sandbox-v0.4.6|agent-sandbox-v0.5.0) echo "sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller" ;;
@@ -54,7 +77,7 @@ tc_packages() {
 tc_ldflags() {
   local v; v="$(tc_version "$1")"
   case "$1" in
-    k8s)
+    k8s|kubelet)
       local minor="${v#v1.}"; minor="${minor%%.*}"
       # buildDate = publication time of k8s.io/kubernetes@$v on the module proxy (stable, not "now").
       local date; date="$(cd "$TC_GO/k8s" && go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' k8s.io/kubernetes 2>/dev/null || echo 1970-01-01T00:00:00Z)"
@@ -65,7 +88,27 @@ tc_ldflags() {
       echo "$f" ;;
     etcd) echo "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$v" ;;
     kwok) echo "-s -w" ;;
+    containerd) echo "-s -w -X github.com/containerd/containerd/v2/version.Version=${v#v}" ;;
+    gvisor) echo "-s -w -X gvisor.dev/gvisor/runsc/version.version=$v" ;;
+    kube-router) echo "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$v" ;;
+    pause) echo "-s -w" ;;
     agent-sandbox-*) echo "-s -w -X sigs.k8s.io/agent-sandbox/internal/version.gitVersion=$v" ;;
+  esac
+}
+
+# Build tags per component (containerd: no btrfs snapshotter, which needs cgo headers).
+tc_tags() {
+  case "$1" in
+    containerd) echo "no_btrfs" ;;
+    *) echo "" ;;
+  esac
+}
+
+# Project files besides go.mod/go.sum that change a component's binaries (part of its cache key).
+tc_extra_files() {
+  case "$1" in
+    gvisor) echo "$TC_GO/gvisor/shim-oom-score.patch" ;;
+    pause) echo "$TC_GO/pause/main.go" ;;
   esac
 }
 
@@ -76,7 +119,10 @@ tc_key_dir() {
   local c="$1" v gv h
   v="$(tc_version "$c")" || return 1
   gv="$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)"
-  h="$( { cat "$TC_GO/$c/go.mod" "$TC_GO/$c/go.sum"; tc_ldflags "$c"; } | tc_sha256)"
+  # Tags and extra files join the key only where a component has them (the older components' keys stay as they were).
+  local tags extra; tags="$(tc_tags "$c")"; extra="$(tc_extra_files "$c")"
+  # shellcheck disable=SC2086
+  h="$( { cat "$TC_GO/$c/go.mod" "$TC_GO/$c/go.sum" $extra; tc_ldflags "$c"; [ -z "$tags" ] || echo "tags=$tags"; } | tc_sha256)"
   echo "$TC_CACHE/bin/$c/$v-$gv-$h"
 }
 

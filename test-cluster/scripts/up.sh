@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Starts (or reuses) the loopback-only test cluster and prints the path of its admin kubeconfig on stdout.
 #
-#   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N]
+#   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
+#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0, for now the default): kwok nodes alone, no real node.
+#   AGENTPLANE_TEST_CLUSTER_REAL_NODE=1: kwok nodes + the real node (kubelet + containerd), tainted agentplane.io/real-node.
+#   --real-node-only: the real node alone, untainted (no kwok nodes): every pod runs for real, e.g. an environment
+#     applied unchanged (examples/dev-gvisor).
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
 #        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir).
 #
 # Processes (bound to 127.0.0.1 — except the v0.5.6 and v0.5.0 controllers' webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
 # kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
-# install's own ServiceAccount), sandbox-router (v0.5.6) and the runtime stand-in (starts sandboxd per sandbox pod).
+# install's own ServiceAccount), sandbox-router (v0.5.6), the runtime stand-in (starts sandboxd per sandbox pod) and
+# the real node `agentplane-node` (scripts/node.sh: kubelet, containerd with runc + gVisor, CNI bridge, kube-router,
+# in a network namespace of its own; tainted agentplane.io/real-node=true:NoSchedule).
 # Cluster facts for tests: test-cluster/.run/cluster.json. Stop with down.sh. Progress goes to stderr.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -21,6 +27,8 @@ RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
 NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
 NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
 NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
+REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-0}"   # 1 once test/compat/matrix.json has the real-node rows (README "The real node")
+REAL_NODE_TAINT=1
 # Node i gets podCIDR 127.<POD_NET>.<i>.0/24. Default: derived from the run dir path (20..219), so clusters of different
 # work trees / clones on one machine do not hand out the same pod IPs (the runtime stand-in binds them).
 POD_NET="${AGENTPLANE_TEST_CLUSTER_POD_NET:-$(( 20 + $(printf '%s' "$RUN" | cksum | cut -d' ' -f1) % 200 ))}"
@@ -34,13 +42,16 @@ while [ $# -gt 0 ]; do
     --node-labels=*) NODE_LABELS="${1#*=}"; shift ;;
     --node-taints) NODE_TAINTS="$2"; shift 2 ;;
     --node-taints=*) NODE_TAINTS="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --kwok-only) REAL_NODE=0; shift ;;
+    --real-node-only) REAL_NODE=1; REAL_NODE_TAINT=0; NODES=0; shift ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-cluster up: unknown option '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
+case "$REAL_NODE" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_REAL_NODE must be 0 or 1, got '$REAL_NODE'" >&2; exit 64 ;; esac
 case "$RELEASE" in v0.5.6|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6, v0.4.6 or v0.5.0" >&2; exit 64 ;; esac
 [[ "$POD_NET" =~ ^[0-9]+$ ]] && [ "$POD_NET" -ge 1 ] && [ "$POD_NET" -le 254 ] || { echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_POD_NET must be 1..254, got '$POD_NET'" >&2; exit 64; }
-[[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
+[[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { [ "$NODES" = 0 ] && [ "$REAL_NODE_TAINT" = 0 ]; } || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
 
 t0=$(date +%s.%N)
 elapsed() { awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1fs", b-a}'; }
@@ -65,7 +76,9 @@ fi
 
 # --- binaries ----------------------------------------------------------------------------------------
 AS_COMP="agent-sandbox-$RELEASE"
-for c in etcd k8s kwok "$AS_COMP"; do
+NEEDED=(etcd k8s kwok "$AS_COMP")
+[ "$REAL_NODE" = 1 ] && NEEDED+=($(tc_node_components) agent-sandbox-v0.5.6)   # the node's images carry v0.5.6's sandboxd/router
+for c in "${NEEDED[@]}"; do
   tc_is_built "$c" || { tc_log "binaries for $c are not cached; building (bash test-cluster/scripts/build.sh $c)"; bash "$TC_ROOT/scripts/build.sh" "$c" >&2; }
 done
 ETCD_BIN="$(tc_key_dir etcd)"; K8S_BIN="$(tc_key_dir k8s)"; KWOK_BIN="$(tc_key_dir kwok)"; AS_BIN="$(tc_key_dir "$AS_COMP")"
@@ -98,9 +111,15 @@ serving() {
   openssl_q x509 -req -in "$P/$1.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -days 3650 -out "$P/$1.crt" -extfile "$P/$1.ext"
 }
 WH_SVC=agent-sandbox-webhook-service; WH_NS=agent-sandbox-system
-serving apiserver 'IP:127.0.0.1,DNS:localhost'
+# 10.96.0.1 = the `kubernetes` Service, which pods on the real node dial (DNATed to a relay inside the node netns).
+serving apiserver 'IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local'
 serving webhook "IP:127.0.0.1,DNS:localhost,DNS:$WH_SVC,DNS:$WH_SVC.$WH_NS,DNS:$WH_SVC.$WH_NS.svc,DNS:$WH_SVC.$WH_NS.svc.cluster.local"
 openssl_q genrsa -out "$P/sa.key" 2048
+# The apiserver's client certificate towards kubelets (x509 authn on the real node's kubelet; system:masters for its webhook authz).
+openssl_q req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/O=system:masters/CN=kube-apiserver-kubelet-client" \
+  -keyout "$P/kubelet-client.key" -out "$P/kubelet-client.csr"
+printf 'extendedKeyUsage=clientAuth\n' >"$P/kubelet-client.ext"
+openssl_q x509 -req -in "$P/kubelet-client.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -days 3650 -out "$P/kubelet-client.crt" -extfile "$P/kubelet-client.ext"
 cp "$P/webhook.crt" "$RUN/webhook-certs/tls.crt"; cp "$P/webhook.key" "$RUN/webhook-certs/tls.key"
 ADMIN_TOKEN="agentplane-admin-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
 echo "$ADMIN_TOKEN,agentplane-admin,agentplane-admin,\"system:masters\"" >"$RUN/tokens.csv"
@@ -169,6 +188,25 @@ start etcd "$ETCD_BIN/etcd" --name=agentplane --data-dir="$RUN/etcd" \
   --unsafe-no-fsync=true --auto-compaction-retention=1 --log-level=warn
 wait_for etcd 30 curl -fsS --max-time 1 "http://127.0.0.1:$ETCD_PORT/readyz"
 
+APISERVER_NODE_ARGS=()
+if [ "$REAL_NODE" = 1 ]; then
+  . "$TC_ROOT/scripts/node.sh"
+  # apiserver -> kubelet (exec, port-forward, logs) goes as HTTP CONNECT over a unix socket into the node netns.
+  mkdir -p "$NODE_DIR/sock"
+  cat >"$RUN/egress-selector.yaml" <<YAML
+apiVersion: apiserver.k8s.io/v1beta1
+kind: EgressSelectorConfiguration
+egressSelections:
+- name: cluster
+  connection:
+    proxyProtocol: HTTPConnect
+    transport:
+      uds:
+        udsName: $NODE_DIR/sock/egress.sock
+YAML
+  APISERVER_NODE_ARGS=(--egress-selector-config-file="$RUN/egress-selector.yaml" --kubelet-preferred-address-types=InternalIP
+    --kubelet-client-certificate="$P/kubelet-client.crt" --kubelet-client-key="$P/kubelet-client.key")
+fi
 start kube-apiserver "$K8S_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --bind-address=127.0.0.1 --secure-port="$API_PORT" --advertise-address=127.0.0.1 --endpoint-reconciler-type=none \
   --tls-cert-file="$P/apiserver.crt" --tls-private-key-file="$P/apiserver.key" --client-ca-file="$P/ca.crt" \
@@ -176,8 +214,12 @@ start kube-apiserver "$K8S_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:
   --service-account-key-file="$P/sa.key" --service-account-signing-key-file="$P/sa.key" \
   --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
   --service-cluster-ip-range=10.96.0.0/24 --allow-privileged=true --cert-dir="$RUN/apiserver-certs" \
-  --enable-priority-and-fairness=false --profiling=false --v=1
+  --enable-priority-and-fairness=false --profiling=false --v=1 "${APISERVER_NODE_ARGS[@]}"
 wait_for kube-apiserver 90 api_get /readyz
+if [ "$REAL_NODE" = 1 ]; then
+  node_prepare
+  node_start
+fi
 
 COMMON_K=(--kubeconfig="$KCFG" --leader-elect=false --bind-address=127.0.0.1 --authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics)
 start kube-scheduler "$K8S_BIN/kube-scheduler" "${COMMON_K[@]}" --secure-port="$SCHED_PORT"
@@ -264,6 +306,11 @@ wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
 [ "$RELEASE" = v0.5.6 ] && wait_for sandbox-router 60 curl -fsS --max-time 1 "http://127.0.0.1:$ROUTER_PROBE_PORT/readyz"
 
 [ -n "$SANDBOXD_BIN" ] && wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
+REAL_NODE_FACTS=()
+if [ "$REAL_NODE" = 1 ]; then
+  node_wait_ready
+  REAL_NODE_FACTS=("$NODE_NAME" "$NODE_NS" "$NODE_IP" "$POD_CIDR" "$NODE_DIR/sock/containerd.sock" "$REAL_NODE_TAINT")
+fi
 
 node -e '
   const [run, release, ...p] = process.argv.slice(1); const n = (i) => Number(p[i]);
@@ -272,10 +319,13 @@ node -e '
     ports: { etcd: n(1), apiserver: n(0), scheduler: n(2), controllerManager: n(3), controllerMetrics: n(4), controllerProbe: n(5),
              webhook: n(6), routerHttp: release === "v0.5.6" ? n(7) : null, routerMetrics: release === "v0.5.6" ? n(8) : null,
              routerProbe: release === "v0.5.6" ? n(9) : null },
-    podNet: n(11), runtimeStandin: p[10] === "yes", startedAt: new Date().toISOString() };
+    podNet: n(11), runtimeStandin: p[10] === "yes",
+    realNode: p[12] ? { name: p[12], netns: p[13], nodeIP: p[14], podCIDR: p[15], containerdSocket: p[16], taint: p[17] === "1" ? "agentplane.io/real-node=true:NoSchedule" : null } : null,
+    startedAt: new Date().toISOString() };
   require("fs").writeFileSync(run + "/cluster.json", JSON.stringify(info, null, 2) + "\n");' \
   "$RUN" "$RELEASE" "$API_PORT" "$ETCD_PORT" "$SCHED_PORT" "$KCM_PORT" "$CTRL_METRICS_PORT" "$CTRL_PROBE_PORT" "$WEBHOOK_PORT" \
-  "$ROUTER_HTTP_PORT" "$ROUTER_METRICS_PORT" "$ROUTER_PROBE_PORT" "$([ -n "$SANDBOXD_BIN" ] && echo yes || echo no)" "$POD_NET"
+  "$ROUTER_HTTP_PORT" "$ROUTER_METRICS_PORT" "$ROUTER_PROBE_PORT" "$([ -n "$SANDBOXD_BIN" ] && echo yes || echo no)" "$POD_NET" \
+  "${REAL_NODE_FACTS[@]}"
 
 tc_log "cluster up in $(elapsed): release $RELEASE, apiserver https://127.0.0.1:$API_PORT"
 trap - EXIT

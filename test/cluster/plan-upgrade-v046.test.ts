@@ -12,7 +12,8 @@ import { connect, freshNamespace, type Cluster } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const runDir = path.join(ROOT, 'test-cluster', `.run-plan-v0.4.6-${process.pid}`);
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '47' };
+// kwok nodes only: this v0.4.6 cluster needs no real node.
+const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '47', AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
 const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1alpha1' };
 let c: Cluster;
 let ns: string;

@@ -12,7 +12,8 @@ import { connect, freshNamespace, httpGet, isGone, readyCondition, sandboxdPodTe
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runDir = path.join(repo, 'test-cluster', `.run-v0.4.6-${process.pid}`); // per jest worker: runs in one work tree must not share it
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir };
+// kwok nodes only: this v0.4.6 cluster needs no real node.
+const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;
 let ns: string;

@@ -13,7 +13,8 @@ import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const runDir = path.join(repo, 'test-cluster', '.run-adapter-v0.4.6');
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '12' };
+// kwok nodes only: this v0.4-family cluster needs no real node.
+const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '12', AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;
 let ns: string;

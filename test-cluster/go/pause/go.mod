@@ -1,0 +1,3 @@
+module agentplane.local/test-cluster/pause
+
+go 1.26.0
