@@ -17,6 +17,8 @@ import {
   ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError,
   UnsupportedByReleaseError,
 } from '../../../src/constructs/errors.js';
+import { CapacityError, UnboundedLifetimeError, UnreachableError } from '../../../src/constructs/bounds-errors.js';
+import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { ObjectIdentityError } from '../../../src/diff/identity.js';
 import { LiveObjectError } from '../../../src/diff/live.js';
 import { ManifestParseError, ManifestSourceError } from '../../../src/diff/sources.js';
@@ -25,7 +27,7 @@ import {
   ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
   UnknownReleaseError, VersionNotServedError,
 } from '../../../src/releases/errors.js';
-import { MirrorDirectoryMissingError } from '../../../src/releases/fetch.js';
+import { MirrorDirectoryMissingError, RedirectRefusedError } from '../../../src/releases/fetch.js';
 import { DuplicateObjectError, EnvironmentInvalidError, EnvironmentModuleError, ObjectTooLargeError, SchemaViolationError } from '../../../src/synth/errors.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/environment.js';
 import { ProbeGraphError } from '../../../src/verify/runner.js';
@@ -60,6 +62,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new EnvironmentInvalidError('dev', ['p']), ExitCode.invalid, 'EnvironmentInvalid'],
   [new EnvironmentModuleError('env.ts', 'm', 'h'), ExitCode.invalid, 'EnvironmentModuleUnusable'],
   [new ObjectTooLargeError('m', 'h'), ExitCode.invalid, 'ObjectTooLarge'],
+  [new UnboundedLifetimeError('env/claim', 'claim c'), ExitCode.invalid, 'UnboundedLifetime'],
+  [new CapacityError('env/pool', 'NodesExhausted', 'm', 'h'), ExitCode.invalid, 'NodesExhausted'],
+  [new UnreachableError('env/router', 'RouterPeerMismatch', 'm', 'h'), ExitCode.invalid, 'RouterPeerMismatch'],
+  [new DescriptorPartsError('m', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
+  [new RedirectRefusedError('https://x/f', 307, 'https://y/f'), ExitCode.release, 'RedirectRefused'],
   [new UsageError('m', 'h'), ExitCode.usage, 'InvalidUsage'],
   [new LiveReadError('read', SANDBOX, { category: 'unreachable', message: 'refused' }), ExitCode.cluster, 'LiveReadFailed'],
   [new LiveReadError('read', SANDBOX, { category: 'unauthenticated', message: '401' }), ExitCode.unauthenticated, 'LiveReadFailed'],
