@@ -17,6 +17,7 @@ import {
   ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError,
   UnsupportedByReleaseError,
 } from '../../../src/constructs/errors.js';
+import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { ObjectIdentityError } from '../../../src/diff/identity.js';
 import { LiveObjectError } from '../../../src/diff/live.js';
 import { ManifestParseError, ManifestSourceError } from '../../../src/diff/sources.js';
@@ -40,7 +41,7 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new ReleaseError('CrdNotFound', 'm', 'h'), ExitCode.release, 'CrdNotFound'],
   [new UnknownReleaseError('v9', ['v0.5.6']), ExitCode.release, 'UnknownRelease'],
   [new ChecksumMismatchError('f', 'a', 'b'), ExitCode.release, 'ChecksumMismatch'],
-  [new MissingFileError('f', 'mirror /m'), ExitCode.release, 'MissingFile'],
+  [new MissingFileError('f', 'mirror /m', 'mirror'), ExitCode.release, 'MissingFile'],
   [new SourceUnreachableError('upstream', new Error('ECONNREFUSED')), ExitCode.release, 'SourceUnreachable'],
   [new MirrorDirectoryMissingError('/nonexistent'), ExitCode.release, 'MirrorDirectoryMissing'],
   [new VersionNotServedError('v0.4.6', 'Sandbox', 'v1beta1', ['v1alpha1']), ExitCode.release, 'VersionNotServed'],
@@ -48,6 +49,7 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new LockFileInvalidError('agentplane.lock.json', 'bad'), ExitCode.invalid, 'LockFileInvalid'],
   [new LockMismatchError(['commit differs']), ExitCode.lockMismatch, 'LockMismatch'],
   [new ConstructError('App/Env', 'm', 'h'), ExitCode.invalid, 'ConstructInvalid'],
+  [new DescriptorPartsError('part env-0001 missing', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
   [new ConstructPropsError('App/Env/T', 'SandboxTemplate', [{ prop: 'name', reason: 'NotDnsLabel', value: 'A', message: 'name: must be a DNS label' }]), ExitCode.invalid, 'InvalidProps'],
   [new UnpinnedImageError('App/Env/T', 'container c', 'img:latest', 'latest tag'), ExitCode.invalid, 'UnpinnedImage'],
   [new KnownDefectiveImageError('App/Env/T', 'container c', 'img:v1', { id: 'd', defect: 'x', fixedIn: 'v2', source: 's' }), ExitCode.invalid, 'KnownDefectiveImage'],
