@@ -40,6 +40,8 @@ export interface AdapterError {
   readonly hint?: string;
   /** For `not-found`: whether the API itself is missing (CRD not installed / version not served) or just the object. */
   readonly missing?: 'api' | 'object';
+  /** A TLS or certificate failure: of the connection to the API server, or of a webhook the server called. */
+  readonly tls?: true;
 }
 
 /** A session: the Kubernetes object the adapter created for one operation id, plus the release family that serves it. */

@@ -30,17 +30,21 @@ export class UnknownReleaseError extends ReleaseError {
   }
 }
 
+/** Where pinned files were read from: a mirror directory or the upstream repository. */
+export type SourceOrigin = 'mirror' | 'upstream';
+
 /** A file's bytes do not hash to the pinned sha256 (hex). `source` says where the bytes came from. */
 export class ChecksumMismatchError extends ReleaseError {
   readonly file: string;
   readonly expected: string;
   readonly actual: string;
   readonly source: string;
-  constructor(file: string, expected: string, actual: string, source = 'unknown source') {
+  readonly origin: SourceOrigin | undefined;
+  constructor(file: string, expected: string, actual: string, source = 'unknown source', origin?: SourceOrigin) {
     super(
       'ChecksumMismatch',
       `checksum mismatch for ${file} from ${source}: expected sha256 ${expected}, got ${actual}`,
-      source.startsWith('mirror ')
+      origin === 'mirror'
         ? 'the mirror holds different bytes than the pinned release: restore the original file (never edit pinned release files), ' +
           'or point --mirror / AGENTPLANE_MIRROR at an intact mirror'
         : 'the downloaded bytes differ from the pinned release (proxy rewriting, or upstream history changed): ' +
@@ -50,6 +54,7 @@ export class ChecksumMismatchError extends ReleaseError {
     this.expected = expected;
     this.actual = actual;
     this.source = source;
+    this.origin = origin;
   }
 }
 
@@ -57,16 +62,18 @@ export class ChecksumMismatchError extends ReleaseError {
 export class MissingFileError extends ReleaseError {
   readonly file: string;
   readonly source: string;
-  constructor(file: string, source: string) {
+  readonly origin: SourceOrigin;
+  constructor(file: string, source: string, origin: SourceOrigin) {
     super(
       'MissingFile',
       `pinned file ${file} is missing from ${source}`,
-      source.startsWith('mirror ')
+      origin === 'mirror'
         ? 'complete the mirror (layout <mirror>/<tag>/<path>, as `agentplane mirror pull` writes it) or point --mirror / AGENTPLANE_MIRROR at a complete one'
         : 'the pinned commit or path does not resolve upstream; use a mirror that holds the release (--mirror DIR or AGENTPLANE_MIRROR)',
     );
     this.file = file;
     this.source = source;
+    this.origin = origin;
   }
 }
 

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { UPSTREAM_REPO } from './catalog.js';
-import { MissingFileError, ReleaseError, SourceUnreachableError } from './errors.js';
+import { MissingFileError, ReleaseError, SourceUnreachableError, type SourceOrigin } from './errors.js';
 import type { PinnedFile, ReleaseFacts } from './types.js';
 
 /** Options for loadRelease. */
@@ -27,6 +27,8 @@ export interface FetchOptions {
 /** A place pinned files can be read from. `name` is shown in errors. */
 export interface FileSource {
   readonly name: string;
+  /** Which kind of source it is, for the errors' hints. */
+  readonly origin: SourceOrigin;
   /** The file's bytes, unverified. Throws MissingFileError or SourceUnreachableError. */
   read(facts: ReleaseFacts, file: PinnedFile): Promise<Buffer>;
 }
@@ -70,12 +72,13 @@ export function mirrorSource(dir: string): FileSource {
   if (!isDirectory(root)) throw new MirrorDirectoryMissingError(root);
   return {
     name,
+    origin: 'mirror',
     async read(facts, file) {
       const full = join(root, facts.tag, file.mirrorPath);
       try {
         return await readFile(full);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new MissingFileError(file.path, `${name} (looked for ${full})`);
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new MissingFileError(file.path, `${name} (looked for ${full})`, 'mirror');
         throw new SourceUnreachableError(name, err);
       }
     },
@@ -106,6 +109,7 @@ export function upstreamSource(fetchImpl: typeof fetch = globalThis.fetch, timeo
   const name = `upstream github.com/${UPSTREAM_REPO}`;
   return {
     name,
+    origin: 'upstream',
     async read(facts, file) {
       const url = upstreamUrl(facts.commit, file.path);
       let res: Response;
@@ -119,7 +123,7 @@ export function upstreamSource(fetchImpl: typeof fetch = globalThis.fetch, timeo
         await res.body?.cancel();
         throw new RedirectRefusedError(url, res.status, res.headers.get('location') ?? undefined);
       }
-      if (res.status === 404) throw new MissingFileError(file.path, `${name} (${url} answered 404)`);
+      if (res.status === 404) throw new MissingFileError(file.path, `${name} (${url} answered 404)`, 'upstream');
       if (!res.ok) throw new SourceUnreachableError(`${name} (${url})`, new Error(`HTTP ${res.status} ${res.statusText}`));
       try {
         return Buffer.from(await res.arrayBuffer());

@@ -55,7 +55,7 @@ async function verifiedBytes(facts: ReleaseFacts, file: PinnedFile, source: File
   if (cached) return cached;
   const bytes = await source.read(facts, file);
   const actual = sha256Hex(bytes);
-  if (actual !== file.sha256) throw new ChecksumMismatchError(file.path, file.sha256, actual, source.name);
+  if (actual !== file.sha256) throw new ChecksumMismatchError(file.path, file.sha256, actual, source.name, source.origin);
   await writeCached(cacheRoot, facts.tag, file, bytes);
   return bytes;
 }

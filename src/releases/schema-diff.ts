@@ -41,6 +41,13 @@ export interface SchemaChange {
   readonly after?: unknown;
   /** One line for people: `SandboxWarmPool v1beta1 spec.replicas: default none -> 1`. */
   readonly summary: string;
+  /** The summary after its `<kind> <version>` (or `<kind>`) subject, e.g. ` spec.replicas: default none -> 1`. */
+  readonly detail: string;
+}
+
+/** `summary` and `detail` of a change: the subject (`<kind> <version>`, or `<kind>` for CRD-level changes) and the rest. */
+function said(kind: string, version: string | undefined, detail: string): { summary: string; detail: string } {
+  return { summary: `${kind}${version === undefined ? '' : ` ${version}`}${detail}`, detail };
 }
 
 /** The facts of one flattened schema node that a client or the API server acts on. */
@@ -172,7 +179,7 @@ export function diffSchemas(kind: string, label: string, before: JsonSchema, aft
     if (removed.includes(known.from) && added.includes(known.to)) {
       renamedFrom.add(known.from);
       renamedTo.add(known.to);
-      out.push({ kind, version: label, change: 'field-renamed', path: known.to, before: known.from, after: known.to, summary: `${kind} ${label} ${known.from} renamed to ${known.to} (${known.source})` });
+      out.push({ kind, version: label, change: 'field-renamed', path: known.to, before: known.from, after: known.to, ...said(kind, label, ` ${known.from} renamed to ${known.to} (${known.source})`) });
     }
   }
   for (const from of removed) {
@@ -181,27 +188,26 @@ export function diffSchemas(kind: string, label: string, before: JsonSchema, aft
     if (twin === undefined) continue;
     renamedFrom.add(from);
     renamedTo.add(twin);
-    out.push({ kind, version: label, change: 'field-renamed', path: twin, before: from, after: twin, summary: `${kind} ${label} ${from} renamed to ${lastSegment(twin)} (same schema)` });
+    out.push({ kind, version: label, change: 'field-renamed', path: twin, before: from, after: twin, ...said(kind, label, ` ${from} renamed to ${lastSegment(twin)} (same schema)`) });
   }
   for (const p of removed) {
-    if (!renamedFrom.has(p)) out.push({ kind, version: label, change: 'field-removed', path: p, before: a.get(p)?.type, summary: `${kind} ${label} ${p} removed` });
+    if (!renamedFrom.has(p)) out.push({ kind, version: label, change: 'field-removed', path: p, before: a.get(p)?.type, ...said(kind, label, ` ${p} removed`) });
   }
   for (const p of added) {
     if (renamedTo.has(p)) continue;
     const f = b.get(p)!;
     const req = f.required ? ', required' : '';
     const def = f.default !== undefined ? `, default ${show(f.default)}` : '';
-    out.push({ kind, version: label, change: 'field-added', path: p, after: f.type, summary: `${kind} ${label} ${p} added (${f.type}${req}${def})` });
+    out.push({ kind, version: label, change: 'field-added', path: p, after: f.type, ...said(kind, label, ` ${p} added (${f.type}${req}${def})`) });
   }
   for (const [p, fa] of a) {
     const fb = b.get(p);
     if (fb === undefined) continue;
-    const at = `${kind} ${label} ${p}`;
-    if (fa.type !== fb.type) out.push({ kind, version: label, change: 'type-changed', path: p, before: fa.type, after: fb.type, summary: `${at}: type ${fa.type} -> ${fb.type}` });
-    if (canonicalJson(fa.default) !== canonicalJson(fb.default)) out.push({ kind, version: label, change: 'default-changed', path: p, before: fa.default, after: fb.default, summary: `${at}: default ${show(fa.default)} -> ${show(fb.default)}` });
-    if (canonicalJson(fa.enum) !== canonicalJson(fb.enum)) out.push({ kind, version: label, change: 'enum-changed', path: p, before: fa.enum, after: fb.enum, summary: `${at}: allowed values ${show(fa.enum)} -> ${show(fb.enum)}` });
-    if (fa.required !== fb.required) out.push({ kind, version: label, change: 'required-changed', path: p, before: fa.required, after: fb.required, summary: `${at}: ${fb.required ? 'now required' : 'no longer required'}` });
-    if (fa.validation !== fb.validation) out.push({ kind, version: label, change: 'validation-changed', path: p, before: fa.validation, after: fb.validation, summary: `${at}: validation ${describeValidation(fa.validation)} -> ${describeValidation(fb.validation)}` });
+    if (fa.type !== fb.type) out.push({ kind, version: label, change: 'type-changed', path: p, before: fa.type, after: fb.type, ...said(kind, label, ` ${p}: type ${fa.type} -> ${fb.type}`) });
+    if (canonicalJson(fa.default) !== canonicalJson(fb.default)) out.push({ kind, version: label, change: 'default-changed', path: p, before: fa.default, after: fb.default, ...said(kind, label, ` ${p}: default ${show(fa.default)} -> ${show(fb.default)}`) });
+    if (canonicalJson(fa.enum) !== canonicalJson(fb.enum)) out.push({ kind, version: label, change: 'enum-changed', path: p, before: fa.enum, after: fb.enum, ...said(kind, label, ` ${p}: allowed values ${show(fa.enum)} -> ${show(fb.enum)}`) });
+    if (fa.required !== fb.required) out.push({ kind, version: label, change: 'required-changed', path: p, before: fa.required, after: fb.required, ...said(kind, label, ` ${p}: ${fb.required ? 'now required' : 'no longer required'}`) });
+    if (fa.validation !== fb.validation) out.push({ kind, version: label, change: 'validation-changed', path: p, before: fa.validation, after: fb.validation, ...said(kind, label, ` ${p}: validation ${describeValidation(fa.validation)} -> ${describeValidation(fb.validation)}`) });
   }
   return out;
 }
@@ -249,27 +255,27 @@ export function diffCrdSchemas(before: KubeObject | undefined, after: KubeObject
   const vb = new Map(versionsOf(after).map((v) => [v.name, v]));
   const ca = conversionOf(before);
   const cb = conversionOf(after);
-  if (before !== undefined && after !== undefined && ca !== cb) out.push({ kind, version: '*', change: 'conversion-changed', path: 'spec.conversion.strategy', before: ca, after: cb, summary: `${kind}: conversion strategy ${ca} -> ${cb}` });
+  if (before !== undefined && after !== undefined && ca !== cb) out.push({ kind, version: '*', change: 'conversion-changed', path: 'spec.conversion.strategy', before: ca, after: cb, ...said(kind, undefined, `: conversion strategy ${ca} -> ${cb}`) });
   for (const [name, v] of vb) {
-    if (!va.has(name)) out.push({ kind, version: name, change: 'version-added', path: '', after: { served: v.served === true, storage: v.storage === true }, summary: `${kind} ${name} added (${v.served ? 'served' : 'not served'}${v.storage ? ', storage' : ''})` });
+    if (!va.has(name)) out.push({ kind, version: name, change: 'version-added', path: '', after: { served: v.served === true, storage: v.storage === true }, ...said(kind, name, ` added (${v.served ? 'served' : 'not served'}${v.storage ? ', storage' : ''})`) });
   }
   for (const [name, v] of va) {
     const w = vb.get(name);
     if (w === undefined) {
-      out.push({ kind, version: name, change: 'version-removed', path: '', before: { served: v.served === true, storage: v.storage === true }, summary: `${kind} ${name} removed` });
+      out.push({ kind, version: name, change: 'version-removed', path: '', before: { served: v.served === true, storage: v.storage === true }, ...said(kind, name, ` removed`) });
       continue;
     }
     const flag = (change: SchemaChangeKind, key: 'served' | 'storage' | 'deprecated'): void => {
       const x = v[key] === true;
       const y = w[key] === true;
-      if (x !== y) out.push({ kind, version: name, change, path: '', before: x, after: y, summary: `${kind} ${name}: ${key} ${x} -> ${y}` });
+      if (x !== y) out.push({ kind, version: name, change, path: '', before: x, after: y, ...said(kind, name, `: ${key} ${x} -> ${y}`) });
     };
     flag('served-changed', 'served');
     flag('storage-changed', 'storage');
     flag('deprecated-changed', 'deprecated');
     const sa = Object.keys(v.subresources ?? {}).sort().join(',');
     const sb = Object.keys(w.subresources ?? {}).sort().join(',');
-    if (sa !== sb) out.push({ kind, version: name, change: 'subresource-changed', path: '', before: sa, after: sb, summary: `${kind} ${name}: subresources [${sa}] -> [${sb}]` });
+    if (sa !== sb) out.push({ kind, version: name, change: 'subresource-changed', path: '', before: sa, after: sb, ...said(kind, name, `: subresources [${sa}] -> [${sb}]`) });
     out.push(...diffPrinterColumns(kind, name, v.additionalPrinterColumns ?? [], w.additionalPrinterColumns ?? []));
     const sch = v.schema?.openAPIV3Schema;
     const tch = w.schema?.openAPIV3Schema;
@@ -289,11 +295,11 @@ function diffPrinterColumns(kind: string, version: string, a: ReadonlyArray<{ na
   const mb = new Map(b.map((c) => [c.name, c]));
   for (const [name, c] of mb) {
     const old = ma.get(name);
-    if (old === undefined) out.push({ kind, version, change: 'printer-column-added', path: c.jsonPath ?? '', after: name, summary: `${kind} ${version}: printer column ${name} (${c.jsonPath ?? ''}) added` });
-    else if (old.jsonPath !== c.jsonPath || old.type !== c.type) out.push({ kind, version, change: 'printer-column-changed', path: c.jsonPath ?? '', before: old.jsonPath, after: c.jsonPath, summary: `${kind} ${version}: printer column ${name} ${old.jsonPath} -> ${c.jsonPath}` });
+    if (old === undefined) out.push({ kind, version, change: 'printer-column-added', path: c.jsonPath ?? '', after: name, ...said(kind, version, `: printer column ${name} (${c.jsonPath ?? ''}) added`) });
+    else if (old.jsonPath !== c.jsonPath || old.type !== c.type) out.push({ kind, version, change: 'printer-column-changed', path: c.jsonPath ?? '', before: old.jsonPath, after: c.jsonPath, ...said(kind, version, `: printer column ${name} ${old.jsonPath} -> ${c.jsonPath}`) });
   }
   for (const [name, c] of ma) {
-    if (!mb.has(name)) out.push({ kind, version, change: 'printer-column-removed', path: c.jsonPath ?? '', before: name, summary: `${kind} ${version}: printer column ${name} removed` });
+    if (!mb.has(name)) out.push({ kind, version, change: 'printer-column-removed', path: c.jsonPath ?? '', before: name, ...said(kind, version, `: printer column ${name} removed`) });
   }
   return out;
 }

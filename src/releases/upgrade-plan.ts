@@ -274,8 +274,7 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
   return [...groups.values()].map((group) => {
     const c = group[0]!;
     const versions = group.map((x) => x.version).sort();
-    // every summary starts `<kind> <version>` (schema-diff.ts), except the CRD-level conversion change
-    const message = group.length === 1 ? c.summary : `${kind}${c.summary.slice(`${kind} ${c.version}`.length)} (versions: ${versions.join('; ')})`;
+    const message = group.length === 1 ? c.summary : `${kind}${c.detail} (versions: ${versions.join('; ')})`;
     return { severity: severityOf(c), topic: 'schema', reason: `Schema${camel(c.change)}`, message, operations: operationsFor(kind, c), source: `k8s/crds@${to}`, versions };
   });
 }

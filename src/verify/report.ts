@@ -88,7 +88,7 @@ const EvidenceSchema = z.object({
   cause: z.string().optional(),
 });
 
-const TupleEntrySchema = z.object({ value: z.string(), source: z.string() });
+const TupleEntrySchema = z.object({ value: z.string(), source: z.string(), readFailed: z.string().optional() });
 
 /** The stable `-o json` schema (agentplane.verify/v2). Extra keys are an error, so any change to the shape fails its test. */
 export const VerifyReportSchema = z

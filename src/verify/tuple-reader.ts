@@ -4,7 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { openApiSchema, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
-import type { Cluster, Obj } from '../adapter/kubernetes/cluster.js';
+import type { Cluster } from '../adapter/kubernetes/cluster.js';
+import { failure } from '../adapter/kubernetes/cluster.js';
+import { ClusterReads } from '../adapter/kubernetes/reads.js';
+import { VERSION_LABEL } from '../adapter/kubernetes/resources.js';
+import type { Result } from '../adapter/types.js';
+import { familyOfTag } from '../model/releases.js';
 import type { VerifyPlan } from './plan.js';
 import type { CompatibilityTuple, TupleEntry } from './tuple.js';
 
@@ -23,27 +28,30 @@ export function clientSdkEntry(): TupleEntry {
 
 const u = (source: string): TupleEntry => ({ value: 'unknown', source });
 
+/** The `unknown` entry a failed read leaves, saying that a read failed and how. */
+const unread = (r: Exclude<Result<unknown>, { kind: 'ok' }>): TupleEntry => ({ value: 'unknown', source: failure(r), readFailed: r.kind === 'failed' ? r.error.category : r.kind });
+
 /**
  * Compares each served version's live `openAPIV3Schema` with the pinned one by fingerprint (sha256 of canonical JSON).
  * Informational (reported in the tuple, it moves no state): the pinned schema is what the adapter was written against.
  */
 export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease): Promise<string> {
+  const read = new ClusterReads(cluster);
   const differ: string[] = [];
   let compared = 0;
   for (const kind of Object.keys(loaded.facts.crds) as SandboxKind[]) {
-    const r = await cluster.crd(loaded.facts.crds[kind].crdName);
+    const r = await read.crd(loaded.facts.crds[kind].crdName);
     if (r.kind !== 'ok' || !r.value) continue;
-    for (const v of ((r.value.spec as { versions?: Array<{ name: string; served?: boolean; schema?: { openAPIV3Schema?: unknown } }> } | undefined)?.versions ?? [])) {
-      if (!v.served) continue;
+    for (const [version, schema] of Object.entries(r.value.schemas)) {
       let pinned: unknown;
       try {
-        pinned = openApiSchema(loaded, kind, v.name);
+        pinned = openApiSchema(loaded, kind, version);
       } catch {
-        differ.push(`${kind} ${v.name} (not served by ${loaded.facts.tag})`);
+        differ.push(`${kind} ${version} (not served by ${loaded.facts.tag})`);
         continue;
       }
       compared += 1;
-      if (schemaFingerprint(v.schema?.openAPIV3Schema) !== schemaFingerprint(pinned)) differ.push(`${kind} ${v.name}`);
+      if (schemaFingerprint(schema) !== schemaFingerprint(pinned)) differ.push(`${kind} ${version}`);
     }
   }
   if (compared === 0) return 'schema fingerprints not compared (CRDs not readable)';
@@ -51,16 +59,17 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
 }
 
 export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deployment' | 'external', loaded?: LoadedRelease): Promise<CompatibilityTuple> {
+  const read = new ClusterReads(cluster, familyOfTag(plan.release));
   const version = await cluster.version();
-  const kubernetes: TupleEntry = version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : u(version.kind === 'failed' ? version.error.message : version.kind);
+  const kubernetes: TupleEntry = version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : unread(version);
 
   const release = async (crdName: string): Promise<TupleEntry> => {
-    const r = await cluster.crd(crdName);
-    if (r.kind !== 'ok') return u(r.kind === 'failed' ? r.error.message : r.kind);
+    const r = await read.crd(crdName);
+    if (r.kind !== 'ok') return unread(r);
     if (!r.value) return { value: 'not installed', source: `CRD ${crdName} absent` };
-    const label = r.value.metadata?.labels?.['app.kubernetes.io/version'];
-    if (label) return { value: label, source: `CRD ${crdName} label app.kubernetes.io/version` };
-    const served = ((r.value.spec as { versions?: Array<{ name: string; served?: boolean }> } | undefined)?.versions ?? []).filter((v) => v.served).map((v) => v.name);
+    const label = r.value.versionLabel;
+    if (label) return { value: label, source: `CRD ${crdName} label ${VERSION_LABEL}` };
+    const served = r.value.served;
     return { value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x', source: `CRD ${crdName} serves ${served.join(', ')} (no version label)` };
   };
   const labelled = await release('sandboxes.agents.x-k8s.io');
@@ -70,9 +79,9 @@ export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deplo
   let controller: TupleEntry;
   if (mode === 'external') controller = { value: 'out-of-cluster', source: 'declared: the controller runs outside the cluster; its version is not readable from the API' };
   else {
-    const d = await cluster.deployment(plan.controller.namespace, plan.controller.deployment);
-    const image = d.kind === 'ok' ? (d.value?.spec as { template?: { spec?: { containers?: Array<{ image?: string }> } } } | undefined)?.template?.spec?.containers?.[0]?.image : undefined;
-    controller = image ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` } : u(d.kind === 'ok' ? 'controller Deployment not found' : d.kind === 'failed' ? d.error.message : d.kind);
+    const d = await read.deployment(plan.controller.namespace, plan.controller.deployment);
+    const image = d.kind === 'ok' ? d.value?.image : undefined;
+    controller = image ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` } : d.kind !== 'ok' ? unread(d) : u('controller Deployment not found');
   }
 
   const router: TupleEntry = plan.router
@@ -82,19 +91,19 @@ export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deplo
   const runtimes = [...new Set(plan.templates.map((t) => `${t.runtime}${t.runtimeImage ? ` (${t.runtimeImage})` : ''}`))];
   const runtimeServer: TupleEntry = runtimes.length ? { value: runtimes.join(', '), source: 'templates of the environment (image as declared)' } : { value: 'none', source: 'no templates declared' };
 
-  const nodes = await cluster.nodes();
+  const nodes = await read.nodes();
   let containerRuntime: TupleEntry;
-  if (nodes.kind !== 'ok') containerRuntime = u(nodes.kind === 'failed' ? nodes.error.message : nodes.kind);
+  if (nodes.kind !== 'ok') containerRuntime = unread(nodes);
   else {
-    const values = [...new Set(nodes.value.map((n: Obj) => (n.status as { nodeInfo?: { containerRuntimeVersion?: string } } | undefined)?.nodeInfo?.containerRuntimeVersion).filter((v): v is string => !!v))];
+    const values = [...new Set(nodes.value.map((n) => n.containerRuntimeVersion).filter((v): v is string => !!v))];
     containerRuntime = values.length ? { value: values.join(', '), source: `status.nodeInfo of ${nodes.value.length} node(s)` } : u('nodes report no containerRuntimeVersion');
   }
 
-  const ds = await cluster.daemonSets('kube-system');
+  const ds = await read.daemonSets('kube-system');
   let cni: TupleEntry;
-  if (ds.kind !== 'ok') cni = u(ds.kind === 'failed' ? ds.error.message : ds.kind);
+  if (ds.kind !== 'ok') cni = unread(ds);
   else {
-    const found = ds.value.map((d) => d.metadata?.name ?? '').filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
+    const found = ds.value.map((d) => d.name).filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
     cni = found.length ? { value: found.join(', '), source: 'DaemonSets in kube-system' } : u('no known CNI DaemonSet in kube-system; NetworkPolicy enforcement cannot be assumed');
   }
   return { kubernetes, crdRelease, controller, extensions, router, runtimeServer, clientSdk: clientSdkEntry(), containerRuntime, cni };

@@ -8,6 +8,8 @@ import { TUPLE_KEYS } from '../model/compatibility.js';
 export interface TupleEntry {
   readonly value: string;
   readonly source: string;
+  /** The adapter's category (e.g. `forbidden`) when a cluster read failed and left the entry `unknown`. */
+  readonly readFailed?: string;
 }
 
 export interface CompatibilityTuple {

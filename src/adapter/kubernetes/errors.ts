@@ -97,6 +97,9 @@ function describeTarget(ctx: KubeErrorContext, status?: StatusBody): string {
   return resource || 'the resource';
 }
 
+/** Go's crypto/tls and crypto/x509 error texts, as the API server relays a failed webhook call. */
+const WEBHOOK_TLS_FAILURE = /x509:|tls:|certificate|handshake/i;
+
 /**
  * Maps any failure of a client-node call to an {@link AdapterError}.
  *
@@ -122,7 +125,9 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
     const serverSays = status?.message ? `: ${status.message}` : '';
     const target = describeTarget(ctx, status);
     const verb = ctx.verb ?? 'access';
-    const base = { code, ...(reason ? { reason } : {}) };
+    // A webhook the server called (conversion, admission) may fail its TLS handshake; the server passes the cause on.
+    const tls = code >= 500 && status?.message !== undefined && WEBHOOK_TLS_FAILURE.test(status.message);
+    const base = { code, ...(reason ? { reason } : {}), ...(tls ? { tls: true as const } : {}) };
     switch (code) {
       case 404:
         if (status?.details?.name) {
@@ -177,7 +182,7 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
       return { category: 'timeout', message: `no answer from the API server for ${ctx.verb ?? 'the request'} ${ctx.resource ?? ''}`.trimEnd(), hint: 'check the server address and network path' };
     }
     if (code && TLS_CODES.has(code)) {
-      return { category: 'unreachable', message: `TLS handshake with the API server failed (${code})`, hint: `check the cluster CA of context "${ctx.context}" in the kubeconfig` };
+      return { category: 'unreachable', tls: true, message: `TLS handshake with the API server failed (${code})`, hint: `check the cluster CA of context "${ctx.context}" in the kubeconfig` };
     }
     if ((code && UNREACHABLE_CODES.has(code)) || e.name === 'FetchError') {
       return { category: 'unreachable', message: `cannot reach the API server of context "${ctx.context}" (${code ?? e.type ?? 'network error'})`, hint: 'check that the cluster is running and the kubeconfig server address is right' };

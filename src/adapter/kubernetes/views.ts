@@ -5,6 +5,8 @@
 import type { Obj } from './cluster.js';
 import { statusCondition } from './conditions.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type PhaseJudgement, type SandboxObject } from './phase.js';
+import type { SandboxBlueprint, TemplateBlueprint } from './blueprint.js';
+import { VERSION_LABEL } from './resources.js';
 import type { ReleaseFamily } from '../../releases/types.js';
 
 /** Annotation naming a Sandbox's backing pod (`api/v1beta1/sandbox_types.go@v0.5.6`). */
@@ -100,25 +102,35 @@ export interface SandboxView {
   readonly podName: string;
   readonly podIPs: readonly string[];
   readonly phase: PhaseJudgement;
+  /** What the controller compares against the template's current blueprint ({@link blueprintDrift}). */
+  readonly blueprint: SandboxBlueprint;
 }
 
 export function sandboxView(o: Obj, family: ReleaseFamily): SandboxView {
   const meta = metaOf(o);
-  return { meta, podName: meta.annotations[POD_NAME_ANNOTATION] ?? meta.name, podIPs: ((o.status ?? {}) as { podIPs?: string[] }).podIPs ?? [], phase: sandboxPhase(o as SandboxObject, family) };
+  return { meta, podName: meta.annotations[POD_NAME_ANNOTATION] ?? meta.name, podIPs: ((o.status ?? {}) as { podIPs?: string[] }).podIPs ?? [], phase: sandboxPhase(o as SandboxObject, family), blueprint: o as SandboxBlueprint };
 }
 
 /** A SandboxClaim: the Sandbox it names (when bound) and its phase, judged by that Sandbox when given. */
 export interface ClaimView {
   readonly meta: ObjectMeta;
   readonly boundSandbox?: string;
+  /** `spec.warmPoolRef.name`, when the claim names a pool. */
+  readonly warmPool?: string;
   readonly phase: PhaseJudgement;
 }
 
 /** `sandbox`: the bound Sandbox as read (`'missing'` when it is gone, undefined when not read). */
 export function claimView(o: Obj, family: ReleaseFamily, sandbox?: Obj | 'missing'): ClaimView {
   const bound = ((o.status ?? {}) as { sandbox?: { name?: unknown } }).sandbox?.name;
+  const pool = ((o.spec ?? {}) as { warmPoolRef?: { name?: unknown } }).warmPoolRef?.name;
   const sb = sandbox === 'missing' ? 'missing' : (sandbox as SandboxObject | undefined);
-  return { meta: metaOf(o), ...(typeof bound === 'string' ? { boundSandbox: bound } : {}), phase: claimPhase(o as ClaimObject, sb, family) };
+  return {
+    meta: metaOf(o),
+    ...(typeof bound === 'string' ? { boundSandbox: bound } : {}),
+    ...(typeof pool === 'string' ? { warmPool: pool } : {}),
+    phase: claimPhase(o as ClaimObject, sb, family),
+  };
 }
 
 /** A SandboxTemplate: what a probe Sandbox copies from it and what the template probe compares. */
@@ -130,6 +142,12 @@ export interface TemplateView {
   readonly podSpec: Readonly<Record<string, unknown>>;
   readonly runtimeClassName?: string;
   readonly networkPolicyManagement?: string;
+  /** The served apiVersion the template was read at. */
+  readonly apiVersion: string;
+  /** The spec as served, for schema validation against the pinned CRD. */
+  readonly spec: Readonly<Record<string, unknown>>;
+  /** What a current Sandbox must match ({@link blueprintDrift}). */
+  readonly blueprint: TemplateBlueprint;
 }
 
 export function templateView(o: Obj): TemplateView {
@@ -142,6 +160,91 @@ export function templateView(o: Obj): TemplateView {
     podSpec: pt.spec ?? {},
     ...(pt.spec?.runtimeClassName ? { runtimeClassName: pt.spec.runtimeClassName } : {}),
     ...(spec.networkPolicyManagement ? { networkPolicyManagement: spec.networkPolicyManagement } : {}),
+    apiVersion: String(o.apiVersion ?? ''),
+    spec: (o.spec ?? {}) as Record<string, unknown>,
+    blueprint: o as TemplateBlueprint,
+  };
+}
+
+/** A SandboxWarmPool: its size, the template it serves and the generation its status was written for. */
+export interface WarmPoolView {
+  readonly meta: ObjectMeta;
+  readonly replicas: number;
+  readonly templateName?: string;
+  readonly observedGeneration?: number;
+}
+
+export function warmPoolView(o: Obj): WarmPoolView {
+  const spec = (o.spec ?? {}) as { replicas?: number; sandboxTemplateRef?: { name?: string } };
+  const status = (o.status ?? {}) as { observedGeneration?: number };
+  return {
+    meta: metaOf(o),
+    replicas: Number(spec.replicas ?? 1),
+    ...(spec.sandboxTemplateRef?.name ? { templateName: spec.sandboxTemplateRef.name } : {}),
+    ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+  };
+}
+
+/** A live CustomResourceDefinition: versions, Established, conversion client config and the release label. */
+export interface CrdView {
+  readonly served: readonly string[];
+  readonly storage: string | undefined;
+  readonly established: boolean;
+  readonly strategy: string;
+  readonly service?: { readonly name?: string; readonly namespace?: string; readonly path?: string };
+  readonly url?: string;
+  readonly caBundle: boolean;
+  readonly versionLabel?: string;
+  /** `openAPIV3Schema` of each served version, by version name (for schema fingerprints). */
+  readonly schemas: Readonly<Record<string, unknown>>;
+}
+
+export function crdView(crd: Obj): CrdView {
+  const spec = (crd.spec ?? {}) as { versions?: Array<{ name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: unknown } }>; conversion?: { strategy?: string; webhook?: { clientConfig?: { service?: { name?: string; namespace?: string; path?: string }; url?: string; caBundle?: string } } } };
+  const cc = spec.conversion?.webhook?.clientConfig;
+  const label = crd.metadata?.labels?.[VERSION_LABEL];
+  const served = (spec.versions ?? []).filter((v) => v.served);
+  return {
+    served: served.map((v) => v.name).sort(),
+    storage: (spec.versions ?? []).find((v) => v.storage)?.name,
+    established: statusCondition(crd, 'Established') === 'True',
+    strategy: spec.conversion?.strategy ?? 'None',
+    ...(cc?.service ? { service: cc.service } : {}),
+    ...(cc?.url ? { url: cc.url } : {}),
+    caBundle: typeof cc?.caBundle === 'string' && cc.caBundle.length > 0,
+    ...(label ? { versionLabel: label } : {}),
+    schemas: Object.fromEntries(served.map((v) => [v.name, v.schema?.openAPIV3Schema])),
+  };
+}
+
+/** A core/v1 Event: the fields that say what happened, where, how often and when. */
+export interface EventView {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly message?: string;
+  /** `count`, else `series.count`, else 1. */
+  readonly count: number;
+  /** The node it was recorded on: `source.host`, else `reportingInstance` when the kubelet reported it. */
+  readonly node?: string;
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string };
+  /** Newest time it was seen (lastTimestamp / series.lastObservedTime / eventTime / creationTimestamp), ms; 0 when none. */
+  readonly at: number;
+}
+
+export function eventView(o: Obj): EventView {
+  const e = o as { type?: string; reason?: string; message?: string; count?: number; series?: { count?: number; lastObservedTime?: string }; source?: { host?: string }; reportingComponent?: string; reportingInstance?: string; lastTimestamp?: string; eventTime?: string; involvedObject?: { kind?: string; name?: string }; metadata?: { creationTimestamp?: string } };
+  // The kubelet's instance is its node name; the scheduler's is `default-scheduler-<host>`, which is no node.
+  const node = e.source?.host || (e.reportingComponent === 'kubelet' ? e.reportingInstance || undefined : undefined);
+  const t = e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp;
+  const ms = t === undefined ? NaN : new Date(t).getTime();
+  return {
+    ...(e.type ? { type: e.type } : {}),
+    ...(e.reason ? { reason: e.reason } : {}),
+    ...(e.message !== undefined ? { message: e.message } : {}),
+    count: e.count ?? e.series?.count ?? 1,
+    ...(node ? { node } : {}),
+    ...(e.involvedObject ? { involvedObject: e.involvedObject } : {}),
+    at: Number.isNaN(ms) ? 0 : ms,
   };
 }
 

@@ -119,8 +119,7 @@ const REFUSED_HINT = 'grant that identity the reads named above (the VerifierAcc
 
 /** stderr text for a worksheet with failed reads: the parts they left unknown, each failed read, and their hints. */
 function incompleteMessage(tuple: CompatibilityTuple, failed: readonly FailedRead[]): string {
-  const messages = new Set(failed.map((f) => f.error.message));
-  const unknown = TUPLE_KEYS.filter((k) => tuple[k].value === 'unknown' && messages.has(tuple[k].source));
+  const unknown = TUPLE_KEYS.filter((k) => tuple[k].readFailed !== undefined);
   // Refused reads share one hint (the adapter's names one grant per read); other failures keep their own.
   const refused = failed.some((f) => f.error.category === 'forbidden') ? [REFUSED_HINT] : [];
   const hints = [...refused, ...new Set(failed.filter((f) => f.error.category !== 'forbidden').map((f) => f.error.hint).filter((h): h is string => h !== undefined && h.length > 0))];

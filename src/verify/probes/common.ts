@@ -9,6 +9,7 @@ import { gvrAt } from '../../model/resources.js';
 import type { ReleaseFacts } from '../../releases/index.js';
 import type { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { failure } from '../../adapter/kubernetes/cluster.js';
+import { ClusterReads } from '../../adapter/kubernetes/reads.js';
 import { fact, type Evidence, type Step, type Verdict } from '../evidence.js';
 import type { VerifyPlan } from '../plan.js';
 import type { RuntimeProber } from '../runtime-prober.js';
@@ -58,6 +59,11 @@ export function callReason(r: Exclude<Result<unknown>, { kind: 'ok' }>): CallRea
 /** Namespaced custom-resource address of an Agent Sandbox kind at a version. */
 export function ref(kind: SandboxKind, version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
   return { ...gvrAt(kind, version), namespace };
+}
+
+/** Typed reads of the probe's cluster at the release's family. */
+export function reads(deps: Pick<ProbeDeps, 'cluster' | 'facts'>): ClusterReads {
+  return new ClusterReads(deps.cluster, deps.facts.family);
 }
 
 /** The version the product reads and writes on a release: the one of its family. */

@@ -15,43 +15,14 @@
  */
 import type { CapabilityName } from '../../adapter/types.js';
 import type { SandboxKind } from '../../releases/index.js';
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import { VERSION_LABEL } from '../../adapter/kubernetes/resources.js';
+import type { CrdView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
-import { Facts, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 const CORE: readonly SandboxKind[] = ['Sandbox'];
 const EXTENSIONS: readonly SandboxKind[] = ['SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
-const VERSION_LABEL = 'app.kubernetes.io/version';
-
-interface CrdView {
-  readonly served: string[];
-  readonly storage: string | undefined;
-  readonly established: boolean;
-  readonly strategy: string;
-  readonly service?: { name?: string; namespace?: string; path?: string };
-  readonly url?: string;
-  readonly caBundle: boolean;
-  readonly versionLabel?: string;
-}
-
-/** The fields of a live CRD this probe reads. */
-export function viewCrd(crd: Obj): CrdView {
-  const spec = (crd.spec ?? {}) as { versions?: Array<{ name: string; served?: boolean; storage?: boolean }>; conversion?: { strategy?: string; webhook?: { clientConfig?: { service?: { name?: string; namespace?: string; path?: string }; url?: string; caBundle?: string } } } };
-  const status = (crd.status ?? {}) as { conditions?: Array<{ type?: string; status?: string }> };
-  const cc = spec.conversion?.webhook?.clientConfig;
-  const label = (crd.metadata as { labels?: Record<string, string> } | undefined)?.labels?.[VERSION_LABEL];
-  return {
-    served: (spec.versions ?? []).filter((v) => v.served).map((v) => v.name).sort(),
-    storage: (spec.versions ?? []).find((v) => v.storage)?.name,
-    established: (status.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True'),
-    strategy: spec.conversion?.strategy ?? 'None',
-    ...(cc?.service ? { service: cc.service } : {}),
-    ...(cc?.url ? { url: cc.url } : {}),
-    caBundle: typeof cc?.caBundle === 'string' && cc.caBundle.length > 0,
-    ...(label ? { versionLabel: label } : {}),
-  };
-}
 
 /** The pinned Service the conversion webhook must name (`k8s/crds/*.yaml@v0.5.6`, FACTS.md §1.3). */
 export const WEBHOOK_SERVICE = { name: 'agent-sandbox-webhook-service', namespace: 'agent-sandbox-system', path: '/convert' } as const;
@@ -65,7 +36,8 @@ export function installProbe(deps: ProbeDeps): Probe {
     timeoutStep: 'discovered',
     deadlineMs: 15_000,
     async run() {
-      const { cluster, facts } = deps;
+      const { facts } = deps;
+      const read = reads(deps);
       const live = new Map<SandboxKind, CrdView>();
       const out: Evidence[] = [];
       const api = (capability: 'sandbox-api' | 'extensions-api', kinds: readonly SandboxKind[]) => ({ capability, kinds, f: new Facts(capability) });
@@ -75,7 +47,7 @@ export function installProbe(deps: ProbeDeps): Probe {
         for (const kind of kinds) {
           const pinned = facts.crds[kind];
           const subject = `CustomResourceDefinition/${pinned.crdName}`;
-          const r = await cluster.crd(pinned.crdName);
+          const r = await read.crd(pinned.crdName);
           if (r.kind !== 'ok') {
             f.failedCall('discovered', subject, r);
             allThere = false;
@@ -86,7 +58,7 @@ export function installProbe(deps: ProbeDeps): Probe {
             allThere = false;
             continue;
           }
-          const v = viewCrd(r.value);
+          const v = r.value;
           live.set(kind, v);
           f.proven('discovered', subject, 'CrdFound', `CRD ${pinned.crdName} exists`);
           const wantServed = pinned.versions.filter((x) => x.served).map((x) => x.name).sort();

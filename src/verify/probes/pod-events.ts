@@ -6,9 +6,9 @@
  * repeats them on every retry, either as new Events or by raising `count` / `series.count`
  * (`staging/src/k8s.io/api/core/v1/types.go`, `staging/src/k8s.io/api/events/v1/types.go`, k8s 1.36).
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { EventView } from '../../adapter/kubernetes/views.js';
 import type { TemplatePlan } from '../plan.js';
-import type { Facts, ProbeDeps } from './common.js';
+import { reads, type Facts, type ProbeDeps } from './common.js';
 
 /** One reason on one node: how often it was recorded and its newest message. */
 export interface PodWarning {
@@ -24,34 +24,6 @@ export interface PodWarning {
   readonly message: string;
 }
 
-interface EventView {
-  type?: string;
-  reason?: string;
-  message?: string;
-  count?: number;
-  series?: { count?: number; lastObservedTime?: string };
-  source?: { host?: string };
-  reportingComponent?: string;
-  reportingInstance?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
-  metadata?: { creationTimestamp?: string | Date };
-}
-
-/**
- * The node an event was recorded on: `source.host`, else `reportingInstance` when the kubelet reported it (the kubelet's
- * instance is its node name; the scheduler's is `default-scheduler-<host>`, which is no node).
- */
-function nodeOf(e: EventView): string | undefined {
-  return e.source?.host || (e.reportingComponent === 'kubelet' ? e.reportingInstance || undefined : undefined);
-}
-
-function when(e: EventView): number {
-  const t = e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp;
-  const ms = t === undefined ? NaN : new Date(t).getTime();
-  return Number.isNaN(ms) ? 0 : ms;
-}
-
 const MAX_MESSAGE = 320;
 
 function shorten(message: string): string {
@@ -64,14 +36,14 @@ function shorten(message: string): string {
  * Folds events into one {@link PodWarning} per (reason, node), Warning events only, in order of first appearance
  * (oldest first). Pure.
  */
-export function foldPodWarnings(events: readonly Obj[]): PodWarning[] {
+export function foldPodWarnings(events: readonly EventView[]): PodWarning[] {
   const groups = new Map<string, { reason: string; node?: string; count: number; newest: EventView }>();
-  const sorted = [...(events as readonly EventView[])].filter((e) => e.type === 'Warning').sort((a, b) => when(a) - when(b));
+  const sorted = events.filter((e) => e.type === 'Warning').sort((a, b) => a.at - b.at);
   for (const e of sorted) {
     const reason = e.reason ?? '?';
-    const node = nodeOf(e);
+    const node = e.node;
     const key = `${reason}\u0000${node ?? ''}`;
-    const n = e.count ?? e.series?.count ?? 1;
+    const n = e.count;
     const g = groups.get(key);
     if (g) {
       g.count += n;
@@ -91,7 +63,7 @@ export function describeWarning(w: PodWarning): string {
  * evidence already says the pod never got Ready; events only explain why).
  */
 export async function podWarnings(deps: ProbeDeps, namespace: string, pod: string): Promise<PodWarning[]> {
-  const r = await deps.cluster.events(namespace, `involvedObject.kind=Pod,involvedObject.name=${pod}`);
+  const r = await reads(deps).events(namespace, `involvedObject.kind=Pod,involvedObject.name=${pod}`);
   return r.kind === 'ok' ? foldPodWarnings(r.value) : [];
 }
 
@@ -110,17 +82,17 @@ export interface NodeSandboxFailure {
  * Folds FailedCreatePodSandBox events about the pods named in `pods` into one {@link NodeSandboxFailure} per node (the
  * event's `source.host`, else the kubelet's `reportingInstance`; `?` when it names none), in order of first failure. Pure.
  */
-export function sandboxFailuresByNode(events: readonly Obj[], pods: ReadonlySet<string>): NodeSandboxFailure[] {
+export function sandboxFailuresByNode(events: readonly EventView[], pods: ReadonlySet<string>): NodeSandboxFailure[] {
   const byNode = new Map<string, { pods: string[]; count: number; newest: EventView }>();
-  const sorted = [...(events as ReadonlyArray<EventView & { involvedObject?: { kind?: string; name?: string } }>)]
+  const sorted = events
     .filter((e) => e.type === 'Warning' && e.reason === 'FailedCreatePodSandBox' && e.involvedObject?.kind === 'Pod' && pods.has(e.involvedObject.name ?? ''))
-    .sort((a, b) => when(a) - when(b));
+    .sort((a, b) => a.at - b.at);
   for (const e of sorted) {
-    const node = nodeOf(e) ?? '?';
+    const node = e.node ?? '?';
     const pod = e.involvedObject!.name!;
     const g = byNode.get(node) ?? { pods: [], count: 0, newest: e };
     if (!g.pods.includes(pod)) g.pods.push(pod);
-    g.count += e.count ?? e.series?.count ?? 1;
+    g.count += e.count;
     g.newest = e;
     byNode.set(node, g);
   }
@@ -135,11 +107,12 @@ export function sandboxFailuresByNode(events: readonly Obj[], pods: ReadonlySet<
  */
 export async function runtimeClassSandboxFailures(deps: ProbeDeps, namespace: string, runtimeClass: string, alsoPod: string): Promise<NodeSandboxFailure[]> {
   const names = new Set([alsoPod]);
-  const pods = await deps.cluster.pods(namespace);
+  const read = reads(deps);
+  const pods = await read.pods(namespace);
   if (pods.kind === 'ok') {
-    for (const p of pods.value) if ((p.spec as { runtimeClassName?: string } | undefined)?.runtimeClassName === runtimeClass && p.metadata?.name) names.add(p.metadata.name);
+    for (const p of pods.value) if (p.runtimeClassName === runtimeClass) names.add(p.meta.name);
   }
-  const r = await deps.cluster.events(namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox');
+  const r = await read.events(namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox');
   return r.kind === 'ok' ? sandboxFailuresByNode(r.value, names) : [];
 }
 

@@ -8,10 +8,10 @@
  * workload probe.
  */
 import { CustomObjectValidator, type KubeObject, type LoadedRelease } from '../../releases/index.js';
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { ObjectMeta } from '../../adapter/kubernetes/views.js';
 import type { TemplatePlan } from '../plan.js';
 import type { Probe } from '../runner.js';
-import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: LoadedRelease | undefined): Probe {
   const capability = `template/${template.namespace}/${template.name}` as const;
@@ -23,14 +23,14 @@ export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: L
     deadlineMs: 15_000,
     async run() {
       const f = new Facts(capability);
-      const version = apiVersionOf(deps.facts);
+      const read = reads(deps);
       const subject = `SandboxTemplate ${template.namespace}/${template.name}`;
-      const r = await deps.cluster.getCustom(ref('SandboxTemplate', version, template.namespace), template.name);
+      const r = await read.template(template.namespace, template.name);
       if (r.kind !== 'ok') return f.failedCall('discovered', subject, r).list;
       if (r.value === undefined) return f.add('discovered', 'missing', subject, 'TemplateNotFound', `${subject} does not exist: apply the environment`).list;
       const tpl = r.value;
-      f.proven('discovered', subject, 'TemplateFound', `${subject} exists at generation ${tpl.metadata?.generation ?? '?'}`);
-      const obj = { apiVersion: String(tpl.apiVersion), kind: 'SandboxTemplate', metadata: { name: template.name, namespace: template.namespace }, spec: tpl.spec } as KubeObject;
+      f.proven('discovered', subject, 'TemplateFound', `${subject} exists at generation ${tpl.meta.generation}`);
+      const obj = { apiVersion: tpl.apiVersion, kind: 'SandboxTemplate', metadata: { name: template.name, namespace: template.namespace }, spec: tpl.spec } as KubeObject;
       if (loaded) {
         const violations = CustomObjectValidator.forRelease(loaded).validate(obj);
         if (violations.length === 0) f.proven('compatible', subject, 'SchemaValid', `spec validates against the pinned ${deps.facts.tag} schema of ${obj.apiVersion}`);
@@ -38,19 +38,18 @@ export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: L
       } else {
         f.proven('compatible', subject, 'VersionServedSchemaUnchecked', `served as ${obj.apiVersion}, the version pinned for ${deps.facts.tag} (schema not checked: release files not loaded)`);
       }
-      const spec = (tpl.spec ?? {}) as { networkPolicyManagement?: string; podTemplate?: { spec?: { runtimeClassName?: string } } };
-      const mgmt = spec.networkPolicyManagement ?? 'Managed';
+      const mgmt = tpl.networkPolicyManagement ?? 'Managed';
       if (mgmt !== template.networkPolicyManagement) {
         f.add('configured', 'missing', subject, 'NetworkPolicyManagementDiffers', `networkPolicyManagement is ${mgmt}, the environment declares ${template.networkPolicyManagement}`, { field: 'spec.networkPolicyManagement', value: mgmt });
       }
-      const rcName = spec.podTemplate?.spec?.runtimeClassName;
+      const rcName = tpl.runtimeClassName;
       if ((rcName ?? '') !== (template.runtimeClassName ?? '')) {
         f.add('configured', 'missing', subject, 'RuntimeClassNameDiffers', `runtimeClassName is ${rcName ?? 'unset'}, the environment declares ${template.runtimeClassName ?? 'none'}`, { field: 'spec.podTemplate.spec.runtimeClassName', value: rcName ?? '' });
       }
-      const policies = await deps.cluster.networkPolicies(template.namespace);
+      const policies = await read.networkPolicies(template.namespace);
       if (policies.kind !== 'ok') return f.failedCall('configured', `NetworkPolicies in ${template.namespace}`, policies).list;
-      const managed = policies.value.find((p) => p.metadata?.name === `${template.name}-network-policy`);
-      const ownedByTemplate = (p: Obj): boolean => (p.metadata?.ownerReferences ?? []).some((o) => o.kind === 'SandboxTemplate' && o.uid === tpl.metadata?.uid);
+      const managed = policies.value.find((p) => p.name === `${template.name}-network-policy`);
+      const ownedByTemplate = (p: ObjectMeta): boolean => p.ownerReferences.some((o) => o.kind === 'SandboxTemplate' && o.uid === tpl.meta.uid);
       if (mgmt === 'Managed') {
         if (!managed) f.add('configured', 'missing', subject, 'ManagedPolicyMissing', `Managed template but NetworkPolicy ${template.name}-network-policy does not exist (the controller has not reconciled the template)`);
         else if (!ownedByTemplate(managed)) f.add('configured', 'missing', subject, 'ManagedPolicyNotOwned', `NetworkPolicy ${template.name}-network-policy exists but is not owned by the template: the controller's reconcile fails on it (FACTS.md §8)`);

@@ -4,11 +4,12 @@
  * core/v1 with `reportingInstance` and `series`); the same path on a real API server is
  * test/cluster/verify/verify-pod-events.test.ts.
  */
+import { eventView } from '../../../src/adapter/kubernetes/views.js';
 import { describeWarning, foldPodWarnings, sandboxFailuresByNode } from '../../../src/verify/probes/pod-events.js';
 
 const RUNSC_MISSING = 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured';
 
-const ev = (o: Record<string, unknown>) => ({ type: 'Warning', involvedObject: { kind: 'Pod', name: 'shell-k2x9p' }, ...o });
+const ev = (o: Record<string, unknown>) => eventView({ type: 'Warning', involvedObject: { kind: 'Pod', name: 'shell-k2x9p' }, ...o });
 
 describe('foldPodWarnings', () => {
   test('one entry per (reason, node): counts summed, newest message kept, Normal events left out', () => {
@@ -19,7 +20,7 @@ describe('foldPodWarnings', () => {
       ev({ reason: 'FailedCreatePodSandBox', source: { host: 'node-a' }, count: 1, message: RUNSC_MISSING, lastTimestamp: '2026-11-29T10:01:00Z' }),
       // The scheduler's reportingInstance is `default-scheduler-<host>`: no node.
       ev({ reason: 'FailedScheduling', reportingComponent: 'default-scheduler', reportingInstance: 'default-scheduler-vm', message: '0/3 nodes are available: 3 node(s) didn\'t match Pod\'s node affinity/selector.', lastTimestamp: '2026-11-29T09:59:00Z' }),
-    ] as never);
+    ]);
     expect(folded).toEqual([
       { reason: 'FailedScheduling', count: 1, message: '0/3 nodes are available: 3 node(s) didn\'t match Pod\'s node affinity/selector.' },
       { reason: 'FailedCreatePodSandBox', node: 'node-a', count: 5, message: RUNSC_MISSING },
@@ -34,7 +35,7 @@ describe('foldPodWarnings', () => {
 
   test('a message over 320 characters keeps its start and its end (the cause); no events, no entries', () => {
     const long = `Failed to create pod sandbox: ${'layer '.repeat(80)}exec: "runsc": executable file not found in $PATH`;
-    const cut = foldPodWarnings([ev({ reason: 'FailedCreatePodSandBox', message: long })] as never)[0]!.message;
+    const cut = foldPodWarnings([ev({ reason: 'FailedCreatePodSandBox', message: long })])[0]!.message;
     expect(cut).toHaveLength(320);
     expect(cut.startsWith('Failed to create pod sandbox: layer')).toBe(true);
     expect(cut).toContain(' … ');
@@ -54,7 +55,7 @@ describe('sandboxFailuresByNode', () => {
       on('shell-pool-a2', 'node-a', 1, '2026-11-29T10:00:03Z', 'newest on node-a'),
       on('other-template-x', 'node-a', 9, '2026-11-29T10:00:04Z'),
       ev({ involvedObject: { kind: 'Pod', name: 'shell-pool-c1' }, reason: 'BackOff', source: { host: 'node-c' }, message: 'Back-off restarting failed container' }),
-    ] as never, new Set(['shell-pool-a1', 'shell-pool-a2', 'shell-pool-b1', 'shell-pool-c1']));
+    ], new Set(['shell-pool-a1', 'shell-pool-a2', 'shell-pool-b1', 'shell-pool-c1']));
     expect(failures).toEqual([
       { node: 'node-a', pods: ['shell-pool-a1', 'shell-pool-a2'], count: 4, message: 'newest on node-a' },
       { node: 'node-c', pods: ['shell-pool-c1'], count: 2, message: RUNSC_MISSING },
@@ -63,6 +64,6 @@ describe('sandboxFailuresByNode', () => {
 
   test('an event naming no node is kept under "?"', () => {
     const e = ev({ involvedObject: { kind: 'Pod', name: 'p' }, reason: 'FailedCreatePodSandBox', reportingComponent: 'some-controller', reportingInstance: 'ctl-0', message: 'm' });
-    expect(sandboxFailuresByNode([e] as never, new Set(['p']))).toEqual([{ node: '?', pods: ['p'], count: 1, message: 'm' }]);
+    expect(sandboxFailuresByNode([e], new Set(['p']))).toEqual([{ node: '?', pods: ['p'], count: 1, message: 'm' }]);
   });
 });

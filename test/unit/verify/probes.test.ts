@@ -1,6 +1,7 @@
 import { loadRelease } from '../../../src/releases/index.js';
 import { controllerNeeds, describeNeed, KNOWN_GAPS } from '../../../src/verify/probes/controller.js';
-import { conversionEvidence, viewCrd } from '../../../src/verify/probes/install.js';
+import { crdView as viewCrd } from '../../../src/adapter/kubernetes/views.js';
+import { conversionEvidence } from '../../../src/verify/probes/install.js';
 import { declaredPolicies, podCoverage, selects } from '../../../src/verify/probes/network.js';
 import { routerAdmission } from '../../../src/verify/probes/router.js';
 import { nodesFor } from '../../../src/verify/probes/runtime-class.js';
@@ -23,6 +24,7 @@ describe('install probe: CRD views and conversion evidence', () => {
   test('viewCrd reads served/storage versions, Established, client config and the release label', () => {
     expect(viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t', label: 'v0.5.6' }) as never)).toEqual({
       served: ['v1alpha1', 'v1beta1'], storage: 'v1beta1', established: true, strategy: 'Webhook', service: PINNED_SVC, caBundle: true, versionLabel: 'v0.5.6',
+      schemas: { v1alpha1: undefined, v1beta1: undefined },
     });
   });
 

@@ -8,7 +8,7 @@ export function conversionReadEvidence(conv: Facts, subject: string, r: Result<u
   else if (r.kind === 'ok') conv.add('verified', 'unknown', subject, 'ConversionObjectNotFound', 'v1alpha1 GET found no object');
   else {
     const text = r.kind === 'failed' ? r.error.message : r.message;
-    if (/x509|certificate|tls|handshake/i.test(text)) conv.add('verified', 'contradicted', subject, 'ConversionTlsFailure', `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`);
+    if (r.kind === 'failed' && r.error.tls) conv.add('verified', 'contradicted', subject, 'ConversionTlsFailure', `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`);
     else conv.add('verified', 'unknown', subject, 'ConversionReadFailed', `v1alpha1 GET failed: ${text}`);
   }
 }
