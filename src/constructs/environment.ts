@@ -10,6 +10,7 @@ import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { LoadedRelease, SandboxKind } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
+import { SandboxClientDecl, type SandboxClientProps } from './client.js';
 import { apiVersionFor, provideContext } from './context.js';
 import { descriptorJson, EnvironmentDescriptorSchema, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState } from './descriptor.js';
 import { ConstructError } from './errors.js';
@@ -127,6 +128,12 @@ export class AgentEnvironment extends Chart {
     return new SandboxNetworkPolicy(this, id, props);
   }
 
+  /** Declares the application's client SDK and mode; synthesis refuses an environment that client cannot use (ClientIncompatibleError). */
+  addClient(props: SandboxClientProps, id = `client-${props.sdk}-${props.mode}`): SandboxClientDecl {
+    this.assertOpen();
+    return new SandboxClientDecl(this, id, props);
+  }
+
   get runtimeClasses(): SandboxRuntimeClass[] {
     return this.all(SandboxRuntimeClass);
   }
@@ -145,6 +152,9 @@ export class AgentEnvironment extends Chart {
   get networkPolicies(): SandboxNetworkPolicy[] {
     return this.all(SandboxNetworkPolicy);
   }
+  get clients(): SandboxClientDecl[] {
+    return this.all(SandboxClientDecl);
+  }
 
   /**
    * Adds the objects that depend on everything else (Namespaces, the descriptor ConfigMap) and refuses further `add*`
@@ -156,6 +166,8 @@ export class AgentEnvironment extends Chart {
     if (this.routers.length > 1) {
       throw new ConstructError(this.node.path, `environment has ${this.routers.length} routers (${this.routers.map((r) => r.node.path).join(', ')})`, 'declare one SandboxRouter per environment');
     }
+    const router = this.routers[0];
+    for (const client of this.clients) client.check({ warmPools: this.warmPools, ...(router !== undefined ? { router } : {}) });
     if (this.createNamespaces) {
       const own = new Set<string>([this.defaultNamespace]);
       for (const part of [...this.templates, ...this.warmPools, ...this.claims, ...this.routers]) own.add(part.namespace);
@@ -201,6 +213,8 @@ export class AgentEnvironment extends Chart {
     for (const pool of pools) caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
     if (router !== undefined) caps.push(['router', 'verified']);
     if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
+    // A declared client reads and writes files: its file API is part of what must work.
+    if (this.clients.length > 0) caps.push(['runtime-files', 'verified']);
     caps.push(['network-isolation', policies.length > 0 ? 'verified' : 'configured']);
     const capabilities = caps.map(([capability, required]) => ({ capability, required: this.requiredStates[capability] ?? required }));
     for (const [capability, required] of Object.entries(this.requiredStates).sort()) {
@@ -266,6 +280,23 @@ export class AgentEnvironment extends Chart {
       })),
       images,
       capabilities,
+      ...(this.clients.length > 0
+        ? {
+            clients: this.clients
+              .map((c) => ({
+                sdk: c.sdk,
+                version: c.version,
+                mode: c.mode,
+                runtimeApi: c.modeFacts.runtimeApi,
+                via: c.modeFacts.via,
+                ports: [...c.ports],
+                headers: [...c.modeFacts.headers],
+                warmPools: c.pools({ warmPools: pools }).map((pool) => ({ namespace: pool.namespace, name: pool.name })),
+                ...(c.routerNamespace !== undefined ? { routerNamespace: c.routerNamespace } : {}),
+              }))
+              .sort((a, b) => (`${a.sdk}/${a.mode}` < `${b.sdk}/${b.mode}` ? -1 : 1)),
+          }
+        : {}),
     });
   }
 

@@ -86,6 +86,8 @@ export class SandboxRouter extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   readonly image: string;
   readonly authorizationMode: RouterAuthorization['mode'];
+  /** Ports the router may dial on sandbox pods (its NetworkPolicy egress). */
+  readonly sandboxPorts: readonly number[];
   readonly objects: readonly ApiObject[];
 
   constructor(scope: Construct, id: string, props: SandboxRouterProps) {
@@ -150,6 +152,7 @@ export class SandboxRouter extends Construct {
       list(podSpec, 'volumes').push({ name: 'scoped-token', secret: { secretName: p.authorization.secretName } });
     }
     container['args'] = args;
+    this.sandboxPorts = [...p.sandboxPorts];
 
     const objects: ApiObject[] = [];
     for (const o of objs) {

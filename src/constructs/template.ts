@@ -122,6 +122,8 @@ export class SandboxTemplate extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   /** Where the pod spec takes Secrets (see SandboxWarmPool's `allowTenantCredentials`). */
   readonly secretUses: readonly string[];
+  /** `spec.service`: whether the controller creates a headless Service per sandbox (undefined: unset). */
+  readonly service?: boolean;
   readonly release: LoadedRelease;
   readonly apiObject: ApiObject;
   private readonly explicitManagement?: NetworkPolicyManagement;
@@ -138,6 +140,7 @@ export class SandboxTemplate extends Construct {
     this.namespace = p.namespace ?? ctx.defaultNamespace;
     this.runtimeClass = p.runtimeClass;
     if (p.networkPolicyManagement !== undefined) this.explicitManagement = p.networkPolicyManagement;
+    if (p.service !== undefined) this.service = p.service;
 
     const podSpec = plain(k8s.toJson_PodSpec(props.podSpec) ?? {}) as Json;
     if (podSpec['runtimeClassName'] !== undefined && podSpec['runtimeClassName'] !== this.runtimeClass.name) {
