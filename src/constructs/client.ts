@@ -126,7 +126,7 @@ export class SandboxClientDecl extends Construct {
     const f = this.modeFacts;
     const side = `pool ${pool.namespace}/${pool.name} uses template ${t.namespace}/${t.name} whose runtime is ${t.runtime.kind} (container ${t.runtime.container}, ports ${t.runtime.ports.join(', ')})`;
     if (t.runtime.kind !== f.runtimeApi) {
-      fail('client-runtime-api', `speaks the ${f.runtimeApi} API (${f.calls.map((c) => c.request.split(' ').slice(0, 2).join(' ')).join(', ')}; ${f.cite}), but ${side}`,
+      fail('client-runtime-api', `speaks the ${f.runtimeApi} API (${f.calls.map((c) => c.request.split(' ').slice(0, 2).join(' ').replace(/<.*$/, '…')).join(', ')}; ${f.cite}), but ${side}`,
         t.runtime.kind === 'custom' ? `declare the template's runtime kind (runtime: { kind: '${f.runtimeApi}', … }) if its server speaks that API` : `pick a ${t.runtime.kind} mode of the client, or a template whose runtime serves the ${f.runtimeApi} API`);
     }
     const missing = this.ports.filter((port) => !t.runtime.ports.includes(port));
