@@ -1,27 +1,25 @@
 /**
- * Diff benchmark (issue 5): two synthesized environments of N objects each (default 5,000, the pinned v0.5.6 CRDs
- * included), one field changed in 50 of them; and the defaults-noise case (case 27) at the same size: the base holds
- * the objects as the API server returns them (schema defaults filled, status, managedFields, keys in another order),
- * the head as synthesized. `agentplane diff` (the CLI, start-up included) and dyff (github.com/homeport/dyff, installed
- * by scripts/install-dyff.sh from the Go module proxy, skipped with a message when it cannot be had) run on the same
- * inputs; wall time and peak RSS (GNU time) are medians of BENCH_RUNS runs, and each tool's count of reported changes
- * is shown.
+ * Diff benchmark (issue 16): two synthesized environments of N objects each (the pinned v0.5.6 CRDs included), 1 %
+ * of them changed in one field (50 at 5,000), at each size of BENCH_DIFF_SIZES (default 5000,50000,200000); and the
+ * defaults-noise case (case 27) at 5,000: the base holds the objects as the API server returns them (schema defaults
+ * filled, status, managedFields, keys in another order), the head as synthesized. `agentplane diff` (the CLI, start-up
+ * included) and dyff (github.com/homeport/dyff, installed by scripts/install-dyff.sh from the Go module proxy; the rows
+ * say skipped when it cannot be had) run paired on the same inputs (bench/paired.ts); each tool's count of reported
+ * changes is shown below the table.
  *
- *   npx tsx bench/diff.ts            (BENCH_DIFF_OBJECTS=5000 BENCH_RUNS=3)
+ *   npx tsx bench/diff.ts            (BENCH_DIFF_SIZES=5000 BENCH_PAIRS=7)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { stringify } from 'yaml';
+import { dump } from 'js-yaml';
 import { crdObject, loadRelease, type KubeObject, type SandboxKind } from '../src/releases/index.js';
+import { paired, pairedRow, PAIRS, runOnce, skippedRow } from './paired.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'bench/.out/diff');
-const N = Number(process.env.BENCH_DIFF_OBJECTS ?? 5000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const CHANGED = 50;
+const SIZES = (process.env.BENCH_DIFF_SIZES ?? '5000,50000,200000').split(',').map(Number);
 const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
 
 /** The i-th synthesized object: a rotation of SandboxTemplate, SandboxWarmPool, NetworkPolicy and ConfigMap. */
@@ -63,45 +61,18 @@ function asLive(obj: KubeObject, i: number): KubeObject {
 function writeSet(dir: string, objects: readonly KubeObject[]): string {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const text = objects.map((o) => `---\n${stringify(o, { version: '1.1', lineWidth: 0 })}`).join('');
+  const text = objects.map((o) => `---\n${dump(o, { lineWidth: -1, noRefs: true })}`).join('');
   writeFileSync(path.join(dir, 'manifests.yaml'), text);
   return path.join(dir, 'manifests.yaml');
 }
 
-function median(xs: number[]): number {
-  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-}
-
-interface Measured { wallMs: number; rssMb: number; stdout: string; status: number | null }
-
-function measure(argv: string[]): Measured[] {
-  const out: Measured[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { cwd: ROOT, encoding: 'utf8', maxBuffer: 512 << 20 });
-    const wallMs = performance.now() - t0;
-    const rssKb = Number(r.stderr.trim().split('\n').pop());
-    out.push({ wallMs, rssMb: Math.round(rssKb / 1024), stdout: r.stdout, status: r.status });
-  }
-  return out;
-}
-
 const release = await loadRelease('v0.5.6');
 const crds = KINDS.map((k) => crdObject(release, k));
-const head = Array.from({ length: N - crds.length }, (_, i) => synthesized(i, false));
-const changedHead = head.map((o, i) => (i % Math.floor(head.length / CHANGED) === 0 && i / Math.floor(head.length / CHANGED) < CHANGED ? synthesized(i, true) : o));
-const live = head.map((o, i) => asLive(o, i));
-const files = {
-  base: writeSet(path.join(OUT, 'base'), [...crds, ...head]),
-  changed: writeSet(path.join(OUT, 'changed'), [...crds, ...changedHead]),
-  live: writeSet(path.join(OUT, 'live'), [...crds, ...live]),
-};
 
 const dyffPath = (() => {
   const r = spawnSync('bash', [path.join(ROOT, 'scripts/install-dyff.sh')], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : undefined;
 })();
-const dyffNote = dyffPath === undefined ? 'skipped: scripts/install-dyff.sh could not install dyff (no Go or no module proxy)' : '';
 /** The version is in the install directory's name (`dyff-<version>`); `go install` builds report `(development)` themselves. */
 const dyffVersion = dyffPath ? path.basename(path.dirname(dyffPath)).replace(/^dyff-/, '') : '';
 
@@ -109,31 +80,49 @@ const { compiledCliUsable } = (await import(pathToFileURL(path.join(ROOT, 'bin/s
 const cliMode = compiledCliUsable(ROOT, ['diff']) ? 'compiled lib/' : 'tsx: lib/ missing or stale, run npm run build';
 
 const rows: string[] = [];
-for (const [label, baseFile, headFile] of [['one field changed in 50', files.base, files.changed], ['defaults noise (live vs synth)', files.live, files.base]] as const) {
-  const ours = measure([process.execPath, path.join(ROOT, 'bin/agentplane.js'), 'diff', path.dirname(baseFile), path.dirname(headFile), '-o', 'json']);
-  const report = JSON.parse(ours[0]!.stdout) as { objects: Array<{ fields: unknown[] }> };
-  const ourCount = `${report.objects.length} objects, ${report.objects.reduce((n, o) => n + o.fields.length, 0)} fields`;
-  rows.push(`| ${label} | agentplane diff (CLI, ${cliMode}) | ${median(ours.map((m) => m.wallMs)).toFixed(0)} ms | ${median(ours.map((m) => m.rssMb))} MB | ${ourCount} |`);
-  const lean = measure([process.execPath, '--import', 'tsx', path.join(ROOT, 'bench/diff-case.ts'), path.dirname(baseFile), path.dirname(headFile)]);
-  const inProcess = lean.map((m) => JSON.parse(m.stdout.trim().split('\n').pop()!) as { readMs: number; diffMs: number; objects: number; fields: number });
-  rows.push(`| ${label} | agentplane diff (library, lean process: read ${median(inProcess.map((x) => x.readMs))} ms + diff ${median(inProcess.map((x) => x.diffMs))} ms) | ${median(lean.map((m) => m.wallMs)).toFixed(0)} ms | ${median(lean.map((m) => m.rssMb))} MB | ${inProcess[0]!.objects} objects, ${inProcess[0]!.fields} fields |`);
+const counts: string[] = [];
+const cases: Array<{ label: string; n: number; target: number; make: () => [string, string] }> = [
+  ...SIZES.map((n) => ({
+    label: `diff ${n.toLocaleString('en')} objects, 1 % changed`,
+    n,
+    target: 0.5,
+    make: (): [string, string] => {
+      // 1 % of the objects, spread evenly so every generated kind has changes (a step that is a multiple of 4 would hit one kind)
+      const changed = Math.floor(n / 100);
+      const head = Array.from({ length: n - crds.length }, (_, i) => synthesized(i, false));
+      const step = Math.floor(head.length / changed);
+      const dir = path.join(OUT, String(n));
+      const base = writeSet(path.join(dir, 'base'), [...crds, ...head]);
+      const changedFile = writeSet(path.join(dir, 'changed'), [...crds, ...head.map((o, i) => (i % step === 0 && i / step < changed ? synthesized(i, true) : o))]);
+      return [base, changedFile];
+    },
+  })),
+  {
+    label: 'diff 5,000 objects, defaults noise (live vs synth)',
+    n: 5000,
+    target: 1,
+    make: (): [string, string] => {
+      const head = Array.from({ length: 5000 - crds.length }, (_, i) => synthesized(i, false));
+      const dir = path.join(OUT, 'noise');
+      return [writeSet(path.join(dir, 'live'), [...crds, ...head.map((o, i) => asLive(o, i))]), writeSet(path.join(dir, 'synth'), [...crds, ...head])];
+    },
+  },
+];
+for (const c of cases) {
+  const [baseFile, headFile] = c.make();
+  const pairs = c.n >= 50_000 ? Math.min(PAIRS, 3) : PAIRS;
+  const ours = (): ReturnType<typeof runOnce> => runOnce([process.execPath, path.join(ROOT, 'bin/agentplane.js'), 'diff', path.dirname(baseFile), path.dirname(headFile), '-o', 'json'], { cwd: ROOT, okStatus: (s) => s === 0 || s === 1 });
   if (dyffPath === undefined) {
-    rows.push(`| ${label} | dyff | ${dyffNote} | - | - |`);
+    rows.push(skippedRow(`${c.label} (CLI, ${cliMode})`, 'scripts/install-dyff.sh could not install dyff (no Go or no module proxy)', c.target));
     continue;
   }
-  const theirs = measure([dyffPath, 'between', '--omit-header', '--output', 'brief', baseFile, headFile]);
-  const brief = theirs[0]!.stdout.trim();
-  const count = /(\d+) changes? detected/.exec(brief)?.[1] ?? (brief === "" ? "0" : `unparsed: ${brief.split("\n")[0]!}`);
-  rows.push(`| ${label} | dyff ${dyffVersion} | ${median(theirs.map((m) => m.wallMs)).toFixed(0)} ms | ${median(theirs.map((m) => m.rssMb))} MB | ${count} differences |`);
+  const theirs = (): ReturnType<typeof runOnce> => runOnce([dyffPath, 'between', '--omit-header', '--output', 'brief', baseFile, headFile], { cwd: ROOT });
+  const p = paired(ours, theirs, pairs);
+  rows.push(pairedRow(`${c.label} (CLI, ${cliMode})`, `dyff ${dyffVersion} between --output brief`, p, c.target));
+  const report = JSON.parse(p.a[0]!.stdout) as { objects: Array<{ fields: unknown[] }> };
+  const brief = p.b[0]!.stdout.trim();
+  const dyffCount = /(\d+) changes? detected/.exec(brief)?.[1] ?? (brief === '' ? '0' : `unparsed: ${brief.split('\n')[0]!}`);
+  counts.push(`- ${c.label}: agentplane ${report.objects.length} objects, ${report.objects.reduce((n, o) => n + o.fields.length, 0)} fields; dyff ${dyffCount} differences`);
+  rmSync(path.dirname(path.dirname(baseFile)), { recursive: true, force: true });
 }
-
-const table = [
-  `### Diff: ${N} objects per side (4 pinned v0.5.6 CRDs + generated), ${RUNS} runs, medians, process start-up included`,
-  '',
-  '| case | tool | wall time | peak RSS | changes reported |',
-  '| --- | --- | --- | --- | --- |',
-  ...rows,
-  '',
-].join('\n');
-process.stdout.write(table);
-if (existsSync(path.join(ROOT, 'bench/.out'))) writeFileSync(path.join(ROOT, 'bench/.out/diff.md'), table);
+process.stdout.write([...rows, '', 'Changes reported:', ...counts, ''].join('\n'));

@@ -3,6 +3,7 @@
  * `dist/<environment>/environment.json` and as ConfigMap `agentplane-environment` (key `environment.json`).
  * The zod schema is the contract between the constructs (writer) and the verifier (reader).
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /** Support states in order (DESIGN §1); `failed`/`unsupported` are outcomes, never requirements. */
@@ -162,4 +163,49 @@ function sortKeys(value: unknown): unknown {
     return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
   }
   return value;
+}
+
+/**
+ * A descriptor too large for one ConfigMap is stored in parts (synth, src/synth/descriptor-parts.ts): the descriptor
+ * ConfigMap then holds {@link DESCRIPTOR_PARTS_KEY} (the number of parts) and {@link DESCRIPTOR_SHA256_KEY} (sha256 of
+ * the whole text) instead of the text, and ConfigMap `<name>-<i>` (i = 1..n, 4 digits) holds part i under
+ * {@link DESCRIPTOR_PART_KEY}. The parts, concatenated in order, are the exact bytes of `environment.json`.
+ */
+export const DESCRIPTOR_PARTS_KEY = 'environment.json.parts';
+export const DESCRIPTOR_SHA256_KEY = 'environment.json.sha256';
+export const DESCRIPTOR_PART_KEY = 'environment.json.part';
+
+/** The name of part `i` (1-based) of descriptor ConfigMap `name`. */
+export function descriptorPartName(name: string, i: number): string {
+  return `${name}-${String(i).padStart(4, '0')}`;
+}
+
+/** A descriptor stored in ConfigMaps that cannot be put back together (a part missing, or a checksum mismatch). */
+export class DescriptorPartsError extends Error {
+  override readonly name = 'DescriptorPartsError';
+  constructor(message: string, readonly hint: string) {
+    super(message);
+  }
+}
+
+/**
+ * The descriptor text from its ConfigMap (`data[key]`) or, when stored in parts, from the part ConfigMaps `byName`
+ * gives (checked against the stored sha256). @throws {DescriptorPartsError} a part missing, a bad count or checksum.
+ */
+export function descriptorTextFromConfigMaps(head: { name: string; data: Readonly<Record<string, string>> }, key: string, byName: (name: string) => Readonly<Record<string, string>> | undefined): string {
+  const whole = head.data[key];
+  if (whole !== undefined) return whole;
+  const count = Number(head.data[DESCRIPTOR_PARTS_KEY]);
+  const hint = 're-apply the synthesized output of the environment (all descriptor ConfigMaps together)';
+  if (!Number.isInteger(count) || count < 1) throw new DescriptorPartsError(`ConfigMap ${head.name} holds neither ${key} nor a part count (${DESCRIPTOR_PARTS_KEY})`, hint);
+  const parts: string[] = [];
+  for (let i = 1; i <= count; i++) {
+    const part = byName(descriptorPartName(head.name, i))?.[DESCRIPTOR_PART_KEY];
+    if (part === undefined) throw new DescriptorPartsError(`descriptor part ${descriptorPartName(head.name, i)} (${i} of ${count}) is missing`, hint);
+    parts.push(part);
+  }
+  const text = parts.join('');
+  const sha = createHash('sha256').update(text, 'utf8').digest('hex');
+  if (sha !== head.data[DESCRIPTOR_SHA256_KEY]) throw new DescriptorPartsError(`descriptor parts of ${head.name} do not match its sha256 (${head.data[DESCRIPTOR_SHA256_KEY]}; parts give ${sha})`, hint);
+  return text;
 }

@@ -6,11 +6,12 @@ import { createTwoFilesPatch } from 'diff';
 import equal from 'fast-deep-equal';
 import { dump } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
-import { indexObjects, type ObjectKey } from './identity.js';
+import type { ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 import { assessRisks, type ComparedPair, type HeadObjects, type Risk } from './risk.js';
-import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
-import { clusterScopedBy, scopeLookupFromObjects, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
+import { isShared, pairSets, type PairedSets } from './pairing.js';
+import { firstOf } from './schema-lookup.js';
+import type { ScopeLookup } from './scope.js';
 import { redactSecretPair } from './secrets.js';
 import { fieldChanges, type FieldChange } from './structural.js';
 
@@ -59,20 +60,23 @@ export interface DiffReport {
   readonly counts: { readonly added: number; readonly removed: number; readonly changed: number; readonly unchanged: number };
 }
 
+/** A CRD that asks a CA injector for its caBundle (`cert-manager.io/inject-ca-from`). */
+const INJECTOR_ANNOTATION = 'cert-manager.io/inject-ca-from';
+const asksInjector = (o: KubeObject): boolean => o.kind === 'CustomResourceDefinition' && typeof (o.metadata?.annotations as Record<string, unknown> | undefined)?.[INJECTOR_ANNOTATION] === 'string';
+/** The controller flag (v0.5.6, `cmd/agent-sandbox-controller/main.go@v0.5.6`) that leaves the caBundle to the manifests. */
+const OPT_OUT_FLAG = '--manage-webhook-certs=false';
+const optsOut = (o: KubeObject): boolean => {
+  if (o.kind !== 'Deployment') return false;
+  const containers = ((o.spec as { template?: { spec?: { containers?: Array<{ args?: unknown[] }> } } } | undefined)?.template?.spec?.containers) ?? [];
+  return containers.some((c) => (c.args ?? []).map(String).includes(OPT_OUT_FLAG));
+};
+
 /**
  * Whether the CRDs' conversion `caBundle` is written by someone other than the manifests: true unless the controller
- * Deployment in `objects` runs with `--manage-webhook-certs=false` (v0.5.6 flag, `cmd/agent-sandbox-controller/main.go@v0.5.6`)
- * and no CRD asks a CA injector (`cert-manager.io/inject-ca-from`).
+ * Deployment in `objects` runs with `--manage-webhook-certs=false` and no CRD asks a CA injector.
  */
 export function caBundleExternallyManaged(objects: readonly KubeObject[]): boolean {
-  const injector = objects.some((o) => o.kind === 'CustomResourceDefinition' && typeof (o.metadata?.annotations as Record<string, unknown> | undefined)?.['cert-manager.io/inject-ca-from'] === 'string');
-  if (injector) return true;
-  const optedOut = objects.some((o) => {
-    if (o.kind !== 'Deployment') return false;
-    const containers = ((o.spec as { template?: { spec?: { containers?: Array<{ args?: unknown[] }> } } } | undefined)?.template?.spec?.containers) ?? [];
-    return containers.some((c) => (c.args ?? []).map(String).includes('--manage-webhook-certs=false'));
-  });
-  return !optedOut;
+  return objects.some(asksInjector) || !objects.some(optsOut);
 }
 
 /** YAML with keys sorted, for the unified view; js-yaml (the diff's parser) so a diff loads one YAML library. */
@@ -91,40 +95,44 @@ function equalAsRead(b: KubeObject, h: KubeObject, baseOpts: NormalizeOptions, h
 
 /**
  * Compares two manifest sets. A cluster-scoped object's `metadata.namespace` is dropped first, as the API server does
- * (scope: core table, CRDs of both sets, `opts.scopeFor`; see ./scope.ts). Throws `ObjectIdentityError` when a set
- * holds an unnamed or duplicated object.
+ * (scope: core table, CRDs of both sets, `opts.scopeFor`; see ./scope.ts). Sets read from files are compared
+ * document by document first (./pairing.ts): what is the same text on both sides is neither parsed nor compared.
+ * Throws `ObjectIdentityError` when a set holds an unnamed or duplicated object.
  */
 export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOptions = {}): DiffReport {
-  const clusterScoped = clusterScopedBy(scopeLookupFromObjects(head.objects), scopeLookupFromObjects(base.objects), opts.scopeFor);
-  const baseIdx = indexObjects(withoutClusterNamespaces(base.objects, clusterScoped), base.label, base.environments);
-  const headIdx = indexObjects(withoutClusterNamespaces(head.objects, clusterScoped), head.label, head.environments);
-  const baseSchemas = schemaLookupFromObjects(base.objects);
-  const headSchemas = schemaLookupFromObjects(head.objects);
-  const external = opts.caBundleExternallyManaged ?? caBundleExternallyManaged(head.objects);
-  const baseOpts: NormalizeOptions = { schemaFor: firstOf(baseSchemas, headSchemas, opts.schemaFor), caBundleExternallyManaged: external };
-  const headOpts: NormalizeOptions = { schemaFor: firstOf(headSchemas, baseSchemas, opts.schemaFor), caBundleExternallyManaged: external };
-  const keys = [...new Set([...baseIdx.keys(), ...headIdx.keys()])].sort();
-  const pairs: ComparedPair[] = [];
-  const objects: ObjectDiff[] = [];
+  const sets = pairSets(base, head, opts.scopeFor);
+  const { objectOf } = sets;
+  const external = opts.caBundleExternallyManaged ?? (sets.headMatching(INJECTOR_ANNOTATION, asksInjector) || !sets.headMatching(OPT_OUT_FLAG, optsOut));
+  const baseOpts: NormalizeOptions = { schemaFor: firstOf(sets.baseSchemas, opts.schemaFor), caBundleExternallyManaged: external };
+  const headOpts: NormalizeOptions = { schemaFor: firstOf(sets.headSchemas, opts.schemaFor), caBundleExternallyManaged: external };
   const headNormalized = new Map<ObjectKey, KubeObject>();
-  const headObjects: HeadObjects = {
-    raw: headIdx,
-    normalized(key) {
-      let n = headNormalized.get(key);
-      if (n === undefined) headNormalized.set(key, (n = normalizeObject(headIdx.get(key)!, headOpts)));
-      return n;
-    },
+  const normalizedHead = (key: ObjectKey): KubeObject => {
+    let n = headNormalized.get(key);
+    if (n === undefined) headNormalized.set(key, (n = normalizeObject(objectOf(sets.head.get(key)!), headOpts)));
+    return n;
   };
   let unchanged = 0;
+  // A key whose entry is the same shared document on both sides is unchanged: it is never parsed (pairing.ts).
+  const keys: ObjectKey[] = [];
+  for (const [key, b] of sets.base) {
+    if (sets.head.get(key) === b && isShared(b)) unchanged += 1;
+    else keys.push(key);
+  }
+  for (const key of sets.head.keys()) if (!sets.base.has(key)) keys.push(key);
+  keys.sort();
+  const pairs: ComparedPair[] = [];
+  const objects: ObjectDiff[] = [];
   for (const key of keys) {
-    const b0 = baseIdx.get(key);
-    const h0 = headIdx.get(key);
+    const bi = sets.base.get(key);
+    const hi = sets.head.get(key);
+    const b0 = bi && objectOf(bi);
+    const h0 = hi && objectOf(hi);
     // Most objects of a review are unchanged: equal as read means equal after normalization, at a fraction of the cost.
     if (b0 !== undefined && h0 !== undefined && equalAsRead(b0, h0, baseOpts, headOpts)) {
       unchanged += 1;
       continue;
     }
-    const [b, h] = redactSecretPair(b0 && normalizeObject(b0, baseOpts), h0 && headObjects.normalized(key));
+    const [b, h] = redactSecretPair(b0 && normalizeObject(b0, baseOpts), h0 && normalizedHead(key));
     // Deep equality next (key order ignored): cheaper than a structural diff, and most pairs that differ as read
     // (server defaults, status, metadata) are equal once normalized.
     const fields = b !== undefined && h !== undefined && !equal(b, h) ? fieldChanges(b, h) : [];
@@ -150,7 +158,28 @@ export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOp
     base: base.label,
     head: head.label,
     objects,
-    risks: assessRisks(pairs, headObjects),
+    risks: assessRisks(pairs, headObjects(sets, normalizedHead)),
     counts: { added: count('added'), removed: count('removed'), changed: count('changed'), unchanged },
+  };
+}
+
+/** The head set for the risk rules: warm pools indexed by namespace and template name, built on first use. */
+function headObjects(sets: PairedSets, normalized: (key: ObjectKey) => KubeObject): HeadObjects {
+  let pools: Map<string, ObjectKey[]> | undefined;
+  const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+  return {
+    normalized,
+    poolsUsing(namespace, template) {
+      if (pools === undefined) {
+        pools = new Map();
+        for (const [key, v] of sets.head) {
+          if ((isShared(v) ? v.identity.kind : v.kind) !== 'SandboxWarmPool') continue;
+          const pool = sets.objectOf(v);
+          const at = `${String(pool.metadata?.namespace)}\0${String(rec(rec(pool.spec).sandboxTemplateRef).name)}`;
+          pools.set(at, [...(pools.get(at) ?? []), key]);
+        }
+      }
+      return pools.get(`${String(namespace)}\0${String(template)}`) ?? [];
+    },
   };
 }

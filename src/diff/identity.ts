@@ -33,25 +33,6 @@ export class ObjectIdentityError extends Error {
   }
 }
 
-/**
- * Indexes a set of objects by {@link objectKey}, prefixed with `<environment>:` when `environments[i]` names the
- * environment of `objects[i]` (objects of different environments never match); identical copies are kept once.
- * @throws {ObjectIdentityError} an object without a name, or two different objects with the same key (`where` names the set).
- */
-export function indexObjects(objects: readonly KubeObject[], where: string, environments?: ReadonlyArray<string | undefined>): Map<ObjectKey, KubeObject> {
-  const byKey = new Map<ObjectKey, KubeObject>();
-  objects.forEach((obj, i) => {
-    const env = environments?.[i];
-    const key = env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`;
-    const seen = byKey.get(key);
-    if (seen !== undefined && seen !== obj && JSON.stringify(seen) !== JSON.stringify(obj)) {
-      throw new ObjectIdentityError(`${where} holds two different objects ${key}`, 'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)');
-    }
-    byKey.set(key, obj);
-  });
-  return byKey;
-}
-
 /** `name`, or `metadata.name` for embedded objects such as volumeClaimTemplates. */
 function itemName(rec: Record<string, unknown>): string | undefined {
   if (typeof rec.name === 'string') return rec.name;

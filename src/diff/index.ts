@@ -4,7 +4,7 @@
  * barrel, which would load ajv, zod and yaml for every `agentplane diff` (types still come from the barrel).
  */
 export { diffManifests, caBundleExternallyManaged, type DiffOptions, type DiffReport, type ManifestSet, type ObjectDiff } from './compare.js';
-export { indexObjects, objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
+export { objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
 export { CONTROLLER_OWNED, SERVER_OWNED_METADATA, normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 export { DIFF_FORMATS, MARKDOWN_BUDGET, renderDiff, renderJson, renderMarkdown, renderText, type DiffFormat } from './render.js';
 export { assessRisks, type HeadObjects, type Risk, type RiskRule } from './risk.js';
@@ -13,7 +13,7 @@ export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './sch
 export { clusterScopedBy, scopeLookupFromObjects, scopeLookupFromRelease, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
 export { REDACTED, REDACTED_AFTER, REDACTED_BEFORE, redactSecretPair } from './secrets.js';
 export {
-  ManifestParseError, ManifestSourceError, parseManifests, readManifestDir, readManifestSource, readManifestsAtGitRef, type DocumentCache, type GitRefOptions, type ReadOptions,
+  documentSet, ManifestParseError, ManifestSourceError, parseDocument, parseManifests, splitDocuments, readManifestDir, readManifestSource, readManifestsAtGitRef, type DocumentCache, type GitRefOptions, type ManifestDocument, type ReadOptions,
 } from './sources.js';
 export { LiveObjectError, readLiveSets, type LiveReader, type UnreadableObject } from './live.js';
 export { fieldChanges, type FieldChange } from './structural.js';

@@ -21,11 +21,12 @@ import type { ObjectKey } from './identity.js';
 import type { FieldChange } from './structural.js';
 
 /**
- * The head set, for rules that look beyond one pair. `raw` holds the objects as read (kind, namespace, name and
- * references are the same before and after normalization); `normalized` gives the normalized copy on demand.
+ * The head set, for rules that look beyond one pair, by key: `poolsUsing` gives the keys of the SandboxWarmPools of
+ * `namespace` whose `spec.sandboxTemplateRef.name` is `template` (in head order); `normalized` the normalized copy of
+ * an object on demand.
  */
 export interface HeadObjects {
-  readonly raw: ReadonlyMap<ObjectKey, KubeObject>;
+  poolsUsing(namespace: string | undefined, template: string | undefined): readonly ObjectKey[];
   normalized(key: ObjectKey): KubeObject;
 }
 
@@ -229,10 +230,10 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
   const ns = p.head.metadata?.namespace;
   const out: Risk[] = [];
   const env = p.key.slice(0, p.key.indexOf(':') + 1);
-  for (const [key, pool] of head.raw) {
-    if (pool.kind !== 'SandboxWarmPool' || pool.metadata?.namespace !== ns || !key.startsWith(env)) continue;
-    if (rec(rec(pool.spec).sandboxTemplateRef).name !== name) continue;
-    const strategy = strategyOf(head.normalized(key));
+  for (const key of head.poolsUsing(ns, name)) {
+    if (!key.startsWith(env)) continue;
+    const pool = head.normalized(key);
+    const strategy = strategyOf(pool);
     out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: pool rollout required for warm pool ${String(pool.metadata?.name)} (strategy: ${strategy})`, details: [rollEffect(strategy)] });
   }
   return out;

@@ -54,5 +54,5 @@ export class EnvironmentModuleError extends SynthesisError {
   }
 }
 
-/** An object too large for client-side apply, in strict mode. */
+/** An object the API server would refuse (over 1 MiB), or, in strict mode, too large for client-side apply. */
 export class ObjectTooLargeError extends SynthesisError {}

@@ -1,7 +1,7 @@
 /** Public API of synthesis: environment modules, synthesis of an environment, lock reconciliation, writing. */
 export { buildEnvironments, defineEnvironments, loadEnvironmentModule, type EnvironmentsBuilder, type EnvironmentsDefinition, type SynthContext } from './environment-module.js';
 export {
-  ANNOTATION_LIMIT_BYTES, synthesizeEnvironment, type EnvironmentSynthesis, type SynthesizedFile, type SynthesizedObject, type SynthOptions,
+  ANNOTATION_LIMIT_BYTES, OBJECT_LIMIT_BYTES, synthesizeEnvironment, type EnvironmentSynthesis, type SynthesizedFile, type SynthesizedObject, type SynthOptions,
 } from './synthesize.js';
 export { reconcileLock, type LockOutcome } from './lock.js';
 export { writeSynthesis } from './write.js';

@@ -4,7 +4,7 @@
  *
  * Steps: seal the environment; run every construct's validations; render each ApiObject (errors get its path); drop
  * `metadata.namespace` from cluster-scoped objects; refuse duplicates; validate Agent Sandbox objects against the pinned
- * CRD schema (CustomObjectValidator); annotate sync waves; check client-side-apply size; order by phase, then kind rank,
+ * CRD schema (CustomObjectValidator); annotate sync waves; store a large descriptor ConfigMap in parts; refuse objects over the API server's limit; check client-side-apply size; order by phase, then kind rank,
  * namespace, name. Output bytes depend only on the constructs (no time, no randomness, sorted keys).
  */
 import { ApiObject } from 'cdk8s';
@@ -15,11 +15,18 @@ import {
 } from '../constructs/index.js';
 import { CustomObjectValidator, lastAppliedSizeBytes, releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
+import { descriptorConfigMaps, isDescriptorConfigMap } from './descriptor-parts.js';
 import { apiGroup, isClusterScoped } from './scope.js';
 import { yamlStream } from './yaml.js';
 
 /** Client-side apply stores the whole object in an annotation; all annotations together may hold at most this many bytes. */
 export const ANNOTATION_LIMIT_BYTES = 262144;
+
+/**
+ * The API server refuses a ConfigMap or Secret whose data pass 1 MiB, and any object near etcd's 1.5 MiB request
+ * limit; synth holds every object to 1 MiB of JSON (the descriptor ConfigMap is stored in parts before that).
+ */
+export const OBJECT_LIMIT_BYTES = 1048576;
 
 /** Options of {@link synthesizeEnvironment}. */
 export interface SynthOptions {
@@ -97,7 +104,7 @@ function identity(obj: KubeObject): string {
 /**
  * Synthesizes one environment (sealing it first).
  * @throws EnvironmentInvalidError (construct validations, render errors), DuplicateObjectError, SchemaViolationError,
- *   ObjectTooLargeError (strict only).
+ *   ObjectTooLargeError (an object over {@link OBJECT_LIMIT_BYTES}; with `strict`, also one over the annotation limit).
  */
 export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions = {}): EnvironmentSynthesis {
   const problems: string[] = [];
@@ -115,7 +122,12 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     if (!(c instanceof ApiObject)) continue;
     try {
       const object = c.toJson() as KubeObject;
-      rendered.push({ phase: phaseOf(c), constructPath: c.node.path, object });
+      if (isDescriptorConfigMap(object)) {
+        // Stored in parts when too large for one object (./descriptor-parts.ts); the parts belong to the same construct.
+        descriptorConfigMaps(object).forEach((part, i) => rendered.push({ phase: phaseOf(c), constructPath: i === 0 ? c.node.path : `${c.node.path}/part-${i}`, object: part }));
+      } else {
+        rendered.push({ phase: phaseOf(c), constructPath: c.node.path, object });
+      }
     } catch (err) {
       const msg = messageOf(err);
       problems.push(msg.startsWith(env.node.path) ? msg : `${c.node.path}: ${msg}`);
@@ -136,6 +148,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   const validator = CustomObjectValidator.forRelease(release);
   const violations: string[] = [];
   const sizeNotes: string[] = [];
+  const tooLarge: string[] = [];
   for (const item of rendered) {
     const obj = item.object;
     const metadata = (obj.metadata ??= {});
@@ -152,7 +165,9 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     delete annotations[ANNOTATION_LAST_APPLIED];
     annotations[ANNOTATION_SYNC_WAVE] = String(phaseIndex(item.phase));
     const size = lastAppliedSizeBytes(obj);
-    if (size > ANNOTATION_LIMIT_BYTES) {
+    if (size > OBJECT_LIMIT_BYTES) {
+      tooLarge.push(`${item.constructPath}: ${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name} is ${size} bytes as JSON`);
+    } else if (size > ANNOTATION_LIMIT_BYTES) {
       const text = `${obj.kind} ${obj.metadata?.name} is ${size} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
       if (opts.strict === true) throw new ObjectTooLargeError(`environment ${env.name}: ${text}`, 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side');
       annotations[ANNOTATION_SYNC_OPTIONS] = 'ServerSideApply=true';
@@ -160,6 +175,12 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     }
   }
   if (duplicates.length > 0) throw new DuplicateObjectError(env.name, duplicates);
+  if (tooLarge.length > 0) {
+    throw new ObjectTooLargeError(
+      `environment ${env.name}: ${tooLarge.length} object(s) over the API server's ${OBJECT_LIMIT_BYTES}-byte object limit, which no apply method lifts:\n${tooLarge.map((t) => `    - ${t}`).join('\n')}`,
+      'make the named objects smaller (fewer or shorter entries), or split what they declare across several objects or environments',
+    );
+  }
   if (violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, violations);
 
   const ssa = rendered.filter((i) => i.object.kind === 'CustomResourceDefinition' && descriptor.install?.serverSideApply.includes(String(i.object.metadata?.name)));

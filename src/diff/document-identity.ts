@@ -1,0 +1,103 @@
+/**
+ * The identity of a YAML document read from its text without parsing it, for documents that are the same text in
+ * BASE and HEAD (compare.ts never parses those). Only the plain block layout synth writes is read: top-level
+ * `apiVersion:` and `kind:` lines and `name:`/`namespace:` directly under `metadata:`, each with a plain or simply
+ * quoted scalar. Anything else (flow style, JSON, anchors, tags, comments after a value, multi-line scalars, repeated
+ * keys, `List` kinds) gives undefined and the caller parses the document instead.
+ */
+
+/** What {@link scanIdentity} reads: the fields of an object key. */
+export interface ScannedIdentity {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
+const QUOTED = /^"([A-Za-z0-9][A-Za-z0-9._/-]*)"$|^'([A-Za-z0-9][A-Za-z0-9._/-]*)'$/;
+const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?$/;
+
+function scalar(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (PLAIN.test(raw)) return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw) ? undefined : raw;
+  const m = QUOTED.exec(raw);
+  return m === null ? undefined : (m[1] ?? m[2]);
+}
+
+/** Spaces at `at` (a line start) and whether the line holds content (not blank, not a comment). */
+function indentAt(text: string, at: number): { n: number; content: boolean } {
+  let n = 0;
+  while (text.charCodeAt(at + n) === 32) n++;
+  const c = text.charCodeAt(at + n);
+  return { n, content: !(Number.isNaN(c) || c === 10 || c === 35) };
+}
+
+/** Where the line after the one starting at `at` starts, or -1. */
+function nextLine(text: string, at: number): number {
+  const nl = text.indexOf('\n', at);
+  return nl < 0 ? -1 : nl + 1;
+}
+
+/** Whether the value on the line at `at` (a key at `indent`) ends there: the next content line is not indented deeper (a continuation). */
+function endsAt(text: string, at: number, indent: number): boolean {
+  for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
+    const { n, content } = indentAt(text, l);
+    if (content) return n <= indent;
+  }
+  return true;
+}
+
+/** The line starting at `at`, without its newline. */
+function lineAt(text: string, at: number): string {
+  const nl = text.indexOf('\n', at);
+  return text.slice(at, nl < 0 ? text.length : nl);
+}
+
+/**
+ * The identity of the document `text` (leading `---` line allowed), or undefined when it is not read this simply.
+ * Only lines at column 0 and the direct children of `metadata:` are looked at, without splitting the text.
+ */
+export function scanIdentity(text: string): ScannedIdentity | undefined {
+  if (text.includes('\t') || text.includes('\r')) return undefined;
+  let at = 0;
+  if (text.startsWith('---')) {
+    if (lineAt(text, 0) !== '---') return undefined;
+    at = nextLine(text, 0);
+  }
+  const top = new Map<string, string | undefined>();
+  let metaName: string | undefined;
+  let metaNamespace: string | undefined;
+  for (; at >= 0 && at < text.length; at = nextLine(text, at)) {
+    const c = text.charCodeAt(at);
+    if (c === 32 || c === 10 || c === 35) continue; // nested content, blank lines and comments
+    const m = TOP_KEY.exec(lineAt(text, at));
+    if (m === null || top.has(m[1]!)) return undefined;
+    top.set(m[1]!, m[2]);
+    if (m[1] === 'apiVersion' || m[1] === 'kind') {
+      if (scalar(m[2]) === undefined || !endsAt(text, at, 0)) return undefined;
+    } else if (m[1] === 'metadata') {
+      if (m[2] !== undefined && m[2] !== '') return undefined;
+      let childIndent = -1;
+      for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
+        const { n, content } = indentAt(text, l);
+        if (!content) continue;
+        if (n === 0) break;
+        if (childIndent < 0) childIndent = n;
+        if (n < childIndent) return undefined;
+        if (n !== childIndent) continue;
+        const child = TOP_KEY.exec(lineAt(text, l + n));
+        if (child === null) return undefined;
+        if (child[1] !== 'name' && child[1] !== 'namespace') continue;
+        const value = scalar(child[2]);
+        if (value === undefined || !endsAt(text, l, n) || (child[1] === 'name' ? metaName : metaNamespace) !== undefined) return undefined;
+        if (child[1] === 'name') metaName = value;
+        else metaNamespace = value;
+      }
+    }
+  }
+  const apiVersion = scalar(top.get('apiVersion'));
+  const kind = scalar(top.get('kind'));
+  if (apiVersion === undefined || kind === undefined || !top.has('metadata') || metaName === undefined || kind.endsWith('List')) return undefined;
+  return { apiVersion, kind, name: metaName, ...(metaNamespace !== undefined ? { namespace: metaNamespace } : {}) };
+}

@@ -1,0 +1,176 @@
+/**
+ * Indexing both sides of a diff by object key, paying only for what differs. When both sets come from files
+ * (`documents`, sources.ts), a document that is the same text in the same environment on both sides is not parsed: its
+ * key is read from its text (./document-identity.ts) and it counts as unchanged, unless the CRD its kind is defaulted
+ * from differs between the sides (then it is parsed and compared, so a changed CRD default still shows). CRDs that
+ * are the same on both sides are parsed only when a lookup asks for their group; warm pools only when a template's
+ * blueprint changed. Every other document is parsed once for both sides.
+ */
+import type { KubeObject } from '../releases/index.js';
+import { apiGroup } from '../releases/scope.js';
+import { scanIdentity, type ScannedIdentity } from './document-identity.js';
+import { objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
+import type { SchemaLookup } from './normalize.js';
+import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
+import { clusterScopedBy, scopeLookupFromObjects, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
+import { parseDocument, type DocumentCache, type ManifestDocument } from './sources.js';
+import type { ManifestSet } from './compare.js';
+
+/** A document that is the same text in the same environment on both sides; `object` once parsed. */
+export interface SharedDocument {
+  readonly doc: ManifestDocument;
+  readonly identity: ScannedIdentity;
+  object?: KubeObject;
+}
+
+/** What an index holds for a key: the object, or a shared document not parsed yet. */
+export type Indexed = KubeObject | SharedDocument;
+
+export const isShared = (v: Indexed): v is SharedDocument => 'identity' in v && 'doc' in v;
+
+/** Both sides indexed, with the lookups built from the CRDs of both. */
+export interface PairedSets {
+  readonly base: Map<ObjectKey, Indexed>;
+  readonly head: Map<ObjectKey, Indexed>;
+  /** The object of an index entry, parsing a shared document on first use. */
+  objectOf(v: Indexed): KubeObject;
+  readonly baseSchemas: SchemaLookup;
+  readonly headSchemas: SchemaLookup;
+  /** Head objects whose text contains `hint` (a cheap filter for rules that scan the head set), parsed. */
+  headMatching(hint: string, pred: (obj: KubeObject) => boolean): boolean;
+}
+
+type WithDocuments = ManifestSet & { readonly documents: readonly ManifestDocument[] };
+const hasDocuments = (s: ManifestSet): s is WithDocuments => Array.isArray((s as Partial<WithDocuments>).documents);
+
+/** The group a CRD defines, from its name (`<plural>.<group>`, enforced by the API server). */
+const crdGroupOf = (name: string): string => name.slice(name.indexOf('.') + 1);
+
+/** Schema and scope lookups over parsed CRDs plus CRD documents parsed when their group is first asked for. */
+function lazyCrds(parsed: KubeObject[], pending: Map<string, SharedDocument[]>, objectOf: (v: Indexed) => KubeObject): { schemas: SchemaLookup; scopes: ScopeLookup } {
+  let schemas = schemaLookupFromObjects(parsed);
+  let scopes = scopeLookupFromObjects(parsed);
+  const load = (apiVersion: string): void => {
+    const group = apiGroup(apiVersion);
+    const docs = pending.get(group);
+    if (docs === undefined) return;
+    pending.delete(group);
+    parsed.push(...docs.map(objectOf));
+    schemas = schemaLookupFromObjects(parsed);
+    scopes = scopeLookupFromObjects(parsed);
+  };
+  return {
+    schemas: (apiVersion, kind) => (load(apiVersion), schemas(apiVersion, kind)),
+    scopes: (apiVersion, kind) => (load(apiVersion), scopes(apiVersion, kind)),
+  };
+}
+
+/**
+ * Indexes `base` and `head` (see the file comment); `scopeFor` and `schemaFor` are the caller's extra lookups.
+ * @throws {ObjectIdentityError} an object without a name, or two different objects with one key in one set.
+ * @throws {ManifestParseError} a document that had to be parsed and does not parse.
+ */
+export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeLookup): PairedSets {
+  const cache: DocumentCache = new Map();
+  const objectOf = (v: Indexed): KubeObject => {
+    if (!isShared(v)) return v;
+    if (v.object === undefined) {
+      const objects = parseDocument(v.doc, cache);
+      if (objects.length !== 1) throw new Error(`internal: ${v.doc.file}:${v.doc.line + 1} scanned as one object but parsed as ${objects.length}`);
+      v.object = objects[0]!;
+    }
+    return v.object;
+  };
+
+  // Per side: objects parsed (with their environment) and, for file sets, documents shared with the other side.
+  const parsed = { base: [] as Array<[KubeObject, string | undefined]>, head: [] as Array<[KubeObject, string | undefined]> };
+  const shared: SharedDocument[] = [];
+  const sharedTexts = { base: [] as string[], head: [] as string[] };
+  if (hasDocuments(base) && hasDocuments(head)) {
+    const textKey = (d: ManifestDocument): string => (d.environment === undefined ? d.text : `${d.environment}\0${d.text}`);
+    const headKeys = new Set(head.documents.map(textKey));
+    const baseKeys = new Set(base.documents.map(textKey));
+    const seen = new Set<string>();
+    for (const [side, set, other] of [['base', base, headKeys], ['head', head, baseKeys]] as const) {
+      for (const doc of set.documents) {
+        const k = textKey(doc);
+        const identity = other.has(k) ? scanIdentity(doc.text) : undefined;
+        if (identity === undefined || identity.apiVersion.startsWith('agentplane.dev/')) {
+          for (const obj of parseDocument(doc, cache)) parsed[side].push([obj, doc.environment]);
+          continue;
+        }
+        sharedTexts[side].push(doc.text);
+        if (!seen.has(k)) {
+          seen.add(k);
+          shared.push({ doc, identity });
+        }
+      }
+    }
+  } else {
+    for (const [side, set] of [['base', base], ['head', head]] as const) set.objects.forEach((obj, i) => parsed[side].push([obj, set.environments?.[i]]));
+  }
+
+  // CRD lookups: parsed CRDs at once, shared ones by group on demand (the same document serves both sides).
+  const pendingCrds = (): Map<string, SharedDocument[]> => {
+    const m = new Map<string, SharedDocument[]>();
+    for (const s of shared) if (s.identity.kind === 'CustomResourceDefinition') m.set(crdGroupOf(s.identity.name), [...(m.get(crdGroupOf(s.identity.name)) ?? []), s]);
+    return m;
+  };
+  const crds = (side: 'base' | 'head'): KubeObject[] => parsed[side].map(([o]) => o).filter((o) => o.kind === 'CustomResourceDefinition');
+  const baseCrds = lazyCrds(crds('base'), pendingCrds(), objectOf);
+  const headCrds = lazyCrds(crds('head'), pendingCrds(), objectOf);
+  const clusterScoped = clusterScopedBy(headCrds.scopes, baseCrds.scopes, scopeFor);
+
+  // Groups whose CRD is not the same on both sides: shared objects of those groups are compared like any other.
+  const changedGroups = new Set([...crds('base'), ...crds('head')].map((c) => String((c.spec as { group?: unknown } | undefined)?.group)));
+
+  const keyOf = (obj: KubeObject, env: string | undefined): ObjectKey => (env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`);
+  // A shared object of a changed group: the same parsed object on both sides, compared like any other.
+  const materializedObjects = new Map<SharedDocument, KubeObject>();
+  const materialized = (s: SharedDocument): KubeObject => {
+    let obj = materializedObjects.get(s);
+    if (obj === undefined) materializedObjects.set(s, (obj = withoutNamespaceIfClusterScoped(objectOf(s), clusterScoped)));
+    return obj;
+  };
+  const index = (side: 'base' | 'head', where: string): Map<ObjectKey, Indexed> => {
+    const byKey = new Map<ObjectKey, Indexed>();
+    const put = (key: ObjectKey, v: Indexed): void => {
+      const seen = byKey.get(key);
+      if (seen !== undefined && seen !== v) {
+        const [a, b] = [objectOf(seen), objectOf(v)];
+        if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) {
+          throw new ObjectIdentityError(`${where} holds two different objects ${key}`, 'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)');
+        }
+        if (isShared(seen)) return; // keep the shared entry: the other side holds it too
+      }
+      byKey.set(key, v);
+    };
+    for (const [obj, env] of parsed[side]) {
+      const scoped = withoutNamespaceIfClusterScoped(obj, clusterScoped);
+      put(keyOf(scoped, env), scoped);
+    }
+    for (const s of shared) {
+      const id = s.identity;
+      const stub: KubeObject = { apiVersion: id.apiVersion, kind: id.kind, metadata: { name: id.name, ...(id.namespace !== undefined ? { namespace: id.namespace } : {}) } };
+      const key = keyOf(withoutNamespaceIfClusterScoped(stub, clusterScoped), s.doc.environment);
+      put(key, changedGroups.has(apiGroup(id.apiVersion)) ? materialized(s) : s);
+    }
+    return byKey;
+  };
+  const baseIdx = index('base', base.label);
+  const headIdx = index('head', head.label);
+  return {
+    base: baseIdx,
+    head: headIdx,
+    objectOf,
+    baseSchemas: firstOf(baseCrds.schemas, headCrds.schemas),
+    headSchemas: firstOf(headCrds.schemas, baseCrds.schemas),
+    headMatching(hint, pred) {
+      if (parsed.head.some(([o]) => pred(o))) return true;
+      return shared.some((s) => s.doc.text.includes(hint) && pred(objectOf(s)));
+    },
+  };
+}
+
+/** The object without `metadata.namespace` when it is cluster-scoped (a shallow copy), else the object itself. */
+const withoutNamespaceIfClusterScoped = (obj: KubeObject, clusterScoped: (o: KubeObject) => boolean): KubeObject => withoutClusterNamespaces([obj], clusterScoped)[0]!;

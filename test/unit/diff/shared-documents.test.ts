@@ -1,0 +1,67 @@
+/**
+ * Documents that are the same text on both sides (src/diff/pairing.ts): read by key without parsing and counted as
+ * unchanged; what must still hold: a duplicate key against a changed document is refused, the warm-pool rule finds a
+ * pool whose text did not change, layouts the key scanner does not read are parsed, and the scanner never reads a
+ * key that the parser would read differently.
+ */
+import { loadAll, CORE_SCHEMA } from 'js-yaml';
+import { diffManifests, documentSet, ObjectIdentityError, splitDocuments } from '../../../src/diff/index.js';
+import { scanIdentity } from '../../../src/diff/document-identity.js';
+
+const set = (label: string, text: string) => documentSet(label, splitDocuments('all.yaml', text));
+const template = (image: string): string =>
+  `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxTemplate\nmetadata:\n  name: python\n  namespace: agents\nspec:\n  podTemplate:\n    spec:\n      containers:\n      - name: runtime\n        image: ${image}\n`;
+const pool = `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxWarmPool\nmetadata:\n  name: pool\n  namespace: agents\nspec:\n  sandboxTemplateRef:\n    name: python\n  updateStrategy:\n    type: Recreate\n`;
+const cm = (name: string, value: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: agents\n  labels:\n    name: not-this\n  name: ${name}\ndata:\n  k: ${value}\n`;
+
+describe('documents shared by both sides', () => {
+  it('counts a shared document unchanged and compares the one that differs', () => {
+    const report = diffManifests(set('base', `---\n${cm('a', '1')}---\n${cm('b', '1')}`), set('head', `---\n${cm('a', '1')}---\n${cm('b', '2')}`));
+    expect(report.counts).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1 });
+    expect(report.objects.map((o) => [o.key, o.fields.map((f) => f.path)])).toEqual([['v1/ConfigMap/agents/b', ['data.k']]]);
+  });
+
+  it('refuses a changed document whose key a shared document already holds', () => {
+    const base = set('base', `---\n${cm('a', '1')}`);
+    const head = set('head', `---\n${cm('a', '1')}---\n${cm('a', '2')}`);
+    expect(() => diffManifests(base, head)).toThrow(ObjectIdentityError);
+    expect(() => diffManifests(base, head)).toThrow(/head holds two different objects v1\/ConfigMap\/agents\/a/);
+  });
+
+  it('merges a changed copy that parses to the same object as a shared document', () => {
+    const flow = `--- {apiVersion: v1, kind: ConfigMap, metadata: {namespace: agents, labels: {name: not-this}, name: a}, data: {k: 1}}\n`;
+    const report = diffManifests(set('base', `---\n${cm('a', '1')}`), set('head', `---\n${cm('a', '1')}${flow}`));
+    expect(report.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1 });
+  });
+
+  it('warm-pool-roll names a pool whose text is the same on both sides', () => {
+    const report = diffManifests(set('base', `---\n${template('img:v1')}---\n${pool}`), set('head', `---\n${template('img:v2')}---\n${pool}`));
+    expect(report.risks.filter((r) => r.rule === 'warm-pool-roll')).toEqual([
+      expect.objectContaining({ object: 'extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool', message: 'template python changed: pool rollout required for warm pool pool (strategy: Recreate)' }),
+    ]);
+  });
+
+  it('reads the key of the plain block layout, and leaves every other layout to the parser', () => {
+    expect(scanIdentity(`---\n${cm('a', '1')}`)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'agents' });
+    expect(scanIdentity(`---\n${template('x')}`)).toEqual({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', name: 'python', namespace: 'agents' });
+    const unread = [
+      '--- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n', // flow style on the marker line
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n', // flow metadata
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a # comment\n', // comment after the value
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n    b\n', // multi-line plain scalar: "a b"
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n a\n', // anchor
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "a\\u0062"\n', // escape
+      'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata:\n  name: a\n', // repeated key
+      'apiVersion: v1\nkind: ConfigMapList\nmetadata:\n  name: a\nitems: []\n', // List kinds are expanded by the parser
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 123\n', // a number, not a string
+      '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n', // JSON
+      'apiVersion: v1\nkind: ConfigMap\n', // no name
+    ];
+    for (const text of unread) expect([text, scanIdentity(text)]).toEqual([text, undefined]);
+    // Wherever the scanner reads a key, it is the key the parser reads.
+    for (const text of [`---\n${cm('a', '1')}`, `---\n${template('x')}`, `---\n${pool}`, "apiVersion: 'v1'\nkind: \"Secret\"\nmetadata:\n  # c\n  name: s\n\n  annotations:\n    namespace: x\n"]) {
+      const [obj] = loadAll(text, undefined, { schema: CORE_SCHEMA }) as Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>;
+      expect(scanIdentity(text)).toEqual({ apiVersion: obj!.apiVersion, kind: obj!.kind, name: obj!.metadata.name, ...(obj!.metadata.namespace ? { namespace: obj!.metadata.namespace } : {}) });
+    }
+  });
+});
