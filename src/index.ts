@@ -9,3 +9,4 @@ export {
   type SynthesizedObject, type SynthOptions,
 } from './synth/index.js';
 export * from './releases/index.js';
+export { AgentPlaneError, type ExitCategory } from './model/errors.js';

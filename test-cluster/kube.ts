@@ -70,7 +70,7 @@ export async function serverSideApply(kubeconfig: string, objects: readonly Kube
     const r = await api.apply(obj as unknown as Parameters<KubeObjects["apply"]>[0], { fieldManager: FIELD_MANAGER, force: true });
     if (r.kind === 'ok') continue;
     const id = `${obj.apiVersion}/${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
-    throw new Error(`server-side apply of ${id} failed: ${r.kind === 'failed' ? `${r.error.category}${r.error.code ? ` (HTTP ${r.error.code})` : ''}: ${r.error.message}` : r.reason}`);
+    throw new Error(`server-side apply of ${id} failed: ${r.kind === 'failed' ? `${r.error.category}${r.error.code ? ` (HTTP ${r.error.code})` : ''}: ${r.error.message}` : r.message}`);
   }
 }
 

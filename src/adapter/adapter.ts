@@ -1,7 +1,9 @@
 /**
  * The capability adapter (DESIGN.md §5): the one narrow interface between the product and Agent Sandbox. Kubernetes
- * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}.
+ * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}. The
+ * verifier uses it for the client path (its probe claims); it runs no commands through it, so it passes no transport.
  */
+import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
 import { Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
 import type { CallLimits } from './runtime/limits.js';
@@ -22,6 +24,12 @@ import type { KubeClient } from './kubernetes/client.js';
 
 export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
   readonly client: KubeClient;
+  /** Commands: without them the adapter runs none (`startExecution` is `unsupported`, `NoExecutionTransport`). */
+  readonly executions?: ExecutionOptions;
+}
+
+/** How commands are run: transport, the support states that gate them, and each template's runtime. */
+export interface ExecutionOptions {
   /** How runtimes are reached; the production path to sandboxd is `port-forward`. */
   readonly transport: Transport;
   /** Support states from the verifier; `startExecution` needs `runtime-exec` `verified` for the session's template. */
@@ -35,16 +43,20 @@ export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
 
 export class KubeCapabilityAdapter implements CapabilityAdapter {
   readonly sessions: KubeSessions;
-  private readonly executions: Executions;
+  private readonly executions?: { readonly runner: Executions; readonly options: ExecutionOptions };
 
-  constructor(private readonly options: KubeCapabilityAdapterOptions) {
+  constructor(options: KubeCapabilityAdapterOptions) {
     this.sessions = new KubeSessions(options.client, options.labels ? { labels: options.labels } : {});
-    this.executions = new Executions({
-      transport: options.transport,
-      supportStates: options.supportStates,
-      ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.registryCapacity ? { capacity: options.registryCapacity } : {}),
-    });
+    const ex = options.executions;
+    if (ex) {
+      const runner = new Executions({
+        transport: ex.transport,
+        supportStates: ex.supportStates,
+        ...(ex.limits ? { limits: ex.limits } : {}),
+        ...(ex.registryCapacity ? { capacity: ex.registryCapacity } : {}),
+      });
+      this.executions = { runner, options: ex };
+    }
   }
 
   /** See {@link KubeSessions.createFromTemplate}: idempotent by operation id; v0.4 → `unsupported`. */
@@ -71,7 +83,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
   async capabilities(clusterIdentity: string): Promise<CapabilityReport> {
     const rel = await this.sessions.liveRelease(true);
     if (rel.kind !== 'ok') {
-      const reason = rel.kind === 'failed' ? rel.error.message : rel.reason;
+      const reason = rel.kind === 'failed' ? rel.error.message : rel.message;
       return { cluster: clusterIdentity, capabilities: [{ name: 'sandbox-api', state: 'absent', reason: `could not read the cluster: ${reason}` }] };
     }
     const r = rel.value;
@@ -92,8 +104,8 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     return {
       cluster: clusterIdentity,
       capabilities: [
-        { name: 'sandbox-api', ...api(r.coreVersions, 'agents.x-k8s.io') },
-        { name: 'extensions-api', ...api(r.extensionsVersions, 'extensions.agents.x-k8s.io') },
+        { name: 'sandbox-api', ...api(r.coreVersions, CORE_GROUP) },
+        { name: 'extensions-api', ...api(r.extensionsVersions, EXTENSIONS_GROUP) },
         { name: 'conversion', ...conversion },
       ],
     };
@@ -104,20 +116,25 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
    * whose `runtime-exec` is verified. Then starts the command (limits checked before sending).
    */
   async startExecution(executionId: string, request: ExecutionRequest): Promise<Result<ExecutionRef>> {
+    if (!this.executions) return noExecutions();
     const obs = await this.sessions.observe(request.session);
     if (obs.kind !== 'ok') return obs;
     const o = obs.value;
-    if (o.phase !== 'Ready') return { kind: 'rejected', reason: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready` };
-    if (!o.template) return { kind: 'rejected', reason: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)` };
+    if (o.phase !== 'Ready') return { kind: 'rejected', reason: 'SessionNotReady', message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready` };
+    if (!o.template) return { kind: 'rejected', reason: 'TemplateUnknown', message: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)` };
     const template = `template/${o.ref.namespace}/${o.template}` as const;
-    const runtime = this.options.runtimes(template);
-    if (!runtime) return { kind: 'unsupported', capability: 'runtime-exec', state: 'absent', reason: `no runtime is declared for ${template}` };
+    const runtime = this.executions.options.runtimes(template);
+    if (!runtime) return { kind: 'unsupported', capability: 'runtime-exec', state: 'absent', reason: 'NoRuntimeDeclared', message: `no runtime is declared for ${template}` };
     const target = { namespace: o.ref.namespace, sandboxName: o.sandboxName ?? o.ref.name, ...(o.podName ? { podName: o.podName } : {}), ...(o.podIPs[0] ? { podIP: o.podIPs[0] } : {}) };
-    return this.executions.start(executionId, request, { template, runtime, target });
+    return this.executions.runner.start(executionId, request, { template, runtime, target });
   }
 
   /** Status of an execution started by this adapter instance; unknown or evicted ids are `rejected`. */
   async queryExecution(executionId: string): Promise<Result<ExecutionStatus>> {
-    return this.executions.query(executionId);
+    return this.executions ? this.executions.runner.query(executionId) : noExecutions();
   }
+}
+
+function noExecutions(): Result<never> {
+  return { kind: 'unsupported', capability: 'runtime-exec', state: 'absent', reason: 'NoExecutionTransport', message: 'this adapter was built without a runtime transport: it runs no commands' };
 }

@@ -2,34 +2,19 @@
  * The capability adapter's vocabulary (DESIGN.md §5). Every operation returns a {@link Result}: expected outcomes
  * are values, not exceptions, and no upstream object shape escapes this layer.
  */
+import type { AdapterReason } from './reasons.js';
 
-/** Capability names the product may use on a cluster (DESIGN.md §1). Parameterised ones carry their object: `runtime-class/<name>`, `template/<ns>/<name>`, `warm-pool/<ns>/<name>`. */
-export type CapabilityName =
-  | 'sandbox-api'
-  | 'extensions-api'
-  | 'controller'
-  | 'conversion'
-  | 'router'
-  | 'runtime-exec'
-  | 'runtime-files'
-  | 'network-isolation'
-  | 'suspend-resume'
-  | 'snapshot'
-  | `runtime-class/${string}`
-  | `template/${string}/${string}`
-  | `warm-pool/${string}/${string}`;
 
-/** Ordered support states; `failed` (a probe contradicted it) and `unsupported` (the release/cluster cannot offer it) stand outside the order. */
-export type SupportState = 'absent' | 'discovered' | 'compatible' | 'configured' | 'verified' | 'failed' | 'unsupported';
+import type { CapabilityName } from '../model/capabilities.js';
+import type { SupportState } from '../model/states.js';
 
-/** The ordered part of {@link SupportState}, lowest first. */
-export const ORDERED_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;
+export type { CapabilityName, SupportState };
 
-/** Why an operation did not succeed, in a form a caller can branch on. */
+/** Why an operation did not succeed, in a form a caller can branch on: `reason` is a stable code (reasons.ts), `message` the prose. */
 export type Result<T> =
   | { readonly kind: 'ok'; readonly value: T }
-  | { readonly kind: 'unsupported'; readonly capability: CapabilityName; readonly state: SupportState; readonly reason: string }
-  | { readonly kind: 'rejected'; readonly reason: string }
+  | { readonly kind: 'unsupported'; readonly capability: CapabilityName; readonly state: SupportState; readonly reason: AdapterReason; readonly message: string }
+  | { readonly kind: 'rejected'; readonly reason: AdapterReason; readonly message: string }
   | { readonly kind: 'failed'; readonly error: AdapterError };
 
 /** One classified failure (see kubernetes/errors.ts for the classifier). Never carries a credential. */

@@ -1,75 +1,54 @@
 /**
- * Maps errors thrown by the library layers to CLI exit codes and one readable message.
- * Layers the CLI imports are matched with `instanceof`; errors of layers behind them (the adapter's kubeconfig and
- * credential errors) by class name. Anything else exits with {@link ExitCode.internal} and prints its stack.
+ * Maps errors to CLI exit codes and one readable message. Every AgentPlane error carries an `exitCategory`
+ * (src/model/errors.ts) and {@link EXIT_CODES} maps each category to its code, so a class name never decides an exit
+ * code. Anything else exits with {@link ExitCode.internal} and prints its stack.
  */
 import { CommanderError } from 'commander';
-// The layers' error modules, not their barrels: every command loads this file, and a barrel would load the layer
-// (cdk8s for constructs, ajv and zod for releases) before the command runs.
-import { ConstructError } from '../constructs/errors.js';
-import { LockFileInvalidError, LockMismatchError, ReleaseError } from '../releases/errors.js';
-import { SynthesisError } from '../synth/errors.js';
+import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 /**
  * A command line that cannot be run as given, found after parsing (e.g. `--env` omitted while dist/ holds several
  * environments): exit {@link ExitCode.usage}. `hint` says what to pass.
  */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+export class UsageError extends AgentPlaneError {
+  readonly reason = 'InvalidUsage';
+  readonly exitCategory = 'usage';
   constructor(message: string, readonly hint: string) {
     super(message);
   }
 }
 
-/** Errors from layers the CLI does not import directly, by class name (the class or any parent). */
-const BY_NAME: Readonly<Record<string, ExitCodeValue>> = {
-  EnvironmentDescriptorError: ExitCode.invalid,
-  KubeconfigError: ExitCode.usage,
-  ExecCredentialError: ExitCode.unauthenticated,
-  KubeDeadlineError: ExitCode.cluster,
-  LiveReadError: ExitCode.cluster,
-  LiveStateError: ExitCode.cluster,
-  ManifestParseError: ExitCode.invalid,
-  ManifestSourceError: ExitCode.invalid,
-  ObjectIdentityError: ExitCode.invalid,
-  VerifyCouldNotRunError: ExitCode.cluster,
+/** The exit code of each exit category. */
+export const EXIT_CODES: Readonly<Record<ExitCategory, ExitCodeValue>> = {
+  internal: ExitCode.internal,
+  usage: ExitCode.usage,
+  release: ExitCode.release,
+  invalid: ExitCode.invalid,
+  'lock-mismatch': ExitCode.lockMismatch,
+  'not-verified': ExitCode.notVerified,
+  cluster: ExitCode.cluster,
+  unauthenticated: ExitCode.unauthenticated,
+  forbidden: ExitCode.forbidden,
 };
 
-/** The exit code of a classified adapter error category (src/adapter/types.ts AdapterError), when it has its own. */
-export function exitCodeForCategory(category: string): ExitCodeValue | undefined {
-  if (category === 'unauthenticated') return ExitCode.unauthenticated;
-  if (category === 'forbidden') return ExitCode.forbidden;
-  if (category === 'unreachable' || category === 'timeout') return ExitCode.cluster;
-  return undefined;
-}
-
-/** The exit code for an error (see exit-codes.ts); a cluster error carrying a classified `category` gets that category's code. */
+/** The exit code for an error (see exit-codes.ts). */
 export function exitCodeFor(err: unknown): ExitCodeValue {
   if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-  if (err instanceof UsageError) return ExitCode.usage;
-  if (err instanceof LockMismatchError) return ExitCode.lockMismatch;
-  if (err instanceof LockFileInvalidError) return ExitCode.invalid;
-  if (err instanceof ReleaseError) return ExitCode.release;
-  if (err instanceof ConstructError || err instanceof SynthesisError) return ExitCode.invalid;
-  const category = (err as { category?: unknown } | null)?.category;
-  const byCategory = typeof category === 'string' ? exitCodeForCategory(category) : undefined;
-  if (byCategory !== undefined) return byCategory;
-  let proto: unknown = err === null || typeof err !== 'object' ? undefined : Object.getPrototypeOf(err);
-  while (proto !== null && proto !== undefined && proto !== Error.prototype) {
-    const name = (proto as { constructor?: { name?: string } }).constructor?.name;
-    if (name !== undefined && name in BY_NAME) return BY_NAME[name]!;
-    proto = Object.getPrototypeOf(proto);
-  }
+  if (err instanceof AgentPlaneError) return EXIT_CODES[err.exitCategory];
   return ExitCode.internal;
 }
 
-/** One message for the terminal: the message, its `hint` unless the message already shows it, and the stack only for internal errors. */
-export function describeError(err: unknown): string {
-  if (!(err instanceof Error)) return `error: ${String(err)}`;
+/**
+ * One message for the terminal: `error: <prefix><message>`, its `hint` unless the message already shows it, and the
+ * stack only for internal errors.
+ */
+export function describeError(err: unknown, prefix = ''): string {
+  if (!(err instanceof Error)) return `error: ${prefix}${String(err)}`;
   const hint = (err as { hint?: unknown }).hint;
-  const parts = [`error: ${err.message}`];
-  if (typeof hint === 'string' && hint.length > 0 && !err.message.includes(hint)) parts.push(`hint: ${hint}`);
+  const parts = [`error: ${prefix}${err.message}`];
+  const shown = err instanceof AgentPlaneError && err.hintInMessage;
+  if (typeof hint === 'string' && hint.length > 0 && !shown) parts.push(`hint: ${hint}`);
   if (exitCodeFor(err) === ExitCode.internal && err.stack !== undefined) parts.push(err.stack);
   return parts.join('\n');
 }

@@ -7,6 +7,7 @@ import { KubeClient, type KubeConnectOptions } from '../adapter/kubernetes/clien
 import { KubeObjects } from '../adapter/kubernetes/objects.js';
 import { LiveObjectError, type LiveReader } from '../diff/index.js';
 import type { KubeObject } from '../releases/index.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
 
 interface CallError { category: string; message: string; code?: number; hint?: string; missing?: 'api' | 'object' }
 
@@ -19,15 +20,16 @@ function describe(what: string, obj: KubeObject, error: CallError): string {
 const DRY_RUN_HINT = 'check the object can be applied with kubectl apply --server-side --dry-run=server';
 
 /** A cluster error that stops the comparison (unreachable, credentials refused, ...). */
-export class LiveReadError extends Error {
-  readonly code = 'live-read';
+export class LiveReadError extends AgentPlaneError {
+  readonly reason = 'LiveReadFailed';
+  readonly exitCategory: ExitCategory;
   readonly hint: string;
   readonly category: string;
   constructor(what: string, obj: KubeObject, error: CallError) {
     super(describe(what, obj, error));
-    this.name = 'LiveReadError';
     this.hint = error.hint ?? DRY_RUN_HINT;
     this.category = error.category;
+    this.exitCategory = exitCategoryOfFailure(error.category, 'cluster');
   }
 }
 
@@ -53,12 +55,12 @@ export function kubeLiveReader(opts: KubeConnectOptions): LiveReader {
       const r = await objects.get({ apiVersion: obj.apiVersion, kind: obj.kind, name: String(obj.metadata?.name), ...(ns ? { namespace: ns } : {}) });
       if (r.kind === 'ok') return r.value;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
-      throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });
     },
     async dryRunApply(obj) {
       const r = await objects.apply(obj, { dryRun: true, fieldManager: 'agentplane' });
       if (r.kind === 'ok') return r.value;
-      throw callError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.reason });
+      throw callError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });
     },
   };
 }

@@ -59,7 +59,7 @@ export class SandboxClaim extends Construct {
           void this.pool;
           return [];
         } catch (err) {
-          return [err instanceof MissingReferenceError ? err.message.slice(this.node.path.length + 2).split('\n  hint:')[0]! : String(err)];
+          return [err instanceof MissingReferenceError ? err.detail : String(err)];
         }
       },
     });

@@ -3,6 +3,7 @@
  * own module so constructs do not import the environment chart (no import cycles).
  */
 import type { IConstruct } from 'constructs';
+import { storageVersionOf } from '../model/releases.js';
 import type { LoadedRelease, SandboxKind } from '../releases/index.js';
 
 /** What a construct may know about its environment. */
@@ -44,7 +45,7 @@ export function findContext(scope: IConstruct): EnvironmentContext | undefined {
  */
 export function apiVersionFor(release: LoadedRelease, kind: SandboxKind): string {
   const crd = release.facts.crds[kind];
-  const storage = crd.versions.find((v) => v.storage);
+  const storage = storageVersionOf(crd);
   if (storage === undefined) throw new Error(`release ${release.facts.tag} lists no storage version for ${kind}`);
-  return `${crd.group}/${storage.name}`;
+  return `${crd.group}/${storage}`;
 }

@@ -9,7 +9,9 @@
 import { z } from 'zod';
 import type { ReleaseTag } from '../releases/index.js';
 import { ConstructPropsError, RbacNarrowingError } from './errors.js';
-import { child, isJson, list, type Json } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
+import type { PropProblem } from './errors.js';
+import { child, list, type Json } from './kube-object.js';
 
 /** `namespace:<name>`: one namespace a controller resource is narrowed to. */
 export type NamespaceScope = `namespace:${string}`;
@@ -82,7 +84,7 @@ function controllerRoles(objects: readonly SourcedObject[], serviceAccount: stri
     if (obj['kind'] !== 'ClusterRoleBinding') continue;
     const roleRef = child(obj, 'roleRef');
     const subjects = list(obj, 'subjects');
-    const bindsController = subjects.some((s) => isJson(s) && s['kind'] === 'ServiceAccount' && s['name'] === serviceAccount && s['namespace'] === namespace);
+    const bindsController = subjects.some((s) => isPlainObject(s) && s['kind'] === 'ServiceAccount' && s['name'] === serviceAccount && s['namespace'] === namespace);
     if (roleRef['kind'] === 'ClusterRole' && typeof roleRef['name'] === 'string' && bindsController) subjectsByRole.set(roleRef['name'], subjects);
   }
   const roles: ControllerRole[] = [];
@@ -103,7 +105,7 @@ function resourcesOf(roles: readonly ControllerRole[], tag: ReleaseTag): Control
   const acc = new Map<string, { resources: Set<string>; verbs: Set<string>; roles: ControllerRole[] }>();
   for (const role of roles) {
     for (const rule of list(role.obj, 'rules')) {
-      if (!isJson(rule)) continue;
+      if (!isPlainObject(rule)) continue;
       for (const resource of strings(rule, 'resources')) {
         const key = baseResource(resource);
         let entry = acc.get(key);
@@ -178,16 +180,16 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
   const byKey = new Map(resources.map((r) => [r.key, r]));
   const narrowed = new Map<string, { given: string; namespaces: string[] }>();
   const seen = new Map<string, string>();
-  const issues: string[] = [];
+  const issues: PropProblem[] = [];
   for (const [given, scope] of Object.entries(input.scopes)) {
     const key = given.toLowerCase();
     if (!byKey.has(key)) {
-      issues.push(`rbac.${given}: names no resource of the controller's ${describeRoles(roles, input.tag).join(' or ')} (got ${JSON.stringify(scope)})`);
+      issues.push({ prop: `rbac.${given}`, reason: 'UnknownResource', value: scope, message: `rbac.${given}: names no resource of the controller's ${describeRoles(roles, input.tag).join(' or ')} (got ${JSON.stringify(scope)})` });
       continue;
     }
     const earlier = seen.get(key);
     if (earlier !== undefined) {
-      issues.push(`rbac.${given}: names the same resource (${key}) as rbac.${earlier}`);
+      issues.push({ prop: `rbac.${given}`, reason: 'DuplicateResource', value: scope, message: `rbac.${given}: names the same resource (${key}) as rbac.${earlier}` });
       continue;
     }
     seen.set(key, given);
@@ -215,7 +217,7 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
         namespaces,
         release: input.tag,
         grantedBy: resource.grantedBy,
-        reason: clusterScoped ? 'cluster-scoped-resource' : 'controller-watches-cluster',
+        reason: clusterScoped ? 'ClusterScopedResource' : 'ControllerWatchesCluster',
         serviceAccount: `system:serviceaccount:${input.namespace}:${input.serviceAccount}`,
       });
     }
@@ -228,9 +230,9 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
     const movedByNs = new Map<string, Json[]>();
     const kept: unknown[] = [];
     for (const rule of list(role.obj, 'rules')) {
-      const resourcesHere = isJson(rule) ? strings(rule, 'resources') : [];
+      const resourcesHere = isPlainObject(rule) ? strings(rule, 'resources') : [];
       const keys = [...new Set(resourcesHere.map(baseResource).filter((k) => narrowed.has(k)))];
-      if (!isJson(rule) || keys.length === 0) {
+      if (!isPlainObject(rule) || keys.length === 0) {
         kept.push(rule);
         continue;
       }

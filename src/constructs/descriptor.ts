@@ -5,10 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-
-/** Support states in order (DESIGN §1); `failed`/`unsupported` are outcomes, never requirements. */
-export const SUPPORT_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;
-export type SupportState = (typeof SUPPORT_STATES)[number];
+import { SUPPORT_STATES } from '../model/states.js';
 
 const Labels = z.record(z.string(), z.string());
 const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.optional() }).strict();

@@ -8,20 +8,23 @@ import { Chart, Lazy } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
-import type { LoadedRelease, SandboxKind } from '../releases/index.js';
+import type { LoadedRelease } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
 import { SandboxClientDecl, type SandboxClientProps } from './client.js';
 import { apiVersionFor, provideContext } from './context.js';
-import { descriptorJson, EnvironmentDescriptorSchema, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState } from './descriptor.js';
+import { descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
-import { isJson } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
 import { SandboxRouter, type SandboxRouterProps } from './router.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
+import { DNS_LABEL } from '../model/names.js';
+import { SANDBOX_KINDS } from '../model/releases.js';
+import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
 import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 
@@ -40,13 +43,12 @@ export interface AgentEnvironmentProps {
   /** Refuse images without a digest. Default `false` (upstream records no digests for its images). */
   readonly requireDigests?: boolean;
   /** Overrides of the required state per capability, e.g. `{ 'runtime-exec': 'configured' }`. Default: see {@link AgentEnvironment.descriptor}. */
-  readonly requiredStates?: Readonly<Record<string, SupportState>>;
+  readonly requiredStates?: Readonly<Record<string, RequiredState>>;
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PropsSchema = z
   .object({
-    release: z.custom<LoadedRelease>((v) => isJson(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
+    release: z.custom<LoadedRelease>((v) => isPlainObject(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
     name: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
     install: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default({}),
     defaultNamespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).default('agent-sandboxes'),
@@ -60,7 +62,6 @@ const PropsSchema = z
 export const DESCRIPTOR_CONFIGMAP = 'agentplane-environment';
 export const DESCRIPTOR_KEY = 'environment.json';
 
-const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
 
 function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
   return a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1;
@@ -79,7 +80,7 @@ export class AgentEnvironment extends Chart {
   /** The install, or `undefined` with `install: false`. */
   readonly install?: AgentSandboxInstall;
   private readonly createNamespaces: boolean;
-  private readonly requiredStates: Readonly<Record<string, SupportState>>;
+  private readonly requiredStates: Readonly<Record<string, RequiredState>>;
   private sealed = false;
 
   constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
@@ -204,7 +205,7 @@ export class AgentEnvironment extends Chart {
     if (router !== undefined) images['router'] = router.image;
     for (const t of templates) for (const img of t.images) images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
 
-    const caps: Array<[string, SupportState]> = [['sandbox-api', 'verified']];
+    const caps: Array<[string, RequiredState]> = [['sandbox-api', 'verified']];
     if (this.install?.extensions !== false) caps.push(['extensions-api', 'verified']);
     caps.push(['controller', 'configured']);
     if (facts.family === 'v0.5') caps.push(['conversion', 'configured']);
@@ -222,7 +223,7 @@ export class AgentEnvironment extends Chart {
     }
 
     const apiVersions: Record<string, string> = {};
-    for (const kind of KINDS) apiVersions[kind] = apiVersionFor(this.release, kind);
+    for (const kind of SANDBOX_KINDS) apiVersions[kind] = apiVersionFor(this.release, kind);
 
     return EnvironmentDescriptorSchema.parse({
       apiVersion: 'agentplane.dev/v1alpha1',

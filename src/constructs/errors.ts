@@ -1,35 +1,60 @@
 /**
  * Typed errors of the constructs layer. Every error names the construct path (`this.node.path`), shows the offending
- * value and says what to do (`hint`, also appended to the message).
+ * value and says what to do (`hint`, also appended to the message). An invalid environment exits with the `invalid` category.
  */
+import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 
-/** Base class: `path` is the construct path, `hint` what to do. */
-export class ConstructError extends Error {
+/** Base class: `path` is the construct path, `detail` what is wrong (the message without path and hint), `hint` what to do. */
+export class ConstructError extends AgentPlaneError {
+  readonly reason: string;
+  readonly exitCategory: ExitCategory = 'invalid';
+  override readonly hintInMessage = true;
   readonly path: string;
+  readonly detail: string;
   readonly hint: string;
-  constructor(path: string, message: string, hint: string) {
-    super(`${path}: ${message}\n  hint: ${hint}`);
-    this.name = new.target.name;
+  constructor(path: string, detail: string, hint: string, reason = 'ConstructInvalid') {
+    super(`${path}: ${detail}\n  hint: ${hint}`);
+    this.reason = reason;
     this.path = path;
+    this.detail = detail;
     this.hint = hint;
   }
 }
 
-/** Props failed validation. `issues` are `field: problem (got value)` lines. */
+/** One prop that failed validation. */
+export interface PropProblem {
+  /** Dotted prop path, e.g. `runtime.container`; `(props)` for the props object itself. */
+  readonly prop: string;
+  /** Stable CamelCase code, e.g. `NotDnsLabel`, or the validator's issue code (`InvalidType`, `UnrecognizedKeys`). */
+  readonly reason: string;
+  /** What is wrong, in words, naming the prop, e.g. `runtime.ports: none given ...`. */
+  readonly message: string;
+  /** The value given, when one was. */
+  readonly value?: unknown;
+}
+
+/** Props failed validation. `problems` carry prop, reason and value; `issues` are their messages. */
 export class ConstructPropsError extends ConstructError {
+  readonly construct: string;
+  readonly problems: readonly PropProblem[];
   readonly issues: readonly string[];
-  constructor(path: string, construct: string, issues: readonly string[], hint?: string) {
+  constructor(path: string, construct: string, problems: readonly PropProblem[], hint?: string) {
+    const issues = problems.map((p) => p.message);
     super(
       path,
       `invalid ${construct} props:\n${issues.map((i) => `    - ${i}`).join('\n')}`,
       hint ?? `fix the listed ${construct}Props fields (see the ${construct}Props docs for defaults and allowed values)`,
+      'InvalidProps',
     );
+    this.construct = construct;
+    this.problems = problems;
     this.issues = issues;
   }
 }
 
 /** An image is not pinned: `latest*` tag, `ko://` placeholder, no tag or digest, or (when digests are required) no digest. */
 export class UnpinnedImageError extends ConstructError {
+  override readonly reason = 'UnpinnedImage';
   readonly image: string;
   constructor(path: string, where: string, image: string, reason: string) {
     super(
@@ -43,6 +68,7 @@ export class UnpinnedImageError extends ConstructError {
 
 /** An image a supported release publishes with a known defect (`KNOWN_DEFECTIVE_IMAGES`, case 02), not accepted by the template. */
 export class KnownDefectiveImageError extends ConstructError {
+  override readonly reason = 'KnownDefectiveImage';
   readonly image: string;
   readonly defectId: string;
   constructor(path: string, where: string, image: string, defect: { readonly id: string; readonly defect: string; readonly fixedIn: string; readonly source: string }) {
@@ -57,13 +83,19 @@ export class KnownDefectiveImageError extends ConstructError {
 }
 
 /** Two parts of an environment contradict each other (e.g. own NetworkPolicies and a Managed template). */
-export class ConflictError extends ConstructError {}
+export class ConflictError extends ConstructError {
+  override readonly reason = 'Conflict';
+}
 
 /** A reference points at something the environment does not contain (a pool, a template). */
-export class MissingReferenceError extends ConstructError {}
+export class MissingReferenceError extends ConstructError {
+  override readonly reason = 'MissingReference';
+}
 
 /** A setting the pinned release cannot honour (e.g. external certificates on v0.5.0, a router on v0.4.6). */
-export class UnsupportedByReleaseError extends ConstructError {}
+export class UnsupportedByReleaseError extends ConstructError {
+  override readonly reason = 'UnsupportedByRelease';
+}
 
 /** What {@link RbacNarrowingError} reports. */
 export interface RbacNarrowingDetails {
@@ -79,10 +111,10 @@ export interface RbacNarrowingDetails {
   /** Where the rights come from, e.g. `ClusterRole agent-sandbox-controller-extensions in k8s/extensions-rbac.generated.yaml@v0.5.6`. */
   readonly grantedBy: readonly string[];
   /**
-   * `controller-watches-cluster`: the controller lists/watches the resource in every namespace and the release has no flag
-   * restricting it to namespaces; `cluster-scoped-resource`: the resource is cluster-scoped, so no Role can grant it.
+   * `ControllerWatchesCluster`: the controller lists/watches the resource in every namespace and the release has no flag
+   * restricting it to namespaces; `ClusterScopedResource`: the resource is cluster-scoped, so no Role can grant it.
    */
-  readonly reason: 'controller-watches-cluster' | 'cluster-scoped-resource';
+  readonly reason: 'ControllerWatchesCluster' | 'ClusterScopedResource';
   /** The controller's user, `system:serviceaccount:<ns>:<name>`. */
   readonly serviceAccount: string;
 }
@@ -99,24 +131,24 @@ export class RbacNarrowingError extends ConstructError implements RbacNarrowingD
   readonly namespaces: readonly string[];
   readonly release: string;
   readonly grantedBy: readonly string[];
-  readonly reason: RbacNarrowingDetails['reason'];
+  override readonly reason: RbacNarrowingDetails['reason'];
   readonly serviceAccount: string;
   constructor(path: string, d: RbacNarrowingDetails) {
     const asked = `${d.field} narrows ${d.resource} to namespace${d.namespaces.length === 1 ? '' : 's'} ${d.namespaces.join(', ')}`;
     const source = d.grantedBy.join(', ');
     const message =
-      d.reason === 'cluster-scoped-resource'
+      d.reason === 'ClusterScopedResource'
         ? `${asked}, but ${d.resource} is cluster-scoped: a namespaced Role cannot grant it, and the controller needs ${d.verbs.join(', ')} on it (${source})`
         : `${asked}, but the controller lists and watches ${d.resource} across all namespaces (${source} grants ${d.verbs.join(', ')} at cluster scope, and it needs them there); ` +
           `release ${d.release} has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@${d.release}` +
           `${d.release === 'v0.5.6' ? '; --cache-label-selectors is a boolean, default false, and names no namespace' : ''}), ` +
           `so its cluster-wide watch would be forbidden and it would crash-loop`;
     const hint =
-      d.reason === 'cluster-scoped-resource'
+      d.reason === 'ClusterScopedResource'
         ? `keep ${d.field} at 'cluster' (the default)`
         : `keep ${d.field} at 'cluster' (the default); to keep the controller's writes of ${d.resource} out of other namespaces, ` +
           `restrict them with an admission policy (e.g. a ValidatingAdmissionPolicy matching user ${d.serviceAccount}) instead of narrowing its RBAC`;
-    super(path, message, hint);
+    super(path, message, hint, d.reason);
     this.field = d.field;
     this.resource = d.resource;
     this.verbs = d.verbs;

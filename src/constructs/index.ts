@@ -10,9 +10,8 @@ export { ClientIncompatibleError, SandboxClientDecl, type SandboxClientProps } f
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
 export { SandboxNetworkPolicy, type EgressAllow, type PodPeer, type SandboxNetworkPolicyProps } from './network-policy.js';
 export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_ROOT, SANDBOXD_RUNTIME, type SandboxdPodSpecProps } from './sandboxd.js';
-export {
-  descriptorJson, EnvironmentDescriptorSchema, parseEnvironmentDescriptor, SUPPORT_STATES, type EnvironmentDescriptor, type SupportState,
-} from './descriptor.js';
+export { descriptorJson, EnvironmentDescriptorSchema, parseEnvironmentDescriptor, type EnvironmentDescriptor } from './descriptor.js';
+export { SUPPORT_STATES, type RequiredState, type SupportState } from '../model/states.js';
 export {
   ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError, UnsupportedByReleaseError,
   type RbacNarrowingDetails,

@@ -14,7 +14,8 @@ import { ControllerRbacSchema, scopeControllerRbac, type ControllerRbacScope, ty
 import { UnsupportedByReleaseError } from './errors.js';
 import { assertPinned } from './images.js';
 import { ANNOTATION_SYNC_OPTIONS } from './metadata.js';
-import { addObject, child, isJson, list, podContainers, stampRelease, type Json } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
+import { addObject, child, list, podContainers, stampRelease, type Json } from './kube-object.js';
 import { parseProps } from './props.js';
 
 /** Where the conversion webhook's serving certificate comes from. */
@@ -62,7 +63,7 @@ export interface AgentSandboxInstallProps {
 }
 
 const PropsSchema = z.object({
-  release: z.custom<LoadedRelease>((v) => isJson(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
+  release: z.custom<LoadedRelease>((v) => isPlainObject(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
   extensions: z.boolean().default(true),
   registryMirror: z
     .string()
@@ -100,15 +101,15 @@ function podSpecOf(deployment: Json): Json {
 }
 
 function containerNamed(podSpec: Json, name: string): Json {
-  const found = list(podSpec, 'containers').find((c) => isJson(c) && c['name'] === name);
-  if (!isJson(found)) throw new Error(`controller Deployment has no container ${name}`);
+  const found = list(podSpec, 'containers').find((c) => isPlainObject(c) && c['name'] === name);
+  if (!isPlainObject(found)) throw new Error(`controller Deployment has no container ${name}`);
   return found;
 }
 
 function mergeByName(target: unknown[], extra: unknown[]): void {
   for (const item of extra) {
-    if (!isJson(item)) continue;
-    if (!target.some((t) => isJson(t) && t['name'] === item['name'])) target.push(structuredClone(item));
+    if (!isPlainObject(item)) continue;
+    if (!target.some((t) => isPlainObject(t) && t['name'] === item['name'])) target.push(structuredClone(item));
   }
 }
 

@@ -3,20 +3,17 @@
  */
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
+import { isPlainObject } from '../model/objects.js';
 import type { KubeObject } from '../releases/index.js';
 import { ANNOTATION_RELEASE, ANNOTATION_RELEASE_COMMIT, LABEL_MANAGED_BY, LABEL_VERSION, MANAGED_BY } from './metadata.js';
 
 /** A JSON object (non-null, non-array). */
 export type Json = Record<string, unknown>;
 
-export function isJson(value: unknown): value is Json {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /** `obj[key]` as an object, created when absent. */
 export function child(obj: Json, key: string): Json {
   const cur = obj[key];
-  if (isJson(cur)) return cur;
+  if (isPlainObject(cur)) return cur;
   const created: Json = {};
   obj[key] = created;
   return created;
@@ -60,7 +57,7 @@ export function podContainers(podSpec: Json): Json[] {
   const out: Json[] = [];
   for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
     const l = podSpec[field];
-    if (Array.isArray(l)) for (const c of l) if (isJson(c)) out.push(c);
+    if (Array.isArray(l)) for (const c of l) if (isPlainObject(c)) out.push(c);
   }
   return out;
 }

@@ -14,6 +14,7 @@ import { plain } from './pod-security.js';
 import { parseProps } from './props.js';
 import { SandboxRouter } from './router.js';
 import { requireContext, SandboxTemplate } from './template.js';
+import { DNS_LABEL } from '../model/names.js';
 
 /** Pods in one namespace, selected by labels. */
 export interface PodPeer {
@@ -51,7 +52,6 @@ export interface SandboxNetworkPolicyProps {
 }
 
 const LabelMap = z.record(z.string(), z.string());
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const PeerSchema = z.object({ namespace: z.string().regex(DNS_LABEL, 'must be a namespace name'), podLabels: LabelMap.optional() }).strict();
 const CIDR = /^[0-9a-fA-F:.]+\/[0-9]{1,3}$/;
 const EgressSchema = z
@@ -66,8 +66,8 @@ const EgressSchema = z
   .strict()
   .superRefine((e, ctx) => {
     const pods = e.namespace !== undefined || e.podLabels !== undefined;
-    if (pods === (e.cidr !== undefined)) ctx.addIssue({ code: 'custom', message: 'give either namespace/podLabels or cidr, exactly one kind of destination' });
-    if (e.except !== undefined && e.cidr === undefined) ctx.addIssue({ code: 'custom', path: ['except'], message: 'only with cidr' });
+    if (pods === (e.cidr !== undefined)) ctx.addIssue({ code: 'custom', params: { reason: 'AmbiguousDestination' }, message: 'give either namespace/podLabels or cidr, exactly one kind of destination' });
+    if (e.except !== undefined && e.cidr === undefined) ctx.addIssue({ code: 'custom', path: ['except'], params: { reason: 'ExceptWithoutCidr' }, message: 'only with cidr' });
   });
 
 const PropsSchema = z

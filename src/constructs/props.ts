@@ -3,7 +3,7 @@
  */
 import type { Construct } from 'constructs';
 import type { z } from 'zod';
-import { ConstructPropsError } from './errors.js';
+import { ConstructPropsError, type PropProblem } from './errors.js';
 
 function show(value: unknown): string {
   if (value === undefined) return 'undefined';
@@ -25,15 +25,26 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /**
+ * The CamelCase reason of a zod issue: `params.reason` of a custom check when it names one (see runtime-class.ts),
+ * else the issue code (`invalid_type` -> `InvalidType`).
+ */
+function reasonOf(issue: z.core.$ZodIssue): string {
+  const own = issue.code === 'custom' ? (issue.params as { reason?: unknown } | undefined)?.reason : undefined;
+  if (typeof own === 'string') return own;
+  return issue.code.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
+
+/**
  * Parses `props` with `schema`; on failure throws {@link ConstructPropsError} naming `scope.node.path`,
  * each failing field, the problem and the value given.
  */
 export function parseProps<S extends z.ZodType>(scope: Construct, construct: string, schema: S, props: unknown): z.output<S> {
   const result = schema.safeParse(props);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => {
-    const field = issue.path.length === 0 ? '(props)' : issue.path.map(String).join('.');
-    return `${field}: ${issue.message} (got ${show(valueAt(props, issue.path))})`;
+  const problems = result.error.issues.map((issue): PropProblem => {
+    const prop = issue.path.length === 0 ? '(props)' : issue.path.map(String).join('.');
+    const value = valueAt(props, issue.path);
+    return { prop, reason: reasonOf(issue), value, message: `${prop}: ${issue.message} (got ${show(value)})` };
   });
-  throw new ConstructPropsError(scope.node.path, construct, issues);
+  throw new ConstructPropsError(scope.node.path, construct, problems);
 }

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import { ConstructError, UnsupportedByReleaseError } from './errors.js';
 import { assertPinned } from './images.js';
-import { addObject, child, isJson, list, stampRelease, type Json } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
+import { addObject, child, list, stampRelease, type Json } from './kube-object.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
 import { requireContext } from './template.js';
@@ -121,7 +122,7 @@ export class SandboxRouter extends Construct {
     for (const o of objs) {
       const meta = child(o, 'metadata');
       if (!CLUSTER_SCOPED.has(String(o['kind']))) meta['namespace'] = this.namespace;
-      if (Array.isArray(o['subjects'])) for (const s of o['subjects']) if (isJson(s) && s['namespace'] !== undefined) s['namespace'] = this.namespace;
+      if (Array.isArray(o['subjects'])) for (const s of o['subjects']) if (isPlainObject(s) && s['namespace'] !== undefined) s['namespace'] = this.namespace;
       if (o['kind'] === 'Deployment') deployment = o;
       if (o['kind'] === 'Service') service = o;
     }
@@ -130,14 +131,14 @@ export class SandboxRouter extends Construct {
     this.podLabels = { ...selector, app: 'sandbox-router' };
     this.serviceName = String(child(service, 'metadata')['name']);
     const svcPorts = list(child(service, 'spec'), 'ports');
-    this.port = Number(isJson(svcPorts[0]) ? svcPorts[0]['port'] : 8080);
+    this.port = Number(isPlainObject(svcPorts[0]) ? svcPorts[0]['port'] : 8080);
 
     const spec = child(deployment, 'spec');
     spec['replicas'] = p.replicas;
     const tmpl = child(spec, 'template');
     Object.assign(child(child(tmpl, 'metadata'), 'labels'), this.podLabels);
     const podSpec = child(tmpl, 'spec');
-    const container = list(podSpec, 'containers').find(isJson);
+    const container = list(podSpec, 'containers').find(isPlainObject);
     if (container === undefined) throw new ConstructError(this.node.path, 'router Deployment has no container', 'report this: the pinned router manifests changed shape');
     container['image'] = p.image;
     const args = list(container, 'args').filter((a) => !OWNED_FLAGS.some((f) => String(a).startsWith(f)));
@@ -170,8 +171,8 @@ export class SandboxRouter extends Construct {
   /** Replaces the ports of the upstream egress rule that opens TCP 8888 to every pod with `ports`. */
   private narrowEgress(policy: Json, ports: readonly number[]): void {
     for (const rule of list(child(policy, 'spec'), 'egress')) {
-      if (!isJson(rule) || !Array.isArray(rule['ports'])) continue;
-      if (rule['ports'].some((port) => isJson(port) && port['port'] === 8888)) rule['ports'] = ports.map((port) => ({ protocol: 'TCP', port }));
+      if (!isPlainObject(rule) || !Array.isArray(rule['ports'])) continue;
+      if (rule['ports'].some((port) => isPlainObject(port) && port['port'] === 8888)) rule['ports'] = ports.map((port) => ({ protocol: 'TCP', port }));
     }
   }
 }

@@ -81,11 +81,12 @@ const PropsSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['scheduling'],
+        params: { reason: 'SchedulingRequired' },
         message: 'required: give nodeSelector (and tolerations) for the nodes that have the handler, or set allNodes: true if every node has it',
       });
     }
     if (p.scheduling !== undefined && p.allNodes) {
-      ctx.addIssue({ code: 'custom', path: ['allNodes'], message: 'contradicts scheduling: pick one' });
+      ctx.addIssue({ code: 'custom', path: ['allNodes'], params: { reason: 'SchedulingContradiction' }, message: 'contradicts scheduling: pick one' });
     }
   });
 

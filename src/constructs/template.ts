@@ -12,9 +12,11 @@ import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../re
 import { apiVersionFor, findContext, type EnvironmentContext } from './context.js';
 import { ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError } from './errors.js';
 import { assertPinned, podSpecImages, type ContainerImage } from './images.js';
-import { isJson, type Json } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
+import { type Json } from './kube-object.js';
 import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
+import { DNS_LABEL } from '../model/names.js';
 import { parseProps } from './props.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 
@@ -67,14 +69,13 @@ export interface SandboxTemplateProps {
   readonly acceptKnownDefects?: readonly string[];
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 const PropsSchema = z
   .object({
     name: z.string().regex(DNS_LABEL, 'must be a DNS label (lowercase letters, digits, -)').max(63).optional(),
     namespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
     runtimeClass: z.instanceof(SandboxRuntimeClass, { message: 'must be a SandboxRuntimeClass construct' }),
-    podSpec: z.custom<k8s.PodSpec>((v) => isJson(v) && Array.isArray(v['containers']) && v['containers'].length > 0, 'must be a k8s.PodSpec with at least one container'),
+    podSpec: z.custom<k8s.PodSpec>((v) => isPlainObject(v) && Array.isArray(v['containers']) && v['containers'].length > 0, 'must be a k8s.PodSpec with at least one container'),
     podMetadata: z
       .object({
         labels: z.record(z.string(), z.string()).optional(),
@@ -136,7 +137,7 @@ export class SandboxTemplate extends Construct {
     const p = parseProps(this, 'SandboxTemplate', PropsSchema, props);
     this.release = ctx.release;
     this.name = p.name ?? id;
-    if (!DNS_LABEL.test(this.name)) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [`name: must be a DNS label (got ${JSON.stringify(this.name)}); pass name explicitly`]);
+    if (!DNS_LABEL.test(this.name)) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'name', reason: 'NotDnsLabel', value: this.name, message: `name: must be a DNS label (got ${JSON.stringify(this.name)}); pass name explicitly` }]);
     this.namespace = p.namespace ?? ctx.defaultNamespace;
     this.runtimeClass = p.runtimeClass;
     if (p.networkPolicyManagement !== undefined) this.explicitManagement = p.networkPolicyManagement;
@@ -144,15 +145,16 @@ export class SandboxTemplate extends Construct {
 
     const podSpec = plain(k8s.toJson_PodSpec(props.podSpec) ?? {}) as Json;
     if (podSpec['runtimeClassName'] !== undefined && podSpec['runtimeClassName'] !== this.runtimeClass.name) {
-      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [
-        `podSpec.runtimeClassName: ${JSON.stringify(podSpec['runtimeClassName'])} contradicts runtimeClass ${JSON.stringify(this.runtimeClass.name)}; leave it out`,
-      ]);
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{
+        prop: 'podSpec.runtimeClassName', reason: 'RuntimeClassContradiction', value: podSpec['runtimeClassName'],
+        message: `podSpec.runtimeClassName: ${JSON.stringify(podSpec['runtimeClassName'])} contradicts runtimeClass ${JSON.stringify(this.runtimeClass.name)}; leave it out`,
+      }]);
     }
     podSpec['runtimeClassName'] = this.runtimeClass.name;
     applySecureDefaults(podSpec);
     const problems = securityProblems(podSpec);
     const reserved = Object.keys(p.podMetadata?.labels ?? {}).filter((k) => k.startsWith('agents.x-k8s.io/') || k.startsWith('extensions.agents.x-k8s.io/'));
-    for (const k of reserved) problems.push(`podMetadata.labels.${k}: keys under agents.x-k8s.io/ are dropped by the controller (controllers/sandbox_controller.go@v0.5.6)`);
+    for (const k of reserved) problems.push({ prop: `podMetadata.labels.${k}`, reason: 'ReservedLabel', value: k, message: `podMetadata.labels.${k}: keys under agents.x-k8s.io/ are dropped by the controller (controllers/sandbox_controller.go@v0.5.6)` });
     if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', problems);
 
     this.images = podSpecImages(podSpec);
@@ -168,10 +170,10 @@ export class SandboxTemplate extends Construct {
     const firstPorts = Array.isArray(first['ports']) ? (first['ports'] as Json[]).map((port) => Number(port['containerPort'])) : [];
     this.runtime = p.runtime ?? { kind: 'custom', container: String(first['name']), ports: firstPorts };
     if (!containers.includes(this.runtime.container)) {
-      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [`runtime.container: ${JSON.stringify(this.runtime.container)} is not a container of podSpec (${containers.join(', ')})`]);
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'runtime.container', reason: 'UnknownContainer', value: this.runtime.container, message: `runtime.container: ${JSON.stringify(this.runtime.container)} is not a container of podSpec (${containers.join(', ')})` }]);
     }
     if (this.runtime.ports.length === 0) {
-      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', ['runtime.ports: none given and the first container declares no ports; set runtime explicitly']);
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'runtime.ports', reason: 'NoRuntimePorts', message: 'runtime.ports: none given and the first container declares no ports; set runtime explicitly' }]);
     }
     if (p.networkPolicy !== undefined) {
       this.customRules = plain({
@@ -189,7 +191,7 @@ export class SandboxTemplate extends Construct {
           void this.networkPolicyManagement;
           return [];
         } catch (err) {
-          return [err instanceof ConstructError ? err.message.slice(this.node.path.length + 2).split('\n  hint:')[0]! : String(err)];
+          return [err instanceof ConstructError ? err.detail : String(err)];
         }
       },
     });

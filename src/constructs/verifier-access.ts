@@ -12,6 +12,9 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
+import { DNS_LABEL } from '../model/names.js';
+import { SANDBOX_KINDS } from '../model/releases.js';
+import { CORE_GROUP, EXTENSIONS_GROUP, resourceName, RESOURCES } from '../model/resources.js';
 import { parseProps } from './props.js';
 
 /** One RBAC rule as emitted. */
@@ -43,7 +46,6 @@ export interface VerifierAccessProps {
   readonly checkControllerRbac?: boolean;
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const Name = z.string().regex(DNS_LABEL, 'must be a DNS label').max(63);
 const PropsSchema = z
   .object({
@@ -60,7 +62,7 @@ const PropsSchema = z
   .strict();
 
 /** The four CRD names of Agent Sandbox (`k8s/crds/*.yaml@v0.5.6`). */
-const CRD_NAMES = ['sandboxes.agents.x-k8s.io', 'sandboxclaims.extensions.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io', 'sandboxwarmpools.extensions.agents.x-k8s.io'];
+const CRD_NAMES = SANDBOX_KINDS.map(resourceName);
 
 type Parsed = z.output<typeof PropsSchema>;
 
@@ -78,9 +80,9 @@ export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): Ve
 /** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
 export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRule[] {
   const rules: VerifierRule[] = [
-    { apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxclaims', 'sandboxwarmpools'], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: ['extensions.agents.x-k8s.io'], resources: ['sandboxtemplates'], verbs: ['get', 'list'] },
+    { apiGroups: [CORE_GROUP], resources: [RESOURCES.Sandbox.plural], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+    { apiGroups: [EXTENSIONS_GROUP], resources: [RESOURCES.SandboxClaim.plural, RESOURCES.SandboxWarmPool.plural], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+    { apiGroups: [EXTENSIONS_GROUP], resources: [RESOURCES.SandboxTemplate.plural], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['events'], verbs: ['list'] },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },

@@ -61,7 +61,7 @@ export class SandboxWarmPool extends Construct {
       throw new ConstructPropsError(
         this.node.path,
         'SandboxWarmPool',
-        p.template.secretUses.map((u) => `template ${p.template.name}: ${u}`),
+        p.template.secretUses.map((u) => ({ prop: 'template', reason: 'TenantCredentials', value: p.template.name, message: `template ${p.template.name}: ${u}` })),
         'a warm sandbox goes to whichever tenant claims it next; move credentials out of the template (inject them after the claim), or set allowTenantCredentials: true if they are not tenant-specific',
       );
     }

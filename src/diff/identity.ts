@@ -8,6 +8,7 @@
  */
 import { canonicalJson } from '../releases/crd-schema.js';
 import type { KubeObject } from '../releases/index.js';
+import { AgentPlaneError } from '../model/errors.js';
 
 /** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`, prefixed with `<environment>:` for objects of a named environment. */
 export type ObjectKey = string;
@@ -22,14 +23,14 @@ export function objectKey(obj: KubeObject): ObjectKey {
 }
 
 /** An object that cannot be identified, or two objects with the same identity in one set. */
-export class ObjectIdentityError extends Error {
-  readonly code = 'object-identity';
+export class ObjectIdentityError extends AgentPlaneError {
+  readonly reason = 'ObjectIdentityInvalid';
+  readonly exitCategory = 'invalid';
   constructor(
     message: string,
     readonly hint: string,
   ) {
     super(message);
-    this.name = 'ObjectIdentityError';
   }
 }
 

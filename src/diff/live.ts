@@ -6,6 +6,7 @@
  * KubeClient.
  */
 import type { KubeObject } from '../releases/index.js';
+import { AgentPlaneError } from '../model/errors.js';
 import type { ManifestSet } from './compare.js';
 
 /**
@@ -13,14 +14,15 @@ import type { ManifestSet } from './compare.js';
  * admission, a 403 on that object, a kind whose CRD is not served yet). Readers throw it to have the object left out
  * and reported; any other error stops the comparison (an unreachable cluster, refused credentials).
  */
-export class LiveObjectError extends Error {
-  readonly code = 'live-object';
+export class LiveObjectError extends AgentPlaneError {
+  readonly reason = 'LiveObjectRefused';
+  // Readers throw it to have one object left out; one that escapes the comparison is a bug.
+  readonly exitCategory = 'internal';
   constructor(
     message: string,
     readonly hint: string,
   ) {
     super(message);
-    this.name = 'LiveObjectError';
   }
 }
 

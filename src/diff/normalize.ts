@@ -9,6 +9,8 @@
  * Map key order is irrelevant by construction (the structural diff compares keys, renderers sort them); list order
  * is kept.
  */
+import { isPlainObject } from '../model/objects.js';
+import { SANDBOX_KINDS } from '../model/releases.js';
 import type { KubeObject } from '../releases/index.js';
 import { dropDefaultOnly, fillSchemaDefaults, type SchemaNode } from './schema-defaults.js';
 
@@ -59,11 +61,8 @@ export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
  * `extensions/controllers/sandboxclaim_controller.go@v0.5.6`); users may not set that domain on claims.
  */
 export const CONTROLLER_KEY_PREFIX = 'agents.x-k8s.io/';
-const AGENT_SANDBOX_KINDS = new Set(['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool']);
+const AGENT_SANDBOX_KINDS: ReadonlySet<string> = new Set(SANDBOX_KINDS);
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function deletePath(root: Record<string, unknown>, path: readonly string[], whenEmpty = false): void {
   let node: unknown = root;

@@ -15,6 +15,7 @@
  * | `immutable-field` | a Sandbox `spec.volumeClaimTemplates` change (immutable, `api/v1beta1/sandbox_types.go@v0.5.6`) |
  * | `secret-change` | a Secret's data changed (values redacted) |
  */
+import { isPlainObject } from '../model/objects.js';
 import type { KubeObject } from '../releases/index.js';
 import { diffCrdSchemas } from '../releases/schema-diff.js';
 import type { ObjectKey } from './identity.js';
@@ -59,7 +60,7 @@ export interface ComparedPair {
 }
 
 type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : {});
+const rec = (v: unknown): Rec => (isPlainObject(v) ? v : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strs = (v: unknown): string[] => list(v).map(String);
 

@@ -9,6 +9,7 @@
  * `updateStrategy` and one holding only defaults the same way, so {@link dropDefaultOnly} removes such objects on
  * both sides before comparing.
  */
+import { isPlainObject } from '../model/objects.js';
 
 /** The parts of a structural schema node that defaulting reads. */
 export interface SchemaNode {
@@ -18,10 +19,6 @@ export interface SchemaNode {
   readonly additionalProperties?: SchemaNode | boolean;
   readonly default?: unknown;
   readonly required?: readonly string[];
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /**

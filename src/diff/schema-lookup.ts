@@ -3,6 +3,7 @@
  * manifest set (synthesized installs carry the pinned, checksum-verified CRDs) or of a loaded release.
  */
 import { crdObject } from '../releases/crd-schema.js';
+import { SANDBOX_KINDS } from '../model/releases.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from '../releases/index.js';
 import type { SchemaLookup } from './normalize.js';
 import type { SchemaNode } from './schema-defaults.js';
@@ -30,7 +31,7 @@ export function schemaLookupFromObjects(objects: Iterable<KubeObject>): SchemaLo
   return (apiVersion, kind) => byKey.get(`${apiVersion}/${kind}`);
 }
 
-const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
 
 /** A lookup over the pinned CRDs of a loaded release (`crdObject`, `k8s/crds/*.yaml@tag`). */
 export function schemaLookupFromRelease(release: LoadedRelease): SchemaLookup {

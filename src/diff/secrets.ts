@@ -3,6 +3,7 @@
  * Secrets are compared, every `data` value is replaced by a marker that says only whether it is the same on both
  * sides, so a changed value still shows as a change.
  */
+import { isPlainObject } from '../model/objects.js';
 import type { KubeObject } from '../releases/index.js';
 
 /** The marker of a value that is the same on both sides (or present on one side only). */
@@ -18,7 +19,7 @@ export function isSecret(obj: KubeObject | undefined): boolean {
 
 function dataOf(obj: KubeObject | undefined): Record<string, unknown> {
   const data = obj?.data;
-  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+  return isPlainObject(data) ? data : {};
 }
 
 function withData(obj: KubeObject, data: Record<string, string>): KubeObject {

@@ -9,27 +9,28 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
+import { AgentPlaneError } from '../model/errors.js';
 import { isKubeObject } from '../releases/kube-object.js';
 import type { ManifestSet } from './compare.js';
 
 const run = promisify(execFile);
 
 /** A manifest file that does not parse. The message names file, line and column and never quotes the content (it may hold Secret values). */
-export class ManifestParseError extends Error {
-  readonly code = 'manifest-parse';
+export class ManifestParseError extends AgentPlaneError {
+  readonly reason = 'ManifestUnparsable';
+  readonly exitCategory = 'invalid';
   readonly hint = 'fix the file (or re-run synth); the position is 1-based';
   constructor(readonly file: string, detail: string) {
     super(`${file} is not valid YAML: ${detail}`);
-    this.name = 'ManifestParseError';
   }
 }
 
 /** A BASE/HEAD argument that is neither a directory nor a git ref, or a git ref that could not be synthesized. */
-export class ManifestSourceError extends Error {
-  readonly code = 'manifest-source';
+export class ManifestSourceError extends AgentPlaneError {
+  readonly reason = 'ManifestSourceInvalid';
+  readonly exitCategory = 'invalid';
   constructor(message: string, readonly hint: string) {
     super(message);
-    this.name = 'ManifestSourceError';
   }
 }
 

@@ -17,7 +17,7 @@ interface CrdVersion {
 
 /**
  * The pinned CustomResourceDefinition object of `kind` (parsed from the verified CRD file named in the catalog).
- * @throws ReleaseError (code `CRD_NOT_FOUND`) when the release's CRD file holds no CRD for the kind.
+ * @throws ReleaseError (reason `CrdNotFound`) when the release's CRD file holds no CRD for the kind.
  */
 export function crdObject(release: LoadedRelease, kind: SandboxKind): KubeObject {
   const facts = release.facts.crds[kind];
@@ -25,7 +25,7 @@ export function crdObject(release: LoadedRelease, kind: SandboxKind): KubeObject
   const crd = docs.find((d) => d.kind === 'CustomResourceDefinition' && d.metadata?.name === facts.crdName);
   if (!crd) {
     throw new ReleaseError(
-      'CRD_NOT_FOUND',
+      'CrdNotFound',
       `release ${release.facts.tag} has no CustomResourceDefinition ${facts.crdName} in ${facts.file}`,
       'the loaded release is incomplete; load it with loadRelease() so every pinned file is present',
     );
@@ -47,7 +47,7 @@ export function openApiSchema(release: LoadedRelease, kind: SandboxKind, version
   if (!v) throw new VersionNotServedError(release.facts.tag, kind, version, servedVersions(release, kind));
   const schema = v.schema?.openAPIV3Schema;
   if (!schema) {
-    throw new ReleaseError('CRD_SCHEMA_MISSING', `${kind} ${version} of release ${release.facts.tag} has no openAPIV3Schema`, 'report this: every pinned CRD version carries a schema');
+    throw new ReleaseError('CrdSchemaMissing', `${kind} ${version} of release ${release.facts.tag} has no openAPIV3Schema`, 'report this: every pinned CRD version carries a schema');
   }
   return schema;
 }
@@ -77,7 +77,7 @@ export function crdSizeBytes(release: LoadedRelease, kind: SandboxKind): number 
   const file = release.facts.crds[kind].file;
   const bytes = release.files.get(file);
   if (bytes) return bytes.length;
-  throw new ReleaseError('CRD_NOT_FOUND', `release ${release.facts.tag} has no bytes for ${file}`, 'load the release with loadRelease() so every pinned file is present');
+  throw new ReleaseError('CrdFileMissing', `release ${release.facts.tag} has no bytes for ${file}`, 'load the release with loadRelease() so every pinned file is present');
 }
 
 /**

@@ -1,16 +1,18 @@
 /**
  * Typed errors of the releases layer. Each names what is wrong, shows the value and says what to do (`hint`).
- * `code` is a stable string for programs (CLI exit mapping, JSON output).
+ * `reason` is a stable CamelCase code for programs; a pinned release that cannot be used exits with the `release` category.
  */
+import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 
-/** Base of every releases-layer error. `code`: stable machine-readable code; `hint`: what the user should do. */
-export class ReleaseError extends Error {
-  readonly code: string;
+/** Base of every releases-layer error. `reason`: stable CamelCase code; `hint`: what the user should do. */
+export class ReleaseError extends AgentPlaneError {
+  readonly reason: string;
+  readonly exitCategory: ExitCategory = 'release';
+  override readonly hintInMessage = true;
   readonly hint: string;
-  constructor(code: string, message: string, hint: string, options?: { cause?: unknown }) {
+  constructor(reason: string, message: string, hint: string, options?: { cause?: unknown }) {
     super(`${message}\n  hint: ${hint}`, options);
-    this.name = new.target.name;
-    this.code = code;
+    this.reason = reason;
     this.hint = hint;
   }
 }
@@ -20,7 +22,7 @@ export class UnknownReleaseError extends ReleaseError {
   readonly tag: string;
   constructor(tag: string, supported: readonly string[]) {
     super(
-      'UNKNOWN_RELEASE',
+      'UnknownRelease',
       `unknown Agent Sandbox release ${JSON.stringify(tag)}: supported releases are ${supported.join(', ')}`,
       `pick one of ${supported.join(', ')}; a new release must first be added to the catalog (npm run gen:catalog)`,
     );
@@ -36,7 +38,7 @@ export class ChecksumMismatchError extends ReleaseError {
   readonly source: string;
   constructor(file: string, expected: string, actual: string, source = 'unknown source') {
     super(
-      'CHECKSUM_MISMATCH',
+      'ChecksumMismatch',
       `checksum mismatch for ${file} from ${source}: expected sha256 ${expected}, got ${actual}`,
       source.startsWith('mirror ')
         ? 'the mirror holds different bytes than the pinned release: restore the original file (never edit pinned release files), ' +
@@ -57,7 +59,7 @@ export class MissingFileError extends ReleaseError {
   readonly source: string;
   constructor(file: string, source: string) {
     super(
-      'MISSING_FILE',
+      'MissingFile',
       `pinned file ${file} is missing from ${source}`,
       source.startsWith('mirror ')
         ? 'complete the mirror (layout <mirror>/<tag>/<path>, as ../shared/agent-sandbox/releases) or point --mirror / AGENTPLANE_MIRROR at a complete one'
@@ -73,7 +75,7 @@ export class SourceUnreachableError extends ReleaseError {
   readonly source: string;
   constructor(source: string, cause: unknown) {
     super(
-      'SOURCE_UNREACHABLE',
+      'SourceUnreachable',
       `cannot reach release source ${source}: ${describeCause(cause)}`,
       'check the network or use a local mirror (--mirror DIR or AGENTPLANE_MIRROR); already verified files are reused from the cache',
       { cause },
@@ -86,7 +88,7 @@ export class SourceUnreachableError extends ReleaseError {
 export class VersionNotServedError extends ReleaseError {
   constructor(tag: string, kind: string, version: string, served: readonly string[]) {
     super(
-      'VERSION_NOT_SERVED',
+      'VersionNotServed',
       `${kind} ${version} is not served by release ${tag} (served: ${served.join(', ') || 'none'})`,
       `write ${kind} objects as ${served[0] ?? 'a served version'} for ${tag}, or pin a release that serves ${version}`,
     );
@@ -96,25 +98,27 @@ export class VersionNotServedError extends ReleaseError {
 /** A pinned file could not be parsed as YAML. */
 export class ReleaseParseError extends ReleaseError {
   constructor(file: string, detail: string) {
-    super('RELEASE_PARSE', `pinned file ${file} is not valid YAML: ${detail}`, 'report this: a verified pinned file should always parse');
+    super('ReleaseFileUnparsable', `pinned file ${file} is not valid YAML: ${detail}`, 'report this: a verified pinned file should always parse');
   }
 }
 
 /** The lock file exists but its content is not a valid lock. */
 export class LockFileInvalidError extends ReleaseError {
+  override readonly exitCategory: ExitCategory = 'invalid';
   readonly path: string;
   constructor(path: string, detail: string) {
-    super('LOCK_INVALID', `lock file ${path} is not valid: ${detail}`, `fix the file by hand, or delete ${path} and synthesize again to rewrite it`);
+    super('LockFileInvalid', `lock file ${path} is not valid: ${detail}`, `fix the file by hand, or delete ${path} and synthesize again to rewrite it`);
     this.path = path;
   }
 }
 
 /** The environment and the lock file disagree. `differences` are human-readable lines. */
 export class LockMismatchError extends ReleaseError {
+  override readonly exitCategory: ExitCategory = 'lock-mismatch';
   readonly differences: readonly string[];
   constructor(differences: readonly string[]) {
     super(
-      'LOCK_MISMATCH',
+      'LockMismatch',
       `the environment does not match agentplane.lock.json:\n${differences.map((d) => `  - ${d}`).join('\n')}`,
       'if the change is intended, synthesize again with --update-lock and commit the new lock file',
     );

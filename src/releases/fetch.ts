@@ -58,6 +58,7 @@ export function upstreamUrl(commit: string, path: string): string {
  * exit 3) whose hint says what to set instead: the network has nothing to do with it.
  */
 export class MirrorDirectoryMissingError extends SourceUnreachableError {
+  override readonly reason = 'MirrorDirectoryMissing';
   override readonly hint: string;
   constructor(root: string) {
     super(`mirror ${root}`, new Error('the mirror directory does not exist'));

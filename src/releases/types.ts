@@ -3,14 +3,9 @@
  * verified files loaded for one of them. Facts come from `../shared/agent-sandbox/releases/index.json`.
  */
 
-/** A supported upstream tag. */
-export type ReleaseTag = 'v0.4.6' | 'v0.5.0' | 'v0.5.6';
+import type { ReleaseFamily, ReleaseTag, SandboxKind } from '../model/releases.js';
 
-/** Releases that share API versions: `v0.4` serves v1alpha1 only; `v0.5` stores v1beta1 and serves v1alpha1 via conversion. */
-export type ReleaseFamily = 'v0.4' | 'v0.5';
-
-/** The four Agent Sandbox kinds. */
-export type SandboxKind = 'Sandbox' | 'SandboxClaim' | 'SandboxTemplate' | 'SandboxWarmPool';
+export type { ReleaseFamily, ReleaseTag, SandboxKind };
 
 /** One file of a release, pinned by sha256 (hex) and size (bytes). `path` is the upstream path at the release commit, e.g. `k8s/crds/agents.x-k8s.io_sandboxes.yaml`. */
 export interface PinnedFile {

@@ -12,6 +12,7 @@ import { canonicalJson, crdObject } from './crd-schema.js';
 import { diffCrdSchemas, type SchemaChange } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
 import type { LoadedRelease, ReleaseTag, SandboxKind } from './types.js';
+import { SANDBOX_KINDS, storageVersionOf } from '../model/releases.js';
 
 export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked';
 /** The capability adapter's operations (DESIGN.md §5). */
@@ -22,6 +23,12 @@ export type FindingSeverity = 'info' | 'review' | 'migrate' | 'block';
 export interface UpgradeFinding {
   readonly severity: FindingSeverity;
   readonly topic: 'schema' | 'storage' | 'conditions' | 'defect' | 'live' | 'advice';
+  /**
+   * Stable CamelCase code: `Schema<Change>` (e.g. `SchemaFieldRemoved`), `ConditionAdded`, `ConditionRemoved`,
+   * `ConditionReasonsChanged`, `StoredVersionNotServed`, `StorageVersionChanged`, `StoredVersionsStale`,
+   * `ClaimPoolMissing`, `MigrationAdvised`, `KnownDefect`.
+   */
+  readonly reason: string;
   readonly message: string;
   readonly operations: readonly AdapterOperation[];
   /** Upstream source (`path@tag`) or the schema change behind the finding. */
@@ -32,6 +39,8 @@ export interface UpgradeFinding {
    * new one); `['*']` for a CRD-level change. A change found in several is one finding naming them all.
    */
   readonly versions?: readonly string[];
+  /** `ClaimPoolMissing` only: the live claim and the pool it converts to. */
+  readonly claim?: { readonly namespace: string; readonly name: string; readonly pool: string };
 }
 
 /** One v1alpha1 SandboxClaim as read live (only what conversion to v1beta1 looks at). */
@@ -71,7 +80,7 @@ export interface UpgradePlan {
   readonly schemaChanges: readonly SchemaChange[];
 }
 
-const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
 const ALL_OPS: readonly AdapterOperation[] = ['createFromTemplate', 'observe', 'terminate', 'capabilities'];
 
 /** The adapter operations a schema change at `kind`/`path` affects. */
@@ -173,7 +182,7 @@ export const KNOWN_DEFECTS: ReadonlyArray<{ readonly releases: readonly ReleaseT
 ];
 
 function storageVersion(release: LoadedRelease, kind: SandboxKind): string | undefined {
-  return release.facts.crds[kind].versions.find((v) => v.storage)?.name;
+  return storageVersionOf(release.facts.crds[kind]);
 }
 
 function served(release: LoadedRelease, kind: SandboxKind): string[] {
@@ -207,8 +216,13 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
     const versions = group.map((x) => x.version).sort();
     // every summary starts `<kind> <version>` (schema-diff.ts), except the CRD-level conversion change
     const message = group.length === 1 ? c.summary : `${kind}${c.summary.slice(`${kind} ${c.version}`.length)} (versions: ${versions.join('; ')})`;
-    return { severity: severityOf(c), topic: 'schema', message, operations: operationsFor(kind, c), source: `k8s/crds@${to}`, versions };
+    return { severity: severityOf(c), topic: 'schema', reason: `Schema${camel(c.change)}`, message, operations: operationsFor(kind, c), source: `k8s/crds@${to}`, versions };
   });
+}
+
+/** `field-removed` -> `FieldRemoved`. */
+function camel(kebab: string): string {
+  return kebab.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
 }
 
 function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
@@ -220,10 +234,10 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
     const rb = b[key] ?? [];
     const added = rb.filter((r) => !ra.includes(r));
     const removed = ra.filter((r) => !rb.includes(r));
-    if (ra.length === 0) out.push({ severity: 'info', topic: 'conditions', message: `new condition ${key} (reasons ${rb.join(', ')})`, operations: ['observe'] });
-    else if (rb.length === 0) out.push({ severity: 'review', topic: 'conditions', message: `condition ${key} no longer written`, operations: ['observe'] });
+    if (ra.length === 0) out.push({ severity: 'info', topic: 'conditions', reason: 'ConditionAdded', message: `new condition ${key} (reasons ${rb.join(', ')})`, operations: ['observe'] });
+    else if (rb.length === 0) out.push({ severity: 'review', topic: 'conditions', reason: 'ConditionRemoved', message: `condition ${key} no longer written`, operations: ['observe'] });
     else if (added.length > 0 || removed.length > 0) {
-      out.push({ severity: removed.length > 0 ? 'review' : 'info', topic: 'conditions', message: `${key} reasons${added.length ? ` + ${added.join(', ')}` : ''}${removed.length ? ` - ${removed.join(', ')}` : ''}`, operations: ['observe'] });
+      out.push({ severity: removed.length > 0 ? 'review' : 'info', topic: 'conditions', reason: 'ConditionReasonsChanged', message: `${key} reasons${added.length ? ` + ${added.join(', ')}` : ''}${removed.length ? ` - ${removed.join(', ')}` : ''}`, operations: ['observe'] });
     }
   }
   return out;
@@ -253,15 +267,15 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     const missing = stored.filter((v) => !served(to, kind).includes(v));
     if (missing.length > 0) {
       blocked.push(kind);
-      findings.push({ severity: 'block', topic: 'storage', message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`, operations: [...ALL_OPS] });
+      findings.push({ severity: 'block', topic: 'storage', reason: 'StoredVersionNotServed', message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`, operations: [...ALL_OPS] });
     }
     const sf = storageVersion(from, kind);
     const st = storageVersion(to, kind);
     if (missing.length === 0 && sf !== st && st !== undefined) {
-      findings.push({ severity: 'migrate', topic: 'storage', message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`, operations: [...ALL_OPS] });
+      findings.push({ severity: 'migrate', topic: 'storage', reason: 'StorageVersionChanged', message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`, operations: [...ALL_OPS] });
     }
     if (missing.length === 0 && live !== undefined && st !== undefined && (live.storedVersions[kind] ?? []).some((v) => v !== st)) {
-      findings.push({ severity: 'migrate', topic: 'live', message: `${kind}: status.storedVersions is [${(live.storedVersions[kind] ?? []).join(', ')}]; after the upgrade rewrite every object and prune storedVersions to [${st}]`, operations: ['observe'] });
+      findings.push({ severity: 'migrate', topic: 'live', reason: 'StoredVersionsStale', message: `${kind}: status.storedVersions is [${(live.storedVersions[kind] ?? []).join(', ')}]; after the upgrade rewrite every object and prune storedVersions to [${st}]`, operations: ['observe'] });
     }
   }
   if (blocked.length > 0) {
@@ -287,15 +301,18 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     for (const claim of live.claims) {
       const pool = convertedPoolName(claim);
       if (!pools.has(`${claim.namespace}/${pool}`)) {
-        findings.push({ severity: 'migrate', topic: 'live', message: `claim ${claim.namespace}/${claim.name} converts to warmPoolRef ${pool}, which does not exist: it would sit at Ready=False/WarmPoolNotFound`, operations: ['createFromTemplate', 'observe'], source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6' });
+        findings.push({
+          severity: 'migrate', topic: 'live', reason: 'ClaimPoolMissing', message: `claim ${claim.namespace}/${claim.name} converts to warmPoolRef ${pool}, which does not exist: it would sit at Ready=False/WarmPoolNotFound`,
+          operations: ['createFromTemplate', 'observe'], source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6', claim: { namespace: claim.namespace, name: claim.name, pool },
+        });
       }
     }
   }
   if (from.facts.family === 'v0.4' && to.facts.family === 'v0.5') {
-    findings.push({ severity: 'migrate', topic: 'advice', message: `from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2${t === 'v0.5.0' ? ': prefer v0.5.6 over v0.5.0' : ''}`, operations: ['createFromTemplate'], source: 'docs/api-migration-guide.md@v0.5.6' });
+    findings.push({ severity: 'migrate', topic: 'advice', reason: 'MigrationAdvised', message: `from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2${t === 'v0.5.0' ? ': prefer v0.5.6 over v0.5.0' : ''}`, operations: ['createFromTemplate'], source: 'docs/api-migration-guide.md@v0.5.6' });
   }
   for (const d of KNOWN_DEFECTS) {
-    if (d.releases.includes(t)) findings.push({ severity: 'info', topic: 'defect', message: `known defect of ${t}: ${d.message}`, operations: d.operations, source: d.source });
+    if (d.releases.includes(t)) findings.push({ severity: 'info', topic: 'defect', reason: 'KnownDefect', message: `known defect of ${t}: ${d.message}`, operations: d.operations, source: d.source });
   }
 
   const verdict: UpgradeVerdict = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
@@ -304,7 +321,9 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     const moved = KINDS.filter((k) => storageVersion(from, k) !== storageVersion(to, k) && storageVersion(to, k) !== undefined);
     for (const x of migrate.filter((y) => y.topic === 'advice')) path.push(x.message);
     if (migrate.some((y) => y.topic === 'schema')) path.push('update manifests and clients that use the renamed, removed or retyped fields listed below');
-    for (const x of migrate.filter((y) => y.topic === 'live' && y.message.startsWith('claim'))) path.push(`before upgrading: ${x.message.replace(': it would sit at Ready=False/WarmPoolNotFound', '')}; create that pool or re-create the claim`);
+    for (const { claim: c } of migrate.filter((y) => y.reason === 'ClaimPoolMissing')) {
+      if (c !== undefined) path.push(`before upgrading: claim ${c.namespace}/${c.name} converts to warmPoolRef ${c.pool}, which does not exist; create that pool or re-create the claim`);
+    }
     path.push(`install ${t}`);
     const stale = KINDS.filter((k) => moved.includes(k) || (live?.storedVersions[k] ?? []).some((v) => v !== storageVersion(to, k)));
     if (stale.length > 0) {

@@ -21,6 +21,8 @@ import { canonicalJson, openApiSchema, schemaFingerprint, servedVersions, type J
 import { releaseCacheRoot } from './derived.js';
 import { cachedValidator, STANDALONE_FORMATS, validatorCodeKey } from './validator-cache.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
+import { isPlainObject } from '../model/objects.js';
+
 
 /** One schema violation. `path` is dotted with list indexes, e.g. `spec.podTemplate.spec.containers[0].imagee`. */
 export interface SchemaViolation {
@@ -71,16 +73,16 @@ function prepareSchema(schema: JsonSchema): JsonSchema {
   if (node['x-kubernetes-int-or-string'] === true && node.anyOf === undefined && node.type === undefined) {
     node.anyOf = [{ type: 'integer' }, { type: 'string' }];
   }
-  if (isRecord(node.properties)) {
-    node.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, isRecord(v) ? prepareSchema(v) : v]));
+  if (isPlainObject(node.properties)) {
+    node.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, isPlainObject(v) ? prepareSchema(v) : v]));
     if (node.additionalProperties === undefined && node['x-kubernetes-preserve-unknown-fields'] !== true) node.additionalProperties = false;
   }
-  if (isRecord(node.items)) node.items = prepareSchema(node.items);
-  if (isRecord(node.additionalProperties)) node.additionalProperties = prepareSchema(node.additionalProperties);
-  if (isRecord(node.not)) node.not = prepareSchema(node.not);
+  if (isPlainObject(node.items)) node.items = prepareSchema(node.items);
+  if (isPlainObject(node.additionalProperties)) node.additionalProperties = prepareSchema(node.additionalProperties);
+  if (isPlainObject(node.not)) node.not = prepareSchema(node.not);
   for (const key of ['anyOf', 'allOf', 'oneOf'] as const) {
     const list = node[key];
-    if (Array.isArray(list)) node[key] = list.map((s) => (isRecord(s) ? prepareSchema(s) : s));
+    if (Array.isArray(list)) node[key] = list.map((s) => (isPlainObject(s) ? prepareSchema(s) : s));
   }
   return node;
 }
@@ -90,13 +92,13 @@ const SHARE_MIN_CHARS = 1000;
 
 function subschemas(node: JsonSchema): JsonSchema[] {
   const out: JsonSchema[] = [];
-  if (isRecord(node.properties)) out.push(...Object.values(node.properties).filter(isRecord));
-  if (isRecord(node.items)) out.push(node.items);
-  if (isRecord(node.additionalProperties)) out.push(node.additionalProperties);
-  if (isRecord(node.not)) out.push(node.not);
+  if (isPlainObject(node.properties)) out.push(...Object.values(node.properties).filter(isPlainObject));
+  if (isPlainObject(node.items)) out.push(node.items);
+  if (isPlainObject(node.additionalProperties)) out.push(node.additionalProperties);
+  if (isPlainObject(node.not)) out.push(node.not);
   for (const key of ['anyOf', 'allOf', 'oneOf'] as const) {
     const list = node[key];
-    if (Array.isArray(list)) out.push(...list.filter(isRecord));
+    if (Array.isArray(list)) out.push(...list.filter(isPlainObject));
   }
   return out;
 }
@@ -122,16 +124,16 @@ function shareRepeatedSubschemas(root: JsonSchema): JsonSchema {
       return { $ref: `#/$defs/${name}` };
     }
     const copy: JsonSchema = { ...node };
-    if (isRecord(node.properties)) {
-      copy.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, isRecord(v) ? rewrite(v, false) : v]));
+    if (isPlainObject(node.properties)) {
+      copy.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, isPlainObject(v) ? rewrite(v, false) : v]));
     }
     for (const key2 of ['items', 'additionalProperties', 'not'] as const) {
       const v = node[key2];
-      if (isRecord(v)) copy[key2] = rewrite(v, false);
+      if (isPlainObject(v)) copy[key2] = rewrite(v, false);
     }
     for (const key2 of ['anyOf', 'allOf', 'oneOf'] as const) {
       const list = node[key2];
-      if (Array.isArray(list)) copy[key2] = list.map((s) => (isRecord(s) ? rewrite(s, false) : s));
+      if (Array.isArray(list)) copy[key2] = list.map((s) => (isPlainObject(s) ? rewrite(s, false) : s));
     }
     return copy;
   };
@@ -263,8 +265,4 @@ function pointerToPath(pointer: string): string {
 
 function joinPath(a: string, b: string): string {
   return a && b ? `${a}.${b}` : a || b;
-}
-
-function isRecord(v: unknown): v is JsonSchema {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,19 +1,23 @@
 /**
  * Typed errors of synthesis. Each names the construct path(s) or file, shows the value and says what to do (`hint`).
+ * An environment that cannot be synthesized exits with the `invalid` category.
  */
+import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 
 /** Base class; `hint` is also appended to the message. */
-export class SynthesisError extends Error {
+export abstract class SynthesisError extends AgentPlaneError {
+  readonly exitCategory: ExitCategory = 'invalid';
+  override readonly hintInMessage = true;
   readonly hint: string;
   constructor(message: string, hint: string) {
     super(`${message}\n  hint: ${hint}`);
-    this.name = new.target.name;
     this.hint = hint;
   }
 }
 
 /** Custom objects that do not match the pinned CRD schema of their apiVersion. `violations`: `<construct path>: <field>: <problem>`. */
 export class SchemaViolationError extends SynthesisError {
+  readonly reason = 'SchemaViolation';
   readonly violations: readonly string[];
   constructor(environment: string, tag: string, violations: readonly string[]) {
     super(
@@ -26,6 +30,7 @@ export class SchemaViolationError extends SynthesisError {
 
 /** Two objects with the same (group, kind, namespace, name). */
 export class DuplicateObjectError extends SynthesisError {
+  readonly reason = 'DuplicateObject';
   readonly duplicates: readonly string[];
   constructor(environment: string, duplicates: readonly string[]) {
     super(
@@ -38,6 +43,7 @@ export class DuplicateObjectError extends SynthesisError {
 
 /** Problems found by construct validation (cross-construct checks) or thrown while rendering objects. */
 export class EnvironmentInvalidError extends SynthesisError {
+  readonly reason = 'EnvironmentInvalid';
   readonly problems: readonly string[];
   constructor(environment: string, problems: readonly string[]) {
     super(`environment ${environment} is invalid:\n${problems.map((p) => `    - ${p}`).join('\n')}`, 'fix the constructs at the named paths');
@@ -47,6 +53,7 @@ export class EnvironmentInvalidError extends SynthesisError {
 
 /** An environment module that cannot be used: missing file, no `defineEnvironments` default export, no environments, clashes. */
 export class EnvironmentModuleError extends SynthesisError {
+  readonly reason = 'EnvironmentModuleUnusable';
   readonly file: string;
   constructor(file: string, message: string, hint: string) {
     super(`${file}: ${message}`, hint);
@@ -55,4 +62,6 @@ export class EnvironmentModuleError extends SynthesisError {
 }
 
 /** An object the API server would refuse (over 1 MiB), or, in strict mode, too large for client-side apply. */
-export class ObjectTooLargeError extends SynthesisError {}
+export class ObjectTooLargeError extends SynthesisError {
+  readonly reason = 'ObjectTooLarge';
+}

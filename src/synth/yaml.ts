@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { stringify } from 'yaml';
+import { isPlainObject } from '../model/objects.js';
 import { readDerived, writeDerived } from '../releases/index.js';
 
 const OPTIONS = { version: '1.1', lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false } as const;
@@ -65,7 +66,7 @@ function exactJson(obj: unknown): string | undefined {
     if (this[key] !== value) exact = false; // toJSON changed it (a Date, ...)
     else if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') exact = false;
     else if (typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0))) exact = false;
-    else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    else if (isPlainObject(value)) {
       // a plain object's prototype is null or an Object.prototype (of any realm: structuredClone and jest's vm differ)
       const proto = Object.getPrototypeOf(value) as object | null;
       if (proto !== null && Object.getPrototypeOf(proto) !== null) exact = false;

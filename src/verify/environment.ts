@@ -14,12 +14,14 @@ import { isReleaseTag } from '../releases/index.js';
 import { DEFAULT_CONTROLLER, type TemplatePlan, type VerifyPlan } from './plan.js';
 import { requirementsFor } from './requirements.js';
 import type { RequiredState } from './states.js';
+import { AgentPlaneError } from '../model/errors.js';
 
 export { EnvironmentDescriptorSchema, type EnvironmentDescriptor };
 
 /** The descriptor could not be read or is not valid; `hint` says what to do. */
-export class EnvironmentDescriptorError extends Error {
-  override readonly name = 'EnvironmentDescriptorError';
+export class EnvironmentDescriptorError extends AgentPlaneError {
+  readonly reason = 'EnvironmentDescriptorInvalid';
+  readonly exitCategory = 'invalid';
   constructor(message: string, readonly hint: string) {
     super(message);
   }

@@ -3,6 +3,7 @@
  * (DESIGN.md §1 "evidence", §6). Every state a capability reaches is backed by evidence of this shape.
  */
 import type { CapabilityName } from '../adapter/types.js';
+import type { EvidenceReason } from './reasons.js';
 
 /** The steps of the ordered ladder above `absent`, lowest first. */
 export const STEPS = ['discovered', 'compatible', 'configured', 'verified'] as const;
@@ -30,6 +31,8 @@ export interface Evidence {
   readonly field?: string;
   /** What was seen, as text. */
   readonly value?: string;
+  /** Stable CamelCase code of what was seen (src/verify/reasons.ts); logic and tests match this, not `message`. */
+  readonly reason: EvidenceReason;
   /** One sentence in plain words: what this means. */
   readonly message: string;
   readonly at: string;
@@ -55,6 +58,7 @@ export function timedOut(capabilities: readonly CapabilityName[], step: Step, pr
       capability,
       step,
       verdict: 'unknown',
+      reason: 'ProbeTimeout',
       subject: `probe ${probe}`,
       value: `deadline ${formatMs(deadlineMs)}`,
       message: `probe ${probe} did not finish within ${formatMs(deadlineMs)}; nothing it would have checked counts`,

@@ -142,10 +142,10 @@ export function imageEvidence(capability: CapabilityName, owner: string, contain
         digests.add(r.digest);
         break;
       case 'skew':
-        out.push(fact({ capability, step: 'verified', verdict: 'missing', subject, field: `status.containerStatuses[${c.container}].imageID`, value: c.imageID, message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.runningDigest} (image ${c.image || 'unreported'}), the environment pinned ${c.pinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin` }));
+        out.push(fact({ reason: 'ImageDigestDiffers', capability, step: 'verified', verdict: 'missing', subject, field: `status.containerStatuses[${c.container}].imageID`, value: c.imageID, message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.runningDigest} (image ${c.image || 'unreported'}), the environment pinned ${c.pinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin` }));
         break;
       case 'ref-skew':
-        out.push(fact({ capability, step: 'verified', verdict: 'missing', subject, field: `status.containerStatuses[${c.container}].image`, value: c.image, message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.running}, the environment pinned ${r.pinned}: the pod was made from another spec; recreate it from the pinned spec or fix the pin` }));
+        out.push(fact({ reason: 'ImageReferenceDiffers', capability, step: 'verified', verdict: 'missing', subject, field: `status.containerStatuses[${c.container}].image`, value: c.image, message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.running}, the environment pinned ${r.pinned}: the pod was made from another spec; recreate it from the pinned spec or fix the pin` }));
         break;
       case 'tag-only': {
         const list = tagOnly.get(c.pinned) ?? [];
@@ -162,16 +162,16 @@ export function imageEvidence(capability: CapabilityName, owner: string, contain
     }
   }
   if (matches.length > 0) {
-    out.push(fact({ capability, step: 'verified', verdict: 'proven', subject: owner, field: 'status.containerStatuses[].imageID', value: [...digests].join(', '), message: `${matches.length} container(s) run the pinned digest: ${listed(matches)}` }));
+    out.push(fact({ reason: 'ImageDigestPinned', capability, step: 'verified', verdict: 'proven', subject: owner, field: 'status.containerStatuses[].imageID', value: [...digests].join(', '), message: `${matches.length} container(s) run the pinned digest: ${listed(matches)}` }));
   }
   for (const [pinned, where] of tagOnly) {
-    out.push(fact({ capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', value: pinned, message: `${pinned} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for ${where.length} container(s) (${listed(where)}); pin a digest (requireDigests: true) to verify` }));
+    out.push(fact({ reason: 'PinnedByTagOnly', capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', value: pinned, message: `${pinned} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for ${where.length} container(s) (${listed(where)}); pin a digest (requireDigests: true) to verify` }));
   }
   if (noId.length > 0) {
-    out.push(fact({ capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', value: '', message: `${noId.length} container(s) report no imageID (${listed(noId)}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked` }));
+    out.push(fact({ reason: 'NoImageId', capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', value: '', message: `${noId.length} container(s) report no imageID (${listed(noId)}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked` }));
   }
   if (localId.length > 0) {
-    out.push(fact({ capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', message: `${localId.length} container(s) report a local image id, not a registry digest (${listed(localId)}): the image was loaded into the node, so it cannot be compared with the pinned digest` }));
+    out.push(fact({ reason: 'LocalImageId', capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', message: `${localId.length} container(s) report a local image id, not a registry digest (${listed(localId)}): the image was loaded into the node, so it cannot be compared with the pinned digest` }));
   }
   return out;
 }

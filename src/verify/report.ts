@@ -1,14 +1,15 @@
 /**
  * The verifier's report: one row per capability plus the compatibility tuple. This is the shape `-o json` prints;
- * its schema (`agentplane.verify/v1`) is documented in src/verify/OUTPUT.md and checked by {@link VerifyReportSchema}.
+ * its schema (`agentplane.verify/v2`) is documented in src/verify/OUTPUT.md and checked by {@link VerifyReportSchema}.
  */
 import { z } from 'zod';
 import type { CapabilityName, SupportState } from '../adapter/types.js';
 import type { Evidence } from './evidence.js';
 import { meets, settle, type RequiredState } from './states.js';
 import type { CompatibilityTuple } from './tuple.js';
+import { EVIDENCE_REASONS, type EvidenceReason } from './reasons.js';
 
-export const REPORT_SCHEMA = 'agentplane.verify/v1';
+export const REPORT_SCHEMA = 'agentplane.verify/v2';
 
 /** One capability's outcome. */
 export interface CapabilityRow {
@@ -76,6 +77,7 @@ const EvidenceSchema = z.object({
   capability: z.string(),
   step: z.enum(['discovered', 'compatible', 'configured', 'verified']),
   verdict: z.enum(['proven', 'unknown', 'missing', 'contradicted', 'unsupported']),
+  reason: z.enum(Object.keys(EVIDENCE_REASONS) as [EvidenceReason, ...EvidenceReason[]]),
   subject: z.string(),
   field: z.string().optional(),
   value: z.string().optional(),
@@ -88,7 +90,7 @@ const EvidenceSchema = z.object({
 
 const TupleEntrySchema = z.object({ value: z.string(), source: z.string() });
 
-/** The stable `-o json` schema (agentplane.verify/v1). Extra keys are an error, so any change to the shape fails its test. */
+/** The stable `-o json` schema (agentplane.verify/v2). Extra keys are an error, so any change to the shape fails its test. */
 export const VerifyReportSchema = z
   .object({
     schema: z.literal(REPORT_SCHEMA),

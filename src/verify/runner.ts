@@ -3,6 +3,7 @@
  * Pure scheduling: what a probe checks lives in ./probes/; this file only orders, times and collects.
  */
 import type { CapabilityName } from '../adapter/types.js';
+import { AgentPlaneError } from '../model/errors.js';
 import { fact, formatMs, timedOut, type Evidence, type Step } from './evidence.js';
 
 /** What a probe sees of the run: the evidence collected so far (read-only) and an abort signal that fires at its deadline. */
@@ -30,8 +31,9 @@ export interface Probe {
 }
 
 /** Thrown for a probe graph that cannot be ordered: a cycle or an unknown dependency. */
-export class ProbeGraphError extends Error {
-  override readonly name = 'ProbeGraphError';
+export class ProbeGraphError extends AgentPlaneError {
+  readonly reason = 'ProbeGraphInvalid';
+  readonly exitCategory = 'internal';
 }
 
 /** Orders probes so that every probe comes after its `after` probes; ties keep the given order. */
@@ -81,7 +83,7 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
     index += 1;
     const tag = `[${index}/${ordered.length}] ${probe.id}`;
     if (opts.signal?.aborted) {
-      evidence.push(...probe.covers.map((capability) => fact({ capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` })));
+      evidence.push(...probe.covers.map((capability) => fact({ reason: 'ProbeNotRun', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` })));
       progress(`${tag}: not run (interrupted)`);
       continue;
     }
@@ -110,7 +112,7 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
       }
     } catch (err) {
       const text = err instanceof Error ? err.message : String(err);
-      evidence.push(...probe.covers.map((capability) => fact({ capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` })));
+      evidence.push(...probe.covers.map((capability) => fact({ reason: 'ProbeError', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` })));
       progress(`${tag}: error: ${text}`);
     } finally {
       clearTimeout(timer);

@@ -143,5 +143,5 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
     if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
     return { kind: 'error', durationMs, detail: r.error.message };
   }
-  return { kind: 'error', durationMs, detail: r.reason };
+  return { kind: 'error', durationMs, detail: r.message };
 }

@@ -7,8 +7,8 @@
  * - any `contradicted` fact makes the capability `failed`; any `unsupported` fact makes it `unsupported`
  *   (contradiction wins: it is news about a running system).
  */
-import type { SupportState } from '../adapter/types.js';
-import { ORDERED_STATES } from '../adapter/types.js';
+import type { SupportState } from '../model/states.js';
+import { SUPPORT_STATES as ORDERED_STATES } from '../model/states.js';
 import { STEPS, type Evidence, type Step } from './evidence.js';
 
 /** A state the environment may require; `failed`/`unsupported` are outcomes, never requirements. */

@@ -2,6 +2,7 @@
  * The compatibility tuple (DESIGN.md §1): the versions of everything a verify result depends on, read from the
  * cluster and printed with every report. Each entry says what it is and where it was read, or why it is unknown.
  */
+import { TUPLE_KEYS } from '../model/compatibility.js';
 
 /** One entry: `value` (a version, or `unknown`/`not deployed`) and `source` (where it was read, or why not). */
 export interface TupleEntry {
@@ -29,7 +30,7 @@ export interface CompatibilityTuple {
   readonly cni: TupleEntry;
 }
 
-export const TUPLE_KEYS = ['kubernetes', 'crdRelease', 'controller', 'extensions', 'router', 'runtimeServer', 'clientSdk', 'containerRuntime', 'cni'] as const;
+export { TUPLE_KEYS };
 
 /** A tuple whose entries are all `unknown` with the given reason (used when the cluster could not be read at all). */
 export function unknownTuple(reason: string, clientSdk: TupleEntry): CompatibilityTuple {

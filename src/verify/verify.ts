@@ -24,15 +24,18 @@ import { runProbes, type Probe } from './runner.js';
 import { AdapterRuntimeProber, type RuntimeProber } from './runtime-prober.js';
 import { readTuple } from './tuple-reader.js';
 import { Workload } from './workload.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
 
 /** The cluster cannot be used at all (unreachable, bad credentials); maps to the CLI's "could not run" exit code. */
-export class VerifyCouldNotRunError extends Error {
-  override readonly name = 'VerifyCouldNotRunError';
+export class VerifyCouldNotRunError extends AgentPlaneError {
+  readonly reason = 'VerifyCouldNotRun';
+  readonly exitCategory: ExitCategory;
   /** The classified cause (`unreachable`, `unauthenticated`, `timeout`), for the CLI's exit code. */
   readonly category: string;
   constructor(message: string, readonly hint: string, category = 'unreachable') {
     super(message);
     this.category = category;
+    this.exitCategory = exitCategoryOfFailure(category, 'cluster');
   }
 }
 

@@ -40,8 +40,8 @@ const pool = live.spec.warmPoolRef.name;
 /** Evidence the workload probe records for one covered capability when its claim is not ready (configured proven, verified blocked). */
 function evidenceFor(capability: CapabilityName, why: string) {
   const f = new Facts(capability);
-  f.proven('discovered', 't', 'declared').proven('compatible', 't', 'spoken').proven('configured', 't', 'configured');
-  f.add('verified', 'unknown', `probe for ${ns}/${pool}`, why);
+  f.proven('discovered', 't', 'RuntimeDeclared', 'declared').proven('compatible', 't', 'RuntimeSpoken', 'spoken').proven('configured', 't', 'TransportReachesRuntime', 'configured');
+  f.add('verified', 'unknown', `probe for ${ns}/${pool}`, 'ClaimReferenceMissing', why);
   return f.list;
 }
 

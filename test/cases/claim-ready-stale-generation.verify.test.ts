@@ -16,8 +16,8 @@ const claim: ClaimObject = {
 /** Evidence the workload probe records for `runtime-exec` when the probe object is not ready (configured proven, verified blocked). */
 function evidenceFor(why: string) {
   const f = new Facts('runtime-exec');
-  f.proven('discovered', 't', 'runtime declared').proven('compatible', 't', 'runtime spoken').proven('configured', 't', 'transport fits');
-  f.add('verified', 'unknown', 'Sandbox sbx/py-pool-k2x9q', why);
+  f.proven('discovered', 't', 'RuntimeDeclared', 'runtime declared').proven('compatible', 't', 'RuntimeSpoken', 'runtime spoken').proven('configured', 't', 'TransportReachesRuntime', 'transport fits');
+  f.add('verified', 'unknown', 'Sandbox sbx/py-pool-k2x9q', 'ProbeNotReadyInTime', why);
   return f.list;
 }
 

@@ -35,7 +35,7 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
     expect(e.verbs).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
     expect(e.namespaces).toEqual(['sbx']);
     expect(e.release).toBe('v0.5.6');
-    expect(e.reason).toBe('controller-watches-cluster');
+    expect(e.reason).toBe('ControllerWatchesCluster');
     expect(e.grantedBy).toEqual(['ClusterRole agent-sandbox-controller-extensions in k8s/extensions-rbac.generated.yaml@v0.5.6']);
     expect(e.message).toMatch(/^chart\/i: rbac\.networkPolicies narrows networkpolicies\.networking\.k8s\.io to namespace sbx, but the controller lists and watches/);
     expect(e.message).toContain('release v0.5.6 has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@v0.5.6; --cache-label-selectors');
@@ -106,7 +106,7 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
     for (const key of watched) {
       const err = attempt(() => new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel, rbac: { [key]: 'namespace:sbx' } }));
       expect(err).toBeInstanceOf(RbacNarrowingError);
-      expect((err as RbacNarrowingError).reason).toBe('controller-watches-cluster');
+      expect((err as RbacNarrowingError).reason).toBe('ControllerWatchesCluster');
       expect((err as Error).message).toContain(`release ${tag} has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@${tag}`);
       expect((err as RbacNarrowingError).verbs).toEqual(expect.arrayContaining(['list', 'watch']));
     }

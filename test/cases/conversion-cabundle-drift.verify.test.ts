@@ -5,7 +5,7 @@
  */
 import { conversionEvidence, viewCrd } from '../../src/verify/probes/install.js';
 import { Facts } from '../../src/verify/probes/common.js';
-import { conversionReadEvidence } from '../../src/verify/probes/workload.js';
+import { conversionReadEvidence } from '../../src/verify/probes/workload/conversion.js';
 import { settle } from '../../src/verify/states.js';
 
 const KINDS = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const;

@@ -5,6 +5,7 @@
  * FailedCreatePodSandBox events per node on the real API server in test/cluster/verify/verify-pod-events.test.ts.
  */
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
+import { podView } from '../../src/adapter/kubernetes/views.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
 import { Facts } from '../../src/verify/probes/common.js';
 import { isolationEvidence } from '../../src/verify/probes/isolation.js';
@@ -57,19 +58,19 @@ describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVis
     const d = deps(runtimeAnswering(dmesg));
     const evidence = [...await runtimeClassProbe(d, 'gvisor').run(undefined as never)];
     const rc = new Facts('runtime-class/gvisor');
-    await isolationEvidence(d, rc, 'gvisor', pod as never, target, true);
+    await isolationEvidence(d, rc, 'gvisor', podView(pod), target, true);
     return { evidence: [...evidence, ...rc.list], settled: settle([...evidence, ...rc.list]) };
   }
 
   test('runsc answers dmesg with its boot log: discovered → compatible (node-b) → configured → verified', async () => {
     const { evidence, settled } = await ladder(RUNSC_DMESG);
     expect(settled).toEqual({ state: 'verified', next: null });
-    expect(evidence.map((e) => [e.step, e.verdict, e.message])).toEqual([
-      ['discovered', 'proven', 'RuntimeClass gvisor exists (handler runsc)'],
-      ['compatible', 'proven', '1 Ready node(s) match its scheduling: node-b'],
-      ['configured', 'proven', 'template(s) dev-sandboxes/shell set runtimeClassName gvisor'],
-      ['verified', 'proven', 'pod ran under RuntimeClass gvisor on node node-b'],
-      ['verified', 'proven', 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0'],
+    expect(evidence.map((e) => [e.step, e.verdict, e.reason, e.value])).toEqual([
+      ['discovered', 'proven', 'RuntimeClassFound', 'runsc'],
+      ['compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b'],
+      ['configured', 'proven', 'TemplateUsesRuntimeClass', undefined],
+      ['verified', 'proven', 'RanUnderRuntimeClass', 'gvisor'],
+      ['verified', 'proven', 'GvisorKernel', '[    0.000000] Starting gVisor...'],
     ]);
     expect(evidence.at(-1)!.value).toBe('[    0.000000] Starting gVisor...');
   });
@@ -90,20 +91,21 @@ describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVis
     const d = { ...deps(runtimeAnswering(RUNSC_DMESG)), cluster: withPods } as ProbeDeps;
     const evidence = [...await runtimeClassProbe(d, 'gvisor').run(undefined as never)];
     const rc = new Facts('runtime-class/gvisor');
-    await isolationEvidence(d, rc, 'gvisor', pod as never, target, true);
+    await isolationEvidence(d, rc, 'gvisor', podView(pod), target, true);
     await nodeFailureEvidence(d, rc, { namespace: 'dev-sandboxes', runtimeClassName: 'gvisor' }, 'shell-k2x9p');
     const cause = 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured';
-    expect(rc.list.filter((e) => e.verdict === 'missing').map((e) => [e.subject, e.message])).toEqual([
-      ['Node node-a', `pod dev-sandboxes/shell-pool-a1 could not start on node node-a under RuntimeClass gvisor: FailedCreatePodSandBox (4 times): ${cause}`],
-      ['Node node-c', `pod dev-sandboxes/shell-pool-c1 could not start on node node-c under RuntimeClass gvisor: FailedCreatePodSandBox (2 times): ${cause}`],
-    ]);
-    expect(settle([...evidence, ...rc.list])).toEqual({ state: 'configured', next: `verified not reached: pod dev-sandboxes/shell-pool-a1 could not start on node node-a under RuntimeClass gvisor: FailedCreatePodSandBox (4 times): ${cause}` });
+    const missing = rc.list.filter((e) => e.verdict === 'missing');
+    expect(missing.map((e) => [e.subject, e.reason])).toEqual([['Node node-a', 'FailedCreatePodSandBox'], ['Node node-c', 'FailedCreatePodSandBox']]);
+    // The kubelet's own message and the event counts (upstream values) are carried into the evidence.
+    expect(missing.map((e) => [e.message.includes(cause), /\((\d+) times\)/.exec(e.message)?.[1]])).toEqual([[true, '4'], [true, '2']]);
+    expect(settle([...evidence, ...rc.list]).state).toBe('configured');
   });
 
   test('a host kernel whose log only mentions gvisor leaves it configured, naming the acceptance test', async () => {
     const host = '[    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP\n[ 8123.558102] overlayfs: upper fs does not support tmpfile (path /var/lib/gvisor/overlay)\n';
-    const { settled } = await ladder(host);
+    const { evidence, settled } = await ladder(host);
     expect(settled.state).toBe('configured');
-    expect(settled.next).toBe('verified not reached: isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 0: [    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP) (acceptance test missing: isolation/gvisor: a pod under handler runsc whose dmesg names gVisor)');
+    const blocking = evidence.filter((e) => e.verdict !== 'proven');
+    expect(blocking.map((e) => [e.step, e.verdict, e.reason, e.missingTest])).toEqual([['verified', 'missing', 'NotGvisorKernel', 'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor']]);
   });
 });

@@ -10,7 +10,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Facts } from '../../src/verify/probes/common.js';
-import { proveExecution } from '../../src/verify/probes/workload.js';
+import { proveExecution } from '../../src/verify/probes/workload/runtime-proof.js';
 import { AdapterRuntimeProber, type RuntimeTarget } from '../../src/verify/runtime-prober.js';
 import { settle } from '../../src/verify/states.js';
 
@@ -52,7 +52,7 @@ function target(): RuntimeTarget {
 
 async function run(): Promise<{ state: string; next: string | null; ms: number; ok: boolean }> {
   const exec = new Facts('runtime-exec');
-  exec.proven('discovered', 't', 'python runtime on 8888').proven('compatible', 't', 'spoken').proven('configured', 't', 'direct reaches it');
+  exec.proven('discovered', 't', 'RuntimeDeclared', 'python runtime on 8888').proven('compatible', 't', 'RuntimeSpoken', 'spoken').proven('configured', 't', 'TransportReachesRuntime', 'direct reaches it');
   const prober = new AdapterRuntimeProber({});
   const started = Date.now();
   const ok = await proveExecution(prober, target(), { probeTimeoutMs: 500, runId: 'abc123' }, exec, 'pod s1 Ready=True IP 127.0.0.1');
@@ -80,7 +80,7 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
 
   test('nothing listening: refused connections are retried until the deadline, then execution stays configured', async () => {
     const exec = new Facts('runtime-exec');
-    exec.proven('discovered', 't', 'x').proven('compatible', 't', 'x').proven('configured', 't', 'x');
+    exec.proven('discovered', 't', 'RuntimeDeclared', 'x').proven('compatible', 't', 'RuntimeSpoken', 'x').proven('configured', 't', 'TransportReachesRuntime', 'x');
     const closed = await new Promise<number>((resolve) => {
       const s = http.createServer();
       s.listen(0, '127.0.0.1', () => {

@@ -23,7 +23,7 @@ const pod = (name: string, node: string, imageID: string) => ({
   status: { phase: 'Running', containerStatuses: [{ name: 'sandboxd', image: `${SANDBOXD}:v0.5.6`, imageID, state: running }] },
 });
 
-const lower = (['discovered', 'compatible', 'configured'] as const).map((step) => fact({ capability: 'template/dev-sandboxes/shell', step, verdict: 'proven', subject: 'SandboxTemplate dev-sandboxes/shell', message: step }));
+const lower = (['discovered', 'compatible', 'configured'] as const).map((step) => fact({ capability: 'template/dev-sandboxes/shell', step, verdict: 'proven', reason: 'TemplateFound', subject: 'SandboxTemplate dev-sandboxes/shell', message: step }));
 
 describe('case 15 unpinned-image-tags (verifier)', () => {
   const digestPinned = { ...DESCRIPTOR, templates: [{ ...DESCRIPTOR.templates[0]!, images: [{ container: 'sandboxd', image: `${SANDBOXD}:v0.5.6@${PINNED}` }] }] };

@@ -16,6 +16,8 @@
  * difference: a `*bool` set to false and one left unset are not told apart here, where Go would tell them apart.
  */
 import equal from 'fast-deep-equal';
+import { isPlainObject } from '../../model/objects.js';
+
 
 /** One entry of `spec.volumeClaimTemplates` (Sandbox and SandboxTemplate alike). */
 export interface VolumeClaimTemplate {
@@ -132,13 +134,9 @@ function diff(path: string, actual: unknown, expected: unknown, out: string[]): 
     actual.forEach((a, i) => diff(`${path}[${i}]`, a, expected[i], out));
     return;
   }
-  if (isRecord(actual) && isRecord(expected)) {
+  if (isPlainObject(actual) && isPlainObject(expected)) {
     for (const k of [...new Set([...Object.keys(expected), ...Object.keys(actual)])]) diff(`${path}.${k}`, actual[k], expected[k], out);
     return;
   }
   out.push(`${path}: ${show(actual)} ≠ template ${show(expected)}`);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -246,8 +246,8 @@ export function failure(r: Exclude<Result<unknown>, { kind: 'ok' }>): string {
     case 'failed':
       return r.error.message;
     case 'rejected':
-      return r.reason;
+      return r.message;
     case 'unsupported':
-      return r.reason;
+      return r.message;
   }
 }

@@ -65,3 +65,13 @@ export function readCondition(obj: Conditioned, type: string, generation = obj.m
     ...(c.lastTransitionTime ? { lastTransitionTime: c.lastTransitionTime } : {}),
   };
 }
+
+/**
+ * The status (`True`, `False`, `Unknown`) of condition `type` for kinds whose conditions carry no observedGeneration
+ * (Pod, Node, CustomResourceDefinition): there the condition is as current as the status itself. Undefined when absent.
+ * Kinds with per-condition observedGeneration use {@link readCondition}.
+ */
+export function statusCondition(obj: object, type: string): string | undefined {
+  const conditions = ((obj as { status?: { conditions?: readonly RawCondition[] } }).status?.conditions) ?? [];
+  return conditions.find((c) => c.type === type)?.status;
+}

@@ -7,6 +7,7 @@
  * the product inspects raw client errors.
  */
 import type { AdapterError } from '../types.js';
+import { AgentPlaneError } from '../../model/errors.js';
 
 /** Who was calling and what for; names only, never credentials. */
 export interface KubeErrorContext {
@@ -30,24 +31,28 @@ interface StatusBody {
 }
 
 /** Thrown by the exec-credential plugin runner; classified as `unauthenticated`. */
-export class ExecCredentialError extends Error {
-  override readonly name = 'ExecCredentialError';
+export class ExecCredentialError extends AgentPlaneError {
+  readonly reason = 'ExecCredentialFailed';
+  readonly exitCategory = 'unauthenticated';
   constructor(message: string, readonly command: string, readonly hint: string) {
     super(message);
   }
 }
 
 /** Thrown by {@link KubeClient.connect} for a kubeconfig that cannot be used; `hint` says what to do. */
-export class KubeconfigError extends Error {
-  override readonly name = 'KubeconfigError';
+export class KubeconfigError extends AgentPlaneError {
+  readonly reason = 'KubeconfigUnusable';
+  readonly exitCategory = 'usage';
+  override readonly hintInMessage = true;
   constructor(message: string, readonly hint: string) {
     super(`${message}; ${hint}`);
   }
 }
 
 /** Thrown (and classified as `timeout`) when a call to the API server exceeds its deadline. */
-export class KubeDeadlineError extends Error {
-  override readonly name = 'KubeDeadlineError';
+export class KubeDeadlineError extends AgentPlaneError {
+  readonly reason = 'DeadlineExceeded';
+  readonly exitCategory = 'cluster';
   constructor(readonly what: string, readonly deadlineMs: number) {
     super(`${what}: no answer from the API server within ${deadlineMs} ms`);
   }

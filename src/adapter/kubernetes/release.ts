@@ -4,10 +4,11 @@
  * served/storage versions and conversion strategy. Version facts: FACTS.md §1.2 (`k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
  */
 import * as k8s from '@kubernetes/client-node';
-import type { ReleaseFamily } from '../../releases/types.js';
+import { familyOfServedVersions, familyOfTag, type ReleaseFamily } from '../../model/releases.js';
+import { CORE_GROUP, EXTENSIONS_GROUP, resourceName } from '../../model/resources.js';
 import type { Result } from '../types.js';
 import type { KubeClient } from './client.js';
-import { CORE_GROUP, EXTENSIONS_GROUP, resourceName, VERSION_LABEL } from './resources.js';
+import { VERSION_LABEL } from './resources.js';
 
 /** What the CRD object says, when it could be read. */
 export interface LiveCrd {
@@ -37,20 +38,6 @@ export interface LiveRelease {
   readonly claimCrd?: LiveCrd;
   /** Why the family is what it is, in plain words. */
   readonly reason: string;
-}
-
-/** Maps served core-group versions to a family (v1beta1 served → v0.5; only v1alpha1 → v0.4). */
-export function familyFromVersions(coreVersions: readonly string[]): ReleaseFamily | undefined {
-  if (coreVersions.includes('v1beta1')) return 'v0.5';
-  if (coreVersions.includes('v1alpha1')) return 'v0.4';
-  return undefined;
-}
-
-/** Maps a release tag (`v0.4.6`, `v0.5.0`, ...) to its family, if it is one AgentPlane knows. */
-export function familyFromTag(tag: string): ReleaseFamily | undefined {
-  if (/^v0\.4\.\d+$/.test(tag)) return 'v0.4';
-  if (/^v0\.5\.\d+$/.test(tag)) return 'v0.5';
-  return undefined;
 }
 
 function toLiveCrd(crd: k8s.V1CustomResourceDefinition): LiveCrd {
@@ -87,8 +74,8 @@ export async function detectRelease(client: KubeClient): Promise<Result<LiveRele
     ? await Promise.all([read(resourceName('Sandbox')), extensionsVersions.length ? read(resourceName('SandboxClaim')) : Promise.resolve(undefined)])
     : [undefined, undefined];
   const tag = sandboxCrd?.versionLabel;
-  const byVersions = familyFromVersions(coreVersions);
-  const byTag = tag ? familyFromTag(tag) : undefined;
+  const byVersions = familyOfServedVersions(coreVersions);
+  const byTag = tag ? familyOfTag(tag) : undefined;
   let reason: string;
   if (!byVersions) reason = `API group ${CORE_GROUP} is not served: the Sandbox CRD is not installed`;
   else if (byTag && byTag !== byVersions) reason = `served versions (${coreVersions.join(', ')}) say ${byVersions} but the install label says ${tag}; trusting the served versions`;

@@ -13,16 +13,8 @@ import type { Observation, Result, SessionRef, SessionTemplate, Termination } fr
 import type { KubeClient } from './client.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from './phase.js';
 import { detectRelease, type LiveRelease } from './release.js';
-import {
-  gvr,
-  MANAGED_BY_LABEL,
-  OPERATION_ANNOTATION,
-  OPERATION_LABEL,
-  POOL_HASHES_ANNOTATION,
-  resourceName,
-  TEMPLATE_GENERATION_ANNOTATION,
-  type Gvr,
-} from './resources.js';
+import { gvr, resourceName, type Gvr } from '../../model/resources.js';
+import { MANAGED_BY_LABEL, OPERATION_ANNOTATION, OPERATION_LABEL, POOL_HASHES_ANNOTATION, TEMPLATE_GENERATION_ANNOTATION } from './resources.js';
 import {
   boundTemplateHash,
   listedHashes,
@@ -63,7 +55,7 @@ type Obj = Record<string, unknown> & {
 
 /** The words of a non-ok Result, for a reason string. */
 function why(r: Exclude<Result<unknown>, { kind: 'ok' }>): string {
-  return r.kind === 'failed' ? r.error.message : r.reason;
+  return r.kind === 'failed' ? r.error.message : r.message;
 }
 
 /** sha256 hex prefix of an operation id: label value and name suffix. */
@@ -114,27 +106,27 @@ export class KubeSessions {
   async createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
     const capability = `template/${scope.namespace}/${scope.template}` as const;
     if (operationId.length === 0 || operationId.length > MAX_OPERATION_ID) {
-      return { kind: 'rejected', reason: `operation id must be 1..${MAX_OPERATION_ID} characters, got ${operationId.length}` };
+      return { kind: 'rejected', reason: 'InvalidOperationId', message: `operation id must be 1..${MAX_OPERATION_ID} characters, got ${operationId.length}` };
     }
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
     if (family === 'v0.4') {
       return {
         kind: 'unsupported',
         capability,
         state: 'unsupported',
-        reason: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to a v0.5 release`,
+        reason: 'ReleaseProvisionsNoClaims', message: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to a v0.5 release`,
       };
     }
     if (!rel.value.extensionsVersions.includes('v1beta1')) {
-      return { kind: 'unsupported', capability: 'extensions-api', state: rel.value.extensionsVersions.length ? 'discovered' : 'absent', reason: 'extensions.agents.x-k8s.io/v1beta1 is not served: install the extensions' };
+      return { kind: 'unsupported', capability: 'extensions-api', state: rel.value.extensionsVersions.length ? 'discovered' : 'absent', reason: 'ExtensionsApiNotServed', message: 'extensions.agents.x-k8s.io/v1beta1 is not served: install the extensions' };
     }
     if (!scope.warmPool) {
       return {
         kind: 'rejected',
-        reason: `v1beta1 SandboxClaims name a warm pool, not a template (spec.warmPoolRef, extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6): pass the SandboxWarmPool that serves template ${scope.namespace}/${scope.template}`,
+        reason: 'WarmPoolRequired', message: `v1beta1 SandboxClaims name a warm pool, not a template (spec.warmPoolRef, extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6): pass the SandboxWarmPool that serves template ${scope.namespace}/${scope.template}`,
       };
     }
     const claims = gvr('SandboxClaim', family);
@@ -148,23 +140,23 @@ export class KubeSessions {
       co.getNamespacedCustomObject({ ...gvr('SandboxWarmPool', family), namespace: scope.namespace, name: scope.warmPool! }) as Promise<Obj & { spec?: { sandboxTemplateRef?: { name?: string } } }>,
     );
     if (pool.kind === 'failed' && pool.error.category === 'not-found' && pool.error.missing === 'object') {
-      return { kind: 'rejected', reason: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} does not exist: apply the environment first` };
+      return { kind: 'rejected', reason: 'WarmPoolNotFound', message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} does not exist: apply the environment first` };
     }
     if (pool.kind !== 'ok') return pool;
     const poolTemplate = pool.value.spec?.sandboxTemplateRef?.name;
     if (poolTemplate !== scope.template) {
-      return { kind: 'rejected', reason: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} serves template "${poolTemplate ?? ''}", not "${scope.template}"` };
+      return { kind: 'rejected', reason: 'WarmPoolServesOtherTemplate', message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} serves template "${poolTemplate ?? ''}", not "${scope.template}"` };
     }
     const tpl = await this.client.call(`get ${resourceName('SandboxTemplate')} ${scope.namespace}/${scope.template}`, () =>
       co.getNamespacedCustomObject({ ...gvr('SandboxTemplate', family), namespace: scope.namespace, name: scope.template }) as Promise<Obj>,
     );
     if (tpl.kind === 'failed' && tpl.error.category === 'not-found' && tpl.error.missing === 'object') {
-      return { kind: 'rejected', reason: `SandboxTemplate ${scope.namespace}/${scope.template} does not exist: apply the environment first` };
+      return { kind: 'rejected', reason: 'TemplateNotFound', message: `SandboxTemplate ${scope.namespace}/${scope.template} does not exist: apply the environment first` };
     }
     if (tpl.kind !== 'ok') return tpl;
     const generation = String(tpl.value.metadata?.generation ?? '');
     if (templateVersion !== '' && templateVersion !== generation) {
-      return { kind: 'rejected', reason: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again` };
+      return { kind: 'rejected', reason: 'TemplateVersionMismatch', message: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again` };
     }
     // Pool members with their hash labels, listed before the claim exists: adoption removes the label (case 04).
     const listed = await this.listMembers(family, scope.namespace, scope.warmPool);
@@ -215,7 +207,7 @@ export class KubeSessions {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
     const co = this.client.api(k8s.CustomObjectsApi);
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
     const got = await this.client.call(`get ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () =>
@@ -333,7 +325,7 @@ export class KubeSessions {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
     const spec = family === 'v0.5' ? { operatingMode: suspended ? 'Suspended' : 'Running' } : { replicas: suspended ? 0 : 1 };
     const co = this.client.api(k8s.CustomObjectsApi);
     const r = await this.client.call(
@@ -356,7 +348,7 @@ export class KubeSessions {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: rel.value.reason };
+    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
     const target = { ...gvr(kind, family), namespace: ref.namespace, name: ref.name };
     const co = this.client.api(k8s.CustomObjectsApi);
@@ -371,7 +363,7 @@ export class KubeSessions {
       if (now.kind === 'failed' && now.error.category === 'not-found') return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
       if (now.kind !== 'ok') return now;
       if (ref.uid && now.value.metadata?.uid !== ref.uid) return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
-      return { kind: 'rejected', reason: `${kind} ${ref.namespace}/${ref.name} changed since resourceVersion ${intentVersion} (now ${now.value.metadata?.resourceVersion ?? '?'}): observe it again before terminating` };
+      return { kind: 'rejected', reason: 'IntentVersionChanged', message: `${kind} ${ref.namespace}/${ref.name} changed since resourceVersion ${intentVersion} (now ${now.value.metadata?.resourceVersion ?? '?'}): observe it again before terminating` };
     }
     return del;
   }
@@ -386,7 +378,7 @@ export class KubeSessions {
     if (got.kind !== 'ok') return got;
     const owner = got.value.metadata?.annotations?.[OPERATION_ANNOTATION];
     if (owner !== operationId) {
-      return { kind: 'rejected', reason: `SandboxClaim ${namespace}/${name} already exists for another operation (${owner ?? 'not created by AgentPlane'})` };
+      return { kind: 'rejected', reason: 'ClaimOwnedElsewhere', message: `SandboxClaim ${namespace}/${name} already exists for another operation (${owner ?? 'not created by AgentPlane'})` };
     }
     const rel = await this.liveRelease();
     const template = rel.kind === 'ok' && rel.value.family ? await this.sessionTemplate(rel.value.family, scope, got.value) : undefined;

@@ -3,18 +3,20 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { LiveClaim, LiveUpgradeState, ReleaseFacts, SandboxKind } from '../../releases/index.js';
+import { AgentPlaneError } from '../../model/errors.js';
+import { SANDBOX_KINDS } from '../../model/releases.js';
 import type { KubeClient } from './client.js';
 
 /** A live read that failed; the message names the call and the kubeconfig context. */
-export class LiveStateError extends Error {
-  readonly code = 'live-state';
+export class LiveStateError extends AgentPlaneError {
+  readonly reason = 'LiveStateUnreadable';
+  readonly exitCategory = 'cluster';
   constructor(what: string, readonly hint: string) {
     super(what);
-    this.name = 'LiveStateError';
   }
 }
 
-const KINDS: readonly SandboxKind[] = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
+const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
 
 type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: Record<string, unknown>; status?: Record<string, unknown> };
 

@@ -50,7 +50,7 @@ export class Executions {
     const known = this.registry.get(executionId);
     if (known) {
       if (known.ref.session.uid === request.session.uid && known.ref.session.name === request.session.name) return { kind: 'ok', value: known.ref };
-      return { kind: 'rejected', reason: `execution id ${executionId} is already used for session ${known.ref.session.namespace}/${known.ref.session.name}` };
+      return { kind: 'rejected', reason: 'ExecutionIdInUse', message: `execution id ${executionId} is already used for session ${known.ref.session.namespace}/${known.ref.session.name}` };
     }
     const state = this.options.supportStates('runtime-exec', binding.template);
     if (state !== 'verified') {
@@ -58,20 +58,20 @@ export class Executions {
         kind: 'unsupported',
         capability: 'runtime-exec',
         state: state ?? 'absent',
-        reason: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
+        reason: 'RuntimeExecNotVerified', message: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
       };
     }
-    if (request.argv.length === 0) return { kind: 'rejected', reason: 'argv is empty' };
+    if (request.argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
     const badDeadline = checkDeadline(request.timeoutMs);
-    if (badDeadline) return { kind: 'rejected', reason: badDeadline.message };
+    if (badDeadline) return { kind: 'rejected', reason: 'InvalidDeadline', message: badDeadline.message };
     const size = Buffer.byteLength(JSON.stringify({ argv: request.argv, env: request.env ?? {}, cwd: request.cwd ?? '' }));
     const tooBig = checkRequestSize(`execution ${executionId}`, size, this.limits);
-    if (tooBig) return { kind: 'rejected', reason: tooBig.message };
+    if (tooBig) return { kind: 'rejected', reason: 'RequestTooLarge', message: tooBig.message };
     if (binding.runtime.kind === 'python-runtime' && ((request.env && Object.keys(request.env).length) || request.cwd)) {
-      return { kind: 'rejected', reason: 'the python runtime /execute takes only a command: no per-command environment or working directory' };
+      return { kind: 'rejected', reason: 'RuntimeTakesCommandOnly', message: 'the python runtime /execute takes only a command: no per-command environment or working directory' };
     }
 
-    if (!this.registry.hasRoom()) return { kind: 'rejected', reason: `${this.registry.capacity} executions are running: wait for some to finish` };
+    if (!this.registry.hasRoom()) return { kind: 'rejected', reason: 'TooManyExecutions', message: `${this.registry.capacity} executions are running: wait for some to finish` };
 
     const ref: ExecutionRef = { executionId, session: request.session };
     const startedAt = Date.now();
@@ -102,7 +102,7 @@ export class Executions {
     const entry: ExecutionEntry = { ref, startedAt, live };
     if (!this.registry.add(entry)) {
       close();
-      return { kind: 'rejected', reason: `${this.registry.capacity} executions are running: wait for some to finish` };
+      return { kind: 'rejected', reason: 'TooManyExecutions', message: `${this.registry.capacity} executions are running: wait for some to finish` };
     }
     void done.then((r) => {
       const partial = live();
@@ -115,7 +115,7 @@ export class Executions {
   /** The execution's status; `rejected` when the id is unknown (never started here, or evicted). */
   query(executionId: string): Result<ExecutionStatus> {
     const entry = this.registry.get(executionId);
-    if (!entry) return { kind: 'rejected', reason: `no execution ${executionId} in this process (unknown or evicted after ${this.registry.capacity} newer ones)` };
+    if (!entry) return { kind: 'rejected', reason: 'ExecutionUnknown', message: `no execution ${executionId} in this process (unknown or evicted after ${this.registry.capacity} newer ones)` };
     return { kind: 'ok', value: this.registry.status(entry) };
   }
 }
@@ -124,7 +124,7 @@ function toStatus(executionId: string, r: Result<ProcessResult>, durationMs: num
   if (r.kind === 'ok') {
     return { executionId, state: r.value.exitCode === 0 ? 'succeeded' : 'failed', exitCode: r.value.exitCode, stdout: r.value.stdout, stderr: r.value.stderr, durationMs };
   }
-  const why = r.kind === 'failed' ? r.error.message : r.reason;
+  const why = r.kind === 'failed' ? r.error.message : r.message;
   const timedOut = r.kind === 'failed' && r.error.category === 'timeout';
   return { executionId, state: timedOut ? 'timed-out' : 'failed', stdout: partial.stdout, stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${why}`, durationMs };
 }

@@ -53,9 +53,9 @@ export class PythonRuntimeClient {
 
   /** `POST /execute`; env and cwd are `rejected` (the python runtime cannot take them). */
   async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
-    if (argv.length === 0) return { kind: 'rejected', reason: 'argv is empty' };
-    if (opts.env && Object.keys(opts.env).length) return { kind: 'rejected', reason: 'the python runtime /execute takes only a command: no per-command environment' };
-    if (opts.cwd) return { kind: 'rejected', reason: 'the python runtime /execute takes only a command: no working directory' };
+    if (argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
+    if (opts.env && Object.keys(opts.env).length) return { kind: 'rejected', reason: 'RuntimeTakesCommandOnly', message: 'the python runtime /execute takes only a command: no per-command environment' };
+    if (opts.cwd) return { kind: 'rejected', reason: 'RuntimeTakesCommandOnly', message: 'the python runtime /execute takes only a command: no working directory' };
     const deadlineMs = opts.deadlineMs ?? this.limits.deadlineMs;
     const bad = checkDeadline(deadlineMs);
     if (bad) return { kind: 'failed', error: bad };

@@ -223,7 +223,7 @@ export class SandboxdClient {
     argv: readonly string[],
     opts: ProcessOptions,
   ): Promise<Result<{ client: ProcessServiceClient; config: ProcessConfigMsg; deadlineMs: number; what: string }>> {
-    if (argv.length === 0) return { kind: 'rejected', reason: 'argv is empty' };
+    if (argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
     const deadlineMs = opts.deadlineMs ?? this.limits.deadlineMs;
     const badDeadline = checkDeadline(deadlineMs);
     if (badDeadline) return { kind: 'failed', error: badDeadline };

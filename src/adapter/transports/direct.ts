@@ -24,7 +24,7 @@ export class DirectTransport implements Transport {
   async close(): Promise<void> {}
 
   private ip(target: RuntimeTarget): Result<string> {
-    if (!target.podIP) return { kind: 'rejected', reason: `Sandbox ${target.namespace}/${target.sandboxName} has no pod IP (not Ready): the direct transport needs one` };
+    if (!target.podIP) return { kind: 'rejected', reason: 'NoPodIP', message: `Sandbox ${target.namespace}/${target.sandboxName} has no pod IP (not Ready): the direct transport needs one` };
     return { kind: 'ok', value: target.podIP };
   }
 }

@@ -38,7 +38,7 @@ export class RouterTransport implements Transport {
       kind: 'unsupported',
       capability: 'runtime-exec',
       state: 'unsupported',
-      reason: 'the sandbox-router forwards HTTP/1.1 only (sandbox-router/proxy/proxy.go@v0.5.6), so sandboxd gRPC cannot go through it: use the port-forward or direct transport',
+      reason: 'TransportCannotCarryGrpc', message: 'the sandbox-router forwards HTTP/1.1 only (sandbox-router/proxy/proxy.go@v0.5.6), so sandboxd gRPC cannot go through it: use the port-forward or direct transport',
     };
   }
 

@@ -18,7 +18,10 @@ import { z } from 'zod';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { CLIENT_SDKS, releaseFacts, type ReleaseTag } from '../../releases/index.js';
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
-import { planFromDescriptor, readEnvironment, TUPLE_KEYS, type CompatibilityTuple } from '../../verify/index.js';
+import { BUILT_FOR, TUPLE_KEYS } from '../../model/compatibility.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../../model/errors.js';
+import { RELEASE_TAGS } from '../../model/releases.js';
+import { planFromDescriptor, readEnvironment, type CompatibilityTuple } from '../../verify/index.js';
 import { readTuple } from '../../verify/tuple-reader.js';
 import type { AdapterError } from '../../adapter/types.js';
 import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
@@ -39,13 +42,6 @@ export type Matrix = z.infer<typeof MatrixSchema>;
 
 /** Default location of the generated matrix, relative to the package root. */
 const MATRIX_FILE = new URL('../../../test/compat/matrix.json', import.meta.url);
-
-/** What each release was built for: k8s.io/api of its go.mod (FACTS.md §9) and the images its manifests name. */
-const BUILT_FOR: Readonly<Record<ReleaseTag, Readonly<Partial<Record<(typeof TUPLE_KEYS)[number], string>>>>> = {
-  'v0.4.6': { kubernetes: '1.35 (k8s.io/api v0.35.4, go.mod@v0.4.6)', router: 'python router only (no Go router before v0.5.1)', runtimeServer: 'python-runtime-sandbox:v0.4.6 (no sandboxd before v0.5.1)' },
-  'v0.5.0': { kubernetes: '1.35 (k8s.io/api v0.35.4, go.mod@v0.5.0)', router: 'python router only (no Go router before v0.5.1)', runtimeServer: 'python-runtime-sandbox:v0.5.0 (no sandboxd before v0.5.1)' },
-  'v0.5.6': { kubernetes: '1.36 (k8s.io/api v0.36.3, go.mod@v0.5.6)', router: 'sandbox-router v0.5.6 (Go) or python router', runtimeServer: 'python-runtime-sandbox:v0.5.6 or sandboxd v0.5.6' },
-};
 
 interface WorksheetRow {
   readonly part: string;
@@ -89,7 +85,7 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
     const entry = tuple[part];
     const builtFor = part === 'crdRelease' || part === 'extensions' ? release
       : part === 'controller' ? facts.controllerImage
-      : part === 'clientSdk' ? (comparable(part, entry.value, release) !== undefined ? 'the client\'s own source (facts: src/releases/client-sdk.ts)' : `supports ${['v0.4.6', 'v0.5.0', 'v0.5.6'].join(', ')}`)
+      : part === 'clientSdk' ? (comparable(part, entry.value, release) !== undefined ? 'the client\'s own source (facts: src/releases/client-sdk.ts)' : `supports ${RELEASE_TAGS.join(', ')}`)
       : BUILT_FOR[release][part] ?? 'not pinned upstream (any)';
     if ((part === 'router' || part === 'runtimeServer') && NOT_DEPLOYED.has(entry.value)) {
       return { part, live: entry.value, source: entry.source, builtFor, tested: 'not deployed' as const };
@@ -105,14 +101,16 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
 const UNUSABLE: ReadonlySet<string> = new Set(['unreachable', 'timeout', 'unauthenticated']);
 
 /** The cluster could not be used at all (unreachable, no answer in time, credentials refused): no worksheet is printed. */
-class ClusterUnusableError extends Error {
-  override readonly name = 'ClusterUnusableError';
+export class ClusterUnusableError extends AgentPlaneError {
+  readonly reason = 'ClusterUnusable';
+  readonly exitCategory: ExitCategory;
   readonly hint: string;
   /** The adapter's category (`unreachable`, `timeout`, `unauthenticated`). */
   readonly category: string;
   constructor(error: AdapterError) {
     super(`cannot use the cluster for the worksheet: ${error.message}`);
     this.category = error.category;
+    this.exitCategory = exitCategoryOfFailure(error.category, 'cluster');
     this.hint = error.hint ?? 'check that the cluster is running and that the kubeconfig server address and credentials are right';
   }
 }

@@ -17,8 +17,9 @@ import { defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, s
 import {
   EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
 } from '../../verify/index.js';
-import { describeError, exitCodeFor } from '../errors.js';
-import { ExitCode, type ExitCodeValue } from '../exit-codes.js';
+import type { ExitCategory } from '../../model/errors.js';
+import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
+import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 
 interface VerifyFlags {
@@ -37,14 +38,15 @@ interface VerifyFlags {
 }
 
 /**
- * The exit code of a run below its requirements: 8 when the cluster stopped accepting the credentials during the run,
- * 9 when an unmet capability has evidence of a refused (403) call (the verifier was not allowed to look), else 6.
+ * The exit category of a run below its requirements: `unauthenticated` when the cluster stopped accepting the
+ * credentials during the run, `forbidden` when an unmet capability has evidence of a refused (403) call (the verifier
+ * was not allowed to look), else `not-verified`.
  */
-function notVerifiedExitCode(report: VerifyReport): ExitCodeValue {
+export function notVerifiedCategory(report: Pick<VerifyReport, 'capabilities'>): ExitCategory {
   const causes = new Set(report.capabilities.filter((c) => !c.met).flatMap((c) => c.evidence.map((e) => e.cause)));
-  if (causes.has('unauthenticated')) return ExitCode.unauthenticated;
-  if (causes.has('forbidden')) return ExitCode.forbidden;
-  return ExitCode.notVerified;
+  if (causes.has('unauthenticated')) return 'unauthenticated';
+  if (causes.has('forbidden')) return 'forbidden';
+  return 'not-verified';
 }
 
 /** Registers `verify` on the program. */
@@ -79,7 +81,7 @@ export function registerVerify(program: Command): void {
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
           process.stderr.write(`error: ${err.message}\nhint: ${err.hint}\n`);
-          process.exitCode = ExitCode.invalid;
+          process.exitCode = exitCodeFor(err);
           return;
         }
         throw err;
@@ -91,7 +93,7 @@ export function registerVerify(program: Command): void {
         if (err instanceof KubeconfigError) {
           // a usage error (exit 2): the message once, its hint only when the message does not already end with it
           process.stderr.write(`${describeError(err)}\n(run agentplane verify --help for usage)\n`);
-          process.exitCode = ExitCode.usage;
+          process.exitCode = exitCodeFor(err);
           return;
         }
         throw err;
@@ -119,10 +121,10 @@ export function registerVerify(program: Command): void {
         const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });
         process.stdout.write(text);
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
-        process.exitCode = report.outcome === 'verified' ? ExitCode.ok : notVerifiedExitCode(report);
+        process.exitCode = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
-          process.stderr.write(`${describeError(err).replace(/^error: /, 'error: could not run: ')}\n`);
+          process.stderr.write(`${describeError(err, 'could not run: ')}\n`);
           process.exitCode = exitCodeFor(err);
           return;
         }

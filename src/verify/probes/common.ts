@@ -4,6 +4,8 @@
  * `unknown`; a 404 for a missing API is `missing`.
  */
 import type { CapabilityName, Result } from '../../adapter/types.js';
+import { FAMILY_VERSION, type SandboxKind } from '../../model/releases.js';
+import { gvrAt } from '../../model/resources.js';
 import type { ReleaseFacts } from '../../releases/index.js';
 import type { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { failure } from '../../adapter/kubernetes/cluster.js';
@@ -11,6 +13,7 @@ import { fact, type Evidence, type Step, type Verdict } from '../evidence.js';
 import type { VerifyPlan } from '../plan.js';
 import type { RuntimeProber } from '../runtime-prober.js';
 import type { Workload } from '../workload.js';
+import type { CallReason, EvidenceReason } from '../reasons.js';
 
 export interface ProbeDeps {
   readonly cluster: Cluster;
@@ -25,13 +28,13 @@ export class Facts {
   readonly list: Evidence[] = [];
   constructor(readonly capability: CapabilityName) {}
 
-  add(step: Step, verdict: Verdict, subject: string, message: string, extra: { field?: string; value?: string; durationMs?: number; missingTest?: string; cause?: string } = {}): this {
-    this.list.push(fact({ capability: this.capability, step, verdict, subject, message, ...extra }));
+  add(step: Step, verdict: Verdict, subject: string, reason: EvidenceReason, message: string, extra: { field?: string; value?: string; durationMs?: number; missingTest?: string; cause?: string } = {}): this {
+    this.list.push(fact({ capability: this.capability, step, verdict, subject, reason, message, ...extra }));
     return this;
   }
 
-  proven(step: Step, subject: string, message: string, extra: { field?: string; value?: string; durationMs?: number } = {}): this {
-    return this.add(step, 'proven', subject, message, extra);
+  proven(step: Step, subject: string, reason: EvidenceReason, message: string, extra: { field?: string; value?: string; durationMs?: number } = {}): this {
+    return this.add(step, 'proven', subject, reason, message, extra);
   }
 
   /** Evidence from a failed API call: `missing` for an API not served, `unknown` for everything else (403, timeout, unreachable). */
@@ -39,20 +42,27 @@ export class Facts {
     const notServed = r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing === 'api';
     const forbidden = r.kind === 'failed' && r.error.category === 'forbidden';
     const why = forbidden ? `${failure(r)} (a 403 proves nothing either way)` : failure(r);
-    return this.add(step, notServed ? 'missing' : 'unknown', subject, why, r.kind === 'failed' ? { cause: r.error.category } : {});
+    return this.add(step, notServed ? 'missing' : 'unknown', subject, notServed ? 'ApiNotServed' : callReason(r), why, r.kind === 'failed' ? { cause: r.error.category } : {});
   }
 }
 
-/** Namespaced custom-resource address of an Agent Sandbox kind at a version. */
-export function ref(kind: 'Sandbox' | 'SandboxClaim' | 'SandboxTemplate' | 'SandboxWarmPool', version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
-  const table = { Sandbox: ['agents.x-k8s.io', 'sandboxes'], SandboxClaim: ['extensions.agents.x-k8s.io', 'sandboxclaims'], SandboxTemplate: ['extensions.agents.x-k8s.io', 'sandboxtemplates'], SandboxWarmPool: ['extensions.agents.x-k8s.io', 'sandboxwarmpools'] } as const;
-  const [group, plural] = table[kind];
-  return { group, version, plural, namespace };
+/** The reason code of a failed call, from the adapter's classified cause. */
+export function callReason(r: Exclude<Result<unknown>, { kind: 'ok' }>): CallReason {
+  if (r.kind === 'rejected') return 'CallRejected';
+  if (r.kind === 'unsupported') return 'CallUnsupported';
+  if (r.error.category === 'not-found') return r.error.missing === 'api' ? 'ApiNotServed' : 'NotFound';
+  const byCategory = { forbidden: 'Forbidden', unauthenticated: 'Unauthenticated', conflict: 'Conflict', gone: 'Gone', unreachable: 'Unreachable', timeout: 'Timeout', invalid: 'Invalid', 'too-large': 'TooLarge', runtime: 'RuntimeCallFailed', internal: 'InternalError' } as const;
+  return byCategory[r.error.category];
 }
 
-/** The version the product reads and writes on a release: v1beta1 on v0.5, v1alpha1 on v0.4 (FACTS.md §1.2). */
+/** Namespaced custom-resource address of an Agent Sandbox kind at a version. */
+export function ref(kind: SandboxKind, version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
+  return { ...gvrAt(kind, version), namespace };
+}
+
+/** The version the product reads and writes on a release: the one of its family. */
 export function apiVersionOf(facts: ReleaseFacts): string {
-  return facts.family === 'v0.5' ? 'v1beta1' : 'v1alpha1';
+  return FAMILY_VERSION[facts.family];
 }
 
 /** Labels as a `k=v,...` selector string. */

@@ -12,9 +12,10 @@
  * `verified` comes from the workload probe: a Sandbox the controller reconciled to Ready at its current generation.
  */
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import { deploymentView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
-import { Facts, type ProbeDeps } from './common.js';
+import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 
 /** One right to check: SubjectAccessReview resource attributes (no namespace = cluster-wide). */
 export interface Need {
@@ -116,46 +117,45 @@ export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'e
       if (opts.mode === 'deployment') {
         const r = await cluster.deployment(namespace, deployment);
         if (r.kind !== 'ok') f.failedCall('discovered', subject, r);
-        else if (r.value === undefined) f.add('discovered', 'missing', subject, `controller Deployment ${namespace}/${deployment} not found`);
+        else if (r.value === undefined) f.add('discovered', 'missing', subject, 'DeploymentNotFound', `controller Deployment ${namespace}/${deployment} not found`);
         else {
-          const d = r.value as Obj & { spec?: { template?: { spec?: { containers?: Array<{ image?: string; args?: string[] }> } } }; status?: { observedGeneration?: number; replicas?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: Array<{ type?: string; status?: string; reason?: string }> } };
-          f.proven('discovered', subject, `controller Deployment ${namespace}/${deployment} exists`);
-          const container = d.spec?.template?.spec?.containers?.[0];
-          const image = container?.image ?? '';
+          const d = deploymentView(r.value);
+          f.proven('discovered', subject, 'DeploymentFound', `controller Deployment ${namespace}/${deployment} exists`);
+          const image = d.image;
           const want = opts.image ?? plan.controller.image ?? facts.controllerImage;
-          if (image === want) f.proven('compatible', subject, `controller image is the pinned ${image}`, { field: 'spec.template.spec.containers[0].image', value: image });
-          else f.add('compatible', 'missing', subject, `controller image is ${image || 'unset'}, pinned is ${want}`, { field: 'spec.template.spec.containers[0].image', value: image });
-          const args = container?.args ?? [];
+          if (image === want) f.proven('compatible', subject, 'ImagePinned', `controller image is the pinned ${image}`, { field: 'spec.template.spec.containers[0].image', value: image });
+          else f.add('compatible', 'missing', subject, 'ImageDiffers', `controller image is ${image || 'unset'}, pinned is ${want}`, { field: 'spec.template.spec.containers[0].image', value: image });
+          const args = d.args;
           if (opts.extensions) {
-            if (args.includes('--extensions') || args.includes('--extensions=true')) ext.proven('configured', subject, 'controller runs with --extensions', { field: 'args', value: args.join(' ') });
-            else ext.add('configured', 'missing', subject, 'controller runs without --extensions: claims, templates and pools are never reconciled (FACTS.md §10.12)', { field: 'args', value: args.join(' ') });
+            if (args.includes('--extensions') || args.includes('--extensions=true')) ext.proven('configured', subject, 'ExtensionsEnabled', 'controller runs with --extensions', { field: 'args', value: args.join(' ') });
+            else ext.add('configured', 'missing', subject, 'ExtensionsDisabled', 'controller runs without --extensions: claims, templates and pools are never reconciled (FACTS.md §10.12)', { field: 'args', value: args.join(' ') });
           }
-          const gen = d.metadata?.generation ?? 0;
-          const available = (d.status?.conditions ?? []).find((c) => c.type === 'Available');
-          if (d.status?.observedGeneration !== gen) {
-            f.add('configured', 'unknown', subject, `Deployment status is for generation ${d.status?.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`, { field: 'status.observedGeneration' });
-          } else if (available?.status === 'True' && (d.status?.updatedReplicas ?? 0) >= 1) {
+          const gen = d.meta.generation;
+          const available = d.available;
+          if (d.observedGeneration !== gen) {
+            f.add('configured', 'unknown', subject, 'StaleObservedGeneration', `Deployment status is for generation ${d.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`, { field: 'status.observedGeneration' });
+          } else if (available?.status === 'True' && d.updatedReplicas >= 1) {
             running = true;
-            f.proven('configured', subject, `controller Available with ${d.status?.availableReplicas ?? 0} replica(s) at generation ${gen}`, { field: 'status.conditions[Available]', value: 'True' });
+            f.proven('configured', subject, 'ControllerAvailable', `controller Available with ${d.availableReplicas} replica(s) at generation ${gen}`, { field: 'status.conditions[Available]', value: 'True' });
           } else {
-            f.add('configured', 'missing', subject, `controller is not Available (${available?.reason ?? 'no Available condition'}); the install stays at compatible until it is`, { field: 'status.conditions[Available]', value: available?.status ?? 'absent' });
+            f.add('configured', 'missing', subject, 'ControllerNotAvailable', `controller is not Available (${available?.reason ?? 'no Available condition'}); the install stays at compatible until it is`, { field: 'status.conditions[Available]', value: available?.status ?? 'absent' });
           }
         }
       } else {
         const saSubject = `ServiceAccount ${namespace}/${serviceAccount}`;
         const sa = await cluster.serviceAccount(namespace, serviceAccount);
         if (sa.kind !== 'ok') f.failedCall('discovered', saSubject, sa);
-        else if (sa.value === undefined) f.add('discovered', 'missing', saSubject, `the controller's ServiceAccount ${namespace}/${serviceAccount} does not exist`);
-        else f.proven('discovered', saSubject, `controller declared out-of-cluster; its ServiceAccount ${namespace}/${serviceAccount} exists`);
+        else if (sa.value === undefined) f.add('discovered', 'missing', saSubject, 'ServiceAccountNotFound', `the controller's ServiceAccount ${namespace}/${serviceAccount} does not exist`);
+        else f.proven('discovered', saSubject, 'ServiceAccountFound', `controller declared out-of-cluster; its ServiceAccount ${namespace}/${serviceAccount} exists`);
         const label = ctx.evidence.find((e) => e.capability === 'sandbox-api' && e.step === 'compatible' && e.verdict === 'proven');
         const labelMissing = ctx.evidence.find((e) => e.capability === 'sandbox-api' && e.step === 'compatible' && e.verdict !== 'proven');
-        if (label && !labelMissing) f.proven('compatible', 'install', `controller version is not readable from the API (it runs outside the cluster); the install's CRDs are those pinned for ${facts.tag}`);
-        else f.add('compatible', 'unknown', 'install', `controller version is not readable (out-of-cluster) and the install's CRDs do not match ${facts.tag}`);
+        if (label && !labelMissing) f.proven('compatible', 'install', 'InstallMatchesRelease', `controller version is not readable from the API (it runs outside the cluster); the install's CRDs are those pinned for ${facts.tag}`);
+        else f.add('compatible', 'unknown', 'install', 'InstallDiffersFromRelease', `controller version is not readable (out-of-cluster) and the install's CRDs do not match ${facts.tag}`);
         running = true;
         if (opts.extensions) {
           const stamped = await templateStamped(deps);
-          if (stamped) ext.proven('configured', stamped, 'the extensions controller reconciles templates: it stamped agents.x-k8s.io/sandbox-template-ref-hash', { field: 'metadata.labels' });
-          else ext.add('configured', 'unknown', 'SandboxTemplates', 'no declared SandboxTemplate carries the controller-stamped agents.x-k8s.io/sandbox-template-ref-hash label yet, so the extensions controller is not seen running');
+          if (stamped) ext.proven('configured', stamped, 'TemplatesStamped', 'the extensions controller reconciles templates: it stamped agents.x-k8s.io/sandbox-template-ref-hash', { field: 'metadata.labels' });
+          else ext.add('configured', 'unknown', 'SandboxTemplates', 'TemplatesNotStamped', 'no declared SandboxTemplate carries the controller-stamped agents.x-k8s.io/sandbox-template-ref-hash label yet, so the extensions controller is not seen running');
         }
       }
       f.list.push(...(await rbacEvidence(deps, opts.needs)));
@@ -166,9 +166,9 @@ export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'e
 }
 
 async function templateStamped(deps: ProbeDeps): Promise<string | undefined> {
-  const version = deps.facts.family === 'v0.5' ? 'v1beta1' : 'v1alpha1';
+  const version = apiVersionOf(deps.facts);
   for (const t of deps.plan.templates) {
-    const r = await deps.cluster.getCustom({ group: 'extensions.agents.x-k8s.io', version, plural: 'sandboxtemplates', namespace: t.namespace }, t.name);
+    const r = await deps.cluster.getCustom(ref('SandboxTemplate', version, t.namespace), t.name);
     if (r.kind === 'ok' && r.value?.metadata?.labels?.['agents.x-k8s.io/sandbox-template-ref-hash']) return `SandboxTemplate ${t.namespace}/${t.name}`;
   }
   return undefined;
@@ -196,10 +196,10 @@ async function rbacEvidence(deps: ProbeDeps, needs: readonly Need[]): Promise<Ev
   });
   const subject = `RBAC of ${user}`;
   const durationMs = Date.now() - started;
-  if (unknown.length > 0) f.add('configured', 'unknown', subject, `could not check ${unknown.length} right(s) by SubjectAccessReview: ${unknown.slice(0, 3).join('; ')}`, { durationMs });
-  if (missing.length > 0) f.add('configured', 'missing', subject, `controller lacks ${missing.length} right(s): ${missing.join('; ')}`, { value: missing.join('; '), durationMs });
+  if (unknown.length > 0) f.add('configured', 'unknown', subject, 'AccessReviewFailed', `could not check ${unknown.length} right(s) by SubjectAccessReview: ${unknown.slice(0, 3).join('; ')}`, { durationMs });
+  if (missing.length > 0) f.add('configured', 'missing', subject, 'RightsMissing', `controller lacks ${missing.length} right(s): ${missing.join('; ')}`, { value: missing.join('; '), durationMs });
   const narrowed = deps.plan.controller.rbacNarrowed ?? [];
   const scope = narrowed.length === 0 ? '' : `, with ${narrowed.map((n) => `${n.resources.join(', ')} in ${n.namespaces.join(', ')}`).join('; ')} as the environment narrowed them (rbac prop)`;
-  if (unknown.length === 0 && missing.length === 0) f.proven('configured', subject, `all ${needs.length} rights of the pinned RBAC are allowed (SubjectAccessReview)${scope}`, { durationMs });
+  if (unknown.length === 0 && missing.length === 0) f.proven('configured', subject, 'RightsGranted', `all ${needs.length} rights of the pinned RBAC are allowed (SubjectAccessReview)${scope}`, { durationMs });
   return f.list;
 }

@@ -7,14 +7,12 @@
  * Evidence goes to `runtime-exec`: configured = Ready at the Sandbox's current generation with a pod IP;
  * verified = two nonce commands answered over the client's transport.
  */
-import { sandboxPhase, type SandboxObject } from '../../adapter/kubernetes/phase.js';
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import { podView, sandboxView } from '../../adapter/kubernetes/views.js';
 import type { Probe } from '../runner.js';
 import type { RuntimeTarget } from '../runtime-prober.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
-import { proveExecution } from './workload.js';
-
-interface Container { name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }
+import { proveExecution } from './workload/runtime-proof.js';
 
 function argPort(args: readonly string[], flag: string): number | undefined {
   for (let i = 0; i < args.length; i += 1) {
@@ -27,13 +25,13 @@ function argPort(args: readonly string[], flag: string): number | undefined {
 
 /** Runtime kind and ports of a pod from its containers (pure), or why none was recognised. */
 export function runtimeOfPod(pod: Obj): { kind: 'sandboxd'; rest: number; grpc: number } | { kind: 'python-runtime'; rest: number } | { kind: 'none'; why: string } {
-  const containers = ((pod.spec as { containers?: Container[] } | undefined)?.containers) ?? [];
+  const { containers } = podView(pod);
   const sandboxd = containers.find((c) => c.name === 'sandboxd' || /\/sandboxd[^/]*$/.test(c.image ?? ''));
   if (sandboxd) {
-    const args = sandboxd.args ?? [];
+    const args = sandboxd.args;
     return { kind: 'sandboxd', rest: argPort(args, '--rest-port') ?? 8080, grpc: argPort(args, '--grpc-port') ?? 9090 };
   }
-  if (containers.some((c) => (c.ports ?? []).some((p) => p.containerPort === 8888))) return { kind: 'python-runtime', rest: 8888 };
+  if (containers.some((c) => c.ports.includes(8888))) return { kind: 'python-runtime', rest: 8888 };
   return { kind: 'none', why: `no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: ${containers.map((c) => c.name).join(', ') || 'none'})` };
 }
 
@@ -49,22 +47,21 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
       const subject = `Sandbox ${namespace}/${name}`;
       const r = await deps.cluster.getCustom(ref('Sandbox', apiVersionOf(deps.facts), namespace), name);
       if (r.kind !== 'ok') return f.failedCall('discovered', subject, r).list;
-      if (!r.value) return f.add('discovered', 'missing', subject, `${subject} does not exist`).list;
-      const sb = r.value;
-      const podName = ((sb.metadata as { annotations?: Record<string, string> } | undefined)?.annotations ?? {})['agents.x-k8s.io/pod-name'] ?? name;
+      if (!r.value) return f.add('discovered', 'missing', subject, 'SandboxNotFound', `${subject} does not exist`).list;
+      const sb = sandboxView(r.value, deps.facts.family);
+      const podName = sb.podName;
       const podR = await deps.cluster.pod(namespace, podName);
       if (podR.kind !== 'ok') return f.failedCall('discovered', `pod ${namespace}/${podName}`, podR).list;
-      if (!podR.value) return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, `the Sandbox's pod ${podName} does not exist`).list;
+      if (!podR.value) return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'PodNotFound', `the Sandbox's pod ${podName} does not exist`).list;
       const rt = runtimeOfPod(podR.value);
-      if (rt.kind === 'none') return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, rt.why).list;
-      f.proven('discovered', `pod ${namespace}/${podName}`, `pod runs ${rt.kind} (${rt.kind === 'sandboxd' ? `REST ${rt.rest}, gRPC ${rt.grpc}` : `HTTP ${rt.rest}`})`);
-      f.proven('compatible', `pod ${namespace}/${podName}`, `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`);
-      const phase = sandboxPhase(sb as SandboxObject, deps.facts.family);
-      const podIP = (podR.value.status as { podIP?: string } | undefined)?.podIP;
-      const podReady = ((podR.value.status as { conditions?: Array<{ type?: string; status?: string }> } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      if (rt.kind === 'none') return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'RuntimeNotRecognised', rt.why).list;
+      f.proven('discovered', `pod ${namespace}/${podName}`, 'RuntimeDeclared', `pod runs ${rt.kind} (${rt.kind === 'sandboxd' ? `REST ${rt.rest}, gRPC ${rt.grpc}` : `HTTP ${rt.rest}`})`);
+      f.proven('compatible', `pod ${namespace}/${podName}`, 'RuntimeSpoken', `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`);
+      const { phase } = sb;
+      const { ip: podIP, ready: podReady } = podView(podR.value);
       const podState = `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`;
-      if (phase.phase !== 'Ready') return f.add('configured', 'unknown', subject, `not Ready: ${phase.reason}; ${podState}`).list;
-      f.proven('configured', subject, `${phase.reason}; ${podState}`);
+      if (phase.phase !== 'Ready') return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.reason}; ${podState}`).list;
+      f.proven('configured', subject, 'SandboxReady', `${phase.reason}; ${podState}`);
       const target: RuntimeTarget = { kind: rt.kind, transport: deps.plan.transport, namespace, sandbox: name, pod: podName, ...(podIP ? { podIP } : {}), restPort: rt.rest, ...(rt.kind === 'sandboxd' ? { grpcPort: rt.grpc } : {}) };
       ctx.note(`asking ${rt.kind} in ${name} over ${deps.plan.transport}`);
       await proveExecution(deps.runtime, target, { probeTimeoutMs: deps.plan.probeTimeoutMs, runId: deps.workload.runId, signal: ctx.signal }, f, podState);

@@ -13,7 +13,7 @@
  *
  * Kata: `uname -r` inside differs from the node's `status.nodeInfo.kernelVersion` (a guest VM kernel).
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import { nodeView, runtimeClassView, type PodView } from '../../adapter/kubernetes/views.js';
 import type { RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
 import type { Facts, ProbeDeps } from './common.js';
 
@@ -41,11 +41,11 @@ export async function gvisorIsolation(runtime: RuntimeProber, target: RuntimeTar
   const r = await runtime.execute(target, ['dmesg'], deadlineMs);
   const boot = r.kind === 'answered' && r.value.exitCode === 0 ? gvisorBootLine(r.value.stdout) : undefined;
   if (boot !== undefined) {
-    rc.proven('verified', subject, 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0', { field: 'Execute(dmesg)', value: boot, durationMs: r.durationMs });
+    rc.proven('verified', subject, 'GvisorKernel', 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0', { field: 'Execute(dmesg)', value: boot, durationMs: r.durationMs });
     return;
   }
   const seen = r.kind === 'answered' ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().split('\n')[0]?.slice(0, 80) ?? ''}` : r.detail;
-  rc.add('verified', 'missing', subject, `isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; ${seen})`, {
+  rc.add('verified', 'missing', subject, 'NotGvisorKernel', `isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; ${seen})`, {
     field: 'Execute(dmesg)',
     durationMs: r.durationMs,
     missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor`,
@@ -58,31 +58,31 @@ export async function gvisorIsolation(runtime: RuntimeProber, target: RuntimeTar
  * handler claims no extra isolation (proven once the runtime answered). `runtimeOk` false = the runtime never
  * answered: isolation stays `unknown`. Never throws.
  */
-export async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string, pod: Obj | undefined, target: RuntimeTarget, runtimeOk: boolean): Promise<void> {
+export async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string, pod: PodView | undefined, target: RuntimeTarget, runtimeOk: boolean): Promise<void> {
   const subject = `pod ${target.namespace}/${target.pod}`;
-  const spec = (pod?.spec ?? {}) as { runtimeClassName?: string; nodeName?: string };
+  const spec = { runtimeClassName: pod?.runtimeClassName, nodeName: pod?.nodeName };
   if (spec.runtimeClassName !== name) {
-    rc.add('verified', 'missing', subject, `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`);
+    rc.add('verified', 'missing', subject, 'RuntimeClassNotApplied', `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`);
     return;
   }
-  rc.proven('verified', subject, `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`, { field: 'spec.runtimeClassName', value: name });
+  rc.proven('verified', subject, 'RanUnderRuntimeClass', `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`, { field: 'spec.runtimeClassName', value: name });
   if (!runtimeOk) {
-    rc.add('verified', 'unknown', subject, 'isolation not checked: the runtime did not answer');
+    rc.add('verified', 'unknown', subject, 'IsolationNotChecked', 'isolation not checked: the runtime did not answer');
     return;
   }
   const handler = await deps.cluster.runtimeClass(name);
-  const h = handler.kind === 'ok' ? String((handler.value as { handler?: unknown } | undefined)?.handler ?? '') : '';
+  const h = handler.kind === 'ok' && handler.value ? runtimeClassView(handler.value).handler : '';
   const deadline = deps.plan.probeTimeoutMs;
   if (h === 'runsc') {
     await gvisorIsolation(deps.runtime, target, deadline, rc, name);
   } else if (h.startsWith('kata')) {
     const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
     const node = spec.nodeName ? await deps.cluster.nodes() : undefined;
-    const nodeKernel = node?.kind === 'ok' ? String(((node.value.find((n) => n.metadata?.name === spec.nodeName)?.status as { nodeInfo?: { kernelVersion?: string } } | undefined)?.nodeInfo?.kernelVersion) ?? '') : '';
+    const nodeKernel = node?.kind === 'ok' ? (node.value.map(nodeView).find((n) => n.meta.name === spec.nodeName)?.kernelVersion ?? '') : '';
     const inside = r.kind === 'answered' ? r.value.stdout.trim() : '';
-    if (inside && nodeKernel && inside !== nodeKernel) rc.proven('verified', subject, `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`);
-    else rc.add('verified', 'missing', subject, `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`, { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` });
+    if (inside && nodeKernel && inside !== nodeKernel) rc.proven('verified', subject, 'GuestKernelDiffers', `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`);
+    else rc.add('verified', 'missing', subject, 'GuestKernelNotDistinct', `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`, { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` });
   } else {
-    rc.proven('verified', subject, `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`);
+    rc.proven('verified', subject, 'NoExtraIsolation', `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`);
   }
 }

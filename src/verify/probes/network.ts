@@ -86,18 +86,18 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
     async run() {
       const f = new Facts('network-isolation');
       const namespaces = [...new Set([...deps.plan.templates.map((t) => t.namespace), ...deps.plan.networkPolicies.map((p) => p.namespace)])];
-      if (namespaces.length === 0) return f.add('discovered', 'missing', 'environment', 'the environment declares no sandbox namespaces').list;
+      if (namespaces.length === 0) return f.add('discovered', 'missing', 'environment', 'NoNamespacesDeclared', 'the environment declares no sandbox namespaces').list;
       const policies: Obj[] = [];
       for (const ns of namespaces) {
         const r = await deps.cluster.networkPolicies(ns);
         if (r.kind !== 'ok') return f.failedCall('discovered', `NetworkPolicies in ${ns}`, r).list;
         policies.push(...r.value);
       }
-      f.proven('discovered', 'networking.k8s.io/v1', `NetworkPolicies are served (${policies.length} in ${namespaces.join(', ')})`);
+      f.proven('discovered', 'networking.k8s.io/v1', 'NetworkPoliciesServed', `NetworkPolicies are served (${policies.length} in ${namespaces.join(', ')})`);
       const names = new Set(policies.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
       const absent = deps.plan.networkPolicies.filter((p) => !names.has(`${p.namespace}/${p.name}`));
-      if (absent.length > 0) f.add('compatible', 'missing', 'declared NetworkPolicies', `declared polic${absent.length === 1 ? 'y' : 'ies'} not found: ${absent.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
-      else f.proven('compatible', 'declared NetworkPolicies', `all ${deps.plan.networkPolicies.length} declared policies exist`);
+      if (absent.length > 0) f.add('compatible', 'missing', 'declared NetworkPolicies', 'DeclaredPolicyNotFound', `declared polic${absent.length === 1 ? 'y' : 'ies'} not found: ${absent.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
+      else f.proven('compatible', 'declared NetworkPolicies', 'DeclaredPoliciesFound', `all ${deps.plan.networkPolicies.length} declared policies exist`);
       const declared = declaredPolicies(deps.plan);
       let examined = 0;
       for (const ns of namespaces) {
@@ -109,12 +109,12 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
           if (pod.metadata?.labels?.[RUN_LABEL]) continue;
           examined += 1;
           const c = podCoverage(pod, policies, declared);
-          for (const p of c.problems) f.add('configured', 'missing', `pod ${ns}/${pod.metadata?.name}`, p);
-          if (c.problems.length === 0) f.proven('configured', `pod ${ns}/${pod.metadata?.name}`, `selected by ${c.selectedBy.join(', ')}; no undeclared egress`);
+          for (const p of c.problems) f.add('configured', 'missing', `pod ${ns}/${pod.metadata?.name}`, 'PolicyCoverageGap', p);
+          if (c.problems.length === 0) f.proven('configured', `pod ${ns}/${pod.metadata?.name}`, 'PodCovered', `selected by ${c.selectedBy.join(', ')}; no undeclared egress`);
         }
       }
-      if (examined === 0) f.add('configured', 'unknown', 'sandbox pods', 'no running sandbox pod made from a template to judge policy coverage by its real labels');
-      f.add('verified', 'unknown', 'NetworkPolicy enforcement', 'enforcement cannot be read from the API: it needs a connection test under an enforcing CNI', { missingTest: 'netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds' });
+      if (examined === 0) f.add('configured', 'unknown', 'sandbox pods', 'NoPodToJudge', 'no running sandbox pod made from a template to judge policy coverage by its real labels');
+      f.add('verified', 'unknown', 'NetworkPolicy enforcement', 'NotTested', 'enforcement cannot be read from the API: it needs a connection test under an enforcing CNI', { missingTest: 'netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds' });
       return f.list;
     },
   };

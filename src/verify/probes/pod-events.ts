@@ -151,6 +151,6 @@ export async function runtimeClassSandboxFailures(deps: ProbeDeps, namespace: st
 export async function nodeFailureEvidence(deps: ProbeDeps, rc: Facts, template: Pick<TemplatePlan, 'namespace' | 'runtimeClassName'>, probePod: string): Promise<void> {
   for (const f of await runtimeClassSandboxFailures(deps, template.namespace, template.runtimeClassName!, probePod)) {
     const who = f.pods.length === 1 ? `pod ${template.namespace}/${f.pods[0]}` : `${f.pods.length} pods (${f.pods.map((p) => `${template.namespace}/${p}`).join(', ')})`;
-    rc.add('verified', 'missing', `Node ${f.node}`, `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: f.node });
+    rc.add('verified', 'missing', `Node ${f.node}`, 'FailedCreatePodSandBox', `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: f.node });
   }
 }

@@ -39,7 +39,7 @@ export function routerProbe(deps: ProbeDeps): Probe {
     async run() {
       const f = new Facts('router');
       const router = deps.plan.router;
-      if (!router) return f.add('discovered', 'missing', 'environment', 'the environment declares no router').list;
+      if (!router) return f.add('discovered', 'missing', 'environment', 'NoRouterDeclared', 'the environment declares no router').list;
       const subject = `Service ${router.namespace}/${router.service}`;
       const svc = await deps.cluster.service(router.namespace, router.service);
       let health: { ok: boolean; text: string; durationMs: number } | undefined;
@@ -50,18 +50,18 @@ export function routerProbe(deps: ProbeDeps): Probe {
           let status: unknown;
           try { status = (JSON.parse(body) as { status?: unknown }).status; } catch { status = undefined; }
           health = { ok: r.value.status === 200 && status === 'ok', text: `${r.value.status} ${body.slice(0, 80)}`, durationMs: r.value.durationMs };
-        } else health = { ok: false, text: r.kind === 'failed' ? r.error.message : r.reason, durationMs: 0 };
+        } else health = { ok: false, text: r.kind === 'failed' ? r.error.message : r.message, durationMs: 0 };
       }
-      if (svc.kind === 'ok' && svc.value) f.proven('discovered', subject, `router Service ${router.namespace}/${router.service} exists`);
-      else if (svc.kind === 'ok' && health?.ok) f.proven('discovered', `router ${router.url}`, `no Service ${router.namespace}/${router.service}, but a router answers at ${router.url} (outside the cluster)`);
-      else if (svc.kind === 'ok') f.add('discovered', 'missing', subject, `router Service ${router.namespace}/${router.service} does not exist`);
+      if (svc.kind === 'ok' && svc.value) f.proven('discovered', subject, 'RouterServiceFound', `router Service ${router.namespace}/${router.service} exists`);
+      else if (svc.kind === 'ok' && health?.ok) f.proven('discovered', `router ${router.url}`, 'RouterAnswersOutsideCluster', `no Service ${router.namespace}/${router.service}, but a router answers at ${router.url} (outside the cluster)`);
+      else if (svc.kind === 'ok') f.add('discovered', 'missing', subject, 'RouterServiceNotFound', `router Service ${router.namespace}/${router.service} does not exist`);
       else f.failedCall('discovered', subject, svc);
-      if (!health) f.add('compatible', 'unknown', `router ${router.namespace}/${router.service}`, 'no router URL to call /healthz (pass --router-url)');
-      else if (health.ok) f.proven('compatible', `router ${router.url}`, `GET /healthz answered ${health.text}`, { durationMs: health.durationMs });
-      else f.add('compatible', 'missing', `router ${router.url}`, `GET /healthz: ${health.text}`, { durationMs: health.durationMs });
+      if (!health) f.add('compatible', 'unknown', `router ${router.namespace}/${router.service}`, 'NoRouterUrl', 'no router URL to call /healthz (pass --router-url)');
+      else if (health.ok) f.proven('compatible', `router ${router.url}`, 'RouterHealthy', `GET /healthz answered ${health.text}`, { durationMs: health.durationMs });
+      else f.add('compatible', 'missing', `router ${router.url}`, 'RouterUnhealthy', `GET /healthz: ${health.text}`, { durationMs: health.durationMs });
       const problems = routerAdmission(deps.plan);
-      if (problems.length === 0) f.proven('configured', `router ${router.namespace}`, `every template's policy admits router pods ${JSON.stringify(router.podLabels)} in ${router.namespace}`);
-      for (const p of problems) f.add('configured', 'missing', `router ${router.namespace}`, p);
+      if (problems.length === 0) f.proven('configured', `router ${router.namespace}`, 'RouterAdmittedByPolicies', `every template's policy admits router pods ${JSON.stringify(router.podLabels)} in ${router.namespace}`);
+      for (const p of problems) f.add('configured', 'missing', `router ${router.namespace}`, 'RouterNotAdmitted', p);
       return f.list;
     },
   };

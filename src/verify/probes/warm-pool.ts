@@ -77,16 +77,16 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       const subject = `SandboxWarmPool ${pool.namespace}/${pool.name}`;
       const r = await deps.cluster.getCustom(ref('SandboxWarmPool', version, pool.namespace), pool.name);
       if (r.kind !== 'ok') return f.failedCall('discovered', subject, r).list;
-      if (r.value === undefined) return f.add('discovered', 'missing', subject, `${subject} does not exist: apply the environment`).list;
+      if (r.value === undefined) return f.add('discovered', 'missing', subject, 'WarmPoolNotFound', `${subject} does not exist: apply the environment`).list;
       const live = r.value;
-      f.proven('discovered', subject, `${subject} exists`);
+      f.proven('discovered', subject, 'WarmPoolFound', `${subject} exists`);
       const templateRef = (live.spec as { sandboxTemplateRef?: { name?: string } } | undefined)?.sandboxTemplateRef?.name;
-      if (templateRef === pool.template) f.proven('compatible', subject, `serves template ${pool.template}`, { field: 'spec.sandboxTemplateRef.name', value: templateRef });
-      else f.add('compatible', 'missing', subject, `serves template ${templateRef ?? 'none'}, the environment declares ${pool.template}`, { field: 'spec.sandboxTemplateRef.name', value: templateRef ?? '' });
+      if (templateRef === pool.template) f.proven('compatible', subject, 'PoolTemplateMatches', `serves template ${pool.template}`, { field: 'spec.sandboxTemplateRef.name', value: templateRef });
+      else f.add('compatible', 'missing', subject, 'PoolTemplateDiffers', `serves template ${templateRef ?? 'none'}, the environment declares ${pool.template}`, { field: 'spec.sandboxTemplateRef.name', value: templateRef ?? '' });
       const gen = live.metadata?.generation ?? 0;
       const observed = (live.status as { observedGeneration?: number } | undefined)?.observedGeneration;
       if (observed !== undefined && observed !== gen) {
-        f.add('configured', 'unknown', subject, `pool status is for generation ${observed}, spec is at ${gen}: reconcile pending`, { field: 'status.observedGeneration', value: String(observed) });
+        f.add('configured', 'unknown', subject, 'StaleObservedGeneration', `pool status is for generation ${observed}, spec is at ${gen}: reconcile pending`, { field: 'status.observedGeneration', value: String(observed) });
         return f.list;
       }
       const [tpl, sbs, claims] = await Promise.all([
@@ -95,14 +95,14 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         deps.cluster.listCustom(ref('SandboxClaim', version, pool.namespace)),
       ]);
       if (tpl.kind !== 'ok') return f.failedCall('configured', `SandboxTemplate ${pool.namespace}/${pool.template}`, tpl).list;
-      if (tpl.value === undefined) return f.add('configured', 'missing', subject, `template ${pool.template} does not exist, so no member can be current`).list;
+      if (tpl.value === undefined) return f.add('configured', 'missing', subject, 'TemplateNotFound', `template ${pool.template} does not exist, so no member can be current`).list;
       if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
       if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
       const ro = poolRollout(live, tpl.value, sbs.value, claims.value, deps.facts.family);
       const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})`;
-      if (ro.updatedReady >= ro.replicas) f.proven('configured', subject, `pool ready at the current template: ${counts}`, { field: 'updatedReady', value: String(ro.updatedReady) });
-      else f.add('configured', 'missing', subject, `rollout progressing: ${counts}${ro.stale.length ? `; stale: ${ro.stale.slice(0, 3).join('; ')}` : ''}`, { field: 'updatedReady', value: String(ro.updatedReady) });
-      for (const s of ro.staleAdoptions) f.add('configured', 'missing', subject, s);
+      if (ro.updatedReady >= ro.replicas) f.proven('configured', subject, 'PoolRolledOut', `pool ready at the current template: ${counts}`, { field: 'updatedReady', value: String(ro.updatedReady) });
+      else f.add('configured', 'missing', subject, 'RolloutProgressing', `rollout progressing: ${counts}${ro.stale.length ? `; stale: ${ro.stale.slice(0, 3).join('; ')}` : ''}`, { field: 'updatedReady', value: String(ro.updatedReady) });
+      for (const s of ro.staleAdoptions) f.add('configured', 'missing', subject, 'StaleAdoption', s);
       return f.list;
     },
   };

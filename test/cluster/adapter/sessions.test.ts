@@ -30,9 +30,11 @@ beforeAll(async () => {
   client = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
   adapter = new KubeCapabilityAdapter({
     client,
-    transport: new DirectTransport(),
-    supportStates: (_cap, template) => states.get(template),
-    runtimes: (template) => (template === `template/${ns}/sbx` ? { kind: 'sandboxd' } : undefined),
+    executions: {
+      transport: new DirectTransport(),
+      supportStates: (_cap, template) => states.get(template),
+      runtimes: (template) => (template === `template/${ns}/sbx` ? { kind: 'sandboxd' } : undefined),
+    },
     labels: { 'agentplane.dev/test': 'adapter' },
   });
   await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: {
@@ -62,13 +64,13 @@ test('release detection: v0.5 from served versions, CRDs readable with their con
 
 test('createFromTemplate refuses what v1beta1 cannot express or what does not exist', async () => {
   const noPool = await adapter.createFromTemplate({ namespace: ns, template: 'sbx' }, '', 'op-x');
-  expect(noPool.kind === 'rejected' && noPool.reason).toMatch(/name a warm pool/);
+  expect(noPool.kind === 'rejected' && noPool.reason).toBe('WarmPoolRequired');
   const missing = await adapter.createFromTemplate({ namespace: ns, template: 'sbx', warmPool: 'nope' }, '', 'op-x');
-  expect(missing.kind === 'rejected' && missing.reason).toMatch(/SandboxWarmPool .*\/nope does not exist/);
+  expect(missing.kind === 'rejected' && missing.reason).toBe('WarmPoolNotFound');
   const wrongTemplate = await adapter.createFromTemplate({ namespace: ns, template: 'other', warmPool: 'pool' }, '', 'op-x');
-  expect(wrongTemplate.kind === 'rejected' && wrongTemplate.reason).toMatch(/serves template "sbx", not "other"/);
+  expect(wrongTemplate.kind === 'rejected' && wrongTemplate.reason).toBe('WarmPoolServesOtherTemplate');
   const wrongVersion = await adapter.createFromTemplate({ namespace: ns, template: 'sbx', warmPool: 'pool' }, '99', 'op-x');
-  expect(wrongVersion.kind === 'rejected' && wrongVersion.reason).toMatch(/is at generation 1, the request expects 99/);
+  expect(wrongVersion.kind === 'rejected' && wrongVersion.reason).toBe('TemplateVersionMismatch');
   const claims = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims' })) as { items: unknown[] };
   expect(claims.items).toHaveLength(0);
 });
@@ -104,7 +106,7 @@ test('idempotent create, observe to Ready, exec over direct, health via router, 
 
   // Not verified yet: refused, never falls back.
   const refused = await adapter.startExecution('x-1', { session: ref, argv: ['true'], timeoutMs: 5000 });
-  expect(refused).toMatchObject({ kind: 'unsupported', capability: 'runtime-exec' });
+  expect(refused).toMatchObject({ kind: 'unsupported', capability: 'runtime-exec', reason: 'RuntimeExecNotVerified' });
   states.set(`template/${ns}/sbx`, 'verified');
   const nonce = randomUUID();
   const started = await waitFor('stand-in sandboxd answering', 15_000, async () => {
@@ -126,7 +128,7 @@ test('idempotent create, observe to Ready, exec over direct, health via router, 
   expect(health.value.status).toBe('ok');
 
   const stale = await adapter.terminate(ref, '1');
-  expect(stale.kind === 'rejected' && stale.reason).toMatch(/changed since resourceVersion 1 \(now \d+\)/);
+  expect(stale.kind === 'rejected' && stale.reason).toBe('IntentVersionChanged');
   const deleted = await adapter.terminate(ref, await current(ref));
   expect(deleted).toEqual({ kind: 'ok', value: { ref, outcome: 'deleted' } });
   expect(await adapter.terminate(ref, '')).toEqual({ kind: 'ok', value: { ref, outcome: 'already-gone' } });

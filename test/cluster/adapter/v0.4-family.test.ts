@@ -35,7 +35,7 @@ test('detected as family v0.4; createFromTemplate is unsupported and creates not
   expect(rel.kind === 'ok' && rel.value.family).toBe('v0.4');
   const r = await sessions.createFromTemplate({ namespace: ns, template: 't', warmPool: 'p' }, '', 'op-46');
   expect(r).toMatchObject({ kind: 'unsupported', capability: `template/${ns}/t`, state: 'unsupported' });
-  if (r.kind === 'unsupported') expect(r.reason).toMatch(/family v0\.4 .*observe and terminate still work/);
+  if (r.kind === 'unsupported') expect(r.reason).toBe('ReleaseProvisionsNoClaims');
   const claims = (await c.custom.listNamespacedCustomObject({ group: 'extensions.agents.x-k8s.io', version: 'v1alpha1', namespace: ns, plural: 'sandboxclaims' })) as { items: unknown[] };
   expect(claims.items).toHaveLength(0);
 });

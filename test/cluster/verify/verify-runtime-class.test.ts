@@ -44,7 +44,8 @@ test('matching node: compatible → configured; the pod ran under it but isolati
   const p = plan(c, [templatePlan(ns, 'gv', matching)], { runtimeClasses: [matching, orphan], requirements: requirementsFor([`runtime-class/${matching}`, `runtime-class/${orphan}`, 'runtime-exec']) });
   const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
   const rc = report.capabilities.find((r) => r.name === `runtime-class/${matching}`)!;
-  expect(rc.evidence.find((e) => e.step === 'compatible')!.message).toBe(`1 Ready node(s) match its scheduling: ${nodeName}`);
+  const compatible = rc.evidence.find((e) => e.step === 'compatible')!;
+  expect([compatible.verdict, compatible.reason, compatible.value]).toEqual(['proven', 'NodesMatchRuntimeClass', nodeName]);
   expect(rc.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.message === `pod ran under RuntimeClass ${matching} on node ${nodeName}`)).toBe(true);
   expect(rc.state).toBe('configured');
   expect(rc.next).toMatch(/^verified not reached: isolation not proven: dmesg inside the sandbox does not name gVisor .*\(acceptance test missing: isolation\/vfy-runsc-\w+: a pod under handler runsc whose dmesg names gVisor\)$/);
@@ -76,7 +77,7 @@ test('a class no Ready node matches, and a class that does not exist: the worklo
   ]);
   const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
   expect(exec.state).toBe('configured');
-  expect(exec.evidence.filter((e) => e.step === 'verified').every((e) => e.verdict === 'unknown' && e.message.startsWith('not tried: RuntimeClass '))).toBe(true);
+  expect(exec.evidence.filter((e) => e.step === 'verified').every((e) => e.verdict === 'unknown' && e.reason === 'RuntimeClassUnusable')).toBe(true);
   expect(lines.filter((l) => /workload\/.*: not tried: RuntimeClass /.test(l))).toHaveLength(2);
   expect(lines.some((l) => /creating probe/.test(l))).toBe(false);
   expect(report.leftovers).toEqual([]);

@@ -140,7 +140,7 @@ describe('AgentSandboxInstall rbac', () => {
     const err = await failure(tag, { rbac: { customResourceDefinitions: 'namespace:agent-sandbox-system' } });
     expect(err).toBeInstanceOf(RbacNarrowingError);
     const e = err as RbacNarrowingError;
-    expect(e.reason).toBe('cluster-scoped-resource');
+    expect(e.reason).toBe('ClusterScopedResource');
     expect(e.resource).toBe('customresourcedefinitions.apiextensions.k8s.io');
     expect(e.verbs).toEqual(['get', 'patch', 'update']);
     expect(e.message).toContain('is cluster-scoped: a namespaced Role cannot grant it');

@@ -47,4 +47,19 @@ describe('SandboxRuntimeClass', () => {
   test('a malformed overhead quantity is refused with the value', () => {
     expect(() => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } })).toThrow(/overhead.cpu: must be a quantity \(got "lots"\)/);
   });
+
+  test('props errors carry prop, reason and value: a zod issue code, or the reason a custom check names', () => {
+    const problems = (props: unknown) => {
+      try {
+        make(props as SandboxRuntimeClassProps);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConstructPropsError);
+        return (err as ConstructPropsError).problems.map(({ prop, reason, value }) => ({ prop, reason, value }));
+      }
+      throw new Error('no error');
+    };
+    expect(problems({ preset: 'gvisor' })).toEqual([{ prop: 'scheduling', reason: 'SchedulingRequired', value: undefined }]);
+    expect(problems({ preset: 'kata', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toEqual([{ prop: 'allNodes', reason: 'SchedulingContradiction', value: true }]);
+    expect(problems({ preset: 'kata', allNodes: true, colour: 'red' })).toEqual([{ prop: '(props)', reason: 'UnrecognizedKeys', value: { preset: 'kata', allNodes: true, colour: 'red' } }]);
+  });
 });

@@ -61,6 +61,11 @@ describe('SandboxTemplate', () => {
       'container a is privileged',
       'container a has no resources.limits.cpu / memory (required: a sandbox must not take a node\'s capacity)',
     ]);
+    expect((err as ConstructPropsError).problems.map(({ prop, reason, value }) => ({ prop, reason, value }))).toEqual([
+      { prop: 'podSpec.hostNetwork', reason: 'HostNamespace', value: true },
+      { prop: 'podSpec.containers.a.securityContext.privileged', reason: 'PrivilegedContainer', value: true },
+      { prop: 'podSpec.containers.a.resources.limits', reason: 'MissingResourceLimits', value: ['cpu', 'memory'] },
+    ]);
   });
 
   test('a runtimeClassName that contradicts the construct is refused', async () => {

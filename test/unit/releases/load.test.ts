@@ -42,7 +42,7 @@ describe('loadRelease from a mirror', () => {
       const err = await loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ChecksumMismatchError);
       const e = err as ChecksumMismatchError;
-      expect(e.code).toBe('CHECKSUM_MISMATCH');
+      expect(e.reason).toBe('ChecksumMismatch');
       expect(e.file).toBe(CONTROLLER);
       expect(e.expected).toBe(expected);
       expect(e.actual).toBe(sha256Hex(bytes));
@@ -195,7 +195,7 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
     await server.close(); // nothing listens on the port now
     const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(port) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SourceUnreachableError);
-    expect((err as SourceUnreachableError).code).toBe('SOURCE_UNREACHABLE');
+    expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
     expect((err as Error).message).toMatch(/ECONNREFUSED|fetch failed/);
     expect((err as SourceUnreachableError).hint).toMatch(/mirror/);
   });

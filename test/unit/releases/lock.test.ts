@@ -68,7 +68,7 @@ describe('lock file', () => {
     expect(diffs).toContain(`crdFingerprints[Sandbox/v1beta1]: lock has ${a.crdFingerprints['Sandbox/v1beta1']}, environment has ${b.crdFingerprints['Sandbox/v1beta1']}`);
     expect(diffs).toContain('images[controller]: lock has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6, environment has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0');
     const err = new LockMismatchError(diffs);
-    expect(err.code).toBe('LOCK_MISMATCH');
+    expect(err.reason).toBe('LockMismatch');
     expect(err.message).toContain('  - release: lock has v0.5.6, environment has v0.5.0');
     expect(err.hint).toMatch(/--update-lock/);
   });

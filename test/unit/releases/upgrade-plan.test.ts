@@ -51,7 +51,7 @@ describe('planUpgrade', () => {
     expect(plan.storedVersionsSource).toMatch(/^assumed/);
     expect(plan.findings.filter((f) => f.topic === 'defect').map((f) => f.source)).toContain('cmd/agent-sandbox-controller/tls.go@v0.5.6');
     expect(plan.findings.find((f) => f.message.includes('spec.replicas: default none -> 1'))?.operations).toEqual(['createFromTemplate', 'capabilities']);
-    expect(plan.findings.find((f) => f.topic === 'conditions' && f.message.startsWith('new condition Sandbox/PodScheduled'))?.operations).toEqual(['observe']);
+    expect(plan.findings.find((f) => f.reason === 'ConditionAdded' && f.message.startsWith('new condition Sandbox/PodScheduled'))?.operations).toEqual(['observe']);
   });
 
   it('v0.4.6 -> v0.5.6 needs migration: storage moves v1alpha1 -> v1beta1, conversion renames fields', () => {
@@ -70,6 +70,7 @@ describe('planUpgrade', () => {
   it('v0.5.6 -> v0.4.6 is blocked: v1beta1 is stored and v0.4.6 does not serve it; no supported path', () => {
     const plan = planUpgrade(r056, r046, undefined, [r050]);
     expect(plan.verdict).toBe('blocked');
+    expect(plan.findings.find((f) => f.severity === 'block')?.reason).toBe('StoredVersionNotServed');
     expect(plan.findings.find((f) => f.severity === 'block')?.message).toBe('Sandbox: objects are stored as v1beta1, which v0.4.6 does not serve (it serves v1alpha1)');
     expect(plan.path[0]).toMatch(/^no supported release/);
   });
@@ -90,9 +91,8 @@ describe('planUpgrade', () => {
     ];
     expect(claims.map(convertedPoolName)).toEqual(['shadow-pool-python', 'pool-a', 'fast']);
     const plan = planUpgrade(r046, r056, { source: 'ctx', storedVersions: { SandboxClaim: ['v1alpha1'] }, claims, pools: ['agents/pool-a', 'agents/fast'] });
-    expect(plan.findings.filter((f) => f.topic === 'live' && f.message.startsWith('claim')).map((f) => f.message)).toEqual([
-      'claim agents/cold converts to warmPoolRef shadow-pool-python, which does not exist: it would sit at Ready=False/WarmPoolNotFound',
-    ]);
+    expect(plan.findings.filter((f) => f.reason === 'ClaimPoolMissing').map((f) => f.claim)).toEqual([{ namespace: 'agents', name: 'cold', pool: 'shadow-pool-python' }]);
+    expect(plan.path).toContain('before upgrading: claim agents/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim');
   });
 });
 

@@ -9,7 +9,7 @@ const REPO = 'registry.example.internal/agent-sandbox/sandboxd';
 const container = (over: Partial<ContainerImage>): ContainerImage => ({ pod: 'sbx/p-1', container: 'sandboxd', pinned: `${REPO}:v0.5.6@${A}`, image: `${REPO}:v0.5.6`, imageID: `${REPO}@${A}`, ...over });
 
 /** The lower steps of a capability, all proven, so settle() shows what the verified-step facts do. */
-const lower = (['discovered', 'compatible', 'configured'] as const).map((step) => fact({ capability: 'template/sbx/t', step, verdict: 'proven', subject: 's', message: step }));
+const lower = (['discovered', 'compatible', 'configured'] as const).map((step) => fact({ capability: 'template/sbx/t', step, verdict: 'proven', reason: 'TemplateFound', subject: 's', message: step }));
 
 describe('splitRef and registryDigest', () => {
   test('splits registry, tag and digest; Docker Hub short names are normalised', () => {

@@ -9,13 +9,13 @@ import { unknownTuple } from '../../../src/verify/tuple.js';
 
 const at = '2026-11-29T10:00:00.000Z';
 const proven = (capability: string, step: 'discovered' | 'compatible' | 'configured' | 'verified', message: string) =>
-  fact({ capability: capability as never, step, verdict: 'proven', subject: 's', message, at });
+  fact({ capability: capability as never, step, verdict: 'proven', reason: 'CrdFound', subject: 's', message, at });
 
 function sample(leftovers: string[] = []) {
   const evidence = [
     ...(['discovered', 'compatible', 'configured', 'verified'] as const).map((s) => proven('sandbox-api', s, `sandbox-api ${s}`)),
     ...(['discovered', 'compatible', 'configured'] as const).map((s) => proven('runtime-exec', s, `runtime-exec ${s}`)),
-    fact({ capability: 'runtime-exec', step: 'verified', verdict: 'unknown', subject: 'sandboxd 127.10.0.3:9090', message: 'runtime API did not answer in 5s; pod Ready=True', at, durationMs: 5000 }),
+    fact({ capability: 'runtime-exec', step: 'verified', verdict: 'unknown', reason: 'RuntimeTimeout', subject: 'sandboxd 127.10.0.3:9090', message: 'runtime API did not answer in 5s; pod Ready=True', at, durationMs: 5000 }),
     ...(['discovered', 'compatible', 'configured'] as const).map((s) => proven('network-isolation', s, `netpol ${s} | piped`)),
   ];
   return buildReport({

@@ -2,7 +2,7 @@ import { fact } from '../../../src/verify/evidence.js';
 import { orderProbes, ProbeGraphError, runProbes, type Probe } from '../../../src/verify/runner.js';
 
 const probe = (id: string, after: string[], run: Probe['run'], deadlineMs = 1000): Probe => ({ id, after, covers: ['controller'], timeoutStep: 'configured', deadlineMs, run });
-const proven = (id: string) => async () => [fact({ capability: 'controller', step: 'discovered', verdict: 'proven', subject: id, message: `${id} ran` })];
+const proven = (id: string) => async () => [fact({ capability: 'controller', step: 'discovered', verdict: 'proven', reason: 'DeploymentFound', subject: id, message: `${id} ran` })];
 
 describe('orderProbes', () => {
   test('dependencies run first; independent probes keep their order', () => {

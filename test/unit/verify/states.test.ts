@@ -1,7 +1,7 @@
 import { fact, type Evidence, type FactInput } from '../../../src/verify/evidence.js';
 import { meets, settle } from '../../../src/verify/states.js';
 
-const base = { capability: 'runtime-exec', subject: 'x', message: 'm', at: '2026-01-01T00:00:00.000Z' } as const;
+const base = { capability: 'runtime-exec', reason: 'RuntimeDeclared', subject: 'x', message: 'm', at: '2026-01-01T00:00:00.000Z' } as const;
 const e = (step: FactInput['step'], verdict: FactInput['verdict'], message = `${step} ${verdict}`, extra: Partial<FactInput> = {}): Evidence =>
   fact({ ...base, step, verdict, message, ...extra });
 const ladder = (upTo: number): Evidence[] => (['discovered', 'compatible', 'configured', 'verified'] as const).slice(0, upTo).map((s) => e(s, 'proven'));

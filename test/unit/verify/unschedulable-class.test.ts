@@ -5,26 +5,28 @@
  */
 import { fact, type Evidence } from '../../../src/verify/evidence.js';
 import type { ProbeDeps } from '../../../src/verify/probes/common.js';
-import { unschedulableClass } from '../../../src/verify/probes/workload.js';
+import { unschedulableClass } from '../../../src/verify/probes/workload/class-gate.js';
 import type { ProbeRun } from '../../../src/verify/runner.js';
 
 const deps = { plan: { runtimeClasses: ['kata-qemu'] } } as unknown as ProbeDeps;
 const run = (evidence: Evidence[]): ProbeRun => ({ signal: new AbortController().signal, deadlineMs: 1000, evidence, note: () => undefined });
-const rc = (step: Evidence['step'], verdict: Evidence['verdict'], message: string, capability = 'runtime-class/kata-qemu') => fact({ capability: capability as Evidence['capability'], step, verdict, subject: 'RuntimeClass kata-qemu', message });
+const rc = (step: Evidence['step'], verdict: Evidence['verdict'], reason: Evidence['reason'], value?: string, capability = 'runtime-class/kata-qemu') =>
+  fact({ capability: capability as Evidence['capability'], step, verdict, reason, subject: 'RuntimeClass kata-qemu', message: 'm', ...(value ? { value } : {}) });
 
 describe('unschedulableClass', () => {
   test('no Ready node matches its scheduling: skipped, naming the nodes', async () => {
-    const ev = [rc('discovered', 'proven', 'RuntimeClass kata-qemu exists (handler kata-qemu)'), rc('compatible', 'missing', 'no Ready node matches its scheduling: node-a lacks label katacontainers.io/kata-runtime=true')];
+    const ev = [rc('discovered', 'proven', 'RuntimeClassFound'), rc('compatible', 'missing', 'NoNodeMatchesRuntimeClass', 'node-a lacks label katacontainers.io/kata-runtime=true')];
     expect(await unschedulableClass(deps, 'kata-qemu', run(ev))).toBe('RuntimeClass kata-qemu has no Ready node matching its scheduling (node-a lacks label katacontainers.io/kata-runtime=true)');
   });
 
   test('the class does not exist: skipped', async () => {
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'missing', 'RuntimeClass kata-qemu does not exist: pods naming it are rejected at admission')]))).toBe('RuntimeClass kata-qemu does not exist');
+    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'missing', 'RuntimeClassNotFound')]))).toBe('RuntimeClass kata-qemu does not exist');
   });
 
   test('a class that could not be read (403) or that fits a node is tried; another class\'s evidence does not count', async () => {
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'unknown', 'runtimeclasses "kata-qemu" is forbidden (a 403 proves nothing either way)')]))).toBeUndefined();
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('compatible', 'proven', '1 Ready node(s) match its scheduling: node-b')]))).toBeUndefined();
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('compatible', 'missing', 'no Ready node matches its scheduling: node-a not Ready', 'runtime-class/gvisor')]))).toBeUndefined();
+    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'unknown', 'Forbidden')]))).toBeUndefined();
+    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b')]))).toBeUndefined();
+    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('compatible', 'missing', 'NoNodeMatchesRuntimeClass', 'node-a not Ready', 'runtime-class/gvisor')]))).toBeUndefined();
+    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('configured', 'missing', 'NoTemplateUsesRuntimeClass')]))).toBeUndefined();
   });
 });

@@ -12,8 +12,8 @@ describe('createMayHaveSucceeded', () => {
   test('refusals and checks before the call made nothing', () => {
     const refused = [failed('forbidden', 403), failed('unauthenticated', 401), failed('not-found', 404), failed('conflict', 409), failed('invalid', 422), failed('too-large', 413)];
     expect(refused.map((r) => [r.error.category, createMayHaveSucceeded(r)])).toEqual(refused.map((r) => [r.error.category, false]));
-    expect(createMayHaveSucceeded({ kind: 'rejected', reason: 'operation id too long' })).toBe(false);
-    expect(createMayHaveSucceeded({ kind: 'unsupported', capability: 'extensions-api', state: 'absent', reason: 'not served' })).toBe(false);
+    expect(createMayHaveSucceeded({ kind: 'rejected', reason: 'InvalidOperationId', message: 'operation id too long' })).toBe(false);
+    expect(createMayHaveSucceeded({ kind: 'unsupported', capability: 'extensions-api', state: 'absent', reason: 'ExtensionsApiNotServed', message: 'not served' })).toBe(false);
   });
 
   test('a lost answer or a server error may have stored it: still cleaned up', () => {

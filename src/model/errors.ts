@@ -1,0 +1,34 @@
+/**
+ * The base of every error AgentPlane throws. `reason` is a stable CamelCase code programs and tests match (as
+ * Kubernetes condition reasons are); `exitCategory` is the kind of outcome, which the CLI maps to its exit code, so
+ * renaming a class or rewording a message never changes how a program reacts to it.
+ */
+
+/** Kinds of outcome that have their own CLI exit code (src/cli/exit-codes.ts). */
+export const EXIT_CATEGORIES = ['internal', 'usage', 'release', 'invalid', 'lock-mismatch', 'not-verified', 'cluster', 'unauthenticated', 'forbidden'] as const;
+
+export type ExitCategory = (typeof EXIT_CATEGORIES)[number];
+
+export abstract class AgentPlaneError extends Error {
+  /** Stable CamelCase code of what went wrong, e.g. `ChecksumMismatch`. */
+  abstract readonly reason: string;
+  /** The kind of outcome, for the CLI's exit code. */
+  abstract readonly exitCategory: ExitCategory;
+  /** Whether the message already ends with the error's `hint` (the bases that append it say so), so it is printed once. */
+  readonly hintInMessage: boolean = false;
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The exit category of a classified cluster failure (the adapter's `AdapterError.category`): credentials refused,
+ * access refused, or the cluster not answering; `fallback` for every other category.
+ */
+export function exitCategoryOfFailure(category: string, fallback: ExitCategory): ExitCategory {
+  if (category === 'unauthenticated') return 'unauthenticated';
+  if (category === 'forbidden') return 'forbidden';
+  if (category === 'unreachable' || category === 'timeout') return 'cluster';
+  return fallback;
+}

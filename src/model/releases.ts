@@ -1,0 +1,44 @@
+/**
+ * Supported Agent Sandbox releases, their families and the API version each family is written and read at. The
+ * catalog (src/releases/catalog.ts, generated from `releases/index.json`) holds the full facts; this is the small table
+ * every layer needs, and test/unit/model/releases.test.ts checks it against the catalog for every release and kind.
+ */
+
+/** The supported upstream tags, oldest first. */
+export const RELEASE_TAGS = ['v0.4.6', 'v0.5.0', 'v0.5.6'] as const;
+
+/** A supported upstream tag. */
+export type ReleaseTag = (typeof RELEASE_TAGS)[number];
+
+/** Release families: releases that share API versions. */
+export const RELEASE_FAMILIES = ['v0.4', 'v0.5'] as const;
+
+/** `v0.4` serves v1alpha1 only; `v0.5` stores v1beta1 and serves v1alpha1 via conversion. */
+export type ReleaseFamily = (typeof RELEASE_FAMILIES)[number];
+
+/** The four Agent Sandbox kinds. */
+export const SANDBOX_KINDS = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const;
+
+export type SandboxKind = (typeof SANDBOX_KINDS)[number];
+
+/**
+ * The version of every Agent Sandbox kind that a family stores, which AgentPlane writes and reads: v1beta1 on v0.5
+ * (v1alpha1 writes leave conversion annotations behind), v1alpha1 on v0.4 (`k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
+ */
+export const FAMILY_VERSION: Readonly<Record<ReleaseFamily, string>> = { 'v0.4': 'v1alpha1', 'v0.5': 'v1beta1' };
+
+/** The family of a release tag (`v0.4.6` -> `v0.4`), also for patch releases the catalog does not hold; undefined for others. */
+export function familyOfTag(tag: string): ReleaseFamily | undefined {
+  const minor = /^(v\d+\.\d+)\.\d+$/.exec(tag)?.[1];
+  return (RELEASE_FAMILIES as readonly string[]).includes(minor ?? '') ? (minor as ReleaseFamily) : undefined;
+}
+
+/** The family a served set of core-group versions belongs to: the newest family whose version is served (v1beta1 -> v0.5; only v1alpha1 -> v0.4). */
+export function familyOfServedVersions(coreVersions: readonly string[]): ReleaseFamily | undefined {
+  return [...RELEASE_FAMILIES].reverse().find((f) => coreVersions.includes(FAMILY_VERSION[f]));
+}
+
+/** The storage version listed by a CRD's facts (`spec.versions[].storage`), e.g. from the catalog's `crds[kind]`. */
+export function storageVersionOf(crd: { readonly versions: readonly { readonly name: string; readonly storage: boolean }[] }): string | undefined {
+  return crd.versions.find((v) => v.storage)?.name;
+}

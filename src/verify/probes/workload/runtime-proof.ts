@@ -1,0 +1,72 @@
+/**
+ * Proof that a sandbox's runtime executes commands over the client's transport: a health call (retried while the
+ * runtime is not listening yet), then two distinct nonce commands, each under its own deadline. No lucky single success.
+ */
+import { formatMs } from '../../evidence.js';
+import type { RuntimeFailureReason } from '../../reasons.js';
+import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../runtime-prober.js';
+import type { Facts } from '../common.js';
+
+/**
+ * Proves execution over the client's transport: two distinct nonce commands (`echo <nonce>`), each under its own
+ * deadline; both must answer exit 0 with exactly the nonce. Adds `verified` evidence to `exec` and returns whether
+ * both did. A silent or hanging runtime gives `unknown` (state stays configured), a wrong answer `missing`.
+ */
+export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarget, opts: { probeTimeoutMs: number; runId: string; signal?: AbortSignal }, exec: Facts, podState: string): Promise<boolean> {
+  const { probeTimeoutMs } = opts;
+  const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
+  // Ready flips when the container starts, before the runtime listens (FACTS.md §10.1): a refused connection is
+  // retried until the probe deadline; a hang is not (it already used the whole deadline).
+  const contact = await firstContact(runtime, target, probeTimeoutMs, opts.signal);
+  if (contact.kind !== 'answered') {
+    exec.add('verified', 'unknown', subject, runtimeFailureReason(contact), `runtime API did not answer: ${describeFailure(contact, probeTimeoutMs)}; ${podState}`, { field: 'health', durationMs: contact.durationMs });
+    return false;
+  }
+  let ok = true;
+  for (let round = 1; round <= 2; round += 1) {
+    if (opts.signal?.aborted) {
+      exec.add('verified', 'unknown', subject, 'Interrupted', 'interrupted before the nonce commands finished');
+      return false;
+    }
+    const nonce = `agentplane-${opts.runId}-${round}-${Math.random().toString(36).slice(2, 10)}`;
+    const r = await runtime.execute(target, ['echo', nonce], probeTimeoutMs);
+    if (r.kind !== 'answered') {
+      exec.add('verified', 'unknown', subject, runtimeFailureReason(r), `runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`, { field: `Execute(echo <nonce ${round}>)`, durationMs: r.durationMs });
+      return false;
+    }
+    const out = r.value.stdout.trim();
+    if (r.value.exitCode !== 0 || out !== nonce) {
+      exec.add('verified', 'missing', subject, 'NonceMismatch', `runtime answered exit ${r.value.exitCode} "${out.slice(0, 80)}" to echo ${nonce}; expected exit 0 and the nonce`, { field: `Execute(echo <nonce ${round}>)`, value: out.slice(0, 80), durationMs: r.durationMs });
+      ok = false;
+    } else {
+      exec.proven('verified', subject, 'NonceEchoed', `nonce ${round} echoed exactly (exit 0) in ${formatMs(r.durationMs)}`, { field: `Execute(echo <nonce ${round}>)`, value: nonce, durationMs: r.durationMs });
+    }
+  }
+  return ok;
+}
+
+/** Health calls until one is answered, retrying refused connections every 250 ms within `deadlineMs` in all. */
+async function firstContact(runtime: RuntimeProber, target: RuntimeTarget, deadlineMs: number, signal?: AbortSignal): Promise<RuntimeCall<string>> {
+  const started = Date.now();
+  let attempts = 0;
+  for (;;) {
+    attempts += 1;
+    const remaining = deadlineMs - (Date.now() - started);
+    const r = await runtime.health(target, Math.max(1, remaining));
+    if (r.kind !== 'silent' || signal?.aborted || deadlineMs - (Date.now() - started) < 250) {
+      return r.kind === 'silent' ? { ...r, durationMs: Date.now() - started, detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(Date.now() - started)}` } : r;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detail: string }, deadlineMs: number): string {
+  if (r.kind === 'timeout') return `no answer in ${formatMs(deadlineMs)} (${r.detail})`;
+  if (r.kind === 'silent') return `nothing answers (${r.detail})`;
+  return r.detail;
+}
+
+/** The reason code of a runtime call that got no usable answer. */
+export function runtimeFailureReason(r: { kind: 'timeout' | 'silent' | 'error' }): RuntimeFailureReason {
+  return r.kind === 'timeout' ? 'RuntimeTimeout' : r.kind === 'silent' ? 'RuntimeSilent' : 'RuntimeError';
+}

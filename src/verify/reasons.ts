@@ -1,0 +1,197 @@
+/**
+ * The verifier's reason codes: a stable CamelCase `reason` on every piece of evidence (like a Kubernetes condition
+ * reason), beside its human message. Logic and tests match these, never message text. Each code maps to the one line
+ * src/verify/OUTPUT.md documents it with (a unit test keeps the two in step).
+ */
+
+/** Reasons for a failed API call (see `Facts.failedCall`), by the adapter's classified cause. */
+export const CALL_REASONS = {
+  ApiNotServed: 'the API (CRD or version) the read needs is not served',
+  NotFound: 'the object read is not there',
+  Forbidden: 'the verifier may not make this read (a 403 proves nothing either way)',
+  Unauthenticated: 'the credentials were rejected',
+  Conflict: 'the write conflicted with another change',
+  Gone: 'the object or watch position is gone',
+  Unreachable: 'the API server could not be reached',
+  Timeout: 'the API call did not finish within its deadline',
+  Invalid: 'the API server rejected the request as invalid',
+  TooLarge: 'the request or answer was too large',
+  RuntimeCallFailed: 'a call to the runtime failed',
+  InternalError: 'the verifier hit an unexpected condition',
+  CallRejected: 'the adapter rejected the call before sending it',
+  CallUnsupported: 'the adapter does not offer this call on this release',
+} as const;
+
+/** Reasons for a runtime call that got no usable answer (health, Execute, files). */
+export const RUNTIME_FAILURE_REASONS = {
+  RuntimeTimeout: 'the runtime did not answer within the deadline',
+  RuntimeSilent: 'nothing answers at the runtime address (connection refused or reset)',
+  RuntimeError: 'the runtime answered with an error',
+} as const;
+
+/** Reasons a probe Sandbox (or claim) never became Ready, carried by the workload probe's `verified` evidence. */
+export const READINESS_REASONS = {
+  ProbeCreateRefused: 'the probe object could not be created',
+  ProbeWatchFailed: 'watching the probe object failed',
+  ProbeNotReadyInTime: 'the probe Sandbox was not Ready within the ready timeout',
+  ProbeInterrupted: 'verification was interrupted before the probe Sandbox was Ready',
+  ProbeSandboxEnded: 'the probe Sandbox ended Failed or Finished instead of Ready',
+  ProbeTemplateUnreadable: 'the SandboxTemplate to build the probe Sandbox from could not be read',
+  ClaimReferenceMissing: 'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound',
+  ClaimNotBound: 'the probe claim bound no Sandbox within the ready timeout',
+} as const;
+
+/** Reasons of the probes' own observations. */
+export const PROBE_REASONS = {
+  // runner
+  ProbeNotRun: 'the probe was not run: verification was interrupted',
+  ProbeError: 'the probe stopped with an error',
+  ProbeTimeout: 'the probe did not finish within its deadline',
+  Interrupted: 'verification was interrupted before this check finished',
+  NotTested: 'the verifier has no test for this step; `missingTest` names the acceptance test that would prove it',
+  // install
+  CrdFound: 'the CRD exists',
+  CrdNotInstalled: 'the CRD is not installed',
+  CrdNotReadable: 'the CRD could not be read, so its conversion cannot be judged',
+  VersionsPinned: 'served and storage versions are the pinned ones',
+  VersionsDiffer: 'served or storage versions differ from the pinned ones',
+  ReleaseLabelDiffers: 'the install label `app.kubernetes.io/version` names another release',
+  CrdEstablished: 'the CRD is Established',
+  CrdNotEstablished: 'the CRD is not Established yet',
+  ConversionStrategyDiffers: 'the CRD conversion strategy is not Webhook',
+  ReleaseHasNoConversion: 'the release serves one version and has no conversion webhook',
+  WebhookConversion: 'the CRD converts through a webhook',
+  WebhookServicePinned: 'the conversion webhook is the pinned Service',
+  WebhookServiceDiffers: 'the conversion webhook points at another Service',
+  WebhookUrl: 'the conversion webhook is a URL (out-of-cluster controller)',
+  NoWebhookClientConfig: 'the conversion webhook has no client config',
+  CaBundleSet: 'the conversion webhook carries a caBundle',
+  NoCaBundle: 'the conversion webhook has no caBundle',
+  // controller
+  DeploymentFound: 'the controller Deployment exists',
+  DeploymentNotFound: 'the controller Deployment does not exist',
+  ImagePinned: 'the controller runs the pinned image',
+  ImageDiffers: 'the controller runs another image than the pinned one',
+  ExtensionsEnabled: 'the controller runs with --extensions',
+  ExtensionsDisabled: 'the controller runs without --extensions',
+  StaleObservedGeneration: 'the status is for an older generation than the spec',
+  ControllerAvailable: 'the controller Deployment is Available at its current generation',
+  ControllerNotAvailable: 'the controller Deployment is not Available',
+  ServiceAccountFound: "the out-of-cluster controller's ServiceAccount exists",
+  ServiceAccountNotFound: "the controller's ServiceAccount does not exist",
+  InstallMatchesRelease: "the install's CRDs are the pinned release's (out-of-cluster controller)",
+  InstallDiffersFromRelease: "the install's CRDs do not match the pinned release (out-of-cluster controller)",
+  TemplatesStamped: 'a declared SandboxTemplate carries the label the extensions controller stamps',
+  TemplatesNotStamped: 'no declared SandboxTemplate carries the label the extensions controller stamps yet',
+  AccessReviewFailed: 'some rights could not be checked by SubjectAccessReview',
+  RightsMissing: 'the controller lacks rights the pinned RBAC grants',
+  RightsGranted: 'every right of the pinned RBAC is allowed',
+  // template, warm pool, runtime class
+  TemplateFound: 'the SandboxTemplate exists',
+  TemplateNotFound: 'the SandboxTemplate does not exist',
+  SchemaValid: 'the spec validates against the pinned schema',
+  SchemaInvalid: 'the spec does not validate against the pinned schema',
+  VersionServedSchemaUnchecked: 'served at the pinned version; schema not checked (release files not loaded)',
+  NetworkPolicyManagementDiffers: 'networkPolicyManagement differs from the declared one',
+  RuntimeClassNameDiffers: 'runtimeClassName differs from the declared one',
+  ManagedPolicyMissing: 'a Managed template has no controller NetworkPolicy',
+  ManagedPolicyNotOwned: 'the controller NetworkPolicy is not owned by the template',
+  ManagedPolicyOwned: 'the controller NetworkPolicy exists, owned by the template',
+  UnmanagedPolicyPresent: 'an Unmanaged template still has the controller NetworkPolicy',
+  UnmanagedNoControllerPolicy: "an Unmanaged template has no controller policy; the environment's own apply",
+  WarmPoolFound: 'the SandboxWarmPool exists',
+  WarmPoolNotFound: 'the SandboxWarmPool does not exist',
+  PoolTemplateMatches: 'the pool serves the declared template',
+  PoolTemplateDiffers: 'the pool serves another template than the declared one',
+  PoolRolledOut: 'the pool is ready at the current template',
+  RolloutProgressing: 'the pool is still rolling out to the current template',
+  StaleAdoption: 'a claim adopted a pool member made from an older template',
+  RuntimeClassFound: 'the RuntimeClass exists',
+  RuntimeClassNotFound: 'the RuntimeClass does not exist',
+  NodesMatchRuntimeClass: 'Ready nodes match the RuntimeClass scheduling',
+  NoNodeMatchesRuntimeClass: 'no Ready node matches the RuntimeClass scheduling (`value` lists each node and why)',
+  TemplateUsesRuntimeClass: 'a declared template sets this runtimeClassName',
+  NoTemplateUsesRuntimeClass: 'no declared template sets this runtimeClassName',
+  FailedCreatePodSandBox: 'a pod under the RuntimeClass could not get a sandbox on a node',
+  // workload: runtime configuration
+  CustomRuntime: 'the template runs a custom runtime the adapter does not speak',
+  RuntimeDeclared: 'the runtime the template (or pod) runs is known',
+  RuntimeSpoken: 'the runtime is one the adapter speaks',
+  RuntimeNotRecognised: 'the pod runs no runtime the adapter recognises',
+  TransportCannotCarryRuntime: "the client's transport cannot carry this runtime's protocol",
+  TransportReachesRuntime: "the client's transport reaches this runtime",
+  FileApiServed: 'the runtime serves a file API',
+  FileApiSpoken: 'the runtime file API is a spec the adapter speaks',
+  FileApiReachable: 'the file API port is reachable over the transport',
+  FileApiNotProbed: "this runtime's file API is not probed by the verifier",
+  RuntimeClassUnusable: 'not tried: the RuntimeClass cannot run a pod, so no probe object was created',
+  NoClaimsOnRelease: 'the release family provisions no claims through AgentPlane',
+  // workload: the probe sandbox and its runtime
+  SandboxReady: 'the Sandbox is Ready at its current generation',
+  SandboxNotReady: 'the Sandbox is not Ready at its current generation',
+  SandboxNotFound: 'the Sandbox does not exist',
+  PodNotFound: "the Sandbox's pod does not exist",
+  ControllerReconciled: 'the controller reconciled the probe Sandbox to Ready',
+  ClaimBoundSandbox: 'the probe claim bound a Sandbox it controls, Ready at its generation',
+  RuntimeAnswered: 'the runtime answered two nonce commands',
+  RuntimeNotVerified: 'the runtime did not answer both nonce commands correctly',
+  NonceEchoed: 'one nonce command was echoed exactly',
+  NonceMismatch: 'the runtime answered a nonce command wrongly',
+  FileRoundTrip: 'a file was written and read back unchanged',
+  FileContentDiffers: 'the file read back differs from what was written',
+  RouterReachedRuntime: "the sandbox's runtime answered through the router",
+  ConversionRoundTrip: 'a v1alpha1 read of the v1beta1 probe Sandbox succeeded',
+  ConversionObjectNotFound: 'the v1alpha1 read found no object',
+  ConversionTlsFailure: 'the conversion webhook failed TLS although the CRDs carry a caBundle',
+  ConversionReadFailed: 'the v1alpha1 read failed for another cause',
+  // isolation
+  GvisorKernel: 'dmesg inside the sandbox names gVisor',
+  NotGvisorKernel: 'dmesg inside the sandbox does not name gVisor',
+  RuntimeClassNotApplied: 'the pod does not run under the RuntimeClass',
+  RanUnderRuntimeClass: 'the pod ran under the RuntimeClass on a matching node',
+  IsolationNotChecked: 'isolation not checked: the runtime did not answer',
+  GuestKernelDiffers: "the guest kernel differs from the node's (VM isolation)",
+  GuestKernelNotDistinct: "the guest kernel is not seen to differ from the node's",
+  NoExtraIsolation: 'the handler claims no extra isolation; the pod ran and its runtime answered',
+  // router
+  NoRouterDeclared: 'the environment declares no router',
+  RouterServiceFound: 'the router Service exists',
+  RouterServiceNotFound: 'the router Service does not exist',
+  RouterAnswersOutsideCluster: 'no router Service, but a router answers at the URL',
+  NoRouterUrl: 'no router URL to call /healthz',
+  RouterHealthy: 'the router answered /healthz',
+  RouterUnhealthy: 'the router did not answer /healthz well',
+  RouterAdmittedByPolicies: "every template's policy admits router pods",
+  RouterNotAdmitted: "a template's policy does not admit router pods",
+  // network, lifecycle, snapshot
+  NoNamespacesDeclared: 'the environment declares no sandbox namespaces',
+  NetworkPoliciesServed: 'NetworkPolicies are served',
+  DeclaredPolicyNotFound: 'a declared NetworkPolicy does not exist',
+  DeclaredPoliciesFound: 'every declared NetworkPolicy exists',
+  PolicyCoverageGap: 'a sandbox pod is not covered as declared (unselected, or undeclared egress)',
+  PodCovered: 'a sandbox pod is selected by policies and has no undeclared egress',
+  NoPodToJudge: 'no running sandbox pod to judge policy coverage by',
+  SandboxApiServed: 'the Sandbox API is served',
+  SandboxApiNotServed: 'the Sandbox API is not served',
+  SuspendSupported: 'the release has a suspend field',
+  ControllerConfigured: 'the controller is configured',
+  ControllerNotConfigured: 'the controller is not configured',
+  NoSnapshotApi: 'no snapshot API on this cluster',
+  SnapshotApiServed: 'the GKE Pod Snapshot API is served',
+  // image digests
+  ImageDigestPinned: 'every started container runs the pinned digest',
+  ImageDigestDiffers: 'a container runs another digest than the pinned one (image skew)',
+  ImageReferenceDiffers: 'a container runs another repository or tag than the pinned one (image skew)',
+  PinnedByTagOnly: 'the image is pinned by tag only, so skew cannot be detected',
+  NoImageId: 'containers report no imageID',
+  LocalImageId: 'containers report a local image id, not a registry digest',
+} as const;
+
+/** Every code, with its meaning. */
+export const EVIDENCE_REASONS = { ...CALL_REASONS, ...RUNTIME_FAILURE_REASONS, ...READINESS_REASONS, ...PROBE_REASONS } as const;
+
+export type CallReason = keyof typeof CALL_REASONS;
+export type RuntimeFailureReason = keyof typeof RUNTIME_FAILURE_REASONS;
+export type ReadinessReason = keyof typeof READINESS_REASONS;
+/** The `reason` of one piece of evidence. */
+export type EvidenceReason = keyof typeof EVIDENCE_REASONS;
