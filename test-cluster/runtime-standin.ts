@@ -45,6 +45,10 @@ const RETRY_AFTER_MS = 5000;
 const asRoot = process.getuid?.() === 0;
 const UNPRIVILEGED = 65534;
 let stopping = false;
+/** The python runtime's port (`examples/python-runtime-sandbox/Dockerfile@v0.5.6`: uvicorn --port 8888). */
+const PYTHON_RUNTIME_PORT = 8888;
+/** The client venv, resolved once (test/client/setup-venv.sh). */
+let venvDir: Promise<string> | undefined;
 
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
@@ -157,10 +161,6 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   process.stderr.write(`sandboxd for ${ns}/${name} (${podIP}:${restPort},${grpcPort}) pid ${child.pid}\n`);
   return rt;
 }
-
-/** The python runtime's port (`examples/python-runtime-sandbox/Dockerfile@v0.5.6`: uvicorn --port 8888). */
-const PYTHON_RUNTIME_PORT = 8888;
-let venvDir: Promise<string> | undefined;
 
 /** The upstream python runtime's directory (data, never copied). */
 function pythonRuntimeDir(): string {

@@ -20,8 +20,8 @@ import { synthesizeEnvironment } from '../../../src/synth/index.js';
 import { planFromDescriptor, runVerify } from '../../../src/verify/index.js';
 import type { VerifyReport } from '../../../src/verify/report.js';
 import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js';
-import { RUNTIME_ANNOTATION } from '../../../test-cluster/runtime.js';
-import { connect, freshNamespace, type Cluster } from '../helpers.js';
+import { readRuntimes, RUNTIME_ANNOTATION } from '../../../test-cluster/runtime.js';
+import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
 
 const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
 const PY_IMAGE = 'registry.local/agentplane-test/python-runtime-sandbox:v0.5.6';
@@ -68,6 +68,9 @@ async function environment(ns: string, runtime: 'python-runtime' | 'none'): Prom
   await serverSideApply(c.info.kubeconfig, objects);
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-client-contract-'));
   writeFileSync(path.join(dir, 'environment.json'), descriptorJson(s.descriptor));
+  // kwok runs no readiness probe: the template's probe on GET / would hold the pod un-Ready until the runtime listens.
+  // Stand in for it by waiting until the stand-in serves the pool's pod (or, for `none`, has recorded it silent).
+  await waitFor(`stand-in runtime for the pool in ${ns}`, 60_000, async () => readRuntimes().find((r) => r.namespace === ns && r.mode === runtime && (runtime === 'none' || r.pid !== null)));
   return { dir, pool: pool.name };
 }
 
