@@ -31,6 +31,9 @@ const HARNESS: Readonly<Record<string, { router: string; runtimeServer: string }
   'v0.4.6': { router: 'not deployed', runtimeServer: 'none' },
 };
 
+/** The clients test/cluster/client/ drives, as `compat` prints them (tuple-reader's clientSdkEntry). */
+const CLIENT_ROWS = [{ clientSdk: 'k8s-agent-sandbox 1.0.8 (router)', runtimeServer: 'python-runtime v0.5.6 (upstream main.py)' }] as const;
+
 const matrix: Matrix = existsSync(OUT) ? MatrixSchema.parse(JSON.parse(readFileSync(OUT, 'utf8'))) : { generatedBy: 'scripts/gen-compat-matrix.ts', rows: [] };
 
 for (const [i, release] of releases.entries()) {
@@ -52,7 +55,7 @@ for (const [i, release] of releases.entries()) {
     process.stderr.write(`gen-compat-matrix: the cluster tests for ${release} wrote no result (is the test cluster buildable? see test-cluster/README.md)\n`);
     process.exit(2);
   }
-  const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ name: string }> };
+  const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }> };
   const kubeconfig = path.join(runDir, 'kubeconfig');
   const plan: VerifyPlan = {
     environment: `test-cluster-${release}`, release: release as VerifyPlan['release'], source: 'test-cluster', controller: DEFAULT_CONTROLLER,
@@ -72,6 +75,19 @@ for (const [i, release] of releases.entries()) {
     testFiles: result.testResults.map((t) => path.relative(ROOT, t.name)).sort(),
     ranAt: new Date().toISOString(),
   });
+  // The client contract files run an application's client against the upstream python runtime: one row per client.
+  const clientFiles = result.testResults.filter((t) => path.relative(ROOT, t.name).startsWith('test/cluster/client/'));
+  for (const client of clientFiles.length > 0 ? CLIENT_ROWS : []) {
+    const counted = clientFiles.flatMap((t) => t.assertionResults);
+    matrix.rows.push({
+      release,
+      tuple: { ...values, runtimeServer: client.runtimeServer, clientSdk: client.clientSdk },
+      passed: counted.filter((a) => a.status === 'passed').length,
+      failed: counted.filter((a) => a.status === 'failed').length,
+      testFiles: clientFiles.map((t) => path.relative(ROOT, t.name)).sort(),
+      ranAt: new Date().toISOString(),
+    });
+  }
 }
 matrix.rows.sort((a, b) => a.release.localeCompare(b.release));
 mkdirSync(path.dirname(OUT), { recursive: true });

@@ -7,9 +7,16 @@
  * `<podIP>:<grpcPort>` to them, so router -> pod IP -> sandboxd is the real path. The runtime ports are the container's
  * `--rest-port` / `--grpc-port` args, else sandboxd's defaults 8080 / 9090 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`).
  *
+ * For a pod whose container is the upstream python runtime (image `…/python-runtime-sandbox…`, container
+ * `python-runtime`, or the annotation below set to `python-runtime`), it runs that runtime's own main.py (data in
+ * `../shared/agent-sandbox/runtimes/python-runtime-sandbox/v0.5.6/`, checked against its SHA256SUMS at every start, never
+ * copied) with uvicorn from the client venv (test/client/setup-venv.sh) on a free 127.0.0.1 port and forwards
+ * `<podIP>:<containerPort, default 8888>` to it. main.py works in the fixed directory /app, so (as root) each one runs in a
+ * private mount namespace with the pod's own directory bound at /app.
+ *
  * Pod annotation `test-cluster.agentplane.io/runtime` (see test-cluster/README.md):
- *   `sandboxd` (default) — as above;  `none` — nothing listens on the pod IP (runtime silent);
- *   `hang` — the pod IP ports accept TCP connections and never answer.
+ *   `sandboxd` (default) — as above;  `python-runtime` — the python runtime as above;  `none` — nothing listens on the
+ *   pod IP (runtime silent);  `hang` — the pod IP ports accept TCP connections and never answer.
  *
  * sandboxd gets SANDBOX_POD_NAME / SANDBOX_POD_NAMESPACE / SANDBOX_POD_IP in its environment (visible on GET /v1/metadata).
  * State: `<run>/runtimes.json` (array of RuntimeRecord), pid files `<run>/pids/sandboxd-<pod uid>.pid`, logs
@@ -17,7 +24,9 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chownSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { kubeConfigFrom } from './kube.js';
@@ -36,6 +45,10 @@ const RETRY_AFTER_MS = 5000;
 const asRoot = process.getuid?.() === 0;
 const UNPRIVILEGED = 65534;
 let stopping = false;
+/** The python runtime's port (`examples/python-runtime-sandbox/Dockerfile@v0.5.6`: uvicorn --port 8888). */
+const PYTHON_RUNTIME_PORT = 8888;
+/** The client venv, resolved once (test/client/setup-venv.sh). */
+let venvDir: Promise<string> | undefined;
 
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
@@ -57,7 +70,7 @@ async function reconcile(): Promise<void> {
   for (const pod of pods.items) {
     const uid = pod.metadata?.uid;
     // Only kwok pods (loopback pod IPs): a pod on the real node runs its own sandboxd in its own network namespace.
-    if (uid && pod.status?.phase === 'Running' && pod.status.podIP?.startsWith('127.') && !pod.metadata?.deletionTimestamp && sandboxdContainer(pod)) wanted.set(uid, pod);
+    if (uid && pod.status?.phase === 'Running' && pod.status.podIP?.startsWith('127.') && !pod.metadata?.deletionTimestamp && (sandboxdContainer(pod) || pythonRuntimeContainer(pod))) wanted.set(uid, pod);
   }
   let changed = false;
   for (const [uid, rt] of runtimes) {
@@ -82,6 +95,13 @@ function sandboxdContainer(pod: k8s.V1Pod): k8s.V1Container | undefined {
   return pod.spec?.containers.find((c) => c.name === 'sandboxd' || /(^|\/)sandboxd[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''));
 }
 
+/** The python runtime container: by the annotation (else the first container), by name `python-runtime`, or by image `…/python-runtime-sandbox…`. */
+function pythonRuntimeContainer(pod: k8s.V1Pod): k8s.V1Container | undefined {
+  const cs = pod.spec?.containers ?? [];
+  if (pod.metadata?.annotations?.[RUNTIME_ANNOTATION] === 'python-runtime') return cs.find((c) => c.name === 'python-runtime') ?? cs[0];
+  return cs.find((c) => c.name === 'python-runtime' || /(^|\/)python-runtime-sandbox[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''));
+}
+
 function portArg(c: k8s.V1Container, flag: string, dflt: number): number {
   const args = [...(c.command ?? []), ...(c.args ?? [])];
   for (let i = 0; i < args.length; i++) {
@@ -93,11 +113,14 @@ function portArg(c: k8s.V1Container, flag: string, dflt: number): number {
 }
 
 async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
-  const c = sandboxdContainer(pod)!;
-  const ns = pod.metadata!.namespace!, name = pod.metadata!.name!, uid = pod.metadata!.uid!, podIP = pod.status!.podIP!;
   const ann = pod.metadata?.annotations?.[RUNTIME_ANNOTATION];
-  const mode: Mode = ann === 'none' || ann === 'hang' ? ann : 'sandboxd';
-  const restPort = portArg(c, '--rest-port', 8080), grpcPort = portArg(c, '--grpc-port', 9090);
+  const sd = sandboxdContainer(pod);
+  const py = ann === 'python-runtime' || (ann !== 'sandboxd' && sd === undefined) ? pythonRuntimeContainer(pod) : undefined;
+  const c = (py ?? sd)!;
+  const ns = pod.metadata!.namespace!, name = pod.metadata!.name!, uid = pod.metadata!.uid!, podIP = pod.status!.podIP!;
+  const mode: Mode = ann === 'none' || ann === 'hang' ? ann : py !== undefined ? 'python-runtime' : 'sandboxd';
+  const pyPort = py?.ports?.[0]?.containerPort ?? PYTHON_RUNTIME_PORT;
+  const restPort = py !== undefined ? pyPort : portArg(c, '--rest-port', 8080), grpcPort = py !== undefined ? pyPort : portArg(c, '--grpc-port', 9090);
   const rt: Runtime = { record: { namespace: ns, pod: name, uid, podIP, mode, restPort, grpcPort, localRestPort: null, localGrpcPort: null, pid: null }, servers: [], sockets: new Set() };
   if (mode === 'none') return rt;
   if (mode === 'hang') {
@@ -109,6 +132,7 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
     }
     return rt;
   }
+  if (mode === 'python-runtime') return startPythonRuntime(rt);
   const [localRest, localGrpc] = await freePorts(2);
   const rootDir = path.join(run, 'sandboxd', `${ns}.${name}.${uid.slice(0, 8)}`);
   mkdirSync(path.join(rootDir, 'workspace'), { recursive: true });
@@ -128,7 +152,7 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   rt.child = child; rt.rootDir = rootDir;
   rt.record = { ...rt.record, localRestPort: localRest!, localGrpcPort: localGrpc!, pid: child.pid ?? null };
   try {
-    await healthy(localRest!, 10_000);
+    await healthy(localRest!, '/v1/health', 10_000);
     rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets));
     rt.servers.push(await forward(podIP, grpcPort, localGrpc!, rt.sockets));
   } catch (err) {
@@ -139,12 +163,74 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   return rt;
 }
 
+/** The upstream python runtime's directory (data, never copied). */
+function pythonRuntimeDir(): string {
+  if (process.env['AGENTPLANE_PYTHON_RUNTIME_DIR']) return process.env['AGENTPLANE_PYTHON_RUNTIME_DIR'];
+  const shared = process.env['AGENTPLANE_MIRROR'] ? path.dirname(process.env['AGENTPLANE_MIRROR']) : path.resolve(import.meta.dirname, '../../shared/agent-sandbox');
+  return path.join(shared, 'runtimes', 'python-runtime-sandbox', 'v0.5.6');
+}
+
+/** Checks every file SHA256SUMS names; a mismatch or a missing file stops the start. */
+function checkSums(dir: string): void {
+  for (const line of readFileSync(path.join(dir, 'SHA256SUMS'), 'utf8').split('\n')) {
+    const m = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.trim());
+    if (!m) continue;
+    const got = createHash('sha256').update(readFileSync(path.join(dir, m[2]!))).digest('hex');
+    if (got !== m[1]) throw new Error(`${path.join(dir, m[2]!)}: sha256 ${got} does not match SHA256SUMS (${m[1]})`);
+  }
+}
+
+/** The client venv (test/client/setup-venv.sh prints it; cached, so instant when warm). */
+function clientVenv(): Promise<string> {
+  if (process.env['AGENTPLANE_CLIENT_VENV']) return Promise.resolve(process.env['AGENTPLANE_CLIENT_VENV']);
+  venvDir ??= new Promise<string>((resolve, reject) => {
+    execFile('bash', [path.resolve(import.meta.dirname, '../test/client/setup-venv.sh')], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err) { venvDir = undefined; reject(new Error(`test/client/setup-venv.sh failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)); } else resolve(stdout.trim().split('\n').pop()!);
+    });
+  });
+  return venvDir;
+}
+
+async function startPythonRuntime(rt: Runtime): Promise<Runtime> {
+  const { namespace: ns, pod: name, uid, podIP, restPort: port } = rt.record;
+  // main.py works in /app only; a private mount namespace gives each pod its own /app, which needs root.
+  if (!asRoot) throw new Error('the python-runtime stand-in needs root (a private mount namespace binds the pod\'s own directory at /app)');
+  const dir = pythonRuntimeDir();
+  checkSums(dir);
+  const venv = await clientVenv();
+  const [local] = await freePorts(1);
+  const rootDir = path.join(run, 'python-runtime', `${ns}.${name}.${uid.slice(0, 8)}`);
+  mkdirSync(path.join(rootDir, 'app'), { recursive: true });
+  mkdirSync('/app', { recursive: true }); // mount point only; each runtime sees its own directory there
+  const logFd = openSync(path.join(run, 'logs', `python-runtime-${ns}.${name}.log`), 'a');
+  const script = 'mount --bind "$1" /app && cd "$2" && exec "$3/bin/python" -m uvicorn main:app --host 127.0.0.1 --port "$4"';
+  const child = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', path.join(rootDir, 'app'), dir, venv, String(local)], {
+    detached: true, stdio: ['ignore', logFd, logFd], cwd: rootDir,
+    // no bytecode: the runtime's directory is shared data and must stay as SHA256SUMS describes it
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(rootDir, 'app'), PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  closeSync(logFd);
+  child.unref();
+  writeFileSync(path.join(run, 'pids', `python-runtime-${uid}.pid`), `${child.pid}\n`);
+  rt.child = child; rt.rootDir = rootDir;
+  rt.record = { ...rt.record, localRestPort: local!, localGrpcPort: local!, pid: child.pid ?? null };
+  try {
+    await healthy(local!, '/', 30_000);
+    rt.servers.push(await forward(podIP, port, local!, rt.sockets));
+  } catch (err) {
+    await teardown(rt);
+    throw err;
+  }
+  process.stderr.write(`python runtime for ${ns}/${name} (${podIP}:${port}) pid ${child.pid}\n`);
+  return rt;
+}
+
 async function teardown(rt: Runtime): Promise<void> {
   for (const s of rt.sockets) s.destroy();
   await Promise.all(rt.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   if (rt.child?.pid) {
     try { process.kill(rt.child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    rmSync(path.join(run, 'pids', `sandboxd-${rt.record.uid}.pid`), { force: true });
+    rmSync(path.join(run, 'pids', `${rt.record.mode === 'python-runtime' ? 'python-runtime' : 'sandboxd'}-${rt.record.uid}.pid`), { force: true });
   }
   if (rt.rootDir) rmSync(rt.rootDir, { recursive: true, force: true });
   process.stderr.write(`runtime for ${rt.record.namespace}/${rt.record.pod} stopped\n`);
@@ -173,13 +259,13 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-async function healthy(port: number, timeoutMs: number): Promise<void> {
+async function healthy(port: number, probePath: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/v1/health`, { signal: AbortSignal.timeout(1000) })).ok) return; } catch { /* not yet */ }
+    try { if ((await fetch(`http://127.0.0.1:${port}${probePath}`, { signal: AbortSignal.timeout(1000) })).ok) return; } catch { /* not yet */ }
     await sleep(50);
   }
-  throw new Error(`sandboxd on 127.0.0.1:${port} did not answer /v1/health within ${timeoutMs} ms`);
+  throw new Error(`runtime on 127.0.0.1:${port} did not answer ${probePath} within ${timeoutMs} ms`);
 }
 
 function writeState(): void {

@@ -6,18 +6,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { RUN_DIR } from './kube.js';
 
-/** Pod annotation: 'sandboxd' (default: a real sandboxd answers on the pod IP), 'none' (nothing listens), 'hang' (accepts, never answers). */
+/**
+ * Pod annotation: 'sandboxd' (default: a real sandboxd answers on the pod IP), 'python-runtime' (the upstream python
+ * runtime answers on the pod IP, port 8888; default for a python-runtime-sandbox image), 'none' (nothing listens),
+ * 'hang' (accepts, never answers).
+ */
 export const RUNTIME_ANNOTATION = 'test-cluster.agentplane.io/runtime';
-export type RuntimeMode = 'sandboxd' | 'none' | 'hang';
+export type RuntimeMode = 'sandboxd' | 'python-runtime' | 'none' | 'hang';
 
 /** One entry of `<run>/runtimes.json`. */
 export interface RuntimeRecord {
   readonly namespace: string; readonly pod: string; readonly uid: string; readonly podIP: string; readonly mode: RuntimeMode;
-  /** Runtime ports on the pod IP (sandboxd REST and gRPC). */
+  /** Runtime ports on the pod IP (sandboxd REST and gRPC; for 'python-runtime' both are its HTTP port, 8888). */
   readonly restPort: number; readonly grpcPort: number;
-  /** Ports sandboxd itself listens on (127.0.0.1); null unless mode is 'sandboxd'. */
+  /** Ports the runtime itself listens on (127.0.0.1; for 'python-runtime' both are uvicorn's); null for 'none' and 'hang'. */
   readonly localRestPort: number | null; readonly localGrpcPort: number | null;
-  /** sandboxd pid; null unless mode is 'sandboxd'. */
+  /** Runtime pid; null for 'none' and 'hang'. */
   readonly pid: number | null;
 }
 

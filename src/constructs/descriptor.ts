@@ -120,6 +120,27 @@ export const EnvironmentDescriptorSchema = z
     images: z.record(z.string(), z.string()),
     /** The state each capability must reach for `verify` to pass (DESIGN §1 capability names). */
     capabilities: z.array(z.object({ capability: z.string(), required: z.enum(SUPPORT_STATES) }).strict()),
+    /**
+     * The application's client SDKs (`env.addClient`): mode, the runtime API it speaks, whether it goes through the
+     * router or to the pod, the runtime ports it names, the headers it sets, the pools it claims from. Absent when none is declared.
+     */
+    clients: z
+      .array(
+        z
+          .object({
+            sdk: z.string(),
+            version: z.string(),
+            mode: z.string(),
+            runtimeApi: z.enum(['python-runtime', 'sandboxd']),
+            via: z.enum(['router', 'pod']),
+            ports: z.array(z.number().int()),
+            headers: z.array(z.string()),
+            warmPools: z.array(z.object({ namespace: z.string(), name: z.string() }).strict()),
+            routerNamespace: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
   })
   .strict();
 

@@ -14,6 +14,7 @@ import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { LoadedRelease } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
+import { SandboxClientDecl, type SandboxClientProps } from './client.js';
 import { apiVersionFor, provideContext } from './context.js';
 import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
 import { ConstructError } from './errors.js';
@@ -170,6 +171,12 @@ export class AgentEnvironment extends Chart {
     return new SandboxNetworkPolicy(this, id, props);
   }
 
+  /** Declares the application's client SDK and mode; synthesis refuses an environment that client cannot use (ClientIncompatibleError). */
+  addClient(props: SandboxClientProps, id = `client-${props.sdk}-${props.mode}`): SandboxClientDecl {
+    this.assertOpen();
+    return new SandboxClientDecl(this, id, props);
+  }
+
   get runtimeClasses(): SandboxRuntimeClass[] {
     return this.all(SandboxRuntimeClass);
   }
@@ -187,6 +194,9 @@ export class AgentEnvironment extends Chart {
   }
   get networkPolicies(): SandboxNetworkPolicy[] {
     return this.all(SandboxNetworkPolicy);
+  }
+  get clients(): SandboxClientDecl[] {
+    return this.all(SandboxClientDecl);
   }
 
   /** Refuses further `add*` calls (synthesis calls it). Idempotent. */
@@ -207,6 +217,8 @@ export class AgentEnvironment extends Chart {
     if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
       problems.push(`${this.node.path}: the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE`);
     }
+    const router = this.routers[0];
+    for (const client of this.clients) client.check({ warmPools: this.warmPools, ...(router !== undefined ? { router } : {}) });
     try {
       this.descriptor();
     } catch (err) {
@@ -258,6 +270,8 @@ export class AgentEnvironment extends Chart {
     for (const pool of pools) caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
     if (router !== undefined) caps.push(['router', 'verified']);
     if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
+    // A declared client reads and writes files: its file API is part of what must work.
+    if (this.clients.length > 0) caps.push(['runtime-files', 'verified']);
     caps.push(['network-isolation', policies.length > 0 ? 'verified' : 'configured']);
     const capabilities = caps.map(([capability, required]) => ({ capability, required: this.requiredStates[capability] ?? required }));
     for (const [capability, required] of Object.entries(this.requiredStates).sort()) {
@@ -323,6 +337,23 @@ export class AgentEnvironment extends Chart {
       })),
       images,
       capabilities,
+      ...(this.clients.length > 0
+        ? {
+            clients: this.clients
+              .map((c) => ({
+                sdk: c.sdk,
+                version: c.version,
+                mode: c.mode,
+                runtimeApi: c.modeFacts.runtimeApi,
+                via: c.modeFacts.via,
+                ports: [...c.ports],
+                headers: [...c.modeFacts.headers],
+                warmPools: c.pools({ warmPools: pools }).map((pool) => ({ namespace: pool.namespace, name: pool.name })),
+                ...(c.routerNamespace !== undefined ? { routerNamespace: c.routerNamespace } : {}),
+              }))
+              .sort((a, b) => (`${a.sdk}/${a.mode}` < `${b.sdk}/${b.mode}` ? -1 : 1)),
+          }
+        : {}),
     });
   }
 

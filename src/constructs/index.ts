@@ -12,6 +12,7 @@ export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 export { SandboxClaim, type SandboxClaimProps } from './claim.js';
 export { type ClaimLifecycle, type ResolvedClaimLifecycle, type ShutdownPolicy } from './lifetime.js';
 export { CapacityError, UnboundedLifetimeError, UnreachableError, type CapacityReason, type ReachabilityReason } from './bounds-errors.js';
+export { ClientIncompatibleError, SandboxClientDecl, type SandboxClientProps } from './client.js';
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
 export { SandboxNetworkPolicy, type EgressAllow, type PodPeer, type SandboxNetworkPolicyProps } from './network-policy.js';
 export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_ROOT, SANDBOXD_RUNTIME, type SandboxdPodSpecProps } from './sandboxd.js';

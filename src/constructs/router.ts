@@ -184,6 +184,7 @@ export class SandboxRouter extends Construct {
       list(podSpec, 'volumes').push({ name: 'scoped-token', secret: { secretName: p.authorization.secretName } });
     }
     container['args'] = args;
+    this.sandboxPorts = [...p.sandboxPorts];
 
     const objects: ApiObject[] = [];
     for (const o of objs) {

@@ -126,6 +126,8 @@ export class SandboxTemplate extends Construct {
   readonly secretUses: readonly string[];
   /** Effective requests/limits of one sandbox pod, without RuntimeClass overhead (for the capacity check). */
   readonly resources: PodResources;
+  /** `spec.service`: whether the controller creates a headless Service per sandbox (undefined: unset). */
+  readonly service?: boolean;
   readonly release: LoadedRelease;
   readonly apiObject: ApiObject;
   private readonly explicitManagement?: NetworkPolicyManagement;
@@ -143,6 +145,7 @@ export class SandboxTemplate extends Construct {
     ctx.useNamespace(this.namespace);
     this.runtimeClass = p.runtimeClass;
     if (p.networkPolicyManagement !== undefined) this.explicitManagement = p.networkPolicyManagement;
+    if (p.service !== undefined) this.service = p.service;
 
     const podSpec = plain(k8s.toJson_PodSpec(props.podSpec) ?? {}) as Json;
     if (podSpec['runtimeClassName'] !== undefined && podSpec['runtimeClassName'] !== this.runtimeClass.name) {

@@ -23,3 +23,7 @@ export { CustomObjectValidator, type SchemaViolation } from './validator.js';
 export { LockFileSchema, compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
 export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
 export { BLOCKING_DEFECTS, CONDITION_REASONS, KNOWN_DEFECTS, compareTags, convertedPoolName, intermediateTags, operationsFor, planUpgrade, type AdapterOperation, type FindingSeverity, type LiveClaim, type BlockingDefect, type LiveUpgradeState, type PlanOptions, type UpgradeDirection, type UpgradeFinding, type UpgradePlan, type UpgradeVerdict } from './upgrade-plan.js';
+export {
+  CLIENT_MODES, CLIENT_SDKS, CLIENT_SDK_VERSIONS, K8S_AGENT_SANDBOX_1_0_8, RUNTIME_BIND, clientSdkFacts,
+  type ClientCall, type ClientMode, type ClientModeFacts, type ClientRuntimeApi, type ClientSdk, type ClientSdkFacts,
+} from './client-sdk.js';

@@ -12,7 +12,8 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex sha2
 
 /**
  * Shape of the lock file. `files`: upstream path -> sha256; `crdFingerprints`: `<Kind>/<version>` -> schemaFingerprint of
- * that served version's openAPIV3Schema; `images`: logical name (e.g. `controller`) -> image reference.
+ * that served version's openAPIV3Schema; `images`: logical name (e.g. `controller`) -> image reference; `clients`
+ * (only when an environment declares one): `<environment>/<sdk>/<mode>` -> client version.
  */
 export const LockFileSchema = z.strictObject({
   lockVersion: z.literal(1),
@@ -21,13 +22,14 @@ export const LockFileSchema = z.strictObject({
   files: z.record(z.string(), sha256),
   crdFingerprints: z.record(z.string(), sha256),
   images: z.record(z.string(), z.string().min(1)),
+  clients: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 /** A parsed lock file. */
 export type LockFile = z.infer<typeof LockFileSchema>;
 
-/** The lock an environment on `release` with these `images` must match. */
-export function lockFor(release: LoadedRelease, images: Record<string, string>): LockFile {
+/** The lock an environment on `release` with these `images` (and declared `clients`) must match. */
+export function lockFor(release: LoadedRelease, images: Record<string, string>, clients: Record<string, string> = {}): LockFile {
   const { facts } = release;
   const crdFingerprints: Record<string, string> = {};
   for (const kind of Object.keys(facts.crds).sort() as SandboxKind[]) {
@@ -42,6 +44,7 @@ export function lockFor(release: LoadedRelease, images: Record<string, string>):
     files: sortedRecord(Object.fromEntries(facts.files.map((f) => [f.path, f.sha256]))),
     crdFingerprints: sortedRecord(crdFingerprints),
     images: sortedRecord(images),
+    ...(Object.keys(clients).length > 0 ? { clients: sortedRecord(clients) } : {}),
   };
 }
 
@@ -74,6 +77,7 @@ function formatLock(lock: LockFile): string {
     files: sortedRecord(lock.files),
     crdFingerprints: sortedRecord(lock.crdFingerprints),
     images: sortedRecord(lock.images),
+    ...(lock.clients !== undefined && Object.keys(lock.clients).length > 0 ? { clients: sortedRecord(lock.clients) } : {}),
   };
   return `${JSON.stringify(stable, null, 2)}\n`;
 }
@@ -94,9 +98,9 @@ export function compareLock(expected: LockFile, actual: LockFile): string[] {
   for (const field of ['lockVersion', 'release', 'commit'] as const) {
     if (expected[field] !== actual[field]) out.push(`${field}: lock has ${expected[field]}, environment has ${actual[field]}`);
   }
-  for (const field of ['files', 'crdFingerprints', 'images'] as const) {
-    const a = expected[field];
-    const b = actual[field];
+  for (const field of ['files', 'crdFingerprints', 'images', 'clients'] as const) {
+    const a = expected[field] ?? {};
+    const b = actual[field] ?? {};
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
       if (!(key in b)) out.push(`${field}[${key}]: in the lock (${a[key]}) but not in the environment`);
       else if (!(key in a)) out.push(`${field}[${key}]: in the environment (${b[key]}) but not in the lock`);

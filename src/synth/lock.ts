@@ -9,11 +9,11 @@ import { compareLock, lockFor, LockMismatchError, readLock, writeLock } from '..
 export type LockOutcome = 'created' | 'unchanged' | 'updated';
 
 /**
- * Compares the lock at `path` with the one `release` + `images` give.
+ * Compares the lock at `path` with the one `release` + `images` + `clients` give.
  * @throws LockMismatchError (differences listed) when they disagree and `update` is false; LockFileInvalidError on a corrupt lock.
  */
-export function reconcileLock(path: string, release: LoadedRelease, images: Record<string, string>, update: boolean): LockOutcome {
-  const expected = lockFor(release, images);
+export function reconcileLock(path: string, release: LoadedRelease, images: Record<string, string>, update: boolean, clients: Record<string, string> = {}): LockOutcome {
+  const expected = lockFor(release, images, clients);
   const current = readLock(path);
   if (current === undefined) {
     writeLock(path, expected);

@@ -108,6 +108,7 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
       ingressFrom: p.ingressFrom.map((i) => ({ namespace: i.namespace, podLabels: i.podLabels ?? {} })),
     })),
     ...(d.router ? { router: { namespace: d.router.namespace, service: d.router.serviceName, podLabels: d.router.podLabels, image: d.router.image, ...(opts.routerUrl ? { url: opts.routerUrl } : {}) } } : {}),
+    ...(d.clients !== undefined && d.clients.length > 0 ? { clients: d.clients.map((c) => ({ ...c })) } : {}),
     transport: opts.transport,
     requirements: requirementsFor(declared, overrides),
     probeTimeoutMs: opts.probeTimeoutMs ?? 5_000,

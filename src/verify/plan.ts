@@ -56,6 +56,19 @@ export interface RouterPlan {
   readonly image?: string;
 }
 
+/** One declared client SDK: the path its calls take (descriptor `clients[]`). */
+export interface ClientPlan {
+  readonly sdk: string;
+  readonly version: string;
+  readonly mode: string;
+  readonly runtimeApi: 'python-runtime' | 'sandboxd';
+  readonly via: 'router' | 'pod';
+  readonly ports: readonly number[];
+  readonly headers: readonly string[];
+  readonly warmPools: ReadonlyArray<{ readonly namespace: string; readonly name: string }>;
+  readonly routerNamespace?: string;
+}
+
 export interface VerifyPlan {
   readonly environment: string;
   readonly release: ReleaseTag;
@@ -79,6 +92,8 @@ export interface VerifyPlan {
   readonly router?: RouterPlan;
   /** Existing Sandboxes whose runtime to check (`--sandbox ns/name`); when set, only they are probed and nothing is created. */
   readonly sandboxes?: ReadonlyArray<{ readonly namespace: string; readonly name: string }>;
+  /** The application's client SDKs the environment declares (descriptor `clients`). */
+  readonly clients?: readonly ClientPlan[];
   /** How the verifier reaches runtime servers (the client's transport). */
   readonly transport: TransportKind;
   readonly requirements: readonly Requirement[];

@@ -5,7 +5,7 @@
  * and transports (router, port-forward, direct); the verifier never reaches a runtime any other way (no pods/exec).
  */
 import type { KubeClient } from '../adapter/kubernetes/client.js';
-import { PythonRuntimeClient } from '../adapter/runtime/python-runtime.js';
+import { PythonRuntimeClient, PythonRuntimeFiles } from '../adapter/runtime/python-runtime.js';
 import { SandboxdClient } from '../adapter/runtime/sandboxd.js';
 import { DirectTransport } from '../adapter/transports/direct.js';
 import { PortForwardTransport } from '../adapter/transports/port-forward.js';
@@ -45,10 +45,13 @@ export interface ExecOutput {
 export interface RuntimeProber {
   /** Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's transport or through the router. */
   health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>>;
-  /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. */
-  execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number): Promise<RuntimeCall<ExecOutput>>;
-  /** Writes then reads back one file (sandboxd `PUT`/`GET /v1/files`); `value` is the content read back. */
-  fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number): Promise<RuntimeCall<string>>;
+  /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. Over the target's transport or through the router. */
+  execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number, via?: 'router'): Promise<RuntimeCall<ExecOutput>>;
+  /**
+   * Writes then reads back one file; `value` is the content read back. sandboxd: `PUT`/`GET /v1/files`. Python runtime:
+   * `POST /upload`, `GET /download/…`, and the file must show in `GET /list/` and `GET /exists/…` (an `error` otherwise).
+   */
+  fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>>;
   close(): Promise<void>;
 }
 
@@ -68,9 +71,9 @@ export class AdapterRuntimeProber implements RuntimeProber {
     return toCall(r, started, (v) => v.status);
   }
 
-  async execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number): Promise<RuntimeCall<ExecOutput>> {
+  async execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number, via?: 'router'): Promise<RuntimeCall<ExecOutput>> {
     const started = Date.now();
-    const t = this.transport(target.transport);
+    const t = this.transport(via ?? target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
     const r = target.kind === 'sandboxd'
       ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).execute(argv, { deadlineMs })
@@ -78,15 +81,28 @@ export class AdapterRuntimeProber implements RuntimeProber {
     return toCall(r, started, (v) => ({ exitCode: v.exitCode, stdout: v.stdout, stderr: v.stderr }));
   }
 
-  async fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number): Promise<RuntimeCall<string>> {
+  async fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>> {
     const started = Date.now();
-    if (target.kind !== 'sandboxd') return { kind: 'error', durationMs: 0, detail: 'file round trip is implemented for sandboxd only (the python runtime upload is multipart)' };
-    const t = this.transport(target.transport);
+    const t = this.transport(via ?? target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
+    const left = (): number => Math.max(1, deadlineMs - (Date.now() - started));
+    if (target.kind === 'python-runtime') {
+      const files = new PythonRuntimeFiles(t.value, this.adapterTarget(target), target.restPort);
+      const w = await files.write(path, Buffer.from(content), deadlineMs);
+      if (w.kind !== 'ok') return toCall(w, started, () => '');
+      const listed = await files.list('', left());
+      if (listed.kind !== 'ok') return toCall(listed, started, () => '');
+      if (!listed.value.entries.some((e) => e.name === path && e.type === 'file')) return { kind: 'error', durationMs: Date.now() - started, detail: `GET /list/ does not show ${path} after the upload` };
+      const ex = await files.exists(path, left());
+      if (ex.kind !== 'ok') return toCall(ex, started, () => '');
+      if (!ex.value.exists) return { kind: 'error', durationMs: Date.now() - started, detail: `GET /exists/${path} answers false after the upload` };
+      const r = await files.read(path, left());
+      return toCall(r, started, (v) => v.content.toString('utf8'));
+    }
     const client = new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) });
     const w = await client.writeFile(path, content, '0644', deadlineMs);
     if (w.kind !== 'ok') return toCall(w, started, () => '');
-    const r = await client.readFile(path, Math.max(1, deadlineMs - (Date.now() - started)));
+    const r = await client.readFile(path, left());
     return toCall(r, started, (b) => b.toString('utf8'));
   }
 

@@ -16,8 +16,14 @@ import type { CompatibilityTuple, TupleEntry } from './tuple.js';
 /** CNIs recognisable by their DaemonSet name in kube-system. */
 const CNI_DAEMONSETS = ['cilium', 'calico-node', 'kube-flannel-ds', 'weave-net', 'kindnet', 'antrea-agent', 'canal', 'kube-router', 'aws-node', 'azure-cni', 'netd', 'ovnkube-node'];
 
-/** AgentPlane's own version (the client SDK entry), from package.json. */
-export function clientSdkEntry(): TupleEntry {
+/**
+ * The client SDK entry: the application's clients the environment declares (`k8s-agent-sandbox 1.0.8 (router)`), else
+ * AgentPlane's own version from package.json (its verifier is then the only client).
+ */
+export function clientSdkEntry(plan?: Pick<VerifyPlan, 'clients'>): TupleEntry {
+  if (plan?.clients !== undefined && plan.clients.length > 0) {
+    return { value: plan.clients.map((c) => `${c.sdk} ${c.version} (${c.mode})`).join(', '), source: 'environment.json clients (declared by the environment)' };
+  }
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
     return { value: `${pkg.name ?? 'agentplane'} ${pkg.version ?? 'unknown'}`, source: 'package.json' };
@@ -106,5 +112,5 @@ export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deplo
     const found = ds.value.map((d) => d.name).filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
     cni = found.length ? { value: found.join(', '), source: 'DaemonSets in kube-system' } : u('no known CNI DaemonSet in kube-system; NetworkPolicy enforcement cannot be assumed');
   }
-  return { kubernetes, crdRelease, controller, extensions, router, runtimeServer, clientSdk: clientSdkEntry(), containerRuntime, cni };
+  return { kubernetes, crdRelease, controller, extensions, router, runtimeServer, clientSdk: clientSdkEntry(plan), containerRuntime, cni };
 }

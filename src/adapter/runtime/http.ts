@@ -19,6 +19,8 @@ export interface HttpRequest {
   readonly path: string;
   readonly body?: Buffer | string;
   readonly contentType?: string;
+  /** Extra request headers (after the endpoint's), e.g. the router's `X-Sandbox-Timeout`. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Maps a fetch failure to an AdapterError (timeouts, refused/reset connections). */
@@ -45,7 +47,7 @@ export async function httpCall(endpoint: HttpEndpoint, req: HttpRequest, limits:
   try {
     const res = await fetch(`${endpoint.baseUrl}${req.path}`, {
       method: req.method,
-      headers: { ...endpoint.headers, ...(req.contentType ? { 'Content-Type': req.contentType } : {}) },
+      headers: { ...endpoint.headers, ...req.headers, ...(req.contentType ? { 'Content-Type': req.contentType } : {}) },
       ...(req.body !== undefined ? { body: req.body } : {}),
       signal: controller.signal,
     });

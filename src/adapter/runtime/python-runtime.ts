@@ -4,10 +4,14 @@
  * `{"stdout","stderr","exit_code"}`. The server splits `command` with shell-word rules and runs it without a shell, so argv is
  * joined with POSIX quoting. It has no per-request environment or working directory. Pre-v0.5.6 images block every other
  * request while a command runs (case 02), which is why every call here carries its own deadline.
+ * Files (`main.py@v0.5.6`, confined to /app): `POST /upload` (multipart part `file`, its filename the relative target path),
+ * `GET /download/<path>`, `GET /list/<path>`, `GET /exists/<path>`, paths quoted as the official client quotes them
+ * (`urllib.parse.quote(path, safe='')`, `k8s_agent_sandbox/files/filesystem.py@1.0.8`). Through the router each call also
+ * carries `X-Sandbox-Timeout` (seconds), as that client sends it (`k8s_agent_sandbox/connector.py@1.0.8`).
  */
 import type { Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
-import { httpCall } from './http.js';
+import { httpCall, type HttpAnswer } from './http.js';
 import { checkDeadline, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import type { ProcessOptions, ProcessResult } from './process.js';
 
@@ -66,6 +70,84 @@ export class PythonRuntimeClient {
       return { kind: 'failed', error: { category: 'runtime', code: r.value.status, message: `${what}: unexpected answer ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}` } };
     }
     return { kind: 'ok', value: { exitCode: parsed.exit_code, stdout: parsed.stdout, stderr: parsed.stderr, truncated: false, durationMs: r.value.durationMs } };
+  }
+}
+
+/** One entry of `GET /list/<path>`. */
+export interface PythonRuntimeEntry {
+  readonly name: string;
+  readonly size: number;
+  readonly type: 'file' | 'directory';
+}
+
+/** `urllib.parse.quote(s, safe='')`: everything but letters, digits and `_.-~` percent-encoded (UTF-8). */
+export function pyQuote(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** The file calls of the python runtime, on the client used for execution. */
+export class PythonRuntimeFiles {
+  constructor(
+    private readonly transport: Transport,
+    private readonly target: RuntimeTarget,
+    private readonly port: number = PYTHON_RUNTIME_PORT,
+    private readonly limits: CallLimits = DEFAULT_LIMITS,
+  ) {}
+
+  /** `POST /upload`: multipart/form-data, one part `file` whose filename is `relPath`. */
+  async write(relPath: string, content: Buffer, deadlineMs = this.limits.deadlineMs): Promise<Result<{ durationMs: number }>> {
+    const boundary = `agentplane${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`;
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${relPath.replace(/["\\\r\n]/g, '_')}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    const body = Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const r = await this.call('POST', '/upload', deadlineMs, body, `multipart/form-data; boundary=${boundary}`);
+    if (r.kind !== 'ok') return r;
+    if (r.value.answer.status !== 200) return this.unexpected(r.value.what, r.value.answer);
+    return { kind: 'ok', value: { durationMs: r.value.answer.durationMs } };
+  }
+
+  /** `GET /download/<path>`: the file's bytes. */
+  async read(relPath: string, deadlineMs = this.limits.deadlineMs): Promise<Result<{ content: Buffer; durationMs: number }>> {
+    const r = await this.call('GET', `/download/${pyQuote(relPath)}`, deadlineMs);
+    if (r.kind !== 'ok') return r;
+    if (r.value.answer.status !== 200) return this.unexpected(r.value.what, r.value.answer);
+    return { kind: 'ok', value: { content: r.value.answer.body, durationMs: r.value.answer.durationMs } };
+  }
+
+  /** `GET /list/<path>`: the directory's entries. */
+  async list(relPath: string, deadlineMs = this.limits.deadlineMs): Promise<Result<{ entries: PythonRuntimeEntry[]; durationMs: number }>> {
+    const r = await this.call('GET', `/list/${pyQuote(relPath)}`, deadlineMs);
+    if (r.kind !== 'ok') return r;
+    const parsed = parseJson(r.value.answer.body);
+    if (r.value.answer.status !== 200 || !Array.isArray(parsed) || !parsed.every((e) => typeof e?.name === 'string' && typeof e?.size === 'number' && (e?.type === 'file' || e?.type === 'directory'))) {
+      return this.unexpected(r.value.what, r.value.answer);
+    }
+    return { kind: 'ok', value: { entries: (parsed as PythonRuntimeEntry[]).map((e) => ({ name: e.name, size: e.size, type: e.type })), durationMs: r.value.answer.durationMs } };
+  }
+
+  /** `GET /exists/<path>`: `{"exists": bool}`. */
+  async exists(relPath: string, deadlineMs = this.limits.deadlineMs): Promise<Result<{ exists: boolean; durationMs: number }>> {
+    const r = await this.call('GET', `/exists/${pyQuote(relPath)}`, deadlineMs);
+    if (r.kind !== 'ok') return r;
+    const parsed = parseJson(r.value.answer.body) as { exists?: unknown } | undefined;
+    if (r.value.answer.status !== 200 || typeof parsed?.exists !== 'boolean') return this.unexpected(r.value.what, r.value.answer);
+    return { kind: 'ok', value: { exists: parsed.exists, durationMs: r.value.answer.durationMs } };
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, deadlineMs: number, body?: Buffer, contentType?: string): Promise<Result<{ answer: HttpAnswer; what: string }>> {
+    const bad = checkDeadline(deadlineMs);
+    if (bad) return { kind: 'failed', error: bad };
+    const ep = await this.transport.http(this.target, this.port);
+    if (ep.kind !== 'ok') return ep;
+    const what = `python runtime ${method} ${path.replace(/^(\/[a-z]+\/).+$/, '$1…')} via ${ep.value.describe}`;
+    // The client's router headers include X-Sandbox-Timeout (seconds) whenever it passes a timeout.
+    const headers = this.transport.kind === 'router' ? { 'X-Sandbox-Timeout': String(Math.max(1, Math.round(deadlineMs / 1000))) } : undefined;
+    const r = await httpCall(ep.value, { method, path, ...(body !== undefined ? { body } : {}), ...(contentType ? { contentType } : {}), ...(headers ? { headers } : {}) }, { ...this.limits, deadlineMs }, what);
+    if (r.kind !== 'ok') return r;
+    return { kind: 'ok', value: { answer: r.value, what } };
+  }
+
+  private unexpected(what: string, a: HttpAnswer): Result<never> {
+    return { kind: 'failed', error: { category: 'runtime', code: a.status, message: `${what}: unexpected answer ${a.status} ${a.body.toString('utf8').slice(0, 200)}` } };
   }
 }
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
-import { releaseFacts, type ReleaseTag } from '../../releases/index.js';
+import { CLIENT_SDKS, releaseFacts, type ReleaseTag } from '../../releases/index.js';
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { BUILT_FOR, TUPLE_KEYS } from '../../model/compatibility.js';
 import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../../model/errors.js';
@@ -64,7 +64,8 @@ const NOT_DEPLOYED: ReadonlySet<string> = new Set(['not deployed', 'none']);
 function comparable(part: string, value: string, release: ReleaseTag): string | undefined {
   if (value === 'unknown' || value === '') return undefined;
   if (part === 'kubernetes') return /^v?(\d+\.\d+)/.exec(value)?.[1];
-  if (part === 'clientSdk') return undefined;
+  // The application's declared client is compared by SDK, version and mode; AgentPlane as its own client is n/a.
+  if (part === 'clientSdk') return CLIENT_SDKS.some((sdk) => value.startsWith(`${sdk} `)) ? value : undefined;
   const version = /v\d+\.\d+\.\d+/.exec(value)?.[0];
   if (part === 'controller') {
     const outside = value === 'out-of-cluster' || value.endsWith('(local process)');
@@ -85,7 +86,7 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
     const entry = tuple[part];
     const builtFor = part === 'crdRelease' || part === 'extensions' ? release
       : part === 'controller' ? facts.controllerImage
-      : part === 'clientSdk' ? `supports ${RELEASE_TAGS.join(', ')}`
+      : part === 'clientSdk' ? (comparable(part, entry.value, release) !== undefined ? 'the client\'s own source (facts: src/releases/client-sdk.ts)' : `supports ${RELEASE_TAGS.join(', ')}`)
       : BUILT_FOR[release][part] ?? 'not pinned upstream (any)';
     if ((part === 'router' || part === 'runtimeServer') && NOT_DEPLOYED.has(entry.value)) {
       return { part, live: entry.value, source: entry.source, builtFor, tested: 'not deployed' as const };

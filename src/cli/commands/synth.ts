@@ -54,6 +54,13 @@ function moduleImages(envs: readonly EnvironmentSynthesis[]): Record<string, str
   return images;
 }
 
+/** Declared clients of a module's environments, keyed `<environment>/<sdk>/<mode>` -> version (lock `clients`). */
+function moduleClients(envs: readonly EnvironmentSynthesis[]): Record<string, string> {
+  const clients: Record<string, string> = {};
+  for (const s of envs) for (const c of s.descriptor.clients ?? []) clients[`${s.name}/${c.sdk}/${c.mode}`] = c.version;
+  return clients;
+}
+
 /** Registers `synth` on the program. */
 export function registerSynth(program: Command): void {
   program
@@ -100,7 +107,7 @@ export function registerSynth(program: Command): void {
         const tags = [...new Set(syntheses.map((s) => s.release.facts.tag))];
         if (tags.length > 1) throw new EnvironmentModuleError(file, `its environments pin different releases (${tags.join(', ')}) but share one lock file`, 'split them into one module per release');
         const lockPath = flags.lock !== undefined ? resolve(flags.lock) : join(dirname(file), 'agentplane.lock.json');
-        const lock = reconcileLock(lockPath, syntheses[0]!.release, moduleImages(syntheses), flags.updateLock === true);
+        const lock = reconcileLock(lockPath, syntheses[0]!.release, moduleImages(syntheses), flags.updateLock === true, moduleClients(syntheses));
         results.push({ file, lockPath, lock, syntheses });
       }
       const all = results.flatMap((r) => r.syntheses);

@@ -57,6 +57,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
   if (!speaks || runtime === 'custom') return allEvidence(f);
   if (await skippedForClass(deps, template, f, ctx)) return allEvidence(f);
 
+  clientPoolEvidence(deps, template, pool, f, ctx);
   const readiness = await provision(deps, template, pool, f, ctx);
   if (!readiness.ready) {
     await notReadyEvidence(deps, template, f, readiness);
@@ -79,6 +80,20 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     await nodeFailureEvidence(deps, f.rc, template, sb.target.pod);
   }
   return allEvidence(f);
+}
+
+/**
+ * A declared client claims only from pools the environment declares: when it has none to claim from (or the template
+ * has none and the verifier makes its own), that capacity is the verifier's, not the client's — a finding on runtime-exec.
+ */
+function clientPoolEvidence(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, f: WorkloadFacts, ctx: ProbeRun): void {
+  for (const c of deps.plan.clients ?? []) {
+    const usable = c.warmPools.filter((p) => deps.plan.warmPools.some((w) => w.namespace === p.namespace && w.name === p.name));
+    if (usable.length > 0) continue;
+    const why = `${c.sdk} ${c.version} (${c.mode}) claims from a SandboxWarmPool by name, but the environment declares none it names${pool === undefined ? `; the probe pool for template ${template.name} is the verifier's own` : ''}`;
+    ctx.note(why);
+    f.exec.add('verified', 'unknown', `template ${template.namespace}/${template.name}`, 'ClientPoolMissing', why);
+  }
 }
 
 /** A class that cannot run a pod would only make the probe object wait out the ready timeout: create nothing, say why. */

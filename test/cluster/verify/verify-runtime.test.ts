@@ -28,7 +28,7 @@ beforeAll(async () => {
   unschedulable.spec.podTemplate.spec.nodeSelector = { 'agentplane.dev/no-such-node': 'true' };
   await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: unschedulable });
   kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
-  loaded = await loadRelease('v0.5.6', { mirror: '../shared/agent-sandbox/releases' });
+  loaded = await loadRelease('v0.5.6', { mirror: process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases' });
 }, 60_000);
 
 

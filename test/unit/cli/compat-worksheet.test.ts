@@ -16,6 +16,14 @@ const matrix: Matrix = {
 };
 
 describe('compat worksheet', () => {
+  it('a declared application client is a tuple part: tested only when a passing run had that SDK, version and mode', () => {
+    const declared = { ...tuple, clientSdk: e('k8s-agent-sandbox 1.0.8 (router)') };
+    const withClient: Matrix = { ...matrix, rows: [...matrix.rows, { ...matrix.rows[0]!, tuple: { ...matrix.rows[0]!.tuple, clientSdk: 'k8s-agent-sandbox 1.0.8 (router)' } }] };
+    expect(worksheet(declared, 'v0.5.6', withClient).find((r) => r.part === 'clientSdk')).toEqual(expect.objectContaining({ live: 'k8s-agent-sandbox 1.0.8 (router)', tested: 'yes' }));
+    expect(worksheet(declared, 'v0.5.6', matrix).find((r) => r.part === 'clientSdk')?.tested).toBe('no');
+    expect(worksheet({ ...tuple, clientSdk: e('k8s-agent-sandbox 1.0.8 (tunnel)') }, 'v0.5.6', withClient).find((r) => r.part === 'clientSdk')?.tested).toBe('no');
+  });
+
   it('marks parts a passing test run had for the same release; Kubernetes compares by minor, runtime by kind and release version', () => {
     const rows = worksheet(tuple, 'v0.5.6', matrix);
     expect(rows.map((r) => [r.part, r.tested])).toEqual([

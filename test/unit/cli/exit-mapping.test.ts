@@ -18,6 +18,7 @@ import {
   UnsupportedByReleaseError,
 } from '../../../src/constructs/errors.js';
 import { CapacityError, UnboundedLifetimeError, UnreachableError } from '../../../src/constructs/bounds-errors.js';
+import { ClientIncompatibleError } from '../../../src/constructs/client.js';
 import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { ObjectIdentityError } from '../../../src/diff/identity.js';
 import { LiveObjectError } from '../../../src/diff/live.js';
@@ -67,6 +68,7 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new CapacityError('env/pool', 'NodesExhausted', 'm', 'h'), ExitCode.invalid, 'NodesExhausted'],
   [new UnreachableError('env/router', 'RouterPeerMismatch', 'm', 'h'), ExitCode.invalid, 'RouterPeerMismatch'],
   [new DescriptorPartsError('m', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
+  [new ClientIncompatibleError('env/client', 'ClientNoPool', 'm', 'h'), ExitCode.invalid, 'ClientNoPool'],
   [new RedirectRefusedError('https://x/f', 307, 'https://y/f'), ExitCode.release, 'RedirectRefused'],
   [new UsageError('m', 'h'), ExitCode.usage, 'InvalidUsage'],
   [new LiveReadError('read', SANDBOX, { category: 'unreachable', message: 'refused' }), ExitCode.cluster, 'LiveReadFailed'],

@@ -33,14 +33,14 @@ function tmp(prefix: string): string {
 }
 
 describe('agentplane synth', () => {
-  test('--all-examples writes both environments, reports them and leaves the committed locks unchanged', () => {
+  test('--all-examples writes every example environment, reports them and leaves the committed locks unchanged', () => {
     const out = tmp('out');
     const cache = tmp('cache');
     const r = run(['--cache-dir', cache, 'synth', '--all-examples', '--out', out, '-o', 'json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { environments: Array<{ environment: string; lock: { outcome: string }; notes: string[] }> };
-    expect(report.environments.map((e) => [e.environment, e.lock.outcome])).toEqual([['dev-gvisor', 'unchanged'], ['prod-kata', 'unchanged']]);
+    expect(report.environments.map((e) => [e.environment, e.lock.outcome])).toEqual([['dev-gvisor', 'unchanged'], ['dev-python-client', 'unchanged'], ['prod-kata', 'unchanged']]);
     expect(report.environments[0]!.notes[0]).toMatch(/sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: .*ServerSideApply=true; apply the files of dev-gvisor\/ with kubectl apply --server-side/);
     expect(readdirSync(join(out, 'prod-kata')).sort()).toEqual([
       '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '05-policies.yaml',
@@ -67,7 +67,7 @@ describe('agentplane synth', () => {
     const docs = parseAllDocuments(r.stdout);
     expect(docs.flatMap((d) => [...d.errors, ...d.warnings])).toEqual([]);
     const objects = docs.map((d) => d.toJS() as unknown);
-    expect(objects).toHaveLength(42); // dev-gvisor 19 + prod-kata 23
+    expect(objects).toHaveLength(70); // dev-gvisor 19 + dev-python-client 28 + prod-kata 23
     for (const o of objects) {
       expect(o).toEqual(expect.objectContaining({ apiVersion: expect.any(String), kind: expect.any(String), metadata: expect.objectContaining({ name: expect.any(String) }) }));
     }
@@ -75,7 +75,7 @@ describe('agentplane synth', () => {
       'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order';
     const ssa = 'sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: pinned manifests larger than 256 KiB, annotated argocd.argoproj.io/sync-options: ServerSideApply=true; ' +
       'apply them with kubectl apply --server-side (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)';
-    expect(r.stderr.split('\n')).toEqual([`note: dev-gvisor: ${order}`, `note: dev-gvisor: ${ssa}`, `note: prod-kata: ${order}`, `note: prod-kata: ${ssa}`, '']);
+    expect(r.stderr.split('\n')).toEqual([`note: dev-gvisor: ${order}`, `note: dev-gvisor: ${ssa}`, `note: dev-python-client: ${order}`, `note: dev-python-client: ${ssa}`, `note: prod-kata: ${order}`, `note: prod-kata: ${ssa}`, '']);
     expect(r.stderr).not.toMatch(/apply the files/);
 
     const j = run(['--cache-dir', tmp('cache'), 'synth', DEV, '--stdout', '-o', 'json']);

@@ -27,7 +27,9 @@ export function runtimeConfigEvidence(f: WorkloadFacts, template: TemplatePlan, 
     f.files.proven('compatible', subject, 'FileApiSpoken', 'sandboxd file API spec v1 (sandboxd-spec/filesystem/v1/filesystem.yaml@v0.5.6)');
     f.files.proven('configured', subject, 'FileApiReachable', `REST port ${template.ports.rest} reachable over ${transport}`);
   } else {
-    f.files.add('discovered', 'missing', subject, 'FileApiNotProbed', 'the python runtime file API (multipart upload) is not probed by this verifier');
+    f.files.proven('discovered', subject, 'FileApiServed', 'the python runtime serves POST /upload, GET /download/…, /list/…, /exists/… (examples/python-runtime-sandbox/main.py@v0.5.6)');
+    f.files.proven('compatible', subject, 'FileApiSpoken', "the adapter speaks that API as the official client does (k8s_agent_sandbox/files/filesystem.py@1.0.8)");
+    f.files.proven('configured', subject, 'FileApiReachable', `HTTP port ${template.ports.rest} reachable over ${transport}`);
   }
   return true;
 }

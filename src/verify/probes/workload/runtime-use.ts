@@ -27,23 +27,53 @@ export async function executionEvidence(deps: ProbeDeps, template: TemplatePlan,
   return ok;
 }
 
-/** sandboxd only: writes a file and reads it back over the client's transport. */
-export async function fileEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox): Promise<void> {
-  if (template.runtime !== 'sandboxd') return;
-  const { plan } = deps;
-  const path = `.agentplane-verify-${deps.workload.runId}`;
-  const content = `agentplane-verify ${deps.workload.runId} ${Date.now()}`;
-  const r = await deps.runtime.fileRoundTrip(sb.target, path, content, plan.probeTimeoutMs);
-  const subject = `runtime of ${sb.name}`;
-  if (r.kind === 'answered' && r.value === content) f.files.proven('verified', subject, 'FileRoundTrip', `wrote and read back ${path} (${content.length} bytes) over ${plan.transport}`, { durationMs: r.durationMs });
-  else if (r.kind === 'answered') f.files.add('verified', 'missing', subject, 'FileContentDiffers', `file read back differs from what was written (${JSON.stringify(r.value.slice(0, 60))})`, { durationMs: r.durationMs });
-  else f.files.add('verified', 'unknown', subject, runtimeFailureReason(r), `file round trip: ${describeFailure(r, plan.probeTimeoutMs)}; ${sb.podState}`, { durationMs: r.durationMs });
+/** The declared clients whose calls go through the router (descriptor `clients`, `via: router`). */
+function routerClients(deps: ProbeDeps): NonNullable<ProbeDeps['plan']['clients']> {
+  return (deps.plan.clients ?? []).filter((c) => c.via === 'router');
 }
 
-/** When a router URL is known: the runtime's health through the router (HTTP/1.1). */
+/**
+ * Writes a file and reads it back (the python runtime: upload, list, exists, download). With a declared router-mode
+ * client this goes through the router, the client's own path; else over the verifier's transport.
+ */
+export async function fileEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox): Promise<void> {
+  if (template.runtime !== 'sandboxd' && template.runtime !== 'python-runtime') return;
+  const { plan } = deps;
+  const via = routerClients(deps).length > 0 && plan.router?.url ? 'router' as const : undefined;
+  const path = `.agentplane-verify-${deps.workload.runId}`;
+  const content = `agentplane-verify ${deps.workload.runId} ${Date.now()}`;
+  const r = await deps.runtime.fileRoundTrip(sb.target, path, content, plan.probeTimeoutMs, via);
+  const subject = `runtime of ${sb.name}`;
+  const over = via === 'router' ? `the router (the declared client's path)` : plan.transport;
+  if (r.kind === 'answered' && r.value === content) f.files.proven('verified', subject, 'FileRoundTrip', `wrote and read back ${path} (${content.length} bytes) over ${over}`, { durationMs: r.durationMs });
+  else if (r.kind === 'answered') f.files.add('verified', 'missing', subject, 'FileContentDiffers', `file read back differs from what was written (${JSON.stringify(r.value.slice(0, 60))})`, { durationMs: r.durationMs });
+  else f.files.add('verified', 'unknown', subject, runtimeFailureReason(r), `file round trip over ${over}: ${describeFailure(r, plan.probeTimeoutMs)}; ${sb.podState}`, { durationMs: r.durationMs });
+}
+
+/**
+ * When a router URL is known: with a declared router-mode client, the client's own calls through the router (a nonce
+ * `execute` on the client's port with its headers); without one, the runtime's health through the router (HTTP/1.1).
+ */
 export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox): Promise<void> {
   const url = deps.plan.router?.url;
   if (!url) return;
+  const clients = routerClients(deps);
+  if (clients.length > 0) {
+    for (const c of clients) {
+      const who = `${c.sdk} ${c.version} (${c.mode})`;
+      const target = { ...sb.target, restPort: c.ports[0] ?? sb.target.restPort };
+      const nonce = `agentplane-${deps.workload.runId}-client-${Math.random().toString(36).slice(2, 10)}`;
+      const r = await deps.runtime.execute(target, ['echo', nonce], deps.plan.probeTimeoutMs, 'router');
+      if (r.kind === 'answered' && r.value.exitCode === 0 && r.value.stdout.trim() === nonce) {
+        f.router.proven('verified', `router ${url}`, 'ClientPathAnswered', `${who}: execute of a nonce on ${template.runtime} port ${target.restPort} of ${sb.name} answered exactly through the router`, { durationMs: r.durationMs });
+      } else if (r.kind === 'answered') {
+        f.router.add('verified', 'missing', `router ${url}`, 'ClientPathFailed', `${who}: execute through the router answered exit ${r.value.exitCode} "${r.value.stdout.trim().slice(0, 60)}", not the nonce`, { durationMs: r.durationMs });
+      } else {
+        f.router.add('verified', 'unknown', `router ${url}`, runtimeFailureReason(r), `${who}: execute through the router on port ${target.restPort}: ${describeFailure(r, deps.plan.probeTimeoutMs)}`, { durationMs: r.durationMs });
+      }
+    }
+    return;
+  }
   const r = await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router');
   if (r.kind === 'answered') f.router.proven('verified', `router ${url}`, 'RouterReachedRuntime', `${template.runtime} health of ${sb.name} answered "${r.value}" through the router`, { durationMs: r.durationMs });
   else f.router.add('verified', 'unknown', `router ${url}`, runtimeFailureReason(r), `health through the router: ${describeFailure(r, deps.plan.probeTimeoutMs)}`, { durationMs: r.durationMs });

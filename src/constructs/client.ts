@@ -1,0 +1,140 @@
+/**
+ * SandboxClientDecl: the application's client SDK as part of the environment (`env.addClient`). It makes no objects;
+ * it is recorded in the descriptor, the lock and the compatibility tuple, and synthesis refuses, naming both sides,
+ * an environment this client cannot use in its declared mode (facts: `src/releases/client-sdk.ts`, cited `path@1.0.8`).
+ */
+import { Construct } from 'constructs';
+import { z } from 'zod';
+import { CLIENT_MODES, CLIENT_SDK_VERSIONS, RUNTIME_BIND, clientSdkFacts, type ClientMode, type ClientModeFacts, type ClientSdk, type ClientSdkFacts } from '../releases/index.js';
+import { ConstructError } from './errors.js';
+import { parseProps } from './props.js';
+import type { SandboxRouter } from './router.js';
+import { requireContext, type SandboxTemplate } from './template.js';
+import { SandboxWarmPool } from './warm-pool.js';
+
+/** Props of {@link SandboxClientDecl}. */
+export interface SandboxClientProps {
+  /** The SDK, as published: `k8s-agent-sandbox` (PyPI). */
+  readonly sdk: ClientSdk;
+  /** Its exact version; facts are recorded for `1.0.8`. */
+  readonly version: string;
+  /** Connection mode, named after the client's config class (see `CLIENT_MODES`). */
+  readonly mode: ClientMode;
+  /** The pool the application passes to `create_sandbox(warmpool=…)`. Default: every pool of the environment must suit the client. */
+  readonly warmPool?: SandboxWarmPool;
+  /** `server_port` of python-runtime modes. Default `8888` (the client's default). */
+  readonly serverPort?: number;
+  /** `router_namespace` of the tunnel mode. Default `agent-sandbox-system` (the client's default). */
+  readonly routerNamespace?: string;
+}
+
+const PropsSchema = z
+  .object({
+    sdk: z.enum(Object.keys(CLIENT_SDK_VERSIONS) as [ClientSdk, ...ClientSdk[]]),
+    version: z.string().min(1),
+    mode: z.enum(CLIENT_MODES),
+    warmPool: z.instanceof(SandboxWarmPool, { message: 'must be a SandboxWarmPool construct' }).optional(),
+    serverPort: z.number().int().min(1).max(65535).default(8888),
+    routerNamespace: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** The client cannot use the environment as declared; the message names the client side and the environment side. */
+export class ClientIncompatibleError extends ConstructError {
+  /** Reason: `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterEgress`, `ClientNoService`. */
+  override readonly reason: string;
+  constructor(path: string, reason: string, message: string, hint: string) {
+    super(path, message, hint);
+    this.reason = reason;
+  }
+}
+
+/** What the environment tells the client check (kept narrow so the check needs no environment import). */
+export interface ClientEnvironmentView {
+  readonly warmPools: readonly SandboxWarmPool[];
+  readonly router?: SandboxRouter;
+}
+
+/** One declared client. */
+export class SandboxClientDecl extends Construct {
+  readonly sdk: ClientSdk;
+  readonly version: string;
+  readonly mode: ClientMode;
+  readonly facts: ClientSdkFacts;
+  readonly modeFacts: ClientModeFacts;
+  readonly warmPool?: SandboxWarmPool;
+  /** Runtime ports the client dials or names: `server_port` (python-runtime modes) or sandboxd's REST + gRPC ports. */
+  readonly ports: readonly number[];
+  readonly routerNamespace?: string;
+
+  constructor(scope: Construct, id: string, props: SandboxClientProps) {
+    super(scope, id);
+    requireContext(this, 'SandboxClient');
+    const p = parseProps(this, 'SandboxClient', PropsSchema, props);
+    const facts = clientSdkFacts(p.sdk, p.version);
+    if (facts === undefined) {
+      throw new ConstructError(this.node.path, `client ${p.sdk} ${p.version}: no facts recorded for this version`, `use one of ${CLIENT_SDK_VERSIONS[p.sdk].join(', ')} (facts come from that version's source)`);
+    }
+    this.sdk = p.sdk;
+    this.version = p.version;
+    this.mode = p.mode;
+    this.facts = facts;
+    this.modeFacts = facts.modes[p.mode];
+    if (p.warmPool !== undefined) this.warmPool = p.warmPool;
+    this.ports = this.modeFacts.runtimeApi === 'python-runtime' ? [p.serverPort] : [...this.modeFacts.ports];
+    if (this.modeFacts.routerService !== undefined) this.routerNamespace = p.routerNamespace ?? this.modeFacts.routerService.defaultNamespace;
+  }
+
+  /** `k8s-agent-sandbox 1.0.8 (mode router)`. */
+  get label(): string {
+    return `client ${this.sdk} ${this.version} (mode ${this.mode})`;
+  }
+
+  /** The pools the application may claim from. */
+  pools(env: ClientEnvironmentView): readonly SandboxWarmPool[] {
+    return this.warmPool !== undefined ? [this.warmPool] : env.warmPools;
+  }
+
+  /**
+   * Refuses an environment this client cannot use in its mode.
+   * @throws ClientIncompatibleError naming the client side and the environment side.
+   */
+  check(env: ClientEnvironmentView): void {
+    const f = this.modeFacts;
+    const cite = f.cite;
+    const fail = (code: string, message: string, hint: string): never => {
+      throw new ClientIncompatibleError(this.node.path, code, `${this.label}: ${message} [${code}]`, hint);
+    };
+    const pools = this.pools(env);
+    if (pools.length === 0) {
+      fail('ClientNoPool', `claims from a SandboxWarmPool by name (create_sandbox(warmpool=…), ${this.facts.cite['claimsFrom']}), but the environment declares no SandboxWarmPool`, 'add a pool of a template the client can use (env.addWarmPool) and pass it as the client\'s warmPool');
+    }
+    if (f.via === 'router') {
+      const router = env.router;
+      if (router === undefined) fail('ClientNoRouter', `sends every call through the sandbox router (${f.transport}; ${cite}), but the environment declares no SandboxRouter`, 'add a router (env.addRouter), or pick a mode that dials the pod');
+      const rs = f.routerService;
+      if (rs !== undefined && (router!.serviceName !== rs.name || router!.port !== rs.port || router!.namespace !== this.routerNamespace)) {
+        fail('ClientRouterService', `port-forwards to svc/${rs.name}:${rs.port} in namespace ${this.routerNamespace} (${cite}), but the environment's router is Service ${router!.namespace}/${router!.serviceName} port ${router!.port}`, 'set the client\'s routerNamespace to the router\'s namespace (the Service name and port are fixed by the client)');
+      }
+      const missing = this.ports.filter((port) => !router!.sandboxPorts.includes(port));
+      if (missing.length > 0) fail('ClientRouterEgress', `asks the router for sandbox port ${missing.join(', ')} (X-Sandbox-Port), but the router may dial only ${router!.sandboxPorts.join(', ')} (its NetworkPolicy egress, ${router!.node.path})`, `add ${missing.join(', ')} to the router's sandboxPorts`);
+    }
+    for (const pool of pools) this.checkTemplate(pool, pool.template, fail);
+  }
+
+  private checkTemplate(pool: SandboxWarmPool, t: SandboxTemplate, fail: (code: string, message: string, hint: string) => never): void {
+    const f = this.modeFacts;
+    const side = `pool ${pool.namespace}/${pool.name} uses template ${t.namespace}/${t.name} whose runtime is ${t.runtime.kind} (container ${t.runtime.container}, ports ${t.runtime.ports.join(', ')})`;
+    if (t.runtime.kind !== f.runtimeApi) {
+      fail('ClientRuntimeApi', `speaks the ${f.runtimeApi} API (${f.calls.map((c) => c.request.split(' ').slice(0, 2).join(' ').replace(/<.*$/, '…')).join(', ')}; ${f.cite}), but ${side}`,
+        t.runtime.kind === 'custom' ? `declare the template's runtime kind (runtime: { kind: '${f.runtimeApi}', … }) if its server speaks that API` : `pick a ${t.runtime.kind} mode of the client, or a template whose runtime serves the ${f.runtimeApi} API`);
+    }
+    const missing = this.ports.filter((port) => !t.runtime.ports.includes(port));
+    if (missing.length > 0) fail('ClientRuntimePort', `dials runtime port ${missing.join(', ')} (${f.cite}), but ${side}`, 'set the client\'s port to the runtime\'s, or the runtime\'s ports to the client\'s');
+    const bind = RUNTIME_BIND[f.runtimeApi];
+    if (f.needsPodNetworkListener && bind.host === '127.0.0.1') {
+      fail('ClientRuntimeLoopback', `reaches the runtime over the pod network (${f.transport}; ${f.cite}), but ${side} and the pinned ${f.runtimeApi} binds ${bind.host} only (${bind.cite})`, 'nothing outside the pod can reach a loopback listener: use a python-runtime template with a router mode, or wait for a sandboxd that binds the pod network');
+    }
+    if (f.needsService && t.service !== true) fail('ClientNoService', `reads Sandbox.status.serviceFQDN (${f.cite}), but template ${t.namespace}/${t.name} does not set service: true`, 'set service: true on the template');
+  }
+}
