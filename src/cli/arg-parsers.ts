@@ -22,6 +22,13 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
+/** A whole number from 1 to 64 (e.g. `--concurrency`). @throws InvalidArgumentError naming the bad value. */
+export function boundedCount(text: string): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 64) throw new InvalidArgumentError(`"${text}" is not a whole number from 1 to 64`);
+  return n;
+}
+
 /** A directory that exists (e.g. `--mirror`). @throws InvalidArgumentError when it is missing or a file. */
 export function existingDirectory(dir: string): string {
   if (!existsSync(dir)) throw new InvalidArgumentError(`${dir} does not exist: give an existing directory`);

@@ -1,6 +1,7 @@
 /**
- * Runs probes in dependency order, each under its own deadline, with one progress line per probe on stderr.
- * Pure scheduling: what a probe checks lives in ./probes/; this file only orders, times and collects.
+ * Runs probes concurrently as their dependencies allow (bounded by `concurrency`), each under its own deadline, with
+ * progress lines per probe on stderr. Pure scheduling: what a probe checks lives in ./probes/; this file only orders,
+ * times and collects, and returns evidence in dependency order whatever the completion order.
  */
 import type { CapabilityName } from '../adapter/types.js';
 import { AgentPlaneError } from '../model/errors.js';
@@ -10,7 +11,7 @@ import { fact, formatMs, timedOut, type Evidence, type Step } from './evidence.j
 export interface ProbeRun {
   readonly signal: AbortSignal;
   readonly deadlineMs: number;
-  /** Evidence gathered by the probes that ran before this one. */
+  /** Evidence of the probes this one runs after (directly or through others). */
   readonly evidence: readonly Evidence[];
   /** A progress note for stderr (e.g. "waiting for Sandbox verify-x Ready"). */
   note(text: string): void;
@@ -67,60 +68,90 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Clock, for tests; default Date.now. */
   readonly now?: () => number;
+  /** Most probes running at once; default {@link DEFAULT_CONCURRENCY}. 1 runs them one after another. */
+  readonly concurrency?: number;
 }
 
+/** Default bound on probes running at once (`verify --concurrency`): enough for the per-template workloads of a typical environment. */
+export const DEFAULT_CONCURRENCY = 8;
+
 /**
- * Runs the probes in order and returns all evidence. A probe that throws or passes its deadline yields
- * `unknown` evidence for its `timeoutStep`; a probe whose run was aborted yields `unknown` "not run".
+ * Runs the probes and returns all evidence. A probe starts once every probe it runs `after` has finished, with at most
+ * `concurrency` running at once; the evidence is returned in dependency order (the order of {@link orderProbes}),
+ * never in completion order, so the report of a parallel run is the same as a serial one. A probe sees the evidence
+ * of the probes it depends on, directly or through others. A probe that throws or passes its deadline yields `unknown`
+ * evidence for its `timeoutStep`; a probe whose run was aborted yields `unknown` "not run".
  */
 export async function runProbes(probes: readonly Probe[], opts: RunOptions = {}): Promise<Evidence[]> {
   const ordered = orderProbes(probes);
   const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   const now = opts.now ?? Date.now;
-  const evidence: Evidence[] = [];
-  let index = 0;
-  for (const probe of ordered) {
-    index += 1;
-    const tag = `[${index}/${ordered.length}] ${probe.id}`;
-    if (opts.signal?.aborted) {
-      evidence.push(...probe.covers.map((capability) => fact({ reason: 'ProbeNotRun', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` })));
-      progress(`${tag}: not run (interrupted)`);
-      continue;
-    }
-    const started = now();
-    const controller = new AbortController();
-    const onOuterAbort = (): void => controller.abort(opts.signal?.reason);
-    opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'deadline'>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort(new Error(`deadline ${formatMs(probe.deadlineMs)}`));
-        resolve('deadline');
-      }, probe.deadlineMs);
-    });
-    progress(`${tag}: running (deadline ${formatMs(probe.deadlineMs)})`);
-    const ctx: ProbeRun = { signal: controller.signal, deadlineMs: probe.deadlineMs, evidence: [...evidence], note: (text) => progress(`${tag}: ${text}`) };
-    try {
-      const outcome = await Promise.race([probe.run(ctx), deadline]);
-      if (outcome === 'deadline') {
-        evidence.push(...timedOut(probe.covers, probe.timeoutStep, probe.id, probe.deadlineMs));
-        progress(`${tag}: deadline passed after ${formatMs(now() - started)}`);
-      } else {
-        evidence.push(...outcome);
-        const counts = summarize(outcome);
-        progress(`${tag}: done in ${formatMs(now() - started)}${counts ? ` (${counts})` : ''}`);
+  const limit = Math.max(1, Math.floor(opts.concurrency ?? DEFAULT_CONCURRENCY));
+  const results = new Map<string, readonly Evidence[]>();
+  const upstream = new Map<string, Set<string>>();
+  for (const p of ordered) upstream.set(p.id, new Set(p.after.flatMap((d) => [d, ...upstream.get(d)!])));
+  const tags = new Map(ordered.map((p, i) => [p.id, `[${i + 1}/${ordered.length}] ${p.id}`]));
+  const pending = [...ordered];
+  const running = new Map<string, Promise<void>>();
+  while (pending.length > 0 || running.size > 0) {
+    // Start, in order, every probe whose dependencies are done, up to the bound.
+    for (let i = 0; i < pending.length && running.size < limit; ) {
+      const probe = pending[i]!;
+      if (!probe.after.every((d) => results.has(d))) {
+        i += 1;
+        continue;
       }
-    } catch (err) {
-      const text = err instanceof Error ? err.message : String(err);
-      evidence.push(...probe.covers.map((capability) => fact({ reason: 'ProbeError', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` })));
-      progress(`${tag}: error: ${text}`);
-    } finally {
-      clearTimeout(timer);
-      controller.abort();
-      opts.signal?.removeEventListener('abort', onOuterAbort);
+      pending.splice(i, 1);
+      const seen = ordered.filter((p) => upstream.get(probe.id)!.has(p.id)).flatMap((p) => results.get(p.id)!);
+      const job = runOne(probe, tags.get(probe.id)!, seen, progress, now, opts.signal).then((ev) => {
+        results.set(probe.id, ev);
+        running.delete(probe.id);
+      });
+      running.set(probe.id, job);
     }
+    if (running.size === 0) break; // unreachable for an ordered graph; guards against a spin
+    await Promise.race(running.values());
   }
-  return evidence;
+  return ordered.flatMap((p) => results.get(p.id) ?? []);
+}
+
+/** One probe under its deadline and the outer abort; never throws. */
+async function runOne(probe: Probe, tag: string, seen: readonly Evidence[], progress: (line: string) => void, now: () => number, signal?: AbortSignal): Promise<readonly Evidence[]> {
+  if (signal?.aborted) {
+    progress(`${tag}: not run (interrupted)`);
+    return probe.covers.map((capability) => fact({ reason: 'ProbeNotRun', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` }));
+  }
+  const started = now();
+  const controller = new AbortController();
+  const onOuterAbort = (): void => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onOuterAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`deadline ${formatMs(probe.deadlineMs)}`));
+      resolve('deadline');
+    }, probe.deadlineMs);
+  });
+  progress(`${tag}: running (deadline ${formatMs(probe.deadlineMs)})`);
+  const ctx: ProbeRun = { signal: controller.signal, deadlineMs: probe.deadlineMs, evidence: seen, note: (text) => progress(`${tag}: ${text}`) };
+  try {
+    const outcome = await Promise.race([probe.run(ctx), deadline]);
+    if (outcome === 'deadline') {
+      progress(`${tag}: deadline passed after ${formatMs(now() - started)}`);
+      return timedOut(probe.covers, probe.timeoutStep, probe.id, probe.deadlineMs);
+    }
+    const counts = summarize(outcome);
+    progress(`${tag}: done in ${formatMs(now() - started)}${counts ? ` (${counts})` : ''}`);
+    return outcome;
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err);
+    progress(`${tag}: error: ${text}`);
+    return probe.covers.map((capability) => fact({ reason: 'ProbeError', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` }));
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+    signal?.removeEventListener('abort', onOuterAbort);
+  }
 }
 
 /** Counts per verdict, e.g. `3 proven, 1 unknown`; empty for no evidence (a probe with nothing to say prints no count). */

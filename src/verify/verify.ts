@@ -55,6 +55,8 @@ export interface VerifyOptions {
   readonly signal?: AbortSignal;
   /** Run id (6 hex) for object names and labels; random by default. */
   readonly runId?: string;
+  /** Most probes running at once (runner.ts DEFAULT_CONCURRENCY by default). */
+  readonly concurrency?: number;
   /** Bound on waiting for workload objects to disappear, ms. Default 30000. */
   readonly cleanupWaitMs?: number;
 }
@@ -104,7 +106,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
   let evidence: Awaited<ReturnType<typeof runProbes>> = [];
   let leftovers: string[] = [];
   try {
-    evidence = await runProbes(probes, { progress, ...(opts.signal ? { signal: opts.signal } : {}) });
+    evidence = await runProbes(probes, { progress, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   } finally {
     // Runs on success, failure, throw and interrupt alike.
     progress(`cleanup: deleting objects labelled agentplane.dev/verify-run=${workload.runId}`);

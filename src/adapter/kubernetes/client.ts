@@ -6,7 +6,9 @@
  * `call` runs one API call with a deadline and classifies every failure once (kubernetes/errors.ts, case 22).
  */
 import * as k8s from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Result } from '../types.js';
@@ -20,6 +22,9 @@ export interface KubeConnectOptions {
   readonly context?: string;
   /** Deadline of each API call made through {@link KubeClient.call}, ms. Default 30000. */
   readonly callTimeoutMs?: number;
+  /** Client-side rate limit shared by every call and watch of this client: requests per second and burst. Default 100 / 200. */
+  readonly qps?: number;
+  readonly burst?: number;
 }
 
 /** What a call is, for error messages: `verb` and `resource` (`plural.group`) name it in 403s; `contentType` in 415/422s. */
@@ -33,6 +38,8 @@ export interface CallInfo {
 export type ApiConstructor<T> = new (config: k8s.Configuration) => T;
 
 const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+export const DEFAULT_QPS = 100;
+export const DEFAULT_BURST = 200;
 /** Where a pod's ServiceAccount token is mounted (client-node loads in-cluster config when it exists). */
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
@@ -48,6 +55,7 @@ export class KubeClient {
     readonly server: string,
     private readonly exec: ExecCredentialAuth,
     private readonly callTimeoutMs: number,
+    private readonly bucket: TokenBucket,
   ) {}
 
   /**
@@ -113,7 +121,8 @@ export class KubeClient {
     const auth = new ExecCredentialAuth(specs);
     kc.addAuthenticator(auth);
     kc.loadFromOptions({ clusters: kc.getClusters(), contexts, users, currentContext: ctx.name });
-    return new KubeClient(kc, ctx.name, ctx.user, cluster.server, auth, opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+    poolAgents(kc);
+    return new KubeClient(kc, ctx.name, ctx.user, cluster.server, auth, opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, new TokenBucket(opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST));
   }
 
   /** A generated API client bound to this context, e.g. `client.api(k8s.CustomObjectsApi)`. */
@@ -152,7 +161,13 @@ export class KubeClient {
     return this.exec.runs.get(this.user) ?? 0;
   }
 
-  private withDeadline<T>(label: string, fn: () => Promise<T>): Promise<T> {
+  /** Waits for the shared rate limit to admit one more request (calls do this themselves; watch opens call it). */
+  throttle(): Promise<void> {
+    return this.bucket.take();
+  }
+
+  private async withDeadline<T>(label: string, fn: () => Promise<T>): Promise<T> {
+    await this.bucket.take();
     this.requests += 1;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -160,6 +175,57 @@ export class KubeClient {
     });
     return Promise.race([fn(), deadline]).finally(() => clearTimeout(timer));
   }
+}
+
+/** A token bucket: `rate` tokens per second up to `burst`; {@link take} resolves when a token is free, in FIFO order. */
+class TokenBucket {
+  private tokens: number;
+  private at = Date.now();
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly rate: number, private readonly burst: number) {
+    this.tokens = burst;
+  }
+
+  take(): Promise<void> {
+    const next = this.queue.then(async () => {
+      const now = Date.now();
+      this.tokens = Math.min(this.burst, this.tokens + ((now - this.at) / 1000) * this.rate);
+      this.at = now;
+      if (this.tokens < 1) {
+        await new Promise((r) => setTimeout(r, Math.ceil(((1 - this.tokens) / this.rate) * 1000)));
+        this.tokens = 1;
+        this.at = Date.now();
+      }
+      this.tokens -= 1;
+    });
+    this.queue = next;
+    return next;
+  }
+}
+
+type AgentFactory = (cluster: k8s.Cluster | null, options: Record<string, unknown>) => Agent;
+
+/**
+ * client-node makes a new https.Agent (so a new TCP + TLS connection) for every call and every watch. This keeps one
+ * keep-alive agent per distinct TLS identity (server, CA, client cert and key, verification settings) for the life of
+ * the KubeConfig, so a run shares one connection pool. `createAgent` is private in client-node's types, hence the cast.
+ */
+function poolAgents(kc: k8s.KubeConfig): void {
+  const target = kc as unknown as { createAgent: AgentFactory };
+  const make = target.createAgent.bind(kc);
+  const agents = new Map<string, Agent>();
+  target.createAgent = (cluster, options) => {
+    const key = createHash('sha256')
+      .update(JSON.stringify([cluster?.server, cluster?.proxyUrl, ...['ca', 'cert', 'key', 'pfx', 'passphrase'].map((k) => String(options[k] ?? '')), options.rejectUnauthorized, options.servername]))
+      .digest('hex');
+    let agent = agents.get(key);
+    if (!agent) {
+      agent = make(cluster, { ...options, keepAlive: true, keepAliveMsecs: 30_000 });
+      agents.set(key, agent);
+    }
+    return agent;
+  };
 }
 
 function parseWhat(what: string): { verb?: string; resource?: string } {

@@ -1,9 +1,9 @@
 /**
  * Generic cluster reads, writes and watch waits on top of {@link KubeClient} (which classifies every failure and
  * applies deadlines), used by the verifier's probes and the compatibility worksheet. Every call returns a Result;
- * nothing here throws for an API answer. Waiting is done with watches, never polling: one list to get the current
- * state and resourceVersion, then one watch stream (re-opened only if the server closes it), so requests/s while
- * waiting stay far below 1.
+ * nothing here throws for an API answer. Waiting is done with watches, never polling: one read for the current state
+ * and resourceVersion, then a watch stream, re-read and resumed after an end, a 410 or a fault (case 24), with backoff
+ * so requests/s while waiting stay at or below about one.
  */
 import * as k8s from '@kubernetes/client-node';
 import type { AdapterError, Result } from '../types.js';
@@ -20,8 +20,61 @@ export interface CustomRef {
 /** A plain JSON object as the API returns it. */
 export type Obj = Record<string, unknown> & { metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; ownerReferences?: Array<{ kind?: string; name?: string; uid?: string; controller?: boolean }> } };
 
+/** What a wait went through: stream re-opens, `410 Gone` answers and failed reads or streams. */
+export interface WaitFaults {
+  readonly reconnects: number;
+  readonly gone: number;
+  readonly errors: number;
+}
+
 /** Outcome of {@link Cluster.waitFor}: the object that matched, or the last one seen when the deadline passed. */
-export type WaitOutcome = { readonly kind: 'matched'; readonly obj: Obj; readonly waitedMs: number } | { readonly kind: 'timeout'; readonly last?: Obj; readonly waitedMs: number } | { readonly kind: 'failed'; readonly error: AdapterError; readonly waitedMs: number };
+export type WaitOutcome = WaitFaults & ({ readonly kind: 'matched'; readonly obj: Obj; readonly waitedMs: number } | { readonly kind: 'timeout'; readonly last?: Obj; readonly waitedMs: number } | { readonly kind: 'failed'; readonly error: AdapterError; readonly waitedMs: number });
+
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** A progress line every {@link PROGRESS_EVERY_MS} while waiting (elapsed, deadline, reconnects). */
+  readonly progress?: (text: string) => void;
+}
+
+/** How one watch stream ended. */
+type StreamEnd = { readonly kind: 'matched' | 'gone' | 'error' | 'stopped' } | { readonly kind: 'ended'; readonly healthy: boolean } | { readonly kind: 'refused'; readonly error: AdapterError };
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Failures a wait rides out (retrying with backoff until its deadline); anything else ends it. */
+const RETRIABLE = new Set<string>(['unreachable', 'timeout', 'internal', 'throttled', 'runtime']);
+/** First re-open delay after a failure, and the cap of the exponential backoff, ms. */
+export const BACKOFF_BASE_MS = 1_000;
+export const BACKOFF_CAP_MS = 16_000;
+/** A stream that lasted this long before the server ended it was healthy: resume without backoff. */
+const HEALTHY_STREAM_MS = 5_000;
+export const PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * Delay before re-open number `attempt` (1, 2, …) after failures: base·2^(attempt-1), capped, with "equal jitter" (a
+ * uniform draw in the upper half), so the mean gap is at least 0.75 s and a storm of clients does not re-open in step.
+ */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + random() * (ceiling / 2);
+}
+
+/** Resolves true after `ms`, false at once when `signal` aborts first. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 /** Counters for the benchmark: API requests made, and how many of them fell inside waits. */
 export interface RequestStats {
@@ -39,7 +92,8 @@ export class Cluster {
   private requestsWhileWaiting = 0;
   private waits = 0;
 
-  constructor(readonly client: KubeClient) {}
+  /** @param random jitter source (tests pin it). */
+  constructor(readonly client: KubeClient, private readonly random: () => number = Math.random) {}
 
   /** Requests so far (KubeClient calls + watch streams opened) and time spent waiting. */
   stats(): RequestStats {
@@ -145,73 +199,117 @@ export class Cluster {
   }
 
   /**
-   * Waits until the named object satisfies `ready` (or `gone` is asked and it disappears), using one GET and one watch.
+   * Waits until the named object satisfies `ready` (or `gone` is asked and it disappears): read it, watch from its
+   * resourceVersion, and on end-of-stream, a `410 Gone` (HTTP or in-stream) or a transport error read it again and
+   * resume from the fresh resourceVersion. Re-opens after a failure back off exponentially with jitter up to a cap
+   * ({@link backoffMs}), so requests stay near or below one per second while the server is unreachable or erroring;
+   * the deadline holds throughout. A match seen on the stream is confirmed by a fresh read before it is returned.
    * @param path collection path, e.g. `/apis/agents.x-k8s.io/v1beta1/namespaces/sbx/sandboxes`
-   * @param get reads the object now (used once, for the starting state and resourceVersion)
+   * @param get reads the object now (start, every resume, and the confirming read)
    */
-  async waitFor(path: string, name: string, get: () => Promise<Result<Obj | undefined>>, ready: (obj: Obj | undefined) => boolean, opts: { timeoutMs: number; signal?: AbortSignal }): Promise<WaitOutcome> {
+  async waitFor(path: string, name: string, get: () => Promise<Result<Obj | undefined>>, ready: (obj: Obj | undefined) => boolean, opts: WaitOptions): Promise<WaitOutcome> {
     const started = Date.now();
+    const deadline = started + opts.timeoutMs;
     const before = this.client.requests + this.watchStarts;
-    const finish = <T extends WaitOutcome>(o: T): T => {
+    const faults = { reconnects: 0, gone: 0, errors: 0 };
+    let last: Obj | undefined;
+    let lastProgress = started;
+    const finish = (o: DistributiveOmit<WaitOutcome, 'waitedMs' | 'reconnects' | 'gone' | 'errors'>): WaitOutcome => {
       this.waits += 1;
       this.waitingMs += Date.now() - started;
       this.requestsWhileWaiting += this.client.requests + this.watchStarts - before;
-      return o;
+      return { ...o, waitedMs: Date.now() - started, ...faults } as WaitOutcome;
     };
-    const first = await get();
-    if (first.kind !== 'ok') return finish({ kind: 'failed', error: first.kind === 'failed' ? first.error : { category: 'internal', message: 'unexpected result' }, waitedMs: Date.now() - started });
-    let last = first.value;
-    if (ready(last)) return finish({ kind: 'matched', obj: last!, waitedMs: Date.now() - started });
-    let resourceVersion = last?.metadata?.resourceVersion;
+    const stopped = (): boolean => opts.signal?.aborted === true || Date.now() >= deadline;
+    const timeout = (): WaitOutcome => finish({ kind: 'timeout', ...(last ? { last } : {}) });
+    let attempt = 0;
+    let confirming = false;
+    for (let round = 0; ; round += 1) {
+      if (round > 0 && !confirming) {
+        faults.reconnects += 1;
+        if (attempt > 0 && !(await sleep(Math.min(backoffMs(attempt, this.random), Math.max(0, deadline - Date.now())), opts.signal))) return timeout();
+      }
+      if (stopped()) return timeout();
+      const now = Date.now();
+      if (opts.progress && now - lastProgress >= PROGRESS_EVERY_MS) {
+        lastProgress = now;
+        opts.progress(`waiting for ${name}: ${Math.round((now - started) / 1000)}s of ${Math.round(opts.timeoutMs / 1000)}s${faults.reconnects ? `, ${faults.reconnects} reconnect(s)` : ''}`);
+      }
+      const read = await get();
+      if (read.kind !== 'ok') {
+        const error = read.kind === 'failed' ? read.error : { category: 'internal' as const, message: read.message };
+        if (!RETRIABLE.has(error.category)) return finish({ kind: 'failed', error });
+        faults.errors += 1;
+        attempt += 1;
+        if (stopped()) return finish({ kind: 'failed', error });
+        continue;
+      }
+      last = read.value;
+      confirming = false;
+      if (ready(last)) return finish({ kind: 'matched', obj: last ?? { metadata: { name } } });
+      const stream = await this.watchOnce(path, name, last?.metadata?.resourceVersion, ready, deadline, opts);
+      if (stream.kind === 'refused') return finish({ kind: 'failed', error: stream.error });
+      if (stream.kind === 'stopped') return timeout();
+      if (stream.kind === 'gone') faults.gone += 1;
+      if (stream.kind === 'error') faults.errors += 1;
+      // A stream that ran a while and ended normally (the server's timeout) resumes at once; anything else backs off.
+      attempt = stream.kind === 'ended' && stream.healthy ? 0 : attempt + 1;
+      // A match on the stream is not returned as such: the next read confirms it (or resumes the wait).
+      if (stream.kind === 'matched') {
+        attempt = 0;
+        confirming = true;
+      }
+    }
+  }
+
+  /** One watch stream from `resourceVersion` until a match, its end, a 410, an error, the deadline or the abort. */
+  private async watchOnce(path: string, name: string, resourceVersion: string | undefined, ready: (obj: Obj | undefined) => boolean, deadline: number, opts: WaitOptions): Promise<StreamEnd> {
+    await this.client.throttle();
+    this.watchStarts += 1;
+    const opened = Date.now();
     const watch = new k8s.Watch(this.client.kc);
-    return new Promise<WaitOutcome>((resolve) => {
+    return new Promise<StreamEnd>((resolve) => {
       let settled = false;
       let abort: AbortController | undefined;
-      const done = (o: WaitOutcome): void => {
+      const end = (s: StreamEnd): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
         abort?.abort();
-        resolve(finish(o));
+        resolve(s);
       };
-      const timer = setTimeout(() => done({ kind: 'timeout', ...(last ? { last } : {}), waitedMs: Date.now() - started }), Math.max(0, opts.timeoutMs - (Date.now() - started)));
-      const onAbort = (): void => done({ kind: 'timeout', ...(last ? { last } : {}), waitedMs: Date.now() - started });
+      const timer = setTimeout(() => end({ kind: 'stopped' }), Math.max(0, deadline - Date.now()));
+      const onAbort = (): void => end({ kind: 'stopped' });
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const open = (): void => {
-        if (settled) return;
-        this.watchStarts += 1;
-        const params: Record<string, string | number | boolean> = { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: true, timeoutSeconds: Math.max(1, Math.ceil(opts.timeoutMs / 1000)) };
-        if (resourceVersion) params.resourceVersion = resourceVersion;
-        watch
-          .watch(
-            path,
-            params,
-            (phase, obj: Obj) => {
-              if (obj?.metadata?.resourceVersion) resourceVersion = obj.metadata.resourceVersion;
-              if (phase === 'BOOKMARK') return;
-              last = phase === 'DELETED' ? undefined : obj;
-              if (ready(last)) done(last ? { kind: 'matched', obj: last, waitedMs: Date.now() - started } : { kind: 'matched', obj: { metadata: { name } }, waitedMs: Date.now() - started });
-            },
-            (err: unknown) => {
-              if (settled) return;
-              const code = (err as { statusCode?: number; code?: number } | null)?.statusCode ?? (err as { code?: number } | null)?.code;
-              if (code === 401 || code === 403) {
-                done({ kind: 'failed', error: { category: code === 401 ? 'unauthenticated' : 'forbidden', code, message: `watch of ${path} refused with HTTP ${code}` }, waitedMs: Date.now() - started });
-                return;
-              }
-              if (code === 410) resourceVersion = undefined;
-              // The server closed the stream (its timeout or a 410): re-open once a second at most.
-              setTimeout(open, err ? 1000 : 0);
-            },
-          )
-          .then((ac) => {
-            abort = ac;
-            if (settled) ac.abort();
-          })
-          .catch(() => setTimeout(open, 1000));
-      };
-      open();
+      const params: Record<string, string | number | boolean> = { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: true, timeoutSeconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)) };
+      if (resourceVersion) params.resourceVersion = resourceVersion;
+      watch
+        .watch(
+          path,
+          params,
+          (phase: string, obj: Obj & { code?: number }) => {
+            if (phase === 'ERROR') {
+              // An in-stream Status: 410 means the resourceVersion was compacted away; either way the stream is over.
+              end(obj?.code === 410 ? { kind: 'gone' } : { kind: 'error' });
+              return;
+            }
+            if (phase === 'BOOKMARK') return;
+            if (ready(phase === 'DELETED' ? undefined : obj)) end({ kind: 'matched' });
+          },
+          (err: unknown) => {
+            const code = (err as { statusCode?: number; code?: number } | null)?.statusCode ?? (err as { code?: number } | null)?.code;
+            if (code === 401 || code === 403) end({ kind: 'refused', error: { category: code === 401 ? 'unauthenticated' : 'forbidden', code, message: `watch of ${path} refused with HTTP ${code}` } });
+            else if (code === 410) end({ kind: 'gone' });
+            else if (err) end({ kind: 'error' });
+            else end({ kind: 'ended', healthy: Date.now() - opened >= HEALTHY_STREAM_MS });
+          },
+        )
+        .then((ac) => {
+          abort = ac;
+          if (settled) ac.abort();
+        })
+        .catch(() => end({ kind: 'error' }));
     });
   }
 

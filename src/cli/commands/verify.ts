@@ -13,7 +13,7 @@ import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
-import { defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
+import { boundedCount, defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
 import {
   EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
 } from '../../verify/index.js';
@@ -22,6 +22,8 @@ import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import { progressSink } from '../progress.js';
+import { DEFAULT_CONCURRENCY } from '../../verify/runner.js';
 
 interface VerifyFlags {
   env?: string;
@@ -36,6 +38,7 @@ interface VerifyFlags {
   readyTimeout: number;
   controller: 'deployment' | 'external';
   sandbox?: SandboxRef[];
+  concurrency: number;
 }
 
 /**
@@ -66,6 +69,11 @@ export function registerVerify(program: Command): void {
     .addOption(new Option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready: 120s, 2m or milliseconds').argParser(parseDuration).default(120_000, '120s'))
     .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified', sandboxRefs)
     .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
+    .addOption(
+      new Option('--concurrency <n>', 'most probes running at once (independent probes and per-template workloads run in parallel; API requests share one rate limit); 1 runs them one by one')
+        .argParser(boundedCount)
+        .default(DEFAULT_CONCURRENCY),
+    )
     .action(async (flags: VerifyFlags, cmd: Command) => {
       let plan: VerifyPlan;
       try {
@@ -117,6 +125,8 @@ export function registerVerify(program: Command): void {
           client,
           ...(loaded ? { loaded } : {}),
           controllerMode: flags.controller,
+          concurrency: flags.concurrency,
+          progress: progressSink(process.stderr),
           signal: interrupt.signal,
         });
         const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });

@@ -76,3 +76,25 @@ describe('runProbes', () => {
     expect(ev).toEqual([expect.objectContaining({ verdict: 'unknown', message: 'probe second was not run: verification was interrupted' })]);
   });
 });
+
+describe('parallel runs', () => {
+  const slow = (id: string, ms: number, log: string[]) => async () => {
+    log.push(`start ${id}`);
+    await new Promise((r) => setTimeout(r, ms));
+    log.push(`end ${id}`);
+    return proven(id)();
+  };
+  test('independent probes overlap up to the bound; evidence comes in dependency order, not completion order', async () => {
+    const log: string[] = [];
+    const probes = [probe('a', [], slow('a', 60, log)), probe('b', [], slow('b', 10, log)), probe('c', [], slow('c', 10, log)), probe('d', ['a', 'b'], slow('d', 1, log))];
+    const ev = await runProbes(probes, { progress: () => undefined, concurrency: 2 });
+    expect(ev.map((e) => e.subject)).toEqual(['a', 'b', 'c', 'd']);
+    expect(log.slice(0, 2)).toEqual(['start a', 'start b']); // c waits for a free slot
+    expect(log.indexOf('start d')).toBeGreaterThan(log.indexOf('end a'));
+  });
+  test('concurrency 1 runs one after another', async () => {
+    const log: string[] = [];
+    await runProbes([probe('a', [], slow('a', 5, log)), probe('b', [], slow('b', 5, log))], { progress: () => undefined, concurrency: 1 });
+    expect(log).toEqual(['start a', 'end a', 'start b', 'end b']);
+  });
+});

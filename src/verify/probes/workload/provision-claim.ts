@@ -14,7 +14,7 @@ import type { TemplatePlan, WarmPoolPlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type ReferencedObject } from '../claim-reference.js';
 import { ref, type ProbeDeps } from '../common.js';
-import { settled, type Readiness } from './readiness.js';
+import { reconnected, settled, type Readiness } from './readiness.js';
 
 export async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: WarmPoolPlan | undefined, ctx: ProbeRun): Promise<Readiness> {
   const started = Date.now();
@@ -83,7 +83,7 @@ async function waitBound(deps: ProbeDeps, pool: WarmPoolPlan, claimName: string,
         claim = o;
         return (o !== undefined && claimView(o, 'v0.5').boundSandbox !== undefined) || stuck() !== undefined;
       },
-      { timeoutMs: Math.max(0, Math.min(left, graceMs)), signal: ctx.signal },
+      { timeoutMs: Math.max(0, Math.min(left, graceMs)), signal: ctx.signal, progress: ctx.note },
     );
     if (bound.kind !== 'timeout' || ctx.signal.aborted || stuck() || Date.now() - started >= deps.plan.readyTimeoutMs) break;
   }
@@ -117,13 +117,13 @@ async function waitSandboxReady(deps: ProbeDeps, pool: WarmPoolPlan, claimName: 
       last = p.reason;
       return settled(p.phase);
     },
-    { timeoutMs: remaining, signal: ctx.signal },
+    { timeoutMs: remaining, signal: ctx.signal, progress: ctx.note },
   );
   const waitedMs = Date.now() - started;
   if (w.kind === 'matched') {
     const view = claimView(claim, 'v0.5', w.obj);
     const sandbox = sandboxView(w.obj, 'v0.5');
-    if (view.phase.phase === 'Ready') return { ready: true, why: view.phase.reason, sandbox, claim: view, waitedMs };
+    if (view.phase.phase === 'Ready') return { ready: true, why: `${view.phase.reason}${reconnected(w)}`, sandbox, claim: view, waitedMs };
     return { ready: false, reason: 'ProbeSandboxEnded', why: view.phase.reason, sandbox, claim: view, waitedMs };
   }
   const view = claimView(claim, 'v0.5');

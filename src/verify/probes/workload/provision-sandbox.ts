@@ -8,7 +8,7 @@ import { formatMs } from '../../evidence.js';
 import type { TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { ref, type ProbeDeps } from '../common.js';
-import { settled, type Readiness } from './readiness.js';
+import { reconnected, settled, type Readiness } from './readiness.js';
 
 export async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: string, ctx: ProbeRun): Promise<Readiness> {
   const started = Date.now();
@@ -38,12 +38,12 @@ export async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, ve
       last = p.reason;
       return settled(p.phase);
     },
-    { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal },
+    { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal, progress: ctx.note },
   );
   if (w.kind === 'matched') {
     const sandbox = sandboxView(w.obj, family);
     const p = sandbox.phase;
-    if (p.phase === 'Ready') return { ready: true, why: p.reason, sandbox, waitedMs: w.waitedMs };
+    if (p.phase === 'Ready') return { ready: true, why: `${p.reason}${reconnected(w)}`, sandbox, waitedMs: w.waitedMs };
     return { ready: false, reason: 'ProbeSandboxEnded', why: `probe Sandbox ${name} ended ${p.phase}: ${p.reason}`, sandbox, waitedMs: w.waitedMs };
   }
   if (w.kind === 'failed') return { ready: false, reason: 'ProbeWatchFailed', why: `watching probe Sandbox ${name} failed: ${w.error.message}`, waitedMs: w.waitedMs };
