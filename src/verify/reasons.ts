@@ -16,6 +16,7 @@ export const CALL_REASONS = {
   Timeout: 'the API call did not finish within its deadline',
   Invalid: 'the API server rejected the request as invalid',
   TooLarge: 'the request or answer was too large',
+  Redirected: 'the server answered a redirect, which the product never follows',
   RuntimeCallFailed: 'a call to the runtime failed',
   InternalError: 'the verifier hit an unexpected condition',
   CallRejected: 'the adapter rejected the call before sending it',
@@ -27,6 +28,7 @@ export const RUNTIME_FAILURE_REASONS = {
   RuntimeTimeout: 'the runtime did not answer within the deadline',
   RuntimeSilent: 'nothing answers at the runtime address (connection refused or reset)',
   RuntimeError: 'the runtime answered with an error',
+  RuntimeRedirected: 'the runtime (or router) answered a redirect; not followed, nothing sent to its target',
 } as const;
 
 /** Reasons a probe Sandbox (or claim) never became Ready, carried by the workload probe's `verified` evidence. */

@@ -67,6 +67,7 @@ export function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detai
 }
 
 /** The reason code of a runtime call that got no usable answer. */
-export function runtimeFailureReason(r: { kind: 'timeout' | 'silent' | 'error' }): RuntimeFailureReason {
+export function runtimeFailureReason(r: { kind: 'timeout' | 'silent' | 'error'; redirect?: true }): RuntimeFailureReason {
+  if (r.kind === 'error' && r.redirect) return 'RuntimeRedirected';
   return r.kind === 'timeout' ? 'RuntimeTimeout' : r.kind === 'silent' ? 'RuntimeSilent' : 'RuntimeError';
 }
