@@ -21,6 +21,7 @@ import type {
   Termination,
 } from './types.js';
 import type { KubeClient } from './kubernetes/client.js';
+import type { AdapterReason } from './reasons.js';
 
 export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
   readonly client: KubeClient;
@@ -120,7 +121,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     const obs = await this.sessions.observe(request.session);
     if (obs.kind !== 'ok') return obs;
     const o = obs.value;
-    if (o.phase !== 'Ready') return { kind: 'rejected', reason: 'SessionNotReady', message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready` };
+    if (o.phase !== 'Ready') return { kind: 'rejected', reason: notReadyReason(o), message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready: no call was made to its runtime` };
     if (!o.template) return { kind: 'rejected', reason: 'TemplateUnknown', message: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)` };
     const template = `template/${o.ref.namespace}/${o.template}` as const;
     const runtime = this.executions.options.runtimes(template);
@@ -133,6 +134,16 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
   async queryExecution(executionId: string): Promise<Result<ExecutionStatus>> {
     return this.executions ? this.executions.runner.query(executionId) : noExecutions();
   }
+}
+
+/** The stable reason a not-Ready session takes no command: suspended, terminating, unbound claim, ended, else not Ready. */
+function notReadyReason(o: Observation): AdapterReason {
+  if (o.phase === 'Suspended') return 'SessionSuspended';
+  if (o.phase === 'Terminating') return 'SessionTerminating';
+  if (o.phase === 'Gone') return 'SessionGone';
+  if (o.phase === 'Finished' || o.phase === 'Failed') return 'SessionEnded';
+  if (o.ref.via === 'claim' && !o.sandboxName) return 'SessionUnbound';
+  return 'SessionNotReady';
 }
 
 function noExecutions(): Result<never> {

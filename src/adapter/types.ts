@@ -29,6 +29,7 @@ export interface AdapterError {
     | 'timeout'
     | 'invalid'
     | 'too-large'
+    | 'redirect'
     | 'runtime'
     | 'internal';
   readonly message: string;

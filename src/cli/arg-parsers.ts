@@ -29,6 +29,13 @@ export function boundedCount(text: string): number {
   return n;
 }
 
+/** A sample size: a whole number from 2 to 1000 (`--samples`). @throws InvalidArgumentError naming the bad value. */
+export function sampleCount(text: string): number {
+  const n = Number(text.trim());
+  if (!Number.isInteger(n) || n < 2 || n > 1000) throw new InvalidArgumentError(`"${text}" is not a sample size: use a whole number from 2 to 1000 (one success is never enough)`);
+  return n;
+}
+
 /** A directory that exists (e.g. `--mirror`). @throws InvalidArgumentError when it is missing or a file. */
 export function existingDirectory(dir: string): string {
   if (!existsSync(dir)) throw new InvalidArgumentError(`${dir} does not exist: give an existing directory`);

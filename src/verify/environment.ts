@@ -56,6 +56,8 @@ export interface PlanOptions {
   readonly probeTimeoutMs?: number;
   /** For a workload object to become Ready, ms. Default 120000. */
   readonly readyTimeoutMs?: number;
+  /** Consecutive successes per network-reached capability. Default DEFAULT_SAMPLES. */
+  readonly samples?: number;
 }
 
 function runtimePorts(kind: 'sandboxd' | 'python-runtime' | 'custom', ports: readonly number[]): TemplatePlan['ports'] {
@@ -112,6 +114,7 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
     transport: opts.transport,
     requirements: requirementsFor(declared, overrides),
     probeTimeoutMs: opts.probeTimeoutMs ?? 5_000,
+    ...(opts.samples !== undefined ? { samples: opts.samples } : {}),
     readyTimeoutMs: opts.readyTimeoutMs ?? 120_000,
   };
 }

@@ -6,7 +6,7 @@ export { TUPLE_KEYS, tupleLine, type CompatibilityTuple, type TupleEntry } from 
 export { defaultRequired, requirementsFor } from './requirements.js';
 export { orderProbes, runProbes, ProbeGraphError, type Probe, type ProbeRun } from './runner.js';
 export { EnvironmentDescriptorError, planFromDescriptor, readEnvironment, type PlanOptions } from './environment.js';
-export { DEFAULT_CONTROLLER, type VerifyPlan, type TemplatePlan, type WarmPoolPlan, type RouterPlan, type NetworkPolicyPlan, type RuntimeKind } from './plan.js';
+export { DEFAULT_CONTROLLER, DEFAULT_SAMPLES, sampleSize, type VerifyPlan, type TemplatePlan, type WarmPoolPlan, type RouterPlan, type NetworkPolicyPlan, type RuntimeKind } from './plan.js';
 export { checkImage, imageEvidence, registryDigest, splitRef, startedContainers, type ContainerImage, type ImageCheck, type PodView, type SplitRef } from './image-digests.js';
 export { imageDigestsProbe, IMAGE_DIGESTS_PROBE } from './probes/image-digests.js';
 export { runVerify, planProbes, VerifyCouldNotRunError, type VerifyOptions, type VerifyResult } from './verify.js';

@@ -99,10 +99,23 @@ export interface VerifyPlan {
   readonly requirements: readonly Requirement[];
   /** Deadline of each runtime call (ms). Default 5000. */
   readonly probeTimeoutMs: number;
+  /** Consecutive successes a network-reached capability needs before it is verified (`--samples`). Default {@link DEFAULT_SAMPLES}. */
+  readonly samples?: number;
   /** Deadline for a workload Sandbox/claim to become Ready (ms). Default 120000. */
   readonly readyTimeoutMs: number;
   /** How long (ms) a probe claim may sit at Ready=False/TemplateNotFound|WarmPoolNotFound before the verifier stops waiting (case 05). Default 60000 (`CLAIM_REFERENCE_GRACE_MS`). */
   readonly claimReferenceGraceMs?: number;
+}
+
+/**
+ * Default sample size: a runtime failing one call in four passes 5 consecutive calls about 24% of the time, and a path
+ * failing one in two about 3%; raise it with `--samples` for flakier paths.
+ */
+export const DEFAULT_SAMPLES = 5;
+
+/** The plan's sample size, never below 2 (one success is never enough). */
+export function sampleSize(plan: Pick<VerifyPlan, 'samples'>): number {
+  return Math.max(2, plan.samples ?? DEFAULT_SAMPLES);
 }
 
 /** `agent-sandbox-system/agent-sandbox-controller` (`k8s/controller.yaml@v0.5.6`). */

@@ -34,7 +34,7 @@ export type RuntimeCall<T> =
   | { readonly kind: 'answered'; readonly value: T; readonly durationMs: number }
   | { readonly kind: 'timeout'; readonly durationMs: number; readonly detail: string }
   | { readonly kind: 'silent'; readonly durationMs: number; readonly detail: string }
-  | { readonly kind: 'error'; readonly durationMs: number; readonly detail: string };
+  | { readonly kind: 'error'; readonly durationMs: number; readonly detail: string; readonly redirect?: true };
 
 export interface ExecOutput {
   readonly exitCode: number;
@@ -141,6 +141,7 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
   if (r.kind === 'failed') {
     if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message };
     if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
+    if (r.error.category === 'redirect') return { kind: 'error', durationMs, detail: r.error.message, redirect: true };
     return { kind: 'error', durationMs, detail: r.error.message };
   }
   return { kind: 'error', durationMs, detail: r.message };

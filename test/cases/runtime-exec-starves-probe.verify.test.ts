@@ -55,7 +55,7 @@ async function run(): Promise<{ state: string; next: string | null; ms: number; 
   exec.proven('discovered', 't', 'RuntimeDeclared', 'python runtime on 8888').proven('compatible', 't', 'RuntimeSpoken', 'spoken').proven('configured', 't', 'TransportReachesRuntime', 'direct reaches it');
   const prober = new AdapterRuntimeProber({});
   const started = Date.now();
-  const ok = await proveExecution(prober, target(), { probeTimeoutMs: 500, runId: 'abc123' }, exec, 'pod s1 Ready=True IP 127.0.0.1');
+  const ok = await proveExecution(prober, target(), { probeTimeoutMs: 500, runId: 'abc123', samples: 2 }, exec, 'pod s1 Ready=True IP 127.0.0.1');
   await prober.close();
   return { ...settle(exec.list), ms: Date.now() - started, ok };
 }
@@ -66,7 +66,7 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
     const r = await run();
     expect(r.ok).toBe(false);
     expect(r.state).toBe('configured');
-    expect(r.next).toMatch(/^verified not reached: runtime API did not answer: no answer in 500ms \(.*\); pod s1 Ready=True IP 127\.0\.0\.1$/);
+    expect(r.next).toMatch(/^verified not reached: sample 1 of 2 failed after 0 success\(es\): runtime API did not answer: no answer in 500ms \(.*\); pod s1 Ready=True IP 127\.0\.0\.1$/);
     expect(r.ms).toBeGreaterThanOrEqual(450);
     expect(r.ms).toBeLessThan(3000);
   });
@@ -89,7 +89,7 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
       });
     });
     const prober = new AdapterRuntimeProber({});
-    const ok = await proveExecution(prober, { ...target(), restPort: closed }, { probeTimeoutMs: 800, runId: 'abc123' }, exec, 'pod s1 Ready=True');
+    const ok = await proveExecution(prober, { ...target(), restPort: closed }, { probeTimeoutMs: 800, runId: 'abc123', samples: 2 }, exec, 'pod s1 Ready=True');
     expect(ok).toBe(false);
     const s = settle(exec.list);
     expect(s.state).toBe('configured');

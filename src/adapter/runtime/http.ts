@@ -1,6 +1,8 @@
 /**
  * One bounded HTTP/1.1 call to a runtime server over a transport endpoint (Node's built-in fetch): deadline via
  * AbortSignal, request size checked before sending, response read up to a cap. Failures come back classified.
+ * Redirects are never followed (`redirect: 'manual'`): a 3xx is a `redirect` failure naming its Location, so no command,
+ * file or bearer token ever reaches an address the transport did not choose (case 14).
  */
 import type { AdapterError, Result } from '../types.js';
 import type { HttpEndpoint } from '../transports/types.js';
@@ -50,7 +52,13 @@ export async function httpCall(endpoint: HttpEndpoint, req: HttpRequest, limits:
       headers: { ...endpoint.headers, ...req.headers, ...(req.contentType ? { 'Content-Type': req.contentType } : {}) },
       ...(req.body !== undefined ? { body: req.body } : {}),
       signal: controller.signal,
+      redirect: 'manual',
     });
+    if (res.status >= 300 && res.status < 400) {
+      const location = res.headers.get('location') ?? '(no Location)';
+      await res.body?.cancel().catch(() => undefined);
+      return { kind: 'failed', error: { category: 'redirect', code: res.status, message: `${what}: answered ${res.status} redirect to ${location}; not followed`, hint: 'a runtime or router that redirects is misconfigured or hostile: the call and its credentials stay with the address the transport chose' } };
+    }
     const chunks: Buffer[] = [];
     let total = 0;
     if (res.body) {

@@ -1,7 +1,7 @@
 /**
  * The `router` transport: HTTP/1.1 through the sandbox-router, addressed by headers (FACTS.md §6;
  * `sandbox-router/proxy/headers.go@v0.5.6`): `X-Sandbox-ID` (Sandbox name), `X-Sandbox-Namespace`, `X-Sandbox-Port`, and
- * `X-Sandbox-Pod-IP` when known. The router's upstream transport is HTTP/1.1 only (`ForceAttemptHTTP2: false`,
+ * `X-Sandbox-Pod-IP` only when asked for (clients address by name). The router's upstream transport is HTTP/1.1 only (`ForceAttemptHTTP2: false`,
  * `sandbox-router/proxy/proxy.go@v0.5.6`), so gRPC is `unsupported` here: never a fallback to something else.
  */
 import type { Result } from '../types.js';
@@ -15,8 +15,9 @@ export class RouterTransport implements Transport {
    * @param routerUrl base URL of the router's proxy port, e.g. `http://127.0.0.1:8080` (a trailing slash is dropped).
    * @param opts.token bearer token for routers running `--authz-mode=tokenreview|scoped-token` (the router strips it before
    *   forwarding, `sandbox-router/proxy/proxy.go@v0.5.6`). Default: none.
-   * @param opts.podIPHeader send `X-Sandbox-Pod-IP` when the pod IP is known. Default true; set false for `scoped-token`
-   *   routers, which reject requests carrying it (`sandbox-router/authz/scopedtoken.go@v0.5.6`).
+   * @param opts.podIPHeader send `X-Sandbox-Pod-IP` when the pod IP is known. Default false: requests are addressed by name,
+   *   the path the SDKs take without a pod IP (router cache, then DNS; case 03), and the only one `scoped-token` routers
+   *   accept (`sandbox-router/authz/scopedtoken.go@v0.5.6`).
    */
   constructor(routerUrl: string, private readonly opts: { token?: string; podIPHeader?: boolean } = {}) {
     this.base = routerUrl.replace(/\/+$/, '');
@@ -27,7 +28,7 @@ export class RouterTransport implements Transport {
       'X-Sandbox-ID': target.sandboxName,
       'X-Sandbox-Namespace': target.namespace,
       'X-Sandbox-Port': String(port),
-      ...(target.podIP && this.opts.podIPHeader !== false ? { 'X-Sandbox-Pod-IP': target.podIP } : {}),
+      ...(target.podIP && this.opts.podIPHeader === true ? { 'X-Sandbox-Pod-IP': target.podIP } : {}),
       ...(this.opts.token ? { Authorization: `Bearer ${this.opts.token}` } : {}),
     };
     return { kind: 'ok', value: { baseUrl: this.base, headers, describe: `router ${this.base} -> ${target.namespace}/${target.sandboxName}:${port}` } };

@@ -13,9 +13,9 @@ import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
-import { boundedCount, defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
+import { boundedCount, defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sampleCount, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
 import {
-  EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
+  DEFAULT_SAMPLES, EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
 } from '../../verify/index.js';
 import type { ExitCategory } from '../../model/errors.js';
 import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
@@ -36,6 +36,7 @@ interface VerifyFlags {
   /** Milliseconds (parsed by {@link parseDuration}). */
   probeTimeout: number;
   readyTimeout: number;
+  samples: number;
   controller: 'deployment' | 'external';
   sandbox?: SandboxRef[];
   concurrency: number;
@@ -66,6 +67,7 @@ export function registerVerify(program: Command): void {
     .addOption(new Option('--transport <kind>', 'how to reach runtime servers (the client\'s transport)').choices(['port-forward', 'direct', 'router']).default('port-forward'))
     .option('--router-url <url>', 'base URL (http or https) of the sandbox-router proxy port, for router health and the router transport', httpUrl)
     .addOption(new Option('--probe-timeout <duration>', 'deadline of each runtime call: 5s, 500ms, 2m or milliseconds').argParser(parseDuration).default(5_000, '5s'))
+    .addOption(new Option('--samples <n>', 'consecutive successful calls each network-reached capability needs (runtime commands, the router path); one failure keeps it below verified').argParser(sampleCount).default(DEFAULT_SAMPLES, String(DEFAULT_SAMPLES)))
     .addOption(new Option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready: 120s, 2m or milliseconds').argParser(parseDuration).default(120_000, '120s'))
     .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified', sandboxRefs)
     .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
@@ -83,6 +85,7 @@ export function registerVerify(program: Command): void {
           ...(flags.routerUrl ? { routerUrl: flags.routerUrl } : {}),
           probeTimeoutMs: flags.probeTimeout,
           readyTimeoutMs: flags.readyTimeout,
+          samples: flags.samples,
         });
         if (flags.sandbox?.length) {
           plan = { ...plan, sandboxes: flags.sandbox, requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }] };

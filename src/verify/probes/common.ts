@@ -52,7 +52,7 @@ export function callReason(r: Exclude<Result<unknown>, { kind: 'ok' }>): CallRea
   if (r.kind === 'rejected') return 'CallRejected';
   if (r.kind === 'unsupported') return 'CallUnsupported';
   if (r.error.category === 'not-found') return r.error.missing === 'api' ? 'ApiNotServed' : 'NotFound';
-  const byCategory = { forbidden: 'Forbidden', unauthenticated: 'Unauthenticated', conflict: 'Conflict', gone: 'Gone', unreachable: 'Unreachable', timeout: 'Timeout', invalid: 'Invalid', 'too-large': 'TooLarge', runtime: 'RuntimeCallFailed', internal: 'InternalError' } as const;
+  const byCategory = { forbidden: 'Forbidden', unauthenticated: 'Unauthenticated', conflict: 'Conflict', gone: 'Gone', unreachable: 'Unreachable', timeout: 'Timeout', invalid: 'Invalid', 'too-large': 'TooLarge', redirect: 'Redirected', runtime: 'RuntimeCallFailed', internal: 'InternalError' } as const;
   return byCategory[r.error.category];
 }
 

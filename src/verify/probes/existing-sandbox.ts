@@ -9,6 +9,7 @@
  */
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import { podView, sandboxView } from '../../adapter/kubernetes/views.js';
+import { sampleSize } from '../plan.js';
 import type { Probe } from '../runner.js';
 import type { RuntimeTarget } from '../runtime-prober.js';
 import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
@@ -64,7 +65,7 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
       f.proven('configured', subject, 'SandboxReady', `${phase.reason}; ${podState}`);
       const target: RuntimeTarget = { kind: rt.kind, transport: deps.plan.transport, namespace, sandbox: name, pod: podName, ...(podIP ? { podIP } : {}), restPort: rt.rest, ...(rt.kind === 'sandboxd' ? { grpcPort: rt.grpc } : {}) };
       ctx.note(`asking ${rt.kind} in ${name} over ${deps.plan.transport}`);
-      await proveExecution(deps.runtime, target, { probeTimeoutMs: deps.plan.probeTimeoutMs, runId: deps.workload.runId, signal: ctx.signal }, f, podState);
+      await proveExecution(deps.runtime, target, { probeTimeoutMs: deps.plan.probeTimeoutMs, runId: deps.workload.runId, samples: sampleSize(deps.plan), signal: ctx.signal }, f, podState);
       return f.list;
     },
   };

@@ -72,7 +72,7 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
     const r = await deps.cluster.getCustom(ref('Sandbox', 'v1alpha1', template.namespace), sb.name);
     conversionReadEvidence(f.conv, `Sandbox ${template.namespace}/${sb.name}`, r);
   }
-  await routerEvidence(deps, template, f, sb);
+  await routerEvidence(deps, template, f, sb, runtimeOk);
   // Runtime class: the pod ran under it, on a matching node, and isolation shows from inside; and no sibling pod under
   // the class failed to get a sandbox on another node (the probe may have landed on the one node that works).
   if (f.rc && template.runtimeClassName) {

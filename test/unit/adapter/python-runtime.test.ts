@@ -47,7 +47,7 @@ test('request size is checked before sending', async () => {
   expect(r.kind === 'failed' && r.error.category).toBe('too-large');
 });
 
-test('router transport: sends X-Sandbox-ID/-Namespace/-Port/-Pod-IP and the python runtime port 8888 by default; token and no pod IP on request', async () => {
+test('router transport: addresses by name (X-Sandbox-ID/-Namespace/-Port, no pod IP) and port 8888 by default, as clients do; pod IP and token on request', async () => {
   // A loopback HTTP server stands in for the router only to record what the client sends.
   const seen: http.IncomingHttpHeaders[] = [];
   const router = http.createServer((req, res) => {
@@ -60,13 +60,17 @@ test('router transport: sends X-Sandbox-ID/-Namespace/-Port/-Pod-IP and the pyth
     const url = `http://127.0.0.1:${(router.address() as AddressInfo).port}`;
     const viaRouter = new PythonRuntimeClient(new RouterTransport(url), target);
     expect((await viaRouter.health(2000)).kind).toBe('ok');
-    expect(seen[0]).toMatchObject({ 'x-sandbox-id': 'py-1', 'x-sandbox-namespace': 'sbx', 'x-sandbox-port': '8888', 'x-sandbox-pod-ip': '127.0.0.1' });
+    expect(seen[0]).toMatchObject({ 'x-sandbox-id': 'py-1', 'x-sandbox-namespace': 'sbx', 'x-sandbox-port': '8888' });
+    expect(seen[0]!['x-sandbox-pod-ip']).toBeUndefined();
     expect(seen[0]!.authorization).toBeUndefined();
-    // scoped-token routers: a bearer token, and no pod IP header (they reject it)
-    const scoped = new PythonRuntimeClient(new RouterTransport(url, { token: 'router-token', podIPHeader: false }), target);
+    // scoped-token routers: a bearer token, still no pod IP header (they reject it)
+    const scoped = new PythonRuntimeClient(new RouterTransport(url, { token: 'router-token' }), target);
     expect((await scoped.health(2000)).kind).toBe('ok');
     expect(seen[1]).toMatchObject({ 'x-sandbox-id': 'py-1', authorization: 'Bearer router-token' });
     expect(seen[1]!['x-sandbox-pod-ip']).toBeUndefined();
+    const withIP = new PythonRuntimeClient(new RouterTransport(url, { podIPHeader: true }), target);
+    expect((await withIP.health(2000)).kind).toBe('ok');
+    expect(seen[2]).toMatchObject({ 'x-sandbox-pod-ip': '127.0.0.1' });
   } finally {
     router.close();
   }

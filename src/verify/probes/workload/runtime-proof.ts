@@ -1,6 +1,7 @@
 /**
  * Proof that a sandbox's runtime executes commands over the client's transport: a health call (retried while the
- * runtime is not listening yet), then two distinct nonce commands, each under its own deadline. No lucky single success.
+ * runtime is not listening yet), then N distinct nonce commands in a row (the plan's sample size), each under its own
+ * deadline. One failure anywhere in the sample keeps it below verified and is reported with its position.
  */
 import { formatMs } from '../../evidence.js';
 import type { RuntimeFailureReason } from '../../reasons.js';
@@ -8,12 +9,13 @@ import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../runtime-pr
 import type { Facts } from '../common.js';
 
 /**
- * Proves execution over the client's transport: two distinct nonce commands (`echo <nonce>`), each under its own
- * deadline; both must answer exit 0 with exactly the nonce. Adds `verified` evidence to `exec` and returns whether
- * both did. A silent or hanging runtime gives `unknown` (state stays configured), a wrong answer `missing`.
+ * Proves execution over the client's transport: `samples` distinct nonce commands (`echo <nonce>`) in a row, each under
+ * its own deadline; every one must answer exit 0 with exactly the nonce. Adds `verified` evidence to `exec` and returns
+ * whether all did. The first failure stops the sample: a silent or hanging runtime gives `unknown` (state stays
+ * configured), a wrong answer `missing`; either names its position (`sample k of N`).
  */
-export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarget, opts: { probeTimeoutMs: number; runId: string; signal?: AbortSignal }, exec: Facts, podState: string): Promise<boolean> {
-  const { probeTimeoutMs } = opts;
+export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarget, opts: { probeTimeoutMs: number; runId: string; samples: number; signal?: AbortSignal }, exec: Facts, podState: string): Promise<boolean> {
+  const { probeTimeoutMs, samples } = opts;
   const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
   // Ready flips when the container starts, before the runtime listens (FACTS.md §10.1): a refused connection is
   // retried until the probe deadline; a hang is not (it already used the whole deadline).
@@ -22,8 +24,8 @@ export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarg
     exec.add('verified', 'unknown', subject, runtimeFailureReason(contact), `runtime API did not answer: ${describeFailure(contact, probeTimeoutMs)}; ${podState}`, { field: 'health', durationMs: contact.durationMs });
     return false;
   }
-  let ok = true;
-  for (let round = 1; round <= 2; round += 1) {
+  const durations: number[] = [];
+  for (let round = 1; round <= samples; round += 1) {
     if (opts.signal?.aborted) {
       exec.add('verified', 'unknown', subject, 'Interrupted', 'interrupted before the nonce commands finished');
       return false;
@@ -31,18 +33,18 @@ export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarg
     const nonce = `agentplane-${opts.runId}-${round}-${Math.random().toString(36).slice(2, 10)}`;
     const r = await runtime.execute(target, ['echo', nonce], probeTimeoutMs);
     if (r.kind !== 'answered') {
-      exec.add('verified', 'unknown', subject, runtimeFailureReason(r), `runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`, { field: `Execute(echo <nonce ${round}>)`, durationMs: r.durationMs });
+      exec.add('verified', 'unknown', subject, runtimeFailureReason(r), `sample ${round} of ${samples} failed after ${round - 1} success(es): runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`, { field: `Execute(echo <nonce ${round}>)`, value: `sample ${round}/${samples}`, durationMs: r.durationMs });
       return false;
     }
     const out = r.value.stdout.trim();
     if (r.value.exitCode !== 0 || out !== nonce) {
-      exec.add('verified', 'missing', subject, 'NonceMismatch', `runtime answered exit ${r.value.exitCode} "${out.slice(0, 80)}" to echo ${nonce}; expected exit 0 and the nonce`, { field: `Execute(echo <nonce ${round}>)`, value: out.slice(0, 80), durationMs: r.durationMs });
-      ok = false;
-    } else {
-      exec.proven('verified', subject, 'NonceEchoed', `nonce ${round} echoed exactly (exit 0) in ${formatMs(r.durationMs)}`, { field: `Execute(echo <nonce ${round}>)`, value: nonce, durationMs: r.durationMs });
+      exec.add('verified', 'missing', subject, 'NonceMismatch', `sample ${round} of ${samples}: runtime answered exit ${r.value.exitCode} "${out.slice(0, 80)}" to echo ${nonce}; expected exit 0 and the nonce`, { field: `Execute(echo <nonce ${round}>)`, value: out.slice(0, 80), durationMs: r.durationMs });
+      return false;
     }
+    durations.push(r.durationMs);
   }
-  return ok;
+  exec.proven('verified', subject, 'NonceEchoed', `${samples} of ${samples} nonce commands in a row echoed exactly (exit 0), slowest ${formatMs(Math.max(...durations))}`, { field: 'Execute(echo <nonce>)', value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) });
+  return true;
 }
 
 /** Health calls until one is answered, retrying refused connections every 250 ms within `deadlineMs` in all. */
@@ -67,6 +69,7 @@ export function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detai
 }
 
 /** The reason code of a runtime call that got no usable answer. */
-export function runtimeFailureReason(r: { kind: 'timeout' | 'silent' | 'error' }): RuntimeFailureReason {
+export function runtimeFailureReason(r: { kind: 'timeout' | 'silent' | 'error'; redirect?: true }): RuntimeFailureReason {
+  if (r.kind === 'error' && r.redirect) return 'RuntimeRedirected';
   return r.kind === 'timeout' ? 'RuntimeTimeout' : r.kind === 'silent' ? 'RuntimeSilent' : 'RuntimeError';
 }

@@ -2,7 +2,7 @@
  * Evidence from using a Ready probe sandbox's runtime the way a client does: commands (two nonces), the file API
  * (a write read back), and the runtime's health through the router.
  */
-import type { TemplatePlan } from '../../plan.js';
+import { sampleSize, type TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { formatMs } from '../../evidence.js';
 import type { ProbeDeps } from '../common.js';
@@ -14,10 +14,10 @@ import type { ProbeSandbox } from './sandbox-ready.js';
 export async function executionEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox, ctx: ProbeRun): Promise<boolean> {
   const { plan } = deps;
   ctx.note(`asking ${template.runtime} in ${sb.name} over ${plan.transport} (deadline ${formatMs(plan.probeTimeoutMs)} per call)`);
-  const ok = await proveExecution(deps.runtime, sb.target, { probeTimeoutMs: plan.probeTimeoutMs, runId: deps.workload.runId, signal: ctx.signal }, f.exec, sb.podState);
+  const ok = await proveExecution(deps.runtime, sb.target, { probeTimeoutMs: plan.probeTimeoutMs, runId: deps.workload.runId, samples: sampleSize(plan), signal: ctx.signal }, f.exec, sb.podState);
   const subject = `runtime of ${sb.name}`;
   for (const x of [f.template, f.api]) {
-    if (ok) x.proven('verified', subject, 'RuntimeAnswered', `runtime answered two nonce commands over ${plan.transport}`);
+    if (ok) x.proven('verified', subject, 'RuntimeAnswered', `runtime answered ${sampleSize(plan)} nonce commands in a row over ${plan.transport}`);
     else x.add('verified', 'unknown', subject, 'RuntimeNotVerified', `runtime API not verified (see runtime-exec); ${sb.podState}`);
   }
   if (f.wp) {
@@ -52,9 +52,13 @@ export async function fileEvidence(deps: ProbeDeps, template: TemplatePlan, f: W
 
 /**
  * When a router URL is known: with a declared router-mode client, the client's own calls through the router (a nonce
- * `execute` on the client's port with its headers); without one, the runtime's health through the router (HTTP/1.1).
+ * `execute` on the client's port with its headers). Without one, the runtime's health through the router exactly as the SDKs address it by name
+ * (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`), `samples` times in a row (case 03). A failure is compared
+ * with the direct path (`directOk`, the client transport's own sample) and classified: the router's upstream DNS
+ * NXDOMAIN, refused dial, timeout or another 5xx, the router itself silent or slow; with whether the per-sandbox Service
+ * exists (the router's DNS fallback needs it).
  */
-export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox): Promise<void> {
+export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox, directOk: boolean): Promise<void> {
   const url = deps.plan.router?.url;
   if (!url) return;
   const clients = routerClients(deps);
@@ -74,7 +78,34 @@ export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f:
     }
     return;
   }
-  const r = await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router');
-  if (r.kind === 'answered') f.router.proven('verified', `router ${url}`, 'RouterReachedRuntime', `${template.runtime} health of ${sb.name} answered "${r.value}" through the router`, { durationMs: r.durationMs });
-  else f.router.add('verified', 'unknown', `router ${url}`, runtimeFailureReason(r), `health through the router: ${describeFailure(r, deps.plan.probeTimeoutMs)}`, { durationMs: r.durationMs });
+  const samples = sampleSize(deps.plan);
+  const subject = `router ${url} -> ${template.namespace}/${sb.name}`;
+  const durations: number[] = [];
+  for (let i = 1; i <= samples; i += 1) {
+    const r = await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router');
+    if (r.kind === 'answered') {
+      durations.push(r.durationMs);
+      continue;
+    }
+    const svc = await deps.cluster.service(template.namespace, sb.name);
+    const service = svc.kind !== 'ok' ? 'per-sandbox Service not readable' : svc.value ? `per-sandbox Service ${template.namespace}/${sb.name} exists` : `no per-sandbox Service ${template.namespace}/${sb.name} (the router's DNS fallback has nothing to resolve)`;
+    const cause = routerCause(r);
+    const direct = directOk ? `the direct path (${deps.plan.transport}) answered every sample` : `the direct path (${deps.plan.transport}) failed too`;
+    f.router.add('verified', 'unknown', subject, cause, `sample ${i} of ${samples} through the router (name-based, as clients call it) failed after ${i - 1} success(es): ${describeFailure(r, deps.plan.probeTimeoutMs)}; ${direct}; ${service}`, { field: 'health via router', value: `sample ${i}/${samples}`, durationMs: r.durationMs, cause: directOk ? 'router-path-differs' : 'both-paths-fail' });
+    return;
+  }
+  f.router.proven('verified', subject, 'RouterReachedRuntime', `${template.runtime} health of ${sb.name} answered ${samples} of ${samples} times in a row through the router by name (no pod-IP header)`, { field: 'health via router', value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) });
 }
+
+/** The cause class of a failed call through the router, from the router's own answer (`{"detail": …}`, FACTS.md §6). */
+export function routerCause(r: { kind: 'timeout' | 'silent' | 'error'; detail: string; redirect?: true }): RouterCause | ReturnType<typeof runtimeFailureReason> {
+  if (r.kind !== 'error' || r.redirect) return runtimeFailureReason(r);
+  const d = r.detail.toLowerCase();
+  if (!/\b5\d\d\b/.test(d)) return 'RuntimeError';
+  if (/no such host|nxdomain|server misbehaving|lookup /.test(d)) return 'RouterUpstreamNxdomain';
+  if (/connection refused|econnrefused/.test(d)) return 'RouterUpstreamRefused';
+  if (/timeout|deadline|timed out/.test(d)) return 'RouterUpstreamTimeout';
+  return 'RouterUpstream5xx';
+}
+
+export type RouterCause = 'RouterUpstreamNxdomain' | 'RouterUpstreamRefused' | 'RouterUpstreamTimeout' | 'RouterUpstream5xx';
