@@ -2,7 +2,7 @@
  * Reads the compatibility tuple from the cluster (DESIGN.md §1). Every entry is read, never assumed; what the API
  * cannot tell is `unknown` with the reason.
  */
-import { readFileSync } from 'node:fs';
+import { PACKAGE_NAME, packageVersion } from '../model/index.js';
 import { openApiSchema, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
 import type { Cluster, Obj } from '../adapter/kubernetes/cluster.js';
 import type { VerifyPlan } from './plan.js';
@@ -11,14 +11,10 @@ import type { CompatibilityTuple, TupleEntry } from './tuple.js';
 /** CNIs recognisable by their DaemonSet name in kube-system. */
 const CNI_DAEMONSETS = ['cilium', 'calico-node', 'kube-flannel-ds', 'weave-net', 'kindnet', 'antrea-agent', 'canal', 'kube-router', 'aws-node', 'azure-cni', 'netd', 'ovnkube-node'];
 
-/** AgentPlane's own version (the client SDK entry), from package.json. */
+/** AgentPlane's own version (the client SDK entry), from its package.json (found from src/, lib/esm/ and lib/cjs/ alike). */
 export function clientSdkEntry(): TupleEntry {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
-    return { value: `${pkg.name ?? 'agentplane'} ${pkg.version ?? 'unknown'}`, source: 'package.json' };
-  } catch {
-    return { value: 'unknown', source: 'package.json not readable' };
-  }
+  const version = packageVersion();
+  return version === 'unknown' ? { value: 'unknown', source: 'package.json not found' } : { value: `${PACKAGE_NAME} ${version}`, source: 'package.json' };
 }
 
 const u = (source: string): TupleEntry => ({ value: 'unknown', source });
