@@ -6,9 +6,10 @@
 import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { LiveStateError, readUpgradeState } from '../../adapter/kubernetes/upgrade-state.js';
-import { DIFF_FORMATS, renderPlan, type DiffFormat } from '../../diff/index.js';
+import { renderPlanMarkdown, renderPlanText } from '../../diff/index.js';
 import { intermediateTags, loadRelease, planUpgrade, releaseFacts, type LiveUpgradeState } from '../../releases/index.js';
 import { existingFile } from '../arg-parsers.js';
+import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
 import { describeError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
@@ -19,7 +20,7 @@ interface PlanFlags {
   from?: string;
   kubeconfig?: string;
   context?: string;
-  output: DiffFormat;
+  output: OutputChoice;
 }
 
 /** Registers `plan-upgrade` on the program. */
@@ -31,7 +32,7 @@ export function registerPlanUpgrade(program: Command): void {
     .addOption(new Option('--from <tag>', 'current release (default with --kubeconfig: the live install\'s app.kubernetes.io/version label)').choices(RELEASE_CHOICES))
     .option('--kubeconfig <file>', 'read status.storedVersions, v1alpha1 claims and warm pools from this cluster', existingFile)
     .option('--context <name>', 'kubeconfig context')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
+    .addOption(outputOption('table', { textAlias: true }))
     .addHelpText('after', '\nExit codes: 0 safe, 1 needs action (needs-migration or blocked), 2 error.')
     .action(async (flags: PlanFlags, cmd: Command) => {
       if (flags.from === undefined && flags.kubeconfig === undefined && flags.context === undefined) cmd.error('error: give --from TAG or --kubeconfig FILE', { exitCode: 2 });
@@ -48,7 +49,7 @@ export function registerPlanUpgrade(program: Command): void {
         const from = await loadRelease(releaseFacts(fromTag).tag, fetchOpts);
         const intermediates = await Promise.all(intermediateTags(from.facts.tag, to.facts.tag).map((t) => loadRelease(releaseFacts(t).tag, fetchOpts)));
         const plan = planUpgrade(from, to, live?.state, intermediates);
-        process.stdout.write(renderPlan(plan, flags.output));
+        process.stdout.write(renderWith(outputFormat(flags.output), () => plan, { table: () => renderPlanText(plan), markdown: () => renderPlanMarkdown(plan) }));
         process.exitCode = plan.verdict === 'safe' ? 0 : 1;
       } catch (err) {
         process.stderr.write(`${describeError(err)}\n`);
