@@ -10,7 +10,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { directoryOrNew, existingDirectory } from './arg-parsers.js';
 import { exitCodeHelp } from './exit-codes.js';
-import { packageVersion } from './package-info.js';
+import { packageVersion } from '../model/package-info.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
 import { UsageError } from './usage-error.js';
 

@@ -23,9 +23,38 @@ export interface Report {
   readonly notes?: readonly string[];
 }
 
-/** The `-o, --output <format>` option with the four choices; `defaultFormat` defaults to `table`. */
-export function outputOption(defaultFormat: OutputFormat = 'table'): Option {
-  return new Option('-o, --output <format>', 'output format').choices(OUTPUT_FORMATS).default(defaultFormat);
+/** What `-o` accepts: the four formats, and `text` (the same as `table`) on commands that printed `text` before. */
+export type OutputChoice = OutputFormat | 'text';
+
+/**
+ * The `-o, --output <format>` option of every command: table|json|yaml|markdown, default `table` unless given;
+ * `textAlias` also accepts `text` as another name of `table`. Read the value with {@link outputFormat}.
+ */
+export function outputOption(defaultFormat: OutputFormat = 'table', opts: { readonly textAlias?: boolean } = {}): Option {
+  const choices: readonly string[] = opts.textAlias === true ? [...OUTPUT_FORMATS, 'text'] : OUTPUT_FORMATS;
+  return new Option('-o, --output <format>', opts.textAlias === true ? 'output format (text: the same as table)' : 'output format').choices(choices).default(defaultFormat);
+}
+
+/** The format an `-o` value names (`text` is `table`). */
+export function outputFormat(choice: OutputChoice): OutputFormat {
+  return choice === 'text' ? 'table' : choice;
+}
+
+/**
+ * Output of a command with its own table and markdown views: json and yaml from `data` (the JSON form), the others
+ * from the views. The returned text ends with a newline.
+ */
+export function renderWith(format: OutputFormat, data: () => unknown, views: { readonly table: () => string; readonly markdown: () => string }): string {
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(data(), null, 2)}\n`;
+    case 'yaml':
+      return toYaml(data());
+    case 'markdown':
+      return views.markdown();
+    case 'table':
+      return views.table();
+  }
 }
 
 /** YAML text the way cdk8s writes it (YAML 1.1 quoting, no line folding). */

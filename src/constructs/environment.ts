@@ -19,7 +19,7 @@ import { apiVersionFor, provideContext } from './context.js';
 import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
-import { isPlainObject } from '../model/objects.js';
+import { isPlainObject, withSortedKeys } from '../model/objects.js';
 import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
@@ -231,14 +231,15 @@ export class AgentEnvironment extends Chart {
 
   /**
    * The environment's objects as cdk8s writes them (`app.synth()`, `Testing.synth()`): validated like
-   * `agentplane synth` validates them, then rendered the same way (render.ts).
+   * `agentplane synth` validates them, then rendered the same way (render.ts), keys sorted at every level as
+   * `agentplane synth` writes them (cdk8s sorts an ApiObject's keys, but rendering adds annotations after that).
    * @throws ConstructError listing every problem when a construct validation or {@link AgentEnvironment.check} fails.
    */
   override toJson(): any[] {
     const c = this.check();
     const problems = [...childProblems(this), ...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];
     if (problems.length > 0) throw new ConstructError(this.node.path, `environment ${this.name} cannot be synthesized:\n  ${problems.join('\n  ')}`, 'fix the constructs named above');
-    return c.rendering.objects.map((o) => o.object);
+    return c.rendering.objects.map((o) => withSortedKeys(o.object));
   }
 
   /**

@@ -60,6 +60,11 @@ export function parseProps<S extends z.ZodType>(scope: Construct, construct: str
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue): PropProblem => {
     const prop = issue.path.length === 0 ? '(props)' : issue.path.map(String).join('.');
+    // A refused map key (a label key, ...): the key is the value given, and the key schema's message says why.
+    if (issue.code === 'invalid_key') {
+      const key = String(issue.path[issue.path.length - 1]);
+      return { prop, reason: reasonOf(issue), value: key, message: `${prop}: the key ${issue.issues[0]?.message ?? issue.message} (got ${showValue(key)})` };
+    }
     const value = valueAt(props, issue.path);
     return { prop, reason: reasonOf(issue), value, message: `${prop}: ${issue.message} (got ${showValue(value)})` };
   });

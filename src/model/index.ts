@@ -3,7 +3,8 @@ export type { CapabilityName } from './capabilities.js';
 export { BUILT_FOR, TUPLE_KEYS, type TuplePart } from './compatibility.js';
 export { AgentPlaneError, EXIT_CATEGORIES, exitCategoryOfFailure, type ExitCategory } from './errors.js';
 export { DNS_LABEL, DNS_LABEL_MAX } from './names.js';
-export { isPlainObject } from './objects.js';
+export { isPlainObject, withSortedKeys } from './objects.js';
+export { PACKAGE_NAME, packageVersion } from './package-info.js';
 export {
   FAMILY_VERSION, familyOfServedVersions, familyOfTag, RELEASE_FAMILIES, RELEASE_TAGS, SANDBOX_KINDS, storageVersionOf,
   type ReleaseFamily, type ReleaseTag, type SandboxKind,

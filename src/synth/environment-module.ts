@@ -87,12 +87,14 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
   } catch (err) {
     throw new EnvironmentModuleError(file, `cannot be imported: ${err instanceof Error ? err.message : String(err)}`, 'fix the module so that it loads (run it with `npx tsx <file>` to see the full error)');
   }
-  if (!isDefinition(mod.default)) {
+  // A CommonJS module (a cdk8s app compiled as CommonJS) has module.exports as its default; `export default` is on it.
+  const definition = isDefinition(mod.default) ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
+  if (!isDefinition(definition)) {
     throw new EnvironmentModuleError(file, 'the default export is not made with defineEnvironments(...)', 'end the module with `export default defineEnvironments(async (ctx) => { ... })`');
   }
   let envs: AgentEnvironment[];
   try {
-    envs = await buildEnvironments(mod.default, opts);
+    envs = await buildEnvironments(definition, opts);
   } catch (err) {
     if (err instanceof ReleaseError || err instanceof ConstructError || err instanceof SynthesisError) throw err;
     throw new EnvironmentModuleError(file, `its build function failed: ${err instanceof Error ? err.message : String(err)}`, 'fix the error in the module\'s defineEnvironments callback');

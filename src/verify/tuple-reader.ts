@@ -2,7 +2,7 @@
  * Reads the compatibility tuple from the cluster (DESIGN.md §1). Every entry is read, never assumed; what the API
  * cannot tell is `unknown` with the reason.
  */
-import { readFileSync } from 'node:fs';
+import { PACKAGE_NAME, packageVersion } from '../model/index.js';
 import { openApiSchema, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
 import type { Cluster } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
@@ -18,18 +18,14 @@ const CNI_DAEMONSETS = ['cilium', 'calico-node', 'kube-flannel-ds', 'weave-net',
 
 /**
  * The client SDK entry: the application's clients the environment declares (`k8s-agent-sandbox 1.0.8 (router)`), else
- * AgentPlane's own version from package.json (its verifier is then the only client).
+ * AgentPlane's own version from its package.json (found from src/, lib/esm/ and lib/cjs/ alike) (its verifier is then the only client).
  */
 export function clientSdkEntry(plan?: Pick<VerifyPlan, 'clients'>): TupleEntry {
   if (plan?.clients !== undefined && plan.clients.length > 0) {
     return { value: plan.clients.map((c) => `${c.sdk} ${c.version} (${c.mode})`).join(', '), source: 'environment.json clients (declared by the environment)' };
   }
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
-    return { value: `${pkg.name ?? 'agentplane'} ${pkg.version ?? 'unknown'}`, source: 'package.json' };
-  } catch {
-    return { value: 'unknown', source: 'package.json not readable' };
-  }
+  const version = packageVersion();
+  return version === 'unknown' ? { value: 'unknown', source: 'package.json not found' } : { value: `${PACKAGE_NAME} ${version}`, source: 'package.json' };
 }
 
 const u = (source: string): TupleEntry => ({ value: 'unknown', source });

@@ -5,9 +5,10 @@
  */
 import { Option, type Command } from 'commander';
 import {
-  DIFF_FORMATS, diffManifests, readLiveSets, readManifestSource, renderDiff, schemaLookupFromRelease, scopeLookupFromRelease, type DiffFormat, type ManifestSet, type UnreadableObject,
+  diffManifests, readLiveSets, readManifestSource, renderMarkdown, renderText, schemaLookupFromRelease, scopeLookupFromRelease, type ManifestSet, type UnreadableObject,
 } from '../../diff/index.js';
 import { existingFile } from '../arg-parsers.js';
+import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
 import { describeError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
@@ -19,7 +20,7 @@ interface DiffFlags {
   context?: string;
   release?: string;
   synthCommand?: string;
-  output: DiffFormat;
+  output: OutputChoice;
 }
 
 /** Registers `diff` on the program. */
@@ -34,7 +35,7 @@ export function registerDiff(program: Command): void {
     .option('--context <name>', 'kubeconfig context for --live')
     .addOption(new Option('--release <tag>', 'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)').choices(RELEASE_CHOICES))
     .option('--synth-command <argv>', 'command synthesizing a git ref in its worktree, {out} = output dir (default: node bin/agentplane.js synth --all-examples --out {out})')
-    .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
+    .addOption(outputOption('table', { textAlias: true }))
     .addHelpText('after', '\nExit codes (like diff): 0 no change, 1 changes, 2 error (with --live also when the cluster refused to read or dry-run some objects: the others are still compared and shown, each refused one is named on stderr).')
     .action(async (baseArg: string | undefined, headArg: string, flags: DiffFlags, cmd: Command) => {
       if (flags.live !== true && baseArg === undefined) cmd.error('error: give BASE and HEAD, or --live', { exitCode: 2 });
@@ -55,7 +56,7 @@ export function registerDiff(program: Command): void {
         // The pinned release's CRDs add defaults and scopes for kinds whose CRD is in neither set.
         const release = flags.release !== undefined ? await (await import('../../releases/load.js')).loadRelease(flags.release, globalOptions(cmd)) : undefined;
         const report = diffManifests(base, head, release ? { schemaFor: schemaLookupFromRelease(release), scopeFor: scopeLookupFromRelease(release) } : {});
-        process.stdout.write(renderDiff(report, flags.output));
+        process.stdout.write(renderWith(outputFormat(flags.output), () => report, { table: () => renderText(report), markdown: () => renderMarkdown(report) }));
         for (const u of unreadable) process.stderr.write(`error: not compared: ${u.message}\nhint: ${u.hint}\n`);
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
         process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;

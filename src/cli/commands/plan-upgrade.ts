@@ -6,12 +6,12 @@
  * offline plan loads neither client-node nor the validators.
  */
 import { Option, type Command } from 'commander';
-import { renderPlan } from '../../diff/render-plan.js';
-import { DIFF_FORMATS, type DiffFormat } from '../../diff/render.js';
+import { renderPlanMarkdown, renderPlanText } from '../../diff/render-plan.js';
 import { loadRelease } from '../../releases/load.js';
 import { releaseFacts } from '../../releases/supported.js';
 import { BLOCKING_DEFECTS, intermediateTags, planUpgrade, type LiveUpgradeState } from '../../releases/upgrade-plan.js';
 import { existingFile } from '../arg-parsers.js';
+import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
 import { describeError, exitCodeFor, UsageError } from '../errors.js';
 import { globalOptions } from '../global-options.js';
@@ -24,7 +24,7 @@ interface PlanFlags {
   kubeconfig?: string;
   context?: string;
   accept?: string[];
-  output: DiffFormat;
+  output: OutputChoice;
 }
 
 /** Registers `plan-upgrade` on the program. */
@@ -37,7 +37,7 @@ export function registerPlanUpgrade(program: Command): void {
     .option('--kubeconfig <file>', 'read status.storedVersions, claims and warm pools from this cluster (without it the verdict is at best "unknown")', existingFile)
     .option('--context <name>', 'kubeconfig context')
     .addOption(new Option('--accept <defect-id...>', `accept a blocking defect by id; it is reported but no longer blocks (${BLOCKING_DEFECTS.map((d) => `${d.id}: ${d.source}`).join('; ')})`).choices(BLOCKING_DEFECTS.map((d) => d.id)))
-    .addOption(new Option('-o, --output <format>', 'output format').choices(DIFF_FORMATS).default('text'))
+    .addOption(outputOption('table', { textAlias: true }))
     .addHelpText('after', `\n${planExitCodeHelp()}`)
     .action(async (flags: PlanFlags, cmd: Command) => {
       if (flags.from === undefined && flags.kubeconfig === undefined && flags.context === undefined) cmd.error('error: give --from TAG or --kubeconfig FILE', { exitCode: 2 });
@@ -58,7 +58,7 @@ export function registerPlanUpgrade(program: Command): void {
         const intermediates = intermediateTags(from.facts.tag, to.facts.tag).map((t) => ({ facts: releaseFacts(t) }));
         const plan = planUpgrade(from, to, live?.state, intermediates, { accept: flags.accept ?? [] });
         const exitCode = PLAN_EXIT_CODES[plan.verdict];
-        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ ...plan, exitCode }, null, 2)}\n` : renderPlan(plan, flags.output));
+        process.stdout.write(renderWith(outputFormat(flags.output), () => ({ ...plan, exitCode }), { table: () => renderPlanText(plan), markdown: () => renderPlanMarkdown(plan) }));
         process.exitCode = exitCode;
       } catch (err) {
         process.stderr.write(`${describeError(err)}\n`);

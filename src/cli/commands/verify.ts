@@ -13,6 +13,7 @@ import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
+import { outputOption, renderWith, type OutputFormat } from '../output.js';
 import { boundedCount, defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sampleCount, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
 import {
   DEFAULT_SAMPLES, EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
@@ -29,7 +30,7 @@ interface VerifyFlags {
   env?: string;
   kubeconfig?: string;
   context?: string;
-  output: 'table' | 'json' | 'markdown';
+  output: OutputFormat;
   junit?: string;
   transport: 'port-forward' | 'direct' | 'router';
   routerUrl?: string;
@@ -62,7 +63,7 @@ export function registerVerify(program: Command): void {
     .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context (default: current-context)')
-    .addOption(new Option('-o, --output <format>', 'report format').choices(['table', 'json', 'markdown']).default('table'))
+    .addOption(outputOption('table'))
     .option('--junit <file>', 'also write a JUnit XML report to this file (its directory must exist)', writableFile)
     .addOption(new Option('--transport <kind>', 'how to reach runtime servers (the client\'s transport)').choices(['port-forward', 'direct', 'router']).default('port-forward'))
     .option('--router-url <url>', 'base URL (http or https) of the sandbox-router proxy port, for router health and the router transport', httpUrl)
@@ -132,7 +133,7 @@ export function registerVerify(program: Command): void {
           progress: progressSink(process.stderr),
           signal: interrupt.signal,
         });
-        const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });
+        const text = renderWith(flags.output, () => JSON.parse(renderJson(report)), { table: () => renderTable(report, { color: process.stdout.isTTY === true }), markdown: () => renderMarkdown(report) });
         process.stdout.write(text);
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
         process.exitCode = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];

@@ -27,7 +27,8 @@ function traced(dir: string, args: string[]): { status: number | null; stdout: s
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, urls: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
 }
 
-const LIBRARY = /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model)\/|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
+// model/package-info.js (the version for commander's -V; node:fs only) is the one library leaf start-up reads.
+const LIBRARY = /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.js))|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
 
 test.each([[['--help'], 0], [['--version'], 0], [[], 2], [['no-such-command'], 2], [['--no-such-flag'], 2]])('agentplane %j loads no library module (exit %d)', (args, status) => {
   const t = tempDir('bin');

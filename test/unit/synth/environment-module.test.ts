@@ -10,8 +10,8 @@ jest.setTimeout(120_000);
 
 const MARK = "Symbol.for('agentplane.EnvironmentsDefinition')";
 
-function moduleFile(body: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'agentplane-mod-')), 'environment.mjs');
+function moduleFile(body: string, ext = 'mjs'): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'agentplane-mod-')), `environment.${ext}`);
   writeFileSync(file, body);
   return file;
 }
@@ -34,5 +34,12 @@ describe('environment modules', () => {
     expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => {} };\n`))).message).toContain('the module created no AgentEnvironment');
     expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => { throw new Error('boom'); } };\n`))).message).toContain('its build function failed: boom');
     expect((await failure(moduleFile('export default ;\n'))).message).toContain('cannot be imported');
+  });
+
+  test('a CommonJS module (TypeScript compiled as CommonJS puts `export default` on exports.default) is read the same', async () => {
+    const cjs = (value: string): string => moduleFile(`Object.defineProperty(exports, '__esModule', { value: true });\nexports.default = ${value};\n`, 'cjs');
+    expect((await failure(cjs(`{ [${MARK}]: true, build: () => {} }`))).message).toContain('the module created no AgentEnvironment');
+    expect((await failure(cjs('42'))).message).toContain('the default export is not made with defineEnvironments(...)');
+    expect((await failure(moduleFile('module.exports = 42;\n', 'cjs'))).message).toContain('the default export is not made with defineEnvironments(...)');
   });
 });
