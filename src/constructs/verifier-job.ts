@@ -160,7 +160,6 @@ export class VerifierJob extends Construct {
       ...(routerUrl ? ['--router-url', routerUrl] : []),
       '--probe-timeout', p.probeTimeout,
       '--ready-timeout', p.readyTimeout,
-      ...(env.controllerNamespace ? [] : ['--controller', 'external']),
       '-o', 'json',
     ];
     const quantities = { cpu: p.resources.cpu, memory: p.resources.memory };

@@ -44,7 +44,7 @@ describe('agentplane synth', () => {
     expect(report.environments[0]!.notes[0]).toMatch(/sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: .*ServerSideApply=true; apply the files of dev-gvisor\/ with kubectl apply --server-side/);
     expect(readdirSync(join(out, 'prod-kata')).sort()).toEqual([
       '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '05-policies.yaml',
-      '06-templates.yaml', '07-warm-pools.yaml', '10-environment.yaml', 'environment.json',
+      '06-templates.yaml', '07-warm-pools.yaml', '10-environment.yaml', '11-verify.yaml', 'environment.json',
     ]);
   }, 180_000);
 
