@@ -56,7 +56,7 @@ describe('agentplane synth', () => {
     expect(sha256(a.stdout)).toBe(sha256(b.stdout));
     expect(a.stdout.startsWith('---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n')).toBe(true);
     const docs = a.stdout.split(/^---\n/m).slice(1);
-    expect(docs).toHaveLength(19);
+    expect(docs).toHaveLength(29);
     expect(docs.every((d) => d.startsWith('apiVersion: '))).toBe(true);
     expect(a.stderr).toMatch(/^note: dev-gvisor: .*ServerSideApply=true/m);
   }, 180_000);
@@ -67,7 +67,7 @@ describe('agentplane synth', () => {
     const docs = parseAllDocuments(r.stdout);
     expect(docs.flatMap((d) => [...d.errors, ...d.warnings])).toEqual([]);
     const objects = docs.map((d) => d.toJS() as unknown);
-    expect(objects).toHaveLength(42); // dev-gvisor 19 + prod-kata 23
+    expect(objects).toHaveLength(62); // dev-gvisor 29 + prod-kata 33
     for (const o of objects) {
       expect(o).toEqual(expect.objectContaining({ apiVersion: expect.any(String), kind: expect.any(String), metadata: expect.objectContaining({ name: expect.any(String) }) }));
     }
@@ -81,7 +81,7 @@ describe('agentplane synth', () => {
     const j = run(['--cache-dir', tmp('cache'), 'synth', DEV, '--stdout', '-o', 'json']);
     expect(j.code).toBe(0);
     const list = JSON.parse(j.stdout) as { apiVersion: string; kind: string; items: unknown[] };
-    expect([list.apiVersion, list.kind, list.items.length]).toEqual(['v1', 'List', 19]);
+    expect([list.apiVersion, list.kind, list.items.length]).toEqual(['v1', 'List', 29]);
     expect(j.stderr).toBe(`note: dev-gvisor: ${order}\nnote: dev-gvisor: ${ssa}\n`);
   }, 180_000);
 
