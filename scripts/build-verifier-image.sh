@@ -15,6 +15,7 @@ ref="${2:-registry.example.internal/agentplane/verifier:$version}"
 node_bin="$(command -v node)"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")" "$work/rootfs" "$work/archive" "$work/pack"
+chmod 0755 "$work/rootfs"   # the layer's / (mktemp made it 0700: the nonroot user could not enter it)
 
 # the package as published (npm pack runs the build), then its production dependencies, offline from the npm cache
 (cd "$root_dir" && npm pack --silent --pack-destination "$work/pack" >/dev/null)
@@ -26,7 +27,7 @@ rm -f "$app/package-lock.json"
 
 # the Node runtime: the binary and every library it loads, at the same paths
 install -D -m 0755 "$node_bin" "$work/rootfs/usr/local/bin/node"
-for lib in $(ldd "$node_bin" | grep -o '/[^ ]*' | sort -u); do install -D -m 0644 "$(readlink -f "$lib")" "$work/rootfs$lib"; done
+for lib in $(ldd "$node_bin" | grep -o '/[^ ]*' | sort -u); do install -D -m 0755 "$(readlink -f "$lib")" "$work/rootfs$lib"; done  # 0755: the kernel execs the loader
 mkdir -p -m 1777 "$work/rootfs/tmp"; mkdir -p "$work/rootfs/etc"
 printf 'root:x:0:0:root:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' >"$work/rootfs/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' >"$work/rootfs/etc/group"
