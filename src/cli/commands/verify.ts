@@ -22,7 +22,7 @@ import {
   EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
 } from '../../verify/index.js';
 import type { ExitCategory } from '../../model/errors.js';
-import { describeError, EXIT_CODES, exitCodeFor, UsageError } from '../errors.js';
+import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
@@ -116,7 +116,7 @@ export function registerVerify(program: Command): void {
           plan = { ...plan, sandboxes: flags.sandbox, requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }] };
         }
       } catch (err) {
-        if (err instanceof EnvironmentDescriptorError || err instanceof UsageError) {
+        if (err instanceof EnvironmentDescriptorError) {
           process.stderr.write(`${describeError(err)}\n`);
           process.exitCode = exitCodeFor(err);
           return;
