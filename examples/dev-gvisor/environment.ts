@@ -10,6 +10,9 @@ import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME
  */
 export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
 
+/** The verifier image, built from this package by scripts/build-verifier-image.sh (no image is published). */
+export const VERIFIER_IMAGE = 'registry.example.internal/agentplane/verifier:0.1.0';
+
 export default defineEnvironments(async (ctx) => {
   const release = await ctx.loadRelease('v0.5.6');
   const env = new AgentEnvironment(ctx.app, 'dev-gvisor', { release, defaultNamespace: 'dev-sandboxes' });
@@ -20,4 +23,6 @@ export default defineEnvironments(async (ctx) => {
     podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, resources: { cpu: '250m', memory: '256Mi' } }),
     runtime: SANDBOXD_RUNTIME,
   });
+  // The in-cluster verifier, last: an Argo CD PostSync hook / the last Flux wave (README "The verifier inside the cluster").
+  env.addVerifierJob('verify', { image: VERIFIER_IMAGE });
 });

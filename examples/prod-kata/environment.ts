@@ -18,6 +18,9 @@ export const AGENT_IMAGE = 'registry.example.internal/platform/coding-agent:2026
 /** Controller images come through the company registry mirror of registry.k8s.io. */
 export const REGISTRY_MIRROR = 'registry.example.internal/k8s';
 
+/** The verifier image, built from this package by scripts/build-verifier-image.sh (no image is published). */
+export const VERIFIER_IMAGE = 'registry.example.internal/agentplane/verifier:0.1.0';
+
 export default defineEnvironments(async (ctx) => {
   const release = await ctx.loadRelease('v0.5.6');
   const env = new AgentEnvironment(ctx.app, 'prod-kata', {
@@ -69,4 +72,6 @@ export default defineEnvironments(async (ctx) => {
   ];
   env.addNetworkPolicy('shell-policy', { template: shell, egress });
   env.addNetworkPolicy('agent-policy', { template: agent, egress });
+  // The in-cluster verifier, last: an Argo CD PostSync hook / the last Flux wave (README "The verifier inside the cluster").
+  env.addVerifierJob('verify', { image: VERIFIER_IMAGE });
 });

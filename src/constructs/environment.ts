@@ -33,6 +33,7 @@ import { SANDBOX_KINDS } from '../model/releases.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
 import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
+import { VerifierJob, type VerifierJobProps } from './verifier-job.js';
 
 /** Props of {@link AgentEnvironment}. */
 export interface AgentEnvironmentProps {
@@ -175,6 +176,40 @@ export class AgentEnvironment extends Chart {
   addClient(props: SandboxClientProps, id = `client-${props.sdk}-${props.mode}`): SandboxClientDecl {
     this.assertOpen();
     return new SandboxClientDecl(this, id, props);
+  }
+
+  /**
+   * The in-cluster verifier of this environment (a Job under its own VerifierAccess identity). Add it last: it reads
+   * the namespaces and router the environment has at this call, and a later template, pool, claim or router in another
+   * namespace is refused at synthesis.
+   */
+  addVerifierJob(id: string, props: VerifierJobProps): VerifierJob {
+    this.assertOpen();
+    const sandboxNamespaces = (): string[] => [...new Set([this.defaultNamespace, ...this.templates.map((t) => t.namespace), ...this.warmPools.map((w) => w.namespace), ...this.claims.map((c) => c.namespace)])].sort();
+    const routerOf = (): { namespace: string; serviceName: string; port: number } | undefined => {
+      const r = this.routers[0];
+      return r === undefined ? undefined : { namespace: r.namespace, serviceName: r.serviceName, port: r.port };
+    };
+    const covered = sandboxNamespaces();
+    const router = routerOf();
+    const job = new VerifierJob(this, id, {
+      name: this.name,
+      defaultNamespace: this.defaultNamespace,
+      requireDigests: this.requireDigests,
+      sandboxNamespaces: covered,
+      ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
+      ...(router ? { router } : {}),
+      descriptorText: () => descriptorJson(this.descriptor()),
+    }, props);
+    job.node.addValidation({
+      validate: () => {
+        const now = sandboxNamespaces().filter((ns) => !covered.includes(ns));
+        const problems = now.map((ns) => `${job.node.path}: namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`);
+        if (JSON.stringify(routerOf()) !== JSON.stringify(router)) problems.push(`${job.node.path}: the router was added after the VerifierJob; call addVerifierJob last`);
+        return problems;
+      },
+    });
+    return job;
   }
 
   get runtimeClasses(): SandboxRuntimeClass[] {

@@ -23,6 +23,7 @@ export {
   type RbacNarrowingDetails,
 } from './errors.js';
 export { unpinnedReason } from './images.js';
-export { VerifierAccess, verifierClusterRules, verifierSandboxRules, type VerifierAccessProps, type VerifierRule } from './verifier-access.js';
+export { VerifierAccess, verifierClusterRules, verifierReportRules, verifierSandboxRules, type VerifierAccessProps, type VerifierRule } from './verifier-access.js';
 export { PHASES, phaseIndex, phaseOf, setPhase, type Phase } from './phases.js';
 export * from './metadata.js';
+export { ARGOCD_HOOK, ARGOCD_HOOK_DELETE_POLICY, DESCRIPTOR_MOUNT, descriptorPartCount, REPORT_CONFIGMAP, REPORT_KEY, VerifierJob, type VerifierJobProps } from './verifier-job.js';

@@ -19,6 +19,8 @@ export const PHASES = [
   'router',
   'claims',
   'environment',
+  // The in-cluster verifier (VerifierJob) last: it checks everything before it, and Flux health-checks it here.
+  'verify',
 ] as const;
 
 export type Phase = (typeof PHASES)[number];

@@ -2,7 +2,8 @@
  * VerifierAccess: the least-privilege identity `agentplane verify` runs as — a ServiceAccount, a ClusterRole for the
  * few cluster-scoped reads (named CRDs, nodes, RuntimeClasses, and SubjectAccessReviews to check the controller's
  * rights, case 09), and per-namespace Roles for what the probes read (including pod lists in the controller and router
- * namespaces, for the running image digests, case 15) and the labelled probe objects they create and delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did not create; the
+ * namespaces, for the running image digests, case 15) and the labelled probe objects they create and delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did not create (the in-cluster
+ * Job's one report ConfigMap is its own); the
  * runtime is reached through `pods/portforward` (the production transport to a loopback-only sandboxd,
  * FACTS.md §10.3), which can be turned off for router/direct set-ups.
  *
@@ -44,6 +45,11 @@ export interface VerifierAccessProps {
   readonly portForward?: boolean;
   /** Grant SubjectAccessReview create, to check the controller's rights. Default `true`. */
   readonly checkControllerRbac?: boolean;
+  /**
+   * Name of the ConfigMap in `namespace` the in-cluster verifier writes its report to: get/update/patch on that one
+   * name, and create on ConfigMaps (RBAC cannot narrow create by name). Default: none (no ConfigMap rights).
+   */
+  readonly reportConfigMap?: string;
 }
 
 const Name = z.string().regex(DNS_LABEL, 'must be a DNS label').max(63);
@@ -58,6 +64,7 @@ const PropsSchema = z
     routerService: Name.default('sandbox-router-svc'),
     portForward: z.boolean().default(true),
     checkControllerRbac: z.boolean().default(true),
+    reportConfigMap: Name.optional(),
   })
   .strict();
 
@@ -89,6 +96,17 @@ export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRu
   ];
   if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['create'] });
   return rules;
+}
+
+/**
+ * Rules for the report ConfigMap (pure): get/update/patch narrowed to its name; create cannot be narrowed by
+ * resourceNames (the name is not known to the authorizer before the object exists), so it is granted alone.
+ */
+export function verifierReportRules(name: string): VerifierRule[] {
+  return [
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update', 'patch'], resourceNames: [name] },
+    { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+  ];
 }
 
 export class VerifierAccess extends Construct {
@@ -125,6 +143,7 @@ export class VerifierAccess extends Construct {
       podList,
     ]);
     if (p.routerNamespace) add(p.routerNamespace, [{ apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [p.routerService] }, ...(p.routerNamespace === p.controllerNamespace ? [] : [podList])]);
+    if (p.reportConfigMap) add(p.namespace, verifierReportRules(p.reportConfigMap));
     // The compatibility tuple names the CNI by its DaemonSet in kube-system.
     add('kube-system', [{ apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['list'] }]);
     for (const [ns, rules] of perNs) role(ns, rules);

@@ -6,6 +6,10 @@
  * (unreachable, unusable kubeconfig or context, authentication); 4 an invalid descriptor; 2 a bad command line (a flag
  * value of the wrong form, a named path that does not exist, no `--env` while dist/ holds several environments or none). Ctrl-C stops the probes, still deletes
  * the workload objects and prints the partial report.
+ *
+ * Inside the cluster (the VerifierJob): `--in-cluster` authenticates with the pod's ServiceAccount token, reads the
+ * descriptor from its mounted ConfigMap(s) (`--descriptor-dir`) and writes the report to `--report-configmap`;
+ * `--from-cluster` prints that stored report in any -o format and exits with the run's exit code.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -25,6 +29,8 @@ import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { progressSink } from '../progress.js';
 import { DEFAULT_CONCURRENCY } from '../../verify/runner.js';
+import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../../constructs/verifier-job.js';
+import { configMapRef, inClusterKubeconfig, readDescriptorDir, readReport, reportConfigMap, runName, writeReport, type ConfigMapRef } from '../in-cluster.js';
 
 interface VerifyFlags {
   env?: string;
@@ -41,6 +47,19 @@ interface VerifyFlags {
   controller: 'deployment' | 'external';
   sandbox?: SandboxRef[];
   concurrency: number;
+  inCluster?: boolean;
+  descriptorDir?: string;
+  reportConfigmap?: ConfigMapRef;
+  fromCluster?: boolean;
+}
+
+/** The exit code of a failed API call by its category (for the report ConfigMap). */
+function callExitCode(category: string): number {
+  if (category === 'forbidden') return ExitCode.forbidden;
+  if (category === 'unauthenticated') return ExitCode.unauthenticated;
+  if (category === 'invalid') return ExitCode.invalid;
+  if (category === 'not-found') return ExitCode.notVerified;
+  return ExitCode.cluster;
 }
 
 /**
@@ -71,6 +90,10 @@ export function registerVerify(program: Command): void {
     .addOption(new Option('--samples <n>', 'consecutive successful calls each network-reached capability needs (runtime commands, the router path); one failure keeps it below verified').argParser(sampleCount).default(DEFAULT_SAMPLES, String(DEFAULT_SAMPLES)))
     .addOption(new Option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready: 120s, 2m or milliseconds').argParser(parseDuration).default(120_000, '120s'))
     .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified', sandboxRefs)
+    .option('--in-cluster', 'run inside a pod (the VerifierJob): authenticate with its ServiceAccount token, read the descriptor from --descriptor-dir')
+    .option('--descriptor-dir <dir>', `with --in-cluster: directory of the mounted descriptor ConfigMap(s), whole or in parts (default ${DESCRIPTOR_MOUNT})`)
+    .option('--report-configmap <ns/name>', `ConfigMap the report is written to (with --in-cluster) or read from (with --from-cluster) (default for --from-cluster: agent-sandboxes/${REPORT_CONFIGMAP})`, configMapRef)
+    .option('--from-cluster', 'print the report the last in-cluster run stored in --report-configmap (no probes run); exit with that run\'s exit code')
     .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
     .addOption(
       new Option('--concurrency <n>', 'most probes running at once (independent probes and per-template workloads run in parallel; API requests share one rate limit); 1 runs them one by one')
@@ -78,10 +101,23 @@ export function registerVerify(program: Command): void {
         .default(DEFAULT_CONCURRENCY),
     )
     .action(async (flags: VerifyFlags, cmd: Command) => {
+      if (flags.fromCluster) {
+        await fromCluster(flags);
+        return;
+      }
       let plan: VerifyPlan;
+      let kubeconfig = flags.kubeconfig;
+      let removeKubeconfig = (): void => undefined;
       try {
-        const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
-        plan = planFromDescriptor(descriptor, path.dirname(file), {
+        const { descriptor, source } = flags.inCluster && !flags.env
+          ? { descriptor: readDescriptorDir(flags.descriptorDir ?? DESCRIPTOR_MOUNT), source: `configmap:${flags.descriptorDir ?? DESCRIPTOR_MOUNT}` }
+          : ((r) => ({ descriptor: r.descriptor, source: path.dirname(r.file) }))(readEnvironment(flags.env ?? defaultEnvDir()));
+        if (flags.inCluster && !kubeconfig) {
+          const made = inClusterKubeconfig();
+          kubeconfig = made.file;
+          removeKubeconfig = made.remove;
+        }
+        plan = planFromDescriptor(descriptor, source, {
           transport: flags.transport,
           ...(flags.routerUrl ? { routerUrl: flags.routerUrl } : {}),
           probeTimeoutMs: flags.probeTimeout,
@@ -93,7 +129,7 @@ export function registerVerify(program: Command): void {
         }
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
-          process.stderr.write(`error: ${err.message}\nhint: ${err.hint}\n`);
+          process.stderr.write(`${describeError(err)}\n`);
           process.exitCode = exitCodeFor(err);
           return;
         }
@@ -101,7 +137,8 @@ export function registerVerify(program: Command): void {
       }
       let client: KubeClient;
       try {
-        client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+        client = KubeClient.connect({ ...(kubeconfig ? { kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+        removeKubeconfig();
       } catch (err) {
         if (err instanceof KubeconfigError) {
           // a usage error (exit 2): the message once, its hint only when the message does not already end with it
@@ -136,7 +173,16 @@ export function registerVerify(program: Command): void {
         const text = renderWith(flags.output, () => JSON.parse(renderJson(report)), { table: () => renderTable(report, { color: process.stdout.isTTY === true }), markdown: () => renderMarkdown(report) });
         process.stdout.write(text);
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
-        process.exitCode = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
+        const code = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
+        process.exitCode = code;
+        if (flags.reportConfigmap && flags.inCluster) {
+          // A report nobody can read is a broken wiring: a passing run then exits with the write's failure.
+          const failed = await writeReport(client, reportConfigMap(flags.reportConfigmap, report, runName(), code));
+          if (failed !== undefined) {
+            process.stderr.write(`error: report not written to ConfigMap ${flags.reportConfigmap.namespace}/${flags.reportConfigmap.name}: ${failed}\n`);
+            if (code === ExitCode.ok) process.exitCode = /forbidden|403/i.test(failed) ? ExitCode.forbidden : ExitCode.cluster;
+          }
+        }
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
           process.stderr.write(`${describeError(err, 'could not run: ')}\n`);
@@ -148,4 +194,32 @@ export function registerVerify(program: Command): void {
         process.removeListener('SIGINT', onSigint);
       }
     });
+}
+
+/** `verify --from-cluster`: prints the stored report of the last in-cluster run and exits with its exit code. */
+async function fromCluster(flags: VerifyFlags): Promise<void> {
+  const ref = flags.reportConfigmap ?? { namespace: 'agent-sandboxes', name: REPORT_CONFIGMAP };
+  let client: KubeClient;
+  try {
+    client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+  } catch (err) {
+    if (err instanceof KubeconfigError) {
+      process.stderr.write(`${describeError(err)}\n`);
+      process.exitCode = exitCodeFor(err);
+      return;
+    }
+    throw err;
+  }
+  const stored = await readReport(client, ref);
+  if ('error' in stored) {
+    process.stderr.write(`error: ${stored.error}\nhint: ${stored.category === 'not-found' ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?)' : 'check --report-configmap and the identity\'s rights'}\n`);
+    process.exitCode = callExitCode(stored.category);
+    return;
+  }
+  const { report } = stored;
+  if (flags.output !== 'json') process.stderr.write(`report of run ${stored.run ?? '(unnamed)'}, release ${report.environment.release}, started ${report.startedAt}\n`);
+  const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });
+  process.stdout.write(text);
+  if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
+  process.exitCode = stored.exitCode ?? (report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)]);
 }

@@ -44,7 +44,7 @@ describe('agentplane synth', () => {
     expect(report.environments[0]!.notes[0]).toMatch(/sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: .*ServerSideApply=true; apply the files of dev-gvisor\/ with kubectl apply --server-side/);
     expect(readdirSync(join(out, 'prod-kata')).sort()).toEqual([
       '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '05-policies.yaml',
-      '06-templates.yaml', '07-warm-pools.yaml', '10-environment.yaml', 'environment.json',
+      '06-templates.yaml', '07-warm-pools.yaml', '10-environment.yaml', '11-verify.yaml', 'environment.json',
     ]);
   }, 180_000);
 
@@ -56,7 +56,7 @@ describe('agentplane synth', () => {
     expect(sha256(a.stdout)).toBe(sha256(b.stdout));
     expect(a.stdout.startsWith('---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n')).toBe(true);
     const docs = a.stdout.split(/^---\n/m).slice(1);
-    expect(docs).toHaveLength(19);
+    expect(docs).toHaveLength(29);
     expect(docs.every((d) => d.startsWith('apiVersion: '))).toBe(true);
     expect(a.stderr).toMatch(/^note: dev-gvisor: .*ServerSideApply=true/m);
   }, 180_000);
@@ -67,7 +67,7 @@ describe('agentplane synth', () => {
     const docs = parseAllDocuments(r.stdout);
     expect(docs.flatMap((d) => [...d.errors, ...d.warnings])).toEqual([]);
     const objects = docs.map((d) => d.toJS() as unknown);
-    expect(objects).toHaveLength(70); // dev-gvisor 19 + dev-python-client 28 + prod-kata 23
+    expect(objects).toHaveLength(90); // dev-gvisor 29 + dev-python-client 28 + prod-kata 33
     for (const o of objects) {
       expect(o).toEqual(expect.objectContaining({ apiVersion: expect.any(String), kind: expect.any(String), metadata: expect.objectContaining({ name: expect.any(String) }) }));
     }
@@ -81,7 +81,7 @@ describe('agentplane synth', () => {
     const j = run(['--cache-dir', tmp('cache'), 'synth', DEV, '--stdout', '-o', 'json']);
     expect(j.code).toBe(0);
     const list = JSON.parse(j.stdout) as { apiVersion: string; kind: string; items: unknown[] };
-    expect([list.apiVersion, list.kind, list.items.length]).toEqual(['v1', 'List', 19]);
+    expect([list.apiVersion, list.kind, list.items.length]).toEqual(['v1', 'List', 29]);
     expect(j.stderr).toBe(`note: dev-gvisor: ${order}\nnote: dev-gvisor: ${ssa}\n`);
   }, 180_000);
 

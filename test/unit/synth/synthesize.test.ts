@@ -18,7 +18,7 @@ describe('synthesizeEnvironment on the examples', () => {
     const s = await exampleSynthesis('dev-gvisor');
     expect(s.files.map((f) => f.path)).toEqual([
       'dev-gvisor/00-crds.yaml', 'dev-gvisor/01-namespaces.yaml', 'dev-gvisor/02-rbac.yaml', 'dev-gvisor/03-controller.yaml',
-      'dev-gvisor/04-runtime-classes.yaml', 'dev-gvisor/06-templates.yaml', 'dev-gvisor/10-environment.yaml', 'dev-gvisor/environment.json',
+      'dev-gvisor/04-runtime-classes.yaml', 'dev-gvisor/06-templates.yaml', 'dev-gvisor/10-environment.yaml', 'dev-gvisor/11-verify.yaml', 'dev-gvisor/environment.json',
     ]);
     const phases = s.objects.map((o) => PHASES.indexOf(o.phase));
     expect(phases).toEqual([...phases].sort((a, b) => a - b));

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The verifier image (the VerifierJob's), built from the packed package without a registry or a Docker engine: a
+# one-layer docker-archive holding this machine's Node runtime (the `node` binary and the shared libraries `ldd` names),
+# the package tarball `npm pack` writes, installed with its production dependencies from the npm cache, and a passwd
+# naming the nonroot user 65532 the Job runs as. Import it with `ctr -n k8s.io images import ARCHIVE`.
+#
+#   bash scripts/build-verifier-image.sh [OUT.tar] [REF]
+#     OUT.tar  default dist/images/agentplane-verifier.tar
+#     REF      default registry.example.internal/agentplane/verifier:<package version> (the examples pin this one)
+set -euo pipefail
+root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+version="$(node -p "require('$root_dir/package.json').version")"
+out="${1:-$root_dir/dist/images/agentplane-verifier.tar}"
+ref="${2:-registry.example.internal/agentplane/verifier:$version}"
+node_bin="$(command -v node)"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+mkdir -p "$(dirname "$out")" "$work/rootfs" "$work/archive" "$work/pack"
+chmod 0755 "$work/rootfs"   # the layer's / (mktemp made it 0700: the nonroot user could not enter it)
+
+# the package as published (npm pack runs the build), then its production dependencies, offline from the npm cache
+(cd "$root_dir" && npm pack --silent --pack-destination "$work/pack" >/dev/null)
+tarball="$(ls "$work/pack"/*.tgz)"
+app="$work/rootfs/opt/agentplane"; mkdir -p "$app"
+printf '{"name":"agentplane-verifier-image","private":true}\n' >"$app/package.json"
+(cd "$app" && npm install --omit=dev --offline --no-audit --no-fund --ignore-scripts --silent "$tarball" >/dev/null)
+rm -f "$app/package-lock.json"
+
+# the Node runtime: the binary and every library it loads, at the same paths
+install -D -m 0755 "$node_bin" "$work/rootfs/usr/local/bin/node"
+for lib in $(ldd "$node_bin" | grep -o '/[^ ]*' | sort -u); do install -D -m 0755 "$(readlink -f "$lib")" "$work/rootfs$lib"; done  # 0755: the kernel execs the loader
+mkdir -p -m 1777 "$work/rootfs/tmp"; mkdir -p "$work/rootfs/etc"
+printf 'root:x:0:0:root:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' >"$work/rootfs/etc/passwd"
+printf 'root:x:0:\nnonroot:x:65532:\n' >"$work/rootfs/etc/group"
+
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$work/rootfs" -cf "$work/layer.tar" .
+diff="$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
+mkdir -p "$work/archive/$diff"; mv "$work/layer.tar" "$work/archive/$diff/layer.tar"
+cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"User\":\"65532:65532\",\"Entrypoint\":[\"/usr/local/bin/node\",\"/opt/agentplane/node_modules/cdk8s-agentplane/bin/agentplane.js\"],\"Env\":[\"PATH=/usr/local/bin:/bin\",\"NODE_ENV=production\"],\"WorkingDir\":\"/tmp\"},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"scripts/build-verifier-image.sh\"}]}"
+cfgsha="$(printf '%s' "$cfg" | sha256sum | cut -d' ' -f1)"
+printf '%s' "$cfg" >"$work/archive/$cfgsha.json"
+printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfgsha" "$ref" "$diff" >"$work/archive/manifest.json"
+tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$work/archive" -cf "$out" .
+echo "$out $ref sha256:$cfgsha"

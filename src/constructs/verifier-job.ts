@@ -1,0 +1,216 @@
+/**
+ * VerifierJob: `agentplane verify` run inside the cluster after every sync, as a Job under the environment's
+ * {@link VerifierAccess} identity. It reads the environment's own descriptor from the mounted descriptor ConfigMap(s)
+ * (whole or in parts, descriptor-parts.ts), reaches runtimes `direct`ly or through the router (never port-forward, so
+ * its identity has no `pods/portforward` and no `pods/exec`), prints the JSON report to its log and writes it to one
+ * ConfigMap; its exit code is the verify exit code.
+ *
+ * GitOps: an Argo CD PostSync hook (deleted before the next run's creation, so the last failed run stays) and, for Flux,
+ * the last apply phase (`verify`, after everything it checks) where a Kustomization with `wait: true` health-checks it.
+ */
+import { ApiObject, Lazy } from 'cdk8s';
+import { Construct } from 'constructs';
+import { z } from 'zod';
+import { DNS_LABEL } from '../model/names.js';
+import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, descriptorPartName } from './descriptor.js';
+import { DESCRIPTOR_PART_BYTES, descriptorConfigMaps } from './descriptor-parts.js';
+import { ConstructError } from './errors.js';
+import { assertPinned } from './images.js';
+import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
+import { setPhase } from './phases.js';
+import { parseProps } from './props.js';
+import { VerifierAccess } from './verifier-access.js';
+
+/** Argo CD hook annotations (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_hooks/). */
+export const ARGOCD_HOOK = 'argocd.argoproj.io/hook';
+export const ARGOCD_HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy';
+/** Name of the ConfigMap the Job writes its report to; its key is {@link REPORT_KEY}. */
+export const REPORT_CONFIGMAP = 'agentplane-verify-report';
+export const REPORT_KEY = 'report.json';
+/** Where the descriptor ConfigMap(s) are mounted in the Job's pod; parts go under `parts/<ConfigMap name>`. */
+export const DESCRIPTOR_MOUNT = '/etc/agentplane/descriptor';
+
+/** What the environment tells its VerifierJob (read when the Job is added). */
+export interface VerifierJobScope {
+  readonly name: string;
+  readonly defaultNamespace: string;
+  readonly requireDigests: boolean;
+  /** Namespaces of templates, pools and claims. */
+  readonly sandboxNamespaces: readonly string[];
+  readonly controllerNamespace?: string;
+  readonly router?: { readonly namespace: string; readonly serviceName: string; readonly port: number };
+  /** The descriptor text (lazy: it is read when the Job is rendered). */
+  readonly descriptorText: () => string;
+}
+
+/** Props of {@link VerifierJob}. */
+export interface VerifierJobProps {
+  /** The verifier image (`scripts/build-verifier-image.sh` builds one from the package), pinned by tag or digest. Required. */
+  readonly image: string;
+  /** Name of the Job and of its VerifierAccess identity. @default `agentplane-verifier` */
+  readonly name?: string;
+  /** Namespace of the Job, its ServiceAccount and its report ConfigMap. @default the environment's `defaultNamespace` */
+  readonly namespace?: string;
+  /** How the Job reaches runtime servers: `direct` (pod IPs) or `router`. @default `router` when the environment has a router, else `direct` */
+  readonly transport?: 'direct' | 'router';
+  /** Router base URL for the `router` transport and router health. @default `http://<service>.<namespace>.svc:<port>` of the environment's router */
+  readonly routerUrl?: string;
+  /** Retries of a failed run (a failed verify is a finding, not a flake). @default 0 */
+  readonly backoffLimit?: number;
+  /** Deadline of the whole run, seconds. @default 900 */
+  readonly activeDeadlineSeconds?: number;
+  /** Seconds a finished Job is kept before Kubernetes deletes it. @default 86400 (a day, so a failed run can be inspected) */
+  readonly ttlSecondsAfterFinished?: number;
+  /** Requests and limits of the verifier container. @default `{ cpu: '250m', memory: '256Mi' }` */
+  readonly resources?: { readonly cpu: string; readonly memory: string };
+  /** Deadline of each runtime call (`5s`, `500ms`). @default `5s` */
+  readonly probeTimeout?: string;
+  /** Deadline for a probe sandbox or claim to become Ready. @default `120s` */
+  readonly readyTimeout?: string;
+  /** Name of the ConfigMap the report is written to, in `namespace`. @default `agentplane-verify-report` */
+  readonly reportConfigMap?: string;
+  /** Argo CD PostSync hook annotations on the Job. Set `false` when Argo CD does not deploy this environment. @default true */
+  readonly argoCdHook?: boolean;
+}
+
+const Name = z.string().regex(DNS_LABEL, 'must be a DNS label').max(63);
+const Duration = z.string().regex(/^\d+(ms|s|m)$/, 'must be a duration like 5s, 500ms or 2m');
+const Quantity = z.string().regex(/^\d+(\.\d+)?(m|Ki|Mi|Gi)?$/, 'must be a Kubernetes quantity like 250m or 256Mi');
+const PropsSchema = z
+  .object({
+    image: z.string().min(1),
+    name: Name.default('agentplane-verifier'),
+    namespace: Name.optional(),
+    transport: z.enum(['direct', 'router']).optional(),
+    routerUrl: z.string().regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL').optional(),
+    backoffLimit: z.number().int().min(0).max(10).default(0),
+    activeDeadlineSeconds: z.number().int().min(60).default(900),
+    ttlSecondsAfterFinished: z.number().int().min(0).default(86_400),
+    resources: z.object({ cpu: Quantity, memory: Quantity }).strict().default({ cpu: '250m', memory: '256Mi' }),
+    probeTimeout: Duration.default('5s'),
+    readyTimeout: Duration.default('120s'),
+    reportConfigMap: Name.default(REPORT_CONFIGMAP),
+    argoCdHook: z.boolean().default(true),
+  })
+  .strict();
+
+/** UID the verifier runs as (the image's `nonroot` user). */
+const RUN_AS = 65532;
+
+/** Number of part ConfigMaps a descriptor of `text` is stored in (0 when whole); overestimates near the limit, never under. */
+export function descriptorPartCount(text: string): number {
+  // The real ConfigMap also carries labels and annotations: pad by them so the whole/parts decision errs towards parts
+  // (the part volumes are optional, so one too many is harmless; pieces depend on the text only).
+  const probe = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: DESCRIPTOR_CONFIGMAP, annotations: { pad: 'x'.repeat(4096) } }, data: { [DESCRIPTOR_KEY]: text } };
+  const cms = descriptorConfigMaps(probe, DESCRIPTOR_PART_BYTES);
+  return cms.length === 1 ? 0 : cms.length - 1;
+}
+
+export class VerifierJob extends Construct {
+  readonly name: string;
+  readonly namespace: string;
+  readonly transport: 'direct' | 'router';
+  readonly reportConfigMap: string;
+  readonly access: VerifierAccess;
+
+  constructor(scope: Construct, id: string, env: VerifierJobScope, props: VerifierJobProps) {
+    super(scope, id);
+    const p = parseProps(this, 'VerifierJob', PropsSchema, props);
+    assertPinned(this.node.path, 'VerifierJob image', p.image, env.requireDigests);
+    this.name = p.name;
+    this.namespace = p.namespace ?? env.defaultNamespace;
+    this.transport = p.transport ?? (env.router ? 'router' : 'direct');
+    this.reportConfigMap = p.reportConfigMap;
+    const routerUrl = p.routerUrl ?? (env.router ? `http://${env.router.serviceName}.${env.router.namespace}.svc:${env.router.port}` : undefined);
+    if (this.transport === 'router' && routerUrl === undefined) {
+      throw new ConstructError(this.node.path, 'VerifierJob transport "router" needs a router', 'add a SandboxRouter before the VerifierJob, pass routerUrl, or use transport "direct"');
+    }
+    this.access = new VerifierAccess(this, 'access', {
+      namespace: this.namespace,
+      name: p.name,
+      sandboxNamespaces: env.sandboxNamespaces.length > 0 ? env.sandboxNamespaces : [env.defaultNamespace],
+      ...(env.controllerNamespace ? { controllerNamespace: env.controllerNamespace } : {}),
+      ...(env.router ? { routerNamespace: env.router.namespace, routerService: env.router.serviceName } : {}),
+      portForward: false,
+      reportConfigMap: p.reportConfigMap,
+    });
+
+    const descriptorNs = env.defaultNamespace;
+    if (descriptorNs !== this.namespace) {
+      throw new ConstructError(this.node.path, `VerifierJob namespace ${this.namespace} differs from the descriptor ConfigMap's ${descriptorNs}`, 'a pod mounts ConfigMaps of its own namespace only: leave namespace unset');
+    }
+    const sources = Lazy.any({
+      produce: () => {
+        const parts = descriptorPartCount(env.descriptorText());
+        return [
+          { configMap: { name: DESCRIPTOR_CONFIGMAP } },
+          ...Array.from({ length: parts }, (_, i) => {
+            const name = descriptorPartName(DESCRIPTOR_CONFIGMAP, i + 1);
+            return { configMap: { name, optional: true, items: [{ key: DESCRIPTOR_PART_KEY, path: `parts/${name}` }] } };
+          }),
+        ];
+      },
+    });
+    const labels = { [LABEL_ENVIRONMENT]: env.name, [LABEL_MANAGED_BY]: MANAGED_BY, 'app.kubernetes.io/name': 'agentplane-verifier' };
+    const args = [
+      'verify', '--in-cluster',
+      '--descriptor-dir', DESCRIPTOR_MOUNT,
+      '--report-configmap', `${this.namespace}/${p.reportConfigMap}`,
+      '--transport', this.transport,
+      ...(routerUrl ? ['--router-url', routerUrl] : []),
+      '--probe-timeout', p.probeTimeout,
+      '--ready-timeout', p.readyTimeout,
+      '-o', 'json',
+    ];
+    const quantities = { cpu: p.resources.cpu, memory: p.resources.memory };
+    // A plain ApiObject: the typed KubeJob maps its fields eagerly and would not carry the lazy volume sources.
+    const job = new ApiObject(this, 'Job', {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name: p.name,
+        namespace: this.namespace,
+        labels,
+        ...(p.argoCdHook ? { annotations: { [ARGOCD_HOOK]: 'PostSync', [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation' } } : {}),
+      },
+      spec: {
+        backoffLimit: p.backoffLimit,
+        activeDeadlineSeconds: p.activeDeadlineSeconds,
+        ttlSecondsAfterFinished: p.ttlSecondsAfterFinished,
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: p.name,
+            // VerifierAccess's ServiceAccount turns automounting off for every other pod; this one authenticates with it.
+            automountServiceAccountToken: true,
+            restartPolicy: 'Never',
+            enableServiceLinks: false,
+            securityContext: { runAsNonRoot: true, runAsUser: RUN_AS, runAsGroup: RUN_AS, seccompProfile: { type: 'RuntimeDefault' } },
+            containers: [
+              {
+                name: 'verify',
+                image: p.image,
+                args,
+                env: [
+                  { name: 'AGENTPLANE_RUN', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                  { name: 'AGENTPLANE_JOB', value: p.name },
+                ],
+                resources: { requests: quantities, limits: quantities },
+                securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } },
+                volumeMounts: [
+                  { name: 'descriptor', mountPath: DESCRIPTOR_MOUNT, readOnly: true },
+                  { name: 'tmp', mountPath: '/tmp' },
+                ],
+              },
+            ],
+            volumes: [
+              { name: 'descriptor', projected: { sources } },
+              { name: 'tmp', emptyDir: { sizeLimit: '16Mi' } },
+            ],
+          },
+        },
+      },
+    });
+    setPhase(job, 'verify');
+  }
+}
