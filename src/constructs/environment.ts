@@ -270,6 +270,7 @@ export class AgentEnvironment extends Chart {
    * `agentplane synth` writes them (cdk8s sorts an ApiObject's keys, but rendering adds annotations after that).
    * @throws ConstructError listing every problem when a construct validation or {@link AgentEnvironment.check} fails.
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of cdk8s's Chart.toJson
   override toJson(): any[] {
     const c = this.check();
     const problems = [...childProblems(this), ...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];

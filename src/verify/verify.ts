@@ -103,8 +103,8 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
   const tuple = await readTuple(cluster, opts.plan, mode, opts.loaded);
   const extensions = opts.plan.requirements.some((r) => r.name === 'extensions-api') || opts.plan.warmPools.length > 0;
   const probes = planProbes(deps, { ...(opts.loaded ? { loaded: opts.loaded } : {}), controllerMode: mode, ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}), extensions });
-  let evidence: Awaited<ReturnType<typeof runProbes>> = [];
-  let leftovers: string[] = [];
+  let evidence: Awaited<ReturnType<typeof runProbes>>;
+  let leftovers: string[];
   try {
     evidence = await runProbes(probes, { progress, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   } finally {

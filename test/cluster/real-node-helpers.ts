@@ -61,7 +61,7 @@ export async function waitRunning(c: Cluster, namespace: string, name: string, t
     }, 500);
   } catch (e) {
     const states = JSON.stringify(last?.status?.containerStatuses?.map((s) => s.state) ?? last?.status?.conditions ?? null);
-    throw new Error(`${e instanceof Error ? e.message : String(e)}; phase ${last?.status?.phase}, ${states}`);
+    throw new Error(`${e instanceof Error ? e.message : String(e)}; phase ${last?.status?.phase}, ${states}`, { cause: e });
   }
   return last!;
 }

@@ -81,6 +81,5 @@ test('a claim applied before its pool and template: the real controller reports 
     if (seen.at(-1) !== p.reason.replace(/ for \d+s/, '')) seen.push(p.reason.replace(/ for \d+s/, ''));
     return p.missingReference ? undefined : true;
   }, 500);
-  // eslint-disable-next-line no-console
   console.log(`case 05: claim left its missing-reference state ${Date.now() - applied} ms after template+pool were applied; states seen: ${seen.join(' | ')}`);
 }, 200_000);
