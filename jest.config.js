@@ -15,8 +15,11 @@ export default {
     { ...common, displayName: 'packaging', testMatch: ['<rootDir>/test/packaging/*.test.ts'] },
     // Real loopback control plane (test-cluster/README.md): started once per run, torn down if this run started it.
     {
-      ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/cluster/global-setup.ts', globalTeardown: '<rootDir>/test/cluster/global-teardown.ts',
+      ...common,
+      displayName: 'cluster',
+      testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/cluster/global-setup.ts',
+      globalTeardown: '<rootDir>/test/cluster/global-teardown.ts',
     },
   ],
 };

@@ -21,6 +21,11 @@ function median(args: string[]): number {
 }
 
 const bin = join(ROOT, 'bin/agentplane.js');
-const rows: Array<[string, string[]]> = [['node -e 0 (baseline)', ['-e', '0']], ['agentplane --help', [bin, '--help']], ['agentplane --version', [bin, '--version']], ['agentplane no-such-command', [bin, 'no-such-command']]];
+const rows: Array<[string, string[]]> = [
+  ['node -e 0 (baseline)', ['-e', '0']],
+  ['agentplane --help', [bin, '--help']],
+  ['agentplane --version', [bin, '--version']],
+  ['agentplane no-such-command', [bin, 'no-such-command']],
+];
 console.log('| what | median wall time |\n| --- | --- |');
 for (const [name, args] of rows) console.log(`| ${name} | ${Math.round(median(args))} ms |`);

@@ -30,31 +30,98 @@ function synthesized(i: number, changed: boolean): KubeObject {
   switch (i % 4) {
     case 0:
       return {
-        apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name, namespace: ns, labels },
-        spec: { podTemplate: { spec: { runtimeClassName: 'gvisor', containers: [{ name: 'runtime', image: `registry.example/sandboxd:${changed ? 'v0.5.7' : 'v0.5.6'}`, ports: [{ containerPort: 8080, name: 'rest' }], env: [{ name: 'B', value: '2' }, { name: 'A', value: '1' }] }] } } },
+        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+        kind: 'SandboxTemplate',
+        metadata: { name, namespace: ns, labels },
+        spec: {
+          podTemplate: {
+            spec: {
+              runtimeClassName: 'gvisor',
+              containers: [
+                {
+                  name: 'runtime',
+                  image: `registry.example/sandboxd:${changed ? 'v0.5.7' : 'v0.5.6'}`,
+                  ports: [{ containerPort: 8080, name: 'rest' }],
+                  env: [
+                    { name: 'B', value: '2' },
+                    { name: 'A', value: '1' },
+                  ],
+                },
+              ],
+            },
+          },
+        },
       };
     case 1:
-      return { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name, namespace: ns, labels }, spec: { sandboxTemplateRef: { name }, ...(changed ? { replicas: 3 } : {}) } };
+      return {
+        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+        kind: 'SandboxWarmPool',
+        metadata: { name, namespace: ns, labels },
+        spec: { sandboxTemplateRef: { name }, ...(changed ? { replicas: 3 } : {}) },
+      };
     case 2:
       return {
-        apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace: ns, labels },
-        spec: { podSelector: { matchLabels: { app: name } }, policyTypes: ['Ingress', 'Egress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: 'sandbox-router' } } }], ports: [{ port: changed ? 9090 : 8080, protocol: 'TCP' }] }], egress: [] },
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name, namespace: ns, labels },
+        spec: {
+          podSelector: { matchLabels: { app: name } },
+          policyTypes: ['Ingress', 'Egress'],
+          ingress: [
+            {
+              from: [{ podSelector: { matchLabels: { app: 'sandbox-router' } } }],
+              ports: [{ port: changed ? 9090 : 8080, protocol: 'TCP' }],
+            },
+          ],
+          egress: [],
+        },
       };
     default:
-      return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { 'settings.json': JSON.stringify({ index: i, tier: changed ? 'gold' : 'silver' }) } };
+      return {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: ns, labels },
+        data: { 'settings.json': JSON.stringify({ index: i, tier: changed ? 'gold' : 'silver' }) },
+      };
   }
 }
 
 /** The object as the API server returns it: schema defaults filled, status and server metadata added, keys reversed. */
 function asLive(obj: KubeObject, i: number): KubeObject {
   const o = structuredClone(obj) as KubeObject & { spec?: Record<string, unknown> };
-  if (o.kind === 'SandboxTemplate') Object.assign(o.spec!, { networkPolicyManagement: 'Managed', envVarsInjectionPolicy: 'Disallowed', volumeClaimTemplatesPolicy: 'Disallowed' });
+  if (o.kind === 'SandboxTemplate')
+    Object.assign(o.spec!, {
+      networkPolicyManagement: 'Managed',
+      envVarsInjectionPolicy: 'Disallowed',
+      volumeClaimTemplatesPolicy: 'Disallowed',
+    });
   if (o.kind === 'SandboxWarmPool') {
     Object.assign(o.spec!, { replicas: 1, updateStrategy: { type: 'OnReplenish' } });
-    o.status = { replicas: 1, readyReplicas: 1, selector: `agents.x-k8s.io/warm-pool-sandbox=${i.toString(16)}`, observedGeneration: 1 };
+    o.status = {
+      replicas: 1,
+      readyReplicas: 1,
+      selector: `agents.x-k8s.io/warm-pool-sandbox=${i.toString(16)}`,
+      observedGeneration: 1,
+    };
   }
-  o.metadata = { ...o.metadata, uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resourceVersion: String(1000 + i), generation: 1, creationTimestamp: '2026-11-29T10:00:00Z', managedFields: [{ manager: 'agentplane', operation: 'Apply', apiVersion: o.apiVersion, fieldsType: 'FieldsV1' }] };
-  const reverse = (v: unknown): unknown => Array.isArray(v) ? v.map(reverse) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reverse(x)])) : v;
+  o.metadata = {
+    ...o.metadata,
+    uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    resourceVersion: String(1000 + i),
+    generation: 1,
+    creationTimestamp: '2026-11-29T10:00:00Z',
+    managedFields: [{ manager: 'agentplane', operation: 'Apply', apiVersion: o.apiVersion, fieldsType: 'FieldsV1' }],
+  };
+  const reverse = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(reverse)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .reverse()
+              .map(([k, x]) => [k, reverse(x)]),
+          )
+        : v;
   return reverse(o) as KubeObject;
 }
 
@@ -76,7 +143,9 @@ const dyffPath = (() => {
 /** The version is in the install directory's name (`dyff-<version>`); `go install` builds report `(development)` themselves. */
 const dyffVersion = dyffPath ? path.basename(path.dirname(dyffPath)).replace(/^dyff-/, '') : '';
 
-const { compiledCliUsable } = (await import(pathToFileURL(path.join(ROOT, 'bin/start-mode.js')).href)) as { compiledCliUsable(root: string, argv: string[]): boolean };
+const { compiledCliUsable } = (await import(pathToFileURL(path.join(ROOT, 'bin/start-mode.js')).href)) as {
+  compiledCliUsable(root: string, argv: string[]): boolean;
+};
 const cliMode = compiledCliUsable(ROOT, ['diff']) ? 'compiled lib/' : 'tsx: lib/ missing or stale, run npm run build';
 
 const rows: string[] = [];
@@ -93,7 +162,10 @@ const cases: Array<{ label: string; n: number; target: number; make: () => [stri
       const step = Math.floor(head.length / changed);
       const dir = path.join(OUT, String(n));
       const base = writeSet(path.join(dir, 'base'), [...crds, ...head]);
-      const changedFile = writeSet(path.join(dir, 'changed'), [...crds, ...head.map((o, i) => (i % step === 0 && i / step < changed ? synthesized(i, true) : o))]);
+      const changedFile = writeSet(path.join(dir, 'changed'), [
+        ...crds,
+        ...head.map((o, i) => (i % step === 0 && i / step < changed ? synthesized(i, true) : o)),
+      ]);
       return [base, changedFile];
     },
   })),
@@ -104,25 +176,50 @@ const cases: Array<{ label: string; n: number; target: number; make: () => [stri
     make: (): [string, string] => {
       const head = Array.from({ length: 5000 - crds.length }, (_, i) => synthesized(i, false));
       const dir = path.join(OUT, 'noise');
-      return [writeSet(path.join(dir, 'live'), [...crds, ...head.map((o, i) => asLive(o, i))]), writeSet(path.join(dir, 'synth'), [...crds, ...head])];
+      return [
+        writeSet(path.join(dir, 'live'), [...crds, ...head.map((o, i) => asLive(o, i))]),
+        writeSet(path.join(dir, 'synth'), [...crds, ...head]),
+      ];
     },
   },
 ];
 for (const c of cases) {
   const [baseFile, headFile] = c.make();
   const pairs = c.n >= 50_000 ? Math.min(PAIRS, 3) : PAIRS;
-  const ours = (): ReturnType<typeof runOnce> => runOnce([process.execPath, path.join(ROOT, 'bin/agentplane.js'), 'diff', path.dirname(baseFile), path.dirname(headFile), '-o', 'json'], { cwd: ROOT, okStatus: (s) => s === 0 || s === 1 });
+  const ours = (): ReturnType<typeof runOnce> =>
+    runOnce(
+      [
+        process.execPath,
+        path.join(ROOT, 'bin/agentplane.js'),
+        'diff',
+        path.dirname(baseFile),
+        path.dirname(headFile),
+        '-o',
+        'json',
+      ],
+      { cwd: ROOT, okStatus: (s) => s === 0 || s === 1 },
+    );
   if (dyffPath === undefined) {
-    rows.push(skippedRow(`${c.label} (CLI, ${cliMode})`, 'scripts/install-dyff.sh could not install dyff (no Go or no module proxy)', c.target));
+    rows.push(
+      skippedRow(
+        `${c.label} (CLI, ${cliMode})`,
+        'scripts/install-dyff.sh could not install dyff (no Go or no module proxy)',
+        c.target,
+      ),
+    );
     continue;
   }
-  const theirs = (): ReturnType<typeof runOnce> => runOnce([dyffPath, 'between', '--omit-header', '--output', 'brief', baseFile, headFile], { cwd: ROOT });
+  const theirs = (): ReturnType<typeof runOnce> =>
+    runOnce([dyffPath, 'between', '--omit-header', '--output', 'brief', baseFile, headFile], { cwd: ROOT });
   const p = paired(ours, theirs, pairs);
   rows.push(pairedRow(`${c.label} (CLI, ${cliMode})`, `dyff ${dyffVersion} between --output brief`, p, c.target));
   const report = JSON.parse(p.a[0]!.stdout) as { objects: Array<{ fields: unknown[] }> };
   const brief = p.b[0]!.stdout.trim();
-  const dyffCount = /(\d+) changes? detected/.exec(brief)?.[1] ?? (brief === '' ? '0' : `unparsed: ${brief.split('\n')[0]!}`);
-  counts.push(`- ${c.label}: agentplane ${report.objects.length} objects, ${report.objects.reduce((n, o) => n + o.fields.length, 0)} fields; dyff ${dyffCount} differences`);
+  const dyffCount =
+    /(\d+) changes? detected/.exec(brief)?.[1] ?? (brief === '' ? '0' : `unparsed: ${brief.split('\n')[0]!}`);
+  counts.push(
+    `- ${c.label}: agentplane ${report.objects.length} objects, ${report.objects.reduce((n, o) => n + o.fields.length, 0)} fields; dyff ${dyffCount} differences`,
+  );
   rmSync(path.dirname(path.dirname(baseFile)), { recursive: true, force: true });
 }
 process.stdout.write([...rows, '', 'Changes reported:', ...counts, ''].join('\n'));

@@ -15,7 +15,14 @@ export const OPEN_CRD = {
     group: 'example.com',
     names: { kind: 'Gadget', plural: 'gadgets', singular: 'gadget', listKind: 'GadgetList' },
     scope: 'Namespaced',
-    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
   },
 };
 
@@ -28,16 +35,35 @@ export function releaseBundle(release: LoadedRelease): string {
   const crd = (kind: SandboxKind): string => release.files.get(release.facts.crds[kind].file)!.toString('utf8');
   return [
     stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'agent-sandbox-system' } }),
-    stringify({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'controller', namespace: 'agent-sandbox-system' } }),
-    stringify({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'controller' }, rules: [] }),
-    stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'controller', namespace: 'agent-sandbox-system' }, spec: { replicas: 1 } }),
+    stringify({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'controller', namespace: 'agent-sandbox-system' },
+    }),
+    stringify({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'controller' },
+      rules: [],
+    }),
+    stringify({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'controller', namespace: 'agent-sandbox-system' },
+      spec: { replicas: 1 },
+    }),
     crd('Sandbox'),
     crd('SandboxClaim'),
     '',
     crd('SandboxTemplate'),
     '# only a comment in this document\n',
     crd('SandboxWarmPool'),
-    stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'webhook', namespace: 'agent-sandbox-system' }, spec: { ports: [{ port: 443 }] } }),
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'webhook', namespace: 'agent-sandbox-system' },
+      spec: { ports: [{ port: 443 }] },
+    }),
     stringify(OPEN_CRD),
   ].join('---\n');
 }

@@ -42,7 +42,10 @@ try {
     const out = join(work, `imports-${i}`);
     const run = await runCdk8sImport([{ prefix: 'bundle', crds: extraction.crds }], out); // cdk8s-cli is killed after 300 s
     const written = readdirSync(out).sort();
-    if (written.join() !== MODULES.join()) throw new Error(`cdk8s import wrote ${written.join(', ') || 'nothing'} to ${out}, expected ${MODULES.join(', ')}:\n${run.output}`);
+    if (written.join() !== MODULES.join())
+      throw new Error(
+        `cdk8s import wrote ${written.join(', ') || 'nothing'} to ${out}, expected ${MODULES.join(', ')}:\n${run.output}`,
+      );
     importMs.push(run.durationMs);
     rssMiB.push(run.maxRssKiB / 1024);
   }

@@ -12,9 +12,17 @@ export const PAIRS = Number(process.env['BENCH_PAIRS'] ?? 7);
 const GNU_TIME = existsSync('/usr/bin/time');
 
 /** One process run: wall time, peak RSS (MB, when measured), stdout. Throws when it exits non-zero and `okStatus` rejects the status. */
-export interface Run { wallMs: number; rssMb?: number; stdout: string; status: number | null }
+export interface Run {
+  wallMs: number;
+  rssMb?: number;
+  stdout: string;
+  status: number | null;
+}
 
-export function runOnce(argv: readonly string[], opts: { cwd?: string; okStatus?: (s: number | null) => boolean } = {}): Run {
+export function runOnce(
+  argv: readonly string[],
+  opts: { cwd?: string; okStatus?: (s: number | null) => boolean } = {},
+): Run {
   const t0 = performance.now();
   const r = GNU_TIME
     ? spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { cwd: opts.cwd, encoding: 'utf8', maxBuffer: 1 << 30 })
@@ -23,7 +31,12 @@ export function runOnce(argv: readonly string[], opts: { cwd?: string; okStatus?
   const ok = opts.okStatus ?? ((s) => s === 0);
   if (!ok(r.status)) throw new Error(`${argv.join(' ')} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
   const rss = GNU_TIME ? Number(r.stderr.trim().split('\n').pop()) / 1024 : undefined;
-  return { wallMs, ...(rss !== undefined && Number.isFinite(rss) ? { rssMb: Math.round(rss) } : {}), stdout: r.stdout, status: r.status };
+  return {
+    wallMs,
+    ...(rss !== undefined && Number.isFinite(rss) ? { rssMb: Math.round(rss) } : {}),
+    stdout: r.stdout,
+    status: r.status,
+  };
 }
 
 export function median(xs: readonly number[]): number {
@@ -32,9 +45,18 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-export const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+export const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
-export interface Paired { a: Run[]; b: Run[]; ratios: number[]; loadBefore: string; loadAfter: string }
+export interface Paired {
+  a: Run[];
+  b: Run[];
+  ratios: number[];
+  loadBefore: string;
+  loadAfter: string;
+}
 
 /** `pairs` pairs of (A, B) after one unmeasured warm-up run of each (caches, page cache). */
 export function paired(a: () => Run, b: () => Run, pairs = PAIRS): Paired {
@@ -54,10 +76,14 @@ export function paired(a: () => Run, b: () => Run, pairs = PAIRS): Paired {
 }
 
 const ms = (x: number): string => (x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
-const rss = (runs: readonly Run[]): string => (runs.every((r) => r.rssMb !== undefined) ? `${median(runs.map((r) => r.rssMb!))} MB` : '-');
+const rss = (runs: readonly Run[]): string =>
+  runs.every((r) => r.rssMb !== undefined) ? `${median(runs.map((r) => r.rssMb!))} MB` : '-';
 
 /** Header of the paired table. */
-export const PAIRED_HEADER = ['| work | AgentPlane (A) | anchor (B) | A/B (median of pair ratios) | target | pairs | load avg (before → after) |', '| --- | --- | --- | --- | --- | --- | --- |'];
+export const PAIRED_HEADER = [
+  '| work | AgentPlane (A) | anchor (B) | A/B (median of pair ratios) | target | pairs | load avg (before → after) |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
+];
 
 /** One row: absolute medians with peak RSS, the median ratio and whether it meets `target` (a ratio ceiling). */
 export function pairedRow(work: string, anchor: string, p: Paired, target: number): string {

@@ -15,14 +15,23 @@ import { pathToFileURL } from 'node:url';
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 7);
 const ROOT = resolve(import.meta.dirname, '..');
 // AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases from the cwd or the repository (as src/releases/fetch.ts looks)
-const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? [process.cwd(), ROOT].map((d) => resolve(d, '../shared/agent-sandbox/releases')).find((d) => existsSync(d)) ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
+const MIRROR = resolve(
+  process.env['AGENTPLANE_MIRROR'] ??
+    [process.cwd(), ROOT].map((d) => resolve(d, '../shared/agent-sandbox/releases')).find((d) => existsSync(d)) ??
+    resolve(ROOT, '../shared/agent-sandbox/releases'),
+);
 const TARGET_MS = 1000;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as { compiledCliUsable(root: string, argv: string[]): boolean };
+const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as {
+  compiledCliUsable(root: string, argv: string[]): boolean;
+};
 const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-plan-'));
 const argv = ['--mirror', MIRROR, '--cache-dir', cacheDir, 'plan-upgrade', '--from', 'v0.4.6', '--to', 'v0.5.6'];
 const mode = compiledCliUsable(ROOT, argv) ? 'compiled lib/' : 'tsx: lib/ missing or stale';
@@ -53,4 +62,6 @@ const wall = median(walls);
 console.log(`\nplan-upgrade bench: ${RUNS} warm runs (${mode}), load average ${loadBefore} before, ${load()} after\n`);
 console.log('| work | wall (median) | user+sys CPU (median) | peak RSS | target |');
 console.log('| --- | --- | --- | --- | --- |');
-console.log(`| \`plan-upgrade --from v0.4.6 --to v0.5.6\` | ${wall.toFixed(0)} ms | ${cpus.length ? `${median(cpus).toFixed(0)} ms` : 'not measured'} | ${rss.length ? `${median(rss).toFixed(0)} MB` : 'not measured'} | ≤ ${TARGET_MS} ms wall: ${wall <= TARGET_MS ? 'met' : 'not met'} |`);
+console.log(
+  `| \`plan-upgrade --from v0.4.6 --to v0.5.6\` | ${wall.toFixed(0)} ms | ${cpus.length ? `${median(cpus).toFixed(0)} ms` : 'not measured'} | ${rss.length ? `${median(rss).toFixed(0)} MB` : 'not measured'} | ≤ ${TARGET_MS} ms wall: ${wall <= TARGET_MS ? 'met' : 'not met'} |`,
+);

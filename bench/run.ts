@@ -31,7 +31,11 @@ function runCase(name: string): { wallMs: number; result: CaseResult }[] {
   const out: { wallMs: number; result: CaseResult }[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/synth-case.ts'), name, MIRROR, cacheDir], { encoding: 'utf8', cwd: ROOT });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'bench/synth-case.ts'), name, MIRROR, cacheDir],
+      { encoding: 'utf8', cwd: ROOT },
+    );
     const wallMs = performance.now() - t0;
     if (r.status !== 0) throw new Error(`bench case ${name} failed (exit ${r.status}):\n${r.stderr}`);
     out.push({ wallMs, result: JSON.parse(r.stdout.trim().split('\n').pop()!) as CaseResult });
@@ -41,7 +45,9 @@ function runCase(name: string): { wallMs: number; result: CaseResult }[] {
 
 function kubectlVersion(): string | undefined {
   try {
-    return execFileSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' }).match(/"gitVersion":\s*"([^"]+)"/)?.[1];
+    return execFileSync('kubectl', ['version', '--client', '-o', 'json'], { encoding: 'utf8' }).match(
+      /"gitVersion":\s*"([^"]+)"/,
+    )?.[1];
   } catch {
     return undefined;
   }
@@ -81,8 +87,12 @@ export default defineEnvironments(async (ctx) => {
   return file;
 }
 
-const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as { compiledCliUsable(root: string, argv: string[]): boolean };
-const cliMode = compiledCliUsable(ROOT, ['--mirror', MIRROR, 'synth']) ? 'compiled lib/' : 'tsx: lib/ missing or stale, run npm run build';
+const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as {
+  compiledCliUsable(root: string, argv: string[]): boolean;
+};
+const cliMode = compiledCliUsable(ROOT, ['--mirror', MIRROR, 'synth'])
+  ? 'compiled lib/'
+  : 'tsx: lib/ missing or stale, run npm run build';
 
 /**
  * Paired rows (bench/paired.ts): the `agentplane synth` command on install + one template (warm cache) against
@@ -100,15 +110,39 @@ if (kubectl === undefined) {
   const file = cliModule();
   const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-cli-'));
   const out = mkdtempSync(join(tmpdir(), 'agentplane-bench-cli-out-'));
-  const synth = (): Run => runOnce([process.execPath, join(ROOT, 'bin/agentplane.js'), '--mirror', MIRROR, '--cache-dir', cacheDir, 'synth', file, '--out', out], { cwd: ROOT });
+  const synth = (): Run =>
+    runOnce(
+      [
+        process.execPath,
+        join(ROOT, 'bin/agentplane.js'),
+        '--mirror',
+        MIRROR,
+        '--cache-dir',
+        cacheDir,
+        'synth',
+        file,
+        '--out',
+        out,
+      ],
+      { cwd: ROOT },
+    );
   const kustomize = (): Run => runOnce(['kubectl', 'kustomize', k8sDir], { cwd: ROOT });
-  pairedRows.push(pairedRow(synthWork, `kubectl kustomize v0.5.6/k8s (kubectl ${kubectl})`, paired(synth, kustomize), 1));
+  pairedRows.push(
+    pairedRow(synthWork, `kubectl kustomize v0.5.6/k8s (kubectl ${kubectl})`, paired(synth, kustomize), 1),
+  );
 }
-const diff = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/diff.ts')], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 });
+const diff = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/diff.ts')], {
+  cwd: ROOT,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+  maxBuffer: 64 << 20,
+});
 const [diffRows, diffCounts] = diff.stdout.split('\n\n');
 pairedRows.push(...(diffRows ?? '').split('\n').filter(Boolean));
 // verify at 1, 5 and 20 templates on the test cluster: rows to come with parallel verify (issue 16 item 4)
-pairedRows.push('| verify 1, 5, 20 templates (test cluster) | - | - | - | - | 0 | not measured by npm run bench yet: see npm run bench:verify |');
+pairedRows.push(
+  '| verify 1, 5, 20 templates (test cluster) | - | - | - | - | 0 | not measured by npm run bench yet: see npm run bench:verify |',
+);
 
 process.stdout.write(
   [

@@ -27,7 +27,11 @@ const env = new AgentEnvironment(new App(), 'bench', { release });
 const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
 const count = which === 'generated-200' ? 200 : 1;
 for (let i = 0; i < count; i++) {
-  const t = env.addTemplate(`t${i}`, { runtimeClass: rc, podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }), runtime: SANDBOXD_RUNTIME });
+  const t = env.addTemplate(`t${i}`, {
+    runtimeClass: rc,
+    podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }),
+    runtime: SANDBOXD_RUNTIME,
+  });
   if (which === 'generated-200') env.addWarmPool(`p${i}`, { template: t, replicas: 1 });
 }
 const synth = synthesizeEnvironment(env);

@@ -18,7 +18,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     await import(new URL('lib/esm/src/cli/main.js', ROOT).href);
   } catch (err) {
     if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('lib/esm/src/cli/main.js')) throw err;
-    process.stderr.write('error: the compiled CLI (lib/esm) is missing\nhint: run `npm run build` in the package directory\n');
+    process.stderr.write(
+      'error: the compiled CLI (lib/esm) is missing\nhint: run `npm run build` in the package directory\n',
+    );
     process.exitCode = 1;
   }
 }

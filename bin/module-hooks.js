@@ -10,7 +10,11 @@ export function initialize(data) {
 export async function resolve(specifier, context, next) {
   if (specifier === name || specifier.startsWith(`${name}/`)) {
     const conditions = (context.conditions ?? []).filter((c) => c !== 'require');
-    return next(specifier, { ...context, parentURL: `${root}package.json`, conditions: [...new Set([...conditions, 'import', 'node'])] });
+    return next(specifier, {
+      ...context,
+      parentURL: `${root}package.json`,
+      conditions: [...new Set([...conditions, 'import', 'node'])],
+    });
   }
   const result = await next(specifier, context);
   const url = result.url;

@@ -14,7 +14,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lib = join(root, 'lib');
 rmSync(lib, { recursive: true, force: true });
 
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 
 await build({
   entryPoints: [join(root, 'src/index.ts')],

@@ -39,14 +39,16 @@ export interface CrdExtraction {
  */
 export function extractCrds(text: string, source: string): CrdExtraction {
   const all = parseAllDocuments(text);
-  for (const d of all) if (d.errors.length > 0) throw new ReleaseParseError(source, d.errors.map((e) => e.message).join('; '));
+  for (const d of all)
+    if (d.errors.length > 0) throw new ReleaseParseError(source, d.errors.map((e) => e.message).join('; '));
   const values: unknown[] = all.map((d) => d.toJS({ maxAliasCount: 100 }));
   const docs = values.filter((v) => v !== null && v !== undefined);
   const crds: KubeObject[] = [];
   const skipped: string[] = [];
   const openedSpecs: string[] = [];
   for (const [i, doc] of docs.entries()) {
-    if (!isKubeObject(doc)) throw new Error(`${source}: document ${i + 1} is not a Kubernetes object (no apiVersion/kind); fix the bundle`);
+    if (!isKubeObject(doc))
+      throw new Error(`${source}: document ${i + 1} is not a Kubernetes object (no apiVersion/kind); fix the bundle`);
     if (doc.apiVersion === 'apiextensions.k8s.io/v1' && doc.kind === 'CustomResourceDefinition') {
       crds.push(withOpenSpecs(doc, openedSpecs));
     } else {
@@ -65,13 +67,18 @@ export function describeExtraction(source: string, e: CrdExtraction): string {
 
 function withOpenSpecs(crd: KubeObject, opened: string[]): KubeObject {
   const copy = structuredClone(crd);
-  const versions = (copy.spec as { versions?: { name: string; schema?: { openAPIV3Schema?: Record<string, unknown> } }[] } | undefined)?.versions ?? [];
+  const versions =
+    (copy.spec as { versions?: { name: string; schema?: { openAPIV3Schema?: Record<string, unknown> } }[] } | undefined)
+      ?.versions ?? [];
   for (const v of versions) {
     const schema = v.schema?.openAPIV3Schema;
     if (!schema || schema['x-kubernetes-preserve-unknown-fields'] !== true) continue;
     const props = (schema.properties ?? {}) as Record<string, unknown>;
     if (props.spec !== undefined) continue;
-    schema.properties = { ...props, spec: { type: 'object', additionalProperties: { 'x-kubernetes-preserve-unknown-fields': true } } };
+    schema.properties = {
+      ...props,
+      spec: { type: 'object', additionalProperties: { 'x-kubernetes-preserve-unknown-fields': true } },
+    };
     opened.push(`${crd.metadata?.name ?? '?'}/${v.name}`);
   }
   return copy;
@@ -97,7 +104,11 @@ export interface ImportRun {
  * with the upgrade check off.
  * @throws Error with cdk8s-cli's output when the import fails or exceeds `timeoutMs` (default 300000).
  */
-export async function runCdk8sImport(specs: readonly ImportSpec[], outDir: string, timeoutMs = 300_000): Promise<ImportRun> {
+export async function runCdk8sImport(
+  specs: readonly ImportSpec[],
+  outDir: string,
+  timeoutMs = 300_000,
+): Promise<ImportRun> {
   const work = mkdtempSync(join(tmpdir(), 'agentplane-import-'));
   try {
     // cdk8s-cli takes one SPEC on the command line, but imports every entry of the cdk8s.yaml in its working directory.
@@ -109,14 +120,33 @@ export async function runCdk8sImport(specs: readonly ImportSpec[], outDir: strin
     writeFileSync(join(work, 'cdk8s.yaml'), stringify({ language: 'typescript', imports }));
     const usageFile = join(work, 'usage.json');
     const reporter = join(work, 'report-usage.cjs');
-    writeFileSync(reporter, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(usageFile)}, JSON.stringify(process.resourceUsage())));\n`);
+    writeFileSync(
+      reporter,
+      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(usageFile)}, JSON.stringify(process.resourceUsage())));\n`,
+    );
     const started = performance.now();
     const output = await new Promise<string>((ok, fail) => {
       execFile(
         process.execPath,
-        ['--require', reporter, CDK8S_BIN, 'import', '--output', resolve(outDir), '--language', 'typescript', '--no-check-upgrade'],
-        { cwd: work, env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => (err ? fail(new Error(`cdk8s import failed: ${err.message}\n${stdout}${stderr}`)) : ok(`${stdout}${stderr}`)),
+        [
+          '--require',
+          reporter,
+          CDK8S_BIN,
+          'import',
+          '--output',
+          resolve(outDir),
+          '--language',
+          'typescript',
+          '--no-check-upgrade',
+        ],
+        {
+          cwd: work,
+          env: { ...process.env, CDK8S_CHECK_UPGRADE: 'false' },
+          timeout: timeoutMs,
+          maxBuffer: 16 * 1024 * 1024,
+        },
+        (err, stdout, stderr) =>
+          err ? fail(new Error(`cdk8s import failed: ${err.message}\n${stdout}${stderr}`)) : ok(`${stdout}${stderr}`),
       );
     });
     const durationMs = performance.now() - started;

@@ -32,34 +32,76 @@ const HARNESS: Readonly<Record<string, { router: string; runtimeServer: string }
 };
 
 /** The clients test/cluster/client/ drives, as `compat` prints them (tuple-reader's clientSdkEntry). */
-const CLIENT_ROWS = [{ clientSdk: 'k8s-agent-sandbox 1.0.8 (router)', runtimeServer: 'python-runtime v0.5.6 (upstream main.py)' }] as const;
+const CLIENT_ROWS = [
+  { clientSdk: 'k8s-agent-sandbox 1.0.8 (router)', runtimeServer: 'python-runtime v0.5.6 (upstream main.py)' },
+] as const;
 
-const matrix: Matrix = existsSync(OUT) ? MatrixSchema.parse(JSON.parse(readFileSync(OUT, 'utf8'))) : { generatedBy: 'scripts/gen-compat-matrix.ts', rows: [] };
+const matrix: Matrix = existsSync(OUT)
+  ? MatrixSchema.parse(JSON.parse(readFileSync(OUT, 'utf8')))
+  : { generatedBy: 'scripts/gen-compat-matrix.ts', rows: [] };
 
 for (const [i, release] of releases.entries()) {
   const runDir = path.join(ROOT, 'test-cluster', `.run-matrix-${release}`);
   const env = {
-    ...process.env, AGENTPLANE_TEST_CLUSTER_RELEASE: release, AGENTPLANE_TEST_CLUSTER_KEEP: '1', AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-    AGENTPLANE_TEST_CLUSTER_POD_NET: String(60 + i), NODE_OPTIONS: '--experimental-vm-modules',
+    ...process.env,
+    AGENTPLANE_TEST_CLUSTER_RELEASE: release,
+    AGENTPLANE_TEST_CLUSTER_KEEP: '1',
+    AGENTPLANE_TEST_CLUSTER_RUN: runDir,
+    AGENTPLANE_TEST_CLUSTER_POD_NET: String(60 + i),
+    NODE_OPTIONS: '--experimental-vm-modules',
   };
   const resultFile = path.join(ROOT, 'bench/.out', `jest-cluster-${release}.json`);
   mkdirSync(path.dirname(resultFile), { recursive: true });
   rmSync(resultFile, { force: true });
-  const up = spawnSync('bash', [path.join(ROOT, 'test-cluster/scripts/up.sh'), '--release', release], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const up = spawnSync('bash', [path.join(ROOT, 'test-cluster/scripts/up.sh'), '--release', release], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (up.status !== 0) {
-    process.stderr.write(`gen-compat-matrix: the ${release} test cluster did not start (exit ${up.status}); see test-cluster/README.md\n`);
+    process.stderr.write(
+      `gen-compat-matrix: the ${release} test cluster did not start (exit ${up.status}); see test-cluster/README.md\n`,
+    );
     process.exit(2);
   }
-  spawnSync('npx', ['jest', '--selectProjects', 'cluster', '--json', '--outputFile', resultFile, ...(tests.length ? ['--runTestsByPath', ...tests] : [])], { cwd: ROOT, env, stdio: 'inherit' });
+  spawnSync(
+    'npx',
+    [
+      'jest',
+      '--selectProjects',
+      'cluster',
+      '--json',
+      '--outputFile',
+      resultFile,
+      ...(tests.length ? ['--runTestsByPath', ...tests] : []),
+    ],
+    { cwd: ROOT, env, stdio: 'inherit' },
+  );
   if (!existsSync(resultFile)) {
-    process.stderr.write(`gen-compat-matrix: the cluster tests for ${release} wrote no result (is the test cluster buildable? see test-cluster/README.md)\n`);
+    process.stderr.write(
+      `gen-compat-matrix: the cluster tests for ${release} wrote no result (is the test cluster buildable? see test-cluster/README.md)\n`,
+    );
     process.exit(2);
   }
-  const result = JSON.parse(readFileSync(resultFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }> };
+  const result = JSON.parse(readFileSync(resultFile, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    testResults: Array<{ name: string; assertionResults: Array<{ status: string }> }>;
+  };
   const kubeconfig = path.join(runDir, 'kubeconfig');
   const plan: VerifyPlan = {
-    environment: `test-cluster-${release}`, release: release as VerifyPlan['release'], source: 'test-cluster', controller: DEFAULT_CONTROLLER,
-    runtimeClasses: [], templates: [], warmPools: [], networkPolicies: [], transport: 'direct', requirements: [], probeTimeoutMs: 5000, readyTimeoutMs: 120_000,
+    environment: `test-cluster-${release}`,
+    release: release as VerifyPlan['release'],
+    source: 'test-cluster',
+    controller: DEFAULT_CONTROLLER,
+    runtimeClasses: [],
+    templates: [],
+    warmPools: [],
+    networkPolicies: [],
+    transport: 'direct',
+    requirements: [],
+    probeTimeoutMs: 5000,
+    readyTimeoutMs: 120_000,
   };
   const tuple = await readTuple(new Cluster(KubeClient.connect({ kubeconfig })), plan, 'external');
   const values: Record<string, string> = Object.fromEntries(TUPLE_KEYS.map((k) => [k, tuple[k].value]));

@@ -30,7 +30,10 @@ const v1beta1 = release !== 'v0.4.6';
 const version = v1beta1 ? 'v1beta1' : 'v1alpha1';
 const EXT = { group: 'extensions.agents.x-k8s.io', version };
 const CORE = { group: 'agents.x-k8s.io', version };
-type Obj = Record<string, unknown> & { metadata?: { name?: string; namespace?: string; generation?: number; labels?: Record<string, string> }; status?: Record<string, unknown> };
+type Obj = Record<string, unknown> & {
+  metadata?: { name?: string; namespace?: string; generation?: number; labels?: Record<string, string> };
+  status?: Record<string, unknown>;
+};
 
 const kc = new k8s.KubeConfig();
 kc.loadFromFile(kubeconfig);
@@ -51,57 +54,116 @@ async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | und
 }
 
 const cond = (o: Obj, type: string): { status?: string; reason?: string } | undefined =>
-  ((o.status?.conditions as Array<{ type: string; status: string; reason?: string }> | undefined) ?? []).find((c) => c.type === type);
+  ((o.status?.conditions as Array<{ type: string; status: string; reason?: string }> | undefined) ?? []).find(
+    (c) => c.type === type,
+  );
 
 const podSpec = { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] };
 const podMeta = { annotations: { 'test-cluster.agentplane.io/runtime': 'none' } };
 const labels = { 'app.kubernetes.io/managed-by': 'agentplane', 'agentplane.io/contract': release };
 
-const template: Obj = { apiVersion: `${EXT.group}/${version}`, kind: 'SandboxTemplate', metadata: { name: 'contract', namespace: ns, labels }, spec: { podTemplate: { metadata: podMeta, spec: podSpec } } };
-const pool: Obj = { apiVersion: `${EXT.group}/${version}`, kind: 'SandboxWarmPool', metadata: { name: 'contract', namespace: ns, labels }, spec: { replicas: 1, sandboxTemplateRef: { name: 'contract' } } };
+const template: Obj = {
+  apiVersion: `${EXT.group}/${version}`,
+  kind: 'SandboxTemplate',
+  metadata: { name: 'contract', namespace: ns, labels },
+  spec: { podTemplate: { metadata: podMeta, spec: podSpec } },
+};
+const pool: Obj = {
+  apiVersion: `${EXT.group}/${version}`,
+  kind: 'SandboxWarmPool',
+  metadata: { name: 'contract', namespace: ns, labels },
+  spec: { replicas: 1, sandboxTemplateRef: { name: 'contract' } },
+};
 const claim: Obj = {
-  apiVersion: `${EXT.group}/${version}`, kind: 'SandboxClaim', metadata: { name: 'contract-claim', namespace: ns, labels },
-  spec: v1beta1 ? { warmPoolRef: { name: 'contract' } } : { sandboxTemplateRef: { name: 'contract' }, warmpool: 'contract' },
+  apiVersion: `${EXT.group}/${version}`,
+  kind: 'SandboxClaim',
+  metadata: { name: 'contract-claim', namespace: ns, labels },
+  spec: v1beta1
+    ? { warmPoolRef: { name: 'contract' } }
+    : { sandboxTemplateRef: { name: 'contract' }, warmpool: 'contract' },
 };
 const sandbox = (name: string, suspended: boolean): Obj => ({
-  apiVersion: `${CORE.group}/${version}`, kind: 'Sandbox', metadata: { name, namespace: ns, labels },
-  spec: { podTemplate: { metadata: podMeta, spec: podSpec }, ...(suspended ? (v1beta1 ? { operatingMode: 'Suspended' } : { replicas: 0 }) : {}) },
+  apiVersion: `${CORE.group}/${version}`,
+  kind: 'Sandbox',
+  metadata: { name, namespace: ns, labels },
+  spec: {
+    podTemplate: { metadata: podMeta, spec: podSpec },
+    ...(suspended ? (v1beta1 ? { operatingMode: 'Suspended' } : { replicas: 0 }) : {}),
+  },
 });
 const bare = sandbox('contract-bare', false);
 const suspended = sandbox('contract-suspended', true);
 
-const plural: Record<string, string> = { SandboxTemplate: 'sandboxtemplates', SandboxWarmPool: 'sandboxwarmpools', SandboxClaim: 'sandboxclaims', Sandbox: 'sandboxes' };
-const ref = (o: Obj): { group: string; version: string; namespace: string; plural: string } => ({ ...(o.kind === 'Sandbox' ? CORE : EXT), namespace: ns, plural: plural[String(o.kind)]! });
-const get = async (o: Obj, name = String(o.metadata?.name)): Promise<Obj> => (await co.getNamespacedCustomObject({ ...ref(o), name })) as Obj;
+const plural: Record<string, string> = {
+  SandboxTemplate: 'sandboxtemplates',
+  SandboxWarmPool: 'sandboxwarmpools',
+  SandboxClaim: 'sandboxclaims',
+  Sandbox: 'sandboxes',
+};
+const ref = (o: Obj): { group: string; version: string; namespace: string; plural: string } => ({
+  ...(o.kind === 'Sandbox' ? CORE : EXT),
+  namespace: ns,
+  plural: plural[String(o.kind)]!,
+});
+const get = async (o: Obj, name = String(o.metadata?.name)): Promise<Obj> =>
+  (await co.getNamespacedCustomObject({ ...ref(o), name })) as Obj;
 
 await core.deleteNamespace({ name: ns }).catch(() => undefined);
-await waitFor(`namespace ${ns} gone`, 120_000, async () => ((await core.readNamespace({ name: ns }).then(() => false).catch(() => true)) ? true : undefined));
+await waitFor(`namespace ${ns} gone`, 120_000, async () =>
+  (await core
+    .readNamespace({ name: ns })
+    .then(() => false)
+    .catch(() => true))
+    ? true
+    : undefined,
+);
 await core.createNamespace({ body: { metadata: { name: ns } } });
 for (const o of [template, pool, bare, suspended]) await co.createNamespacedCustomObject({ ...ref(o), body: o });
-await waitFor('warm pool readyReplicas 1', 60_000, async () => (((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined));
+await waitFor('warm pool readyReplicas 1', 60_000, async () =>
+  ((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined,
+);
 await co.createNamespacedCustomObject({ ...ref(claim), body: claim });
 const liveClaim = await waitFor('claim Ready=True with a bound sandbox', 60_000, async () => {
   const c = await get(claim);
-  return cond(c, 'Ready')?.status === 'True' && (c.status?.sandbox as { name?: string } | undefined)?.name ? c : undefined;
+  return cond(c, 'Ready')?.status === 'True' && (c.status?.sandbox as { name?: string } | undefined)?.name
+    ? c
+    : undefined;
 });
 const boundName = (liveClaim.status!.sandbox as { name: string }).name;
 // On v0.5 the adapter builds a claim itself (createFromTemplate): the fixture then holds the adapter's own object as the controller left it.
 let adapterClaim: Obj | undefined;
 if (v1beta1) {
-  await waitFor('warm pool refilled before the adapter claim', 60_000, async () => (((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined));
-  const created = await new KubeSessions(KubeClient.connect({ kubeconfig })).createFromTemplate({ namespace: ns, template: 'contract', warmPool: 'contract' }, '', 'contract-operation-1');
-  if (created.kind !== 'ok') throw new Error(`gen-fixtures: the adapter could not create a claim: ${JSON.stringify(created)}`);
+  await waitFor('warm pool refilled before the adapter claim', 60_000, async () =>
+    ((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined,
+  );
+  const created = await new KubeSessions(KubeClient.connect({ kubeconfig })).createFromTemplate(
+    { namespace: ns, template: 'contract', warmPool: 'contract' },
+    '',
+    'contract-operation-1',
+  );
+  if (created.kind !== 'ok')
+    throw new Error(`gen-fixtures: the adapter could not create a claim: ${JSON.stringify(created)}`);
   adapterClaim = await waitFor('adapter claim Ready=True', 60_000, async () => {
     const c = await get(claim, created.value.name);
     return cond(c, 'Ready')?.status === 'True' ? c : undefined;
   });
 }
-await waitFor('bare sandbox Ready=True', 60_000, async () => (cond(await get(bare), 'Ready')?.status === 'True' ? true : undefined));
+await waitFor('bare sandbox Ready=True', 60_000, async () =>
+  cond(await get(bare), 'Ready')?.status === 'True' ? true : undefined,
+);
 await waitFor('suspended sandbox reported', 60_000, async () => {
   const s = await get(suspended);
-  return v1beta1 ? (cond(s, 'Suspended')?.status === 'True' ? true : undefined) : cond(s, 'Ready') !== undefined ? true : undefined;
+  return v1beta1
+    ? cond(s, 'Suspended')?.status === 'True'
+      ? true
+      : undefined
+    : cond(s, 'Ready') !== undefined
+      ? true
+      : undefined;
 });
-await waitFor('warm pool refilled after the adoption', 60_000, async () => (((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined));
+await waitFor('warm pool refilled after the adoption', 60_000, async () =>
+  ((await get(pool)).status?.readyReplicas as number | undefined) === 1 ? true : undefined,
+);
 
 const objects: Array<{ name: string; desired?: Obj; live: Obj }> = [
   { name: 'template', desired: template, live: await get(template) },
@@ -113,16 +175,32 @@ const objects: Array<{ name: string; desired?: Obj; live: Obj }> = [
   ...(adapterClaim ? [{ name: 'adapter-claim', live: await get(claim, String(adapterClaim.metadata?.name)) }] : []),
 ];
 const policies = (await net.listNamespacedNetworkPolicy({ namespace: ns })).items;
-for (const p of policies) objects.push({ name: `networkpolicy/${p.metadata?.name}`, live: JSON.parse(JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', ...p })) as Obj });
+for (const p of policies)
+  objects.push({
+    name: `networkpolicy/${p.metadata?.name}`,
+    live: JSON.parse(JSON.stringify({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', ...p })) as Obj,
+  });
 const crds: Record<string, unknown> = {};
-for (const name of ['sandboxes.agents.x-k8s.io', 'sandboxclaims.extensions.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io', 'sandboxwarmpools.extensions.agents.x-k8s.io']) {
+for (const name of [
+  'sandboxes.agents.x-k8s.io',
+  'sandboxclaims.extensions.agents.x-k8s.io',
+  'sandboxtemplates.extensions.agents.x-k8s.io',
+  'sandboxwarmpools.extensions.agents.x-k8s.io',
+]) {
   const crd = await ext.readCustomResourceDefinition({ name });
-  crds[crd.spec.names.kind] = { served: crd.spec.versions.filter((v) => v.served).map((v) => v.name), storage: crd.spec.versions.find((v) => v.storage)?.name, storedVersions: crd.status?.storedVersions ?? [] };
+  crds[crd.spec.names.kind] = {
+    served: crd.spec.versions.filter((v) => v.served).map((v) => v.name),
+    storage: crd.spec.versions.find((v) => v.storage)?.name,
+    storedVersions: crd.status?.storedVersions ?? [],
+  };
 }
 const kubernetes = (await kc.makeApiClient(k8s.VersionApi).getCode()).gitVersion;
 await core.deleteNamespace({ name: ns });
 
 const out = path.join(ROOT, 'test/contract/fixtures', `${release}.json`);
 mkdirSync(path.dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ release, generatedBy: 'scripts/gen-fixtures.ts', kubernetes, crds, objects }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ release, generatedBy: 'scripts/gen-fixtures.ts', kubernetes, crds, objects }, null, 2)}\n`,
+);
 process.stdout.write(`wrote ${path.relative(ROOT, out)}: ${objects.length} objects\n`);

@@ -48,7 +48,11 @@ export interface BindingsReport {
  * Regenerates the bindings of every cdk8s.yaml entry into `outDir` from verified release files.
  * @throws the releases layer's errors (checksum, missing file, unreachable source) and Error for a bad entry or a failed import.
  */
-export async function generateBindings(cdk8sYaml: string, outDir: string, opts: FetchOptions = {}): Promise<BindingsReport> {
+export async function generateBindings(
+  cdk8sYaml: string,
+  outDir: string,
+  opts: FetchOptions = {},
+): Promise<BindingsReport> {
   const entries = bindingEntries(cdk8sYaml);
   const releases = new Map<string, LoadedRelease>();
   const modules = new Map<string, ModuleCrds>();
@@ -64,7 +68,10 @@ export async function generateBindings(cdk8sYaml: string, outDir: string, opts: 
     const extraction = extractCrds(bytes.toString('utf8'), `${e.tag}/${e.path}`);
     lines.push(describeExtraction(`${e.prefix} <- ${e.tag}/${e.path}`, extraction));
     if (extraction.crds.length === 0) {
-      throw new BindingsError('no-crd', `cdk8s.yaml import ${e.prefix}: ${e.tag}/${e.path} holds no CustomResourceDefinition (${extraction.skipped.join(', ') || 'no documents'})`);
+      throw new BindingsError(
+        'no-crd',
+        `cdk8s.yaml import ${e.prefix}: ${e.tag}/${e.path} holds no CustomResourceDefinition (${extraction.skipped.join(', ') || 'no documents'})`,
+      );
     }
     let mod = modules.get(e.prefix);
     if (!mod) {
@@ -75,14 +82,19 @@ export async function generateBindings(cdk8sYaml: string, outDir: string, opts: 
   }
   const specs: ImportSpec[] = [...modules.values()].map((m) => ({ prefix: m.prefix, crds: m.crds() }));
   const run = await runCdk8sImport(specs, outDir);
-  lines.push(`cdk8s import: ${specs.length} modules into ${outDir} in ${(run.durationMs / 1000).toFixed(1)} s, peak RSS ${Math.round(run.maxRssKiB / 1024)} MiB`);
+  lines.push(
+    `cdk8s import: ${specs.length} modules into ${outDir} in ${(run.durationMs / 1000).toFixed(1)} s, peak RSS ${Math.round(run.maxRssKiB / 1024)} MiB`,
+  );
   return { lines, run };
 }
 
 /** Why the import refused its input: `no-crd` (an entry's file holds none), `conflicting-schema` (one group/version/kind defined twice, differently). */
 export class BindingsError extends Error {
   override readonly name = 'BindingsError';
-  constructor(readonly reason: 'no-crd' | 'conflicting-schema', message: string) {
+  constructor(
+    readonly reason: 'no-crd' | 'conflicting-schema',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -90,7 +102,15 @@ export class BindingsError extends Error {
 /** JSON with keys sorted at every level: equal text for equal schemas, whatever the key order or object realm. */
 function canonical(value: unknown): string {
   const sort = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(sort) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])])) : v;
+    Array.isArray(v)
+      ? v.map(sort)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, sort((v as Record<string, unknown>)[k])]),
+          )
+        : v;
   return JSON.stringify(sort(value));
 }
 
@@ -105,7 +125,10 @@ interface CrdVersion {
  * once when identical and refused when the schemas differ.
  */
 class ModuleCrds {
-  private readonly byName = new Map<string, { crd: KubeObject; versions: Map<string, { version: CrdVersion; source: string }> }>();
+  private readonly byName = new Map<
+    string,
+    { crd: KubeObject; versions: Map<string, { version: CrdVersion; source: string }> }
+  >();
   constructor(readonly prefix: string) {}
 
   add(crd: KubeObject, source: string): void {
@@ -131,17 +154,28 @@ class ModuleCrds {
 
   /** One CRD per name, versions in first-seen order. */
   crds(): KubeObject[] {
-    return [...this.byName.values()].map(({ crd, versions }) => ({ ...crd, spec: { ...(crd.spec as object), versions: [...versions.values()].map((v) => v.version) } }) as KubeObject);
+    return [...this.byName.values()].map(
+      ({ crd, versions }) =>
+        ({
+          ...crd,
+          spec: { ...(crd.spec as object), versions: [...versions.values()].map((v) => v.version) },
+        }) as KubeObject,
+    );
   }
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { mirror: { type: 'string' }, 'cache-dir': { type: 'string' }, out: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { mirror: { type: 'string' }, 'cache-dir': { type: 'string' }, out: { type: 'string' } },
+  });
   const outDir = resolve(values.out ?? join(REPO_ROOT, 'imports'));
   // generate beside, then replace: a failed import leaves the old bindings, and no stale module survives a removed entry
   const staging = mkdtempSync(join(tmpdir(), 'agentplane-bindings-'));
   try {
-    const report = await generateBindings(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'), staging, { mirror: values.mirror, cacheDir: values['cache-dir'] });
+    const report = await generateBindings(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'), staging, {
+      mirror: values.mirror,
+      cacheDir: values['cache-dir'],
+    });
     rmSync(outDir, { recursive: true, force: true });
     cpSync(staging, outDir, { recursive: true });
     for (const line of report.lines) console.log(line.replace(staging, outDir));

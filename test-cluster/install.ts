@@ -40,8 +40,21 @@ const CONTROLLER_SA = 'agent-sandbox-controller';
 /** Not applied: the controller and router run as local processes, and no Service may back a webhook (10.x ClusterIPs). */
 const DROPPED_KINDS = new Set(['Deployment', 'Service', 'PodDisruptionBudget']);
 const APPLY_ORDER = [
-  'CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ConfigMap', 'Secret',
-  'RuntimeClass', 'SandboxTemplate', 'SandboxWarmPool', 'NetworkPolicy', 'SandboxClaim', 'Sandbox',
+  'CustomResourceDefinition',
+  'Namespace',
+  'ServiceAccount',
+  'ClusterRole',
+  'Role',
+  'ClusterRoleBinding',
+  'RoleBinding',
+  'ConfigMap',
+  'Secret',
+  'RuntimeClass',
+  'SandboxTemplate',
+  'SandboxWarmPool',
+  'NetworkPolicy',
+  'SandboxClaim',
+  'Sandbox',
 ];
 const rank = (kind: string) => (APPLY_ORDER.includes(kind) ? APPLY_ORDER.indexOf(kind) : APPLY_ORDER.length);
 /** Every node up.sh makes carries this label (the env's RuntimeClass `standin` selects it). */
@@ -49,8 +62,13 @@ const STANDIN_LABEL = { 'agentplane.io/runtime': 'standin' };
 
 const { values } = parseArgs({
   options: {
-    run: { type: 'string' }, release: { type: 'string' }, 'webhook-port': { type: 'string' },
-    nodes: { type: 'string', default: '1' }, 'pod-net': { type: 'string', default: '10' }, 'node-labels': { type: 'string', default: '' }, 'node-taints': { type: 'string', default: '' },
+    run: { type: 'string' },
+    release: { type: 'string' },
+    'webhook-port': { type: 'string' },
+    nodes: { type: 'string', default: '1' },
+    'pod-net': { type: 'string', default: '10' },
+    'node-labels': { type: 'string', default: '' },
+    'node-taints': { type: 'string', default: '' },
   },
 });
 if (!values.run || !values.release || !values['webhook-port']) {
@@ -61,7 +79,8 @@ const release = values.release;
 const webhookPort = Number(values['webhook-port']);
 const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
 const t0 = Date.now();
-const log = (msg: string) => process.stderr.write(`[test-cluster install +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+const log = (msg: string) =>
+  process.stderr.write(`[test-cluster install +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 
 const objects = await installObjects(release);
 log(`${objects.length} objects synthesized`);
@@ -72,11 +91,15 @@ const caBundle = readFileSync(path.join(run, 'pki', 'ca.crt')).toString('base64'
 const controllerPatchesCrds = release === 'v0.5.0';
 const kept = objects
   .filter((o) => !DROPPED_KINDS.has(o.kind))
-  .map((o) => (o.kind === 'CustomResourceDefinition' && !controllerPatchesCrds ? loopbackConversion(o, webhookPort, caBundle) : o))
+  .map((o) =>
+    o.kind === 'CustomResourceDefinition' && !controllerPatchesCrds ? loopbackConversion(o, webhookPort, caBundle) : o,
+  )
   .concat(controllerPatchesCrds ? [webhookCertSecret()] : [])
   .sort((a, b) => rank(a.kind) - rank(b.kind));
 const dropped = objects.filter((o) => DROPPED_KINDS.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
-log(`applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`);
+log(
+  `applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`,
+);
 const crds = kept.filter((o) => o.kind === 'CustomResourceDefinition');
 await serverSideApply(path.join(run, 'kubeconfig'), crds);
 const ext = kc.makeApiClient(k8s.ApiextensionsV1Api);
@@ -88,7 +111,12 @@ for (const crd of crds) {
 }
 // A fresh client, so its discovery sees the new API groups; retried while the groups appear in discovery.
 const rest = kept.filter((o) => o.kind !== 'CustomResourceDefinition');
-await waitFor('the remaining objects applied', 30_000, async () => (await serverSideApply(path.join(run, 'kubeconfig'), rest), true), 200);
+await waitFor(
+  'the remaining objects applied',
+  30_000,
+  async () => (await serverSideApply(path.join(run, 'kubeconfig'), rest), true),
+  200,
+);
 
 log('applied');
 const core = kc.makeApiClient(k8s.CoreV1Api);
@@ -96,7 +124,9 @@ const labels = { ...STANDIN_LABEL, ...parseLabels(values['node-labels'] ?? '') }
 const taints = parseTaints(values['node-taints'] ?? '');
 const nodeCount = Number(values.nodes);
 for (let i = 0; i < nodeCount; i++) {
-  await serverSideApply(path.join(run, 'kubeconfig'), [kwokNode(`kwok-node-${i}`, i, labels, taints, Number(values['pod-net']))]);
+  await serverSideApply(path.join(run, 'kubeconfig'), [
+    kwokNode(`kwok-node-${i}`, i, labels, taints, Number(values['pod-net'])),
+  ]);
 }
 for (let i = 0; i < nodeCount; i++) {
   await waitFor(`node kwok-node-${i} Ready`, 30_000, async () => {
@@ -105,14 +135,24 @@ for (let i = 0; i < nodeCount; i++) {
   });
 }
 
-const sa = kept.find((o) => o.kind === 'ServiceAccount' && o.metadata.name === CONTROLLER_SA && o.metadata.namespace === CONTROLLER_NS);
-if (!sa) throw new Error(`the ${release} install has no ServiceAccount ${CONTROLLER_NS}/${CONTROLLER_SA}; cannot run the controller under its own RBAC`);
+const sa = kept.find(
+  (o) => o.kind === 'ServiceAccount' && o.metadata.name === CONTROLLER_SA && o.metadata.namespace === CONTROLLER_NS,
+);
+if (!sa)
+  throw new Error(
+    `the ${release} install has no ServiceAccount ${CONTROLLER_NS}/${CONTROLLER_SA}; cannot run the controller under its own RBAC`,
+  );
 await writeTokenKubeconfig(CONTROLLER_NS, CONTROLLER_SA, path.join(run, 'controller.kubeconfig'));
 log(`controller kubeconfig written with a TokenRequest token of ${CONTROLLER_NS}/${CONTROLLER_SA}`);
 
 // The environment's router (SandboxRouter construct), if any: the local router process runs under its ServiceAccount.
-const router = objects.find((o) => o.kind === 'Deployment' && podContainers(o).some((c) => c.name === 'sandbox-router'));
-const routerSa = router && (router as unknown as { spec: { template: { spec: { serviceAccountName?: string } } } }).spec.template.spec.serviceAccountName;
+const router = objects.find(
+  (o) => o.kind === 'Deployment' && podContainers(o).some((c) => c.name === 'sandbox-router'),
+);
+const routerSa =
+  router &&
+  (router as unknown as { spec: { template: { spec: { serviceAccountName?: string } } } }).spec.template.spec
+    .serviceAccountName;
 if (router && routerSa) {
   await writeTokenKubeconfig(router.metadata.namespace ?? 'default', routerSa, path.join(run, 'router.kubeconfig'));
   log(`router kubeconfig written with a TokenRequest token of ${router.metadata.namespace}/${routerSa}`);
@@ -121,24 +161,50 @@ if (router && routerSa) {
 /** Mints a 7-day TokenRequest token for `namespace/serviceAccount` and writes a kubeconfig using it to `file` (mode 0600). */
 async function writeTokenKubeconfig(namespace: string, serviceAccount: string, file: string): Promise<void> {
   const tr = await core.createNamespacedServiceAccountToken({
-    namespace, name: serviceAccount,
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], expirationSeconds: 7 * 24 * 3600 } },
+    namespace,
+    name: serviceAccount,
+    body: {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { audiences: [], expirationSeconds: 7 * 24 * 3600 },
+    },
   });
   const token = tr.status?.token;
   if (!token) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('admin kubeconfig has no current cluster');
-  writeFileSync(file, [
-    'apiVersion: v1', 'kind: Config',
-    'clusters:', '- name: agentplane-test', '  cluster:', `    server: ${cluster.server}`, `    certificate-authority: ${path.join(run, 'pki', 'ca.crt')}`,
-    'users:', `- name: ${serviceAccount}`, '  user:', `    token: ${token}`,
-    'contexts:', `- name: ${serviceAccount}`, '  context:', '    cluster: agentplane-test', `    user: ${serviceAccount}`, `    namespace: ${namespace}`,
-    `current-context: ${serviceAccount}`, '',
-  ].join('\n'), { mode: 0o600 });
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: agentplane-test',
+      '  cluster:',
+      `    server: ${cluster.server}`,
+      `    certificate-authority: ${path.join(run, 'pki', 'ca.crt')}`,
+      'users:',
+      `- name: ${serviceAccount}`,
+      '  user:',
+      `    token: ${token}`,
+      'contexts:',
+      `- name: ${serviceAccount}`,
+      '  context:',
+      '    cluster: agentplane-test',
+      `    user: ${serviceAccount}`,
+      `    namespace: ${namespace}`,
+      `current-context: ${serviceAccount}`,
+      '',
+    ].join('\n'),
+    { mode: 0o600 },
+  );
 }
 
 function podContainers(o: KubeObject): { name: string }[] {
-  return (o as unknown as { spec?: { template?: { spec?: { containers?: { name: string }[] } } } }).spec?.template?.spec?.containers ?? [];
+  return (
+    (o as unknown as { spec?: { template?: { spec?: { containers?: { name: string }[] } } } }).spec?.template?.spec
+      ?.containers ?? []
+  );
 }
 
 /**
@@ -151,10 +217,13 @@ async function installObjects(tag: string): Promise<KubeObject[]> {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const envFile = path.join(here, 'env', `${tag}.ts`);
   if (existsSync(envFile)) {
-    const cacheRoot = process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(homedir(), '.cache', 'agentplane', 'test-cluster');
+    const cacheRoot =
+      process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(homedir(), '.cache', 'agentplane', 'test-cluster');
     const cacheFile = path.join(cacheRoot, 'synth', `${tag}-${synthKey(path.resolve(here, '..'))}.json`);
     if (existsSync(cacheFile)) {
-      log(`objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)}), cached ${path.basename(cacheFile)}`);
+      log(
+        `objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)}), cached ${path.basename(cacheFile)}`,
+      );
       return JSON.parse(readFileSync(cacheFile, 'utf8')) as KubeObject[];
     }
     const objs = await synthesizeFrom(envFile);
@@ -163,7 +232,9 @@ async function installObjects(tag: string): Promise<KubeObject[]> {
     renameSync(`${cacheFile}.tmp${process.pid}`, cacheFile);
     return objs;
   }
-  log(`no ${path.relative(process.cwd(), envFile)}; using the sha256-verified release objects of ${tag} from src/releases`);
+  log(
+    `no ${path.relative(process.cwd(), envFile)}; using the sha256-verified release objects of ${tag} from src/releases`,
+  );
   const loaded = await loadRelease(tag);
   const out: KubeObject[] = [];
   for (const [file, objs] of loaded.objects) {
@@ -184,17 +255,23 @@ async function readyz(config: k8s.KubeConfig): Promise<true | undefined> {
   const url = new URL('/readyz', cluster.server);
   const ca = cluster.caFile ? readFileSync(cluster.caFile) : undefined;
   return new Promise((resolve) => {
-    const req = https.get(url, { ca, headers: user?.token ? { Authorization: `Bearer ${user.token}` } : {}, timeout: 2000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200 ? true : undefined);
-    });
+    const req = https.get(
+      url,
+      { ca, headers: user?.token ? { Authorization: `Bearer ${user.token}` } : {}, timeout: 2000 },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode === 200 ? true : undefined);
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => resolve(undefined));
   });
 }
 
 async function synthesizeFrom(envFile: string): Promise<KubeObject[]> {
-  const mod = (await import(pathToFileURL(envFile).href)) as { synthesizeInstall: () => Promise<KubeObject[]> | KubeObject[] };
+  const mod = (await import(pathToFileURL(envFile).href)) as {
+    synthesizeInstall: () => Promise<KubeObject[]> | KubeObject[];
+  };
   log(`objects synthesized by AgentPlane constructs (${path.relative(process.cwd(), envFile)})`);
   return [...(await mod.synthesizeInstall())];
 }
@@ -212,7 +289,11 @@ function synthKey(repo: string): string {
   };
   walk(path.join(repo, 'src'));
   walk(path.join(repo, 'test-cluster', 'env'));
-  for (const f of files) h.update(path.relative(repo, f)).update('\0').update(existsSync(f) ? readFileSync(f) : '').update('\0');
+  for (const f of files)
+    h.update(path.relative(repo, f))
+      .update('\0')
+      .update(existsSync(f) ? readFileSync(f) : '')
+      .update('\0');
   return h.digest('hex').slice(0, 16);
 }
 
@@ -224,14 +305,19 @@ function synthKey(repo: string): string {
 function webhookCertSecret(): KubeObject {
   const b64 = (f: string) => readFileSync(path.join(run, 'pki', f)).toString('base64');
   return {
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'agent-sandbox-webhook-certs', namespace: CONTROLLER_NS },
-    type: 'Opaque', data: { 'ca.crt': b64('ca.crt'), 'tls.crt': b64('webhook.crt'), 'tls.key': b64('webhook.key') },
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'agent-sandbox-webhook-certs', namespace: CONTROLLER_NS },
+    type: 'Opaque',
+    data: { 'ca.crt': b64('ca.crt'), 'tls.crt': b64('webhook.crt'), 'tls.key': b64('webhook.key') },
   } as unknown as KubeObject;
 }
 
 /** A copy of `crd` whose conversion webhook (if any) is reached at `https://127.0.0.1:<port>/convert` with `caBundle`. */
 function loopbackConversion(crd: KubeObject, port: number, caBundle: string): KubeObject {
-  const copy = structuredClone(crd) as KubeObject & { spec: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } } };
+  const copy = structuredClone(crd) as KubeObject & {
+    spec: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } };
+  };
   const conv = copy.spec.conversion;
   if (conv?.strategy === 'Webhook') {
     conv.webhook = { ...(conv.webhook ?? {}), clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle } };

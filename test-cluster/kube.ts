@@ -10,7 +10,9 @@ import { KubeClient } from '../src/adapter/kubernetes/client.js';
 import { KubeObjects } from '../src/adapter/kubernetes/objects.js';
 
 /** Run dir of the cluster: `$AGENTPLANE_TEST_CLUSTER_RUN`, default test-cluster/.run (git-ignored). */
-export const RUN_DIR = path.resolve(process.env.AGENTPLANE_TEST_CLUSTER_RUN ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '.run'));
+export const RUN_DIR = path.resolve(
+  process.env.AGENTPLANE_TEST_CLUSTER_RUN ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '.run'),
+);
 
 /** What up.sh records about a running cluster (`test-cluster/.run/cluster.json`). Ports are TCP ports on 127.0.0.1. */
 export interface ClusterInfo {
@@ -25,10 +27,17 @@ export interface ClusterInfo {
   /** `https://127.0.0.1:<port>` */
   readonly apiServer: string;
   readonly ports: {
-    readonly etcd: number; readonly apiserver: number; readonly scheduler: number; readonly controllerManager: number;
-    readonly controllerMetrics: number; readonly controllerProbe: number; readonly webhook: number;
+    readonly etcd: number;
+    readonly apiserver: number;
+    readonly scheduler: number;
+    readonly controllerManager: number;
+    readonly controllerMetrics: number;
+    readonly controllerProbe: number;
+    readonly webhook: number;
     /** sandbox-router ports; null on v0.4.6 (no Go router in that release). */
-    readonly routerHttp: number | null; readonly routerMetrics: number | null; readonly routerProbe: number | null;
+    readonly routerHttp: number | null;
+    readonly routerMetrics: number | null;
+    readonly routerProbe: number | null;
   };
   /** Second octet of pod IPs: node i has podCIDR 127.<podNet>.<i>.0/24. */
   readonly podNet: number;
@@ -65,7 +74,11 @@ export function kubeConfigFrom(file: string): k8s.KubeConfig {
 }
 
 /** A Kubernetes object with identity fields. */
-export type KubeObject = k8s.KubernetesObject & { apiVersion: string; kind: string; metadata: k8s.V1ObjectMeta & { name: string } };
+export type KubeObject = k8s.KubernetesObject & {
+  apiVersion: string;
+  kind: string;
+  metadata: k8s.V1ObjectMeta & { name: string };
+};
 
 /** Field manager of every server-side apply the test cluster makes. */
 export const FIELD_MANAGER = 'agentplane-test-cluster';
@@ -80,10 +93,15 @@ export const FIELD_MANAGER = 'agentplane-test-cluster';
 export async function serverSideApply(kubeconfig: string, objects: readonly KubeObject[]): Promise<void> {
   const api = new KubeObjects(KubeClient.connect({ kubeconfig }));
   for (const obj of objects) {
-    const r = await api.apply(obj as unknown as Parameters<KubeObjects["apply"]>[0], { fieldManager: FIELD_MANAGER, force: true });
+    const r = await api.apply(obj as unknown as Parameters<KubeObjects['apply']>[0], {
+      fieldManager: FIELD_MANAGER,
+      force: true,
+    });
     if (r.kind === 'ok') continue;
     const id = `${obj.apiVersion}/${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata.name}`;
-    throw new Error(`server-side apply of ${id} failed: ${r.kind === 'failed' ? `${r.error.category}${r.error.code ? ` (HTTP ${r.error.code})` : ''}: ${r.error.message}` : r.message}`);
+    throw new Error(
+      `server-side apply of ${id} failed: ${r.kind === 'failed' ? `${r.error.category}${r.error.code ? ` (HTTP ${r.error.code})` : ''}: ${r.error.message}` : r.message}`,
+    );
   }
 }
 
@@ -91,7 +109,12 @@ export async function serverSideApply(kubeconfig: string, objects: readonly Kube
  * Polls `probe` every `intervalMs` (default 100) until it returns a value other than undefined; returns that value.
  * @throws Error `timed out after <ms> ms waiting for <what>` (with the last probe error, if any).
  */
-export async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined>,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

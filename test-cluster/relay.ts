@@ -94,7 +94,10 @@ async function main(): Promise<void> {
     }
     const from = endpoint(left);
     const to = endpoint(right);
-    await listen(net.createServer((c) => pipe(c, dial(to))), from);
+    await listen(
+      net.createServer((c) => pipe(c, dial(to))),
+      from,
+    );
   }
   const ready = process.env['RELAY_READY'];
   if (ready) writeFileSync(ready, `${process.pid}\n`);

@@ -32,7 +32,13 @@ import path from 'node:path';
 import { kubeConfigFrom } from './kube.js';
 import { RUNTIME_ANNOTATION, type RuntimeMode as Mode, type RuntimeRecord } from './runtime.js';
 
-interface Runtime { record: RuntimeRecord; servers: net.Server[]; sockets: Set<net.Socket>; child?: ChildProcess; rootDir?: string }
+interface Runtime {
+  record: RuntimeRecord;
+  servers: net.Server[];
+  sockets: Set<net.Socket>;
+  child?: ChildProcess;
+  rootDir?: string;
+}
 
 const run = mustEnv('AGENTPLANE_TEST_CLUSTER_RUN');
 const sandboxdBin = mustEnv('AGENTPLANE_SANDBOXD_BIN');
@@ -57,7 +63,10 @@ let first = true;
 while (!stopping) {
   try {
     await reconcile();
-    if (first) { writeFileSync(path.join(run, 'runtime-standin.ready'), `${process.pid}\n`); first = false; }
+    if (first) {
+      writeFileSync(path.join(run, 'runtime-standin.ready'), `${process.pid}\n`);
+      first = false;
+    }
   } catch (err) {
     process.stderr.write(`reconcile failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
   }
@@ -70,11 +79,22 @@ async function reconcile(): Promise<void> {
   for (const pod of pods.items) {
     const uid = pod.metadata?.uid;
     // Only kwok pods (loopback pod IPs): a pod on the real node runs its own sandboxd in its own network namespace.
-    if (uid && pod.status?.phase === 'Running' && pod.status.podIP?.startsWith('127.') && !pod.metadata?.deletionTimestamp && (sandboxdContainer(pod) || pythonRuntimeContainer(pod))) wanted.set(uid, pod);
+    if (
+      uid &&
+      pod.status?.phase === 'Running' &&
+      pod.status.podIP?.startsWith('127.') &&
+      !pod.metadata?.deletionTimestamp &&
+      (sandboxdContainer(pod) || pythonRuntimeContainer(pod))
+    )
+      wanted.set(uid, pod);
   }
   let changed = false;
   for (const [uid, rt] of runtimes) {
-    if (!wanted.has(uid) || wanted.get(uid)?.status?.podIP !== rt.record.podIP) { await teardown(rt); runtimes.delete(uid); changed = true; }
+    if (!wanted.has(uid) || wanted.get(uid)?.status?.podIP !== rt.record.podIP) {
+      await teardown(rt);
+      runtimes.delete(uid);
+      changed = true;
+    }
   }
   for (const [uid, pod] of wanted) {
     if (runtimes.has(uid) || (failedAt.get(uid) ?? 0) > Date.now() - RETRY_AFTER_MS) continue;
@@ -84,7 +104,9 @@ async function reconcile(): Promise<void> {
       changed = true;
     } catch (err) {
       failedAt.set(uid, Date.now());
-      process.stderr.write(`runtime for ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.status?.podIP}) not started, retry in ${RETRY_AFTER_MS / 1000}s: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(
+        `runtime for ${pod.metadata?.namespace}/${pod.metadata?.name} (${pod.status?.podIP}) not started, retry in ${RETRY_AFTER_MS / 1000}s: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
     }
   }
   for (const uid of failedAt.keys()) if (!wanted.has(uid)) failedAt.delete(uid);
@@ -92,14 +114,20 @@ async function reconcile(): Promise<void> {
 }
 
 function sandboxdContainer(pod: k8s.V1Pod): k8s.V1Container | undefined {
-  return pod.spec?.containers.find((c) => c.name === 'sandboxd' || /(^|\/)sandboxd[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''));
+  return pod.spec?.containers.find(
+    (c) => c.name === 'sandboxd' || /(^|\/)sandboxd[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''),
+  );
 }
 
 /** The python runtime container: by the annotation (else the first container), by name `python-runtime`, or by image `…/python-runtime-sandbox…`. */
 function pythonRuntimeContainer(pod: k8s.V1Pod): k8s.V1Container | undefined {
   const cs = pod.spec?.containers ?? [];
-  if (pod.metadata?.annotations?.[RUNTIME_ANNOTATION] === 'python-runtime') return cs.find((c) => c.name === 'python-runtime') ?? cs[0];
-  return cs.find((c) => c.name === 'python-runtime' || /(^|\/)python-runtime-sandbox[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''));
+  if (pod.metadata?.annotations?.[RUNTIME_ANNOTATION] === 'python-runtime')
+    return cs.find((c) => c.name === 'python-runtime') ?? cs[0];
+  return cs.find(
+    (c) =>
+      c.name === 'python-runtime' || /(^|\/)python-runtime-sandbox[^/]*$/.test((c.image ?? '').split(/[:@]/)[0] ?? ''),
+  );
 }
 
 function portArg(c: k8s.V1Container, flag: string, dflt: number): number {
@@ -115,17 +143,44 @@ function portArg(c: k8s.V1Container, flag: string, dflt: number): number {
 async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   const ann = pod.metadata?.annotations?.[RUNTIME_ANNOTATION];
   const sd = sandboxdContainer(pod);
-  const py = ann === 'python-runtime' || (ann !== 'sandboxd' && sd === undefined) ? pythonRuntimeContainer(pod) : undefined;
+  const py =
+    ann === 'python-runtime' || (ann !== 'sandboxd' && sd === undefined) ? pythonRuntimeContainer(pod) : undefined;
   const c = (py ?? sd)!;
-  const ns = pod.metadata!.namespace!, name = pod.metadata!.name!, uid = pod.metadata!.uid!, podIP = pod.status!.podIP!;
+  const ns = pod.metadata!.namespace!,
+    name = pod.metadata!.name!,
+    uid = pod.metadata!.uid!,
+    podIP = pod.status!.podIP!;
   const mode: Mode = ann === 'none' || ann === 'hang' ? ann : py !== undefined ? 'python-runtime' : 'sandboxd';
   const pyPort = py?.ports?.[0]?.containerPort ?? PYTHON_RUNTIME_PORT;
-  const restPort = py !== undefined ? pyPort : portArg(c, '--rest-port', 8080), grpcPort = py !== undefined ? pyPort : portArg(c, '--grpc-port', 9090);
-  const rt: Runtime = { record: { namespace: ns, pod: name, uid, podIP, mode, restPort, grpcPort, localRestPort: null, localGrpcPort: null, pid: null }, servers: [], sockets: new Set() };
+  const restPort = py !== undefined ? pyPort : portArg(c, '--rest-port', 8080),
+    grpcPort = py !== undefined ? pyPort : portArg(c, '--grpc-port', 9090);
+  const rt: Runtime = {
+    record: {
+      namespace: ns,
+      pod: name,
+      uid,
+      podIP,
+      mode,
+      restPort,
+      grpcPort,
+      localRestPort: null,
+      localGrpcPort: null,
+      pid: null,
+    },
+    servers: [],
+    sockets: new Set(),
+  };
   if (mode === 'none') return rt;
   if (mode === 'hang') {
     try {
-      for (const port of [restPort, grpcPort]) rt.servers.push(await listen(podIP, port, (s) => { rt.sockets.add(s); s.on('close', () => rt.sockets.delete(s)); s.on('error', () => undefined); }));
+      for (const port of [restPort, grpcPort])
+        rt.servers.push(
+          await listen(podIP, port, (s) => {
+            rt.sockets.add(s);
+            s.on('close', () => rt.sockets.delete(s));
+            s.on('error', () => undefined);
+          }),
+        );
     } catch (err) {
       await teardown(rt);
       throw err;
@@ -136,20 +191,37 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   const [localRest, localGrpc] = await freePorts(2);
   const rootDir = path.join(run, 'sandboxd', `${ns}.${name}.${uid.slice(0, 8)}`);
   mkdirSync(path.join(rootDir, 'workspace'), { recursive: true });
-  if (asRoot) { chownSync(rootDir, UNPRIVILEGED, UNPRIVILEGED); chownSync(path.join(rootDir, 'workspace'), UNPRIVILEGED, UNPRIVILEGED); }
+  if (asRoot) {
+    chownSync(rootDir, UNPRIVILEGED, UNPRIVILEGED);
+    chownSync(path.join(rootDir, 'workspace'), UNPRIVILEGED, UNPRIVILEGED);
+  }
   const logFd = openSync(path.join(run, 'logs', `sandboxd-${ns}.${name}.log`), 'a');
-  const argv = [`--rest-port=${localRest}`, `--grpc-port=${localGrpc}`, `--root-dir=${path.join(rootDir, 'workspace')}`, '--shutdown-timeout=2s'];
+  const argv = [
+    `--rest-port=${localRest}`,
+    `--grpc-port=${localGrpc}`,
+    `--root-dir=${path.join(rootDir, 'workspace')}`,
+    '--shutdown-timeout=2s',
+  ];
   const [cmd, args] = asRoot
     ? ['setpriv', [`--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', sandboxdBin, ...argv]]
     : [sandboxdBin, argv];
   const child = spawn(cmd as string, args as string[], {
-    detached: true, stdio: ['ignore', logFd, logFd], cwd: rootDir,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(rootDir, 'workspace'), SANDBOX_POD_NAME: name, SANDBOX_POD_NAMESPACE: ns, SANDBOX_POD_IP: podIP },
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+    cwd: rootDir,
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: path.join(rootDir, 'workspace'),
+      SANDBOX_POD_NAME: name,
+      SANDBOX_POD_NAMESPACE: ns,
+      SANDBOX_POD_IP: podIP,
+    },
   });
   closeSync(logFd);
   child.unref();
   writeFileSync(path.join(run, 'pids', `sandboxd-${uid}.pid`), `${child.pid}\n`);
-  rt.child = child; rt.rootDir = rootDir;
+  rt.child = child;
+  rt.rootDir = rootDir;
   rt.record = { ...rt.record, localRestPort: localRest!, localGrpcPort: localGrpc!, pid: child.pid ?? null };
   try {
     await healthy(localRest!, '/v1/health', 10_000);
@@ -166,7 +238,9 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
 /** The upstream python runtime's directory (data, never copied). */
 function pythonRuntimeDir(): string {
   if (process.env['AGENTPLANE_PYTHON_RUNTIME_DIR']) return process.env['AGENTPLANE_PYTHON_RUNTIME_DIR'];
-  const shared = process.env['AGENTPLANE_MIRROR'] ? path.dirname(process.env['AGENTPLANE_MIRROR']) : path.resolve(import.meta.dirname, '../../shared/agent-sandbox');
+  const shared = process.env['AGENTPLANE_MIRROR']
+    ? path.dirname(process.env['AGENTPLANE_MIRROR'])
+    : path.resolve(import.meta.dirname, '../../shared/agent-sandbox');
   return path.join(shared, 'runtimes', 'python-runtime-sandbox', 'v0.5.6');
 }
 
@@ -175,7 +249,9 @@ function checkSums(dir: string): void {
   for (const line of readFileSync(path.join(dir, 'SHA256SUMS'), 'utf8').split('\n')) {
     const m = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.trim());
     if (!m) continue;
-    const got = createHash('sha256').update(readFileSync(path.join(dir, m[2]!))).digest('hex');
+    const got = createHash('sha256')
+      .update(readFileSync(path.join(dir, m[2]!)))
+      .digest('hex');
     if (got !== m[1]) throw new Error(`${path.join(dir, m[2]!)}: sha256 ${got} does not match SHA256SUMS (${m[1]})`);
   }
 }
@@ -184,9 +260,17 @@ function checkSums(dir: string): void {
 function clientVenv(): Promise<string> {
   if (process.env['AGENTPLANE_CLIENT_VENV']) return Promise.resolve(process.env['AGENTPLANE_CLIENT_VENV']);
   venvDir ??= new Promise<string>((resolve, reject) => {
-    execFile('bash', [path.resolve(import.meta.dirname, '../test/client/setup-venv.sh')], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) { venvDir = undefined; reject(new Error(`test/client/setup-venv.sh failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`)); } else resolve(stdout.trim().split('\n').pop()!);
-    });
+    execFile(
+      'bash',
+      [path.resolve(import.meta.dirname, '../test/client/setup-venv.sh')],
+      { maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err) {
+          venvDir = undefined;
+          reject(new Error(`test/client/setup-venv.sh failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+        } else resolve(stdout.trim().split('\n').pop()!);
+      },
+    );
   });
   return venvDir;
 }
@@ -194,7 +278,10 @@ function clientVenv(): Promise<string> {
 async function startPythonRuntime(rt: Runtime): Promise<Runtime> {
   const { namespace: ns, pod: name, uid, podIP, restPort: port } = rt.record;
   // main.py works in /app only; a private mount namespace gives each pod its own /app, which needs root.
-  if (!asRoot) throw new Error('the python-runtime stand-in needs root (a private mount namespace binds the pod\'s own directory at /app)');
+  if (!asRoot)
+    throw new Error(
+      "the python-runtime stand-in needs root (a private mount namespace binds the pod's own directory at /app)",
+    );
   const dir = pythonRuntimeDir();
   checkSums(dir);
   const venv = await clientVenv();
@@ -203,16 +290,24 @@ async function startPythonRuntime(rt: Runtime): Promise<Runtime> {
   mkdirSync(path.join(rootDir, 'app'), { recursive: true });
   mkdirSync('/app', { recursive: true }); // mount point only; each runtime sees its own directory there
   const logFd = openSync(path.join(run, 'logs', `python-runtime-${ns}.${name}.log`), 'a');
-  const script = 'mount --bind "$1" /app && cd "$2" && exec "$3/bin/python" -m uvicorn main:app --host 127.0.0.1 --port "$4"';
-  const child = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', path.join(rootDir, 'app'), dir, venv, String(local)], {
-    detached: true, stdio: ['ignore', logFd, logFd], cwd: rootDir,
-    // no bytecode: the runtime's directory is shared data and must stay as SHA256SUMS describes it
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(rootDir, 'app'), PYTHONDONTWRITEBYTECODE: '1' },
-  });
+  const script =
+    'mount --bind "$1" /app && cd "$2" && exec "$3/bin/python" -m uvicorn main:app --host 127.0.0.1 --port "$4"';
+  const child = spawn(
+    'unshare',
+    ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', path.join(rootDir, 'app'), dir, venv, String(local)],
+    {
+      detached: true,
+      stdio: ['ignore', logFd, logFd],
+      cwd: rootDir,
+      // no bytecode: the runtime's directory is shared data and must stay as SHA256SUMS describes it
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(rootDir, 'app'), PYTHONDONTWRITEBYTECODE: '1' },
+    },
+  );
   closeSync(logFd);
   child.unref();
   writeFileSync(path.join(run, 'pids', `python-runtime-${uid}.pid`), `${child.pid}\n`);
-  rt.child = child; rt.rootDir = rootDir;
+  rt.child = child;
+  rt.rootDir = rootDir;
   rt.record = { ...rt.record, localRestPort: local!, localGrpcPort: local!, pid: child.pid ?? null };
   try {
     await healthy(local!, '/', 30_000);
@@ -229,8 +324,19 @@ async function teardown(rt: Runtime): Promise<void> {
   for (const s of rt.sockets) s.destroy();
   await Promise.all(rt.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   if (rt.child?.pid) {
-    try { process.kill(rt.child.pid, 'SIGTERM'); } catch { /* already gone */ }
-    rmSync(path.join(run, 'pids', `${rt.record.mode === 'python-runtime' ? 'python-runtime' : 'sandboxd'}-${rt.record.uid}.pid`), { force: true });
+    try {
+      process.kill(rt.child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+    rmSync(
+      path.join(
+        run,
+        'pids',
+        `${rt.record.mode === 'python-runtime' ? 'python-runtime' : 'sandboxd'}-${rt.record.uid}.pid`,
+      ),
+      { force: true },
+    );
   }
   if (rt.rootDir) rmSync(rt.rootDir, { recursive: true, force: true });
   process.stderr.write(`runtime for ${rt.record.namespace}/${rt.record.pod} stopped\n`);
@@ -240,14 +346,24 @@ function listen(host: string, port: number, onConn: (s: net.Socket) => void): Pr
   return new Promise((resolve, reject) => {
     const srv = net.createServer(onConn);
     srv.once('error', reject);
-    srv.listen(port, host, () => { srv.off('error', reject); resolve(srv); });
+    srv.listen(port, host, () => {
+      srv.off('error', reject);
+      resolve(srv);
+    });
   });
 }
 
 function forward(host: string, port: number, target: number, sockets: Set<net.Socket>): Promise<net.Server> {
   return listen(host, port, (client) => {
     const upstream = net.connect(target, '127.0.0.1');
-    for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => { client.destroy(); upstream.destroy(); }); }
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
     client.pipe(upstream).pipe(client);
   });
 }
@@ -262,14 +378,25 @@ async function freePorts(n: number): Promise<number[]> {
 async function healthy(port: number, probePath: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    try { if ((await fetch(`http://127.0.0.1:${port}${probePath}`, { signal: AbortSignal.timeout(1000) })).ok) return; } catch { /* not yet */ }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}${probePath}`, { signal: AbortSignal.timeout(1000) })).ok) return;
+    } catch {
+      /* not yet */
+    }
     await sleep(50);
   }
   throw new Error(`runtime on 127.0.0.1:${port} did not answer ${probePath} within ${timeoutMs} ms`);
 }
 
 function writeState(): void {
-  writeFileSync(path.join(run, 'runtimes.json'), `${JSON.stringify([...runtimes.values()].map((r) => r.record), null, 2)}\n`);
+  writeFileSync(
+    path.join(run, 'runtimes.json'),
+    `${JSON.stringify(
+      [...runtimes.values()].map((r) => r.record),
+      null,
+      2,
+    )}\n`,
+  );
 }
 
 async function stop(): Promise<void> {
@@ -287,4 +414,6 @@ function mustEnv(name: string): string {
   return v;
 }
 
-function sleep(ms: number): Promise<void> { return new Promise((r) => setTimeout(r, ms)); }
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

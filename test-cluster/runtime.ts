@@ -16,11 +16,17 @@ export type RuntimeMode = 'sandboxd' | 'python-runtime' | 'none' | 'hang';
 
 /** One entry of `<run>/runtimes.json`. */
 export interface RuntimeRecord {
-  readonly namespace: string; readonly pod: string; readonly uid: string; readonly podIP: string; readonly mode: RuntimeMode;
+  readonly namespace: string;
+  readonly pod: string;
+  readonly uid: string;
+  readonly podIP: string;
+  readonly mode: RuntimeMode;
   /** Runtime ports on the pod IP (sandboxd REST and gRPC; for 'python-runtime' both are its HTTP port, 8888). */
-  readonly restPort: number; readonly grpcPort: number;
+  readonly restPort: number;
+  readonly grpcPort: number;
   /** Ports the runtime itself listens on (127.0.0.1; for 'python-runtime' both are uvicorn's); null for 'none' and 'hang'. */
-  readonly localRestPort: number | null; readonly localGrpcPort: number | null;
+  readonly localRestPort: number | null;
+  readonly localGrpcPort: number | null;
   /** Runtime pid; null for 'none' and 'hang'. */
   readonly pid: number | null;
 }

@@ -21,11 +21,15 @@ export default defineEnvironments(async (ctx) => {
     runtimeClass: gvisor,
     podSpec: {
       securityContext: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, runAsNonRoot: true },
-      containers: [{
-        name: 'python-runtime', image: PYTHON_RUNTIME_IMAGE, ports: [{ containerPort: 8888 }],
-        readinessProbe: { httpGet: { path: '/', port: k8s.IntOrString.fromNumber(8888) }, periodSeconds: 5 },
-        resources: { requests: q, limits: q },
-      }],
+      containers: [
+        {
+          name: 'python-runtime',
+          image: PYTHON_RUNTIME_IMAGE,
+          ports: [{ containerPort: 8888 }],
+          readinessProbe: { httpGet: { path: '/', port: k8s.IntOrString.fromNumber(8888) }, periodSeconds: 5 },
+          resources: { requests: q, limits: q },
+        },
+      ],
     },
     runtime: { kind: 'python-runtime', container: 'python-runtime', ports: [8888] },
   });
@@ -33,6 +37,12 @@ export default defineEnvironments(async (ctx) => {
   const pool = env.addWarmPool('python-pool', { name: 'python', template: python, replicas: 2 });
   // The client's tunnel mode port-forwards to svc/sandbox-router-svc:8080 in agent-sandbox-system (through the kubelet,
   // not the pod network, so no caller needs admitting); the router dials port 8888.
-  env.addRouter('router', { image: ROUTER_IMAGE, namespace: 'agent-sandbox-system', authorization: { mode: 'tokenreview' }, sandboxPorts: [8888], callers: [] });
+  env.addRouter('router', {
+    image: ROUTER_IMAGE,
+    namespace: 'agent-sandbox-system',
+    authorization: { mode: 'tokenreview' },
+    sandboxPorts: [8888],
+    callers: [],
+  });
   env.addClient({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'tunnel', warmPool: pool });
 });

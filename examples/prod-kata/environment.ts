@@ -67,7 +67,12 @@ export default defineEnvironments(async (ctx) => {
   });
   env.addWarmPool('agent-pool', { template: agent, replicas: 3, updateStrategy: 'Recreate' });
   const egress = [
-    { description: 'package proxy', namespace: 'egress-proxy', podLabels: { app: 'package-proxy' }, ports: [{ port: 3128 }] },
+    {
+      description: 'package proxy',
+      namespace: 'egress-proxy',
+      podLabels: { app: 'package-proxy' },
+      ports: [{ port: 3128 }],
+    },
     { description: 'artifact store', cidr: '10.40.0.0/16', ports: [{ port: 443 }] },
   ];
   env.addNetworkPolicy('shell-policy', { template: shell, egress });

@@ -85,7 +85,10 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     const rel = await this.sessions.liveRelease(true);
     if (rel.kind !== 'ok') {
       const reason = rel.kind === 'failed' ? rel.error.message : rel.message;
-      return { cluster: clusterIdentity, capabilities: [{ name: 'sandbox-api', state: 'absent', reason: `could not read the cluster: ${reason}` }] };
+      return {
+        cluster: clusterIdentity,
+        capabilities: [{ name: 'sandbox-api', state: 'absent', reason: `could not read the cluster: ${reason}` }],
+      };
     }
     const r = rel.value;
     const want = r.family === 'v0.4' ? 'v1alpha1' : 'v1beta1';
@@ -99,8 +102,11 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
       if (r.family !== 'v0.5') return { state: 'unsupported', reason: 'only v0.5 releases convert between versions' };
       const crd = r.sandboxCrd;
       if (!crd) return { state: 'discovered', reason: 'Sandbox CRD not readable: cannot check its conversion stanza' };
-      if (crd.conversion !== 'Webhook') return { state: 'discovered', reason: `Sandbox CRD conversion strategy is ${crd.conversion}, not Webhook` };
-      return crd.caBundle ? { state: 'compatible', reason: 'Sandbox CRD converts through a webhook with a CA bundle' } : { state: 'discovered', reason: 'Sandbox CRD conversion webhook has no caBundle yet' };
+      if (crd.conversion !== 'Webhook')
+        return { state: 'discovered', reason: `Sandbox CRD conversion strategy is ${crd.conversion}, not Webhook` };
+      return crd.caBundle
+        ? { state: 'compatible', reason: 'Sandbox CRD converts through a webhook with a CA bundle' }
+        : { state: 'discovered', reason: 'Sandbox CRD conversion webhook has no caBundle yet' };
     })();
     return {
       cluster: clusterIdentity,
@@ -121,12 +127,34 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     const obs = await this.sessions.observe(request.session);
     if (obs.kind !== 'ok') return obs;
     const o = obs.value;
-    if (o.phase !== 'Ready') return { kind: 'rejected', reason: notReadyReason(o), message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready: no call was made to its runtime` };
-    if (!o.template) return { kind: 'rejected', reason: 'TemplateUnknown', message: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)` };
+    if (o.phase !== 'Ready')
+      return {
+        kind: 'rejected',
+        reason: notReadyReason(o),
+        message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready: no call was made to its runtime`,
+      };
+    if (!o.template)
+      return {
+        kind: 'rejected',
+        reason: 'TemplateUnknown',
+        message: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)`,
+      };
     const template = `template/${o.ref.namespace}/${o.template}` as const;
     const runtime = this.executions.options.runtimes(template);
-    if (!runtime) return { kind: 'unsupported', capability: 'runtime-exec', state: 'absent', reason: 'NoRuntimeDeclared', message: `no runtime is declared for ${template}` };
-    const target = { namespace: o.ref.namespace, sandboxName: o.sandboxName ?? o.ref.name, ...(o.podName ? { podName: o.podName } : {}), ...(o.podIPs[0] ? { podIP: o.podIPs[0] } : {}) };
+    if (!runtime)
+      return {
+        kind: 'unsupported',
+        capability: 'runtime-exec',
+        state: 'absent',
+        reason: 'NoRuntimeDeclared',
+        message: `no runtime is declared for ${template}`,
+      };
+    const target = {
+      namespace: o.ref.namespace,
+      sandboxName: o.sandboxName ?? o.ref.name,
+      ...(o.podName ? { podName: o.podName } : {}),
+      ...(o.podIPs[0] ? { podIP: o.podIPs[0] } : {}),
+    };
     return this.executions.runner.start(executionId, request, { template, runtime, target });
   }
 
@@ -147,5 +175,11 @@ function notReadyReason(o: Observation): AdapterReason {
 }
 
 function noExecutions(): Result<never> {
-  return { kind: 'unsupported', capability: 'runtime-exec', state: 'absent', reason: 'NoExecutionTransport', message: 'this adapter was built without a runtime transport: it runs no commands' };
+  return {
+    kind: 'unsupported',
+    capability: 'runtime-exec',
+    state: 'absent',
+    reason: 'NoExecutionTransport',
+    message: 'this adapter was built without a runtime transport: it runs no commands',
+  };
 }

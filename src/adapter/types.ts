@@ -4,7 +4,6 @@
  */
 import type { AdapterReason } from './reasons.js';
 
-
 import type { CapabilityName } from '../model/capabilities.js';
 import type { SupportState } from '../model/states.js';
 
@@ -13,7 +12,13 @@ export type { CapabilityName, SupportState };
 /** Why an operation did not succeed, in a form a caller can branch on: `reason` is a stable code (reasons.ts), `message` the prose. */
 export type Result<T> =
   | { readonly kind: 'ok'; readonly value: T }
-  | { readonly kind: 'unsupported'; readonly capability: CapabilityName; readonly state: SupportState; readonly reason: AdapterReason; readonly message: string }
+  | {
+      readonly kind: 'unsupported';
+      readonly capability: CapabilityName;
+      readonly state: SupportState;
+      readonly reason: AdapterReason;
+      readonly message: string;
+    }
   | { readonly kind: 'rejected'; readonly reason: AdapterReason; readonly message: string }
   | { readonly kind: 'failed'; readonly error: AdapterError };
 
@@ -74,7 +79,8 @@ export interface SessionTemplate {
 }
 
 /** Phase derived from spec plus conditions at the current observedGeneration only. */
-export type SessionPhase = 'Pending' | 'Ready' | 'Suspended' | 'Finished' | 'Failed' | 'Terminating' | 'Gone' | 'Unknown';
+export type SessionPhase =
+  'Pending' | 'Ready' | 'Suspended' | 'Finished' | 'Failed' | 'Terminating' | 'Gone' | 'Unknown';
 
 export interface Observation {
   readonly ref: SessionRef;
@@ -144,12 +150,20 @@ export interface ExecutionStatus {
 /** What the adapter knows about a cluster's capabilities, as support states with reasons. */
 export interface CapabilityReport {
   readonly cluster: string;
-  readonly capabilities: ReadonlyArray<{ readonly name: CapabilityName; readonly state: SupportState; readonly reason: string }>;
+  readonly capabilities: ReadonlyArray<{
+    readonly name: CapabilityName;
+    readonly state: SupportState;
+    readonly reason: string;
+  }>;
 }
 
 /** The narrow interface the product uses (DESIGN.md §5). */
 export interface CapabilityAdapter {
-  createFromTemplate(scope: { namespace: string; template: string; warmPool?: string }, templateVersion: string, operationId: string): Promise<Result<SessionRef>>;
+  createFromTemplate(
+    scope: { namespace: string; template: string; warmPool?: string },
+    templateVersion: string,
+    operationId: string,
+  ): Promise<Result<SessionRef>>;
   observe(ref: SessionRef): Promise<Result<Observation>>;
   terminate(ref: SessionRef, intentVersion: string): Promise<Result<Termination>>;
   capabilities(clusterIdentity: string): Promise<CapabilityReport>;

@@ -25,14 +25,18 @@ export function parseDuration(text: string): number {
 /** A whole number from 1 to 64 (e.g. `--concurrency`). @throws InvalidArgumentError naming the bad value. */
 export function boundedCount(text: string): number {
   const n = Number(text.trim());
-  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 64) throw new InvalidArgumentError(`"${text}" is not a whole number from 1 to 64`);
+  if (!/^\d+$/.test(text.trim()) || n < 1 || n > 64)
+    throw new InvalidArgumentError(`"${text}" is not a whole number from 1 to 64`);
   return n;
 }
 
 /** A sample size: a whole number from 2 to 1000 (`--samples`). @throws InvalidArgumentError naming the bad value. */
 export function sampleCount(text: string): number {
   const n = Number(text.trim());
-  if (!Number.isInteger(n) || n < 2 || n > 1000) throw new InvalidArgumentError(`"${text}" is not a sample size: use a whole number from 2 to 1000 (one success is never enough)`);
+  if (!Number.isInteger(n) || n < 2 || n > 1000)
+    throw new InvalidArgumentError(
+      `"${text}" is not a sample size: use a whole number from 2 to 1000 (one success is never enough)`,
+    );
   return n;
 }
 
@@ -45,7 +49,8 @@ export function existingDirectory(dir: string): string {
 
 /** A directory that may not exist yet but is not a file (e.g. `--cache-dir`, created on first use). */
 export function directoryOrNew(dir: string): string {
-  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new InvalidArgumentError(`${dir} is a file, not a directory`);
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new InvalidArgumentError(`${dir} is a file, not a directory`);
   return dir;
 }
 
@@ -67,7 +72,10 @@ export function writableFile(file: string): string {
 /** The synthesized environments (`<dir>/<env>/environment.json`) directly under `dir`, as `dir/<env>`, sorted. */
 export function environmentsUnder(dir: string): string[] {
   if (!isDirectory(dir)) return [];
-  return readdirSync(dir).filter((d) => existsSync(path.join(dir, d, 'environment.json'))).sort().map((d) => path.join(dir, d));
+  return readdirSync(dir)
+    .filter((d) => existsSync(path.join(dir, d, 'environment.json')))
+    .sort()
+    .map((d) => path.join(dir, d));
 }
 
 /**
@@ -76,7 +84,10 @@ export function environmentsUnder(dir: string): string[] {
  *   environments below it, if any).
  */
 export function environmentPath(p: string): string {
-  if (!existsSync(p)) throw new InvalidArgumentError(`${p} does not exist: give a directory written by agentplane synth (dist/<environment>)`);
+  if (!existsSync(p))
+    throw new InvalidArgumentError(
+      `${p} does not exist: give a directory written by agentplane synth (dist/<environment>)`,
+    );
   if (!isDirectory(p)) return p;
   if (existsSync(path.join(p, 'environment.json'))) return p;
   const below = environmentsUnder(p);
@@ -96,8 +107,15 @@ export function defaultEnvDir(): string {
   if (existsSync(path.join('dist', 'environment.json'))) return 'dist';
   const found = environmentsUnder('dist');
   if (found.length === 1) return found[0]!;
-  if (found.length > 1) throw new UsageError(`dist/ holds ${found.length} environments (${found.join(', ')}): say which one to use`, `pass --env, e.g. --env ${found[0]!}`);
-  throw new UsageError(`no --env given and no synthesized environment under ${path.resolve('dist')}`, 'run `agentplane synth` first, or pass --env with a synthesized environment directory (dist/<environment>)');
+  if (found.length > 1)
+    throw new UsageError(
+      `dist/ holds ${found.length} environments (${found.join(', ')}): say which one to use`,
+      `pass --env, e.g. --env ${found[0]!}`,
+    );
+  throw new UsageError(
+    `no --env given and no synthesized environment under ${path.resolve('dist')}`,
+    'run `agentplane synth` first, or pass --env with a synthesized environment directory (dist/<environment>)',
+  );
 }
 
 /** A sandbox named `<namespace>/<name>`. */
@@ -109,7 +127,8 @@ export interface SandboxRef {
 /** `--sandbox <ns/name...>`: accumulates the sandboxes given. @throws InvalidArgumentError for a value that is not `<namespace>/<name>`. */
 export function sandboxRefs(value: string, previous: SandboxRef[] | undefined): SandboxRef[] {
   const [namespace, name, extra] = value.split('/');
-  if (!namespace || !name || extra !== undefined) throw new InvalidArgumentError(`"${value}" is not <namespace>/<name>: pass e.g. --sandbox sbx/s1`);
+  if (!namespace || !name || extra !== undefined)
+    throw new InvalidArgumentError(`"${value}" is not <namespace>/<name>: pass e.g. --sandbox sbx/s1`);
   return [...(previous ?? []), { namespace, name }];
 }
 
@@ -121,7 +140,7 @@ export function httpUrl(value: string): string {
   } catch {
     throw new InvalidArgumentError(`"${value}" is not a URL: give e.g. http://127.0.0.1:8080`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(`"${value}" is not an http or https URL: give e.g. http://127.0.0.1:8080`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError(`"${value}" is not an http or https URL: give e.g. http://127.0.0.1:8080`);
   return value;
 }
-

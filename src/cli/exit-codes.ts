@@ -32,14 +32,26 @@ export function exitCodeHelp(): string {
   const lines: Array<[number, string]> = [
     [ExitCode.ok, 'success (verify: every required capability reached its required state)'],
     [ExitCode.internal, 'internal error (a bug: please report it with the printed stack)'],
-    [ExitCode.usage, 'usage error: unknown command or flag, missing or invalid argument, a named file or directory that does not exist, an unusable kubeconfig or context'],
-    [ExitCode.release, 'release error: unknown release, checksum mismatch, missing file, unreachable mirror/upstream (incl. a missing $AGENTPLANE_MIRROR)'],
-    [ExitCode.invalid, 'invalid environment: construct props, CRD schema violations, duplicates, unpinned images, a module or environment.json that exists but is unusable'],
+    [
+      ExitCode.usage,
+      'usage error: unknown command or flag, missing or invalid argument, a named file or directory that does not exist, an unusable kubeconfig or context',
+    ],
+    [
+      ExitCode.release,
+      'release error: unknown release, checksum mismatch, missing file, unreachable mirror/upstream (incl. a missing $AGENTPLANE_MIRROR)',
+    ],
+    [
+      ExitCode.invalid,
+      'invalid environment: construct props, CRD schema violations, duplicates, unpinned images, a module or environment.json that exists but is unusable',
+    ],
     [ExitCode.lockMismatch, 'environment and agentplane.lock.json disagree (review, then --update-lock)'],
     [ExitCode.notVerified, 'verification finished but a required capability is below its required state'],
     [ExitCode.cluster, 'cluster unreachable (connection, DNS, TLS) or no answer in time'],
     [ExitCode.unauthenticated, 'credentials refused (HTTP 401) or not produced by the kubeconfig exec plugin'],
-    [ExitCode.forbidden, 'refused (HTTP 403): verify could not look at something a required capability needs (grant the VerifierAccess rights)'],
+    [
+      ExitCode.forbidden,
+      'refused (HTTP 403): verify could not look at something a required capability needs (grant the VerifierAccess rights)',
+    ],
   ];
   return [
     'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, see their --help):',

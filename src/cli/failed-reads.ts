@@ -27,7 +27,11 @@ export function recordFailedReads(cluster: Cluster): { readonly cluster: Cluster
         if (!(out instanceof Promise)) return out;
         return out.then((r: unknown) => {
           const result = r as { kind?: string; error?: AdapterError } | null;
-          if (result?.kind === 'failed' && result.error !== undefined) failed.push({ call: [prop, ...args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))].join(' '), error: result.error });
+          if (result?.kind === 'failed' && result.error !== undefined)
+            failed.push({
+              call: [prop, ...args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))].join(' '),
+              error: result.error,
+            });
           return r;
         });
       };

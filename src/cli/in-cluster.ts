@@ -8,7 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { KubeClient } from '../adapter/kubernetes/client.js';
-import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DescriptorPartsError, descriptorTextFromConfigMaps, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from '../constructs/descriptor.js';
+import {
+  DESCRIPTOR_CONFIGMAP,
+  DESCRIPTOR_KEY,
+  DescriptorPartsError,
+  descriptorTextFromConfigMaps,
+  EnvironmentDescriptorSchema,
+  type EnvironmentDescriptor,
+} from '../constructs/descriptor.js';
 import { REPORT_KEY } from '../constructs/verifier-job.js';
 import { EnvironmentDescriptorError, type VerifyReport, VerifyReportSchema } from '../verify/index.js';
 import { UsageError } from './errors.js';
@@ -28,12 +35,17 @@ export function inClusterKubeconfig(dir = serviceAccountDir()): { file: string; 
   const port = process.env.KUBERNETES_SERVICE_PORT ?? '443';
   const tokenFile = path.join(dir, 'token');
   if (!host || !existsSync(tokenFile)) {
-    throw new UsageError(`--in-cluster needs KUBERNETES_SERVICE_HOST and a ServiceAccount token at ${tokenFile}`, 'run it in a pod with automountServiceAccountToken (the VerifierJob sets it), or use --kubeconfig');
+    throw new UsageError(
+      `--in-cluster needs KUBERNETES_SERVICE_HOST and a ServiceAccount token at ${tokenFile}`,
+      'run it in a pod with automountServiceAccountToken (the VerifierJob sets it), or use --kubeconfig',
+    );
   }
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const ca = path.join(dir, 'ca.crt');
   const kc = {
-    apiVersion: 'v1', kind: 'Config', 'current-context': 'in-cluster',
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'in-cluster',
     clusters: [{ name: 'in-cluster', cluster: { server, ...(existsSync(ca) ? { 'certificate-authority': ca } : {}) } }],
     users: [{ name: 'service-account', user: { token: readFileSync(tokenFile, 'utf8').trim() } }],
     contexts: [{ name: 'in-cluster', context: { cluster: 'in-cluster', user: 'service-account' } }],
@@ -50,13 +62,21 @@ export function inClusterKubeconfig(dir = serviceAccountDir()): { file: string; 
  * @throws EnvironmentDescriptorError when it is missing, cannot be put together, or is not a valid descriptor.
  */
 export function readDescriptorDir(dir: string): EnvironmentDescriptor {
-  if (!existsSync(dir)) throw new EnvironmentDescriptorError(`no descriptor directory ${dir}`, 'mount the descriptor ConfigMap there (the VerifierJob does)');
+  if (!existsSync(dir))
+    throw new EnvironmentDescriptorError(
+      `no descriptor directory ${dir}`,
+      'mount the descriptor ConfigMap there (the VerifierJob does)',
+    );
   const data: Record<string, string> = {};
-  for (const f of readdirSync(dir)) if (!f.startsWith('..') && f !== 'parts' && f.startsWith(DESCRIPTOR_KEY)) data[f] = readFileSync(path.join(dir, f), 'utf8');
+  for (const f of readdirSync(dir))
+    if (!f.startsWith('..') && f !== 'parts' && f.startsWith(DESCRIPTOR_KEY))
+      data[f] = readFileSync(path.join(dir, f), 'utf8');
   const partFile = (name: string): string => path.join(dir, 'parts', name);
   let text: string;
   try {
-    text = descriptorTextFromConfigMaps({ name: DESCRIPTOR_CONFIGMAP, data }, DESCRIPTOR_KEY, (name) => (existsSync(partFile(name)) ? { 'environment.json.part': readFileSync(partFile(name), 'utf8') } : undefined));
+    text = descriptorTextFromConfigMaps({ name: DESCRIPTOR_CONFIGMAP, data }, DESCRIPTOR_KEY, (name) =>
+      existsSync(partFile(name)) ? { 'environment.json.part': readFileSync(partFile(name), 'utf8') } : undefined,
+    );
   } catch (err) {
     if (err instanceof DescriptorPartsError) throw new EnvironmentDescriptorError(`${dir}: ${err.message}`, err.hint);
     throw err;
@@ -65,12 +85,21 @@ export function readDescriptorDir(dir: string): EnvironmentDescriptor {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new EnvironmentDescriptorError(`${dir}: the descriptor is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, 're-apply the synthesized environment');
+    throw new EnvironmentDescriptorError(
+      `${dir}: the descriptor is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+      're-apply the synthesized environment',
+    );
   }
   const parsed = EnvironmentDescriptorSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new EnvironmentDescriptorError(`${dir} is not a valid environment descriptor: ${issues}`, 're-synthesize with this AgentPlane version');
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new EnvironmentDescriptorError(
+      `${dir} is not a valid environment descriptor: ${issues}`,
+      're-synthesize with this AgentPlane version',
+    );
   }
   return parsed.data;
 }
@@ -86,7 +115,10 @@ export function configMapRef(value: string): ConfigMapRef {
   const [namespace, name, extra] = value.split('/');
   const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
   if (!namespace || !name || extra !== undefined || !label.test(namespace) || !label.test(name)) {
-    throw new UsageError(`"${value}" is not <namespace>/<name> of a ConfigMap`, 'pass e.g. --report-configmap agent-sandboxes/agentplane-verify-report');
+    throw new UsageError(
+      `"${value}" is not <namespace>/<name> of a ConfigMap`,
+      'pass e.g. --report-configmap agent-sandboxes/agentplane-verify-report',
+    );
   }
   return { namespace, name };
 }
@@ -97,14 +129,23 @@ export function runName(): string {
 }
 
 /** The ConfigMap the Job writes: the report under {@link REPORT_KEY}, and the run, release, time and outcome as annotations for `kubectl get`. */
-export function reportConfigMap(ref: ConfigMapRef, report: VerifyReport, run: string, exitCode: number): k8s.V1ConfigMap {
+export function reportConfigMap(
+  ref: ConfigMapRef,
+  report: VerifyReport,
+  run: string,
+  exitCode: number,
+): k8s.V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: {
       name: ref.name,
       namespace: ref.namespace,
-      labels: { 'app.kubernetes.io/managed-by': 'agentplane', 'agentplane.dev/environment': report.environment.name, 'agentplane.dev/outcome': report.outcome },
+      labels: {
+        'app.kubernetes.io/managed-by': 'agentplane',
+        'agentplane.dev/environment': report.environment.name,
+        'agentplane.dev/outcome': report.outcome,
+      },
       annotations: {
         'agentplane.dev/run': run,
         ...(process.env.AGENTPLANE_JOB ? { 'agentplane.dev/job': process.env.AGENTPLANE_JOB } : {}),
@@ -121,10 +162,14 @@ export function reportConfigMap(ref: ConfigMapRef, report: VerifyReport, run: st
 export async function writeReport(client: KubeClient, cm: k8s.V1ConfigMap): Promise<string | undefined> {
   const api = client.api(k8s.CoreV1Api);
   const { name, namespace } = cm.metadata as { name: string; namespace: string };
-  const replaced = await client.call(`update configmaps in ${namespace}`, () => api.replaceNamespacedConfigMap({ name, namespace, body: cm }));
+  const replaced = await client.call(`update configmaps in ${namespace}`, () =>
+    api.replaceNamespacedConfigMap({ name, namespace, body: cm }),
+  );
   if (replaced.kind === 'ok') return undefined;
   if (replaced.kind === 'failed' && replaced.error.category === 'not-found') {
-    const created = await client.call(`create configmaps in ${namespace}`, () => api.createNamespacedConfigMap({ namespace, body: cm }));
+    const created = await client.call(`create configmaps in ${namespace}`, () =>
+      api.createNamespacedConfigMap({ namespace, body: cm }),
+    );
     if (created.kind === 'ok') return undefined;
     return created.kind === 'failed' ? created.error.message : created.message;
   }
@@ -139,12 +184,21 @@ export interface StoredReport {
 }
 
 /** Reads the report ConfigMap. Returns the report, or an error (category + message) when it cannot be read. */
-export async function readReport(client: KubeClient, ref: ConfigMapRef): Promise<StoredReport | { error: string; category: string }> {
+export async function readReport(
+  client: KubeClient,
+  ref: ConfigMapRef,
+): Promise<StoredReport | { error: string; category: string }> {
   const api = client.api(k8s.CoreV1Api);
-  const got = await client.call(`get configmaps in ${ref.namespace}`, () => api.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }));
-  if (got.kind !== 'ok') return got.kind === 'failed' ? { error: got.error.message, category: got.error.category } : { error: got.message, category: 'unknown' };
+  const got = await client.call(`get configmaps in ${ref.namespace}`, () =>
+    api.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }),
+  );
+  if (got.kind !== 'ok')
+    return got.kind === 'failed'
+      ? { error: got.error.message, category: got.error.category }
+      : { error: got.message, category: 'unknown' };
   const text = got.value.data?.[REPORT_KEY];
-  if (text === undefined) return { error: `ConfigMap ${ref.namespace}/${ref.name} has no ${REPORT_KEY}`, category: 'invalid' };
+  if (text === undefined)
+    return { error: `ConfigMap ${ref.namespace}/${ref.name} has no ${REPORT_KEY}`, category: 'invalid' };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -152,8 +206,16 @@ export async function readReport(client: KubeClient, ref: ConfigMapRef): Promise
     return { error: `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not JSON`, category: 'invalid' };
   }
   const parsed = VerifyReportSchema.safeParse(raw);
-  if (!parsed.success) return { error: `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not a ${String(VerifyReportSchema.shape.schema.value)} report`, category: 'invalid' };
+  if (!parsed.success)
+    return {
+      error: `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not a ${String(VerifyReportSchema.shape.schema.value)} report`,
+      category: 'invalid',
+    };
   const a = got.value.metadata?.annotations ?? {};
   const code = a['agentplane.dev/exit-code'];
-  return { report: parsed.data as VerifyReport, ...(a['agentplane.dev/run'] ? { run: a['agentplane.dev/run'] } : {}), ...(code !== undefined && /^\d+$/.test(code) ? { exitCode: Number(code) } : {}) };
+  return {
+    report: parsed.data as VerifyReport,
+    ...(a['agentplane.dev/run'] ? { run: a['agentplane.dev/run'] } : {}),
+    ...(code !== undefined && /^\d+$/.test(code) ? { exitCode: Number(code) } : {}),
+  };
 }

@@ -9,7 +9,13 @@ import { LiveObjectError, type LiveReader } from '../diff/index.js';
 import type { KubeObject } from '../releases/index.js';
 import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
 
-interface CallError { category: string; message: string; code?: number; hint?: string; missing?: 'api' | 'object' }
+interface CallError {
+  category: string;
+  message: string;
+  code?: number;
+  hint?: string;
+  missing?: 'api' | 'object';
+}
 
 /** `<what> <Kind> <ns>/<name>: <cause>`, without the object's content; a Secret's server message is left out too (it may echo values). */
 function describe(what: string, obj: KubeObject, error: CallError): string {
@@ -37,7 +43,9 @@ export class LiveReadError extends AgentPlaneError {
 const PER_OBJECT = new Set(['invalid', 'forbidden', 'conflict', 'too-large', 'not-found']);
 
 function callError(what: string, obj: KubeObject, error: CallError): Error {
-  return PER_OBJECT.has(error.category) ? new LiveObjectError(describe(what, obj, error), error.hint ?? DRY_RUN_HINT) : new LiveReadError(what, obj, error);
+  return PER_OBJECT.has(error.category)
+    ? new LiveObjectError(describe(what, obj, error), error.hint ?? DRY_RUN_HINT)
+    : new LiveReadError(what, obj, error);
 }
 
 /**
@@ -52,7 +60,12 @@ export function kubeLiveReader(opts: KubeConnectOptions): LiveReader {
     label: `live (context ${client.context})`,
     async get(obj) {
       const ns = obj.metadata?.namespace;
-      const r = await objects.get({ apiVersion: obj.apiVersion, kind: obj.kind, name: String(obj.metadata?.name), ...(ns ? { namespace: ns } : {}) });
+      const r = await objects.get({
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: String(obj.metadata?.name),
+        ...(ns ? { namespace: ns } : {}),
+      });
       if (r.kind === 'ok') return r.value;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
       throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });
@@ -60,7 +73,11 @@ export function kubeLiveReader(opts: KubeConnectOptions): LiveReader {
     async dryRunApply(obj) {
       const r = await objects.apply(obj, { dryRun: true, fieldManager: 'agentplane' });
       if (r.kind === 'ok') return r.value;
-      throw callError('server-side dry run of', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });
+      throw callError(
+        'server-side dry run of',
+        obj,
+        r.kind === 'failed' ? r.error : { category: r.kind, message: r.message },
+      );
     },
   };
 }

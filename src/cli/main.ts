@@ -24,8 +24,18 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 const program = new Command('agentplane')
   .description('Pinned, checksum-verified Agent Sandbox environments from code: synthesize, verify, diff, upgrade.')
   .version(packageVersion(), '-V, --version', 'print the version of agentplane')
-  .addOption(new Option('--mirror <dir>', 'directory with release files as <dir>/<tag>/<path>, e.g. filled by `agentplane mirror pull` (default: $AGENTPLANE_MIRROR, else the upstream files at the pinned commit); must exist').argParser(existingDirectory))
-  .addOption(new Option('--cache-dir <dir>', 'cache for verified release files (default: $AGENTPLANE_CACHE_DIR, else the user cache dir)').argParser(directoryOrNew))
+  .addOption(
+    new Option(
+      '--mirror <dir>',
+      'directory with release files as <dir>/<tag>/<path>, e.g. filled by `agentplane mirror pull` (default: $AGENTPLANE_MIRROR, else the upstream files at the pinned commit); must exist',
+    ).argParser(existingDirectory),
+  )
+  .addOption(
+    new Option(
+      '--cache-dir <dir>',
+      'cache for verified release files (default: $AGENTPLANE_CACHE_DIR, else the user cache dir)',
+    ).argParser(directoryOrNew),
+  )
   .showHelpAfterError('(run agentplane --help for usage)')
   .addHelpText('after', `\n${exitCodeHelp()}`)
   .exitOverride();
@@ -46,7 +56,12 @@ function requestedCommand(argv: readonly string[]): CommandName | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (withValue.has(arg)) i++;
-    else if (!arg.startsWith('-')) return arg in COMMANDS ? (arg as CommandName) : arg === 'help' && argv[i + 1] !== undefined && argv[i + 1]! in COMMANDS ? (argv[i + 1] as CommandName) : undefined;
+    else if (!arg.startsWith('-'))
+      return arg in COMMANDS
+        ? (arg as CommandName)
+        : arg === 'help' && argv[i + 1] !== undefined && argv[i + 1]! in COMMANDS
+          ? (argv[i + 1] as CommandName)
+          : undefined;
   }
   return undefined;
 }
@@ -67,7 +82,8 @@ try {
   } else {
     const { describeError, exitCodeFor } = await import('./errors.js');
     process.stderr.write(`${describeError(err)}\n`);
-    if (err instanceof UsageError) process.stderr.write(`(run agentplane ${requested ?? ''}${requested ? ' ' : ''}--help for usage)\n`);
+    if (err instanceof UsageError)
+      process.stderr.write(`(run agentplane ${requested ?? ''}${requested ? ' ' : ''}--help for usage)\n`);
     process.exitCode = exitCodeFor(err);
   }
 }

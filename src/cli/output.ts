@@ -30,9 +30,17 @@ export type OutputChoice = OutputFormat | 'text';
  * The `-o, --output <format>` option of every command: table|json|yaml|markdown, default `table` unless given;
  * `textAlias` also accepts `text` as another name of `table`. Read the value with {@link outputFormat}.
  */
-export function outputOption(defaultFormat: OutputFormat = 'table', opts: { readonly textAlias?: boolean } = {}): Option {
+export function outputOption(
+  defaultFormat: OutputFormat = 'table',
+  opts: { readonly textAlias?: boolean } = {},
+): Option {
   const choices: readonly string[] = opts.textAlias === true ? [...OUTPUT_FORMATS, 'text'] : OUTPUT_FORMATS;
-  return new Option('-o, --output <format>', opts.textAlias === true ? 'output format (text: the same as table)' : 'output format').choices(choices).default(defaultFormat);
+  return new Option(
+    '-o, --output <format>',
+    opts.textAlias === true ? 'output format (text: the same as table)' : 'output format',
+  )
+    .choices(choices)
+    .default(defaultFormat);
 }
 
 /** The format an `-o` value names (`text` is `table`). */
@@ -44,7 +52,11 @@ export function outputFormat(choice: OutputChoice): OutputFormat {
  * Output of a command with its own table and markdown views: json and yaml from `data` (the JSON form), the others
  * from the views. The returned text ends with a newline.
  */
-export function renderWith(format: OutputFormat, data: () => unknown, views: { readonly table: () => string; readonly markdown: () => string }): string {
+export function renderWith(
+  format: OutputFormat,
+  data: () => unknown,
+  views: { readonly table: () => string; readonly markdown: () => string },
+): string {
   switch (format) {
     case 'json':
       return `${JSON.stringify(data(), null, 2)}\n`;

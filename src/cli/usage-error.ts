@@ -8,7 +8,10 @@ import { AgentPlaneError } from '../model/errors.js';
 export class UsageError extends AgentPlaneError {
   readonly reason = 'InvalidUsage';
   readonly exitCategory = 'usage';
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }

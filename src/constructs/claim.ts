@@ -14,7 +14,12 @@ import { z } from 'zod';
 import { apiVersionFor, contextScope } from './context.js';
 import { UnboundedLifetimeError } from './bounds-errors.js';
 import { MissingReferenceError } from './errors.js';
-import { LIFECYCLE_PROP_SCHEMA, resolveClaimLifecycle, type ClaimLifecycle, type ResolvedClaimLifecycle } from './lifetime.js';
+import {
+  LIFECYCLE_PROP_SCHEMA,
+  resolveClaimLifecycle,
+  type ClaimLifecycle,
+  type ResolvedClaimLifecycle,
+} from './lifetime.js';
 import { LABEL_ENVIRONMENT } from './metadata.js';
 import { parseProps } from './props.js';
 import { requireContext } from './template.js';
@@ -37,9 +42,19 @@ export interface SandboxClaimProps {
 
 const PropsSchema = z
   .object({
-    pool: z.union([z.instanceof(SandboxWarmPool), z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a pool name (DNS label)')]),
-    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').max(63).optional(),
-    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').optional(),
+    pool: z.union([
+      z.instanceof(SandboxWarmPool),
+      z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a pool name (DNS label)'),
+    ]),
+    name: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')
+      .max(63)
+      .optional(),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')
+      .optional(),
     lifecycle: LIFECYCLE_PROP_SCHEMA.optional(),
   })
   .strict();
@@ -66,13 +81,16 @@ export class SandboxClaim extends Construct {
     ctx.useNamespace(this.namespace);
     const v1beta1 = apiVersionFor(ctx.release, 'SandboxClaim').endsWith('/v1beta1');
     const resolved = resolveClaimLifecycle(p.lifecycle, ctx.claimLifecycle);
-    if (resolved === undefined) throw new UnboundedLifetimeError(this.node.path, `claim ${this.namespace}/${this.name}`);
+    if (resolved === undefined)
+      throw new UnboundedLifetimeError(this.node.path, `claim ${this.namespace}/${this.name}`);
     this.lifecycle = resolved;
     const lifecycle = {
       lifecycle: {
         shutdownPolicy: resolved.shutdownPolicy,
         ...(resolved.shutdownTime !== undefined ? { shutdownTime: resolved.shutdownTime } : {}),
-        ...(resolved.ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished: resolved.ttlSecondsAfterFinished } : {}),
+        ...(resolved.ttlSecondsAfterFinished !== undefined
+          ? { ttlSecondsAfterFinished: resolved.ttlSecondsAfterFinished }
+          : {}),
       },
     };
     this.node.addValidation({

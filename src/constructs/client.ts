@@ -5,7 +5,16 @@
  */
 import { Construct } from 'constructs';
 import { z } from 'zod';
-import { CLIENT_MODES, CLIENT_SDK_VERSIONS, RUNTIME_BIND, clientSdkFacts, type ClientMode, type ClientModeFacts, type ClientSdk, type ClientSdkFacts } from '../releases/index.js';
+import {
+  CLIENT_MODES,
+  CLIENT_SDK_VERSIONS,
+  RUNTIME_BIND,
+  clientSdkFacts,
+  type ClientMode,
+  type ClientModeFacts,
+  type ClientSdk,
+  type ClientSdkFacts,
+} from '../releases/index.js';
 import { ConstructError } from './errors.js';
 import { parseProps } from './props.js';
 import type { SandboxRouter } from './router.js';
@@ -73,7 +82,11 @@ export class SandboxClientDecl extends Construct {
     const p = parseProps(this, 'SandboxClient', PropsSchema, props);
     const facts = clientSdkFacts(p.sdk, p.version);
     if (facts === undefined) {
-      throw new ConstructError(this.node.path, `client ${p.sdk} ${p.version}: no facts recorded for this version`, `use one of ${CLIENT_SDK_VERSIONS[p.sdk].join(', ')} (facts come from that version's source)`);
+      throw new ConstructError(
+        this.node.path,
+        `client ${p.sdk} ${p.version}: no facts recorded for this version`,
+        `use one of ${CLIENT_SDK_VERSIONS[p.sdk].join(', ')} (facts come from that version's source)`,
+      );
     }
     this.sdk = p.sdk;
     this.version = p.version;
@@ -82,7 +95,8 @@ export class SandboxClientDecl extends Construct {
     this.modeFacts = facts.modes[p.mode];
     if (p.warmPool !== undefined) this.warmPool = p.warmPool;
     this.ports = this.modeFacts.runtimeApi === 'python-runtime' ? [p.serverPort] : [...this.modeFacts.ports];
-    if (this.modeFacts.routerService !== undefined) this.routerNamespace = p.routerNamespace ?? this.modeFacts.routerService.defaultNamespace;
+    if (this.modeFacts.routerService !== undefined)
+      this.routerNamespace = p.routerNamespace ?? this.modeFacts.routerService.defaultNamespace;
   }
 
   /** `k8s-agent-sandbox 1.0.8 (mode router)`. */
@@ -107,34 +121,78 @@ export class SandboxClientDecl extends Construct {
     };
     const pools = this.pools(env);
     if (pools.length === 0) {
-      fail('ClientNoPool', `claims from a SandboxWarmPool by name (create_sandbox(warmpool=…), ${this.facts.cite['claimsFrom']}), but the environment declares no SandboxWarmPool`, 'add a pool of a template the client can use (env.addWarmPool) and pass it as the client\'s warmPool');
+      fail(
+        'ClientNoPool',
+        `claims from a SandboxWarmPool by name (create_sandbox(warmpool=…), ${this.facts.cite['claimsFrom']}), but the environment declares no SandboxWarmPool`,
+        "add a pool of a template the client can use (env.addWarmPool) and pass it as the client's warmPool",
+      );
     }
     if (f.via === 'router') {
       const router = env.router;
-      if (router === undefined) fail('ClientNoRouter', `sends every call through the sandbox router (${f.transport}; ${cite}), but the environment declares no SandboxRouter`, 'add a router (env.addRouter), or pick a mode that dials the pod');
+      if (router === undefined)
+        fail(
+          'ClientNoRouter',
+          `sends every call through the sandbox router (${f.transport}; ${cite}), but the environment declares no SandboxRouter`,
+          'add a router (env.addRouter), or pick a mode that dials the pod',
+        );
       const rs = f.routerService;
-      if (rs !== undefined && (router!.serviceName !== rs.name || router!.port !== rs.port || router!.namespace !== this.routerNamespace)) {
-        fail('ClientRouterService', `port-forwards to svc/${rs.name}:${rs.port} in namespace ${this.routerNamespace} (${cite}), but the environment's router is Service ${router!.namespace}/${router!.serviceName} port ${router!.port}`, 'set the client\'s routerNamespace to the router\'s namespace (the Service name and port are fixed by the client)');
+      if (
+        rs !== undefined &&
+        (router!.serviceName !== rs.name || router!.port !== rs.port || router!.namespace !== this.routerNamespace)
+      ) {
+        fail(
+          'ClientRouterService',
+          `port-forwards to svc/${rs.name}:${rs.port} in namespace ${this.routerNamespace} (${cite}), but the environment's router is Service ${router!.namespace}/${router!.serviceName} port ${router!.port}`,
+          "set the client's routerNamespace to the router's namespace (the Service name and port are fixed by the client)",
+        );
       }
       const missing = this.ports.filter((port) => !router!.sandboxPorts.includes(port));
-      if (missing.length > 0) fail('ClientRouterEgress', `asks the router for sandbox port ${missing.join(', ')} (X-Sandbox-Port), but the router may dial only ${router!.sandboxPorts.join(', ')} (its NetworkPolicy egress, ${router!.node.path})`, `add ${missing.join(', ')} to the router's sandboxPorts`);
+      if (missing.length > 0)
+        fail(
+          'ClientRouterEgress',
+          `asks the router for sandbox port ${missing.join(', ')} (X-Sandbox-Port), but the router may dial only ${router!.sandboxPorts.join(', ')} (its NetworkPolicy egress, ${router!.node.path})`,
+          `add ${missing.join(', ')} to the router's sandboxPorts`,
+        );
     }
     for (const pool of pools) this.checkTemplate(pool, pool.template, fail);
   }
 
-  private checkTemplate(pool: SandboxWarmPool, t: SandboxTemplate, fail: (code: string, message: string, hint: string) => never): void {
+  private checkTemplate(
+    pool: SandboxWarmPool,
+    t: SandboxTemplate,
+    fail: (code: string, message: string, hint: string) => never,
+  ): void {
     const f = this.modeFacts;
     const side = `pool ${pool.namespace}/${pool.name} uses template ${t.namespace}/${t.name} whose runtime is ${t.runtime.kind} (container ${t.runtime.container}, ports ${t.runtime.ports.join(', ')})`;
     if (t.runtime.kind !== f.runtimeApi) {
-      fail('ClientRuntimeApi', `speaks the ${f.runtimeApi} API (${f.calls.map((c) => c.request.split(' ').slice(0, 2).join(' ').replace(/<.*$/, '…')).join(', ')}; ${f.cite}), but ${side}`,
-        t.runtime.kind === 'custom' ? `declare the template's runtime kind (runtime: { kind: '${f.runtimeApi}', … }) if its server speaks that API` : `pick a ${t.runtime.kind} mode of the client, or a template whose runtime serves the ${f.runtimeApi} API`);
+      fail(
+        'ClientRuntimeApi',
+        `speaks the ${f.runtimeApi} API (${f.calls.map((c) => c.request.split(' ').slice(0, 2).join(' ').replace(/<.*$/, '…')).join(', ')}; ${f.cite}), but ${side}`,
+        t.runtime.kind === 'custom'
+          ? `declare the template's runtime kind (runtime: { kind: '${f.runtimeApi}', … }) if its server speaks that API`
+          : `pick a ${t.runtime.kind} mode of the client, or a template whose runtime serves the ${f.runtimeApi} API`,
+      );
     }
     const missing = this.ports.filter((port) => !t.runtime.ports.includes(port));
-    if (missing.length > 0) fail('ClientRuntimePort', `dials runtime port ${missing.join(', ')} (${f.cite}), but ${side}`, 'set the client\'s port to the runtime\'s, or the runtime\'s ports to the client\'s');
+    if (missing.length > 0)
+      fail(
+        'ClientRuntimePort',
+        `dials runtime port ${missing.join(', ')} (${f.cite}), but ${side}`,
+        "set the client's port to the runtime's, or the runtime's ports to the client's",
+      );
     const bind = RUNTIME_BIND[f.runtimeApi];
     if (f.needsPodNetworkListener && bind.host === '127.0.0.1') {
-      fail('ClientRuntimeLoopback', `reaches the runtime over the pod network (${f.transport}; ${f.cite}), but ${side} and the pinned ${f.runtimeApi} binds ${bind.host} only (${bind.cite})`, 'nothing outside the pod can reach a loopback listener: use a python-runtime template with a router mode, or wait for a sandboxd that binds the pod network');
+      fail(
+        'ClientRuntimeLoopback',
+        `reaches the runtime over the pod network (${f.transport}; ${f.cite}), but ${side} and the pinned ${f.runtimeApi} binds ${bind.host} only (${bind.cite})`,
+        'nothing outside the pod can reach a loopback listener: use a python-runtime template with a router mode, or wait for a sandboxd that binds the pod network',
+      );
     }
-    if (f.needsService && t.service !== true) fail('ClientNoService', `reads Sandbox.status.serviceFQDN (${f.cite}), but template ${t.namespace}/${t.name} does not set service: true`, 'set service: true on the template');
+    if (f.needsService && t.service !== true)
+      fail(
+        'ClientNoService',
+        `reads Sandbox.status.serviceFQDN (${f.cite}), but template ${t.namespace}/${t.name} does not set service: true`,
+        'set service: true on the template',
+      );
   }
 }

@@ -33,7 +33,8 @@ export function provideContext(scope: IConstruct, ctx: EnvironmentContext): void
 export function contextScope(scope: IConstruct): IConstruct | undefined {
   const scopes = scope.node.scopes;
   for (let i = scopes.length - 1; i >= 0; i--) {
-    if ((scopes[i] as unknown as Record<symbol, EnvironmentContext | undefined>)[CONTEXT] !== undefined) return scopes[i];
+    if ((scopes[i] as unknown as Record<symbol, EnvironmentContext | undefined>)[CONTEXT] !== undefined)
+      return scopes[i];
   }
   return undefined;
 }

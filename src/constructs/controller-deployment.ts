@@ -45,26 +45,45 @@ export interface ControllerDeploymentProps {
 
 const QUANTITY = /^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|[numkMGTPE]|[KMGTPE]i)?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
 const MANAGED_FLAGS = ['--extensions', '--manage-webhook-certs'];
 
-const quantities = z.object({ cpu: z.string().regex(QUANTITY, 'must be a Kubernetes quantity').optional(), memory: z.string().regex(QUANTITY, 'must be a Kubernetes quantity').optional() }).strict();
+const quantities = z
+  .object({
+    cpu: z.string().regex(QUANTITY, 'must be a Kubernetes quantity').optional(),
+    memory: z.string().regex(QUANTITY, 'must be a Kubernetes quantity').optional(),
+  })
+  .strict();
 
 export const ControllerDeploymentSchema = z
   .object({
     replicas: z.number().int().min(0).max(100).optional(),
     resources: z.object({ requests: quantities.optional(), limits: quantities.optional() }).strict().optional(),
-    nodeSelector: z.record(z.string().regex(LABEL_KEY, 'must be a label key'), z.string().regex(LABEL_VALUE, 'must be a label value')).optional(),
+    nodeSelector: z
+      .record(
+        z.string().regex(LABEL_KEY, 'must be a label key'),
+        z.string().regex(LABEL_VALUE, 'must be a label value'),
+      )
+      .optional(),
     tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
     affinity: z.record(z.string(), z.unknown()).optional(),
     podAnnotations: z.record(z.string().regex(LABEL_KEY, 'must be an annotation key'), z.string()).optional(),
-    podLabels: z.record(z.string().regex(LABEL_KEY, 'must be a label key'), z.string().regex(LABEL_VALUE, 'must be a label value')).optional(),
+    podLabels: z
+      .record(
+        z.string().regex(LABEL_KEY, 'must be a label key'),
+        z.string().regex(LABEL_VALUE, 'must be a label value'),
+      )
+      .optional(),
     imagePullSecrets: z.array(z.string().regex(DNS_SUBDOMAIN, 'must be a Secret name').max(253)).optional(),
     priorityClassName: z.string().regex(DNS_SUBDOMAIN, 'must be a PriorityClass name').max(253).optional(),
     extraArgs: z
       .array(z.string().regex(/^--?[A-Za-z0-9]/, 'must be a flag (starting with - or --)'))
-      .refine((args) => !args.some((a) => MANAGED_FLAGS.some((f) => a === f || a.startsWith(`${f}=`))), `must not set ${MANAGED_FLAGS.join(' or ')} (use the extensions and certificates props)`)
+      .refine(
+        (args) => !args.some((a) => MANAGED_FLAGS.some((f) => a === f || a.startsWith(`${f}=`))),
+        `must not set ${MANAGED_FLAGS.join(' or ')} (use the extensions and certificates props)`,
+      )
       .optional(),
   })
   .strict()
@@ -75,7 +94,12 @@ function plain(value: unknown): unknown {
 }
 
 /** Writes the settings into the controller Deployment (JSON form) and its container named `container`. */
-export function applyControllerSettings(deployment: Json, container: Json, props: z.infer<typeof ControllerDeploymentSchema>, raw: ControllerDeploymentProps): void {
+export function applyControllerSettings(
+  deployment: Json,
+  container: Json,
+  props: z.infer<typeof ControllerDeploymentSchema>,
+  raw: ControllerDeploymentProps,
+): void {
   const spec = child(deployment, 'spec');
   const template = child(spec, 'template');
   const pod = child(template, 'spec');
@@ -84,7 +108,8 @@ export function applyControllerSettings(deployment: Json, container: Json, props
   if (props.nodeSelector !== undefined) pod['nodeSelector'] = { ...props.nodeSelector };
   if (raw.tolerations !== undefined) pod['tolerations'] = raw.tolerations.map((t) => plain(k8s.toJson_Toleration(t)));
   if (raw.affinity !== undefined) pod['affinity'] = plain(k8s.toJson_Affinity(raw.affinity));
-  if (props.podAnnotations !== undefined) Object.assign(child(child(template, 'metadata'), 'annotations'), props.podAnnotations);
+  if (props.podAnnotations !== undefined)
+    Object.assign(child(child(template, 'metadata'), 'annotations'), props.podAnnotations);
   if (props.podLabels !== undefined) {
     const labels = child(child(template, 'metadata'), 'labels');
     for (const [k, v] of Object.entries(props.podLabels)) if (!(k in labels)) labels[k] = v; // selector labels stay as pinned

@@ -30,7 +30,14 @@ const NamespaceScopeSchema = z
 
 /** zod schema of the `rbac` prop: resource key -> scope; default `{}` (every resource as pinned). */
 export const ControllerRbacSchema = z
-  .record(z.string(), z.union([z.literal('cluster'), NamespaceScopeSchema, z.array(NamespaceScopeSchema).min(1, 'needs at least one "namespace:<ns>"')]))
+  .record(
+    z.string(),
+    z.union([
+      z.literal('cluster'),
+      NamespaceScopeSchema,
+      z.array(NamespaceScopeSchema).min(1, 'needs at least one "namespace:<ns>"'),
+    ]),
+  )
   .default({});
 
 /** One resource the controller's pinned ClusterRoles grant: a key of the `rbac` prop. */
@@ -78,14 +85,25 @@ function strings(obj: Json, key: string): string[] {
 }
 
 /** The ClusterRoles that a ClusterRoleBinding of the install binds to ServiceAccount `serviceAccount` in `namespace`, in assembly order. */
-function controllerRoles(objects: readonly SourcedObject[], serviceAccount: string, namespace: string): ControllerRole[] {
+function controllerRoles(
+  objects: readonly SourcedObject[],
+  serviceAccount: string,
+  namespace: string,
+): ControllerRole[] {
   const subjectsByRole = new Map<string, unknown[]>();
   for (const { obj } of objects) {
     if (obj['kind'] !== 'ClusterRoleBinding') continue;
     const roleRef = child(obj, 'roleRef');
     const subjects = list(obj, 'subjects');
-    const bindsController = subjects.some((s) => isPlainObject(s) && s['kind'] === 'ServiceAccount' && s['name'] === serviceAccount && s['namespace'] === namespace);
-    if (roleRef['kind'] === 'ClusterRole' && typeof roleRef['name'] === 'string' && bindsController) subjectsByRole.set(roleRef['name'], subjects);
+    const bindsController = subjects.some(
+      (s) =>
+        isPlainObject(s) &&
+        s['kind'] === 'ServiceAccount' &&
+        s['name'] === serviceAccount &&
+        s['namespace'] === namespace,
+    );
+    if (roleRef['kind'] === 'ClusterRole' && typeof roleRef['name'] === 'string' && bindsController)
+      subjectsByRole.set(roleRef['name'], subjects);
   }
   const roles: ControllerRole[] = [];
   for (const { file, obj } of objects) {
@@ -184,17 +202,29 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
   for (const [given, scope] of Object.entries(input.scopes)) {
     const key = given.toLowerCase();
     if (!byKey.has(key)) {
-      issues.push({ prop: `rbac.${given}`, reason: 'UnknownResource', value: scope, message: `rbac.${given}: names no resource of the controller's ${describeRoles(roles, input.tag).join(' or ')} (got ${JSON.stringify(scope)})` });
+      issues.push({
+        prop: `rbac.${given}`,
+        reason: 'UnknownResource',
+        value: scope,
+        message: `rbac.${given}: names no resource of the controller's ${describeRoles(roles, input.tag).join(' or ')} (got ${JSON.stringify(scope)})`,
+      });
       continue;
     }
     const earlier = seen.get(key);
     if (earlier !== undefined) {
-      issues.push({ prop: `rbac.${given}`, reason: 'DuplicateResource', value: scope, message: `rbac.${given}: names the same resource (${key}) as rbac.${earlier}` });
+      issues.push({
+        prop: `rbac.${given}`,
+        reason: 'DuplicateResource',
+        value: scope,
+        message: `rbac.${given}: names the same resource (${key}) as rbac.${earlier}`,
+      });
       continue;
     }
     seen.set(key, given);
     if (scope === 'cluster') continue;
-    const namespaces = [...new Set((typeof scope === 'string' ? [scope] : scope).map((s) => s.slice('namespace:'.length)))].sort();
+    const namespaces = [
+      ...new Set((typeof scope === 'string' ? [scope] : scope).map((s) => s.slice('namespace:'.length))),
+    ].sort();
     narrowed.set(key, { given, namespaces });
   }
   if (issues.length > 0) {
@@ -248,7 +278,12 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
     const name = `${role.name}-namespaced`;
     for (const ns of [...movedByNs.keys()].sort()) {
       addedNamespaces.add(ns);
-      added.push({ apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: { name, namespace: ns }, rules: structuredClone(movedByNs.get(ns)) });
+      added.push({
+        apiVersion: `${RBAC_GROUP}/v1`,
+        kind: 'Role',
+        metadata: { name, namespace: ns },
+        rules: structuredClone(movedByNs.get(ns)),
+      });
       added.push({
         apiVersion: `${RBAC_GROUP}/v1`,
         kind: 'RoleBinding',
@@ -258,6 +293,8 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
       });
     }
   }
-  const narrowedResources = [...narrowed].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, { namespaces }]) => ({ key, resources: byKey.get(key)!.resources, namespaces }));
+  const narrowedResources = [...narrowed]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([key, { namespaces }]) => ({ key, resources: byKey.get(key)!.resources, namespaces }));
   return { resources, added, namespaces: [...addedNamespaces].sort(), narrowed: narrowedResources };
 }

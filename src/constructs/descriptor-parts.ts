@@ -6,14 +6,26 @@
  */
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../releases/index.js';
-import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, DESCRIPTOR_PARTS_KEY, DESCRIPTOR_SHA256_KEY, descriptorPartName } from './descriptor.js';
+import {
+  DESCRIPTOR_CONFIGMAP,
+  DESCRIPTOR_KEY,
+  DESCRIPTOR_PART_KEY,
+  DESCRIPTOR_PARTS_KEY,
+  DESCRIPTOR_SHA256_KEY,
+  descriptorPartName,
+} from './descriptor.js';
 
 /** Bytes of a part's text as JSON (escapes included), leaving room in the 262144-byte annotation limit for the rest of the object. */
 export const DESCRIPTOR_PART_BYTES = 200 * 1024;
 
 /** Whether `obj` is the descriptor ConfigMap holding the whole descriptor text. */
 export function isDescriptorConfigMap(obj: KubeObject): boolean {
-  return obj.apiVersion === 'v1' && obj.kind === 'ConfigMap' && obj.metadata?.name === DESCRIPTOR_CONFIGMAP && typeof (obj.data as Record<string, unknown> | undefined)?.[DESCRIPTOR_KEY] === 'string';
+  return (
+    obj.apiVersion === 'v1' &&
+    obj.kind === 'ConfigMap' &&
+    obj.metadata?.name === DESCRIPTOR_CONFIGMAP &&
+    typeof (obj.data as Record<string, unknown> | undefined)?.[DESCRIPTOR_KEY] === 'string'
+  );
 }
 
 /** `text` cut at line ends into pieces whose JSON string form is at most `budget` bytes (a longer line is cut inside). */
@@ -62,10 +74,17 @@ export function descriptorConfigMaps(cm: KubeObject, budget = DESCRIPTOR_PART_BY
   const head: KubeObject = {
     ...rest,
     metadata: structuredClone(metadata),
-    data: { [DESCRIPTOR_PARTS_KEY]: String(parts.length), [DESCRIPTOR_SHA256_KEY]: createHash('sha256').update(text, 'utf8').digest('hex') },
+    data: {
+      [DESCRIPTOR_PARTS_KEY]: String(parts.length),
+      [DESCRIPTOR_SHA256_KEY]: createHash('sha256').update(text, 'utf8').digest('hex'),
+    },
   };
   return [
     head,
-    ...parts.map((part, i) => ({ ...rest, metadata: { ...structuredClone(metadata), name: descriptorPartName(String(metadata.name), i + 1) }, data: { [DESCRIPTOR_PART_KEY]: part } })),
+    ...parts.map((part, i) => ({
+      ...rest,
+      metadata: { ...structuredClone(metadata), name: descriptorPartName(String(metadata.name), i + 1) },
+      data: { [DESCRIPTOR_PART_KEY]: part },
+    })),
   ];
 }

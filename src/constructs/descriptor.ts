@@ -45,7 +45,9 @@ export const EnvironmentDescriptorSchema = z
          * Controller resources the install's `rbac` prop narrowed to namespaces (`plural` or `plural.group`); absent
          * when none is. The verifier checks the controller's rights on them in these namespaces instead of cluster-wide.
          */
-        rbacNarrowed: z.array(z.object({ resources: z.array(z.string()).min(1), namespaces: z.array(z.string()).min(1) }).strict()).optional(),
+        rbacNarrowed: z
+          .array(z.object({ resources: z.array(z.string()).min(1), namespaces: z.array(z.string()).min(1) }).strict())
+          .optional(),
       })
       .strict()
       .nullable(),
@@ -57,7 +59,10 @@ export const EnvironmentDescriptorSchema = z
           preset: z.enum(['gvisor', 'kata']),
           overhead: z.object({ cpu: z.string().optional(), memory: z.string().optional() }).strict().nullable(),
           /** `null` when `allNodes`. */
-          scheduling: z.object({ nodeSelector: Labels, tolerations: z.array(z.record(z.string(), z.unknown())) }).strict().nullable(),
+          scheduling: z
+            .object({ nodeSelector: Labels, tolerations: z.array(z.record(z.string(), z.unknown())) })
+            .strict()
+            .nullable(),
           allNodes: z.boolean(),
         })
         .strict(),
@@ -71,13 +76,27 @@ export const EnvironmentDescriptorSchema = z
           networkPolicyManagement: z.enum(['Managed', 'Unmanaged']),
           /** Labels every sandbox pod of the template carries. */
           podLabels: Labels,
-          runtime: z.object({ kind: z.enum(['sandboxd', 'python-runtime', 'custom']), container: z.string(), ports: z.array(z.number().int()) }).strict(),
+          runtime: z
+            .object({
+              kind: z.enum(['sandboxd', 'python-runtime', 'custom']),
+              container: z.string(),
+              ports: z.array(z.number().int()),
+            })
+            .strict(),
           images: z.array(z.object({ container: z.string(), image: z.string() }).strict()),
         })
         .strict(),
     ),
     warmPools: z.array(
-      z.object({ namespace: z.string(), name: z.string(), template: z.string(), replicas: z.number().int(), updateStrategy: z.enum(['Recreate', 'OnReplenish']) }).strict(),
+      z
+        .object({
+          namespace: z.string(),
+          name: z.string(),
+          template: z.string(),
+          replicas: z.number().int(),
+          updateStrategy: z.enum(['Recreate', 'OnReplenish']),
+        })
+        .strict(),
     ),
     claims: z.array(z.object({ namespace: z.string(), name: z.string(), warmPool: z.string() }).strict()),
     router: z
@@ -162,7 +181,11 @@ export function descriptorJson(descriptor: EnvironmentDescriptor): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
@@ -186,7 +209,10 @@ export function descriptorPartName(name: string, i: number): string {
 export class DescriptorPartsError extends AgentPlaneError {
   readonly reason = 'DescriptorPartsInvalid';
   readonly exitCategory = 'invalid';
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }
@@ -195,20 +221,36 @@ export class DescriptorPartsError extends AgentPlaneError {
  * The descriptor text from its ConfigMap (`data[key]`) or, when stored in parts, from the part ConfigMaps `byName`
  * gives (checked against the stored sha256). @throws {DescriptorPartsError} a part missing, a bad count or checksum.
  */
-export function descriptorTextFromConfigMaps(head: { name: string; data: Readonly<Record<string, string>> }, key: string, byName: (name: string) => Readonly<Record<string, string>> | undefined): string {
+export function descriptorTextFromConfigMaps(
+  head: { name: string; data: Readonly<Record<string, string>> },
+  key: string,
+  byName: (name: string) => Readonly<Record<string, string>> | undefined,
+): string {
   const whole = head.data[key];
   if (whole !== undefined) return whole;
   const count = Number(head.data[DESCRIPTOR_PARTS_KEY]);
   const hint = 're-apply the synthesized output of the environment (all descriptor ConfigMaps together)';
-  if (!Number.isInteger(count) || count < 1) throw new DescriptorPartsError(`ConfigMap ${head.name} holds neither ${key} nor a part count (${DESCRIPTOR_PARTS_KEY})`, hint);
+  if (!Number.isInteger(count) || count < 1)
+    throw new DescriptorPartsError(
+      `ConfigMap ${head.name} holds neither ${key} nor a part count (${DESCRIPTOR_PARTS_KEY})`,
+      hint,
+    );
   const parts: string[] = [];
   for (let i = 1; i <= count; i++) {
     const part = byName(descriptorPartName(head.name, i))?.[DESCRIPTOR_PART_KEY];
-    if (part === undefined) throw new DescriptorPartsError(`descriptor part ${descriptorPartName(head.name, i)} (${i} of ${count}) is missing`, hint);
+    if (part === undefined)
+      throw new DescriptorPartsError(
+        `descriptor part ${descriptorPartName(head.name, i)} (${i} of ${count}) is missing`,
+        hint,
+      );
     parts.push(part);
   }
   const text = parts.join('');
   const sha = createHash('sha256').update(text, 'utf8').digest('hex');
-  if (sha !== head.data[DESCRIPTOR_SHA256_KEY]) throw new DescriptorPartsError(`descriptor parts of ${head.name} do not match its sha256 (${head.data[DESCRIPTOR_SHA256_KEY]}; parts give ${sha})`, hint);
+  if (sha !== head.data[DESCRIPTOR_SHA256_KEY])
+    throw new DescriptorPartsError(
+      `descriptor parts of ${head.name} do not match its sha256 (${head.data[DESCRIPTOR_SHA256_KEY]}; parts give ${sha})`,
+      hint,
+    );
   return text;
 }

@@ -16,7 +16,13 @@ import type { LoadedRelease } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
 import { SandboxClientDecl, type SandboxClientProps } from './client.js';
 import { apiVersionFor, provideContext } from './context.js';
-import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, descriptorJson, EnvironmentDescriptorSchema, type EnvironmentDescriptor } from './descriptor.js';
+import {
+  DESCRIPTOR_CONFIGMAP,
+  DESCRIPTOR_KEY,
+  descriptorJson,
+  EnvironmentDescriptorSchema,
+  type EnvironmentDescriptor,
+} from './descriptor.js';
 import { ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject, withSortedKeys } from '../model/objects.js';
@@ -25,7 +31,15 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from 
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
-import { childProblems, duplicateObjects, messageOf, renderObjects, schemaViolations, tooLargeObjects, type Rendering } from './render.js';
+import {
+  childProblems,
+  duplicateObjects,
+  messageOf,
+  renderObjects,
+  schemaViolations,
+  tooLargeObjects,
+  type Rendering,
+} from './render.js';
 import { SandboxRouter, type SandboxRouterProps } from './router.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
@@ -60,7 +74,10 @@ export interface AgentEnvironmentProps {
 
 const PropsSchema = z
   .object({
-    release: z.custom<LoadedRelease>((v) => isPlainObject(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
+    release: z.custom<LoadedRelease>(
+      (v) => isPlainObject(v) && 'facts' in v && 'objects' in v,
+      'must be a LoadedRelease from loadRelease()',
+    ),
     name: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
     install: z.union([z.literal(false), z.record(z.string(), z.unknown())]).default({}),
     defaultNamespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).default('agent-sandboxes'),
@@ -86,9 +103,16 @@ export interface EnvironmentCheck {
   readonly rendering: Rendering;
 }
 
-
 function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
-  return a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1;
+  return a.namespace === b.namespace
+    ? a.name < b.name
+      ? -1
+      : a.name > b.name
+        ? 1
+        : 0
+    : a.namespace < b.namespace
+      ? -1
+      : 1;
 }
 
 /**
@@ -112,34 +136,58 @@ export class AgentEnvironment extends Chart {
     super(scope, id, { disableResourceNameHashes: true });
     const p = parseProps(this, 'AgentEnvironment', PropsSchema, props);
     this.name = p.name ?? id;
-    if (!DNS_LABEL.test(this.name)) throw new ConstructError(this.node.path, `environment name ${JSON.stringify(this.name)} is not a DNS label`, 'pass name explicitly (lowercase letters, digits, -)');
+    if (!DNS_LABEL.test(this.name))
+      throw new ConstructError(
+        this.node.path,
+        `environment name ${JSON.stringify(this.name)} is not a DNS label`,
+        'pass name explicitly (lowercase letters, digits, -)',
+      );
     this.release = p.release;
     this.defaultNamespace = p.defaultNamespace;
     this.requireDigests = p.requireDigests;
     this.createNamespaces = p.createNamespaces;
     this.requiredStates = p.requiredStates;
     provideContext(this, {
-      name: this.name, release: this.release, requireDigests: this.requireDigests, defaultNamespace: this.defaultNamespace, useNamespace: (ns) => this.useNamespace(ns),
+      name: this.name,
+      release: this.release,
+      requireDigests: this.requireDigests,
+      defaultNamespace: this.defaultNamespace,
+      useNamespace: (ns) => this.useNamespace(ns),
       ...(p.claimLifecycle !== undefined ? { claimLifecycle: p.claimLifecycle } : {}),
     });
     if (p.install !== false) {
-      this.install = new AgentSandboxInstall(this, 'install', { ...(props.install === false ? {} : (props.install ?? {})), release: this.release, requireDigests: this.requireDigests });
+      this.install = new AgentSandboxInstall(this, 'install', {
+        ...(props.install === false ? {} : (props.install ?? {})),
+        release: this.release,
+        requireDigests: this.requireDigests,
+      });
       for (const ns of this.install.rbacNamespaces) this.useNamespace(ns);
     }
     this.useNamespace(this.defaultNamespace);
     const cm = new k8s.KubeConfigMap(this, 'descriptor', {
-      metadata: { name: DESCRIPTOR_CONFIGMAP, namespace: this.defaultNamespace, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
+      metadata: {
+        name: DESCRIPTOR_CONFIGMAP,
+        namespace: this.defaultNamespace,
+        labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY },
+      },
       data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) }) }),
     });
     setPhase(cm, 'environment');
-    this.node.addValidation({ validate: () => { const c = this.check(); return [...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge]; } });
+    this.node.addValidation({
+      validate: () => {
+        const c = this.check();
+        return [...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];
+      },
+    });
   }
 
   /** Writes the Namespace of `ns` once, unless namespaces are not created or it is the controller's (the install writes that one). */
   private useNamespace(ns: string): void {
     if (!this.createNamespaces || this.namespaces.has(ns) || ns === this.install?.namespace) return;
     this.namespaces.add(ns);
-    new k8s.KubeNamespace(this, `namespace-${ns}`, { metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } } });
+    new k8s.KubeNamespace(this, `namespace-${ns}`, {
+      metadata: { name: ns, labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY } },
+    });
   }
 
   addRuntimeClass(id: string, props: SandboxRuntimeClassProps): SandboxRuntimeClass {
@@ -185,27 +233,44 @@ export class AgentEnvironment extends Chart {
    */
   addVerifierJob(id: string, props: VerifierJobProps): VerifierJob {
     this.assertOpen();
-    const sandboxNamespaces = (): string[] => [...new Set([this.defaultNamespace, ...this.templates.map((t) => t.namespace), ...this.warmPools.map((w) => w.namespace), ...this.claims.map((c) => c.namespace)])].sort();
+    const sandboxNamespaces = (): string[] =>
+      [
+        ...new Set([
+          this.defaultNamespace,
+          ...this.templates.map((t) => t.namespace),
+          ...this.warmPools.map((w) => w.namespace),
+          ...this.claims.map((c) => c.namespace),
+        ]),
+      ].sort();
     const routerOf = (): { namespace: string; serviceName: string; port: number } | undefined => {
       const r = this.routers[0];
       return r === undefined ? undefined : { namespace: r.namespace, serviceName: r.serviceName, port: r.port };
     };
     const covered = sandboxNamespaces();
     const router = routerOf();
-    const job = new VerifierJob(this, id, {
-      name: this.name,
-      defaultNamespace: this.defaultNamespace,
-      requireDigests: this.requireDigests,
-      sandboxNamespaces: covered,
-      ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
-      ...(router ? { router } : {}),
-      descriptorText: () => descriptorJson(this.descriptor()),
-    }, props);
+    const job = new VerifierJob(
+      this,
+      id,
+      {
+        name: this.name,
+        defaultNamespace: this.defaultNamespace,
+        requireDigests: this.requireDigests,
+        sandboxNamespaces: covered,
+        ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
+        ...(router ? { router } : {}),
+        descriptorText: () => descriptorJson(this.descriptor()),
+      },
+      props,
+    );
     job.node.addValidation({
       validate: () => {
         const now = sandboxNamespaces().filter((ns) => !covered.includes(ns));
-        const problems = now.map((ns) => `${job.node.path}: namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`);
-        if (JSON.stringify(routerOf()) !== JSON.stringify(router)) problems.push(`${job.node.path}: the router was added after the VerifierJob; call addVerifierJob last`);
+        const problems = now.map(
+          (ns) =>
+            `${job.node.path}: namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`,
+        );
+        if (JSON.stringify(routerOf()) !== JSON.stringify(router))
+          problems.push(`${job.node.path}: the router was added after the VerifierJob; call addVerifierJob last`);
         return problems;
       },
     });
@@ -247,13 +312,19 @@ export class AgentEnvironment extends Chart {
   check(): EnvironmentCheck {
     const problems: string[] = [];
     const routers = this.routers;
-    if (routers.length > 1) problems.push(`${this.node.path}: environment has ${routers.length} routers (${routers.map((r) => r.node.path).join(', ')}); declare one SandboxRouter per environment`);
+    if (routers.length > 1)
+      problems.push(
+        `${this.node.path}: environment has ${routers.length} routers (${routers.map((r) => r.node.path).join(', ')}); declare one SandboxRouter per environment`,
+      );
     const app = this.node.root instanceof App ? this.node.root : undefined;
     if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
-      problems.push(`${this.node.path}: the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE`);
+      problems.push(
+        `${this.node.path}: the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE`,
+      );
     }
     const router = this.routers[0];
-    for (const client of this.clients) client.check({ warmPools: this.warmPools, ...(router !== undefined ? { router } : {}) });
+    for (const client of this.clients)
+      client.check({ warmPools: this.warmPools, ...(router !== undefined ? { router } : {}) });
     try {
       this.descriptor();
     } catch (err) {
@@ -261,7 +332,13 @@ export class AgentEnvironment extends Chart {
     }
     const rendering = renderObjects(this, this.release);
     for (const p of rendering.problems) if (!problems.includes(p)) problems.push(p);
-    return { problems, duplicates: duplicateObjects(rendering.objects), violations: schemaViolations(rendering.objects, this.release), tooLarge: tooLargeObjects(rendering.objects), rendering };
+    return {
+      problems,
+      duplicates: duplicateObjects(rendering.objects),
+      violations: schemaViolations(rendering.objects, this.release),
+      tooLarge: tooLargeObjects(rendering.objects),
+      rendering,
+    };
   }
 
   /**
@@ -274,7 +351,12 @@ export class AgentEnvironment extends Chart {
   override toJson(): any[] {
     const c = this.check();
     const problems = [...childProblems(this), ...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];
-    if (problems.length > 0) throw new ConstructError(this.node.path, `environment ${this.name} cannot be synthesized:\n  ${problems.join('\n  ')}`, 'fix the constructs named above');
+    if (problems.length > 0)
+      throw new ConstructError(
+        this.node.path,
+        `environment ${this.name} cannot be synthesized:\n  ${problems.join('\n  ')}`,
+        'fix the constructs named above',
+      );
     return c.rendering.objects.map((o) => withSortedKeys(o.object));
   }
 
@@ -296,21 +378,27 @@ export class AgentEnvironment extends Chart {
     const images: Record<string, string> = {};
     if (this.install !== undefined) images['controller'] = this.install.controllerImage;
     if (router !== undefined) images['router'] = router.image;
-    for (const t of templates) for (const img of t.images) images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
+    for (const t of templates)
+      for (const img of t.images) images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
 
     const caps: Array<[string, RequiredState]> = [['sandbox-api', 'verified']];
     if (this.install?.extensions !== false) caps.push(['extensions-api', 'verified']);
     caps.push(['controller', 'configured']);
     if (facts.family === 'v0.5') caps.push(['conversion', 'configured']);
-    for (const rc of [...this.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1))) caps.push([`runtime-class/${rc.name}`, 'verified']);
+    for (const rc of [...this.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1)))
+      caps.push([`runtime-class/${rc.name}`, 'verified']);
     for (const t of templates) caps.push([`template/${t.namespace}/${t.name}`, 'configured']);
-    for (const pool of pools) caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
+    for (const pool of pools)
+      caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
     if (router !== undefined) caps.push(['router', 'verified']);
     if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
     // A declared client reads and writes files: its file API is part of what must work.
     if (this.clients.length > 0) caps.push(['runtime-files', 'verified']);
     caps.push(['network-isolation', policies.length > 0 ? 'verified' : 'configured']);
-    const capabilities = caps.map(([capability, required]) => ({ capability, required: this.requiredStates[capability] ?? required }));
+    const capabilities = caps.map(([capability, required]) => ({
+      capability,
+      required: this.requiredStates[capability] ?? required,
+    }));
     for (const [capability, required] of Object.entries(this.requiredStates).sort()) {
       if (!caps.some(([c]) => c === capability)) capabilities.push({ capability, required });
     }
@@ -334,7 +422,12 @@ export class AgentEnvironment extends Chart {
               certificates: this.install.certificates,
               serverSideApply: [...this.install.serverSideApply].sort(),
               ...(this.install.narrowedResources.length > 0
-                ? { rbacNarrowed: this.install.narrowedResources.map((n) => ({ resources: [...n.resources], namespaces: [...n.namespaces] })) }
+                ? {
+                    rbacNarrowed: this.install.narrowedResources.map((n) => ({
+                      resources: [...n.resources],
+                      namespaces: [...n.namespaces],
+                    })),
+                  }
                 : {}),
             },
       runtimeClasses: [...this.runtimeClasses]
@@ -344,7 +437,13 @@ export class AgentEnvironment extends Chart {
           handler: rc.handler,
           preset: rc.preset,
           overhead: rc.overhead === undefined ? null : { ...rc.overhead },
-          scheduling: rc.scheduling === undefined ? null : { nodeSelector: { ...rc.scheduling.nodeSelector }, tolerations: JSON.parse(JSON.stringify(rc.scheduling.tolerations ?? [])) },
+          scheduling:
+            rc.scheduling === undefined
+              ? null
+              : {
+                  nodeSelector: { ...rc.scheduling.nodeSelector },
+                  tolerations: JSON.parse(JSON.stringify(rc.scheduling.tolerations ?? [])),
+                },
           allNodes: rc.scheduling === undefined,
         })),
       templates: templates.map((t) => ({
@@ -356,12 +455,25 @@ export class AgentEnvironment extends Chart {
         runtime: { kind: t.runtime.kind, container: t.runtime.container, ports: [...t.runtime.ports] },
         images: t.images.map((i) => ({ container: i.container, image: i.image })),
       })),
-      warmPools: pools.map((pool) => ({ namespace: pool.namespace, name: pool.name, template: pool.template.name, replicas: pool.replicas, updateStrategy: pool.updateStrategy })),
+      warmPools: pools.map((pool) => ({
+        namespace: pool.namespace,
+        name: pool.name,
+        template: pool.template.name,
+        replicas: pool.replicas,
+        updateStrategy: pool.updateStrategy,
+      })),
       claims: claims.map((c) => ({ namespace: c.namespace, name: c.name, warmPool: c.pool.name })),
       router:
         router === undefined
           ? null
-          : { namespace: router.namespace, serviceName: router.serviceName, port: router.port, podLabels: { ...router.podLabels }, image: router.image, authorizationMode: router.authorizationMode },
+          : {
+              namespace: router.namespace,
+              serviceName: router.serviceName,
+              port: router.port,
+              podLabels: { ...router.podLabels },
+              image: router.image,
+              authorizationMode: router.authorizationMode,
+            },
       networkPolicies: policies.map((np) => ({
         namespace: np.namespace,
         name: np.name,
@@ -370,7 +482,10 @@ export class AgentEnvironment extends Chart {
         ingressFrom: np.ingressFrom.map((peer) => ({ ...peer })),
         ingressPorts: [...np.ingressPorts],
         dns: np.dns === false ? null : { ...np.dns },
-        egress: np.egress.map((e) => ({ ...e, ports: e.ports.map((port) => ({ port: port.port, protocol: port.protocol ?? 'TCP' })) })),
+        egress: np.egress.map((e) => ({
+          ...e,
+          ports: e.ports.map((port) => ({ port: port.port, protocol: port.protocol ?? 'TCP' })),
+        })),
       })),
       images,
       capabilities,
@@ -385,7 +500,9 @@ export class AgentEnvironment extends Chart {
                 via: c.modeFacts.via,
                 ports: [...c.ports],
                 headers: [...c.modeFacts.headers],
-                warmPools: c.pools({ warmPools: pools }).map((pool) => ({ namespace: pool.namespace, name: pool.name })),
+                warmPools: c
+                  .pools({ warmPools: pools })
+                  .map((pool) => ({ namespace: pool.namespace, name: pool.name })),
                 ...(c.routerNamespace !== undefined ? { routerNamespace: c.routerNamespace } : {}),
               }))
               .sort((a, b) => (`${a.sdk}/${a.mode}` < `${b.sdk}/${b.mode}` ? -1 : 1)),
@@ -399,6 +516,11 @@ export class AgentEnvironment extends Chart {
   }
 
   private assertOpen(): void {
-    if (this.sealed) throw new ConstructError(this.node.path, 'environment is already synthesized', 'add every part before calling synthesizeEnvironment');
+    if (this.sealed)
+      throw new ConstructError(
+        this.node.path,
+        'environment is already synthesized',
+        'add every part before calling synthesizeEnvironment',
+      );
   }
 }

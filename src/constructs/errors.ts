@@ -43,7 +43,8 @@ export class ConstructPropsError extends ConstructError {
     super(
       path,
       `invalid ${construct} props:\n${issues.map((i) => `    - ${i}`).join('\n')}`,
-      hint ?? `fix the listed ${construct}Props fields (see the ${construct}Props docs for defaults and allowed values)`,
+      hint ??
+        `fix the listed ${construct}Props fields (see the ${construct}Props docs for defaults and allowed values)`,
       'InvalidProps',
     );
     this.construct = construct;
@@ -71,7 +72,12 @@ export class KnownDefectiveImageError extends ConstructError {
   override readonly reason = 'KnownDefectiveImage';
   readonly image: string;
   readonly defectId: string;
-  constructor(path: string, where: string, image: string, defect: { readonly id: string; readonly defect: string; readonly fixedIn: string; readonly source: string }) {
+  constructor(
+    path: string,
+    where: string,
+    image: string,
+    defect: { readonly id: string; readonly defect: string; readonly fixedIn: string; readonly source: string },
+  ) {
     super(
       path,
       `image ${JSON.stringify(image)} in ${where} is known-defective (${defect.id}): ${defect.defect} (${defect.source})`,

@@ -11,10 +11,14 @@ const DIGEST = /^sha256:[0-9a-f]{64}$/;
 export function unpinnedReason(image: string, requireDigest: boolean): string | undefined {
   if (image.startsWith('ko://')) return 'it is a ko:// build placeholder, not an image';
   const ref = parseImage(image);
-  if (ref.digest !== undefined && !DIGEST.test(ref.digest)) return `digest ${JSON.stringify(ref.digest)} is not sha256:<64 lowercase hex>`;
-  if (ref.tag !== undefined && /^latest/i.test(ref.tag)) return `tag ${JSON.stringify(ref.tag)} floats (a latest* tag resolves to different bits per node and per day)`;
-  if (ref.tag === undefined && ref.digest === undefined) return 'it has neither a tag nor a digest, so it resolves to :latest';
-  if (requireDigest && ref.digest === undefined) return 'it has no digest and this environment requires digests (requireDigests: true)';
+  if (ref.digest !== undefined && !DIGEST.test(ref.digest))
+    return `digest ${JSON.stringify(ref.digest)} is not sha256:<64 lowercase hex>`;
+  if (ref.tag !== undefined && /^latest/i.test(ref.tag))
+    return `tag ${JSON.stringify(ref.tag)} floats (a latest* tag resolves to different bits per node and per day)`;
+  if (ref.tag === undefined && ref.digest === undefined)
+    return 'it has neither a tag nor a digest, so it resolves to :latest';
+  if (requireDigest && ref.digest === undefined)
+    return 'it has no digest and this environment requires digests (requireDigests: true)';
   return undefined;
 }
 

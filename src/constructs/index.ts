@@ -1,29 +1,107 @@
 /** Public API of the constructs layer. */
-export { AgentEnvironment, DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, type AgentEnvironmentProps, type EnvironmentCheck } from './environment.js';
 export {
-  ANNOTATION_LIMIT_BYTES, OBJECT_LIMIT_BYTES, childProblems, duplicateObjects, isClusterScoped, renderObjects, schemaViolations, type RenderedObject, type Rendering,
+  AgentEnvironment,
+  DESCRIPTOR_CONFIGMAP,
+  DESCRIPTOR_KEY,
+  type AgentEnvironmentProps,
+  type EnvironmentCheck,
+} from './environment.js';
+export {
+  ANNOTATION_LIMIT_BYTES,
+  OBJECT_LIMIT_BYTES,
+  childProblems,
+  duplicateObjects,
+  isClusterScoped,
+  renderObjects,
+  schemaViolations,
+  type RenderedObject,
+  type Rendering,
 } from './render.js';
-export { AgentSandboxInstall, SERVER_SIDE_APPLY_THRESHOLD, type AgentSandboxInstallProps, type CertificateMode } from './install.js';
+export {
+  AgentSandboxInstall,
+  SERVER_SIDE_APPLY_THRESHOLD,
+  type AgentSandboxInstallProps,
+  type CertificateMode,
+} from './install.js';
 export type { ControllerDeploymentProps, ControllerResources } from './controller-deployment.js';
 export type { ControllerRbacScope, ControllerResource, NamespaceScope, NarrowedResource } from './controller-rbac.js';
-export { SandboxRuntimeClass, type RuntimePreset, type RuntimeNodes, type RuntimeScheduling, type SandboxRuntimeClassProps } from './runtime-class.js';
-export { SandboxTemplate, type NetworkPolicyManagement, type SandboxTemplateProps, type TemplateNetworkRules, type TemplateRuntime } from './template.js';
+export {
+  SandboxRuntimeClass,
+  type RuntimePreset,
+  type RuntimeNodes,
+  type RuntimeScheduling,
+  type SandboxRuntimeClassProps,
+} from './runtime-class.js';
+export {
+  SandboxTemplate,
+  type NetworkPolicyManagement,
+  type SandboxTemplateProps,
+  type TemplateNetworkRules,
+  type TemplateRuntime,
+} from './template.js';
 export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 export { SandboxClaim, type SandboxClaimProps } from './claim.js';
 export { type ClaimLifecycle, type ResolvedClaimLifecycle, type ShutdownPolicy } from './lifetime.js';
-export { CapacityError, UnboundedLifetimeError, UnreachableError, type CapacityReason, type ReachabilityReason } from './bounds-errors.js';
+export {
+  CapacityError,
+  UnboundedLifetimeError,
+  UnreachableError,
+  type CapacityReason,
+  type ReachabilityReason,
+} from './bounds-errors.js';
 export { ClientIncompatibleError, SandboxClientDecl, type SandboxClientProps } from './client.js';
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
-export { SandboxNetworkPolicy, type EgressAllow, type PodPeer, type SandboxNetworkPolicyProps } from './network-policy.js';
-export { sandboxdPodSpec, SANDBOXD_CONTAINER, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_ROOT, SANDBOXD_RUNTIME, type SandboxdPodSpecProps } from './sandboxd.js';
-export { descriptorJson, EnvironmentDescriptorSchema, parseEnvironmentDescriptor, type EnvironmentDescriptor } from './descriptor.js';
+export {
+  SandboxNetworkPolicy,
+  type EgressAllow,
+  type PodPeer,
+  type SandboxNetworkPolicyProps,
+} from './network-policy.js';
+export {
+  sandboxdPodSpec,
+  SANDBOXD_CONTAINER,
+  SANDBOXD_GRPC_PORT,
+  SANDBOXD_REST_PORT,
+  SANDBOXD_ROOT,
+  SANDBOXD_RUNTIME,
+  type SandboxdPodSpecProps,
+} from './sandboxd.js';
+export {
+  descriptorJson,
+  EnvironmentDescriptorSchema,
+  parseEnvironmentDescriptor,
+  type EnvironmentDescriptor,
+} from './descriptor.js';
 export { SUPPORT_STATES, type RequiredState, type SupportState } from '../model/states.js';
 export {
-  ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError, UnsupportedByReleaseError,
+  ConflictError,
+  ConstructError,
+  ConstructPropsError,
+  KnownDefectiveImageError,
+  MissingReferenceError,
+  RbacNarrowingError,
+  UnpinnedImageError,
+  UnsupportedByReleaseError,
   type RbacNarrowingDetails,
 } from './errors.js';
 export { unpinnedReason } from './images.js';
-export { VerifierAccess, verifierClusterRules, verifierReportRules, verifierSandboxRules, type VerifierAccessProps, type VerifierRule } from './verifier-access.js';
+export {
+  VerifierAccess,
+  verifierClusterRules,
+  verifierReportRules,
+  verifierSandboxRules,
+  type VerifierAccessProps,
+  type VerifierRule,
+} from './verifier-access.js';
 export { PHASES, phaseIndex, phaseOf, setPhase, type Phase } from './phases.js';
 export * from './metadata.js';
-export { ARGOCD_HOOK, ARGOCD_HOOK_DELETE_POLICY, DESCRIPTOR_MOUNT, descriptorPartCount, REPORT_CONFIGMAP, REPORT_KEY, VerifierJob, type VerifierJobProps } from './verifier-job.js';
+export {
+  ARGOCD_HOOK,
+  ARGOCD_HOOK_DELETE_POLICY,
+  DESCRIPTOR_MOUNT,
+  descriptorPartCount,
+  REPORT_CONFIGMAP,
+  REPORT_KEY,
+  VerifierJob,
+  type VerifierJobProps,
+} from './verifier-job.js';

@@ -9,9 +9,20 @@ import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
-import { applyControllerSettings, ControllerDeploymentSchema, type ControllerDeploymentProps } from './controller-deployment.js';
+import {
+  applyControllerSettings,
+  ControllerDeploymentSchema,
+  type ControllerDeploymentProps,
+} from './controller-deployment.js';
 import { findContext } from './context.js';
-import { ControllerRbacSchema, scopeControllerRbac, type ControllerRbacScope, type ControllerResource, type NarrowedResource, type SourcedObject } from './controller-rbac.js';
+import {
+  ControllerRbacSchema,
+  scopeControllerRbac,
+  type ControllerRbacScope,
+  type ControllerResource,
+  type NarrowedResource,
+  type SourcedObject,
+} from './controller-rbac.js';
 import { UnsupportedByReleaseError } from './errors.js';
 import { assertPinned } from './images.js';
 import { ANNOTATION_SYNC_OPTIONS } from './metadata.js';
@@ -69,24 +80,47 @@ export interface AgentSandboxInstallProps {
   readonly controller?: ControllerDeploymentProps;
 }
 
-const PropsSchema = z.object({
-  release: z.custom<LoadedRelease>((v) => isPlainObject(v) && 'facts' in v && 'objects' in v, 'must be a LoadedRelease from loadRelease()'),
-  extensions: z.boolean().default(true),
-  registryMirror: z
-    .string()
-    .regex(/^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/, 'must be a registry host with optional port and path, without scheme or trailing slash')
-    .optional(),
-  controllerDigest: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>').optional(),
-  certificates: z
-    .union([
-      z.literal('controller'),
-      z.object({ external: z.object({ secretName: z.string().min(1), injectCaFrom: z.string().regex(/^[^/]+\/[^/]+$/, 'must be <namespace>/<certificate>').optional() }).strict() }).strict(),
-    ])
-    .default('controller'),
-  requireDigests: z.boolean().optional(),
-  rbac: ControllerRbacSchema,
-  controller: ControllerDeploymentSchema,
-}).strict();
+const PropsSchema = z
+  .object({
+    release: z.custom<LoadedRelease>(
+      (v) => isPlainObject(v) && 'facts' in v && 'objects' in v,
+      'must be a LoadedRelease from loadRelease()',
+    ),
+    extensions: z.boolean().default(true),
+    registryMirror: z
+      .string()
+      .regex(
+        /^[a-z0-9.-]+(:[0-9]+)?(\/[a-z0-9._-]+)*$/,
+        'must be a registry host with optional port and path, without scheme or trailing slash',
+      )
+      .optional(),
+    controllerDigest: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex>')
+      .optional(),
+    certificates: z
+      .union([
+        z.literal('controller'),
+        z
+          .object({
+            external: z
+              .object({
+                secretName: z.string().min(1),
+                injectCaFrom: z
+                  .string()
+                  .regex(/^[^/]+\/[^/]+$/, 'must be <namespace>/<certificate>')
+                  .optional(),
+              })
+              .strict(),
+          })
+          .strict(),
+      ])
+      .default('controller'),
+    requireDigests: z.boolean().optional(),
+    rbac: ControllerRbacSchema,
+    controller: ControllerDeploymentSchema,
+  })
+  .strict();
 
 /**
  * CRDs whose pinned manifest is larger than this (256 KiB) are marked `argocd.argoproj.io/sync-options: ServerSideApply=true`
@@ -179,11 +213,16 @@ export class AgentSandboxInstall extends Construct {
       throw new UnsupportedByReleaseError(
         this.node.path,
         `certificates: external is not possible on ${facts.tag}: its controller has no --manage-webhook-certs flag (cmd/agent-sandbox-controller/main.go@${facts.tag})`,
-        facts.family === 'v0.4' ? `${facts.tag} has no conversion webhook; drop the certificates setting` : 'use certificates: "controller" on this release, or pin v0.5.6',
+        facts.family === 'v0.4'
+          ? `${facts.tag} has no conversion webhook; drop the certificates setting`
+          : 'use certificates: "controller" on this release, or pin v0.5.6',
       );
     }
 
-    const mirrorBase = p.registryMirror === undefined ? facts.controllerImage : facts.controllerImage.replace(/^registry\.k8s\.io/, p.registryMirror);
+    const mirrorBase =
+      p.registryMirror === undefined
+        ? facts.controllerImage
+        : facts.controllerImage.replace(/^registry\.k8s\.io/, p.registryMirror);
     this.controllerImage = p.controllerDigest === undefined ? mirrorBase : `${mirrorBase}@${p.controllerDigest}`;
 
     const files = [...facts.coreAssetOrder, ...(p.extensions ? facts.extensionsAssetOrder : [])];
@@ -193,7 +232,8 @@ export class AgentSandboxInstall extends Construct {
     let namespace: string | undefined;
     for (const file of files) {
       const objs = release.objects.get(file);
-      if (objs === undefined) throw new Error(`release ${facts.tag} has no parsed objects for ${file}; loadRelease should have failed`);
+      if (objs === undefined)
+        throw new Error(`release ${facts.tag} has no parsed objects for ${file}; loadRelease should have failed`);
       for (const obj of objs) {
         if (isControllerDeployment(obj)) {
           if (controller === undefined) {
@@ -213,13 +253,22 @@ export class AgentSandboxInstall extends Construct {
         sourced.push({ file, obj: copy });
       }
     }
-    if (controller === undefined) throw new Error(`release ${facts.tag}: no ${CONTROLLER_DEPLOYMENT} Deployment in ${files.join(', ')}`);
+    if (controller === undefined)
+      throw new Error(`release ${facts.tag}: no ${CONTROLLER_DEPLOYMENT} Deployment in ${files.join(', ')}`);
     if (namespace === undefined) throw new Error(`release ${facts.tag}: no Namespace in ${files.join(', ')}`);
     this.namespace = namespace;
 
     const serviceAccount = podSpecOf(controller)['serviceAccountName'];
-    if (typeof serviceAccount !== 'string') throw new Error(`release ${facts.tag}: the ${CONTROLLER_DEPLOYMENT} Deployment names no serviceAccountName`);
-    const rbac = scopeControllerRbac({ path: this.node.path, tag: facts.tag, objects: sourced, serviceAccount, namespace, scopes: p.rbac });
+    if (typeof serviceAccount !== 'string')
+      throw new Error(`release ${facts.tag}: the ${CONTROLLER_DEPLOYMENT} Deployment names no serviceAccountName`);
+    const rbac = scopeControllerRbac({
+      path: this.node.path,
+      tag: facts.tag,
+      objects: sourced,
+      serviceAccount,
+      namespace,
+      scopes: p.rbac,
+    });
     this.controllerResources = rbac.resources;
     this.rbacNamespaces = rbac.namespaces;
     this.narrowedResources = rbac.narrowed;
@@ -229,11 +278,19 @@ export class AgentSandboxInstall extends Construct {
     const controllerContainer = containerNamed(podSpecOf(controller), CONTROLLER_DEPLOYMENT);
     if (external !== undefined) {
       list(controllerContainer, 'args').push('--manage-webhook-certs=false');
-      list(controllerContainer, 'volumeMounts').push({ name: 'webhook-certs', mountPath: WEBHOOK_CERT_DIR, readOnly: true });
-      list(podSpecOf(controller), 'volumes').push({ name: 'webhook-certs', secret: { secretName: external.secretName } });
+      list(controllerContainer, 'volumeMounts').push({
+        name: 'webhook-certs',
+        mountPath: WEBHOOK_CERT_DIR,
+        readOnly: true,
+      });
+      list(podSpecOf(controller), 'volumes').push({
+        name: 'webhook-certs',
+        secret: { secretName: external.secretName },
+      });
     }
     for (const c of containers) {
-      if (typeof c['image'] === 'string' && c['image'].startsWith(facts.controllerImagePlaceholder)) c['image'] = this.controllerImage;
+      if (typeof c['image'] === 'string' && c['image'].startsWith(facts.controllerImagePlaceholder))
+        c['image'] = this.controllerImage;
     }
     applyControllerSettings(controller, controllerContainer, p.controller, props.controller ?? {});
 
@@ -258,7 +315,12 @@ export class AgentSandboxInstall extends Construct {
         const tmplMeta = child(child(child(obj, 'spec'), 'template'), 'metadata');
         child(tmplMeta, 'labels')['app.kubernetes.io/version'] = facts.tag;
         for (const c of podContainers(podSpecOf(obj))) {
-          assertPinned(this.node.path, `Deployment ${String(child(obj, 'metadata')['name'])} container ${String(c['name'])}`, String(c['image'] ?? ''), requireDigests);
+          assertPinned(
+            this.node.path,
+            `Deployment ${String(child(obj, 'metadata')['name'])} container ${String(c['name'])}`,
+            String(c['image'] ?? ''),
+            requireDigests,
+          );
         }
       }
       objects.push(addObject(this, obj as KubeObject));

@@ -5,7 +5,13 @@ import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { isPlainObject } from '../model/objects.js';
 import type { KubeObject } from '../releases/index.js';
-import { ANNOTATION_RELEASE, ANNOTATION_RELEASE_COMMIT, LABEL_MANAGED_BY, LABEL_VERSION, MANAGED_BY } from './metadata.js';
+import {
+  ANNOTATION_RELEASE,
+  ANNOTATION_RELEASE_COMMIT,
+  LABEL_MANAGED_BY,
+  LABEL_VERSION,
+  MANAGED_BY,
+} from './metadata.js';
 
 /** A JSON object (non-null, non-array). */
 export type Json = Record<string, unknown>;
@@ -49,7 +55,12 @@ export function stampRelease(obj: Json, tag: string, commit: string): void {
 export function addObject(scope: Construct, obj: KubeObject, id = objectId(obj)): ApiObject {
   const copy = structuredClone(obj) as Json;
   const { apiVersion, kind, metadata, ...rest } = copy;
-  return new ApiObject(scope, id, { apiVersion: String(apiVersion), kind: String(kind), metadata: (metadata ?? {}) as Json, ...rest });
+  return new ApiObject(scope, id, {
+    apiVersion: String(apiVersion),
+    kind: String(kind),
+    metadata: (metadata ?? {}) as Json,
+    ...rest,
+  });
 }
 
 /** Every container (init, regular, ephemeral) of a pod spec in JSON form. */

@@ -42,7 +42,8 @@ export const CLAIM_LIFECYCLE_SCHEMA = z
   })
   .strict()
   .refine((l) => l.shutdownTime !== undefined || l.ttlSecondsAfterFinished !== undefined, {
-    message: "give shutdownTime and/or ttlSecondsAfterFinished (a lifecycle without either never expires), or use 'unbounded' to opt out explicitly",
+    message:
+      "give shutdownTime and/or ttlSecondsAfterFinished (a lifecycle without either never expires), or use 'unbounded' to opt out explicitly",
   });
 
 /** Props value of a lifecycle: a bounded one or the named opt-out. */
@@ -52,14 +53,19 @@ export const LIFECYCLE_PROP_SCHEMA = z.union([z.literal('unbounded'), CLAIM_LIFE
  * The claim's own lifecycle, else the environment's default; `undefined` when neither is given (the caller refuses).
  * `'unbounded'` gives `shutdownPolicy: Delete` and no expiry.
  */
-export function resolveClaimLifecycle(own: ClaimLifecycle | 'unbounded' | undefined, environmentDefault: ClaimLifecycle | 'unbounded' | undefined): ResolvedClaimLifecycle | undefined {
+export function resolveClaimLifecycle(
+  own: ClaimLifecycle | 'unbounded' | undefined,
+  environmentDefault: ClaimLifecycle | 'unbounded' | undefined,
+): ResolvedClaimLifecycle | undefined {
   const chosen = own ?? environmentDefault;
   if (chosen === undefined) return undefined;
   if (chosen === 'unbounded') return { shutdownPolicy: 'Delete', unbounded: true };
   return {
     shutdownPolicy: chosen.shutdownPolicy ?? 'Delete',
     ...(chosen.shutdownTime !== undefined ? { shutdownTime: chosen.shutdownTime } : {}),
-    ...(chosen.ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished: chosen.ttlSecondsAfterFinished } : {}),
+    ...(chosen.ttlSecondsAfterFinished !== undefined
+      ? { ttlSecondsAfterFinished: chosen.ttlSecondsAfterFinished }
+      : {}),
     unbounded: false,
   };
 }

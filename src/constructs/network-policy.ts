@@ -53,7 +53,9 @@ export interface SandboxNetworkPolicyProps {
 }
 
 const LabelMap = z.record(z.string(), z.string());
-const PeerSchema = z.object({ namespace: z.string().regex(DNS_LABEL, 'must be a namespace name'), podLabels: LabelMap.optional() }).strict();
+const PeerSchema = z
+  .object({ namespace: z.string().regex(DNS_LABEL, 'must be a namespace name'), podLabels: LabelMap.optional() })
+  .strict();
 const CIDR = /^[0-9a-fA-F:.]+\/[0-9]{1,3}$/;
 const EgressSchema = z
   .object({
@@ -62,13 +64,30 @@ const EgressSchema = z
     podLabels: LabelMap.optional(),
     cidr: z.string().regex(CIDR, 'must be an address block like 10.0.0.0/8').optional(),
     except: z.array(z.string().regex(CIDR, 'must be an address block')).optional(),
-    ports: z.array(z.object({ port: z.number().int().min(1).max(65535), protocol: z.enum(['TCP', 'UDP', 'SCTP']).default('TCP') }).strict()).min(1, 'give at least one port: an egress allowlist entry without ports opens every port'),
+    ports: z
+      .array(
+        z
+          .object({ port: z.number().int().min(1).max(65535), protocol: z.enum(['TCP', 'UDP', 'SCTP']).default('TCP') })
+          .strict(),
+      )
+      .min(1, 'give at least one port: an egress allowlist entry without ports opens every port'),
   })
   .strict()
   .superRefine((e, ctx) => {
     const pods = e.namespace !== undefined || e.podLabels !== undefined;
-    if (pods === (e.cidr !== undefined)) ctx.addIssue({ code: 'custom', params: { reason: 'AmbiguousDestination' }, message: 'give either namespace/podLabels or cidr, exactly one kind of destination' });
-    if (e.except !== undefined && e.cidr === undefined) ctx.addIssue({ code: 'custom', path: ['except'], params: { reason: 'ExceptWithoutCidr' }, message: 'only with cidr' });
+    if (pods === (e.cidr !== undefined))
+      ctx.addIssue({
+        code: 'custom',
+        params: { reason: 'AmbiguousDestination' },
+        message: 'give either namespace/podLabels or cidr, exactly one kind of destination',
+      });
+    if (e.except !== undefined && e.cidr === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['except'],
+        params: { reason: 'ExceptWithoutCidr' },
+        message: 'only with cidr',
+      });
   });
 
 const PropsSchema = z
@@ -77,7 +96,9 @@ const PropsSchema = z
     name: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
     router: z.instanceof(SandboxRouter, { message: 'must be a SandboxRouter construct' }).optional(),
     callers: z.array(PeerSchema).default([]),
-    dns: z.union([z.literal(false), PeerSchema]).default({ namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }),
+    dns: z
+      .union([z.literal(false), PeerSchema])
+      .default({ namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }),
     egress: z.array(EgressSchema).default([]),
   })
   .strict();
@@ -111,10 +132,18 @@ export class SandboxNetworkPolicy extends Construct {
     if (p.router !== undefined) assertRouterReaches(this.node.path, p.router, p.template);
     const from: PodPeer[] = [];
     if (p.router !== undefined) from.push({ namespace: p.router.namespace, podLabels: p.router.podLabels });
-    for (const c of p.callers) from.push(c.podLabels !== undefined ? { namespace: c.namespace, podLabels: c.podLabels } : { namespace: c.namespace });
+    for (const c of p.callers)
+      from.push(
+        c.podLabels !== undefined ? { namespace: c.namespace, podLabels: c.podLabels } : { namespace: c.namespace },
+      );
     this.ingressFrom = from;
     this.ingressPorts = [...p.template.runtime.ports];
-    this.dns = p.dns === false ? false : p.dns.podLabels !== undefined ? { namespace: p.dns.namespace, podLabels: p.dns.podLabels } : { namespace: p.dns.namespace };
+    this.dns =
+      p.dns === false
+        ? false
+        : p.dns.podLabels !== undefined
+          ? { namespace: p.dns.namespace, podLabels: p.dns.podLabels }
+          : { namespace: p.dns.namespace };
     this.egress = plain(p.egress) as EgressAllow[];
 
     const ports = (list: readonly { port: number; protocol?: string }[]): k8s.NetworkPolicyPort[] =>
@@ -122,13 +151,22 @@ export class SandboxNetworkPolicy extends Construct {
     const ingress: k8s.NetworkPolicyIngressRule[] =
       from.length === 0 ? [] : [{ from: from.map(podPeer), ports: ports(this.ingressPorts.map((port) => ({ port }))) }];
     const egress: k8s.NetworkPolicyEgressRule[] = [];
-    if (this.dns !== false) egress.push({ to: [podPeer(this.dns)], ports: ports([{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }]) });
+    if (this.dns !== false)
+      egress.push({
+        to: [podPeer(this.dns)],
+        ports: ports([
+          { port: 53, protocol: 'UDP' },
+          { port: 53, protocol: 'TCP' },
+        ]),
+      });
     for (const e of p.egress) {
       const to: k8s.NetworkPolicyPeer =
         e.cidr !== undefined
           ? { ipBlock: { cidr: e.cidr, ...(e.except !== undefined ? { except: [...e.except] } : {}) } }
           : {
-              ...(e.namespace !== undefined ? { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': e.namespace } } } : {}),
+              ...(e.namespace !== undefined
+                ? { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': e.namespace } } }
+                : {}),
               ...(e.podLabels !== undefined ? { podSelector: { matchLabels: { ...e.podLabels } } } : {}),
             };
       egress.push({ to: [to], ports: ports(e.ports) });

@@ -22,21 +22,38 @@ export interface OverheadProfile {
   readonly source: string;
 }
 
-const KATA_SOURCE = 'kata-containers/kata-containers tools/packaging/kata-deploy/runtimeclasses/kata-runtimeClasses.yaml@f66a5b6287258187ce575db1962acbe7704d252e';
+const KATA_SOURCE =
+  'kata-containers/kata-containers tools/packaging/kata-deploy/runtimeclasses/kata-runtimeClasses.yaml@f66a5b6287258187ce575db1962acbe7704d252e';
 
 /** gVisor (`runsc`, handler as in `examples/quickstart/gvisor.md@v0.5.6`). */
 export const GVISOR_PROFILE: OverheadProfile = {
   name: 'gvisor',
   handler: 'runsc',
-  source: 'https://gvisor.dev/docs/architecture_guide/resources (no fixed per-pod figure; the sandbox is accounted in the pod cgroup, google/gvisor#10264)',
+  source:
+    'https://gvisor.dev/docs/architecture_guide/resources (no fixed per-pod figure; the sandbox is accounted in the pod cgroup, google/gvisor#10264)',
 };
 
 /** Kata per hypervisor: RuntimeClass `kata-<hypervisor>`, figures from kata-deploy. */
 export const KATA_PROFILES: Readonly<Record<KataHypervisor, OverheadProfile>> = {
   qemu: { name: 'kata-qemu', handler: 'kata-qemu', overhead: { cpu: '250m', memory: '160Mi' }, source: KATA_SOURCE },
   clh: { name: 'kata-clh', handler: 'kata-clh', overhead: { cpu: '250m', memory: '130Mi' }, source: KATA_SOURCE },
-  'cloud-hypervisor': { name: 'kata-cloud-hypervisor', handler: 'kata-cloud-hypervisor', overhead: { cpu: '250m', memory: '130Mi' }, source: KATA_SOURCE },
-  dragonball: { name: 'kata-dragonball', handler: 'kata-dragonball', overhead: { cpu: '250m', memory: '130Mi' }, source: KATA_SOURCE },
+  'cloud-hypervisor': {
+    name: 'kata-cloud-hypervisor',
+    handler: 'kata-cloud-hypervisor',
+    overhead: { cpu: '250m', memory: '130Mi' },
+    source: KATA_SOURCE,
+  },
+  dragonball: {
+    name: 'kata-dragonball',
+    handler: 'kata-dragonball',
+    overhead: { cpu: '250m', memory: '130Mi' },
+    source: KATA_SOURCE,
+  },
   fc: { name: 'kata-fc', handler: 'kata-fc', overhead: { cpu: '250m', memory: '130Mi' }, source: KATA_SOURCE },
-  stratovirt: { name: 'kata-stratovirt', handler: 'kata-stratovirt', overhead: { cpu: '250m', memory: '130Mi' }, source: KATA_SOURCE },
+  stratovirt: {
+    name: 'kata-stratovirt',
+    handler: 'kata-stratovirt',
+    overhead: { cpu: '250m', memory: '130Mi' },
+    source: KATA_SOURCE,
+  },
 };

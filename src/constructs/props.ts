@@ -29,7 +29,12 @@ export function showValue(value: unknown): string {
 
 function isConstruct(v: object): v is { node: { path: string } } {
   const node = (v as { node?: unknown }).node;
-  return node !== null && typeof node === 'object' && typeof (node as { path?: unknown }).path === 'string' && 'scopes' in node;
+  return (
+    node !== null &&
+    typeof node === 'object' &&
+    typeof (node as { path?: unknown }).path === 'string' &&
+    'scopes' in node
+  );
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -48,14 +53,22 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 function reasonOf(issue: z.core.$ZodIssue): string {
   const own = issue.code === 'custom' ? (issue.params as { reason?: unknown } | undefined)?.reason : undefined;
   if (typeof own === 'string') return own;
-  return issue.code.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return issue.code
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /**
  * Parses `props` with `schema`; on failure throws {@link ConstructPropsError} naming `scope.node.path`,
  * each failing field, the problem and the value given.
  */
-export function parseProps<S extends z.ZodType>(scope: Construct, construct: string, schema: S, props: unknown): z.output<S> {
+export function parseProps<S extends z.ZodType>(
+  scope: Construct,
+  construct: string,
+  schema: S,
+  props: unknown,
+): z.output<S> {
   const result = schema.safeParse(props);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue): PropProblem => {
@@ -63,7 +76,12 @@ export function parseProps<S extends z.ZodType>(scope: Construct, construct: str
     // A refused map key (a label key, ...): the key is the value given, and the key schema's message says why.
     if (issue.code === 'invalid_key') {
       const key = String(issue.path[issue.path.length - 1]);
-      return { prop, reason: reasonOf(issue), value: key, message: `${prop}: the key ${issue.issues[0]?.message ?? issue.message} (got ${showValue(key)})` };
+      return {
+        prop,
+        reason: reasonOf(issue),
+        value: key,
+        message: `${prop}: the key ${issue.issues[0]?.message ?? issue.message} (got ${showValue(key)})`,
+      };
     }
     const value = valueAt(props, issue.path);
     return { prop, reason: reasonOf(issue), value, message: `${prop}: ${issue.message} (got ${showValue(value)})` };

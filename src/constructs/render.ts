@@ -9,7 +9,14 @@
  */
 import { ApiObject, type Chart } from 'cdk8s';
 import type { IConstruct } from 'constructs';
-import { apiGroup, CustomObjectValidator, isCoreClusterScoped, lastAppliedSizeBytes, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import {
+  apiGroup,
+  CustomObjectValidator,
+  isCoreClusterScoped,
+  lastAppliedSizeBytes,
+  type KubeObject,
+  type LoadedRelease,
+} from '../releases/index.js';
 import { descriptorConfigMaps, isDescriptorConfigMap } from './descriptor-parts.js';
 import { ANNOTATION_LAST_APPLIED, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE } from './metadata.js';
 import { phaseIndex, phaseOf, type Phase } from './phases.js';
@@ -39,8 +46,24 @@ export interface Rendering {
 }
 
 const KIND_RANK = [
-  'CustomResourceDefinition', 'Namespace', 'ServiceAccount', 'ClusterRole', 'Role', 'ClusterRoleBinding', 'RoleBinding', 'ConfigMap', 'Secret',
-  'Service', 'Deployment', 'PodDisruptionBudget', 'RuntimeClass', 'SandboxTemplate', 'SandboxWarmPool', 'NetworkPolicy', 'SandboxClaim', 'Sandbox',
+  'CustomResourceDefinition',
+  'Namespace',
+  'ServiceAccount',
+  'ClusterRole',
+  'Role',
+  'ClusterRoleBinding',
+  'RoleBinding',
+  'ConfigMap',
+  'Secret',
+  'Service',
+  'Deployment',
+  'PodDisruptionBudget',
+  'RuntimeClass',
+  'SandboxTemplate',
+  'SandboxWarmPool',
+  'NetworkPolicy',
+  'SandboxClaim',
+  'Sandbox',
 ];
 
 function rank(kind: string): number {
@@ -65,7 +88,9 @@ function compareObjects(a: RenderedObject, b: RenderedObject): number {
 /** The message without its hint line, and without the wrapper cdk8s puts around errors thrown while rendering an object. */
 export function messageOf(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/^Failed serializing construct at path '[^']*' with name '[^']*': (\w*Error: )?/, '').split('\n  hint:')[0]!;
+  return text
+    .replace(/^Failed serializing construct at path '[^']*' with name '[^']*': (\w*Error: )?/, '')
+    .split('\n  hint:')[0]!;
 }
 
 /** Whether `obj` is cluster-scoped: Agent Sandbox kinds by the release's CRD scope (`k8s/crds/*.yaml@tag`), others by the core table. */
@@ -93,7 +118,9 @@ export function renderObjects(chart: Chart, release: LoadedRelease): Rendering {
     const phase = phaseOf(c);
     // The parts of a large descriptor belong to the same construct.
     const parts = isDescriptorConfigMap(object) ? descriptorConfigMaps(object) : [object];
-    parts.forEach((part, i) => objects.push(finish(part, phase, i === 0 ? c.node.path : `${c.node.path}/part-${i}`, release)));
+    parts.forEach((part, i) =>
+      objects.push(finish(part, phase, i === 0 ? c.node.path : `${c.node.path}/part-${i}`, release)),
+    );
   }
   return { objects: objects.sort(compareObjects), problems };
 }
@@ -114,7 +141,10 @@ function finish(object: KubeObject, phase: Phase, constructPath: string, release
 export function tooLargeObjects(objects: readonly RenderedObject[]): string[] {
   return objects
     .filter((o) => (o.oversizeBytes ?? 0) > OBJECT_LIMIT_BYTES)
-    .map(({ constructPath, object: o, oversizeBytes }) => `${constructPath}: ${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} is ${oversizeBytes} bytes as JSON`);
+    .map(
+      ({ constructPath, object: o, oversizeBytes }) =>
+        `${constructPath}: ${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} is ${oversizeBytes} bytes as JSON`,
+    );
 }
 
 function identity(obj: KubeObject): string {
@@ -141,7 +171,10 @@ export function schemaViolations(objects: readonly RenderedObject[], release: Lo
   const violations: string[] = [];
   for (const item of objects) {
     if (!groups.has(apiGroup(item.object.apiVersion))) continue;
-    for (const v of validator.validate(item.object)) violations.push(`${item.constructPath}: ${item.object.kind} ${item.object.metadata?.name}: ${v.path}: ${v.message}`);
+    for (const v of validator.validate(item.object))
+      violations.push(
+        `${item.constructPath}: ${item.object.kind} ${item.object.metadata?.name}: ${v.path}: ${v.message}`,
+      );
   }
   return violations;
 }
@@ -149,6 +182,7 @@ export function schemaViolations(objects: readonly RenderedObject[], release: Lo
 /** Construct validations of every construct under `scope` except `scope` itself, as `<path>: <error>`. */
 export function childProblems(scope: IConstruct): string[] {
   const problems: string[] = [];
-  for (const c of scope.node.findAll()) if (c !== scope) for (const e of c.node.validate()) problems.push(`${c.node.path}: ${e}`);
+  for (const c of scope.node.findAll())
+    if (c !== scope) for (const e of c.node.validate()) problems.push(`${c.node.path}: ${e}`);
   return problems;
 }

@@ -19,7 +19,14 @@ export interface PodResources {
 }
 
 const DECIMAL: Readonly<Record<string, number>> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
-const BINARY: Readonly<Record<string, number>> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const BINARY: Readonly<Record<string, number>> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
 const QUANTITY = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 
 /** A quantity in base units (`m` divides by 1000). @throws Error for text that is not a quantity. */
@@ -74,7 +81,10 @@ function amount(map: unknown, key: 'cpu' | 'memory'): number | undefined {
 function containerResources(c: Json): PodResources {
   const res = (c['resources'] ?? {}) as Json;
   const lim = { cpu: amount(res['limits'], 'cpu'), memory: amount(res['limits'], 'memory') };
-  const req = { cpu: amount(res['requests'], 'cpu') ?? lim.cpu, memory: amount(res['requests'], 'memory') ?? lim.memory };
+  const req = {
+    cpu: amount(res['requests'], 'cpu') ?? lim.cpu,
+    memory: amount(res['requests'], 'memory') ?? lim.memory,
+  };
   return {
     requests: { cpuMilli: req.cpu ?? 0, memoryBytes: req.memory ?? 0 },
     limits: { cpuMilli: lim.cpu ?? 0, memoryBytes: lim.memory ?? 0 },

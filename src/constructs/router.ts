@@ -32,7 +32,10 @@ export interface RouterPeer {
  * The only router the controller-managed template policy admits: pods `app: sandbox-router` in namespace
  * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`, FACTS §8); a code constant upstream.
  */
-export const CONTROLLER_POLICY_ROUTER_PEER = { namespace: 'agent-sandbox-system', podLabels: { app: 'sandbox-router' } } as const;
+export const CONTROLLER_POLICY_ROUTER_PEER = {
+  namespace: 'agent-sandbox-system',
+  podLabels: { app: 'sandbox-router' },
+} as const;
 
 /** How the router authorizes requests (`--authz-mode`, `sandbox-router/config/flags.go@v0.5.6`). Required: there is no default. */
 export type RouterAuthorization =
@@ -64,27 +67,50 @@ export interface SandboxRouterProps {
 }
 
 const PeerSchema = z
-  .object({ namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name'), podLabels: z.record(z.string(), z.string()).optional() })
+  .object({
+    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a namespace name'),
+    podLabels: z.record(z.string(), z.string()).optional(),
+  })
   .strict();
 
 const PropsSchema = z
   .object({
     image: z.string().min(1),
     authorization: z.discriminatedUnion('mode', [
-      z.object({ mode: z.literal('tokenreview'), requireToken: z.boolean().default(true), audiences: z.array(z.string().min(1)).optional() }).strict(),
-      z.object({ mode: z.literal('scoped-token'), secretName: z.string().min(1), secretKey: z.string().min(1).default('secret') }).strict(),
+      z
+        .object({
+          mode: z.literal('tokenreview'),
+          requireToken: z.boolean().default(true),
+          audiences: z.array(z.string().min(1)).optional(),
+        })
+        .strict(),
+      z
+        .object({
+          mode: z.literal('scoped-token'),
+          secretName: z.string().min(1),
+          secretKey: z.string().min(1).default('secret'),
+        })
+        .strict(),
       z
         .object({
           mode: z.literal('allow-all'),
-          acknowledgeUnauthenticated: z.literal(true, { message: 'allow-all lets anyone who reaches the router run commands in any sandbox: set acknowledgeUnauthenticated: true to accept that' }),
+          acknowledgeUnauthenticated: z.literal(true, {
+            message:
+              'allow-all lets anyone who reaches the router run commands in any sandbox: set acknowledgeUnauthenticated: true to accept that',
+          }),
         })
         .strict(),
     ]),
-    namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').optional(),
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')
+      .optional(),
     replicas: z.number().int().min(1).default(2),
     sandboxPorts: z.array(z.number().int().min(1).max(65535)).min(1).default([8888]),
     cache: z.boolean().default(true),
-    callers: z.array(PeerSchema, { message: 'required: the namespaces/pods that may call the router (an empty list admits nobody)' }),
+    callers: z.array(PeerSchema, {
+      message: 'required: the namespaces/pods that may call the router (an empty list admits nobody)',
+    }),
     metricsScraper: PeerSchema.optional(),
   })
   .strict();
@@ -128,11 +154,17 @@ export class SandboxRouter extends Construct {
     assertPinned(this.node.path, 'SandboxRouter image', p.image, ctx.requireDigests);
     this.image = p.image;
     this.authorizationMode = p.authorization.mode;
-    const controllerNs = release.objects.get('k8s/controller.yaml')?.find((o) => o.kind === 'Namespace')?.metadata?.name ?? 'agent-sandbox-system';
+    const controllerNs =
+      release.objects.get('k8s/controller.yaml')?.find((o) => o.kind === 'Namespace')?.metadata?.name ??
+      'agent-sandbox-system';
     this.namespace = p.namespace ?? controllerNs;
     ctx.useNamespace(this.namespace);
     this.sandboxPorts = [...p.sandboxPorts];
-    this.callers = p.callers.map((c) => (c.podLabels !== undefined ? { namespace: c.namespace, podLabels: { ...c.podLabels } } : { namespace: c.namespace }));
+    this.callers = p.callers.map((c) =>
+      c.podLabels !== undefined
+        ? { namespace: c.namespace, podLabels: { ...c.podLabels } }
+        : { namespace: c.namespace },
+    );
 
     const files = [...FILES, ...(p.authorization.mode === 'tokenreview' ? [TOKENREVIEW_FILE] : [])];
     const objs: Json[] = [];
@@ -153,11 +185,18 @@ export class SandboxRouter extends Construct {
     for (const o of objs) {
       const meta = child(o, 'metadata');
       if (!CLUSTER_SCOPED.has(String(o['kind']))) meta['namespace'] = this.namespace;
-      if (Array.isArray(o['subjects'])) for (const s of o['subjects']) if (isPlainObject(s) && s['namespace'] !== undefined) s['namespace'] = this.namespace;
+      if (Array.isArray(o['subjects']))
+        for (const s of o['subjects'])
+          if (isPlainObject(s) && s['namespace'] !== undefined) s['namespace'] = this.namespace;
       if (o['kind'] === 'Deployment') deployment = o;
       if (o['kind'] === 'Service') service = o;
     }
-    if (deployment === undefined || service === undefined) throw new ConstructError(this.node.path, `release ${facts.tag} router manifests lack a Deployment or Service`, 'report this: the pinned router manifests changed shape');
+    if (deployment === undefined || service === undefined)
+      throw new ConstructError(
+        this.node.path,
+        `release ${facts.tag} router manifests lack a Deployment or Service`,
+        'report this: the pinned router manifests changed shape',
+      );
     const selector = child(child(child(deployment, 'spec'), 'selector'), 'matchLabels') as Record<string, string>;
     this.podLabels = { ...selector, app: 'sandbox-router' };
     this.serviceName = String(child(service, 'metadata')['name']);
@@ -170,13 +209,19 @@ export class SandboxRouter extends Construct {
     Object.assign(child(child(tmpl, 'metadata'), 'labels'), this.podLabels);
     const podSpec = child(tmpl, 'spec');
     const container = list(podSpec, 'containers').find(isPlainObject);
-    if (container === undefined) throw new ConstructError(this.node.path, 'router Deployment has no container', 'report this: the pinned router manifests changed shape');
+    if (container === undefined)
+      throw new ConstructError(
+        this.node.path,
+        'router Deployment has no container',
+        'report this: the pinned router manifests changed shape',
+      );
     container['image'] = p.image;
     const args = list(container, 'args').filter((a) => !OWNED_FLAGS.some((f) => String(a).startsWith(f)));
     args.push(`--cache-enabled=${p.cache}`, `--authz-mode=${p.authorization.mode}`);
     if (p.authorization.mode === 'tokenreview') {
       args.push(`--authz-tokenreview-require-token=${p.authorization.requireToken}`);
-      if (p.authorization.audiences !== undefined) args.push(`--authz-tokenreview-audiences=${p.authorization.audiences.join(',')}`);
+      if (p.authorization.audiences !== undefined)
+        args.push(`--authz-tokenreview-audiences=${p.authorization.audiences.join(',')}`);
     }
     if (p.authorization.mode === 'scoped-token') {
       args.push(`--authz-scoped-token-secret-file=${SCOPED_TOKEN_DIR}/${p.authorization.secretKey}`);
@@ -190,26 +235,43 @@ export class SandboxRouter extends Construct {
     for (const o of objs) {
       if (o['kind'] === 'NetworkPolicy') {
         this.narrowEgress(o, p.sandboxPorts);
-        this.narrowIngress(o, containerPort(container, 'proxy', 8080), containerPort(container, 'metrics', 9090), this.callers, p.metricsScraper);
+        this.narrowIngress(
+          o,
+          containerPort(container, 'proxy', 8080),
+          containerPort(container, 'metrics', 9090),
+          this.callers,
+          p.metricsScraper,
+        );
       }
       if (o['kind'] === 'ClusterRole' && !p.cache) continue;
-      if (o['kind'] === 'ClusterRoleBinding' && !p.cache && String(child(o, 'metadata')['name']) === 'sandbox-router') continue;
+      if (o['kind'] === 'ClusterRoleBinding' && !p.cache && String(child(o, 'metadata')['name']) === 'sandbox-router')
+        continue;
       stampRelease(o, facts.tag, facts.commit);
       const obj = addObject(this, o as KubeObject);
       if (['Deployment', 'Service', 'PodDisruptionBudget'].includes(String(o['kind']))) setPhase(obj, 'router');
       objects.push(obj);
     }
     this.objects = objects;
-    this.node.addValidation({ validate: () => routerPeerProblems(this).map((e) => e.message.slice(this.node.path.length + 2).split('\n  hint:')[0]!) });
+    this.node.addValidation({
+      validate: () =>
+        routerPeerProblems(this).map((e) => e.message.slice(this.node.path.length + 2).split('\n  hint:')[0]!),
+    });
   }
 
   /**
    * Replaces the `from` of the upstream proxy rule (every namespace) with `callers` and of the metrics rule (namespace
    * `monitoring`) with `scraper`; a rule with nobody to admit is dropped. The health-probe rule stays (kubelet probes).
    */
-  private narrowIngress(policy: Json, proxyPort: number, metricsPort: number, callers: readonly RouterPeer[], scraper: RouterPeer | undefined): void {
+  private narrowIngress(
+    policy: Json,
+    proxyPort: number,
+    metricsPort: number,
+    callers: readonly RouterPeer[],
+    scraper: RouterPeer | undefined,
+  ): void {
     const spec = child(policy, 'spec');
-    const hasPort = (rule: Json, port: number): boolean => Array.isArray(rule['ports']) && rule['ports'].some((x) => isPlainObject(x) && x['port'] === port);
+    const hasPort = (rule: Json, port: number): boolean =>
+      Array.isArray(rule['ports']) && rule['ports'].some((x) => isPlainObject(x) && x['port'] === port);
     const rules: Json[] = [];
     for (const rule of list(spec, 'ingress')) {
       if (!isPlainObject(rule)) continue;
@@ -226,7 +288,8 @@ export class SandboxRouter extends Construct {
   private narrowEgress(policy: Json, ports: readonly number[]): void {
     for (const rule of list(child(policy, 'spec'), 'egress')) {
       if (!isPlainObject(rule) || !Array.isArray(rule['ports'])) continue;
-      if (rule['ports'].some((port) => isPlainObject(port) && port['port'] === 8888)) rule['ports'] = ports.map((port) => ({ protocol: 'TCP', port }));
+      if (rule['ports'].some((port) => isPlainObject(port) && port['port'] === 8888))
+        rule['ports'] = ports.map((port) => ({ protocol: 'TCP', port }));
     }
   }
 }
@@ -252,7 +315,8 @@ export function routerPeerProblems(router: SandboxRouter): UnreachableError[] {
   const scope = contextScope(router) ?? router.node.root;
   const templates = scope.node.findAll().filter((c): c is SandboxTemplate => c instanceof SandboxTemplate);
   const peer = CONTROLLER_POLICY_ROUTER_PEER;
-  const matches = router.namespace === peer.namespace && Object.entries(peer.podLabels).every(([k, v]) => router.podLabels[k] === v);
+  const matches =
+    router.namespace === peer.namespace && Object.entries(peer.podLabels).every(([k, v]) => router.podLabels[k] === v);
   if (matches) return [];
   const problems: UnreachableError[] = [];
   for (const t of templates) {
@@ -263,7 +327,9 @@ export function routerPeerProblems(router: SandboxRouter): UnreachableError[] {
       continue; // the template reports its own conflict
     }
     if (management !== 'Managed' || t.hasCustomManagedRules) continue;
-    const labels = Object.entries(router.podLabels).map(([k, v]) => `${k}=${v}`).join(',');
+    const labels = Object.entries(router.podLabels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     problems.push(
       new UnreachableError(
         router.node.path,

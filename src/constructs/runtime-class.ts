@@ -9,7 +9,13 @@ import { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
-import { GVISOR_PROFILE, KATA_HYPERVISORS, KATA_PROFILES, type KataHypervisor, type OverheadProfile } from './overhead-profiles.js';
+import {
+  GVISOR_PROFILE,
+  KATA_HYPERVISORS,
+  KATA_PROFILES,
+  type KataHypervisor,
+  type OverheadProfile,
+} from './overhead-profiles.js';
 import { parseProps } from './props.js';
 
 /** Isolation presets. */
@@ -54,7 +60,6 @@ export interface SandboxRuntimeClassProps {
   readonly nodes?: RuntimeNodes;
 }
 
-
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
 
@@ -73,13 +78,27 @@ const PropsSchema = z
     preset: z.enum(['gvisor', 'kata']),
     hypervisor: z.enum(KATA_HYPERVISORS).optional(),
     name: z.string().regex(DNS_SUBDOMAIN, 'must be a DNS subdomain').max(253).optional(),
-    handler: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').max(63).optional(),
+    handler: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')
+      .max(63)
+      .optional(),
     overhead: z
-      .union([z.literal(false), z.object({ cpu: z.string().regex(QUANTITY, 'must be a quantity').optional(), memory: z.string().regex(QUANTITY, 'must be a quantity').optional() }).strict()])
+      .union([
+        z.literal(false),
+        z
+          .object({
+            cpu: z.string().regex(QUANTITY, 'must be a quantity').optional(),
+            memory: z.string().regex(QUANTITY, 'must be a quantity').optional(),
+          })
+          .strict(),
+      ])
       .optional(),
     scheduling: z
       .object({
-        nodeSelector: z.record(z.string(), z.string()).refine((r) => Object.keys(r).length > 0, 'needs at least one label'),
+        nodeSelector: z
+          .record(z.string(), z.string())
+          .refine((r) => Object.keys(r).length > 0, 'needs at least one label'),
         tolerations: z.array(TolerationSchema).optional(),
       })
       .strict()
@@ -88,24 +107,36 @@ const PropsSchema = z
     nodes: z
       .object({
         count: z.number().int().min(1),
-        allocatable: z.object({ cpu: z.string().regex(QUANTITY, 'must be a quantity'), memory: z.string().regex(QUANTITY, 'must be a quantity') }).strict(),
+        allocatable: z
+          .object({
+            cpu: z.string().regex(QUANTITY, 'must be a quantity'),
+            memory: z.string().regex(QUANTITY, 'must be a quantity'),
+          })
+          .strict(),
       })
       .strict()
       .optional(),
   })
   .strict()
   .superRefine((p, ctx) => {
-    if (p.hypervisor !== undefined && p.preset !== 'kata') ctx.addIssue({ code: 'custom', path: ['hypervisor'], message: 'only for preset kata' });
+    if (p.hypervisor !== undefined && p.preset !== 'kata')
+      ctx.addIssue({ code: 'custom', path: ['hypervisor'], message: 'only for preset kata' });
     if (p.scheduling === undefined && !p.allNodes) {
       ctx.addIssue({
         code: 'custom',
         path: ['scheduling'],
         params: { reason: 'SchedulingRequired' },
-        message: 'required: give nodeSelector (and tolerations) for the nodes that have the handler, or set allNodes: true if every node has it',
+        message:
+          'required: give nodeSelector (and tolerations) for the nodes that have the handler, or set allNodes: true if every node has it',
       });
     }
     if (p.scheduling !== undefined && p.allNodes) {
-      ctx.addIssue({ code: 'custom', path: ['allNodes'], params: { reason: 'SchedulingContradiction' }, message: 'contradicts scheduling: pick one' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['allNodes'],
+        params: { reason: 'SchedulingContradiction' },
+        message: 'contradicts scheduling: pick one',
+      });
     }
   });
 
@@ -146,7 +177,12 @@ export class SandboxRuntimeClass extends Construct {
       handler: this.handler,
       ...(Object.keys(podFixed).length > 0 ? { overhead: { podFixed } } : {}),
       ...(p.scheduling !== undefined
-        ? { scheduling: { nodeSelector: { ...p.scheduling.nodeSelector }, ...(p.scheduling.tolerations !== undefined ? { tolerations: p.scheduling.tolerations } : {}) } }
+        ? {
+            scheduling: {
+              nodeSelector: { ...p.scheduling.nodeSelector },
+              ...(p.scheduling.tolerations !== undefined ? { tolerations: p.scheduling.tolerations } : {}),
+            },
+          }
         : {}),
     });
   }

@@ -18,7 +18,11 @@ export const SANDBOXD_GRPC_PORT = 9090;
 export const SANDBOXD_ROOT = '/workspace';
 
 /** The runtime description of templates built with {@link sandboxdPodSpec}. */
-export const SANDBOXD_RUNTIME: TemplateRuntime = { kind: 'sandboxd', container: SANDBOXD_CONTAINER, ports: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT] };
+export const SANDBOXD_RUNTIME: TemplateRuntime = {
+  kind: 'sandboxd',
+  container: SANDBOXD_CONTAINER,
+  ports: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT],
+};
 
 /** Props of {@link sandboxdPodSpec}. */
 export interface SandboxdPodSpecProps {

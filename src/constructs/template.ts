@@ -51,7 +51,10 @@ export interface SandboxTemplateProps {
   /** The pod spec (cdk8s-plus-28). Every container needs cpu and memory limits; `runtimeClassName` may be left out. */
   readonly podSpec: k8s.PodSpec;
   /** Extra labels/annotations of sandbox pods (keys under `agents.x-k8s.io/` are dropped by the controller and refused here). Default: none. */
-  readonly podMetadata?: { readonly labels?: Readonly<Record<string, string>>; readonly annotations?: Readonly<Record<string, string>> };
+  readonly podMetadata?: {
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
   /** The runtime endpoint. Default: `custom`, the first container, its declared container ports. */
   readonly runtime?: TemplateRuntime;
   /** Default: `Unmanaged` when a SandboxNetworkPolicy of the environment selects this template, else `Managed`. */
@@ -70,13 +73,15 @@ export interface SandboxTemplateProps {
   readonly acceptKnownDefects?: readonly string[];
 }
 
-
 const PropsSchema = z
   .object({
     name: z.string().regex(DNS_LABEL, 'must be a DNS label (lowercase letters, digits, -)').max(63).optional(),
     namespace: z.string().regex(DNS_LABEL, 'must be a DNS label').max(63).optional(),
     runtimeClass: z.instanceof(SandboxRuntimeClass, { message: 'must be a SandboxRuntimeClass construct' }),
-    podSpec: z.custom<k8s.PodSpec>((v) => isPlainObject(v) && Array.isArray(v['containers']) && v['containers'].length > 0, 'must be a k8s.PodSpec with at least one container'),
+    podSpec: z.custom<k8s.PodSpec>(
+      (v) => isPlainObject(v) && Array.isArray(v['containers']) && v['containers'].length > 0,
+      'must be a k8s.PodSpec with at least one container',
+    ),
     podMetadata: z
       .object({
         labels: z.record(z.string(), z.string()).optional(),
@@ -93,7 +98,10 @@ const PropsSchema = z
       .strict()
       .optional(),
     networkPolicyManagement: z.enum(['Managed', 'Unmanaged']).optional(),
-    networkPolicy: z.object({ ingress: z.array(z.any()).optional(), egress: z.array(z.any()).optional() }).strict().optional(),
+    networkPolicy: z
+      .object({ ingress: z.array(z.any()).optional(), egress: z.array(z.any()).optional() })
+      .strict()
+      .optional(),
     envVarsInjectionPolicy: z.enum(['Allowed', 'Overrides', 'Disallowed']).default('Disallowed'),
     service: z.boolean().optional(),
     acceptKnownDefects: z.array(z.enum(KNOWN_DEFECTIVE_IMAGES.map((d) => d.id) as [string, ...string[]])).default([]),
@@ -104,7 +112,11 @@ const PropsSchema = z
 export function requireContext(scope: Construct, construct: string): EnvironmentContext {
   const ctx = findContext(scope);
   if (ctx === undefined) {
-    throw new ConstructError(scope.node.path, `${construct} must be created inside an AgentEnvironment`, 'create it with the environment (or one of its children) as scope, e.g. env.addTemplate(...)');
+    throw new ConstructError(
+      scope.node.path,
+      `${construct} must be created inside an AgentEnvironment`,
+      'create it with the environment (or one of its children) as scope, e.g. env.addTemplate(...)',
+    );
   }
   return ctx;
 }
@@ -140,7 +152,15 @@ export class SandboxTemplate extends Construct {
     const p = parseProps(this, 'SandboxTemplate', PropsSchema, props);
     this.release = ctx.release;
     this.name = p.name ?? id;
-    if (!DNS_LABEL.test(this.name)) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'name', reason: 'NotDnsLabel', value: this.name, message: `name: must be a DNS label (got ${JSON.stringify(this.name)}); pass name explicitly` }]);
+    if (!DNS_LABEL.test(this.name))
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [
+        {
+          prop: 'name',
+          reason: 'NotDnsLabel',
+          value: this.name,
+          message: `name: must be a DNS label (got ${JSON.stringify(this.name)}); pass name explicitly`,
+        },
+      ]);
     this.namespace = p.namespace ?? ctx.defaultNamespace;
     ctx.useNamespace(this.namespace);
     this.runtimeClass = p.runtimeClass;
@@ -149,47 +169,102 @@ export class SandboxTemplate extends Construct {
 
     const podSpec = plain(k8s.toJson_PodSpec(props.podSpec) ?? {}) as Json;
     if (podSpec['runtimeClassName'] !== undefined && podSpec['runtimeClassName'] !== this.runtimeClass.name) {
-      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{
-        prop: 'podSpec.runtimeClassName', reason: 'RuntimeClassContradiction', value: podSpec['runtimeClassName'],
-        message: `podSpec.runtimeClassName: ${JSON.stringify(podSpec['runtimeClassName'])} contradicts runtimeClass ${JSON.stringify(this.runtimeClass.name)}; leave it out`,
-      }]);
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [
+        {
+          prop: 'podSpec.runtimeClassName',
+          reason: 'RuntimeClassContradiction',
+          value: podSpec['runtimeClassName'],
+          message: `podSpec.runtimeClassName: ${JSON.stringify(podSpec['runtimeClassName'])} contradicts runtimeClass ${JSON.stringify(this.runtimeClass.name)}; leave it out`,
+        },
+      ]);
     }
     podSpec['runtimeClassName'] = this.runtimeClass.name;
     applySecureDefaults(podSpec);
     const problems = securityProblems(podSpec);
-    const reserved = Object.keys(p.podMetadata?.labels ?? {}).filter((k) => k.startsWith('agents.x-k8s.io/') || k.startsWith('extensions.agents.x-k8s.io/'));
-    for (const k of reserved) problems.push({ prop: `podMetadata.labels.${k}`, reason: 'ReservedLabel', value: k, message: `podMetadata.labels.${k}: keys under agents.x-k8s.io/ are dropped by the controller (controllers/sandbox_controller.go@v0.5.6)` });
+    const reserved = Object.keys(p.podMetadata?.labels ?? {}).filter(
+      (k) => k.startsWith('agents.x-k8s.io/') || k.startsWith('extensions.agents.x-k8s.io/'),
+    );
+    for (const k of reserved)
+      problems.push({
+        prop: `podMetadata.labels.${k}`,
+        reason: 'ReservedLabel',
+        value: k,
+        message: `podMetadata.labels.${k}: keys under agents.x-k8s.io/ are dropped by the controller (controllers/sandbox_controller.go@v0.5.6)`,
+      });
     if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', problems);
 
     this.images = podSpecImages(podSpec);
     for (const img of this.images) {
       assertPinned(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, ctx.requireDigests);
       const defect = knownDefectOf(img.image);
-      if (defect !== undefined && !p.acceptKnownDefects.includes(defect.id)) throw new KnownDefectiveImageError(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, defect);
+      if (defect !== undefined && !p.acceptKnownDefects.includes(defect.id))
+        throw new KnownDefectiveImageError(
+          this.node.path,
+          `SandboxTemplate ${this.name} ${img.where}`,
+          img.image,
+          defect,
+        );
     }
     this.secretUses = secretUses(podSpec);
     this.resources = podResources(podSpec);
 
     const containers = (podSpec['containers'] as Json[]).map((c) => String(c['name']));
     const first = (podSpec['containers'] as Json[])[0]!;
-    const firstPorts = Array.isArray(first['ports']) ? (first['ports'] as Json[]).map((port) => Number(port['containerPort'])) : [];
+    const firstPorts = Array.isArray(first['ports'])
+      ? (first['ports'] as Json[]).map((port) => Number(port['containerPort']))
+      : [];
     this.runtime = p.runtime ?? { kind: 'custom', container: String(first['name']), ports: firstPorts };
     if (!containers.includes(this.runtime.container)) {
-      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'runtime.container', reason: 'UnknownContainer', value: this.runtime.container, message: `runtime.container: ${JSON.stringify(this.runtime.container)} is not a container of podSpec (${containers.join(', ')})` }]);
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [
+        {
+          prop: 'runtime.container',
+          reason: 'UnknownContainer',
+          value: this.runtime.container,
+          message: `runtime.container: ${JSON.stringify(this.runtime.container)} is not a container of podSpec (${containers.join(', ')})`,
+        },
+      ]);
     }
     if (this.runtime.ports.length === 0) {
-      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [{ prop: 'runtime.ports', reason: 'NoRuntimePorts', message: 'runtime.ports: none given and the first container declares no ports; set runtime explicitly' }]);
+      throw new ConstructPropsError(this.node.path, 'SandboxTemplate', [
+        {
+          prop: 'runtime.ports',
+          reason: 'NoRuntimePorts',
+          message: 'runtime.ports: none given and the first container declares no ports; set runtime explicitly',
+        },
+      ]);
     }
     if (p.networkPolicy !== undefined) {
       this.customRules = plain({
-        ...(p.networkPolicy.ingress !== undefined ? { ingress: (p.networkPolicy.ingress as k8s.NetworkPolicyIngressRule[]).map((r) => k8s.toJson_NetworkPolicyIngressRule(r)) } : {}),
-        ...(p.networkPolicy.egress !== undefined ? { egress: (p.networkPolicy.egress as k8s.NetworkPolicyEgressRule[]).map((r) => k8s.toJson_NetworkPolicyEgressRule(r)) } : {}),
+        ...(p.networkPolicy.ingress !== undefined
+          ? {
+              ingress: (p.networkPolicy.ingress as k8s.NetworkPolicyIngressRule[]).map((r) =>
+                k8s.toJson_NetworkPolicyIngressRule(r),
+              ),
+            }
+          : {}),
+        ...(p.networkPolicy.egress !== undefined
+          ? {
+              egress: (p.networkPolicy.egress as k8s.NetworkPolicyEgressRule[]).map((r) =>
+                k8s.toJson_NetworkPolicyEgressRule(r),
+              ),
+            }
+          : {}),
       });
     }
 
     this.podLabels = { ...(p.podMetadata?.labels ?? {}), [LABEL_TEMPLATE]: this.name, [LABEL_ENVIRONMENT]: ctx.name };
-    const podTemplate: Json = { metadata: { labels: { ...this.podLabels }, ...(p.podMetadata?.annotations !== undefined ? { annotations: { ...p.podMetadata.annotations } } : {}) }, spec: podSpec };
-    const fixed: Json = { podTemplate, envVarsInjectionPolicy: p.envVarsInjectionPolicy, ...(p.service !== undefined ? { service: p.service } : {}) };
+    const podTemplate: Json = {
+      metadata: {
+        labels: { ...this.podLabels },
+        ...(p.podMetadata?.annotations !== undefined ? { annotations: { ...p.podMetadata.annotations } } : {}),
+      },
+      spec: podSpec,
+    };
+    const fixed: Json = {
+      podTemplate,
+      envVarsInjectionPolicy: p.envVarsInjectionPolicy,
+      ...(p.service !== undefined ? { service: p.service } : {}),
+    };
     this.node.addValidation({
       validate: () => {
         try {
@@ -230,7 +305,12 @@ export class SandboxTemplate extends Construct {
    */
   get networkPolicyManagement(): NetworkPolicyManagement {
     if (this.policies.length === 0) return this.explicitManagement ?? 'Managed';
-    const clash = this.explicitManagement === 'Managed' ? 'networkPolicyManagement: Managed' : this.customRules !== undefined ? 'custom networkPolicy rules' : undefined;
+    const clash =
+      this.explicitManagement === 'Managed'
+        ? 'networkPolicyManagement: Managed'
+        : this.customRules !== undefined
+          ? 'custom networkPolicy rules'
+          : undefined;
     if (clash !== undefined) {
       throw new ConflictError(
         this.node.path,
@@ -243,6 +323,9 @@ export class SandboxTemplate extends Construct {
 
   private networkSpec(): Json {
     const management = this.networkPolicyManagement;
-    return { networkPolicyManagement: management, ...(management === 'Managed' && this.customRules !== undefined ? { networkPolicy: this.customRules } : {}) };
+    return {
+      networkPolicyManagement: management,
+      ...(management === 'Managed' && this.customRules !== undefined ? { networkPolicy: this.customRules } : {}),
+    };
   }
 }

@@ -76,19 +76,33 @@ type Parsed = z.output<typeof PropsSchema>;
 /** Cluster-wide rules of the verifier (pure; exported for tests and docs). */
 export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): VerifierRule[] {
   const rules: VerifierRule[] = [
-    { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: ['get'], resourceNames: CRD_NAMES },
+    {
+      apiGroups: ['apiextensions.k8s.io'],
+      resources: ['customresourcedefinitions'],
+      verbs: ['get'],
+      resourceNames: CRD_NAMES,
+    },
     { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
     { apiGroups: ['node.k8s.io'], resources: ['runtimeclasses'], verbs: ['get'] },
   ];
-  if (p.checkControllerRbac) rules.push({ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] });
+  if (p.checkControllerRbac)
+    rules.push({ apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] });
   return rules;
 }
 
 /** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
 export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRule[] {
   const rules: VerifierRule[] = [
-    { apiGroups: [CORE_GROUP], resources: [RESOURCES.Sandbox.plural], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
-    { apiGroups: [EXTENSIONS_GROUP], resources: [RESOURCES.SandboxClaim.plural, RESOURCES.SandboxWarmPool.plural], verbs: ['get', 'list', 'watch', 'create', 'delete'] },
+    {
+      apiGroups: [CORE_GROUP],
+      resources: [RESOURCES.Sandbox.plural],
+      verbs: ['get', 'list', 'watch', 'create', 'delete'],
+    },
+    {
+      apiGroups: [EXTENSIONS_GROUP],
+      resources: [RESOURCES.SandboxClaim.plural, RESOURCES.SandboxWarmPool.plural],
+      verbs: ['get', 'list', 'watch', 'create', 'delete'],
+    },
     { apiGroups: [EXTENSIONS_GROUP], resources: [RESOURCES.SandboxTemplate.plural], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['events'], verbs: ['list'] },
@@ -122,12 +136,29 @@ export class VerifierAccess extends Construct {
     this.namespace = p.namespace;
     this.userName = `system:serviceaccount:${p.namespace}:${p.name}`;
     const subject = [{ kind: 'ServiceAccount', name: p.name, namespace: p.namespace }];
-    new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: p.name, namespace: p.namespace }, automountServiceAccountToken: false });
-    new k8s.KubeClusterRole(this, 'ClusterRole', { metadata: { name: p.name }, rules: verifierClusterRules(p).map(toPolicyRule) });
-    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', { metadata: { name: p.name }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: p.name }, subjects: subject });
+    new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+      metadata: { name: p.name, namespace: p.namespace },
+      automountServiceAccountToken: false,
+    });
+    new k8s.KubeClusterRole(this, 'ClusterRole', {
+      metadata: { name: p.name },
+      rules: verifierClusterRules(p).map(toPolicyRule),
+    });
+    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+      metadata: { name: p.name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: p.name },
+      subjects: subject,
+    });
     const role = (ns: string, rules: VerifierRule[]): void => {
-      new k8s.KubeRole(this, `Role-${ns}`, { metadata: { name: p.name, namespace: ns }, rules: rules.map(toPolicyRule) });
-      new k8s.KubeRoleBinding(this, `RoleBinding-${ns}`, { metadata: { name: p.name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.name }, subjects: subject });
+      new k8s.KubeRole(this, `Role-${ns}`, {
+        metadata: { name: p.name, namespace: ns },
+        rules: rules.map(toPolicyRule),
+      });
+      new k8s.KubeRoleBinding(this, `RoleBinding-${ns}`, {
+        metadata: { name: p.name, namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: p.name },
+        subjects: subject,
+      });
     };
     const perNs = new Map<string, VerifierRule[]>();
     const add = (ns: string, rules: VerifierRule[]): void => {
@@ -142,7 +173,11 @@ export class VerifierAccess extends Construct {
       { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get'], resourceNames: [p.controllerName] },
       podList,
     ]);
-    if (p.routerNamespace) add(p.routerNamespace, [{ apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [p.routerService] }, ...(p.routerNamespace === p.controllerNamespace ? [] : [podList])]);
+    if (p.routerNamespace)
+      add(p.routerNamespace, [
+        { apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [p.routerService] },
+        ...(p.routerNamespace === p.controllerNamespace ? [] : [podList]),
+      ]);
     if (p.reportConfigMap) add(p.namespace, verifierReportRules(p.reportConfigMap));
     // The compatibility tuple names the CNI by its DaemonSet in kube-system.
     add('kube-system', [{ apiGroups: ['apps'], resources: ['daemonsets'], verbs: ['list'] }]);
@@ -151,5 +186,10 @@ export class VerifierAccess extends Construct {
 }
 
 function toPolicyRule(r: VerifierRule): k8s.PolicyRule {
-  return { apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs], ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}) };
+  return {
+    apiGroups: [...r.apiGroups],
+    resources: [...r.resources],
+    verbs: [...r.verbs],
+    ...(r.resourceNames ? { resourceNames: [...r.resourceNames] } : {}),
+  };
 }

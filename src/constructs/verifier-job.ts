@@ -82,7 +82,10 @@ const PropsSchema = z
     name: Name.default('agentplane-verifier'),
     namespace: Name.optional(),
     transport: z.enum(['direct', 'router']).optional(),
-    routerUrl: z.string().regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL').optional(),
+    routerUrl: z
+      .string()
+      .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL')
+      .optional(),
     backoffLimit: z.number().int().min(0).max(10).default(0),
     activeDeadlineSeconds: z.number().int().min(60).default(900),
     ttlSecondsAfterFinished: z.number().int().min(0).default(86_400),
@@ -101,7 +104,12 @@ const RUN_AS = 65532;
 export function descriptorPartCount(text: string): number {
   // The real ConfigMap also carries labels and annotations: pad by them so the whole/parts decision errs towards parts
   // (the part volumes are optional, so one too many is harmless; pieces depend on the text only).
-  const probe = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: DESCRIPTOR_CONFIGMAP, annotations: { pad: 'x'.repeat(4096) } }, data: { [DESCRIPTOR_KEY]: text } };
+  const probe = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: DESCRIPTOR_CONFIGMAP, annotations: { pad: 'x'.repeat(4096) } },
+    data: { [DESCRIPTOR_KEY]: text },
+  };
   const cms = descriptorConfigMaps(probe, DESCRIPTOR_PART_BYTES);
   return cms.length === 1 ? 0 : cms.length - 1;
 }
@@ -121,9 +129,15 @@ export class VerifierJob extends Construct {
     this.namespace = p.namespace ?? env.defaultNamespace;
     this.transport = p.transport ?? (env.router ? 'router' : 'direct');
     this.reportConfigMap = p.reportConfigMap;
-    const routerUrl = p.routerUrl ?? (env.router ? `http://${env.router.serviceName}.${env.router.namespace}.svc:${env.router.port}` : undefined);
+    const routerUrl =
+      p.routerUrl ??
+      (env.router ? `http://${env.router.serviceName}.${env.router.namespace}.svc:${env.router.port}` : undefined);
     if (this.transport === 'router' && routerUrl === undefined) {
-      throw new ConstructError(this.node.path, 'VerifierJob transport "router" needs a router', 'add a SandboxRouter before the VerifierJob, pass routerUrl, or use transport "direct"');
+      throw new ConstructError(
+        this.node.path,
+        'VerifierJob transport "router" needs a router',
+        'add a SandboxRouter before the VerifierJob, pass routerUrl, or use transport "direct"',
+      );
     }
     this.access = new VerifierAccess(this, 'access', {
       namespace: this.namespace,
@@ -137,7 +151,11 @@ export class VerifierJob extends Construct {
 
     const descriptorNs = env.defaultNamespace;
     if (descriptorNs !== this.namespace) {
-      throw new ConstructError(this.node.path, `VerifierJob namespace ${this.namespace} differs from the descriptor ConfigMap's ${descriptorNs}`, 'a pod mounts ConfigMaps of its own namespace only: leave namespace unset');
+      throw new ConstructError(
+        this.node.path,
+        `VerifierJob namespace ${this.namespace} differs from the descriptor ConfigMap's ${descriptorNs}`,
+        'a pod mounts ConfigMaps of its own namespace only: leave namespace unset',
+      );
     }
     const sources = Lazy.any({
       produce: () => {
@@ -146,21 +164,34 @@ export class VerifierJob extends Construct {
           { configMap: { name: DESCRIPTOR_CONFIGMAP } },
           ...Array.from({ length: parts }, (_, i) => {
             const name = descriptorPartName(DESCRIPTOR_CONFIGMAP, i + 1);
-            return { configMap: { name, optional: true, items: [{ key: DESCRIPTOR_PART_KEY, path: `parts/${name}` }] } };
+            return {
+              configMap: { name, optional: true, items: [{ key: DESCRIPTOR_PART_KEY, path: `parts/${name}` }] },
+            };
           }),
         ];
       },
     });
-    const labels = { [LABEL_ENVIRONMENT]: env.name, [LABEL_MANAGED_BY]: MANAGED_BY, 'app.kubernetes.io/name': 'agentplane-verifier' };
+    const labels = {
+      [LABEL_ENVIRONMENT]: env.name,
+      [LABEL_MANAGED_BY]: MANAGED_BY,
+      'app.kubernetes.io/name': 'agentplane-verifier',
+    };
     const args = [
-      'verify', '--in-cluster',
-      '--descriptor-dir', DESCRIPTOR_MOUNT,
-      '--report-configmap', `${this.namespace}/${p.reportConfigMap}`,
-      '--transport', this.transport,
+      'verify',
+      '--in-cluster',
+      '--descriptor-dir',
+      DESCRIPTOR_MOUNT,
+      '--report-configmap',
+      `${this.namespace}/${p.reportConfigMap}`,
+      '--transport',
+      this.transport,
       ...(routerUrl ? ['--router-url', routerUrl] : []),
-      '--probe-timeout', p.probeTimeout,
-      '--ready-timeout', p.readyTimeout,
-      '-o', 'json',
+      '--probe-timeout',
+      p.probeTimeout,
+      '--ready-timeout',
+      p.readyTimeout,
+      '-o',
+      'json',
     ];
     const quantities = { cpu: p.resources.cpu, memory: p.resources.memory };
     // A plain ApiObject: the typed KubeJob maps its fields eagerly and would not carry the lazy volume sources.
@@ -171,7 +202,9 @@ export class VerifierJob extends Construct {
         name: p.name,
         namespace: this.namespace,
         labels,
-        ...(p.argoCdHook ? { annotations: { [ARGOCD_HOOK]: 'PostSync', [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation' } } : {}),
+        ...(p.argoCdHook
+          ? { annotations: { [ARGOCD_HOOK]: 'PostSync', [ARGOCD_HOOK_DELETE_POLICY]: 'BeforeHookCreation' } }
+          : {}),
       },
       spec: {
         backoffLimit: p.backoffLimit,
@@ -185,7 +218,12 @@ export class VerifierJob extends Construct {
             automountServiceAccountToken: true,
             restartPolicy: 'Never',
             enableServiceLinks: false,
-            securityContext: { runAsNonRoot: true, runAsUser: RUN_AS, runAsGroup: RUN_AS, seccompProfile: { type: 'RuntimeDefault' } },
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: RUN_AS,
+              runAsGroup: RUN_AS,
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
             containers: [
               {
                 name: 'verify',
@@ -196,7 +234,12 @@ export class VerifierJob extends Construct {
                   { name: 'AGENTPLANE_JOB', value: p.name },
                 ],
                 resources: { requests: quantities, limits: quantities },
-                securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  privileged: false,
+                  capabilities: { drop: ['ALL'] },
+                },
                 volumeMounts: [
                   { name: 'descriptor', mountPath: DESCRIPTOR_MOUNT, readOnly: true },
                   { name: 'tmp', mountPath: '/tmp' },

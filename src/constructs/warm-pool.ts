@@ -29,7 +29,11 @@ export interface SandboxWarmPoolProps {
 const PropsSchema = z
   .object({
     template: z.instanceof(SandboxTemplate, { message: 'must be a SandboxTemplate construct' }),
-    name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label').max(63).optional(),
+    name: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a DNS label')
+      .max(63)
+      .optional(),
     replicas: z.number().int().min(0).max(10000).default(1),
     updateStrategy: z.enum(['Recreate', 'OnReplenish']).default('OnReplenish'),
     allowTenantCredentials: z.boolean().default(false),
@@ -61,7 +65,12 @@ export class SandboxWarmPool extends Construct {
       throw new ConstructPropsError(
         this.node.path,
         'SandboxWarmPool',
-        p.template.secretUses.map((u) => ({ prop: 'template', reason: 'TenantCredentials', value: p.template.name, message: `template ${p.template.name}: ${u}` })),
+        p.template.secretUses.map((u) => ({
+          prop: 'template',
+          reason: 'TenantCredentials',
+          value: p.template.name,
+          message: `template ${p.template.name}: ${u}`,
+        })),
         'a warm sandbox goes to whichever tenant claims it next; move credentials out of the template (inject them after the claim), or set allowTenantCredentials: true if they are not tenant-specific',
       );
     }
@@ -69,7 +78,11 @@ export class SandboxWarmPool extends Construct {
       apiVersion: apiVersionFor(ctx.release, 'SandboxWarmPool'),
       kind: 'SandboxWarmPool',
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
-      spec: { replicas: this.replicas, sandboxTemplateRef: { name: this.template.name }, updateStrategy: { type: this.updateStrategy } },
+      spec: {
+        replicas: this.replicas,
+        sandboxTemplateRef: { name: this.template.name },
+        updateStrategy: { type: this.updateStrategy },
+      },
     });
   }
 }

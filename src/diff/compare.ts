@@ -57,17 +57,26 @@ export interface DiffReport {
   readonly head: string;
   readonly objects: readonly ObjectDiff[];
   readonly risks: readonly Risk[];
-  readonly counts: { readonly added: number; readonly removed: number; readonly changed: number; readonly unchanged: number };
+  readonly counts: {
+    readonly added: number;
+    readonly removed: number;
+    readonly changed: number;
+    readonly unchanged: number;
+  };
 }
 
 /** A CRD that asks a CA injector for its caBundle (`cert-manager.io/inject-ca-from`). */
 const INJECTOR_ANNOTATION = 'cert-manager.io/inject-ca-from';
-const asksInjector = (o: KubeObject): boolean => o.kind === 'CustomResourceDefinition' && typeof (o.metadata?.annotations as Record<string, unknown> | undefined)?.[INJECTOR_ANNOTATION] === 'string';
+const asksInjector = (o: KubeObject): boolean =>
+  o.kind === 'CustomResourceDefinition' &&
+  typeof (o.metadata?.annotations as Record<string, unknown> | undefined)?.[INJECTOR_ANNOTATION] === 'string';
 /** The controller flag (v0.5.6, `cmd/agent-sandbox-controller/main.go@v0.5.6`) that leaves the caBundle to the manifests. */
 const OPT_OUT_FLAG = '--manage-webhook-certs=false';
 const optsOut = (o: KubeObject): boolean => {
   if (o.kind !== 'Deployment') return false;
-  const containers = ((o.spec as { template?: { spec?: { containers?: Array<{ args?: unknown[] }> } } } | undefined)?.template?.spec?.containers) ?? [];
+  const containers =
+    (o.spec as { template?: { spec?: { containers?: Array<{ args?: unknown[] }> } } } | undefined)?.template?.spec
+      ?.containers ?? [];
   return containers.some((c) => (c.args ?? []).map(String).includes(OPT_OUT_FLAG));
 };
 
@@ -102,9 +111,17 @@ function equalAsRead(b: KubeObject, h: KubeObject, baseOpts: NormalizeOptions, h
 export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOptions = {}): DiffReport {
   const sets = pairSets(base, head, opts.scopeFor);
   const { objectOf } = sets;
-  const external = opts.caBundleExternallyManaged ?? (sets.headMatching(INJECTOR_ANNOTATION, asksInjector) || !sets.headMatching(OPT_OUT_FLAG, optsOut));
-  const baseOpts: NormalizeOptions = { schemaFor: firstOf(sets.baseSchemas, opts.schemaFor), caBundleExternallyManaged: external };
-  const headOpts: NormalizeOptions = { schemaFor: firstOf(sets.headSchemas, opts.schemaFor), caBundleExternallyManaged: external };
+  const external =
+    opts.caBundleExternallyManaged ??
+    (sets.headMatching(INJECTOR_ANNOTATION, asksInjector) || !sets.headMatching(OPT_OUT_FLAG, optsOut));
+  const baseOpts: NormalizeOptions = {
+    schemaFor: firstOf(sets.baseSchemas, opts.schemaFor),
+    caBundleExternallyManaged: external,
+  };
+  const headOpts: NormalizeOptions = {
+    schemaFor: firstOf(sets.headSchemas, opts.schemaFor),
+    caBundleExternallyManaged: external,
+  };
   const headNormalized = new Map<ObjectKey, KubeObject>();
   const normalizedHead = (key: ObjectKey): KubeObject => {
     let n = headNormalized.get(key);
@@ -166,7 +183,8 @@ export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOp
 /** The head set for the risk rules: warm pools indexed by namespace and template name, built on first use. */
 function headObjects(sets: PairedSets, normalized: (key: ObjectKey) => KubeObject): HeadObjects {
   let pools: Map<string, ObjectKey[]> | undefined;
-  const rec = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+  const rec = (v: unknown): Record<string, unknown> =>
+    typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
   return {
     normalized,
     poolsUsing(namespace, template) {

@@ -20,7 +20,10 @@ const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?$/;
 
 function scalar(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  if (PLAIN.test(raw)) return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw) ? undefined : raw;
+  if (PLAIN.test(raw))
+    return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw)
+      ? undefined
+      : raw;
   const m = QUOTED.exec(raw);
   return m === null ? undefined : (m[1] ?? m[2]);
 }
@@ -90,7 +93,12 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
         if (child === null) return undefined;
         if (child[1] !== 'name' && child[1] !== 'namespace') continue;
         const value = scalar(child[2]);
-        if (value === undefined || !endsAt(text, l, n) || (child[1] === 'name' ? metaName : metaNamespace) !== undefined) return undefined;
+        if (
+          value === undefined ||
+          !endsAt(text, l, n) ||
+          (child[1] === 'name' ? metaName : metaNamespace) !== undefined
+        )
+          return undefined;
         if (child[1] === 'name') metaName = value;
         else metaNamespace = value;
       }
@@ -98,6 +106,13 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
   }
   const apiVersion = scalar(top.get('apiVersion'));
   const kind = scalar(top.get('kind'));
-  if (apiVersion === undefined || kind === undefined || !top.has('metadata') || metaName === undefined || kind.endsWith('List')) return undefined;
+  if (
+    apiVersion === undefined ||
+    kind === undefined ||
+    !top.has('metadata') ||
+    metaName === undefined ||
+    kind.endsWith('List')
+  )
+    return undefined;
   return { apiVersion, kind, name: metaName, ...(metaNamespace !== undefined ? { namespace: metaNamespace } : {}) };
 }

@@ -17,7 +17,10 @@ export type ObjectKey = string;
 export function objectKey(obj: KubeObject): ObjectKey {
   const name = obj.metadata?.name;
   if (typeof name !== 'string' || name.length === 0) {
-    throw new ObjectIdentityError(`${obj.apiVersion} ${obj.kind} has no metadata.name`, 'give every object a metadata.name (generateName cannot be diffed)');
+    throw new ObjectIdentityError(
+      `${obj.apiVersion} ${obj.kind} has no metadata.name`,
+      'give every object a metadata.name (generateName cannot be diffed)',
+    );
   }
   return `${obj.apiVersion}/${obj.kind}/${obj.metadata?.namespace ?? ''}/${name}`;
 }
@@ -38,7 +41,8 @@ export class ObjectIdentityError extends AgentPlaneError {
 function itemName(rec: Record<string, unknown>): string | undefined {
   if (typeof rec.name === 'string') return rec.name;
   const meta = rec.metadata;
-  if (typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>).name === 'string') return (meta as Record<string, string>).name;
+  if (typeof meta === 'object' && meta !== null && typeof (meta as Record<string, unknown>).name === 'string')
+    return (meta as Record<string, string>).name;
   return undefined;
 }
 

@@ -48,7 +48,11 @@ export interface LiveReader {
  * An object whose read or dry run throws {@link LiveObjectError} is left out of both sides and listed in `unreadable`.
  * @throws whatever else the reader throws (the comparison cannot go on).
  */
-export async function readLiveSets(desired: ManifestSet, reader: LiveReader, concurrency = 4): Promise<{ base: ManifestSet; head: ManifestSet; unreadable: readonly UnreadableObject[] }> {
+export async function readLiveSets(
+  desired: ManifestSet,
+  reader: LiveReader,
+  concurrency = 4,
+): Promise<{ base: ManifestSet; head: ManifestSet; unreadable: readonly UnreadableObject[] }> {
   const live: Array<KubeObject | undefined> = new Array(desired.objects.length);
   const applied: Array<KubeObject | undefined> = new Array(desired.objects.length);
   const unreadable: UnreadableObject[] = [];
@@ -62,7 +66,11 @@ export async function readLiveSets(desired: ManifestSet, reader: LiveReader, con
         if (!(err instanceof LiveObjectError)) throw err;
         live[i] = undefined;
         applied[i] = undefined;
-        unreadable.push({ object: `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`, message: err.message, hint: err.hint });
+        unreadable.push({
+          object: `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`,
+          message: err.message,
+          hint: err.hint,
+        });
       }
     }
   };

@@ -30,11 +30,21 @@ export interface NormalizeOptions {
 
 /** `metadata` fields the API server writes. */
 export const SERVER_OWNED_METADATA = [
-  'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
 ] as const;
 
 /** Annotations written by clients or the server on their own: never part of the desired state. */
-const SERVER_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration', 'deployment.kubernetes.io/revision'] as const;
+const SERVER_ANNOTATIONS = [
+  'kubectl.kubernetes.io/last-applied-configuration',
+  'deployment.kubernetes.io/revision',
+] as const;
 
 /** A field that a controller writes on an object we declare; `path` is a list of keys from the object root. */
 export interface ControllerOwnedField {
@@ -50,9 +60,19 @@ export interface ControllerOwnedField {
 
 /** Fields controllers own on objects AgentPlane declares (besides {@link CONTROLLER_KEY_PREFIX} labels and annotations). */
 export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
-  { kind: 'CustomResourceDefinition', path: ['spec', 'conversion', 'webhook', 'clientConfig', 'caBundle'], source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6', caBundle: true },
+  {
+    kind: 'CustomResourceDefinition',
+    path: ['spec', 'conversion', 'webhook', 'clientConfig', 'caBundle'],
+    source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6',
+    caBundle: true,
+  },
   // Seen in the contract fixtures of v0.4.6 and v0.5.6: managedFields name agent-sandbox-controller as its manager.
-  { kind: 'SandboxClaim', path: ['spec', 'additionalPodMetadata'], source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6', whenEmpty: true },
+  {
+    kind: 'SandboxClaim',
+    path: ['spec', 'additionalPodMetadata'],
+    source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6',
+    whenEmpty: true,
+  },
 ];
 
 /**
@@ -62,7 +82,6 @@ export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
  */
 export const CONTROLLER_KEY_PREFIX = 'agents.x-k8s.io/';
 const AGENT_SANDBOX_KINDS: ReadonlySet<string> = new Set(SANDBOX_KINDS);
-
 
 function deletePath(root: Record<string, unknown>, path: readonly string[], whenEmpty = false): void {
   let node: unknown = root;
@@ -107,9 +126,19 @@ function normalizedMetadata(meta: Record<string, unknown>, kind: string): Record
     if ((SERVER_OWNED_METADATA as readonly string[]).includes(key)) continue;
     let value: unknown;
     if (key === 'labels') {
-      value = keptKeys(meta.labels, (k, v) => (controllerKeys && k.startsWith(CONTROLLER_KEY_PREFIX)) || (kind === 'Namespace' && k === 'kubernetes.io/metadata.name' && v === meta.name));
+      value = keptKeys(
+        meta.labels,
+        (k, v) =>
+          (controllerKeys && k.startsWith(CONTROLLER_KEY_PREFIX)) ||
+          (kind === 'Namespace' && k === 'kubernetes.io/metadata.name' && v === meta.name),
+      );
     } else if (key === 'annotations') {
-      value = keptKeys(meta.annotations, (k) => (controllerKeys && k.startsWith(CONTROLLER_KEY_PREFIX)) || (SERVER_ANNOTATIONS as readonly string[]).includes(k));
+      value = keptKeys(
+        meta.annotations,
+        (k) =>
+          (controllerKeys && k.startsWith(CONTROLLER_KEY_PREFIX)) ||
+          (SERVER_ANNOTATIONS as readonly string[]).includes(k),
+      );
     } else {
       value = cloneJson(meta[key]);
     }
@@ -126,7 +155,10 @@ export function normalizeObject(obj: KubeObject, opts: NormalizeOptions = {}): K
   const out: Record<string, unknown> = {};
   for (const key in obj) {
     if (key === 'status') continue;
-    out[key] = key === 'metadata' && isPlainObject(obj.metadata) ? normalizedMetadata(obj.metadata, obj.kind) : cloneJson(obj[key]);
+    out[key] =
+      key === 'metadata' && isPlainObject(obj.metadata)
+        ? normalizedMetadata(obj.metadata, obj.kind)
+        : cloneJson(obj[key]);
   }
   const normalized = out as KubeObject;
   const caBundleExternal = opts.caBundleExternallyManaged ?? true;

@@ -47,7 +47,11 @@ const hasDocuments = (s: ManifestSet): s is WithDocuments => Array.isArray((s as
 const crdGroupOf = (name: string): string => name.slice(name.indexOf('.') + 1);
 
 /** Schema and scope lookups over parsed CRDs plus CRD documents parsed when their group is first asked for. */
-function lazyCrds(parsed: KubeObject[], pending: Map<string, SharedDocument[]>, objectOf: (v: Indexed) => KubeObject): { schemas: SchemaLookup; scopes: ScopeLookup } {
+function lazyCrds(
+  parsed: KubeObject[],
+  pending: Map<string, SharedDocument[]>,
+  objectOf: (v: Indexed) => KubeObject,
+): { schemas: SchemaLookup; scopes: ScopeLookup } {
   let schemas = schemaLookupFromObjects(parsed);
   let scopes = scopeLookupFromObjects(parsed);
   const load = (apiVersion: string): void => {
@@ -76,22 +80,32 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     if (!isShared(v)) return v;
     if (v.object === undefined) {
       const objects = parseDocument(v.doc, cache);
-      if (objects.length !== 1) throw new Error(`internal: ${v.doc.file}:${v.doc.line + 1} scanned as one object but parsed as ${objects.length}`);
+      if (objects.length !== 1)
+        throw new Error(
+          `internal: ${v.doc.file}:${v.doc.line + 1} scanned as one object but parsed as ${objects.length}`,
+        );
       v.object = objects[0]!;
     }
     return v.object;
   };
 
   // Per side: objects parsed (with their environment) and, for file sets, documents shared with the other side.
-  const parsed = { base: [] as Array<[KubeObject, string | undefined]>, head: [] as Array<[KubeObject, string | undefined]> };
+  const parsed = {
+    base: [] as Array<[KubeObject, string | undefined]>,
+    head: [] as Array<[KubeObject, string | undefined]>,
+  };
   const shared: SharedDocument[] = [];
   const sharedTexts = { base: [] as string[], head: [] as string[] };
   if (hasDocuments(base) && hasDocuments(head)) {
-    const textKey = (d: ManifestDocument): string => (d.environment === undefined ? d.text : `${d.environment}\0${d.text}`);
+    const textKey = (d: ManifestDocument): string =>
+      d.environment === undefined ? d.text : `${d.environment}\0${d.text}`;
     const headKeys = new Set(head.documents.map(textKey));
     const baseKeys = new Set(base.documents.map(textKey));
     const seen = new Set<string>();
-    for (const [side, set, other] of [['base', base, headKeys], ['head', head, baseKeys]] as const) {
+    for (const [side, set, other] of [
+      ['base', base, headKeys],
+      ['head', head, baseKeys],
+    ] as const) {
       for (const doc of set.documents) {
         const k = textKey(doc);
         const identity = other.has(k) ? scanIdentity(doc.text) : undefined;
@@ -107,29 +121,40 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
       }
     }
   } else {
-    for (const [side, set] of [['base', base], ['head', head]] as const) set.objects.forEach((obj, i) => parsed[side].push([obj, set.environments?.[i]]));
+    for (const [side, set] of [
+      ['base', base],
+      ['head', head],
+    ] as const)
+      set.objects.forEach((obj, i) => parsed[side].push([obj, set.environments?.[i]]));
   }
 
   // CRD lookups: parsed CRDs at once, shared ones by group on demand (the same document serves both sides).
   const pendingCrds = (): Map<string, SharedDocument[]> => {
     const m = new Map<string, SharedDocument[]>();
-    for (const s of shared) if (s.identity.kind === 'CustomResourceDefinition') m.set(crdGroupOf(s.identity.name), [...(m.get(crdGroupOf(s.identity.name)) ?? []), s]);
+    for (const s of shared)
+      if (s.identity.kind === 'CustomResourceDefinition')
+        m.set(crdGroupOf(s.identity.name), [...(m.get(crdGroupOf(s.identity.name)) ?? []), s]);
     return m;
   };
-  const crds = (side: 'base' | 'head'): KubeObject[] => parsed[side].map(([o]) => o).filter((o) => o.kind === 'CustomResourceDefinition');
+  const crds = (side: 'base' | 'head'): KubeObject[] =>
+    parsed[side].map(([o]) => o).filter((o) => o.kind === 'CustomResourceDefinition');
   const baseCrds = lazyCrds(crds('base'), pendingCrds(), objectOf);
   const headCrds = lazyCrds(crds('head'), pendingCrds(), objectOf);
   const clusterScoped = clusterScopedBy(headCrds.scopes, baseCrds.scopes, scopeFor);
 
   // Groups whose CRD is not the same on both sides: shared objects of those groups are compared like any other.
-  const changedGroups = new Set([...crds('base'), ...crds('head')].map((c) => String((c.spec as { group?: unknown } | undefined)?.group)));
+  const changedGroups = new Set(
+    [...crds('base'), ...crds('head')].map((c) => String((c.spec as { group?: unknown } | undefined)?.group)),
+  );
 
-  const keyOf = (obj: KubeObject, env: string | undefined): ObjectKey => (env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`);
+  const keyOf = (obj: KubeObject, env: string | undefined): ObjectKey =>
+    env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`;
   // A shared object of a changed group: the same parsed object on both sides, compared like any other.
   const materializedObjects = new Map<SharedDocument, KubeObject>();
   const materialized = (s: SharedDocument): KubeObject => {
     let obj = materializedObjects.get(s);
-    if (obj === undefined) materializedObjects.set(s, (obj = withoutNamespaceIfClusterScoped(objectOf(s), clusterScoped)));
+    if (obj === undefined)
+      materializedObjects.set(s, (obj = withoutNamespaceIfClusterScoped(objectOf(s), clusterScoped)));
     return obj;
   };
   const index = (side: 'base' | 'head', where: string): Map<ObjectKey, Indexed> => {
@@ -139,7 +164,10 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
       if (seen !== undefined && seen !== v) {
         const [a, b] = [objectOf(seen), objectOf(v)];
         if (a !== b && JSON.stringify(a) !== JSON.stringify(b)) {
-          throw new ObjectIdentityError(`${where} holds two different objects ${key}`, 'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)');
+          throw new ObjectIdentityError(
+            `${where} holds two different objects ${key}`,
+            'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)',
+          );
         }
         if (isShared(seen)) return; // keep the shared entry: the other side holds it too
       }
@@ -151,7 +179,11 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     }
     for (const s of shared) {
       const id = s.identity;
-      const stub: KubeObject = { apiVersion: id.apiVersion, kind: id.kind, metadata: { name: id.name, ...(id.namespace !== undefined ? { namespace: id.namespace } : {}) } };
+      const stub: KubeObject = {
+        apiVersion: id.apiVersion,
+        kind: id.kind,
+        metadata: { name: id.name, ...(id.namespace !== undefined ? { namespace: id.namespace } : {}) },
+      };
       const key = keyOf(withoutNamespaceIfClusterScoped(stub, clusterScoped), s.doc.environment);
       put(key, changedGroups.has(apiGroup(id.apiVersion)) ? materialized(s) : s);
     }
@@ -173,4 +205,5 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
 }
 
 /** The object without `metadata.namespace` when it is cluster-scoped (a shallow copy), else the object itself. */
-const withoutNamespaceIfClusterScoped = (obj: KubeObject, clusterScoped: (o: KubeObject) => boolean): KubeObject => withoutClusterNamespaces([obj], clusterScoped)[0]!;
+const withoutNamespaceIfClusterScoped = (obj: KubeObject, clusterScoped: (o: KubeObject) => boolean): KubeObject =>
+  withoutClusterNamespaces([obj], clusterScoped)[0]!;

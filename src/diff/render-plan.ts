@@ -27,11 +27,18 @@ function directionText(plan: UpgradePlan): string {
 
 /** Terminal text: verdict, what was not read, path, then findings by severity. */
 export function renderPlanText(plan: UpgradePlan): string {
-  const out = [`plan-upgrade ${plan.from} -> ${plan.to}${directionText(plan)}: ${verdictText(plan)}`, `stored versions: ${plan.storedVersionsSource}`];
-  if (plan.unknowns.length > 0) out.push('', 'Not read (the verdict depends on it):', ...plan.unknowns.map((u) => `  - ${u}`));
+  const out = [
+    `plan-upgrade ${plan.from} -> ${plan.to}${directionText(plan)}: ${verdictText(plan)}`,
+    `stored versions: ${plan.storedVersionsSource}`,
+  ];
+  if (plan.unknowns.length > 0)
+    out.push('', 'Not read (the verdict depends on it):', ...plan.unknowns.map((u) => `  - ${u}`));
   if (plan.path.length > 0) out.push('', 'Path:', ...plan.path.map((s, i) => `  ${i + 1}. ${s}`));
   out.push('', 'Findings:');
-  for (const f of sorted(plan)) out.push(`  [${f.severity}] ${f.topic}: ${f.message}${f.operations.length ? ` (affects ${ops(f)})` : ''}${f.source ? ` — ${f.source}` : ''}`);
+  for (const f of sorted(plan))
+    out.push(
+      `  [${f.severity}] ${f.topic}: ${f.message}${f.operations.length ? ` (affects ${ops(f)})` : ''}${f.source ? ` — ${f.source}` : ''}`,
+    );
   return `${out.join('\n')}\n`;
 }
 
@@ -41,11 +48,19 @@ function md(s: string): string {
 
 /** Markdown: verdict, path as a numbered list, findings as a table. */
 export function renderPlanMarkdown(plan: UpgradePlan): string {
-  const out = [`### agentplane plan-upgrade \`${plan.from}\` → \`${plan.to}\`${directionText(plan)}: **${verdictText(plan)}**`, '', `Stored versions: ${plan.storedVersionsSource}`];
-  if (plan.unknowns.length > 0) out.push('', '**Not read** (the verdict depends on it)', '', ...plan.unknowns.map((u) => `- ${md(u)}`));
+  const out = [
+    `### agentplane plan-upgrade \`${plan.from}\` → \`${plan.to}\`${directionText(plan)}: **${verdictText(plan)}**`,
+    '',
+    `Stored versions: ${plan.storedVersionsSource}`,
+  ];
+  if (plan.unknowns.length > 0)
+    out.push('', '**Not read** (the verdict depends on it)', '', ...plan.unknowns.map((u) => `- ${md(u)}`));
   if (plan.path.length > 0) out.push('', '**Path**', '', ...plan.path.map((s, i) => `${i + 1}. ${s}`));
   out.push('', '| severity | topic | finding | adapter operations | source |', '| --- | --- | --- | --- | --- |');
-  for (const f of sorted(plan)) out.push(`| ${f.severity} | ${f.topic} | ${md(f.message)} | ${ops(f)} | ${f.source ? `\`${md(f.source)}\`` : ''} |`);
+  for (const f of sorted(plan))
+    out.push(
+      `| ${f.severity} | ${f.topic} | ${md(f.message)} | ${ops(f)} | ${f.source ? `\`${md(f.source)}\`` : ''} |`,
+    );
   return `${out.join('\n')}\n`;
 }
 

@@ -9,7 +9,9 @@ import { stringWindow } from './string-window.js';
 import type { FieldChange } from './structural.js';
 
 /** Colour only on a terminal (or with FORCE_COLOR), never because `CI` is set: reports go to files and logs as plain text. */
-const pc = picocolors.createColors(('FORCE_COLOR' in process.env || Boolean(process.stdout.isTTY)) && !('NO_COLOR' in process.env));
+const pc = picocolors.createColors(
+  ('FORCE_COLOR' in process.env || Boolean(process.stdout.isTTY)) && !('NO_COLOR' in process.env),
+);
 
 export const DIFF_FORMATS = ['text', 'markdown', 'json'] as const;
 export type DiffFormat = (typeof DIFF_FORMATS)[number];
@@ -37,7 +39,8 @@ export function fieldLine(f: FieldChange): string {
       return `- ${f.path}`;
     case 'changed': {
       const whole = (v: unknown): boolean => (JSON.stringify(v) ?? '').length <= MAX_VALUE;
-      if (typeof f.before !== 'string' || typeof f.after !== 'string' || (whole(f.before) && whole(f.after))) return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}`;
+      if (typeof f.before !== 'string' || typeof f.after !== 'string' || (whole(f.before) && whole(f.after)))
+        return `~ ${f.path}: ${value(f.before)} -> ${value(f.after)}`;
       const w = stringWindow(f.before, f.after);
       return `~ ${f.path} (${w.at}): ${w.before} -> ${w.after}`;
     }
@@ -78,7 +81,11 @@ export function renderText(r: DiffReport): string {
   for (const o of r.objects) {
     out.push('', pc.bold(`${MARK[o.change]} ${o.key} (${o.change})`));
     for (const f of o.fields) out.push(`    ${fieldLine(f)}`);
-    out.push(...hunks(o).filter((l) => l !== '').map((l) => `    ${colourLine(l)}`));
+    out.push(
+      ...hunks(o)
+        .filter((l) => l !== '')
+        .map((l) => `    ${colourLine(l)}`),
+    );
   }
   return `${out.join('\n')}\n`;
 }
@@ -92,16 +99,29 @@ export function renderMarkdown(r: DiffReport): string {
   const out = [`### agentplane diff \`${r.base}\` → \`${r.head}\``, '', `**${summary(r)}**`];
   if (r.risks.length > 0) {
     out.push('', '| risk | object | what it does |', '| --- | --- | --- |');
-    for (const risk of r.risks) out.push(`| \`${risk.rule}\` | \`${mdEscape(risk.object)}\` | ${mdEscape([risk.message, ...risk.details].join('\n'))} |`);
+    for (const risk of r.risks)
+      out.push(
+        `| \`${risk.rule}\` | \`${mdEscape(risk.object)}\` | ${mdEscape([risk.message, ...risk.details].join('\n'))} |`,
+      );
   }
   let used = out.join('\n').length;
   let cut = 0;
   let omitted = 0;
   for (const o of r.objects) {
-    const head = ['', `<details><summary><code>${MARK[o.change]} ${o.key}</code> (${o.change}, ${o.fields.length} field change(s))</summary>`, ''];
+    const head = [
+      '',
+      `<details><summary><code>${MARK[o.change]} ${o.key}</code> (${o.change}, ${o.fields.length} field change(s))</summary>`,
+      '',
+    ];
     const full = [...head, '```diff', hunks(o).join('\n').trimEnd(), '```', '', '</details>'].join('\n');
-    const brief = [...head, ...o.fields.slice(0, 20).map((f) => `- \`${mdEscape(fieldLine(f))}\``), '', '</details>'].join('\n');
-    const block = used + full.length <= MARKDOWN_BUDGET ? full : used + brief.length <= MARKDOWN_BUDGET ? brief : undefined;
+    const brief = [
+      ...head,
+      ...o.fields.slice(0, 20).map((f) => `- \`${mdEscape(fieldLine(f))}\``),
+      '',
+      '</details>',
+    ].join('\n');
+    const block =
+      used + full.length <= MARKDOWN_BUDGET ? full : used + brief.length <= MARKDOWN_BUDGET ? brief : undefined;
     if (block === undefined) omitted += 1;
     else {
       if (block === brief) cut += 1;
@@ -110,7 +130,10 @@ export function renderMarkdown(r: DiffReport): string {
     }
   }
   if (cut > 0 || omitted > 0) {
-    out.push('', `_To fit a pull-request comment ${cut} object(s) show field changes only and ${omitted} object(s) are left out; run \`agentplane diff -o text\` for everything._`);
+    out.push(
+      '',
+      `_To fit a pull-request comment ${cut} object(s) show field changes only and ${omitted} object(s) are left out; run \`agentplane diff -o text\` for everything._`,
+    );
   }
   return `${out.join('\n')}\n`;
 }

@@ -118,7 +118,13 @@ function covered(grant: string, base: Set<string>): boolean {
   const [g, res, verb, name] = grant.split(' ');
   for (const b of base) {
     const [bg, bres, bverb, bname] = b.split(' ');
-    if ((bg === g || bg === '*') && (bres === res || bres === '*') && (bverb === verb || bverb === '*') && (bname === name || bname === '*')) return true;
+    if (
+      (bg === g || bg === '*') &&
+      (bres === res || bres === '*') &&
+      (bverb === verb || bverb === '*') &&
+      (bname === name || bname === '*')
+    )
+      return true;
   }
   return false;
 }
@@ -129,14 +135,27 @@ function rbacRisk(p: ComparedPair): Risk | undefined {
   if (kind === 'Role' || kind === 'ClusterRole') {
     const before = grants(p.base);
     const wider = [...grants(p.head)].filter((g) => !covered(g, before));
-    const aggregation = p.head.aggregationRule !== undefined && JSON.stringify(p.head.aggregationRule) !== JSON.stringify(p.base?.aggregationRule);
+    const aggregation =
+      p.head.aggregationRule !== undefined &&
+      JSON.stringify(p.head.aggregationRule) !== JSON.stringify(p.base?.aggregationRule);
     if (wider.length === 0 && !aggregation) return undefined;
     const details = wider.map((g) => `grants ${g.replace(/ \*$/, '')}`);
     if (aggregation) details.push('aggregationRule added or changed: the role grows with every matching ClusterRole');
-    return { rule: 'rbac-widening', object: p.key, message: `${kind} ${p.base === undefined ? 'added' : 'widened'}: ${wider.length} new grant(s)`, details };
+    return {
+      rule: 'rbac-widening',
+      object: p.key,
+      message: `${kind} ${p.base === undefined ? 'added' : 'widened'}: ${wider.length} new grant(s)`,
+      details,
+    };
   }
   if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
-    const subj = (o: KubeObject | undefined): Set<string> => new Set(list(o?.subjects).map((s) => { const r = rec(s); return `${String(r.kind)} ${r.namespace ? `${String(r.namespace)}/` : ''}${String(r.name)}`; }));
+    const subj = (o: KubeObject | undefined): Set<string> =>
+      new Set(
+        list(o?.subjects).map((s) => {
+          const r = rec(s);
+          return `${String(r.kind)} ${r.namespace ? `${String(r.namespace)}/` : ''}${String(r.name)}`;
+        }),
+      );
     const before = subj(p.base);
     const added = [...subj(p.head)].filter((s) => !before.has(s));
     const roleA = JSON.stringify(p.base?.roleRef);
@@ -145,7 +164,12 @@ function rbacRisk(p: ComparedPair): Risk | undefined {
     if (added.length === 0 && !roleChanged) return undefined;
     const details = added.map((s) => `binds ${s}`);
     if (roleChanged) details.push(`roleRef ${roleA} -> ${roleB}`);
-    return { rule: 'rbac-widening', object: p.key, message: `${kind} ${p.base === undefined ? 'added' : 'changed'}: ${added.length} new subject(s)${roleChanged ? ', role changed' : ''}`, details };
+    return {
+      rule: 'rbac-widening',
+      object: p.key,
+      message: `${kind} ${p.base === undefined ? 'added' : 'changed'}: ${added.length} new subject(s)${roleChanged ? ', role changed' : ''}`,
+      details,
+    };
   }
   return undefined;
 }
@@ -153,24 +177,42 @@ function rbacRisk(p: ComparedPair): Risk | undefined {
 function netpolRisk(p: ComparedPair): Risk | undefined {
   const kind = (p.head ?? p.base)!.kind;
   if (kind === 'NetworkPolicy') {
-    if (p.head === undefined) return { rule: 'networkpolicy-widening', object: p.key, message: 'NetworkPolicy removed: the pods it selected lose its restrictions', details: [] };
+    if (p.head === undefined)
+      return {
+        rule: 'networkpolicy-widening',
+        object: p.key,
+        message: 'NetworkPolicy removed: the pods it selected lose its restrictions',
+        details: [],
+      };
     if (p.base === undefined) return undefined;
     const details: string[] = [];
     const types = (o: KubeObject | undefined): string[] => strs(rec(o?.spec).policyTypes);
-    for (const t of types(p.base)) if (!types(p.head).includes(t)) details.push(`policyTypes no longer include ${t}: that direction is unrestricted`);
+    for (const t of types(p.base))
+      if (!types(p.head).includes(t))
+        details.push(`policyTypes no longer include ${t}: that direction is unrestricted`);
     for (const dir of ['ingress', 'egress']) {
       const before = new Set(list(rec(p.base.spec)[dir]).map((r) => JSON.stringify(r)));
-      for (const r of list(rec(p.head.spec)[dir])) if (!before.has(JSON.stringify(r))) details.push(`${dir} rule added or changed: ${JSON.stringify(r)}`);
+      for (const r of list(rec(p.head.spec)[dir]))
+        if (!before.has(JSON.stringify(r))) details.push(`${dir} rule added or changed: ${JSON.stringify(r)}`);
     }
-    if (JSON.stringify(rec(p.base.spec).podSelector) !== JSON.stringify(rec(p.head.spec).podSelector)) details.push('podSelector changed: a different set of pods is covered');
-    return details.length === 0 ? undefined : { rule: 'networkpolicy-widening', object: p.key, message: 'NetworkPolicy may allow more traffic', details };
+    if (JSON.stringify(rec(p.base.spec).podSelector) !== JSON.stringify(rec(p.head.spec).podSelector))
+      details.push('podSelector changed: a different set of pods is covered');
+    return details.length === 0
+      ? undefined
+      : { rule: 'networkpolicy-widening', object: p.key, message: 'NetworkPolicy may allow more traffic', details };
   }
   if (kind === 'SandboxTemplate' && p.base !== undefined && p.head !== undefined) {
     const details: string[] = [];
     const mode = (o: KubeObject): string => String(rec(o.spec).networkPolicyManagement ?? 'Managed');
-    if (mode(p.base) !== mode(p.head)) details.push(`networkPolicyManagement ${mode(p.base)} -> ${mode(p.head)}${mode(p.head) === 'Unmanaged' ? ': the controller deletes its policy; sandbox pods rely on policies declared elsewhere' : ''}`);
-    if (p.fields.some((f) => f.path.startsWith('spec.networkPolicy.') || f.path === 'spec.networkPolicy')) details.push('spec.networkPolicy changed: the custom rules replace the default ones wholesale');
-    return details.length === 0 ? undefined : { rule: 'networkpolicy-widening', object: p.key, message: 'sandbox network policy changed', details };
+    if (mode(p.base) !== mode(p.head))
+      details.push(
+        `networkPolicyManagement ${mode(p.base)} -> ${mode(p.head)}${mode(p.head) === 'Unmanaged' ? ': the controller deletes its policy; sandbox pods rely on policies declared elsewhere' : ''}`,
+      );
+    if (p.fields.some((f) => f.path.startsWith('spec.networkPolicy.') || f.path === 'spec.networkPolicy'))
+      details.push('spec.networkPolicy changed: the custom rules replace the default ones wholesale');
+    return details.length === 0
+      ? undefined
+      : { rule: 'networkpolicy-widening', object: p.key, message: 'sandbox network policy changed', details };
   }
   return undefined;
 }
@@ -178,16 +220,39 @@ function netpolRisk(p: ComparedPair): Risk | undefined {
 function runtimeClassRisk(p: ComparedPair): Risk | undefined {
   const obj = (p.head ?? p.base)!;
   if (obj.kind === 'RuntimeClass') {
-    if (p.head === undefined) return { rule: 'runtimeclass-change', object: p.key, message: `RuntimeClass ${String(obj.metadata?.name)} removed: pods naming it fail to start or templates fall back to another runtime`, details: [] };
+    if (p.head === undefined)
+      return {
+        rule: 'runtimeclass-change',
+        object: p.key,
+        message: `RuntimeClass ${String(obj.metadata?.name)} removed: pods naming it fail to start or templates fall back to another runtime`,
+        details: [],
+      };
     if (p.base === undefined) return undefined;
-    const details = p.fields.filter((f) => /^(handler|scheduling|overhead)/.test(f.path)).map((f) => `${f.path}: ${JSON.stringify(f.before)} -> ${JSON.stringify(f.after)}`);
-    return details.length === 0 ? undefined : { rule: 'runtimeclass-change', object: p.key, message: 'RuntimeClass changed: isolation or placement of every pod using it changes', details };
+    const details = p.fields
+      .filter((f) => /^(handler|scheduling|overhead)/.test(f.path))
+      .map((f) => `${f.path}: ${JSON.stringify(f.before)} -> ${JSON.stringify(f.after)}`);
+    return details.length === 0
+      ? undefined
+      : {
+          rule: 'runtimeclass-change',
+          object: p.key,
+          message: 'RuntimeClass changed: isolation or placement of every pod using it changes',
+          details,
+        };
   }
   if (p.base === undefined || p.head === undefined) return undefined;
   const a = podSpec(p.base)?.runtimeClassName;
   const b = podSpec(p.head)?.runtimeClassName;
   if (a === b || a === undefined) return undefined;
-  return { rule: 'runtimeclass-change', object: p.key, message: b === undefined ? `runtimeClassName ${String(a)} dropped: pods fall back to the node's default runtime (isolation downgrade)` : `runtimeClassName ${String(a)} -> ${String(b)}: check the isolation of the new runtime`, details: [] };
+  return {
+    rule: 'runtimeclass-change',
+    object: p.key,
+    message:
+      b === undefined
+        ? `runtimeClassName ${String(a)} dropped: pods fall back to the node's default runtime (isolation downgrade)`
+        : `runtimeClassName ${String(a)} -> ${String(b)}: check the isolation of the new runtime`,
+    details: [],
+  };
 }
 
 function imageRisk(p: ComparedPair): Risk | undefined {
@@ -197,7 +262,9 @@ function imageRisk(p: ComparedPair): Risk | undefined {
   const details: string[] = [];
   for (const [c, img] of b) if (a.has(c) && a.get(c) !== img) details.push(`${c}: ${a.get(c)} -> ${img}`);
   for (const [c, img] of b) if (!a.has(c)) details.push(`${c} added: ${img}`);
-  return details.length === 0 ? undefined : { rule: 'image-change', object: p.key, message: `${details.length} container image(s) changed`, details };
+  return details.length === 0
+    ? undefined
+    : { rule: 'image-change', object: p.key, message: `${details.length} container image(s) changed`, details };
 }
 
 function releaseRisk(p: ComparedPair): Risk | undefined {
@@ -205,7 +272,12 @@ function releaseRisk(p: ComparedPair): Risk | undefined {
   const a = rec(p.base?.metadata?.labels)[label];
   const b = rec(p.head?.metadata?.labels)[label];
   if (p.base === undefined || p.head === undefined || a === b) return undefined;
-  return { rule: 'release-change', object: p.key, message: `release ${String(a ?? 'none')} -> ${String(b ?? 'none')}`, details: [] };
+  return {
+    rule: 'release-change',
+    object: p.key,
+    message: `release ${String(a ?? 'none')} -> ${String(b ?? 'none')}`,
+    details: [],
+  };
 }
 
 /** Blueprint fields of a template: a change there makes pool members stale (label/annotation-only edits do not). */
@@ -220,10 +292,21 @@ function rollEffect(strategy: string): string {
 const strategyOf = (pool: KubeObject): string => String(rec(rec(pool.spec).updateStrategy).type ?? 'OnReplenish');
 
 function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
-  if (p.base !== undefined && p.head?.kind === 'SandboxWarmPool' && p.fields.some((f) => f.path.startsWith('spec.sandboxTemplateRef'))) {
+  if (
+    p.base !== undefined &&
+    p.head?.kind === 'SandboxWarmPool' &&
+    p.fields.some((f) => f.path.startsWith('spec.sandboxTemplateRef'))
+  ) {
     const from = String(rec(rec(p.base.spec).sandboxTemplateRef).name);
     const to = String(rec(rec(p.head.spec).sandboxTemplateRef).name);
-    return [{ rule: 'warm-pool-roll', object: p.key, message: `warm pool ${String(p.head.metadata?.name)} now uses template ${to} instead of ${from}: pool rollout required (strategy: ${strategyOf(p.head)})`, details: [rollEffect(strategyOf(p.head))] }];
+    return [
+      {
+        rule: 'warm-pool-roll',
+        object: p.key,
+        message: `warm pool ${String(p.head.metadata?.name)} now uses template ${to} instead of ${from}: pool rollout required (strategy: ${strategyOf(p.head)})`,
+        details: [rollEffect(strategyOf(p.head))],
+      },
+    ];
   }
   if (p.base === undefined || p.head?.kind !== 'SandboxTemplate') return [];
   if (!p.fields.some((f) => BLUEPRINT.test(f.path))) return [];
@@ -235,7 +318,12 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
     if (!key.startsWith(env)) continue;
     const pool = head.normalized(key);
     const strategy = strategyOf(pool);
-    out.push({ rule: 'warm-pool-roll', object: key, message: `template ${String(name)} changed: pool rollout required for warm pool ${String(pool.metadata?.name)} (strategy: ${strategy})`, details: [rollEffect(strategy)] });
+    out.push({
+      rule: 'warm-pool-roll',
+      object: key,
+      message: `template ${String(name)} changed: pool rollout required for warm pool ${String(pool.metadata?.name)} (strategy: ${strategy})`,
+      details: [rollEffect(strategy)],
+    });
   }
   return out;
 }
@@ -244,7 +332,13 @@ function immutableRisk(p: ComparedPair): Risk | undefined {
   if (p.base === undefined || p.head?.kind !== 'Sandbox') return undefined;
   const paths = p.fields.filter((f) => /^spec\.volumeClaimTemplates(\.|\[|$)/.test(f.path)).map((f) => f.path);
   if (paths.length === 0) return undefined;
-  return { rule: 'immutable-field', object: p.key, message: 'Sandbox spec.volumeClaimTemplates is immutable: the update is rejected; delete and recreate the Sandbox (its PVCs and data go with it)', details: paths };
+  return {
+    rule: 'immutable-field',
+    object: p.key,
+    message:
+      'Sandbox spec.volumeClaimTemplates is immutable: the update is rejected; delete and recreate the Sandbox (its PVCs and data go with it)',
+    details: paths,
+  };
 }
 
 interface CrdView {
@@ -266,7 +360,8 @@ function crdRisk(p: ComparedPair): Risk | undefined {
   if (p.head === undefined) {
     // Kubernetes garbage-collects the custom objects of a deleted CRD, in every namespace, with no undo.
     return {
-      rule: 'crd-removed', object: p.key,
+      rule: 'crd-removed',
+      object: p.key,
       message: `CRD ${String(crd.metadata?.name)} removed: every ${kind} in the cluster, in all namespaces, is deleted with it`,
       details: [`served versions: ${servedApiVersions(p.base).join(', ') || 'none'}`],
     };
@@ -276,21 +371,41 @@ function crdRisk(p: ComparedPair): Risk | undefined {
   const stillServed = new Set(servedApiVersions(p.head));
   const dropped = servedApiVersions(p.base).filter((v) => !stillServed.has(v));
   const removed = changes.some((c) => c.change === 'version-removed');
-  const lost = dropped.length === 0 ? '' : `; ${dropped.join(', ')} no longer served: requests and manifests using that apiVersion fail${removed ? ' (the API server rejects removing a version still listed in status.storedVersions)' : ''}`;
-  return { rule: 'crd-schema-change', object: p.key, message: `CRD schema changed: ${changes.length} change(s)${lost}`, details: changes.map((c) => c.summary) };
+  const lost =
+    dropped.length === 0
+      ? ''
+      : `; ${dropped.join(', ')} no longer served: requests and manifests using that apiVersion fail${removed ? ' (the API server rejects removing a version still listed in status.storedVersions)' : ''}`;
+  return {
+    rule: 'crd-schema-change',
+    object: p.key,
+    message: `CRD schema changed: ${changes.length} change(s)${lost}`,
+    details: changes.map((c) => c.summary),
+  };
 }
 
 function secretRisk(p: ComparedPair): Risk | undefined {
   if ((p.head ?? p.base)!.kind !== 'Secret' || p.base === undefined || p.head === undefined) return undefined;
   const keys = p.fields.filter((f) => f.path.startsWith('data')).map((f) => f.path);
-  return keys.length === 0 ? undefined : { rule: 'secret-change', object: p.key, message: 'Secret data changed (values redacted)', details: keys };
+  return keys.length === 0
+    ? undefined
+    : { rule: 'secret-change', object: p.key, message: 'Secret data changed (values redacted)', details: keys };
 }
 
 /** All risks of a set of compared pairs; `head` is the whole head set (pools are looked up there). */
 export function assessRisks(pairs: readonly ComparedPair[], head: HeadObjects): Risk[] {
   const out: Risk[] = [];
   for (const p of pairs) {
-    for (const r of [crdRisk(p), rbacRisk(p), netpolRisk(p), runtimeClassRisk(p), imageRisk(p), releaseRisk(p), immutableRisk(p), secretRisk(p)]) if (r !== undefined) out.push(r);
+    for (const r of [
+      crdRisk(p),
+      rbacRisk(p),
+      netpolRisk(p),
+      runtimeClassRisk(p),
+      imageRisk(p),
+      releaseRisk(p),
+      immutableRisk(p),
+      secretRisk(p),
+    ])
+      if (r !== undefined) out.push(r);
     out.push(...warmPoolRisks(p, head));
   }
   return out;

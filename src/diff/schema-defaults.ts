@@ -78,7 +78,8 @@ export function dropDefaultOnly(value: unknown, schema: SchemaNode | undefined):
     const child = schema.properties[name];
     if (child === undefined) continue;
     const v = value[name];
-    if (child.default === undefined && isPlainObject(v) && !required.includes(name) && onlyDefaults(v, child)) delete value[name];
+    if (child.default === undefined && isPlainObject(v) && !required.includes(name) && onlyDefaults(v, child))
+      delete value[name];
     else dropDefaultOnly(v, child);
   }
   return value;

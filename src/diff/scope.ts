@@ -26,7 +26,8 @@ export function scopeLookupFromObjects(objects: Iterable<KubeObject>): ScopeLook
     if (obj.kind !== 'CustomResourceDefinition') continue;
     const spec = obj.spec as CrdScopeView | undefined;
     const kind = spec?.names?.kind;
-    if (spec?.group === undefined || kind === undefined || (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced')) continue;
+    if (spec?.group === undefined || kind === undefined || (spec.scope !== 'Cluster' && spec.scope !== 'Namespaced'))
+      continue;
     byKind.set(`${spec.group}/${kind}`, spec.scope === 'Cluster');
   }
   return (apiVersion, kind) => byKind.get(`${apiGroup(apiVersion)}/${kind}`);
@@ -54,7 +55,10 @@ export function clusterScopedBy(...lookups: ReadonlyArray<ScopeLookup | undefine
  * `objects` with `metadata.namespace` dropped from the cluster-scoped ones (a shallow copy of each such object; every
  * other object, and the array itself when nothing is dropped, is returned as is, so shared parses stay shared).
  */
-export function withoutClusterNamespaces(objects: readonly KubeObject[], clusterScoped: (obj: KubeObject) => boolean): readonly KubeObject[] {
+export function withoutClusterNamespaces(
+  objects: readonly KubeObject[],
+  clusterScoped: (obj: KubeObject) => boolean,
+): readonly KubeObject[] {
   let out: KubeObject[] | undefined;
   objects.forEach((obj, i) => {
     if (obj.metadata?.namespace === undefined || !clusterScoped(obj)) return;

@@ -33,7 +33,10 @@ function withData(obj: KubeObject, data: Record<string, string>): KubeObject {
  * Replaces the values of the `data` maps of one Secret pair (either side may be absent: added or removed Secret).
  * Works on normalized objects (`stringData` already folded into `data`). Non-Secrets are returned unchanged.
  */
-export function redactSecretPair(base: KubeObject | undefined, head: KubeObject | undefined): [KubeObject | undefined, KubeObject | undefined] {
+export function redactSecretPair(
+  base: KubeObject | undefined,
+  head: KubeObject | undefined,
+): [KubeObject | undefined, KubeObject | undefined] {
   if (!isSecret(base) && !isSecret(head)) return [base, head];
   const before = dataOf(base);
   const after = dataOf(head);

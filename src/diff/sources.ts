@@ -20,7 +20,10 @@ export class ManifestParseError extends AgentPlaneError {
   readonly reason = 'ManifestUnparsable';
   readonly exitCategory = 'invalid';
   readonly hint = 'fix the file (or re-run synth); the position is 1-based';
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`${file} is not valid YAML: ${detail}`);
   }
 }
@@ -29,7 +32,10 @@ export class ManifestParseError extends AgentPlaneError {
 export class ManifestSourceError extends AgentPlaneError {
   readonly reason = 'ManifestSourceInvalid';
   readonly exitCategory = 'invalid';
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }
@@ -66,7 +72,10 @@ function load(file: string, text: string, lineOffset: number): unknown[] {
     return loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
   } catch (err) {
     if (!(err instanceof YAMLException)) throw err;
-    throw new ManifestParseError(file, `${err.reason} at line ${err.mark.line + lineOffset + 1}, column ${err.mark.column + 1}`);
+    throw new ManifestParseError(
+      file,
+      `${err.reason} at line ${err.mark.line + lineOffset + 1}, column ${err.mark.column + 1}`,
+    );
   }
 }
 
@@ -119,10 +128,15 @@ export interface ManifestDocument {
 }
 
 /** The objects of one document, through `cache` when given. @throws {ManifestParseError} as {@link parseManifests}. */
-export function parseDocument(doc: Pick<ManifestDocument, 'file' | 'line' | 'text'>, cache?: DocumentCache): readonly KubeObject[] {
+export function parseDocument(
+  doc: Pick<ManifestDocument, 'file' | 'line' | 'text'>,
+  cache?: DocumentCache,
+): readonly KubeObject[] {
   let objects = cache?.get(doc.text);
   if (objects === undefined) {
-    objects = objectsOf(doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : load(doc.file, doc.text, doc.line));
+    objects = objectsOf(
+      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : load(doc.file, doc.text, doc.line),
+    );
     cache?.set(doc.text, objects);
   }
   return objects;
@@ -153,7 +167,11 @@ export interface ReadOptions {
  * A manifest set read from files: its documents, and `objects` parsed from them on first use (so a diff of two such
  * sets parses only the documents that differ, see compare.ts; a parse error is thrown where `objects` is first read).
  */
-export function documentSet(label: string, documents: readonly ManifestDocument[], cache?: DocumentCache): ManifestSet & { readonly documents: readonly ManifestDocument[] } {
+export function documentSet(
+  label: string,
+  documents: readonly ManifestDocument[],
+  cache?: DocumentCache,
+): ManifestSet & { readonly documents: readonly ManifestDocument[] } {
   let parsed: { objects: KubeObject[]; environments: Array<string | undefined> } | undefined;
   const parse = (): NonNullable<typeof parsed> => {
     if (parsed !== undefined) return parsed;
@@ -186,14 +204,26 @@ export function documentSet(label: string, documents: readonly ManifestDocument[
  * The files are read now and parsed when `objects` is first read (see {@link documentSet}).
  * @throws {ManifestParseError} a file that does not parse (when `objects` is read).
  */
-export async function readManifestDir(dir: string, label = dir, opts: ReadOptions = {}): Promise<ManifestSet & { readonly documents: readonly ManifestDocument[] }> {
+export async function readManifestDir(
+  dir: string,
+  label = dir,
+  opts: ReadOptions = {},
+): Promise<ManifestSet & { readonly documents: readonly ManifestDocument[] }> {
   const files = await listFiles(dir);
-  const envDirs = [...new Set(files.filter((f) => path.basename(f) === 'environment.json').map((f) => path.dirname(f)))].filter((d) => d !== path.resolve(dir) && d !== dir);
+  const envDirs = [
+    ...new Set(files.filter((f) => path.basename(f) === 'environment.json').map((f) => path.dirname(f))),
+  ].filter((d) => d !== path.resolve(dir) && d !== dir);
   const texts = await Promise.all(files.map((f) => readFile(f, 'utf8')));
   const documents: ManifestDocument[] = [];
   files.forEach((file, i) => {
     const envDir = envDirs.find((d) => file.startsWith(`${d}${path.sep}`));
-    documents.push(...splitDocuments(path.relative(dir, file) || file, texts[i]!, envDir === undefined ? undefined : path.relative(dir, envDir)));
+    documents.push(
+      ...splitDocuments(
+        path.relative(dir, file) || file,
+        texts[i]!,
+        envDir === undefined ? undefined : path.relative(dir, envDir),
+      ),
+    );
   });
   return documentSet(label, documents, opts.documents);
 }
@@ -228,15 +258,24 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
   const tmp = await mkdtemp(path.join(tmpdir(), 'agentplane-ref-'));
   const tree = path.join(tmp, 'tree');
   const out = path.join(tmp, 'out');
-  const argv = (opts.synthCommand ?? ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}']).map((a) => a.replace('{out}', out));
+  const argv = (opts.synthCommand ?? ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}']).map(
+    (a) => a.replace('{out}', out),
+  );
   try {
     await run('git', ['-C', repo, 'worktree', 'add', '--detach', tree, ref]);
     await symlink(path.join(repo, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
     try {
       await run(argv[0]!, argv.slice(1), { cwd: tree, maxBuffer: 64 * 1024 * 1024 });
     } catch (err) {
-      const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim().split('\n').slice(-5).join('\n');
-      throw new ManifestSourceError(`synth of git ref ${ref} failed (${argv.join(' ')}): ${stderr}`, `check that ${ref} synthesizes: git checkout ${ref} && ${argv.join(' ')}`);
+      const stderr = String((err as { stderr?: unknown }).stderr ?? '')
+        .trim()
+        .split('\n')
+        .slice(-5)
+        .join('\n');
+      throw new ManifestSourceError(
+        `synth of git ref ${ref} failed (${argv.join(' ')}): ${stderr}`,
+        `check that ${ref} synthesizes: git checkout ${ref} && ${argv.join(' ')}`,
+      );
     }
     return await readManifestDir(out, ref, opts);
   } finally {
@@ -253,5 +292,8 @@ export async function readManifestSource(arg: string, opts: GitRefOptions = {}):
   const info = await stat(arg).catch(() => undefined);
   if (info?.isDirectory()) return readManifestDir(arg, arg, opts);
   if (await isGitRef(arg, opts.repo)) return readManifestsAtGitRef(arg, opts);
-  throw new ManifestSourceError(`"${arg}" is neither a directory nor a git ref of this repository`, 'pass a synthesized output directory (e.g. dist/) or a commit, branch or tag');
+  throw new ManifestSourceError(
+    `"${arg}" is neither a directory nor a git ref of this repository`,
+    'pass a synthesized output directory (e.g. dist/) or a commit, branch or tag',
+  );
 }

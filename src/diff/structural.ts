@@ -16,7 +16,11 @@ export interface FieldChange {
   readonly to?: number;
 }
 
-const differ = create({ objectHash: listItemHash, arrays: { detectMove: true, includeValueOnMove: false }, cloneDiffValues: false });
+const differ = create({
+  objectHash: listItemHash,
+  arrays: { detectMove: true, includeValueOnMove: false },
+  cloneDiffValues: false,
+});
 
 /** The jsondiffpatch delta of two values (undefined when equal). */
 export function structuralDelta(base: unknown, head: unknown): Delta {
@@ -36,7 +40,12 @@ function child(value: unknown, key: string | number): unknown {
 }
 
 /** Walks a jsondiffpatch delta into field changes, depth-first, in delta key order. */
-export function fieldChanges(base: unknown, head: unknown, delta: Delta = structuralDelta(base, head), path = ''): FieldChange[] {
+export function fieldChanges(
+  base: unknown,
+  head: unknown,
+  delta: Delta = structuralDelta(base, head),
+  path = '',
+): FieldChange[] {
   if (delta === undefined) return [];
   if (Array.isArray(delta)) {
     if (delta.length === 1) return [{ path: path || '.', op: 'added', after: delta[0] }];
@@ -68,7 +77,10 @@ export function fieldChanges(base: unknown, head: unknown, delta: Delta = struct
       }
       // A modified item keeps its identity; find its base position by the same hash.
       const hash = typeof item === 'object' && item !== null ? listItemHash(item) : undefined;
-      const baseItem = hash === undefined ? before[index] : before.find((b) => typeof b === 'object' && b !== null && listItemHash(b) === hash) ?? before[index];
+      const baseItem =
+        hash === undefined
+          ? before[index]
+          : (before.find((b) => typeof b === 'object' && b !== null && listItemHash(b) === hash) ?? before[index]);
       out.push(...fieldChanges(baseItem, item, d, join(path, listItemLabel(item, index))));
     }
     return out;

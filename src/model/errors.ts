@@ -5,7 +5,17 @@
  */
 
 /** Kinds of outcome that have their own CLI exit code (src/cli/exit-codes.ts). */
-export const EXIT_CATEGORIES = ['internal', 'usage', 'release', 'invalid', 'lock-mismatch', 'not-verified', 'cluster', 'unauthenticated', 'forbidden'] as const;
+export const EXIT_CATEGORIES = [
+  'internal',
+  'usage',
+  'release',
+  'invalid',
+  'lock-mismatch',
+  'not-verified',
+  'cluster',
+  'unauthenticated',
+  'forbidden',
+] as const;
 
 export type ExitCategory = (typeof EXIT_CATEGORIES)[number];
 

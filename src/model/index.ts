@@ -6,8 +6,16 @@ export { DNS_LABEL, DNS_LABEL_MAX } from './names.js';
 export { isPlainObject, withSortedKeys } from './objects.js';
 export { PACKAGE_NAME, packageVersion } from './package-info.js';
 export {
-  FAMILY_VERSION, familyOfServedVersions, familyOfTag, RELEASE_FAMILIES, RELEASE_TAGS, SANDBOX_KINDS, storageVersionOf,
-  type ReleaseFamily, type ReleaseTag, type SandboxKind,
+  FAMILY_VERSION,
+  familyOfServedVersions,
+  familyOfTag,
+  RELEASE_FAMILIES,
+  RELEASE_TAGS,
+  SANDBOX_KINDS,
+  storageVersionOf,
+  type ReleaseFamily,
+  type ReleaseTag,
+  type SandboxKind,
 } from './releases.js';
 export { CORE_GROUP, EXTENSIONS_GROUP, gvr, gvrAt, resourceName, RESOURCES, type Gvr } from './resources.js';
 export { SUPPORT_STATES, type RequiredState, type SupportState } from './states.js';

@@ -8,6 +8,11 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** A copy of a JSON value with the keys of every object sorted (arrays keep their order), as cdk8s and `agentplane synth` write them. */
 export function withSortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withSortedKeys);
-  if (isPlainObject(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, withSortedKeys(value[k])]));
+  if (isPlainObject(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, withSortedKeys(value[k])]),
+    );
   return value;
 }

@@ -39,6 +39,8 @@ export function familyOfServedVersions(coreVersions: readonly string[]): Release
 }
 
 /** The storage version listed by a CRD's facts (`spec.versions[].storage`), e.g. from the catalog's `crds[kind]`. */
-export function storageVersionOf(crd: { readonly versions: readonly { readonly name: string; readonly storage: boolean }[] }): string | undefined {
+export function storageVersionOf(crd: {
+  readonly versions: readonly { readonly name: string; readonly storage: boolean }[];
+}): string | undefined {
   return crd.versions.find((v) => v.storage)?.name;
 }

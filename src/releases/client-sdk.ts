@@ -19,7 +19,15 @@ export const CLIENT_SDK_VERSIONS: Readonly<Record<ClientSdk, readonly string[]>>
  * `sandboxd-pod-tunnel` = SandboxdPodTunnelConnectionConfig, `sandboxd-in-cluster-service` / `sandboxd-in-cluster-pod-ip` =
  * SandboxdInClusterConnectionConfig(mode=in-cluster-service | in-cluster-pod-ip).
  */
-export const CLIENT_MODES = ['router', 'gateway', 'tunnel', 'in-cluster', 'sandboxd-pod-tunnel', 'sandboxd-in-cluster-service', 'sandboxd-in-cluster-pod-ip'] as const;
+export const CLIENT_MODES = [
+  'router',
+  'gateway',
+  'tunnel',
+  'in-cluster',
+  'sandboxd-pod-tunnel',
+  'sandboxd-in-cluster-service',
+  'sandboxd-in-cluster-pod-ip',
+] as const;
 export type ClientMode = (typeof CLIENT_MODES)[number];
 
 /** The runtime API a mode speaks: the python runtime's HTTP API, or sandboxd's REST + gRPC. */
@@ -68,7 +76,12 @@ export interface ClientSdkFacts {
   /** Where the client reads the pod address it forwards (router modes add `X-Sandbox-Pod-IP`). */
   readonly podIpFrom: string;
   /** urllib3 Retry on the HTTP session. POST (execute, upload) is never retried; streamed uploads run without retries. */
-  readonly retries: { readonly total: number; readonly backoffFactor: number; readonly statusForcelist: readonly number[]; readonly methods: readonly string[] };
+  readonly retries: {
+    readonly total: number;
+    readonly backoffFactor: number;
+    readonly statusForcelist: readonly number[];
+    readonly methods: readonly string[];
+  };
   /** Redirects are refused (raised as errors). */
   readonly followsRedirects: false;
   readonly modes: Readonly<Record<ClientMode, ClientModeFacts>>;
@@ -78,20 +91,46 @@ export interface ClientSdkFacts {
 const V = '1.0.8';
 const at = (path: string): string => `k8s_agent_sandbox/${path}@${V}`;
 
-const ROUTER_HEADERS = ['X-Sandbox-ID', 'X-Sandbox-Namespace', 'X-Sandbox-Port', 'X-Sandbox-Timeout', 'X-Sandbox-Pod-IP'];
+const ROUTER_HEADERS = [
+  'X-Sandbox-ID',
+  'X-Sandbox-Namespace',
+  'X-Sandbox-Port',
+  'X-Sandbox-Timeout',
+  'X-Sandbox-Pod-IP',
+];
 const SANDBOXD_ROUTER_HEADERS: readonly string[] = [];
 
 const PYTHON_RUNTIME_CALLS: readonly ClientCall[] = [
-  { op: 'execute', request: 'POST execute {"command", "timeout_seconds"?} -> {"stdout","stderr","exit_code"}', cite: at('commands/command_executor.py') },
-  { op: 'write', request: 'POST upload (multipart/form-data, field "file", filename = the relative path)', cite: at('files/filesystem.py') },
+  {
+    op: 'execute',
+    request: 'POST execute {"command", "timeout_seconds"?} -> {"stdout","stderr","exit_code"}',
+    cite: at('commands/command_executor.py'),
+  },
+  {
+    op: 'write',
+    request: 'POST upload (multipart/form-data, field "file", filename = the relative path)',
+    cite: at('files/filesystem.py'),
+  },
   { op: 'read', request: "GET download/<path, quote(safe='')>", cite: at('files/filesystem.py') },
-  { op: 'list', request: "GET list/<path, quote(safe='')> -> [{name,size,type,mod_time}]", cite: at('files/filesystem.py') },
+  {
+    op: 'list',
+    request: "GET list/<path, quote(safe='')> -> [{name,size,type,mod_time}]",
+    cite: at('files/filesystem.py'),
+  },
   { op: 'exists', request: "GET exists/<path, quote(safe='')>", cite: at('files/filesystem.py') },
 ];
 
 const SANDBOXD_CALLS: readonly ClientCall[] = [
-  { op: 'execute', request: 'gRPC process.v1.ProcessService/Execute (["/bin/sh","-c",command]) on grpc_port', cite: at('commands/command_executor.py') },
-  { op: 'write', request: 'PUT v1/files/<segments joined by %2F> (application/octet-stream)', cite: at('files/filesystem.py') },
+  {
+    op: 'execute',
+    request: 'gRPC process.v1.ProcessService/Execute (["/bin/sh","-c",command]) on grpc_port',
+    cite: at('commands/command_executor.py'),
+  },
+  {
+    op: 'write',
+    request: 'PUT v1/files/<segments joined by %2F> (application/octet-stream)',
+    cite: at('files/filesystem.py'),
+  },
   { op: 'read', request: 'GET v1/files/<path>', cite: at('files/filesystem.py') },
   { op: 'list', request: 'GET v1/files/<path> -> {"entries":[…]}', cite: at('files/filesystem.py') },
   { op: 'exists', request: 'HEAD v1/files/<path> (404 = absent)', cite: at('files/filesystem.py') },
@@ -121,40 +160,99 @@ export const K8S_AGENT_SANDBOX_1_0_8: ClientSdkFacts = {
   },
   modes: {
     router: {
-      ...base, mode: 'router', configClass: 'SandboxDirectConnectionConfig', runtimeApi: 'python-runtime', via: 'router',
-      transport: 'HTTP to api_url (the router, optionally behind a gateway with extra_headers / mTLS)', ports: [8888],
-      headers: ROUTER_HEADERS, needsPodNetworkListener: true, calls: PYTHON_RUNTIME_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'router',
+      configClass: 'SandboxDirectConnectionConfig',
+      runtimeApi: 'python-runtime',
+      via: 'router',
+      transport: 'HTTP to api_url (the router, optionally behind a gateway with extra_headers / mTLS)',
+      ports: [8888],
+      headers: ROUTER_HEADERS,
+      needsPodNetworkListener: true,
+      calls: PYTHON_RUNTIME_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
     gateway: {
-      ...base, mode: 'gateway', configClass: 'SandboxGatewayConnectionConfig', runtimeApi: 'python-runtime', via: 'router',
-      transport: 'HTTP to the address of Gateway gateway_name (gateway.networking.k8s.io/v1 status)', ports: [8888],
-      headers: ROUTER_HEADERS, needsPodNetworkListener: true, calls: PYTHON_RUNTIME_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'gateway',
+      configClass: 'SandboxGatewayConnectionConfig',
+      runtimeApi: 'python-runtime',
+      via: 'router',
+      transport: 'HTTP to the address of Gateway gateway_name (gateway.networking.k8s.io/v1 status)',
+      ports: [8888],
+      headers: ROUTER_HEADERS,
+      needsPodNetworkListener: true,
+      calls: PYTHON_RUNTIME_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
     tunnel: {
-      ...base, mode: 'tunnel', configClass: 'SandboxLocalTunnelConnectionConfig', runtimeApi: 'python-runtime', via: 'router',
-      transport: 'kubectl port-forward svc/sandbox-router-svc <local>:8080 -n router_namespace', ports: [8888],
-      headers: ROUTER_HEADERS, routerService: { name: 'sandbox-router-svc', port: 8080, defaultNamespace: 'agent-sandbox-system' },
-      needsPodNetworkListener: true, needsKubelet: true, calls: PYTHON_RUNTIME_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'tunnel',
+      configClass: 'SandboxLocalTunnelConnectionConfig',
+      runtimeApi: 'python-runtime',
+      via: 'router',
+      transport: 'kubectl port-forward svc/sandbox-router-svc <local>:8080 -n router_namespace',
+      ports: [8888],
+      headers: ROUTER_HEADERS,
+      routerService: { name: 'sandbox-router-svc', port: 8080, defaultNamespace: 'agent-sandbox-system' },
+      needsPodNetworkListener: true,
+      needsKubelet: true,
+      calls: PYTHON_RUNTIME_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
     'in-cluster': {
-      ...base, mode: 'in-cluster', configClass: 'SandboxInClusterConnectionConfig', runtimeApi: 'python-runtime', via: 'pod',
-      transport: 'HTTP to http://<pod IP>:server_port, else http://<sandbox>.<ns>.svc.cluster.local:server_port', ports: [8888],
-      headers: [], needsPodNetworkListener: true, calls: PYTHON_RUNTIME_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'in-cluster',
+      configClass: 'SandboxInClusterConnectionConfig',
+      runtimeApi: 'python-runtime',
+      via: 'pod',
+      transport: 'HTTP to http://<pod IP>:server_port, else http://<sandbox>.<ns>.svc.cluster.local:server_port',
+      ports: [8888],
+      headers: [],
+      needsPodNetworkListener: true,
+      calls: PYTHON_RUNTIME_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
     'sandboxd-pod-tunnel': {
-      ...base, mode: 'sandboxd-pod-tunnel', configClass: 'SandboxdPodTunnelConnectionConfig', runtimeApi: 'sandboxd', via: 'pod',
-      transport: 'kubectl port-forward pod/<pod> <local>:rest_port <local>:grpc_port', ports: [8080, 9090], headers: SANDBOXD_ROUTER_HEADERS,
-      needsPodNetworkListener: true, needsKubelet: true, calls: SANDBOXD_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'sandboxd-pod-tunnel',
+      configClass: 'SandboxdPodTunnelConnectionConfig',
+      runtimeApi: 'sandboxd',
+      via: 'pod',
+      transport: 'kubectl port-forward pod/<pod> <local>:rest_port <local>:grpc_port',
+      ports: [8080, 9090],
+      headers: SANDBOXD_ROUTER_HEADERS,
+      needsPodNetworkListener: true,
+      needsKubelet: true,
+      calls: SANDBOXD_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
     'sandboxd-in-cluster-service': {
-      ...base, mode: 'sandboxd-in-cluster-service', configClass: 'SandboxdInClusterConnectionConfig(mode="in-cluster-service")', runtimeApi: 'sandboxd', via: 'pod',
-      transport: 'HTTP/gRPC to Sandbox.status.serviceFQDN:rest_port / :grpc_port (no fallback)', ports: [8080, 9090], headers: SANDBOXD_ROUTER_HEADERS,
-      needsPodNetworkListener: true, needsService: true, calls: SANDBOXD_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'sandboxd-in-cluster-service',
+      configClass: 'SandboxdInClusterConnectionConfig(mode="in-cluster-service")',
+      runtimeApi: 'sandboxd',
+      via: 'pod',
+      transport: 'HTTP/gRPC to Sandbox.status.serviceFQDN:rest_port / :grpc_port (no fallback)',
+      ports: [8080, 9090],
+      headers: SANDBOXD_ROUTER_HEADERS,
+      needsPodNetworkListener: true,
+      needsService: true,
+      calls: SANDBOXD_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
     'sandboxd-in-cluster-pod-ip': {
-      ...base, mode: 'sandboxd-in-cluster-pod-ip', configClass: 'SandboxdInClusterConnectionConfig(mode="in-cluster-pod-ip")', runtimeApi: 'sandboxd', via: 'pod',
-      transport: 'HTTP/gRPC to <Sandbox.status.podIPs>:rest_port / :grpc_port (no fallback)', ports: [8080, 9090], headers: SANDBOXD_ROUTER_HEADERS,
-      needsPodNetworkListener: true, calls: SANDBOXD_CALLS, cite: `${at('models.py')}, ${at('connector.py')}`,
+      ...base,
+      mode: 'sandboxd-in-cluster-pod-ip',
+      configClass: 'SandboxdInClusterConnectionConfig(mode="in-cluster-pod-ip")',
+      runtimeApi: 'sandboxd',
+      via: 'pod',
+      transport: 'HTTP/gRPC to <Sandbox.status.podIPs>:rest_port / :grpc_port (no fallback)',
+      ports: [8080, 9090],
+      headers: SANDBOXD_ROUTER_HEADERS,
+      needsPodNetworkListener: true,
+      calls: SANDBOXD_CALLS,
+      cite: `${at('models.py')}, ${at('connector.py')}`,
     },
   },
 };

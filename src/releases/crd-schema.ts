@@ -35,7 +35,9 @@ export function crdObject(release: LoadedRelease, kind: SandboxKind): KubeObject
 
 /** Versions the pinned CRD of `kind` serves, in file order (e.g. `['v1beta1', 'v1alpha1']` on v0.5.x). */
 export function servedVersions(release: LoadedRelease, kind: SandboxKind): string[] {
-  return crdVersions(release, kind).filter((v) => v.served === true).map((v) => v.name);
+  return crdVersions(release, kind)
+    .filter((v) => v.served === true)
+    .map((v) => v.name);
 }
 
 /**
@@ -47,7 +49,11 @@ export function openApiSchema(release: LoadedRelease, kind: SandboxKind, version
   if (!v) throw new VersionNotServedError(release.facts.tag, kind, version, servedVersions(release, kind));
   const schema = v.schema?.openAPIV3Schema;
   if (!schema) {
-    throw new ReleaseError('CrdSchemaMissing', `${kind} ${version} of release ${release.facts.tag} has no openAPIV3Schema`, 'report this: every pinned CRD version carries a schema');
+    throw new ReleaseError(
+      'CrdSchemaMissing',
+      `${kind} ${version} of release ${release.facts.tag} has no openAPIV3Schema`,
+      'report this: every pinned CRD version carries a schema',
+    );
   }
   return schema;
 }
@@ -57,7 +63,9 @@ export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -77,7 +85,11 @@ export function crdSizeBytes(release: LoadedRelease, kind: SandboxKind): number 
   const file = release.facts.crds[kind].file;
   const bytes = release.files.get(file);
   if (bytes) return bytes.length;
-  throw new ReleaseError('CrdFileMissing', `release ${release.facts.tag} has no bytes for ${file}`, 'load the release with loadRelease() so every pinned file is present');
+  throw new ReleaseError(
+    'CrdFileMissing',
+    `release ${release.facts.tag} has no bytes for ${file}`,
+    'load the release with loadRelease() so every pinned file is present',
+  );
 }
 
 /**

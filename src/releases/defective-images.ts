@@ -32,7 +32,7 @@ export const KNOWN_DEFECTIVE_IMAGES: readonly DefectiveImage[] = [
     repository: 'agent-sandbox/python-runtime-sandbox',
     tags: ['v0.4.6', 'v0.5.0'],
     defect:
-      'POST /execute runs the command synchronously on the server\'s event loop, so one long command blocks health checks and every other request until it ends (kubernetes-sigs/agent-sandbox#1015, #1375)',
+      "POST /execute runs the command synchronously on the server's event loop, so one long command blocks health checks and every other request until it ends (kubernetes-sigs/agent-sandbox#1015, #1375)",
     fixedIn: 'v0.5.6',
     source: 'examples/python-runtime-sandbox/main.py@v0.4.6',
   },
@@ -42,5 +42,7 @@ export const KNOWN_DEFECTIVE_IMAGES: readonly DefectiveImage[] = [
 export function knownDefectOf(image: string): DefectiveImage | undefined {
   const { name, tag } = parseImage(image);
   if (tag === undefined) return undefined;
-  return KNOWN_DEFECTIVE_IMAGES.find((d) => (name === d.repository || name.endsWith(`/${d.repository}`)) && (d.tags as readonly string[]).includes(tag));
+  return KNOWN_DEFECTIVE_IMAGES.find(
+    (d) => (name === d.repository || name.endsWith(`/${d.repository}`)) && (d.tags as readonly string[]).includes(tag),
+  );
 }

@@ -46,9 +46,9 @@ export class ChecksumMismatchError extends ReleaseError {
       `checksum mismatch for ${file} from ${source}: expected sha256 ${expected}, got ${actual}`,
       origin === 'mirror'
         ? 'the mirror holds different bytes than the pinned release: restore the original file (never edit pinned release files), ' +
-          'or point --mirror / AGENTPLANE_MIRROR at an intact mirror'
+            'or point --mirror / AGENTPLANE_MIRROR at an intact mirror'
         : 'the downloaded bytes differ from the pinned release (proxy rewriting, or upstream history changed): ' +
-          'use a verified mirror (--mirror DIR or AGENTPLANE_MIRROR) and report the difference',
+            'use a verified mirror (--mirror DIR or AGENTPLANE_MIRROR) and report the difference',
     );
     this.file = file;
     this.expected = expected;
@@ -105,7 +105,11 @@ export class VersionNotServedError extends ReleaseError {
 /** A pinned file could not be parsed as YAML. */
 export class ReleaseParseError extends ReleaseError {
   constructor(file: string, detail: string) {
-    super('ReleaseFileUnparsable', `pinned file ${file} is not valid YAML: ${detail}`, 'report this: a verified pinned file should always parse');
+    super(
+      'ReleaseFileUnparsable',
+      `pinned file ${file} is not valid YAML: ${detail}`,
+      'report this: a verified pinned file should always parse',
+    );
   }
 }
 
@@ -114,7 +118,11 @@ export class LockFileInvalidError extends ReleaseError {
   override readonly exitCategory: ExitCategory = 'invalid';
   readonly path: string;
   constructor(path: string, detail: string) {
-    super('LockFileInvalid', `lock file ${path} is not valid: ${detail}`, `fix the file by hand, or delete ${path} and synthesize again to rewrite it`);
+    super(
+      'LockFileInvalid',
+      `lock file ${path} is not valid: ${detail}`,
+      `fix the file by hand, or delete ${path} and synthesize again to rewrite it`,
+    );
     this.path = path;
   }
 }

@@ -78,7 +78,8 @@ export function mirrorSource(dir: string): FileSource {
       try {
         return await readFile(full);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new MissingFileError(file.path, `${name} (looked for ${full})`, 'mirror');
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+          throw new MissingFileError(file.path, `${name} (looked for ${full})`, 'mirror');
         throw new SourceUnreachableError(name, err);
       }
     },
@@ -91,7 +92,11 @@ export function mirrorSource(dir: string): FileSource {
  * (CLI exit 3, like every release error); `status` and `location` say where it pointed.
  */
 export class RedirectRefusedError extends ReleaseError {
-  constructor(readonly url: string, readonly status: number, readonly location: string | undefined) {
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly location: string | undefined,
+  ) {
     super(
       'RedirectRefused',
       `release source ${url} answered HTTP ${status} redirecting to ${location ?? '(no Location header)'}: redirects are not followed`,
@@ -124,7 +129,8 @@ export function upstreamSource(fetchImpl: typeof fetch = globalThis.fetch, timeo
         throw new RedirectRefusedError(url, res.status, res.headers.get('location') ?? undefined);
       }
       if (res.status === 404) throw new MissingFileError(file.path, `${name} (${url} answered 404)`, 'upstream');
-      if (!res.ok) throw new SourceUnreachableError(`${name} (${url})`, new Error(`HTTP ${res.status} ${res.statusText}`));
+      if (!res.ok)
+        throw new SourceUnreachableError(`${name} (${url})`, new Error(`HTTP ${res.status} ${res.statusText}`));
       try {
         return Buffer.from(await res.arrayBuffer());
       } catch (err) {

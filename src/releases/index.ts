@@ -1,13 +1,35 @@
 /** Public API of the releases layer: pinned catalog, verified loading, CRD schema model, validation and the lock file. */
 export type {
-  CrdFacts, CrdVersionFacts, KubeObject, LoadedRelease, PinnedFile, PrinterColumnFacts, ReleaseFacts, ReleaseFamily, ReleaseTag, SandboxKind,
+  CrdFacts,
+  CrdVersionFacts,
+  KubeObject,
+  LoadedRelease,
+  PinnedFile,
+  PrinterColumnFacts,
+  ReleaseFacts,
+  ReleaseFamily,
+  ReleaseTag,
+  SandboxKind,
 } from './types.js';
 export { SUPPORTED_RELEASES, isReleaseTag, releaseFacts } from './supported.js';
 export {
-  ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
-  UnknownReleaseError, VersionNotServedError,
+  ChecksumMismatchError,
+  LockFileInvalidError,
+  LockMismatchError,
+  MissingFileError,
+  ReleaseError,
+  ReleaseParseError,
+  SourceUnreachableError,
+  UnknownReleaseError,
+  VersionNotServedError,
 } from './errors.js';
-export { defaultMirror, MirrorDirectoryMissingError, RedirectRefusedError, upstreamUrl, type FetchOptions } from './fetch.js';
+export {
+  defaultMirror,
+  MirrorDirectoryMissingError,
+  RedirectRefusedError,
+  upstreamUrl,
+  type FetchOptions,
+} from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
 export { pullRelease, type MirroredRelease } from './mirror.js';
@@ -17,13 +39,56 @@ export { canonicalRepository, parseImage, type ImageRef } from './image-ref.js';
 export { CLUSTER_SCOPED_KINDS, apiGroup, isCoreClusterScoped } from './scope.js';
 export { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 export {
-  canonicalJson, crdObject, crdSizeBytes, lastAppliedSizeBytes, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema,
+  canonicalJson,
+  crdObject,
+  crdSizeBytes,
+  lastAppliedSizeBytes,
+  openApiSchema,
+  schemaFingerprint,
+  servedVersions,
+  type JsonSchema,
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
 export { LockFileSchema, compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
-export { KNOWN_RENAMES, diffCrdSchemas, diffSchemas, type KnownRename, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
-export { BLOCKING_DEFECTS, CONDITION_REASONS, KNOWN_DEFECTS, compareTags, convertedPoolName, intermediateTags, operationsFor, planUpgrade, type AdapterOperation, type FindingSeverity, type LiveClaim, type BlockingDefect, type LiveUpgradeState, type PlanOptions, type UpgradeDirection, type UpgradeFinding, type UpgradePlan, type UpgradeVerdict } from './upgrade-plan.js';
 export {
-  CLIENT_MODES, CLIENT_SDKS, CLIENT_SDK_VERSIONS, K8S_AGENT_SANDBOX_1_0_8, RUNTIME_BIND, clientSdkFacts,
-  type ClientCall, type ClientMode, type ClientModeFacts, type ClientRuntimeApi, type ClientSdk, type ClientSdkFacts,
+  KNOWN_RENAMES,
+  diffCrdSchemas,
+  diffSchemas,
+  type KnownRename,
+  type SchemaChange,
+  type SchemaChangeKind,
+} from './schema-diff.js';
+export {
+  BLOCKING_DEFECTS,
+  CONDITION_REASONS,
+  KNOWN_DEFECTS,
+  compareTags,
+  convertedPoolName,
+  intermediateTags,
+  operationsFor,
+  planUpgrade,
+  type AdapterOperation,
+  type FindingSeverity,
+  type LiveClaim,
+  type BlockingDefect,
+  type LiveUpgradeState,
+  type PlanOptions,
+  type UpgradeDirection,
+  type UpgradeFinding,
+  type UpgradePlan,
+  type UpgradeVerdict,
+} from './upgrade-plan.js';
+export {
+  CLIENT_MODES,
+  CLIENT_SDKS,
+  CLIENT_SDK_VERSIONS,
+  K8S_AGENT_SANDBOX_1_0_8,
+  RUNTIME_BIND,
+  clientSdkFacts,
+  type ClientCall,
+  type ClientMode,
+  type ClientModeFacts,
+  type ClientRuntimeApi,
+  type ClientSdk,
+  type ClientSdkFacts,
 } from './client-sdk.js';

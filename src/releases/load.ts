@@ -35,7 +35,9 @@ export async function loadRelease(tag: string, opts: FetchOptions = {}): Promise
   const settled = await Promise.allSettled(facts.files.map((file) => verifiedBytes(facts, file, source, cacheRoot)));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
-  const entries = facts.files.map((file, i) => [file.path, (settled[i] as PromiseFulfilledResult<Buffer>).value] as const);
+  const entries = facts.files.map(
+    (file, i) => [file.path, (settled[i] as PromiseFulfilledResult<Buffer>).value] as const,
+  );
   const files = new Map<string, Buffer>(entries);
   const objects = new Map<string, readonly KubeObject[]>();
   const yamlFiles = facts.files.filter((f) => /\.ya?ml$/.test(f.path));
@@ -48,14 +50,18 @@ export async function loadRelease(tag: string, opts: FetchOptions = {}): Promise
   return release;
 }
 
-
-
-async function verifiedBytes(facts: ReleaseFacts, file: PinnedFile, source: FileSource, cacheRoot: string): Promise<Buffer> {
+async function verifiedBytes(
+  facts: ReleaseFacts,
+  file: PinnedFile,
+  source: FileSource,
+  cacheRoot: string,
+): Promise<Buffer> {
   const cached = await readCached(cacheRoot, facts.tag, file);
   if (cached) return cached;
   const bytes = await source.read(facts, file);
   const actual = sha256Hex(bytes);
-  if (actual !== file.sha256) throw new ChecksumMismatchError(file.path, file.sha256, actual, source.name, source.origin);
+  if (actual !== file.sha256)
+    throw new ChecksumMismatchError(file.path, file.sha256, actual, source.name, source.origin);
   await writeCached(cacheRoot, facts.tag, file, bytes);
   return bytes;
 }

@@ -29,7 +29,11 @@ export const LockFileSchema = z.strictObject({
 export type LockFile = z.infer<typeof LockFileSchema>;
 
 /** The lock an environment on `release` with these `images` (and declared `clients`) must match. */
-export function lockFor(release: LoadedRelease, images: Record<string, string>, clients: Record<string, string> = {}): LockFile {
+export function lockFor(
+  release: LoadedRelease,
+  images: Record<string, string>,
+  clients: Record<string, string> = {},
+): LockFile {
   const { facts } = release;
   const crdFingerprints: Record<string, string> = {};
   for (const kind of Object.keys(facts.crds).sort() as SandboxKind[]) {
@@ -77,7 +81,9 @@ function formatLock(lock: LockFile): string {
     files: sortedRecord(lock.files),
     crdFingerprints: sortedRecord(lock.crdFingerprints),
     images: sortedRecord(lock.images),
-    ...(lock.clients !== undefined && Object.keys(lock.clients).length > 0 ? { clients: sortedRecord(lock.clients) } : {}),
+    ...(lock.clients !== undefined && Object.keys(lock.clients).length > 0
+      ? { clients: sortedRecord(lock.clients) }
+      : {}),
   };
   return `${JSON.stringify(stable, null, 2)}\n`;
 }
@@ -85,7 +91,11 @@ function formatLock(lock: LockFile): string {
 /** Writes `lock` to `path` as formatLock does. @throws LockFileInvalidError when `lock` does not match LockFileSchema. */
 export function writeLock(path: string, lock: LockFile): void {
   const parsed = LockFileSchema.safeParse(lock);
-  if (!parsed.success) throw new LockFileInvalidError(path, parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new LockFileInvalidError(
+      path,
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    );
   writeFileSync(path, formatLock(parsed.data));
 }
 
@@ -96,7 +106,8 @@ export function writeLock(path: string, lock: LockFile): void {
 export function compareLock(expected: LockFile, actual: LockFile): string[] {
   const out: string[] = [];
   for (const field of ['lockVersion', 'release', 'commit'] as const) {
-    if (expected[field] !== actual[field]) out.push(`${field}: lock has ${expected[field]}, environment has ${actual[field]}`);
+    if (expected[field] !== actual[field])
+      out.push(`${field}: lock has ${expected[field]}, environment has ${actual[field]}`);
   }
   for (const field of ['files', 'crdFingerprints', 'images', 'clients'] as const) {
     const a = expected[field] ?? {};
@@ -111,5 +122,9 @@ export function compareLock(expected: LockFile, actual: LockFile): string[] {
 }
 
 function sortedRecord(r: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.keys(r).sort().map((k) => [k, r[k] as string]));
+  return Object.fromEntries(
+    Object.keys(r)
+      .sort()
+      .map((k) => [k, r[k] as string]),
+  );
 }

@@ -71,8 +71,18 @@ export interface KnownRename {
 
 /** Renames performed by the v1alpha1 <-> v1beta1 conversion (v0.5.x). */
 export const KNOWN_RENAMES: readonly KnownRename[] = [
-  { kind: 'Sandbox', from: 'spec.replicas', to: 'spec.operatingMode', source: 'api/v1alpha1/sandbox_conversion.go@v0.5.6' },
-  { kind: 'SandboxClaim', from: 'spec.sandboxTemplateRef', to: 'spec.warmPoolRef', source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6' },
+  {
+    kind: 'Sandbox',
+    from: 'spec.replicas',
+    to: 'spec.operatingMode',
+    source: 'api/v1alpha1/sandbox_conversion.go@v0.5.6',
+  },
+  {
+    kind: 'SandboxClaim',
+    from: 'spec.sandboxTemplateRef',
+    to: 'spec.warmPoolRef',
+    source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6',
+  },
 ];
 
 type Schema = JsonSchema & {
@@ -94,7 +104,16 @@ function typeOf(s: Schema): string {
 
 function validationOf(s: Schema): string | undefined {
   const parts: Record<string, unknown> = {};
-  for (const k of ['x-kubernetes-validations', 'minimum', 'maximum', 'pattern', 'maxLength', 'minLength', 'maxItems', 'minItems']) {
+  for (const k of [
+    'x-kubernetes-validations',
+    'minimum',
+    'maximum',
+    'pattern',
+    'maxLength',
+    'minLength',
+    'maxItems',
+    'minItems',
+  ]) {
     if (s[k] !== undefined) parts[k] = s[k];
   }
   return Object.keys(parts).length === 0 ? undefined : canonicalJson(parts);
@@ -126,7 +145,8 @@ function flattenSchema(schema: JsonSchema): Map<string, FieldFacts> {
       });
     }
     const req = new Set(s.required ?? []);
-    for (const [name, child] of Object.entries(s.properties ?? {})) walk(child, path === '' ? name : `${path}.${name}`, req.has(name));
+    for (const [name, child] of Object.entries(s.properties ?? {}))
+      walk(child, path === '' ? name : `${path}.${name}`, req.has(name));
     if (s.items !== undefined) walk(s.items, `${path}[]`, false);
     if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, `${path}{}`, false);
   };
@@ -158,9 +178,13 @@ const show = (v: unknown): string => (v === undefined ? 'none' : JSON.stringify(
 function describeValidation(v: string | undefined): string {
   if (v === undefined) return 'none';
   const parsed = JSON.parse(v) as Record<string, unknown>;
-  return Object.entries(parsed).map(([k, x]) => k === 'x-kubernetes-validations'
-    ? `CEL [${(x as Array<{ message?: string; rule?: string }>).map((r) => JSON.stringify(r.message ?? r.rule)).join(', ')}]`
-    : `${k}=${JSON.stringify(x)}`).join(', ');
+  return Object.entries(parsed)
+    .map(([k, x]) =>
+      k === 'x-kubernetes-validations'
+        ? `CEL [${(x as Array<{ message?: string; rule?: string }>).map((r) => JSON.stringify(r.message ?? r.rule)).join(', ')}]`
+        : `${k}=${JSON.stringify(x)}`,
+    )
+    .join(', ');
 }
 
 /**
@@ -179,35 +203,120 @@ export function diffSchemas(kind: string, label: string, before: JsonSchema, aft
     if (removed.includes(known.from) && added.includes(known.to)) {
       renamedFrom.add(known.from);
       renamedTo.add(known.to);
-      out.push({ kind, version: label, change: 'field-renamed', path: known.to, before: known.from, after: known.to, ...said(kind, label, ` ${known.from} renamed to ${known.to} (${known.source})`) });
+      out.push({
+        kind,
+        version: label,
+        change: 'field-renamed',
+        path: known.to,
+        before: known.from,
+        after: known.to,
+        ...said(kind, label, ` ${known.from} renamed to ${known.to} (${known.source})`),
+      });
     }
   }
   for (const from of removed) {
     if (renamedFrom.has(from)) continue;
-    const twin = added.find((to) => !renamedTo.has(to) && parentOf(to) === parentOf(from) && schemaFingerprint(b.get(to)?.node) === schemaFingerprint(a.get(from)?.node));
+    const twin = added.find(
+      (to) =>
+        !renamedTo.has(to) &&
+        parentOf(to) === parentOf(from) &&
+        schemaFingerprint(b.get(to)?.node) === schemaFingerprint(a.get(from)?.node),
+    );
     if (twin === undefined) continue;
     renamedFrom.add(from);
     renamedTo.add(twin);
-    out.push({ kind, version: label, change: 'field-renamed', path: twin, before: from, after: twin, ...said(kind, label, ` ${from} renamed to ${lastSegment(twin)} (same schema)`) });
+    out.push({
+      kind,
+      version: label,
+      change: 'field-renamed',
+      path: twin,
+      before: from,
+      after: twin,
+      ...said(kind, label, ` ${from} renamed to ${lastSegment(twin)} (same schema)`),
+    });
   }
   for (const p of removed) {
-    if (!renamedFrom.has(p)) out.push({ kind, version: label, change: 'field-removed', path: p, before: a.get(p)?.type, ...said(kind, label, ` ${p} removed`) });
+    if (!renamedFrom.has(p))
+      out.push({
+        kind,
+        version: label,
+        change: 'field-removed',
+        path: p,
+        before: a.get(p)?.type,
+        ...said(kind, label, ` ${p} removed`),
+      });
   }
   for (const p of added) {
     if (renamedTo.has(p)) continue;
     const f = b.get(p)!;
     const req = f.required ? ', required' : '';
     const def = f.default !== undefined ? `, default ${show(f.default)}` : '';
-    out.push({ kind, version: label, change: 'field-added', path: p, after: f.type, ...said(kind, label, ` ${p} added (${f.type}${req}${def})`) });
+    out.push({
+      kind,
+      version: label,
+      change: 'field-added',
+      path: p,
+      after: f.type,
+      ...said(kind, label, ` ${p} added (${f.type}${req}${def})`),
+    });
   }
   for (const [p, fa] of a) {
     const fb = b.get(p);
     if (fb === undefined) continue;
-    if (fa.type !== fb.type) out.push({ kind, version: label, change: 'type-changed', path: p, before: fa.type, after: fb.type, ...said(kind, label, ` ${p}: type ${fa.type} -> ${fb.type}`) });
-    if (canonicalJson(fa.default) !== canonicalJson(fb.default)) out.push({ kind, version: label, change: 'default-changed', path: p, before: fa.default, after: fb.default, ...said(kind, label, ` ${p}: default ${show(fa.default)} -> ${show(fb.default)}`) });
-    if (canonicalJson(fa.enum) !== canonicalJson(fb.enum)) out.push({ kind, version: label, change: 'enum-changed', path: p, before: fa.enum, after: fb.enum, ...said(kind, label, ` ${p}: allowed values ${show(fa.enum)} -> ${show(fb.enum)}`) });
-    if (fa.required !== fb.required) out.push({ kind, version: label, change: 'required-changed', path: p, before: fa.required, after: fb.required, ...said(kind, label, ` ${p}: ${fb.required ? 'now required' : 'no longer required'}`) });
-    if (fa.validation !== fb.validation) out.push({ kind, version: label, change: 'validation-changed', path: p, before: fa.validation, after: fb.validation, ...said(kind, label, ` ${p}: validation ${describeValidation(fa.validation)} -> ${describeValidation(fb.validation)}`) });
+    if (fa.type !== fb.type)
+      out.push({
+        kind,
+        version: label,
+        change: 'type-changed',
+        path: p,
+        before: fa.type,
+        after: fb.type,
+        ...said(kind, label, ` ${p}: type ${fa.type} -> ${fb.type}`),
+      });
+    if (canonicalJson(fa.default) !== canonicalJson(fb.default))
+      out.push({
+        kind,
+        version: label,
+        change: 'default-changed',
+        path: p,
+        before: fa.default,
+        after: fb.default,
+        ...said(kind, label, ` ${p}: default ${show(fa.default)} -> ${show(fb.default)}`),
+      });
+    if (canonicalJson(fa.enum) !== canonicalJson(fb.enum))
+      out.push({
+        kind,
+        version: label,
+        change: 'enum-changed',
+        path: p,
+        before: fa.enum,
+        after: fb.enum,
+        ...said(kind, label, ` ${p}: allowed values ${show(fa.enum)} -> ${show(fb.enum)}`),
+      });
+    if (fa.required !== fb.required)
+      out.push({
+        kind,
+        version: label,
+        change: 'required-changed',
+        path: p,
+        before: fa.required,
+        after: fb.required,
+        ...said(kind, label, ` ${p}: ${fb.required ? 'now required' : 'no longer required'}`),
+      });
+    if (fa.validation !== fb.validation)
+      out.push({
+        kind,
+        version: label,
+        change: 'validation-changed',
+        path: p,
+        before: fa.validation,
+        after: fb.validation,
+        ...said(
+          kind,
+          label,
+          ` ${p}: validation ${describeValidation(fa.validation)} -> ${describeValidation(fb.validation)}`,
+        ),
+      });
   }
   return out;
 }
@@ -234,7 +343,7 @@ function kindOf(crd: KubeObject | undefined): string {
 
 function conversionOf(crd: KubeObject | undefined): string {
   const spec = crd?.spec as { conversion?: { strategy?: string } } | undefined;
-  return crd === undefined ? 'absent' : spec?.conversion?.strategy ?? 'None';
+  return crd === undefined ? 'absent' : (spec?.conversion?.strategy ?? 'None');
 }
 
 function storageOf(crd: KubeObject | undefined): CrdVersionView | undefined {
@@ -255,27 +364,73 @@ export function diffCrdSchemas(before: KubeObject | undefined, after: KubeObject
   const vb = new Map(versionsOf(after).map((v) => [v.name, v]));
   const ca = conversionOf(before);
   const cb = conversionOf(after);
-  if (before !== undefined && after !== undefined && ca !== cb) out.push({ kind, version: '*', change: 'conversion-changed', path: 'spec.conversion.strategy', before: ca, after: cb, ...said(kind, undefined, `: conversion strategy ${ca} -> ${cb}`) });
+  if (before !== undefined && after !== undefined && ca !== cb)
+    out.push({
+      kind,
+      version: '*',
+      change: 'conversion-changed',
+      path: 'spec.conversion.strategy',
+      before: ca,
+      after: cb,
+      ...said(kind, undefined, `: conversion strategy ${ca} -> ${cb}`),
+    });
   for (const [name, v] of vb) {
-    if (!va.has(name)) out.push({ kind, version: name, change: 'version-added', path: '', after: { served: v.served === true, storage: v.storage === true }, ...said(kind, name, ` added (${v.served ? 'served' : 'not served'}${v.storage ? ', storage' : ''})`) });
+    if (!va.has(name))
+      out.push({
+        kind,
+        version: name,
+        change: 'version-added',
+        path: '',
+        after: { served: v.served === true, storage: v.storage === true },
+        ...said(kind, name, ` added (${v.served ? 'served' : 'not served'}${v.storage ? ', storage' : ''})`),
+      });
   }
   for (const [name, v] of va) {
     const w = vb.get(name);
     if (w === undefined) {
-      out.push({ kind, version: name, change: 'version-removed', path: '', before: { served: v.served === true, storage: v.storage === true }, ...said(kind, name, ` removed`) });
+      out.push({
+        kind,
+        version: name,
+        change: 'version-removed',
+        path: '',
+        before: { served: v.served === true, storage: v.storage === true },
+        ...said(kind, name, ` removed`),
+      });
       continue;
     }
     const flag = (change: SchemaChangeKind, key: 'served' | 'storage' | 'deprecated'): void => {
       const x = v[key] === true;
       const y = w[key] === true;
-      if (x !== y) out.push({ kind, version: name, change, path: '', before: x, after: y, ...said(kind, name, `: ${key} ${x} -> ${y}`) });
+      if (x !== y)
+        out.push({
+          kind,
+          version: name,
+          change,
+          path: '',
+          before: x,
+          after: y,
+          ...said(kind, name, `: ${key} ${x} -> ${y}`),
+        });
     };
     flag('served-changed', 'served');
     flag('storage-changed', 'storage');
     flag('deprecated-changed', 'deprecated');
-    const sa = Object.keys(v.subresources ?? {}).sort().join(',');
-    const sb = Object.keys(w.subresources ?? {}).sort().join(',');
-    if (sa !== sb) out.push({ kind, version: name, change: 'subresource-changed', path: '', before: sa, after: sb, ...said(kind, name, `: subresources [${sa}] -> [${sb}]`) });
+    const sa = Object.keys(v.subresources ?? {})
+      .sort()
+      .join(',');
+    const sb = Object.keys(w.subresources ?? {})
+      .sort()
+      .join(',');
+    if (sa !== sb)
+      out.push({
+        kind,
+        version: name,
+        change: 'subresource-changed',
+        path: '',
+        before: sa,
+        after: sb,
+        ...said(kind, name, `: subresources [${sa}] -> [${sb}]`),
+      });
     out.push(...diffPrinterColumns(kind, name, v.additionalPrinterColumns ?? [], w.additionalPrinterColumns ?? []));
     const sch = v.schema?.openAPIV3Schema;
     const tch = w.schema?.openAPIV3Schema;
@@ -283,23 +438,59 @@ export function diffCrdSchemas(before: KubeObject | undefined, after: KubeObject
   }
   const sa = storageOf(before);
   const sb = storageOf(after);
-  if (sa !== undefined && sb !== undefined && sa.name !== sb.name && sa.schema?.openAPIV3Schema && sb.schema?.openAPIV3Schema) {
+  if (
+    sa !== undefined &&
+    sb !== undefined &&
+    sa.name !== sb.name &&
+    sa.schema?.openAPIV3Schema &&
+    sb.schema?.openAPIV3Schema
+  ) {
     out.push(...diffSchemas(kind, `${sa.name} -> ${sb.name}`, sa.schema.openAPIV3Schema, sb.schema.openAPIV3Schema));
   }
   return out;
 }
 
-function diffPrinterColumns(kind: string, version: string, a: ReadonlyArray<{ name: string; jsonPath?: string; type?: string }>, b: ReadonlyArray<{ name: string; jsonPath?: string; type?: string }>): SchemaChange[] {
+function diffPrinterColumns(
+  kind: string,
+  version: string,
+  a: ReadonlyArray<{ name: string; jsonPath?: string; type?: string }>,
+  b: ReadonlyArray<{ name: string; jsonPath?: string; type?: string }>,
+): SchemaChange[] {
   const out: SchemaChange[] = [];
   const ma = new Map(a.map((c) => [c.name, c]));
   const mb = new Map(b.map((c) => [c.name, c]));
   for (const [name, c] of mb) {
     const old = ma.get(name);
-    if (old === undefined) out.push({ kind, version, change: 'printer-column-added', path: c.jsonPath ?? '', after: name, ...said(kind, version, `: printer column ${name} (${c.jsonPath ?? ''}) added`) });
-    else if (old.jsonPath !== c.jsonPath || old.type !== c.type) out.push({ kind, version, change: 'printer-column-changed', path: c.jsonPath ?? '', before: old.jsonPath, after: c.jsonPath, ...said(kind, version, `: printer column ${name} ${old.jsonPath} -> ${c.jsonPath}`) });
+    if (old === undefined)
+      out.push({
+        kind,
+        version,
+        change: 'printer-column-added',
+        path: c.jsonPath ?? '',
+        after: name,
+        ...said(kind, version, `: printer column ${name} (${c.jsonPath ?? ''}) added`),
+      });
+    else if (old.jsonPath !== c.jsonPath || old.type !== c.type)
+      out.push({
+        kind,
+        version,
+        change: 'printer-column-changed',
+        path: c.jsonPath ?? '',
+        before: old.jsonPath,
+        after: c.jsonPath,
+        ...said(kind, version, `: printer column ${name} ${old.jsonPath} -> ${c.jsonPath}`),
+      });
   }
   for (const [name, c] of ma) {
-    if (!mb.has(name)) out.push({ kind, version, change: 'printer-column-removed', path: c.jsonPath ?? '', before: name, ...said(kind, version, `: printer column ${name} removed`) });
+    if (!mb.has(name))
+      out.push({
+        kind,
+        version,
+        change: 'printer-column-removed',
+        path: c.jsonPath ?? '',
+        before: name,
+        ...said(kind, version, `: printer column ${name} removed`),
+      });
   }
   return out;
 }

@@ -20,7 +20,8 @@ export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked' | 'unknown';
 /** `downgrade`: the target is an older release than the source. */
 export type UpgradeDirection = 'upgrade' | 'downgrade' | 'same';
 /** The capability adapter's operations (DESIGN.md §5). */
-export type AdapterOperation = 'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
+export type AdapterOperation =
+  'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
 /** `info`: nothing to do; `review`: check your own objects; `migrate`: a step is needed; `block`: the jump cannot be made. */
 export type FindingSeverity = 'info' | 'review' | 'migrate' | 'block';
 
@@ -176,12 +177,52 @@ function severityOf(c: SchemaChange): FindingSeverity {
 const SANDBOX_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
   'v0.4.6': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired'],
   'v0.5.0': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended'],
-  'v0.5.6': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended', 'MultiplePods', 'PodSucceeded', 'PodFailed'],
+  'v0.5.6': [
+    'DependenciesReady',
+    'DependenciesNotReady',
+    'ReconcilerError',
+    'SandboxExpired',
+    'SandboxSuspended',
+    'MultiplePods',
+    'PodSucceeded',
+    'PodFailed',
+  ],
 };
 const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
-  'v0.4.6': ['TemplateNotFound', 'InvalidMetadata', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
-  'v0.5.0': ['TemplateNotFound', 'WarmPoolNotFound', 'InvalidMetadata', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
-  'v0.5.6': ['TemplateNotFound', 'WarmPoolNotFound', 'AdoptionConflict', 'SandboxCreatePending', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'ClaimExpired', 'SandboxMissing', 'SandboxExpired', 'SandboxNotReady', 'ReconcilerError'],
+  'v0.4.6': [
+    'TemplateNotFound',
+    'InvalidMetadata',
+    'ClaimExpired',
+    'SandboxMissing',
+    'SandboxExpired',
+    'SandboxNotReady',
+    'ReconcilerError',
+  ],
+  'v0.5.0': [
+    'TemplateNotFound',
+    'WarmPoolNotFound',
+    'InvalidMetadata',
+    'VolumeClaimTemplatesError',
+    'ClaimExpired',
+    'SandboxMissing',
+    'SandboxExpired',
+    'SandboxNotReady',
+    'ReconcilerError',
+  ],
+  'v0.5.6': [
+    'TemplateNotFound',
+    'WarmPoolNotFound',
+    'AdoptionConflict',
+    'SandboxCreatePending',
+    'InvalidMetadata',
+    'EnvVarsInjectionRejected',
+    'VolumeClaimTemplatesError',
+    'ClaimExpired',
+    'SandboxMissing',
+    'SandboxExpired',
+    'SandboxNotReady',
+    'ReconcilerError',
+  ],
 };
 const union = (...lists: ReadonlyArray<readonly string[]>): string[] => [...new Set(lists.flat())];
 
@@ -207,7 +248,14 @@ export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<stri
   'v0.5.6': {
     'Sandbox/Ready': SANDBOX_READY['v0.5.6'],
     'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
-    'Sandbox/Suspended': ['NotSuspended', 'PodTerminating', 'PodNotOwned', 'PodTerminated', 'PodStateUnknown', 'PodNotTerminated'],
+    'Sandbox/Suspended': [
+      'NotSuspended',
+      'PodTerminating',
+      'PodNotOwned',
+      'PodTerminated',
+      'PodStateUnknown',
+      'PodNotTerminated',
+    ],
     'Sandbox/PodScheduled': ['PodScheduled', 'PodSchedulingUnknown'],
     'SandboxClaim/Ready': union(CLAIM_READY['v0.5.6'], SANDBOX_READY['v0.5.6']),
     'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
@@ -215,18 +263,79 @@ export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<stri
 };
 
 /** Known upstream defects per release (FACTS.md §10, cases/README.md notes). */
-export const KNOWN_DEFECTS: ReadonlyArray<{ readonly releases: readonly ReleaseTag[]; readonly message: string; readonly source: string; readonly operations: readonly AdapterOperation[] }> = [
-  { releases: ['v0.4.6', 'v0.5.0', 'v0.5.6'], message: 'claim Ready is copied from the Sandbox without the claim\'s own generation: gate on observedGeneration', source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6', operations: ['observe'] },
-  { releases: ['v0.4.6', 'v0.5.0', 'v0.5.6'], message: 'a claim created before its template is not reconciled when the template appears (waits for a resync)', source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6', operations: ['createFromTemplate'] },
-  { releases: ['v0.4.6', 'v0.5.0'], message: 'python runtime runs /execute synchronously and blocks its event loop (probes starve)', source: 'examples/python-runtime-sandbox/main.py@v0.4.6', operations: ['startExecution', 'queryExecution'] },
-  { releases: ['v0.4.6', 'v0.5.0'], message: 'core ClusterRole lacks the core "" events rule (events.k8s.io only)', source: 'k8s/rbac.generated.yaml@v0.5.0', operations: ['capabilities'] },
-  { releases: ['v0.4.6', 'v0.5.0'], message: 'routers before v0.5.6 resolve warm sandboxes by DNS and get NXDOMAIN', source: 'sandbox-router/README.md@v0.5.6', operations: ['startExecution'] },
-  { releases: ['v0.4.6'], message: 'a paused Sandbox (replicas 0) reports Ready=True/DependenciesReady', source: 'controllers/sandbox_controller.go@v0.4.6', operations: ['observe'] },
-  { releases: ['v0.5.0'], message: 'warm-pool pods miss the label the template NetworkPolicy selects', source: 'extensions/controllers/sandboxwarmpool_controller.go@v0.5.0', operations: ['capabilities'] },
-  { releases: ['v0.5.0'], message: 'under Recreate a stale pool member can still be adopted', source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.0', operations: ['createFromTemplate'] },
-  { releases: ['v0.5.0'], message: 'no --manage-webhook-certs flag: the controller always rewrites the conversion caBundle (GitOps drift)', source: 'cmd/agent-sandbox-controller/main.go@v0.5.0', operations: ['capabilities'] },
-  { releases: ['v0.5.0'], message: 'extensions.controller.yaml lacks the 9443 containerPort (the webhook Service still targets 9443)', source: 'k8s/extensions.controller.yaml@v0.5.0', operations: ['capabilities'] },
-  { releases: ['v0.5.0', 'v0.5.6'], message: 'the conversion webhook certificate is self-signed for 365 days and never rotated: v1alpha1 reads fail after expiry until the Secret is deleted and the controller restarted', source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6', operations: ['observe', 'capabilities'] },
+export const KNOWN_DEFECTS: ReadonlyArray<{
+  readonly releases: readonly ReleaseTag[];
+  readonly message: string;
+  readonly source: string;
+  readonly operations: readonly AdapterOperation[];
+}> = [
+  {
+    releases: ['v0.4.6', 'v0.5.0', 'v0.5.6'],
+    message: "claim Ready is copied from the Sandbox without the claim's own generation: gate on observedGeneration",
+    source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6',
+    operations: ['observe'],
+  },
+  {
+    releases: ['v0.4.6', 'v0.5.0', 'v0.5.6'],
+    message: 'a claim created before its template is not reconciled when the template appears (waits for a resync)',
+    source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.6',
+    operations: ['createFromTemplate'],
+  },
+  {
+    releases: ['v0.4.6', 'v0.5.0'],
+    message: 'python runtime runs /execute synchronously and blocks its event loop (probes starve)',
+    source: 'examples/python-runtime-sandbox/main.py@v0.4.6',
+    operations: ['startExecution', 'queryExecution'],
+  },
+  {
+    releases: ['v0.4.6', 'v0.5.0'],
+    message: 'core ClusterRole lacks the core "" events rule (events.k8s.io only)',
+    source: 'k8s/rbac.generated.yaml@v0.5.0',
+    operations: ['capabilities'],
+  },
+  {
+    releases: ['v0.4.6', 'v0.5.0'],
+    message: 'routers before v0.5.6 resolve warm sandboxes by DNS and get NXDOMAIN',
+    source: 'sandbox-router/README.md@v0.5.6',
+    operations: ['startExecution'],
+  },
+  {
+    releases: ['v0.4.6'],
+    message: 'a paused Sandbox (replicas 0) reports Ready=True/DependenciesReady',
+    source: 'controllers/sandbox_controller.go@v0.4.6',
+    operations: ['observe'],
+  },
+  {
+    releases: ['v0.5.0'],
+    message: 'warm-pool pods miss the label the template NetworkPolicy selects',
+    source: 'extensions/controllers/sandboxwarmpool_controller.go@v0.5.0',
+    operations: ['capabilities'],
+  },
+  {
+    releases: ['v0.5.0'],
+    message: 'under Recreate a stale pool member can still be adopted',
+    source: 'extensions/controllers/sandboxclaim_controller.go@v0.5.0',
+    operations: ['createFromTemplate'],
+  },
+  {
+    releases: ['v0.5.0'],
+    message: 'no --manage-webhook-certs flag: the controller always rewrites the conversion caBundle (GitOps drift)',
+    source: 'cmd/agent-sandbox-controller/main.go@v0.5.0',
+    operations: ['capabilities'],
+  },
+  {
+    releases: ['v0.5.0'],
+    message: 'extensions.controller.yaml lacks the 9443 containerPort (the webhook Service still targets 9443)',
+    source: 'k8s/extensions.controller.yaml@v0.5.0',
+    operations: ['capabilities'],
+  },
+  {
+    releases: ['v0.5.0', 'v0.5.6'],
+    message:
+      'the conversion webhook certificate is self-signed for 365 days and never rotated: v1alpha1 reads fail after expiry until the Secret is deleted and the controller restarted',
+    source: 'cmd/agent-sandbox-controller/tls.go@v0.5.6',
+    operations: ['observe', 'capabilities'],
+  },
 ];
 
 /** What the plan reads of a release other than `from` and `to`: its pinned facts only. */
@@ -242,10 +351,15 @@ function served(release: WithFacts, kind: SandboxKind): string[] {
 
 /** Orders release tags `vMAJOR.MINOR.PATCH` numerically (negative: `a` is older). */
 export function compareTags(a: string, b: string): number {
-  const parts = (t: string): number[] => t.replace(/^v/, '').split('.').map((x) => Number.parseInt(x, 10) || 0);
+  const parts = (t: string): number[] =>
+    t
+      .replace(/^v/, '')
+      .split('.')
+      .map((x) => Number.parseInt(x, 10) || 0);
   const pa = parts(a);
   const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++)
+    if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
   return 0;
 }
 
@@ -253,7 +367,8 @@ export function compareTags(a: string, b: string): number {
 export function convertedPoolName(claim: LiveClaim): string {
   const wp = claim.warmpool ?? 'default';
   if (wp !== 'default' && wp !== 'none' && wp !== '') return wp;
-  if (claim.sandboxName !== undefined && claim.sandboxName !== claim.name && claim.sandboxName.includes('-')) return claim.sandboxName.slice(0, claim.sandboxName.lastIndexOf('-'));
+  if (claim.sandboxName !== undefined && claim.sandboxName !== claim.name && claim.sandboxName.includes('-'))
+    return claim.sandboxName.slice(0, claim.sandboxName.lastIndexOf('-'));
   return `shadow-pool-${claim.template ?? ''}`;
 }
 
@@ -266,7 +381,13 @@ export function convertedPoolName(claim: LiveClaim): string {
 function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to: ReleaseTag): UpgradeFinding[] {
   const groups = new Map<string, SchemaChange[]>();
   for (const c of changes) {
-    const key = [c.change, c.path, c.path === '' ? c.version : '', canonicalJson(c.before), canonicalJson(c.after)].join('\u0000');
+    const key = [
+      c.change,
+      c.path,
+      c.path === '' ? c.version : '',
+      canonicalJson(c.before),
+      canonicalJson(c.after),
+    ].join('\u0000');
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [c]);
     else group.push(c);
@@ -275,13 +396,24 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
     const c = group[0]!;
     const versions = group.map((x) => x.version).sort();
     const message = group.length === 1 ? c.summary : `${kind}${c.detail} (versions: ${versions.join('; ')})`;
-    return { severity: severityOf(c), topic: 'schema', reason: `Schema${camel(c.change)}`, message, operations: operationsFor(kind, c), source: `k8s/crds@${to}`, versions };
+    return {
+      severity: severityOf(c),
+      topic: 'schema',
+      reason: `Schema${camel(c.change)}`,
+      message,
+      operations: operationsFor(kind, c),
+      source: `k8s/crds@${to}`,
+      versions,
+    };
   });
 }
 
 /** `field-removed` -> `FieldRemoved`. */
 function camel(kebab: string): string {
-  return kebab.split('-').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return kebab
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 }
 
 function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
@@ -289,17 +421,46 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
   const b = CONDITION_REASONS[to] as (typeof CONDITION_REASONS)[ReleaseTag] | undefined;
   // a release outside the catalogue (e.g. a test fixture or a newer tag) has no recorded reasons: say so, never assume none changed
   const missing = [from, to].filter((_, i) => [a, b][i] === undefined);
-  if (a === undefined || b === undefined) return [{ severity: 'review', topic: 'conditions', reason: 'ConditionsNotCatalogued', message: `condition types and reasons of ${missing.join(', ')} are not catalogued: compare them by hand`, operations: ['observe'] }];
+  if (a === undefined || b === undefined)
+    return [
+      {
+        severity: 'review',
+        topic: 'conditions',
+        reason: 'ConditionsNotCatalogued',
+        message: `condition types and reasons of ${missing.join(', ')} are not catalogued: compare them by hand`,
+        operations: ['observe'],
+      },
+    ];
   const out: UpgradeFinding[] = [];
   for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
     const ra = a[key] ?? [];
     const rb = b[key] ?? [];
     const added = rb.filter((r) => !ra.includes(r));
     const removed = ra.filter((r) => !rb.includes(r));
-    if (ra.length === 0) out.push({ severity: 'info', topic: 'conditions', reason: 'ConditionAdded', message: `new condition ${key} (reasons ${rb.join(', ')})`, operations: ['observe'] });
-    else if (rb.length === 0) out.push({ severity: 'review', topic: 'conditions', reason: 'ConditionRemoved', message: `condition ${key} no longer written`, operations: ['observe'] });
+    if (ra.length === 0)
+      out.push({
+        severity: 'info',
+        topic: 'conditions',
+        reason: 'ConditionAdded',
+        message: `new condition ${key} (reasons ${rb.join(', ')})`,
+        operations: ['observe'],
+      });
+    else if (rb.length === 0)
+      out.push({
+        severity: 'review',
+        topic: 'conditions',
+        reason: 'ConditionRemoved',
+        message: `condition ${key} no longer written`,
+        operations: ['observe'],
+      });
     else if (added.length > 0 || removed.length > 0) {
-      out.push({ severity: removed.length > 0 ? 'review' : 'info', topic: 'conditions', reason: 'ConditionReasonsChanged', message: `${key} reasons${added.length ? ` + ${added.join(', ')}` : ''}${removed.length ? ` - ${removed.join(', ')}` : ''}`, operations: ['observe'] });
+      out.push({
+        severity: removed.length > 0 ? 'review' : 'info',
+        topic: 'conditions',
+        reason: 'ConditionReasonsChanged',
+        message: `${key} reasons${added.length ? ` + ${added.join(', ')}` : ''}${removed.length ? ` - ${removed.join(', ')}` : ''}`,
+        operations: ['observe'],
+      });
     }
   }
   return out;
@@ -311,7 +472,13 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
  * stores (its storage versions are always in `status.storedVersions`); `assumedVerdict` says what it would be with
  * nothing else stored. `intermediates` are the other supported releases, searched for a path when storage blocks.
  */
-export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveUpgradeState, intermediates: readonly WithFacts[] = [], options: PlanOptions = {}): UpgradePlan {
+export function planUpgrade(
+  from: LoadedRelease,
+  to: LoadedRelease,
+  live?: LiveUpgradeState,
+  intermediates: readonly WithFacts[] = [],
+  options: PlanOptions = {},
+): UpgradePlan {
   const f = from.facts.tag;
   const t = to.facts.tag;
   const order = compareTags(t, f);
@@ -329,55 +496,109 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
   }
   findings.push(...conditionFindings(f, t));
   if (direction === 'downgrade') {
-    findings.push({ severity: 'review', topic: 'advice', reason: 'Downgrade', message: `${f} -> ${t} is a downgrade: fields only ${f} defines (the removals listed below) are pruned by ${t}'s schemas; stop using them before installing ${t}`, operations: [...ALL_OPS] });
+    findings.push({
+      severity: 'review',
+      topic: 'advice',
+      reason: 'Downgrade',
+      message: `${f} -> ${t} is a downgrade: fields only ${f} defines (the removals listed below) are pruned by ${t}'s schemas; stop using them before installing ${t}`,
+      operations: [...ALL_OPS],
+    });
   }
 
   // Storage: every stored version must be served by the target. Live: what the API server recorded (a CRD that does
   // not exist stores nothing); offline: at least the storage version of `from`, which the API server always records.
-  if (live === undefined) unknowns.push(`status.storedVersions of the Agent Sandbox CRDs (no cluster read: pass --kubeconfig; assumed only the storage versions of ${f})`);
-  const stored = (kind: SandboxKind): readonly string[] => (live !== undefined ? (live.storedVersions[kind] ?? []) : storageVersion(from, kind) ? [storageVersion(from, kind)!] : []);
+  if (live === undefined)
+    unknowns.push(
+      `status.storedVersions of the Agent Sandbox CRDs (no cluster read: pass --kubeconfig; assumed only the storage versions of ${f})`,
+    );
+  const stored = (kind: SandboxKind): readonly string[] =>
+    live !== undefined
+      ? (live.storedVersions[kind] ?? [])
+      : storageVersion(from, kind)
+        ? [storageVersion(from, kind)!]
+        : [];
   const blocked: SandboxKind[] = [];
   for (const kind of KINDS) {
     const missing = stored(kind).filter((v) => !served(to, kind).includes(v));
     if (missing.length > 0) {
       blocked.push(kind);
-      findings.push({ severity: 'block', topic: 'storage', reason: 'StoredVersionNotServed', message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`, operations: [...ALL_OPS] });
+      findings.push({
+        severity: 'block',
+        topic: 'storage',
+        reason: 'StoredVersionNotServed',
+        message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`,
+        operations: [...ALL_OPS],
+      });
     }
     const sf = storageVersion(from, kind);
     const st = storageVersion(to, kind);
     if (missing.length === 0 && sf !== st && st !== undefined) {
-      findings.push({ severity: 'migrate', topic: 'storage', reason: 'StorageVersionChanged', message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`, operations: [...ALL_OPS] });
+      findings.push({
+        severity: 'migrate',
+        topic: 'storage',
+        reason: 'StorageVersionChanged',
+        message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`,
+        operations: [...ALL_OPS],
+      });
     }
     if (missing.length === 0 && live !== undefined && st !== undefined && stored(kind).some((v) => v !== st)) {
-      findings.push({ severity: 'migrate', topic: 'live', reason: 'StoredVersionsStale', message: `${kind}: status.storedVersions is [${stored(kind).join(', ')}]; after the ${direction === 'downgrade' ? 'downgrade' : 'upgrade'} rewrite every object and prune storedVersions to [${st}]`, operations: ['observe'] });
+      findings.push({
+        severity: 'migrate',
+        topic: 'live',
+        reason: 'StoredVersionsStale',
+        message: `${kind}: status.storedVersions is [${stored(kind).join(', ')}]; after the ${direction === 'downgrade' ? 'downgrade' : 'upgrade'} rewrite every object and prune storedVersions to [${st}]`,
+        operations: ['observe'],
+      });
     }
   }
   if (blocked.length > 0) {
     const target = (kind: SandboxKind): string | undefined => storageVersion(to, kind);
-    const via = [from, ...intermediates].find((r) => blocked.every((kind) => {
-      const st = target(kind);
-      return st !== undefined && stored(kind).every((v) => served(r, kind).includes(v)) && served(r, kind).includes(st) && storageVersion(r, kind) === st;
-    }));
+    const via = [from, ...intermediates].find((r) =>
+      blocked.every((kind) => {
+        const st = target(kind);
+        return (
+          st !== undefined &&
+          stored(kind).every((v) => served(r, kind).includes(v)) &&
+          served(r, kind).includes(st) &&
+          storageVersion(r, kind) === st
+        );
+      }),
+    );
     if (via === undefined) {
-      blockPath.push(`no supported release both serves what is stored and stores what ${t} serves: stay on ${f}, or move the objects out (export, delete, re-create on ${t})`);
+      blockPath.push(
+        `no supported release both serves what is stored and stores what ${t} serves: stay on ${f}, or move the objects out (export, delete, re-create on ${t})`,
+      );
     } else {
-      if (via !== from) blockPath.push(`install the intermediate release ${via.facts.tag} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`);
-      blockPath.push(`migrate storage: rewrite every ${blocked.join(', ')} object so it is stored as ${blocked.map(target).join(', ')} (e.g. a no-op update of each object)`);
-      blockPath.push(`prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${[...new Set(blocked.map(target))].join(', ')}]`);
+      if (via !== from)
+        blockPath.push(
+          `install the intermediate release ${via.facts.tag} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`,
+        );
+      blockPath.push(
+        `migrate storage: rewrite every ${blocked.join(', ')} object so it is stored as ${blocked.map(target).join(', ')} (e.g. a no-op update of each object)`,
+      );
+      blockPath.push(
+        `prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${[...new Set(blocked.map(target))].join(', ')}]`,
+      );
       blockPath.push(`install ${t}`);
     }
   }
 
   // Live v1alpha1 claims convert to pools that must exist (FACTS.md §1.7, item 13 of §10).
   if (served(to, 'SandboxClaim').includes('v1beta1') && !served(from, 'SandboxClaim').includes('v1beta1')) {
-    if (live === undefined) unknowns.push('v1alpha1 claims and warm pools (whether each claim converts to a pool that exists)');
+    if (live === undefined)
+      unknowns.push('v1alpha1 claims and warm pools (whether each claim converts to a pool that exists)');
     const pools = new Set(live?.pools ?? []);
     for (const claim of live?.claims ?? []) {
       const pool = convertedPoolName(claim);
       if (!pools.has(`${claim.namespace}/${pool}`)) {
         findings.push({
-          severity: 'migrate', topic: 'live', reason: 'ClaimPoolMissing', message: `claim ${claim.namespace}/${claim.name} converts to warmPoolRef ${pool}, which does not exist: it would sit at Ready=False/WarmPoolNotFound`,
-          operations: ['createFromTemplate', 'observe'], source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6', claim: { namespace: claim.namespace, name: claim.name, pool },
+          severity: 'migrate',
+          topic: 'live',
+          reason: 'ClaimPoolMissing',
+          message: `claim ${claim.namespace}/${claim.name} converts to warmPoolRef ${pool}, which does not exist: it would sit at Ready=False/WarmPoolNotFound`,
+          operations: ['createFromTemplate', 'observe'],
+          source: 'extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6',
+          claim: { namespace: claim.namespace, name: claim.name, pool },
         });
       }
     }
@@ -389,44 +610,106 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     const warm = live?.warmClaims;
     if (warm === undefined) {
       unknowns.push(`warm-started claims (${d.id} blocks ${t} while any is active)`);
-      findings.push({ severity: 'review', topic: 'defect', reason: 'BlockingDefectUnread', message: `${cite}: blocks the move if warm-started claims are active; read them with --kubeconfig, or move to ${d.suggest}`, operations: ['createFromTemplate', 'observe'], source: d.source });
+      findings.push({
+        severity: 'review',
+        topic: 'defect',
+        reason: 'BlockingDefectUnread',
+        message: `${cite}: blocks the move if warm-started claims are active; read them with --kubeconfig, or move to ${d.suggest}`,
+        operations: ['createFromTemplate', 'observe'],
+        source: d.source,
+      });
     } else if (warm.length === 0) {
-      findings.push({ severity: 'info', topic: 'defect', reason: 'BlockingDefectInactive', message: `${cite}: no warm-started claim is active, so it does not apply now`, operations: ['createFromTemplate', 'observe'], source: d.source });
+      findings.push({
+        severity: 'info',
+        topic: 'defect',
+        reason: 'BlockingDefectInactive',
+        message: `${cite}: no warm-started claim is active, so it does not apply now`,
+        operations: ['createFromTemplate', 'observe'],
+        source: d.source,
+      });
     } else if (options.accept?.includes(d.id)) {
       accepted.push(d.id);
-      findings.push({ severity: 'review', topic: 'defect', reason: 'BlockingDefectAccepted', message: `${cite}: accepted with --accept ${d.id}; these claims restart cold: ${warm.join(', ')}`, operations: ['createFromTemplate', 'observe'], source: d.source });
+      findings.push({
+        severity: 'review',
+        topic: 'defect',
+        reason: 'BlockingDefectAccepted',
+        message: `${cite}: accepted with --accept ${d.id}; these claims restart cold: ${warm.join(', ')}`,
+        operations: ['createFromTemplate', 'observe'],
+        source: d.source,
+      });
     } else {
-      findings.push({ severity: 'block', topic: 'defect', reason: 'BlockingDefectActive', message: `${cite}: ${warm.length} warm-started claim(s) active: ${warm.join(', ')}`, operations: ['createFromTemplate', 'observe'], source: d.source });
-      blockPath.push(`move to ${d.suggest} instead of ${t} (${d.id} is fixed in ${d.fixedIn}+), or accept the cold restarts with --accept ${d.id}`);
+      findings.push({
+        severity: 'block',
+        topic: 'defect',
+        reason: 'BlockingDefectActive',
+        message: `${cite}: ${warm.length} warm-started claim(s) active: ${warm.join(', ')}`,
+        operations: ['createFromTemplate', 'observe'],
+        source: d.source,
+      });
+      blockPath.push(
+        `move to ${d.suggest} instead of ${t} (${d.id} is fixed in ${d.fixedIn}+), or accept the cold restarts with --accept ${d.id}`,
+      );
     }
   }
 
   if (direction === 'upgrade' && from.facts.family === 'v0.4' && to.facts.family === 'v0.5') {
-    findings.push({ severity: 'migrate', topic: 'advice', reason: 'MigrationAdvised', message: `from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2${t === 'v0.5.0' ? ': prefer v0.5.6 over v0.5.0' : ''}`, operations: ['createFromTemplate'], source: 'docs/api-migration-guide.md@v0.5.6' });
+    findings.push({
+      severity: 'migrate',
+      topic: 'advice',
+      reason: 'MigrationAdvised',
+      message: `from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2${t === 'v0.5.0' ? ': prefer v0.5.6 over v0.5.0' : ''}`,
+      operations: ['createFromTemplate'],
+      source: 'docs/api-migration-guide.md@v0.5.6',
+    });
   }
   for (const d of KNOWN_DEFECTS) {
     if (!d.releases.includes(t)) continue;
-    const back = direction === 'downgrade' && !d.releases.includes(f) ? ` (absent from ${f}: the downgrade brings it back)` : '';
-    findings.push({ severity: 'info', topic: 'defect', reason: 'KnownDefect', message: `known defect of ${t}: ${d.message}${back}`, operations: d.operations, source: d.source });
+    const back =
+      direction === 'downgrade' && !d.releases.includes(f) ? ` (absent from ${f}: the downgrade brings it back)` : '';
+    findings.push({
+      severity: 'info',
+      topic: 'defect',
+      reason: 'KnownDefect',
+      message: `known defect of ${t}: ${d.message}${back}`,
+      operations: d.operations,
+      source: d.source,
+    });
   }
 
-  const certain: Exclude<UpgradeVerdict, 'unknown'> = findings.some((x) => x.severity === 'block') ? 'blocked' : findings.some((x) => x.severity === 'migrate') ? 'needs-migration' : 'safe';
+  const certain: Exclude<UpgradeVerdict, 'unknown'> = findings.some((x) => x.severity === 'block')
+    ? 'blocked'
+    : findings.some((x) => x.severity === 'migrate')
+      ? 'needs-migration'
+      : 'safe';
   const verdict: UpgradeVerdict = certain !== 'blocked' && unknowns.length > 0 ? 'unknown' : certain;
-  if (verdict === 'unknown') path.push('read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)');
+  if (verdict === 'unknown')
+    path.push(
+      'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)',
+    );
   const install = direction === 'downgrade' ? `downgrade: install ${t} in place of ${f}` : `install ${t}`;
   if (certain === 'blocked') path.push(...blockPath);
   else if (certain === 'needs-migration') {
     const migrate = findings.filter((y) => y.severity === 'migrate');
-    const moved = KINDS.filter((k) => storageVersion(from, k) !== storageVersion(to, k) && storageVersion(to, k) !== undefined);
+    const moved = KINDS.filter(
+      (k) => storageVersion(from, k) !== storageVersion(to, k) && storageVersion(to, k) !== undefined,
+    );
     for (const x of migrate.filter((y) => y.topic === 'advice')) path.push(x.message);
-    if (migrate.some((y) => y.topic === 'schema')) path.push(`update manifests and clients that use the renamed, removed or retyped fields listed below${direction === 'downgrade' ? ` (fields ${t} does not define are pruned)` : ''}`);
+    if (migrate.some((y) => y.topic === 'schema'))
+      path.push(
+        `update manifests and clients that use the renamed, removed or retyped fields listed below${direction === 'downgrade' ? ` (fields ${t} does not define are pruned)` : ''}`,
+      );
     for (const { claim: c } of migrate.filter((y) => y.reason === 'ClaimPoolMissing')) {
-      if (c !== undefined) path.push(`before ${direction === 'downgrade' ? 'downgrading' : 'upgrading'}: claim ${c.namespace}/${c.name} converts to warmPoolRef ${c.pool}, which does not exist; create that pool or re-create the claim`);
+      if (c !== undefined)
+        path.push(
+          `before ${direction === 'downgrade' ? 'downgrading' : 'upgrading'}: claim ${c.namespace}/${c.name} converts to warmPoolRef ${c.pool}, which does not exist; create that pool or re-create the claim`,
+        );
     }
     path.push(install);
     const stale = KINDS.filter((k) => moved.includes(k) || stored(k).some((v) => v !== storageVersion(to, k)));
     if (stale.length > 0) {
-      path.push(`migrate storage: rewrite every ${stale.join(', ')} object (a no-op update) so it is stored as ${storageVersion(to, stale[0]!)}`);
+      path.push(
+        `migrate storage: rewrite every ${stale.join(', ')} object (a no-op update) so it is stored as ${storageVersion(to, stale[0]!)}`,
+      );
       path.push(`prune status.storedVersions of the ${stale.join(', ')} CRD(s) to [${storageVersion(to, stale[0]!)}]`);
     }
   }
@@ -438,7 +721,10 @@ export function planUpgrade(from: LoadedRelease, to: LoadedRelease, live?: LiveU
     ...(verdict === 'unknown' ? { assumedVerdict: certain } : {}),
     unknowns,
     accepted,
-    storedVersionsSource: live !== undefined ? `live (${live.source})` : `assumed: the storage versions of ${f} (pass --kubeconfig to read status.storedVersions)`,
+    storedVersionsSource:
+      live !== undefined
+        ? `live (${live.source})`
+        : `assumed: the storage versions of ${f} (pass --kubeconfig to read status.storedVersions)`,
     findings,
     path,
     schemaChanges,

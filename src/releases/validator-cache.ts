@@ -33,7 +33,12 @@ export function validatorCodeKey(preparation: string, schemaFingerprint: string)
  * `ajv.compile(prepare())`, whose generated code is then stored. `ajv` must have been created with `code.source` and
  * `code.formats = STANDALONE_FORMATS`. With no cacheRoot it only compiles.
  */
-export function cachedValidator(ajv: Ajv, key: string, prepare: () => AnySchema, cacheRoot: string | undefined): ValidateFunction {
+export function cachedValidator(
+  ajv: Ajv,
+  key: string,
+  prepare: () => AnySchema,
+  cacheRoot: string | undefined,
+): ValidateFunction {
   if (cacheRoot !== undefined) {
     const code = readDerived(cacheRoot, VALIDATOR_CODE, key);
     if (typeof code === 'string') {

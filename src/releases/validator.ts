@@ -23,7 +23,6 @@ import { cachedValidator, STANDALONE_FORMATS, validatorCodeKey } from './validat
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
 import { isPlainObject } from '../model/objects.js';
 
-
 /** One schema violation. `path` is dotted with list indexes, e.g. `spec.podTemplate.spec.containers[0].imagee`. */
 export interface SchemaViolation {
   readonly path: string;
@@ -58,10 +57,18 @@ const METADATA_SCHEMA = {
 
 function newAjv(): Ajv {
   const ajv = new Ajv({
-    allErrors: true, strict: true, strictTypes: false, strictTuples: false, strictRequired: false, code: { source: true, formats: STANDALONE_FORMATS },
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    code: { source: true, formats: STANDALONE_FORMATS },
   });
   addFormatsModule.default(ajv, ['date-time']);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max,
+  });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addVocabulary(X_KUBERNETES_KEYWORDS);
   return ajv;
@@ -74,8 +81,11 @@ function prepareSchema(schema: JsonSchema): JsonSchema {
     node.anyOf = [{ type: 'integer' }, { type: 'string' }];
   }
   if (isPlainObject(node.properties)) {
-    node.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, isPlainObject(v) ? prepareSchema(v) : v]));
-    if (node.additionalProperties === undefined && node['x-kubernetes-preserve-unknown-fields'] !== true) node.additionalProperties = false;
+    node.properties = Object.fromEntries(
+      Object.entries(node.properties).map(([k, v]) => [k, isPlainObject(v) ? prepareSchema(v) : v]),
+    );
+    if (node.additionalProperties === undefined && node['x-kubernetes-preserve-unknown-fields'] !== true)
+      node.additionalProperties = false;
   }
   if (isPlainObject(node.items)) node.items = prepareSchema(node.items);
   if (isPlainObject(node.additionalProperties)) node.additionalProperties = prepareSchema(node.additionalProperties);
@@ -125,7 +135,9 @@ function shareRepeatedSubschemas(root: JsonSchema): JsonSchema {
     }
     const copy: JsonSchema = { ...node };
     if (isPlainObject(node.properties)) {
-      copy.properties = Object.fromEntries(Object.entries(node.properties).map(([k, v]) => [k, isPlainObject(v) ? rewrite(v, false) : v]));
+      copy.properties = Object.fromEntries(
+        Object.entries(node.properties).map(([k, v]) => [k, isPlainObject(v) ? rewrite(v, false) : v]),
+      );
     }
     for (const key2 of ['items', 'additionalProperties', 'not'] as const) {
       const v = node[key2];
@@ -145,7 +157,9 @@ let preparationText: string | undefined;
 
 /** Everything besides the schema that decides the compiled code (ajv set-up and schema rewriting), as source text. */
 function preparation(): string {
-  preparationText ??= [newAjv, prepareSchema, shareRepeatedSubschemas, subschemas].map(String).join('\n') + JSON.stringify([X_KUBERNETES_KEYWORDS, INT32, SHARE_MIN_CHARS]);
+  preparationText ??=
+    [newAjv, prepareSchema, shareRepeatedSubschemas, subschemas].map(String).join('\n') +
+    JSON.stringify([X_KUBERNETES_KEYWORDS, INT32, SHARE_MIN_CHARS]);
   return preparationText;
 }
 
@@ -168,7 +182,12 @@ export class CustomObjectValidator {
   private readonly metadata: ValidateFunction;
 
   private constructor(private readonly release: LoadedRelease) {
-    this.metadata = cachedValidator(this.ajv, validatorCodeKey(preparation(), schemaFingerprint(METADATA_SCHEMA)), () => METADATA_SCHEMA, releaseCacheRoot(release));
+    this.metadata = cachedValidator(
+      this.ajv,
+      validatorCodeKey(preparation(), schemaFingerprint(METADATA_SCHEMA)),
+      () => METADATA_SCHEMA,
+      releaseCacheRoot(release),
+    );
   }
 
   /**
@@ -182,17 +201,29 @@ export class CustomObjectValidator {
     const crd = Object.values(this.release.facts.crds).find((c) => c.kind === obj.kind);
     if (!crd) {
       const kinds = Object.keys(this.release.facts.crds).join(', ');
-      return [{ path: 'kind', message: `kind ${JSON.stringify(obj.kind)} is not an Agent Sandbox kind (expected one of ${kinds})` }];
+      return [
+        {
+          path: 'kind',
+          message: `kind ${JSON.stringify(obj.kind)} is not an Agent Sandbox kind (expected one of ${kinds})`,
+        },
+      ];
     }
     if (group !== crd.group) {
-      return [{ path: 'apiVersion', message: `${obj.kind} belongs to API group ${crd.group}, got apiVersion ${JSON.stringify(obj.apiVersion)}` }];
+      return [
+        {
+          path: 'apiVersion',
+          message: `${obj.kind} belongs to API group ${crd.group}, got apiVersion ${JSON.stringify(obj.apiVersion)}`,
+        },
+      ];
     }
     const served = servedVersions(this.release, crd.kind);
     if (!served.includes(version)) {
-      return [{
-        path: 'apiVersion',
-        message: `${obj.apiVersion} ${obj.kind} is not served by release ${tag} (served: ${served.map((v) => `${group}/${v}`).join(', ')}); write the object as a served version or pin a release that serves ${version}`,
-      }];
+      return [
+        {
+          path: 'apiVersion',
+          message: `${obj.apiVersion} ${obj.kind} is not served by release ${tag} (served: ${served.map((v) => `${group}/${v}`).join(', ')}); write the object as a served version or pin a release that serves ${version}`,
+        },
+      ];
     }
     const violations: SchemaViolation[] = [];
     if (!this.metadata(obj.metadata)) violations.push(...toViolations(this.metadata.errors ?? [], 'metadata'));
@@ -207,7 +238,12 @@ export class CustomObjectValidator {
     if (!fn) {
       const schema = openApiSchema(this.release, kind, version);
       const codeKey = validatorCodeKey(preparation(), schemaFingerprint(schema));
-      fn = cachedValidator(this.ajv, codeKey, () => shareRepeatedSubschemas(prepareSchema(schema)), releaseCacheRoot(this.release));
+      fn = cachedValidator(
+        this.ajv,
+        codeKey,
+        () => shareRepeatedSubschemas(prepareSchema(schema)),
+        releaseCacheRoot(this.release),
+      );
       this.compiled.set(key, fn);
     }
     return fn;

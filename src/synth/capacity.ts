@@ -5,7 +5,16 @@
  * pods take (first-fit decreasing by requests), refusing a pod no node can hold or pods the declared nodes cannot.
  */
 import { CapacityError, type AgentEnvironment, type SandboxRuntimeClass } from '../constructs/index.js';
-import { add, cpuMilli, formatCpu, formatMemory, memoryBytes, times, ZERO, type Resources } from '../constructs/resources.js';
+import {
+  add,
+  cpuMilli,
+  formatCpu,
+  formatMemory,
+  memoryBytes,
+  times,
+  ZERO,
+  type Resources,
+} from '../constructs/resources.js';
 
 /** Requests and limits as quantities. */
 export interface ResourceFigures {
@@ -21,11 +30,23 @@ export interface RuntimeClassCapacity {
   /** One pod of each template (overhead included). */
   readonly templates: ReadonlyArray<{ readonly template: string } & ResourceFigures>;
   /** Each pool: pods = replicas + claims, need = pod × pods. */
-  readonly pools: ReadonlyArray<{ readonly pool: string; readonly template: string; readonly replicas: number; readonly claims: number; readonly pods: number } & ResourceFigures>;
+  readonly pools: ReadonlyArray<
+    {
+      readonly pool: string;
+      readonly template: string;
+      readonly replicas: number;
+      readonly claims: number;
+      readonly pods: number;
+    } & ResourceFigures
+  >;
   /** Sum of the pools. */
   readonly total: { readonly pods: number } & ResourceFigures;
   /** With declared nodes: how many there are and how many the pods take. */
-  readonly nodes?: { readonly declared: number; readonly allocatable: { readonly cpu: string; readonly memory: string }; readonly needed: number };
+  readonly nodes?: {
+    readonly declared: number;
+    readonly allocatable: { readonly cpu: string; readonly memory: string };
+    readonly needed: number;
+  };
 }
 
 function figures(requests: Resources, limits: Resources): ResourceFigures {
@@ -36,7 +57,10 @@ function figures(requests: Resources, limits: Resources): ResourceFigures {
 }
 
 function overheadOf(rc: SandboxRuntimeClass): Resources {
-  return { cpuMilli: rc.overhead?.cpu !== undefined ? cpuMilli(rc.overhead.cpu) : 0, memoryBytes: rc.overhead?.memory !== undefined ? memoryBytes(rc.overhead.memory) : 0 };
+  return {
+    cpuMilli: rc.overhead?.cpu !== undefined ? cpuMilli(rc.overhead.cpu) : 0,
+    memoryBytes: rc.overhead?.memory !== undefined ? memoryBytes(rc.overhead.memory) : 0,
+  };
 }
 
 /** Nodes first-fit decreasing needs for `pods` (requests), or the first pod no empty node holds. */
@@ -46,7 +70,11 @@ function packNodes(pods: readonly Resources[], node: Resources): { needed: numbe
   for (const pod of sorted) {
     if (pod.cpuMilli > node.cpuMilli || pod.memoryBytes > node.memoryBytes) return { tooBig: pod };
     const slot = free.findIndex((f) => f.cpuMilli >= pod.cpuMilli && f.memoryBytes >= pod.memoryBytes);
-    if (slot >= 0) free[slot] = { cpuMilli: free[slot]!.cpuMilli - pod.cpuMilli, memoryBytes: free[slot]!.memoryBytes - pod.memoryBytes };
+    if (slot >= 0)
+      free[slot] = {
+        cpuMilli: free[slot]!.cpuMilli - pod.cpuMilli,
+        memoryBytes: free[slot]!.memoryBytes - pod.memoryBytes,
+      };
     else free.push({ cpuMilli: node.cpuMilli - pod.cpuMilli, memoryBytes: node.memoryBytes - pod.memoryBytes });
   }
   return { needed: free.length };
@@ -63,8 +91,15 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
   for (const rc of [...env.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const overhead = overheadOf(rc);
     const templates = env.templates.filter((t) => t.runtimeClass === rc).sort((a, b) => (key(a) < key(b) ? -1 : 1));
-    const perPod = new Map(templates.map((t) => [t, { requests: add(t.resources.requests, overhead), limits: add(t.resources.limits, overhead) }]));
-    const pools = env.warmPools.filter((p) => p.template.runtimeClass === rc).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    const perPod = new Map(
+      templates.map((t) => [
+        t,
+        { requests: add(t.resources.requests, overhead), limits: add(t.resources.limits, overhead) },
+      ]),
+    );
+    const pools = env.warmPools
+      .filter((p) => p.template.runtimeClass === rc)
+      .sort((a, b) => (key(a) < key(b) ? -1 : 1));
     const claims = env.claims;
     const podList: Resources[] = [];
     let total = { pods: 0, requests: ZERO, limits: ZERO };
@@ -73,12 +108,26 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
       const claimCount = claims.filter((c) => c.pool === p).length;
       const pods = p.replicas + claimCount;
       for (let i = 0; i < pods; i++) podList.push(pod.requests);
-      total = { pods: total.pods + pods, requests: add(total.requests, times(pod.requests, pods)), limits: add(total.limits, times(pod.limits, pods)) };
-      return { pool: key(p), template: key(p.template), replicas: p.replicas, claims: claimCount, pods, ...figures(times(pod.requests, pods), times(pod.limits, pods)) };
+      total = {
+        pods: total.pods + pods,
+        requests: add(total.requests, times(pod.requests, pods)),
+        limits: add(total.limits, times(pod.limits, pods)),
+      };
+      return {
+        pool: key(p),
+        template: key(p.template),
+        replicas: p.replicas,
+        claims: claimCount,
+        pods,
+        ...figures(times(pod.requests, pods), times(pod.limits, pods)),
+      };
     });
     let nodes: RuntimeClassCapacity['nodes'];
     if (rc.nodes !== undefined) {
-      const node = { cpuMilli: cpuMilli(rc.nodes.allocatable.cpu), memoryBytes: memoryBytes(rc.nodes.allocatable.memory) };
+      const node = {
+        cpuMilli: cpuMilli(rc.nodes.allocatable.cpu),
+        memoryBytes: memoryBytes(rc.nodes.allocatable.memory),
+      };
       const packed = packNodes(podList, node);
       const nodeText = `${rc.nodes.count} node(s) of ${rc.nodes.allocatable.cpu} cpu / ${rc.nodes.allocatable.memory} allocatable`;
       if ('tooBig' in packed) {
@@ -104,7 +153,10 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
       runtimeClass: rc.name,
       overhead: { cpu: formatCpu(overhead.cpuMilli), memory: formatMemory(overhead.memoryBytes) },
       overheadSource: rc.overheadSource,
-      templates: templates.map((t) => ({ template: key(t), ...figures(perPod.get(t)!.requests, perPod.get(t)!.limits) })),
+      templates: templates.map((t) => ({
+        template: key(t),
+        ...figures(perPod.get(t)!.requests, perPod.get(t)!.limits),
+      })),
       pools: poolRows,
       total: { pods: total.pods, ...figures(total.requests, total.limits) },
       ...(nodes !== undefined ? { nodes } : {}),
@@ -116,9 +168,18 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
 /** One line per RuntimeClass for people, e.g. `capacity: RuntimeClass kata-qemu (overhead 250m/160Mi): pool sandboxes/p 3 pod(s) requests 2250m/...`. */
 export function capacityNotes(capacity: readonly RuntimeClassCapacity[]): string[] {
   return capacity.map((c) => {
-    const pools = c.pools.map((p) => `pool ${p.pool} ${p.pods} pod(s) requests ${p.requests.cpu}/${p.requests.memory} limits ${p.limits.cpu}/${p.limits.memory}`);
-    const tpl = c.templates.map((t) => `template ${t.template} per pod requests ${t.requests.cpu}/${t.requests.memory} limits ${t.limits.cpu}/${t.limits.memory}`);
-    const nodes = c.nodes !== undefined ? `; nodes: ${c.nodes.needed} of ${c.nodes.declared} declared` : '; nodes: undeclared (no fit check)';
+    const pools = c.pools.map(
+      (p) =>
+        `pool ${p.pool} ${p.pods} pod(s) requests ${p.requests.cpu}/${p.requests.memory} limits ${p.limits.cpu}/${p.limits.memory}`,
+    );
+    const tpl = c.templates.map(
+      (t) =>
+        `template ${t.template} per pod requests ${t.requests.cpu}/${t.requests.memory} limits ${t.limits.cpu}/${t.limits.memory}`,
+    );
+    const nodes =
+      c.nodes !== undefined
+        ? `; nodes: ${c.nodes.needed} of ${c.nodes.declared} declared`
+        : '; nodes: undeclared (no fit check)';
     return `capacity: RuntimeClass ${c.runtimeClass} (overhead ${c.overhead.cpu} cpu/${c.overhead.memory}): ${[...tpl, ...pools].join('; ') || 'no templates'}; total ${c.total.pods} pod(s) requests ${c.total.requests.cpu}/${c.total.requests.memory}${nodes}`;
   });
 }

@@ -52,7 +52,10 @@ function isDefinition(value: unknown): value is EnvironmentsDefinition {
 }
 
 /** Runs a definition with a fresh App and returns the environments it created, in creation order. */
-export async function buildEnvironments(definition: EnvironmentsDefinition, opts: FetchOptions = {}): Promise<AgentEnvironment[]> {
+export async function buildEnvironments(
+  definition: EnvironmentsDefinition,
+  opts: FetchOptions = {},
+): Promise<AgentEnvironment[]> {
   const app = new App();
   const loads = new Map<string, Promise<LoadedRelease>>();
   const ctx: SynthContext = {
@@ -77,7 +80,12 @@ export async function buildEnvironments(definition: EnvironmentsDefinition, opts
  */
 export async function loadEnvironmentModule(file: string, opts: FetchOptions = {}): Promise<AgentEnvironment[]> {
   const abs = resolve(file);
-  if (!existsSync(abs)) throw new EnvironmentModuleError(file, 'no such file', 'pass the path of an environment module (e.g. examples/dev-gvisor/environment.ts)');
+  if (!existsSync(abs))
+    throw new EnvironmentModuleError(
+      file,
+      'no such file',
+      'pass the path of an environment module (e.g. examples/dev-gvisor/environment.ts)',
+    );
   let mod: { default?: unknown };
   try {
     // bin/agentplane.js running the compiled CLI registers tsx (and its src/ -> lib/ redirect) only when a module is loaded
@@ -85,20 +93,39 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
     if (typeof registerTypeScript === 'function') await (registerTypeScript as () => Promise<void>)();
     mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };
   } catch (err) {
-    throw new EnvironmentModuleError(file, `cannot be imported: ${err instanceof Error ? err.message : String(err)}`, 'fix the module so that it loads (run it with `npx tsx <file>` to see the full error)');
+    throw new EnvironmentModuleError(
+      file,
+      `cannot be imported: ${err instanceof Error ? err.message : String(err)}`,
+      'fix the module so that it loads (run it with `npx tsx <file>` to see the full error)',
+    );
   }
   // A CommonJS module (a cdk8s app compiled as CommonJS) has module.exports as its default; `export default` is on it.
-  const definition = isDefinition(mod.default) ? mod.default : (mod.default as { default?: unknown } | undefined)?.default;
+  const definition = isDefinition(mod.default)
+    ? mod.default
+    : (mod.default as { default?: unknown } | undefined)?.default;
   if (!isDefinition(definition)) {
-    throw new EnvironmentModuleError(file, 'the default export is not made with defineEnvironments(...)', 'end the module with `export default defineEnvironments(async (ctx) => { ... })`');
+    throw new EnvironmentModuleError(
+      file,
+      'the default export is not made with defineEnvironments(...)',
+      'end the module with `export default defineEnvironments(async (ctx) => { ... })`',
+    );
   }
   let envs: AgentEnvironment[];
   try {
     envs = await buildEnvironments(definition, opts);
   } catch (err) {
     if (err instanceof ReleaseError || err instanceof ConstructError || err instanceof SynthesisError) throw err;
-    throw new EnvironmentModuleError(file, `its build function failed: ${err instanceof Error ? err.message : String(err)}`, 'fix the error in the module\'s defineEnvironments callback');
+    throw new EnvironmentModuleError(
+      file,
+      `its build function failed: ${err instanceof Error ? err.message : String(err)}`,
+      "fix the error in the module's defineEnvironments callback",
+    );
   }
-  if (envs.length === 0) throw new EnvironmentModuleError(file, 'the module created no AgentEnvironment', 'create at least one `new AgentEnvironment(ctx.app, ...)`');
+  if (envs.length === 0)
+    throw new EnvironmentModuleError(
+      file,
+      'the module created no AgentEnvironment',
+      'create at least one `new AgentEnvironment(ctx.app, ...)`',
+    );
   return envs;
 }

@@ -46,7 +46,10 @@ export class EnvironmentInvalidError extends SynthesisError {
   readonly reason = 'EnvironmentInvalid';
   readonly problems: readonly string[];
   constructor(environment: string, problems: readonly string[]) {
-    super(`environment ${environment} is invalid:\n${problems.map((p) => `    - ${p}`).join('\n')}`, 'fix the constructs at the named paths');
+    super(
+      `environment ${environment} is invalid:\n${problems.map((p) => `    - ${p}`).join('\n')}`,
+      'fix the constructs at the named paths',
+    );
     this.problems = problems;
   }
 }

@@ -12,7 +12,13 @@ export type LockOutcome = 'created' | 'unchanged' | 'updated';
  * Compares the lock at `path` with the one `release` + `images` + `clients` give.
  * @throws LockMismatchError (differences listed) when they disagree and `update` is false; LockFileInvalidError on a corrupt lock.
  */
-export function reconcileLock(path: string, release: LoadedRelease, images: Record<string, string>, update: boolean, clients: Record<string, string> = {}): LockOutcome {
+export function reconcileLock(
+  path: string,
+  release: LoadedRelease,
+  images: Record<string, string>,
+  update: boolean,
+  clients: Record<string, string> = {},
+): LockOutcome {
   const expected = lockFor(release, images, clients);
   const current = readLock(path);
   if (current === undefined) {

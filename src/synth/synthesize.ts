@@ -6,7 +6,16 @@
  * Output bytes depend only on the constructs (no time, no randomness, sorted keys).
  */
 import {
-  AgentEnvironment, ANNOTATION_LIMIT_BYTES, ANNOTATION_SYNC_OPTIONS, OBJECT_LIMIT_BYTES, childProblems, descriptorJson, PHASES, phaseIndex, type EnvironmentDescriptor, type Phase,
+  AgentEnvironment,
+  ANNOTATION_LIMIT_BYTES,
+  ANNOTATION_SYNC_OPTIONS,
+  OBJECT_LIMIT_BYTES,
+  childProblems,
+  descriptorJson,
+  PHASES,
+  phaseIndex,
+  type EnvironmentDescriptor,
+  type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
@@ -73,7 +82,11 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   if (check.duplicates.length > 0) throw new DuplicateObjectError(env.name, [...check.duplicates]);
   if (check.violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, [...check.violations]);
   const descriptor = env.descriptor();
-  const rendered: readonly SynthesizedObject[] = check.rendering.objects.map(({ phase, constructPath, object }) => ({ phase, constructPath, object }));
+  const rendered: readonly SynthesizedObject[] = check.rendering.objects.map(({ phase, constructPath, object }) => ({
+    phase,
+    constructPath,
+    object,
+  }));
 
   const sizeNotes: string[] = [];
   if (check.tooLarge.length > 0) {
@@ -85,11 +98,19 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   for (const item of check.rendering.objects) {
     if (item.oversizeBytes === undefined || item.oversizeBytes > OBJECT_LIMIT_BYTES) continue;
     const text = `${item.object.kind} ${item.object.metadata?.name} is ${item.oversizeBytes} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
-    if (opts.strict === true) throw new ObjectTooLargeError(`environment ${env.name}: ${text}`, 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side');
+    if (opts.strict === true)
+      throw new ObjectTooLargeError(
+        `environment ${env.name}: ${text}`,
+        'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side',
+      );
     sizeNotes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
   }
 
-  const ssa = rendered.filter((i) => i.object.kind === 'CustomResourceDefinition' && descriptor.install?.serverSideApply.includes(String(i.object.metadata?.name)));
+  const ssa = rendered.filter(
+    (i) =>
+      i.object.kind === 'CustomResourceDefinition' &&
+      descriptor.install?.serverSideApply.includes(String(i.object.metadata?.name)),
+  );
   const ssaNote = (how: string): string[] =>
     ssa.length === 0
       ? []
@@ -100,10 +121,18 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
 
   // One stream holds CRDs and objects of their kinds: on a fresh cluster those objects are refused (no such kind)
   // until the CRDs are established, so the stream applies in one go only where the CRDs already are.
-  const crdGroups = new Set(rendered.filter((i) => i.object.kind === 'CustomResourceDefinition').map((i) => (i.object.spec as { group?: string } | undefined)?.group));
-  const streamOrderNote = rendered.some((i) => i.object.kind !== 'CustomResourceDefinition' && crdGroups.has(apiGroup(i.object.apiVersion)))
-    ? ['the stream holds CRDs and objects of their kinds: apply it in one go (kubectl apply --server-side -f -) only to a cluster that already has these CRDs established; ' +
-        'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order']
+  const crdGroups = new Set(
+    rendered
+      .filter((i) => i.object.kind === 'CustomResourceDefinition')
+      .map((i) => (i.object.spec as { group?: string } | undefined)?.group),
+  );
+  const streamOrderNote = rendered.some(
+    (i) => i.object.kind !== 'CustomResourceDefinition' && crdGroups.has(apiGroup(i.object.apiVersion)),
+  )
+    ? [
+        'the stream holds CRDs and objects of their kinds: apply it in one go (kubectl apply --server-side -f -) only to a cluster that already has these CRDs established; ' +
+          'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order',
+      ]
     : [];
 
   const objects = rendered;
@@ -112,7 +141,10 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   for (const phase of PHASES) {
     const docs = objects.filter((o) => o.phase === phase).map((o) => o.object);
     if (docs.length === 0) continue;
-    files.push({ path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`, content: yamlStream(docs, { cacheRoot }) });
+    files.push({
+      path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`,
+      content: yamlStream(docs, { cacheRoot }),
+    });
   }
   files.push({ path: `${env.name}/environment.json`, content: descriptorJson(descriptor) }); // same bytes as the ConfigMap's environment.json
   return {

@@ -63,8 +63,15 @@ function largeDocumentText(obj: unknown, cacheRoot: string | undefined): string 
 function exactJson(obj: unknown): string | undefined {
   let exact = true;
   const json = JSON.stringify(obj, function (this: Record<string, unknown>, key: string, value: unknown) {
-    if (this[key] !== value) exact = false; // toJSON changed it (a Date, ...)
-    else if (value === undefined || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') exact = false;
+    if (this[key] !== value)
+      exact = false; // toJSON changed it (a Date, ...)
+    else if (
+      value === undefined ||
+      typeof value === 'function' ||
+      typeof value === 'symbol' ||
+      typeof value === 'bigint'
+    )
+      exact = false;
     else if (typeof value === 'number' && (!Number.isFinite(value) || Object.is(value, -0))) exact = false;
     else if (isPlainObject(value)) {
       // a plain object's prototype is null or an Object.prototype (of any realm: structuredClone and jest's vm differ)

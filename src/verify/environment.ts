@@ -22,7 +22,10 @@ export { EnvironmentDescriptorSchema, type EnvironmentDescriptor };
 export class EnvironmentDescriptorError extends AgentPlaneError {
   readonly reason = 'EnvironmentDescriptorInvalid';
   readonly exitCategory = 'invalid';
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }
@@ -33,17 +36,30 @@ export class EnvironmentDescriptorError extends AgentPlaneError {
  */
 export function readEnvironment(dir: string): { descriptor: EnvironmentDescriptor; file: string } {
   const file = dir.endsWith('.json') ? dir : path.join(dir, 'environment.json');
-  if (!existsSync(file)) throw new EnvironmentDescriptorError(`no environment descriptor at ${file}`, 'run `agentplane synth` first, or pass --env with the synthesized environment directory');
+  if (!existsSync(file))
+    throw new EnvironmentDescriptorError(
+      `no environment descriptor at ${file}`,
+      'run `agentplane synth` first, or pass --env with the synthesized environment directory',
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new EnvironmentDescriptorError(`${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`, 're-run `agentplane synth` to rewrite it');
+    throw new EnvironmentDescriptorError(
+      `${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+      're-run `agentplane synth` to rewrite it',
+    );
   }
   const parsed = EnvironmentDescriptorSchema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new EnvironmentDescriptorError(`${file} is not a valid environment descriptor: ${issues}`, 're-run `agentplane synth` with this AgentPlane version');
+    const issues = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+      .join('; ');
+    throw new EnvironmentDescriptorError(
+      `${file} is not a valid environment descriptor: ${issues}`,
+      're-run `agentplane synth` with this AgentPlane version',
+    );
   }
   return { descriptor: parsed.data, file };
 }
@@ -62,7 +78,10 @@ export interface PlanOptions {
 
 function runtimePorts(kind: 'sandboxd' | 'python-runtime' | 'custom', ports: readonly number[]): TemplatePlan['ports'] {
   if (kind === 'sandboxd') {
-    return { rest: ports.includes(8080) ? 8080 : ports[0] ?? 8080, grpc: ports.includes(9090) ? 9090 : ports[1] ?? 9090 };
+    return {
+      rest: ports.includes(8080) ? 8080 : (ports[0] ?? 8080),
+      grpc: ports.includes(9090) ? 9090 : (ports[1] ?? 9090),
+    };
   }
   return { rest: ports[0] ?? 8888 };
 }
@@ -72,7 +91,11 @@ function runtimePorts(kind: 'sandboxd' | 'python-runtime' | 'custom', ports: rea
  * @throws {EnvironmentDescriptorError} when the descriptor's release is not one AgentPlane supports.
  */
 export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opts: PlanOptions): VerifyPlan {
-  if (!isReleaseTag(d.release.tag)) throw new EnvironmentDescriptorError(`environment ${d.name} pins release ${d.release.tag}, which this AgentPlane does not support`, 'upgrade AgentPlane or re-synthesize with a supported release');
+  if (!isReleaseTag(d.release.tag))
+    throw new EnvironmentDescriptorError(
+      `environment ${d.name} pins release ${d.release.tag}, which this AgentPlane does not support`,
+      'upgrade AgentPlane or re-synthesize with a supported release',
+    );
   const overrides: Record<string, RequiredState> = {};
   for (const c of d.capabilities) overrides[c.capability] = c.required;
   const declared = d.capabilities.map((c) => c.capability as CapabilityName);
@@ -95,21 +118,40 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
       name: t.name,
       runtime: t.runtime.kind,
       ports: runtimePorts(t.runtime.kind, t.runtime.ports),
-      ...(t.images.find((i) => i.container === t.runtime.container) ? { runtimeImage: t.images.find((i) => i.container === t.runtime.container)!.image } : {}),
+      ...(t.images.find((i) => i.container === t.runtime.container)
+        ? { runtimeImage: t.images.find((i) => i.container === t.runtime.container)!.image }
+        : {}),
       ...(t.runtimeClassName ? { runtimeClassName: t.runtimeClassName } : {}),
       networkPolicyManagement: t.networkPolicyManagement,
       images: Object.fromEntries(t.images.map((i) => [i.container, i.image])),
       podLabels: t.podLabels,
     })),
-    warmPools: d.warmPools.map((p) => ({ namespace: p.namespace, name: p.name, template: p.template, replicas: p.replicas })),
+    warmPools: d.warmPools.map((p) => ({
+      namespace: p.namespace,
+      name: p.name,
+      template: p.template,
+      replicas: p.replicas,
+    })),
     networkPolicies: d.networkPolicies.map((p) => ({
       namespace: p.namespace,
       name: p.name,
       template: p.template,
-      allowedEgress: p.egress.map((e) => `${e.cidr ?? `${e.namespace ?? '*'}/${JSON.stringify(e.podLabels ?? {})}`} ${e.ports.map((x) => `${x.protocol}/${x.port}`).join(',')}`.trim()),
+      allowedEgress: p.egress.map((e) =>
+        `${e.cidr ?? `${e.namespace ?? '*'}/${JSON.stringify(e.podLabels ?? {})}`} ${e.ports.map((x) => `${x.protocol}/${x.port}`).join(',')}`.trim(),
+      ),
       ingressFrom: p.ingressFrom.map((i) => ({ namespace: i.namespace, podLabels: i.podLabels ?? {} })),
     })),
-    ...(d.router ? { router: { namespace: d.router.namespace, service: d.router.serviceName, podLabels: d.router.podLabels, image: d.router.image, ...(opts.routerUrl ? { url: opts.routerUrl } : {}) } } : {}),
+    ...(d.router
+      ? {
+          router: {
+            namespace: d.router.namespace,
+            service: d.router.serviceName,
+            podLabels: d.router.podLabels,
+            image: d.router.image,
+            ...(opts.routerUrl ? { url: opts.routerUrl } : {}),
+          },
+        }
+      : {}),
     ...(d.clients !== undefined && d.clients.length > 0 ? { clients: d.clients.map((c) => ({ ...c })) } : {}),
     transport: opts.transport,
     requirements: requirementsFor(declared, overrides),

@@ -52,7 +52,12 @@ export function fact(input: FactInput): Evidence {
 }
 
 /** Evidence that a probe did not finish within its deadline: `unknown` for the given step of each capability. */
-export function timedOut(capabilities: readonly CapabilityName[], step: Step, probe: string, deadlineMs: number): Evidence[] {
+export function timedOut(
+  capabilities: readonly CapabilityName[],
+  step: Step,
+  probe: string,
+  deadlineMs: number,
+): Evidence[] {
   return capabilities.map((capability) =>
     fact({
       capability,

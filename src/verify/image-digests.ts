@@ -32,7 +32,11 @@ export interface SplitRef {
 /** Splits `[registry/]repository[:tag][@sha256:…]` (the releases layer's `parseImage`); a repository without a registry host is read the way Docker does (`docker.io/`, `library/`). */
 export function splitRef(ref: string): SplitRef {
   const { name, tag, digest } = parseImage(ref.trim());
-  return { repository: canonicalRepository(name), ...(tag !== undefined ? { tag } : {}), ...(digest !== undefined ? { digest } : {}) };
+  return {
+    repository: canonicalRepository(name),
+    ...(tag !== undefined ? { tag } : {}),
+    ...(digest !== undefined ? { digest } : {}),
+  };
 }
 
 /** The registry digest in an imageID (`[docker-pullable://]<repo>@sha256:<64 hex>`), or undefined (empty, or a bare local id). */
@@ -71,11 +75,14 @@ export function checkImage(c: ContainerImage): ImageCheck {
   if (pin.digest !== undefined) {
     if (c.imageID === '') return { kind: 'no-image-id' };
     if (running === undefined) return { kind: 'local-image-id' };
-    return running === pin.digest ? { kind: 'match', digest: running } : { kind: 'skew', pinnedDigest: pin.digest, runningDigest: running };
+    return running === pin.digest
+      ? { kind: 'match', digest: running }
+      : { kind: 'skew', pinnedDigest: pin.digest, runningDigest: running };
   }
   if (c.image !== '') {
     const ran = splitRef(c.image);
-    if (ran.repository !== pin.repository || (ran.tag !== undefined && pin.tag !== undefined && ran.tag !== pin.tag)) return { kind: 'ref-skew', pinned: c.pinned, running: c.image };
+    if (ran.repository !== pin.repository || (ran.tag !== undefined && pin.tag !== undefined && ran.tag !== pin.tag))
+      return { kind: 'ref-skew', pinned: c.pinned, running: c.image };
   }
   return running !== undefined ? { kind: 'tag-only', runningDigest: running } : { kind: 'tag-only' };
 }
@@ -117,7 +124,9 @@ export function startedContainers(pods: readonly PodView[], pins: Readonly<Recor
 const LIST_MAX = 10;
 
 function listed(items: readonly string[]): string {
-  return items.length <= LIST_MAX ? items.join(', ') : `${items.slice(0, LIST_MAX).join(', ')} and ${items.length - LIST_MAX} more`;
+  return items.length <= LIST_MAX
+    ? items.join(', ')
+    : `${items.slice(0, LIST_MAX).join(', ')} and ${items.length - LIST_MAX} more`;
 }
 
 /**
@@ -125,7 +134,11 @@ function listed(items: readonly string[]): string {
  * ns/name`): one proven fact listing every match, one missing fact per skewed container naming pod, container, pinned
  * and running image, and one unknown fact per reason skew could not be checked. No containers, no evidence.
  */
-export function imageEvidence(capability: CapabilityName, owner: string, containers: readonly ContainerImage[]): Evidence[] {
+export function imageEvidence(
+  capability: CapabilityName,
+  owner: string,
+  containers: readonly ContainerImage[],
+): Evidence[] {
   const out: Evidence[] = [];
   const matches: string[] = [];
   const digests = new Set<string>();
@@ -142,10 +155,32 @@ export function imageEvidence(capability: CapabilityName, owner: string, contain
         digests.add(r.digest);
         break;
       case 'skew':
-        out.push(fact({ reason: 'ImageDigestDiffers', capability, step: 'verified', verdict: 'missing', subject, field: `status.containerStatuses[${c.container}].imageID`, value: c.imageID, message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.runningDigest} (image ${c.image || 'unreported'}), the environment pinned ${c.pinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin` }));
+        out.push(
+          fact({
+            reason: 'ImageDigestDiffers',
+            capability,
+            step: 'verified',
+            verdict: 'missing',
+            subject,
+            field: `status.containerStatuses[${c.container}].imageID`,
+            value: c.imageID,
+            message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.runningDigest} (image ${c.image || 'unreported'}), the environment pinned ${c.pinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
+          }),
+        );
         break;
       case 'ref-skew':
-        out.push(fact({ reason: 'ImageReferenceDiffers', capability, step: 'verified', verdict: 'missing', subject, field: `status.containerStatuses[${c.container}].image`, value: c.image, message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.running}, the environment pinned ${r.pinned}: the pod was made from another spec; recreate it from the pinned spec or fix the pin` }));
+        out.push(
+          fact({
+            reason: 'ImageReferenceDiffers',
+            capability,
+            step: 'verified',
+            verdict: 'missing',
+            subject,
+            field: `status.containerStatuses[${c.container}].image`,
+            value: c.image,
+            message: `image skew: container ${c.container} of pod ${c.pod} runs ${r.running}, the environment pinned ${r.pinned}: the pod was made from another spec; recreate it from the pinned spec or fix the pin`,
+          }),
+        );
         break;
       case 'tag-only': {
         const list = tagOnly.get(c.pinned) ?? [];
@@ -162,16 +197,59 @@ export function imageEvidence(capability: CapabilityName, owner: string, contain
     }
   }
   if (matches.length > 0) {
-    out.push(fact({ reason: 'ImageDigestPinned', capability, step: 'verified', verdict: 'proven', subject: owner, field: 'status.containerStatuses[].imageID', value: [...digests].join(', '), message: `${matches.length} container(s) run the pinned digest: ${listed(matches)}` }));
+    out.push(
+      fact({
+        reason: 'ImageDigestPinned',
+        capability,
+        step: 'verified',
+        verdict: 'proven',
+        subject: owner,
+        field: 'status.containerStatuses[].imageID',
+        value: [...digests].join(', '),
+        message: `${matches.length} container(s) run the pinned digest: ${listed(matches)}`,
+      }),
+    );
   }
   for (const [pinned, where] of tagOnly) {
-    out.push(fact({ reason: 'PinnedByTagOnly', capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', value: pinned, message: `${pinned} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for ${where.length} container(s) (${listed(where)}); pin a digest (requireDigests: true) to verify` }));
+    out.push(
+      fact({
+        reason: 'PinnedByTagOnly',
+        capability,
+        step: 'verified',
+        verdict: 'unknown',
+        subject: owner,
+        field: 'status.containerStatuses[].imageID',
+        value: pinned,
+        message: `${pinned} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for ${where.length} container(s) (${listed(where)}); pin a digest (requireDigests: true) to verify`,
+      }),
+    );
   }
   if (noId.length > 0) {
-    out.push(fact({ reason: 'NoImageId', capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', value: '', message: `${noId.length} container(s) report no imageID (${listed(noId)}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked` }));
+    out.push(
+      fact({
+        reason: 'NoImageId',
+        capability,
+        step: 'verified',
+        verdict: 'unknown',
+        subject: owner,
+        field: 'status.containerStatuses[].imageID',
+        value: '',
+        message: `${noId.length} container(s) report no imageID (${listed(noId)}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`,
+      }),
+    );
   }
   if (localId.length > 0) {
-    out.push(fact({ reason: 'LocalImageId', capability, step: 'verified', verdict: 'unknown', subject: owner, field: 'status.containerStatuses[].imageID', message: `${localId.length} container(s) report a local image id, not a registry digest (${listed(localId)}): the image was loaded into the node, so it cannot be compared with the pinned digest` }));
+    out.push(
+      fact({
+        reason: 'LocalImageId',
+        capability,
+        step: 'verified',
+        verdict: 'unknown',
+        subject: owner,
+        field: 'status.containerStatuses[].imageID',
+        message: `${localId.length} container(s) report a local image id, not a registry digest (${listed(localId)}): the image was loaded into the node, so it cannot be compared with the pinned digest`,
+      }),
+    );
   }
   return out;
 }

@@ -1,16 +1,49 @@
 /** Public API of the verifier layer. */
 export { STEPS, fact, formatMs, type Evidence, type Step, type Verdict } from './evidence.js';
 export { meets, rank, settle, type RequiredState, type Settled } from './states.js';
-export { REPORT_SCHEMA, VerifyReportSchema, buildReport, type CapabilityRow, type Requirement, type VerifyReport } from './report.js';
+export {
+  REPORT_SCHEMA,
+  VerifyReportSchema,
+  buildReport,
+  type CapabilityRow,
+  type Requirement,
+  type VerifyReport,
+} from './report.js';
 export { TUPLE_KEYS, tupleLine, type CompatibilityTuple, type TupleEntry } from './tuple.js';
 export { defaultRequired, requirementsFor } from './requirements.js';
 export { orderProbes, runProbes, ProbeGraphError, type Probe, type ProbeRun } from './runner.js';
 export { EnvironmentDescriptorError, planFromDescriptor, readEnvironment, type PlanOptions } from './environment.js';
-export { DEFAULT_CONTROLLER, DEFAULT_SAMPLES, sampleSize, type VerifyPlan, type TemplatePlan, type WarmPoolPlan, type RouterPlan, type NetworkPolicyPlan, type RuntimeKind } from './plan.js';
-export { checkImage, imageEvidence, registryDigest, splitRef, startedContainers, type ContainerImage, type ImageCheck, type PodView, type SplitRef } from './image-digests.js';
+export {
+  DEFAULT_CONTROLLER,
+  DEFAULT_SAMPLES,
+  sampleSize,
+  type VerifyPlan,
+  type TemplatePlan,
+  type WarmPoolPlan,
+  type RouterPlan,
+  type NetworkPolicyPlan,
+  type RuntimeKind,
+} from './plan.js';
+export {
+  checkImage,
+  imageEvidence,
+  registryDigest,
+  splitRef,
+  startedContainers,
+  type ContainerImage,
+  type ImageCheck,
+  type PodView,
+  type SplitRef,
+} from './image-digests.js';
 export { imageDigestsProbe, IMAGE_DIGESTS_PROBE } from './probes/image-digests.js';
 export { runVerify, planProbes, VerifyCouldNotRunError, type VerifyOptions, type VerifyResult } from './verify.js';
-export { AdapterRuntimeProber, type RuntimeProber, type RuntimeTarget, type RuntimeCall, type ExecOutput } from './runtime-prober.js';
+export {
+  AdapterRuntimeProber,
+  type RuntimeProber,
+  type RuntimeTarget,
+  type RuntimeCall,
+  type ExecOutput,
+} from './runtime-prober.js';
 export { Workload, RUN_LABEL, MANAGED_BY } from './workload.js';
 export { renderTable } from './render/table.js';
 export { renderJson } from './render/json.js';

@@ -40,7 +40,10 @@ export interface NetworkPolicyPlan {
   /** Egress the environment declares for sandbox pods, as CIDRs/ports text (e.g. `udp/53`, `0.0.0.0/0`); used to spot "egress wider than declared". */
   readonly allowedEgress: readonly string[];
   /** Ingress peers the policy admits (namespace + pod labels), e.g. the router. */
-  readonly ingressFrom: ReadonlyArray<{ readonly namespace: string; readonly podLabels: Readonly<Record<string, string>> }>;
+  readonly ingressFrom: ReadonlyArray<{
+    readonly namespace: string;
+    readonly podLabels: Readonly<Record<string, string>>;
+  }>;
   /** Template whose pods the policy is for. */
   readonly template: string;
 }
@@ -83,7 +86,10 @@ export interface VerifyPlan {
     readonly deployment: string;
     readonly serviceAccount: string;
     readonly image?: string;
-    readonly rbacNarrowed?: ReadonlyArray<{ readonly resources: readonly string[]; readonly namespaces: readonly string[] }>;
+    readonly rbacNarrowed?: ReadonlyArray<{
+      readonly resources: readonly string[];
+      readonly namespaces: readonly string[];
+    }>;
   };
   readonly runtimeClasses: readonly string[];
   readonly templates: readonly TemplatePlan[];
@@ -119,4 +125,8 @@ export function sampleSize(plan: Pick<VerifyPlan, 'samples'>): number {
 }
 
 /** `agent-sandbox-system/agent-sandbox-controller` (`k8s/controller.yaml@v0.5.6`). */
-export const DEFAULT_CONTROLLER = { namespace: 'agent-sandbox-system', deployment: 'agent-sandbox-controller', serviceAccount: 'agent-sandbox-controller' } as const;
+export const DEFAULT_CONTROLLER = {
+  namespace: 'agent-sandbox-system',
+  deployment: 'agent-sandbox-controller',
+  serviceAccount: 'agent-sandbox-controller',
+} as const;

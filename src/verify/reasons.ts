@@ -47,7 +47,8 @@ export const READINESS_REASONS = {
 export const PROBE_REASONS = {
   // runner
   ProbeNotRun: 'the probe was not run: verification was interrupted',
-  UnboundedLifetime: 'a live claim or Sandbox has no expiry and is older than the threshold (it keeps its pod and token until deleted)',
+  UnboundedLifetime:
+    'a live claim or Sandbox has no expiry and is older than the threshold (it keeps its pod and token until deleted)',
   ProbeError: 'the probe stopped with an error',
   ProbeTimeout: 'the probe did not finish within its deadline',
   Interrupted: 'verification was interrupted before this check finished',
@@ -142,14 +143,18 @@ export const PROBE_REASONS = {
   NonceMismatch: 'the runtime answered a nonce command wrongly',
   FileRoundTrip: 'a file was written and read back unchanged',
   FileContentDiffers: 'the file read back differs from what was written',
-  RouterReachedRuntime: "the sandbox's runtime answered every sample through the router, addressed by name as clients do",
-  RouterUpstreamNxdomain: "through the router failed: the router's upstream DNS lookup found no such host (no per-sandbox Service, no cache entry)",
+  RouterReachedRuntime:
+    "the sandbox's runtime answered every sample through the router, addressed by name as clients do",
+  RouterUpstreamNxdomain:
+    "through the router failed: the router's upstream DNS lookup found no such host (no per-sandbox Service, no cache entry)",
   RouterUpstreamRefused: "through the router failed: the router's upstream dial was refused",
   RouterUpstreamTimeout: "through the router failed: the router's upstream call timed out",
   RouterUpstream5xx: 'through the router failed: the router answered another 5xx',
-  ClientPathAnswered: "the declared client's calls answered along its own path (through the router, on its port, with its headers)",
-  ClientPathFailed: "a call of the declared client failed along its own path",
-  ClientPoolMissing: 'the declared client claims from a warm pool this template lacks; the probe pool is the verifier\'s own',
+  ClientPathAnswered:
+    "the declared client's calls answered along its own path (through the router, on its port, with its headers)",
+  ClientPathFailed: 'a call of the declared client failed along its own path',
+  ClientPoolMissing:
+    "the declared client claims from a warm pool this template lacks; the probe pool is the verifier's own",
   ConversionRoundTrip: 'a v1alpha1 read of the v1beta1 probe Sandbox succeeded',
   ConversionObjectNotFound: 'the v1alpha1 read found no object',
   ConversionTlsFailure: 'the conversion webhook failed TLS although the CRDs carry a caBundle',
@@ -198,7 +203,12 @@ export const PROBE_REASONS = {
 } as const;
 
 /** Every code, with its meaning. */
-export const EVIDENCE_REASONS = { ...CALL_REASONS, ...RUNTIME_FAILURE_REASONS, ...READINESS_REASONS, ...PROBE_REASONS } as const;
+export const EVIDENCE_REASONS = {
+  ...CALL_REASONS,
+  ...RUNTIME_FAILURE_REASONS,
+  ...READINESS_REASONS,
+  ...PROBE_REASONS,
+} as const;
 
 export type CallReason = keyof typeof CALL_REASONS;
 export type RuntimeFailureReason = keyof typeof RUNTIME_FAILURE_REASONS;

@@ -18,7 +18,10 @@ export function defaultRequired(name: CapabilityName): RequiredState {
  * Requirements for the declared capabilities, in declaration order, duplicates removed.
  * @param overrides per-capability required state from the environment (wins over the default)
  */
-export function requirementsFor(declared: readonly CapabilityName[], overrides: Readonly<Partial<Record<string, RequiredState>>> = {}): Requirement[] {
+export function requirementsFor(
+  declared: readonly CapabilityName[],
+  overrides: Readonly<Partial<Record<string, RequiredState>>> = {},
+): Requirement[] {
   const seen = new Set<string>();
   const out: Requirement[] = [];
   for (const name of declared) {

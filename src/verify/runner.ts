@@ -42,7 +42,8 @@ export function orderProbes(probes: readonly Probe[]): Probe[] {
   const byId = new Map(probes.map((p) => [p.id, p]));
   for (const p of probes) {
     for (const dep of p.after) {
-      if (!byId.has(dep)) throw new ProbeGraphError(`probe ${p.id} runs after "${dep}", which is not a probe in this run`);
+      if (!byId.has(dep))
+        throw new ProbeGraphError(`probe ${p.id} runs after "${dep}", which is not a probe in this run`);
     }
   }
   const done = new Set<string>();
@@ -50,7 +51,8 @@ export function orderProbes(probes: readonly Probe[]): Probe[] {
   const out: Probe[] = [];
   const visit = (p: Probe, path: string[]): void => {
     if (done.has(p.id)) return;
-    if (visiting.has(p.id)) throw new ProbeGraphError(`probes depend on each other in a cycle: ${[...path, p.id].join(' -> ')}`);
+    if (visiting.has(p.id))
+      throw new ProbeGraphError(`probes depend on each other in a cycle: ${[...path, p.id].join(' -> ')}`);
     visiting.add(p.id);
     for (const dep of p.after) visit(byId.get(dep)!, [...path, p.id]);
     visiting.delete(p.id);
@@ -95,7 +97,7 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
   const running = new Map<string, Promise<void>>();
   while (pending.length > 0 || running.size > 0) {
     // Start, in order, every probe whose dependencies are done, up to the bound.
-    for (let i = 0; i < pending.length && running.size < limit; ) {
+    for (let i = 0; i < pending.length && running.size < limit;) {
       const probe = pending[i]!;
       if (!probe.after.every((d) => results.has(d))) {
         i += 1;
@@ -116,10 +118,26 @@ export async function runProbes(probes: readonly Probe[], opts: RunOptions = {})
 }
 
 /** One probe under its deadline and the outer abort; never throws. */
-async function runOne(probe: Probe, tag: string, seen: readonly Evidence[], progress: (line: string) => void, now: () => number, signal?: AbortSignal): Promise<readonly Evidence[]> {
+async function runOne(
+  probe: Probe,
+  tag: string,
+  seen: readonly Evidence[],
+  progress: (line: string) => void,
+  now: () => number,
+  signal?: AbortSignal,
+): Promise<readonly Evidence[]> {
   if (signal?.aborted) {
     progress(`${tag}: not run (interrupted)`);
-    return probe.covers.map((capability) => fact({ reason: 'ProbeNotRun', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} was not run: verification was interrupted` }));
+    return probe.covers.map((capability) =>
+      fact({
+        reason: 'ProbeNotRun',
+        capability,
+        step: probe.timeoutStep,
+        verdict: 'unknown',
+        subject: `probe ${probe.id}`,
+        message: `probe ${probe.id} was not run: verification was interrupted`,
+      }),
+    );
   }
   const started = now();
   const controller = new AbortController();
@@ -133,7 +151,12 @@ async function runOne(probe: Probe, tag: string, seen: readonly Evidence[], prog
     }, probe.deadlineMs);
   });
   progress(`${tag}: running (deadline ${formatMs(probe.deadlineMs)})`);
-  const ctx: ProbeRun = { signal: controller.signal, deadlineMs: probe.deadlineMs, evidence: seen, note: (text) => progress(`${tag}: ${text}`) };
+  const ctx: ProbeRun = {
+    signal: controller.signal,
+    deadlineMs: probe.deadlineMs,
+    evidence: seen,
+    note: (text) => progress(`${tag}: ${text}`),
+  };
   try {
     const outcome = await Promise.race([probe.run(ctx), deadline]);
     if (outcome === 'deadline') {
@@ -146,7 +169,16 @@ async function runOne(probe: Probe, tag: string, seen: readonly Evidence[], prog
   } catch (err) {
     const text = err instanceof Error ? err.message : String(err);
     progress(`${tag}: error: ${text}`);
-    return probe.covers.map((capability) => fact({ reason: 'ProbeError', capability, step: probe.timeoutStep, verdict: 'unknown', subject: `probe ${probe.id}`, message: `probe ${probe.id} stopped with an error: ${text}` }));
+    return probe.covers.map((capability) =>
+      fact({
+        reason: 'ProbeError',
+        capability,
+        step: probe.timeoutStep,
+        verdict: 'unknown',
+        subject: `probe ${probe.id}`,
+        message: `probe ${probe.id} stopped with an error: ${text}`,
+      }),
+    );
   } finally {
     clearTimeout(timer);
     controller.abort();

@@ -46,12 +46,23 @@ export interface RuntimeProber {
   /** Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's transport or through the router. */
   health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>>;
   /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. Over the target's transport or through the router. */
-  execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number, via?: 'router'): Promise<RuntimeCall<ExecOutput>>;
+  execute(
+    target: RuntimeTarget,
+    argv: readonly string[],
+    deadlineMs: number,
+    via?: 'router',
+  ): Promise<RuntimeCall<ExecOutput>>;
   /**
    * Writes then reads back one file; `value` is the content read back. sandboxd: `PUT`/`GET /v1/files`. Python runtime:
    * `POST /upload`, `GET /download/…`, and the file must show in `GET /list/` and `GET /exists/…` (an `error` otherwise).
    */
-  fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>>;
+  fileRoundTrip(
+    target: RuntimeTarget,
+    path: string,
+    content: string,
+    deadlineMs: number,
+    via?: 'router',
+  ): Promise<RuntimeCall<string>>;
   close(): Promise<void>;
 }
 
@@ -65,23 +76,44 @@ export class AdapterRuntimeProber implements RuntimeProber {
     const started = Date.now();
     const t = this.transport(via ?? target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
-    const r = target.kind === 'sandboxd'
-      ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).health(deadlineMs)
-      : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).health(deadlineMs);
+    const r =
+      target.kind === 'sandboxd'
+        ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).health(
+            deadlineMs,
+          )
+        : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).health(
+            deadlineMs,
+          );
     return toCall(r, started, (v) => v.status);
   }
 
-  async execute(target: RuntimeTarget, argv: readonly string[], deadlineMs: number, via?: 'router'): Promise<RuntimeCall<ExecOutput>> {
+  async execute(
+    target: RuntimeTarget,
+    argv: readonly string[],
+    deadlineMs: number,
+    via?: 'router',
+  ): Promise<RuntimeCall<ExecOutput>> {
     const started = Date.now();
     const t = this.transport(via ?? target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
-    const r = target.kind === 'sandboxd'
-      ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).execute(argv, { deadlineMs })
-      : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).execute(argv, { deadlineMs });
+    const r =
+      target.kind === 'sandboxd'
+        ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).execute(argv, {
+            deadlineMs,
+          })
+        : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).execute(argv, {
+            deadlineMs,
+          });
     return toCall(r, started, (v) => ({ exitCode: v.exitCode, stdout: v.stdout, stderr: v.stderr }));
   }
 
-  async fileRoundTrip(target: RuntimeTarget, path: string, content: string, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>> {
+  async fileRoundTrip(
+    target: RuntimeTarget,
+    path: string,
+    content: string,
+    deadlineMs: number,
+    via?: 'router',
+  ): Promise<RuntimeCall<string>> {
     const started = Date.now();
     const t = this.transport(via ?? target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
@@ -92,10 +124,20 @@ export class AdapterRuntimeProber implements RuntimeProber {
       if (w.kind !== 'ok') return toCall(w, started, () => '');
       const listed = await files.list('', left());
       if (listed.kind !== 'ok') return toCall(listed, started, () => '');
-      if (!listed.value.entries.some((e) => e.name === path && e.type === 'file')) return { kind: 'error', durationMs: Date.now() - started, detail: `GET /list/ does not show ${path} after the upload` };
+      if (!listed.value.entries.some((e) => e.name === path && e.type === 'file'))
+        return {
+          kind: 'error',
+          durationMs: Date.now() - started,
+          detail: `GET /list/ does not show ${path} after the upload`,
+        };
       const ex = await files.exists(path, left());
       if (ex.kind !== 'ok') return toCall(ex, started, () => '');
-      if (!ex.value.exists) return { kind: 'error', durationMs: Date.now() - started, detail: `GET /exists/${path} answers false after the upload` };
+      if (!ex.value.exists)
+        return {
+          kind: 'error',
+          durationMs: Date.now() - started,
+          detail: `GET /exists/${path} answers false after the upload`,
+        };
       const r = await files.read(path, left());
       return toCall(r, started, (v) => v.content.toString('utf8'));
     }
@@ -116,7 +158,8 @@ export class AdapterRuntimeProber implements RuntimeProber {
     let made: Transport;
     if (kind === 'direct') made = new DirectTransport();
     else if (kind === 'router') {
-      if (!this.opts.routerUrl) return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
+      if (!this.opts.routerUrl)
+        return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
       made = new RouterTransport(this.opts.routerUrl);
     } else {
       if (!this.opts.client) return { kind: 'no', detail: 'port-forward needs a cluster connection' };

@@ -50,7 +50,9 @@ export function settle(evidence: readonly Evidence[]): Settled {
   for (const step of STEPS) {
     const facts = evidence.filter((e) => e.step === step);
     if (facts.length === 0) return { state, next: `${step} not reached: no evidence was collected for it` };
-    const blocking = [...facts].filter((e) => e.verdict !== 'proven').sort((a, b) => PRIORITY[a.verdict]! - PRIORITY[b.verdict]!);
+    const blocking = [...facts]
+      .filter((e) => e.verdict !== 'proven')
+      .sort((a, b) => PRIORITY[a.verdict]! - PRIORITY[b.verdict]!);
     if (blocking.length > 0) return { state, next: explain(blocking[0]!) };
     state = step as Step;
   }

@@ -14,7 +14,20 @@ import type { VerifyPlan } from './plan.js';
 import type { CompatibilityTuple, TupleEntry } from './tuple.js';
 
 /** CNIs recognisable by their DaemonSet name in kube-system. */
-const CNI_DAEMONSETS = ['cilium', 'calico-node', 'kube-flannel-ds', 'weave-net', 'kindnet', 'antrea-agent', 'canal', 'kube-router', 'aws-node', 'azure-cni', 'netd', 'ovnkube-node'];
+const CNI_DAEMONSETS = [
+  'cilium',
+  'calico-node',
+  'kube-flannel-ds',
+  'weave-net',
+  'kindnet',
+  'antrea-agent',
+  'canal',
+  'kube-router',
+  'aws-node',
+  'azure-cni',
+  'netd',
+  'ovnkube-node',
+];
 
 /**
  * The client SDK entry: the application's clients the environment declares (`k8s-agent-sandbox 1.0.8 (router)`), else
@@ -22,16 +35,25 @@ const CNI_DAEMONSETS = ['cilium', 'calico-node', 'kube-flannel-ds', 'weave-net',
  */
 export function clientSdkEntry(plan?: Pick<VerifyPlan, 'clients'>): TupleEntry {
   if (plan?.clients !== undefined && plan.clients.length > 0) {
-    return { value: plan.clients.map((c) => `${c.sdk} ${c.version} (${c.mode})`).join(', '), source: 'environment.json clients (declared by the environment)' };
+    return {
+      value: plan.clients.map((c) => `${c.sdk} ${c.version} (${c.mode})`).join(', '),
+      source: 'environment.json clients (declared by the environment)',
+    };
   }
   const version = packageVersion();
-  return version === 'unknown' ? { value: 'unknown', source: 'package.json not found' } : { value: `${PACKAGE_NAME} ${version}`, source: 'package.json' };
+  return version === 'unknown'
+    ? { value: 'unknown', source: 'package.json not found' }
+    : { value: `${PACKAGE_NAME} ${version}`, source: 'package.json' };
 }
 
 const u = (source: string): TupleEntry => ({ value: 'unknown', source });
 
 /** The `unknown` entry a failed read leaves, saying that a read failed and how. */
-const unread = (r: Exclude<Result<unknown>, { kind: 'ok' }>): TupleEntry => ({ value: 'unknown', source: failure(r), readFailed: r.kind === 'failed' ? r.error.category : r.kind });
+const unread = (r: Exclude<Result<unknown>, { kind: 'ok' }>): TupleEntry => ({
+  value: 'unknown',
+  source: failure(r),
+  readFailed: r.kind === 'failed' ? r.error.category : r.kind,
+});
 
 /**
  * Compares each served version's live `openAPIV3Schema` with the pinned one by fingerprint (sha256 of canonical JSON).
@@ -57,13 +79,21 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
     }
   }
   if (compared === 0) return 'schema fingerprints not compared (CRDs not readable)';
-  return differ.length === 0 ? `schema fingerprints match ${loaded.facts.tag} (${compared} versions)` : `schema fingerprints differ from ${loaded.facts.tag}: ${differ.join(', ')}`;
+  return differ.length === 0
+    ? `schema fingerprints match ${loaded.facts.tag} (${compared} versions)`
+    : `schema fingerprints differ from ${loaded.facts.tag}: ${differ.join(', ')}`;
 }
 
-export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deployment' | 'external', loaded?: LoadedRelease): Promise<CompatibilityTuple> {
+export async function readTuple(
+  cluster: Cluster,
+  plan: VerifyPlan,
+  mode: 'deployment' | 'external',
+  loaded?: LoadedRelease,
+): Promise<CompatibilityTuple> {
   const read = new ClusterReads(cluster, familyOfTag(plan.release));
   const version = await cluster.version();
-  const kubernetes: TupleEntry = version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : unread(version);
+  const kubernetes: TupleEntry =
+    version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : unread(version);
 
   const release = async (crdName: string): Promise<TupleEntry> => {
     const r = await read.crd(crdName);
@@ -72,33 +102,58 @@ export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deplo
     const label = r.value.versionLabel;
     if (label) return { value: label, source: `CRD ${crdName} label ${VERSION_LABEL}` };
     const served = r.value.served;
-    return { value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x', source: `CRD ${crdName} serves ${served.join(', ')} (no version label)` };
+    return {
+      value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x',
+      source: `CRD ${crdName} serves ${served.join(', ')} (no version label)`,
+    };
   };
   const labelled = await release('sandboxes.agents.x-k8s.io');
-  const crdRelease = loaded && labelled.value !== 'not installed' ? { ...labelled, source: `${labelled.source}; ${await schemaComparison(cluster, loaded)}` } : labelled;
+  const crdRelease =
+    loaded && labelled.value !== 'not installed'
+      ? { ...labelled, source: `${labelled.source}; ${await schemaComparison(cluster, loaded)}` }
+      : labelled;
   const extensions = await release('sandboxclaims.extensions.agents.x-k8s.io');
 
   let controller: TupleEntry;
-  if (mode === 'external') controller = { value: 'out-of-cluster', source: 'declared: the controller runs outside the cluster; its version is not readable from the API' };
+  if (mode === 'external')
+    controller = {
+      value: 'out-of-cluster',
+      source: 'declared: the controller runs outside the cluster; its version is not readable from the API',
+    };
   else {
     const d = await read.deployment(plan.controller.namespace, plan.controller.deployment);
     const image = d.kind === 'ok' ? d.value?.image : undefined;
-    controller = image ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` } : d.kind !== 'ok' ? unread(d) : u('controller Deployment not found');
+    controller = image
+      ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` }
+      : d.kind !== 'ok'
+        ? unread(d)
+        : u('controller Deployment not found');
   }
 
   const router: TupleEntry = plan.router
-    ? { value: plan.router.url ? `sandbox-router at ${plan.router.url}` : `sandbox-router ${plan.router.namespace}/${plan.router.service}`, source: 'the router does not expose its version; location from the environment' }
+    ? {
+        value: plan.router.url
+          ? `sandbox-router at ${plan.router.url}`
+          : `sandbox-router ${plan.router.namespace}/${plan.router.service}`,
+        source: 'the router does not expose its version; location from the environment',
+      }
     : { value: 'not deployed', source: 'the environment declares no router' };
 
-  const runtimes = [...new Set(plan.templates.map((t) => `${t.runtime}${t.runtimeImage ? ` (${t.runtimeImage})` : ''}`))];
-  const runtimeServer: TupleEntry = runtimes.length ? { value: runtimes.join(', '), source: 'templates of the environment (image as declared)' } : { value: 'none', source: 'no templates declared' };
+  const runtimes = [
+    ...new Set(plan.templates.map((t) => `${t.runtime}${t.runtimeImage ? ` (${t.runtimeImage})` : ''}`)),
+  ];
+  const runtimeServer: TupleEntry = runtimes.length
+    ? { value: runtimes.join(', '), source: 'templates of the environment (image as declared)' }
+    : { value: 'none', source: 'no templates declared' };
 
   const nodes = await read.nodes();
   let containerRuntime: TupleEntry;
   if (nodes.kind !== 'ok') containerRuntime = unread(nodes);
   else {
     const values = [...new Set(nodes.value.map((n) => n.containerRuntimeVersion).filter((v): v is string => !!v))];
-    containerRuntime = values.length ? { value: values.join(', '), source: `status.nodeInfo of ${nodes.value.length} node(s)` } : u('nodes report no containerRuntimeVersion');
+    containerRuntime = values.length
+      ? { value: values.join(', '), source: `status.nodeInfo of ${nodes.value.length} node(s)` }
+      : u('nodes report no containerRuntimeVersion');
   }
 
   const ds = await read.daemonSets('kube-system');
@@ -106,7 +161,19 @@ export async function readTuple(cluster: Cluster, plan: VerifyPlan, mode: 'deplo
   if (ds.kind !== 'ok') cni = unread(ds);
   else {
     const found = ds.value.map((d) => d.name).filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
-    cni = found.length ? { value: found.join(', '), source: 'DaemonSets in kube-system' } : u('no known CNI DaemonSet in kube-system; NetworkPolicy enforcement cannot be assumed');
+    cni = found.length
+      ? { value: found.join(', '), source: 'DaemonSets in kube-system' }
+      : u('no known CNI DaemonSet in kube-system; NetworkPolicy enforcement cannot be assumed');
   }
-  return { kubernetes, crdRelease, controller, extensions, router, runtimeServer, clientSdk: clientSdkEntry(plan), containerRuntime, cni };
+  return {
+    kubernetes,
+    crdRelease,
+    controller,
+    extensions,
+    router,
+    runtimeServer,
+    clientSdk: clientSdkEntry(plan),
+    containerRuntime,
+    cni,
+  };
 }

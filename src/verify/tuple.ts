@@ -37,7 +37,17 @@ export { TUPLE_KEYS };
 /** A tuple whose entries are all `unknown` with the given reason (used when the cluster could not be read at all). */
 export function unknownTuple(reason: string, clientSdk: TupleEntry): CompatibilityTuple {
   const u: TupleEntry = { value: 'unknown', source: reason };
-  return { kubernetes: u, crdRelease: u, controller: u, extensions: u, router: u, runtimeServer: u, clientSdk, containerRuntime: u, cni: u };
+  return {
+    kubernetes: u,
+    crdRelease: u,
+    controller: u,
+    extensions: u,
+    router: u,
+    runtimeServer: u,
+    clientSdk,
+    containerRuntime: u,
+    cni: u,
+  };
 }
 
 /** `kubernetes=v1.36.3 crdRelease=v0.5.6 …` on one line. */

@@ -33,7 +33,11 @@ export class VerifyCouldNotRunError extends AgentPlaneError {
   readonly exitCategory: ExitCategory;
   /** The classified cause (`unreachable`, `unauthenticated`, `timeout`), for the CLI's exit code. */
   readonly category: string;
-  constructor(message: string, readonly hint: string, category = 'unreachable') {
+  constructor(
+    message: string,
+    readonly hint: string,
+    category = 'unreachable',
+  ) {
     super(message);
     this.category = category;
     this.exitCategory = exitCategoryOfFailure(category, 'cluster');
@@ -67,22 +71,60 @@ export interface VerifyResult {
 }
 
 /** The probes for a plan, in declaration order (the runner orders them by dependency). */
-export function planProbes(deps: ProbeDeps, opts: { loaded?: LoadedRelease; controllerMode: 'deployment' | 'external'; controllerImage?: string; extensions: boolean }): Probe[] {
+export function planProbes(
+  deps: ProbeDeps,
+  opts: {
+    loaded?: LoadedRelease;
+    controllerMode: 'deployment' | 'external';
+    controllerImage?: string;
+    extensions: boolean;
+  },
+): Probe[] {
   const { plan } = deps;
-  if (plan.sandboxes && plan.sandboxes.length > 0) return plan.sandboxes.map((s) => existingSandboxProbe(deps, s.namespace, s.name));
-  const needs = scopedNeeds(opts.loaded ? controllerNeeds(opts.loaded.objects.values(), opts.extensions) : [...KNOWN_GAPS], plan.controller.rbacNarrowed);
-  const probes: Probe[] = [installProbe(deps), controllerProbe(deps, { mode: opts.controllerMode, extensions: opts.extensions, needs, ...(opts.controllerImage ? { image: opts.controllerImage } : {}) })];
+  if (plan.sandboxes && plan.sandboxes.length > 0)
+    return plan.sandboxes.map((s) => existingSandboxProbe(deps, s.namespace, s.name));
+  const needs = scopedNeeds(
+    opts.loaded ? controllerNeeds(opts.loaded.objects.values(), opts.extensions) : [...KNOWN_GAPS],
+    plan.controller.rbacNarrowed,
+  );
+  const probes: Probe[] = [
+    installProbe(deps),
+    controllerProbe(deps, {
+      mode: opts.controllerMode,
+      extensions: opts.extensions,
+      needs,
+      ...(opts.controllerImage ? { image: opts.controllerImage } : {}),
+    }),
+  ];
   for (const rc of plan.runtimeClasses) probes.push(runtimeClassProbe(deps, rc));
   for (const t of plan.templates) probes.push(templateProbe(deps, t, opts.loaded));
   for (const p of plan.warmPools) probes.push(warmPoolProbe(deps, p));
   if (plan.router) probes.push(routerProbe(deps));
   // Before the workloads: it compares the environment's own pods, not the verifier's probe sandboxes.
-  const images = imageDigestsProbe(deps, { controllerMode: opts.controllerMode, ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}) });
+  const images = imageDigestsProbe(deps, {
+    controllerMode: opts.controllerMode,
+    ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}),
+  });
   if (images) probes.push(images);
   const staticIds = probes.map((p) => p.id);
-  const workloads = plan.templates.map((t) => workloadProbe(deps, t, plan.warmPools.find((p) => p.namespace === t.namespace && p.template === t.name), staticIds));
+  const workloads = plan.templates.map((t) =>
+    workloadProbe(
+      deps,
+      t,
+      plan.warmPools.find((p) => p.namespace === t.namespace && p.template === t.name),
+      staticIds,
+    ),
+  );
   probes.push(...workloads);
-  probes.push(networkProbe(deps, workloads.map((w) => w.id)), suspendProbe(deps), snapshotProbe(deps), unboundedLifetimesProbe(deps));
+  probes.push(
+    networkProbe(
+      deps,
+      workloads.map((w) => w.id),
+    ),
+    suspendProbe(deps),
+    snapshotProbe(deps),
+    unboundedLifetimesProbe(deps),
+  );
   return probes;
 }
 
@@ -91,22 +133,45 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
   const startedAt = new Date(started).toISOString();
   const cluster = new Cluster(opts.client);
   const reach = await cluster.version();
-  if (reach.kind === 'failed' && (reach.error.category === 'unreachable' || reach.error.category === 'unauthenticated' || reach.error.category === 'timeout')) {
-    throw new VerifyCouldNotRunError(`cannot use the cluster: ${reach.error.message}`, reach.error.hint ?? 'check --kubeconfig and --context', reach.error.category);
+  if (
+    reach.kind === 'failed' &&
+    (reach.error.category === 'unreachable' ||
+      reach.error.category === 'unauthenticated' ||
+      reach.error.category === 'timeout')
+  ) {
+    throw new VerifyCouldNotRunError(
+      `cannot use the cluster: ${reach.error.message}`,
+      reach.error.hint ?? 'check --kubeconfig and --context',
+      reach.error.category,
+    );
   }
   const facts = releaseFacts(opts.plan.release);
   const mode = opts.controllerMode ?? 'deployment';
-  const runtime = opts.runtime ?? new AdapterRuntimeProber({ client: opts.client, ...(opts.plan.router?.url ? { routerUrl: opts.plan.router.url } : {}) });
+  const runtime =
+    opts.runtime ??
+    new AdapterRuntimeProber({
+      client: opts.client,
+      ...(opts.plan.router?.url ? { routerUrl: opts.plan.router.url } : {}),
+    });
   const workload = new Workload(cluster, opts.runId);
   const deps: ProbeDeps = { cluster, plan: opts.plan, facts, runtime, workload };
   const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   const tuple = await readTuple(cluster, opts.plan, mode, opts.loaded);
   const extensions = opts.plan.requirements.some((r) => r.name === 'extensions-api') || opts.plan.warmPools.length > 0;
-  const probes = planProbes(deps, { ...(opts.loaded ? { loaded: opts.loaded } : {}), controllerMode: mode, ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}), extensions });
+  const probes = planProbes(deps, {
+    ...(opts.loaded ? { loaded: opts.loaded } : {}),
+    controllerMode: mode,
+    ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}),
+    extensions,
+  });
   let evidence: Awaited<ReturnType<typeof runProbes>>;
   let leftovers: string[];
   try {
-    evidence = await runProbes(probes, { progress, ...(opts.concurrency ? { concurrency: opts.concurrency } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
+    evidence = await runProbes(probes, {
+      progress,
+      ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
   } finally {
     // Runs on success, failure, throw and interrupt alike.
     progress(`cleanup: deleting objects labelled agentplane.dev/verify-run=${workload.runId}`);
@@ -114,8 +179,22 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
     if (leftovers.length > 0) progress(`cleanup: ${leftovers.length} object(s) left behind: ${leftovers.join('; ')}`);
     if (!opts.runtime) await runtime.close();
   }
-  const answered = evidence.filter((e) => e.capability === 'runtime-exec' && e.step === 'verified' && e.verdict === 'proven' && e.field?.startsWith('Execute')).map((e) => e.subject);
-  const runtimeServer = answered.length > 0 ? { ...tuple.runtimeServer, source: `${tuple.runtimeServer.source}; answered: ${[...new Set(answered)].join(', ')}` } : tuple.runtimeServer;
+  const answered = evidence
+    .filter(
+      (e) =>
+        e.capability === 'runtime-exec' &&
+        e.step === 'verified' &&
+        e.verdict === 'proven' &&
+        e.field?.startsWith('Execute'),
+    )
+    .map((e) => e.subject);
+  const runtimeServer =
+    answered.length > 0
+      ? {
+          ...tuple.runtimeServer,
+          source: `${tuple.runtimeServer.source}; answered: ${[...new Set(answered)].join(', ')}`,
+        }
+      : tuple.runtimeServer;
   const report = buildReport({
     environment: { name: opts.plan.environment, release: opts.plan.release, source: opts.plan.source },
     tuple: { ...tuple, runtimeServer },

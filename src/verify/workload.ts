@@ -23,7 +23,12 @@ export const MANAGED_BY = 'agentplane-verify';
 export function createMayHaveSucceeded(r: Result<unknown>): boolean {
   if (r.kind === 'ok') return true;
   if (r.kind !== 'failed') return false;
-  return r.error.category === 'timeout' || r.error.category === 'unreachable' || r.error.category === 'internal' || r.error.category === 'runtime';
+  return (
+    r.error.category === 'timeout' ||
+    r.error.category === 'unreachable' ||
+    r.error.category === 'internal' ||
+    r.error.category === 'runtime'
+  );
 }
 
 interface Tracked {
@@ -36,9 +41,15 @@ export class Workload {
   /** Short random id of this run (6 hex), part of every object name and the {@link RUN_LABEL} value. */
   readonly runId: string;
   private readonly tracked: Tracked[] = [];
-  private readonly kinds = new Map<string, { ref: Omit<CustomRef, 'namespace'>; kind: string; namespaces: Set<string> }>();
+  private readonly kinds = new Map<
+    string,
+    { ref: Omit<CustomRef, 'namespace'>; kind: string; namespaces: Set<string> }
+  >();
 
-  constructor(private readonly cluster: Cluster, runId?: string) {
+  constructor(
+    private readonly cluster: Cluster,
+    runId?: string,
+  ) {
     this.runId = runId ?? randomBytes(3).toString('hex');
   }
 
@@ -49,7 +60,10 @@ export class Workload {
 
   /** A DNS-1123 name for a probe object: `verify-<run>-<suffix>`, at most 63 characters. */
   name(suffix: string): string {
-    const clean = suffix.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+    const clean = suffix
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '');
     return `verify-${this.runId}-${clean}`.slice(0, 63).replace(/-+$/, '');
   }
 
@@ -57,7 +71,11 @@ export class Workload {
   track(ref: CustomRef, kind: string, name: string): void {
     this.tracked.push({ ref, kind, name });
     const key = `${ref.group}/${ref.version}/${ref.plural}`;
-    const entry = this.kinds.get(key) ?? { ref: { group: ref.group, version: ref.version, plural: ref.plural }, kind, namespaces: new Set<string>() };
+    const entry = this.kinds.get(key) ?? {
+      ref: { group: ref.group, version: ref.version, plural: ref.plural },
+      kind,
+      namespaces: new Set<string>(),
+    };
     entry.namespaces.add(ref.namespace);
     this.kinds.set(key, entry);
   }
@@ -68,7 +86,13 @@ export class Workload {
    */
   created(ref: CustomRef, name: string, r: Result<unknown>): void {
     if (createMayHaveSucceeded(r)) return;
-    const i = this.tracked.findIndex((t) => t.name === name && t.ref.namespace === ref.namespace && t.ref.plural === ref.plural && t.ref.group === ref.group);
+    const i = this.tracked.findIndex(
+      (t) =>
+        t.name === name &&
+        t.ref.namespace === ref.namespace &&
+        t.ref.plural === ref.plural &&
+        t.ref.group === ref.group,
+    );
     if (i >= 0) this.tracked.splice(i, 1);
   }
 
@@ -85,7 +109,8 @@ export class Workload {
         if (listed.kind !== 'ok') continue;
         for (const obj of listed.value) {
           const name = obj.metadata?.name;
-          if (name) targets.set(`${ref.plural}.${ref.group}/${namespace}/${name}`, { ref: { ...ref, namespace }, kind, name });
+          if (name)
+            targets.set(`${ref.plural}.${ref.group}/${namespace}/${name}`, { ref: { ...ref, namespace }, kind, name });
         }
       }
     }
@@ -102,9 +127,19 @@ export class Workload {
     const deadline = Date.now() + waitMs;
     for (const t of deleted) {
       const path = `/apis/${t.ref.group}/${t.ref.version}/namespaces/${t.ref.namespace}/${t.ref.plural}`;
-      const gone = await this.cluster.waitFor(path, t.name, () => this.cluster.getCustom(t.ref, t.name), (o) => o === undefined, { timeoutMs: Math.max(1000, deadline - Date.now()) });
-      if (gone.kind === 'timeout') leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: still present ${Math.round(waitMs / 1000)}s after delete (finalizer or controller not running?)`);
-      else if (gone.kind === 'failed') leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: could not confirm deletion: ${gone.error.message}`);
+      const gone = await this.cluster.waitFor(
+        path,
+        t.name,
+        () => this.cluster.getCustom(t.ref, t.name),
+        (o) => o === undefined,
+        { timeoutMs: Math.max(1000, deadline - Date.now()) },
+      );
+      if (gone.kind === 'timeout')
+        leftovers.push(
+          `${t.kind} ${t.ref.namespace}/${t.name}: still present ${Math.round(waitMs / 1000)}s after delete (finalizer or controller not running?)`,
+        );
+      else if (gone.kind === 'failed')
+        leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: could not confirm deletion: ${gone.error.message}`);
     }
     this.tracked.length = 0;
     return leftovers;

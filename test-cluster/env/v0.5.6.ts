@@ -8,7 +8,15 @@
  * (`cmd/agent-sandbox-controller/tls.go@v0.5.6`).
  */
 import { App } from 'cdk8s';
-import { AgentEnvironment, loadRelease, sandboxdPodSpec, SANDBOXD_GRPC_PORT, SANDBOXD_REST_PORT, SANDBOXD_RUNTIME, synthesizeEnvironment } from '../../src/index.js';
+import {
+  AgentEnvironment,
+  loadRelease,
+  sandboxdPodSpec,
+  SANDBOXD_GRPC_PORT,
+  SANDBOXD_REST_PORT,
+  SANDBOXD_RUNTIME,
+  synthesizeEnvironment,
+} from '../../src/index.js';
 import type { KubeObject } from '../kube.js';
 
 /** Namespace of the smoke template and pool. */
@@ -23,16 +31,29 @@ const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
 export async function synthesizeInstall(): Promise<KubeObject[]> {
   const release = await loadRelease('v0.5.6');
   const env = new AgentEnvironment(new App(), 'test-cluster', {
-    release, defaultNamespace: SMOKE_NAMESPACE, install: { certificates: { external: { secretName: 'agent-sandbox-webhook-certs' } } },
+    release,
+    defaultNamespace: SMOKE_NAMESPACE,
+    install: { certificates: { external: { secretName: 'agent-sandbox-webhook-certs' } } },
   });
   const rc = env.addRuntimeClass('standin', {
-    preset: 'gvisor', name: 'standin', handler: 'standin', scheduling: { nodeSelector: { [STANDIN_NODE_LABEL.key]: STANDIN_NODE_LABEL.value } },
+    preset: 'gvisor',
+    name: 'standin',
+    handler: 'standin',
+    scheduling: { nodeSelector: { [STANDIN_NODE_LABEL.key]: STANDIN_NODE_LABEL.value } },
   });
-  const template = env.addTemplate('sandboxd-template', { name: 'sandboxd', runtimeClass: rc, podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }), runtime: SANDBOXD_RUNTIME });
+  const template = env.addTemplate('sandboxd-template', {
+    name: 'sandboxd',
+    runtimeClass: rc,
+    podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }),
+    runtime: SANDBOXD_RUNTIME,
+  });
   env.addWarmPool('sandboxd-pool', { name: 'sandboxd', template, replicas: 1 });
   // Its ServiceAccount + RBAC are applied; the router itself runs as a local process under that ServiceAccount's token.
   env.addRouter('router', {
-    image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, sandboxPorts: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT], callers: [],
+    image: ROUTER_IMAGE,
+    authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+    sandboxPorts: [SANDBOXD_REST_PORT, SANDBOXD_GRPC_PORT],
+    callers: [],
   });
   return synthesizeEnvironment(env).objects.map((o) => o.object as unknown as KubeObject);
 }

@@ -37,7 +37,9 @@ describe('case 20: the diff never reports namespace drift on cluster-scoped obje
   });
 
   test('the reproduction holds every cluster-scoped kind of the case', () => {
-    expect([...new Set(synthesized.filter((o) => CLUSTER_KINDS.includes(o.kind)).map((o) => o.kind))].sort()).toEqual(CLUSTER_KINDS);
+    expect([...new Set(synthesized.filter((o) => CLUSTER_KINDS.includes(o.kind)).map((o) => o.kind))].sort()).toEqual(
+      CLUSTER_KINDS,
+    );
     expect(synthesized.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(4);
   });
 
@@ -50,12 +52,19 @@ describe('case 20: the diff never reports namespace drift on cluster-scoped obje
     const report = onBase ? diffManifests(withNs, clean) : diffManifests(clean, withNs);
     expect(report.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: synthesized.length });
     expect(report.risks).toEqual([]);
-    expect(renderText(report)).toBe(`diff ${report.base} -> ${report.head}: 0 changed, 0 added, 0 removed, ${synthesized.length} unchanged\n`);
+    expect(renderText(report)).toBe(
+      `diff ${report.base} -> ${report.head}: 0 changed, 0 added, 0 removed, ${synthesized.length} unchanged\n`,
+    );
   });
 
   test('a namespaced object whose namespace changed is still one removed and one added', () => {
-    const moved = synthesized.map((o) => (o.metadata?.name === 'plain' ? { ...o, metadata: { ...o.metadata, namespace: 'other' } } : o));
-    const report = diffManifests({ label: 'stamped', objects: stamped(synthesized) }, { label: 'dist', objects: moved });
+    const moved = synthesized.map((o) =>
+      o.metadata?.name === 'plain' ? { ...o, metadata: { ...o.metadata, namespace: 'other' } } : o,
+    );
+    const report = diffManifests(
+      { label: 'stamped', objects: stamped(synthesized) },
+      { label: 'dist', objects: moved },
+    );
     expect(report.objects.map((o) => [o.change, o.key])).toEqual([
       ['added', 'v1/ConfigMap/other/plain'],
       ['removed', 'v1/ConfigMap/sbx/plain'],

@@ -32,7 +32,9 @@ describe('case 20: chart namespace on cluster-scoped objects', () => {
     }
     expect([...seen].sort()).toEqual(CLUSTER_KINDS);
     // namespaced objects keep theirs: upstream's explicit one, or the chart's
-    expect(s.objects.find((o) => o.object.kind === 'Deployment')!.object.metadata?.namespace).toBe('agent-sandbox-system');
+    expect(s.objects.find((o) => o.object.kind === 'Deployment')!.object.metadata?.namespace).toBe(
+      'agent-sandbox-system',
+    );
     expect(s.objects.find((o) => o.object.metadata?.name === 'plain')!.object.metadata?.namespace).toBe('sbx');
     const yaml = s.files.find((f) => f.path === 'env/04-runtime-classes.yaml')!.content;
     expect(yaml).not.toContain('namespace:');
@@ -40,7 +42,9 @@ describe('case 20: chart namespace on cluster-scoped objects', () => {
 
   test('scope of Agent Sandbox kinds comes from the pinned CRDs', async () => {
     const rel = await release('v0.5.6');
-    expect(isClusterScoped({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate' }, rel)).toBe(false);
+    expect(isClusterScoped({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate' }, rel)).toBe(
+      false,
+    );
     expect(isClusterScoped({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass' }, rel)).toBe(true);
     expect(isClusterScoped({ apiVersion: 'v1', kind: 'Namespace' }, rel)).toBe(true);
     expect(isClusterScoped({ apiVersion: 'v1', kind: 'ConfigMap' }, rel)).toBe(false);

@@ -9,7 +9,11 @@
  */
 import { claimPhase, type ClaimObject } from '../../src/adapter/kubernetes/phase.js';
 import type { CapabilityName } from '../../src/adapter/types.js';
-import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage } from '../../src/verify/probes/claim-reference.js';
+import {
+  CLAIM_REFERENCE_GRACE_MS,
+  referencedKind,
+  stuckClaimMessage,
+} from '../../src/verify/probes/claim-reference.js';
 import { Facts } from '../../src/verify/probes/common.js';
 import { settle } from '../../src/verify/states.js';
 import { readFixture } from '../contract/contract-suite.js';
@@ -27,7 +31,16 @@ function stuckClaim(reason: string, lastTransitionTime: string | null = SINCE): 
     ...live,
     status: {
       ...status,
-      conditions: [{ type: 'Ready', status: 'False', reason, message: `${reason === 'TemplateNotFound' ? 'SandboxTemplate' : 'SandboxWarmPool'} not found`, observedGeneration: live.metadata.generation, ...(lastTransitionTime ? { lastTransitionTime } : {}) }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'False',
+          reason,
+          message: `${reason === 'TemplateNotFound' ? 'SandboxTemplate' : 'SandboxWarmPool'} not found`,
+          observedGeneration: live.metadata.generation,
+          ...(lastTransitionTime ? { lastTransitionTime } : {}),
+        },
+      ],
     },
   };
 }
@@ -40,7 +53,9 @@ const pool = live.spec.warmPoolRef.name;
 /** Evidence the workload probe records for one covered capability when its claim is not ready (configured proven, verified blocked). */
 function evidenceFor(capability: CapabilityName, why: string) {
   const f = new Facts(capability);
-  f.proven('discovered', 't', 'RuntimeDeclared', 'declared').proven('compatible', 't', 'RuntimeSpoken', 'spoken').proven('configured', 't', 'TransportReachesRuntime', 'configured');
+  f.proven('discovered', 't', 'RuntimeDeclared', 'declared')
+    .proven('compatible', 't', 'RuntimeSpoken', 'spoken')
+    .proven('configured', 't', 'TransportReachesRuntime', 'configured');
   f.add('verified', 'unknown', `probe for ${ns}/${pool}`, 'ClaimReferenceMissing', why);
   return f.list;
 }
@@ -84,7 +99,12 @@ describe('case 05 claim-before-template-ordering (verifier)', () => {
   test('template exists: evidence gives the age, says the controller has not re-reconciled, and what to do', () => {
     const held = claimPhase(stuckClaim('TemplateNotFound'), undefined, 'v0.5', at(75)).missingReference!;
     expect(referencedKind(held.reason)).toBe('SandboxTemplate');
-    const msg = stuckClaimMessage(ns, claimName, held, { kind: 'SandboxTemplate', namespace: ns, name: 'contract', exists: true });
+    const msg = stuckClaimMessage(ns, claimName, held, {
+      kind: 'SandboxTemplate',
+      namespace: ns,
+      name: 'contract',
+      exists: true,
+    });
     expect(msg).toBe(
       `claim ${ns}/${claimName} Ready=False/TemplateNotFound for 75s although SandboxTemplate ${ns}/contract exists: the controller has not re-reconciled it ` +
         "(kubernetes-sigs/agent-sandbox#1310, not fixed in v0.5.6); delete and re-create the claim, or apply templates before claims (AgentPlane's phase order does)",
@@ -99,7 +119,12 @@ describe('case 05 claim-before-template-ordering (verifier)', () => {
   test('pool missing: evidence says it does not exist and to apply it', () => {
     const held = claimPhase(stuckClaim('WarmPoolNotFound'), undefined, 'v0.5', at(61)).missingReference!;
     expect(referencedKind(held.reason)).toBe('SandboxWarmPool');
-    const msg = stuckClaimMessage(ns, claimName, held, { kind: 'SandboxWarmPool', namespace: ns, name: pool, exists: false });
+    const msg = stuckClaimMessage(ns, claimName, held, {
+      kind: 'SandboxWarmPool',
+      namespace: ns,
+      name: pool,
+      exists: false,
+    });
     expect(msg).toBe(
       `claim ${ns}/${claimName} Ready=False/WarmPoolNotFound for 61s: SandboxWarmPool ${ns}/${pool} does not exist; apply it ` +
         "(templates, then pools, then claims: AgentPlane's phase order), after which the claim may still wait up to about a minute (kubernetes-sigs/agent-sandbox#1310)",
@@ -110,7 +135,14 @@ describe('case 05 claim-before-template-ordering (verifier)', () => {
 
   test('a failed read of the referenced object is reported as unknown, not as missing or existing', () => {
     const held = claimPhase(stuckClaim('TemplateNotFound'), undefined, 'v0.5', at(90)).missingReference!;
-    const msg = stuckClaimMessage(ns, claimName, held, { kind: 'SandboxTemplate', namespace: ns, name: 'contract', exists: { unknown: 'forbidden: 403' } });
-    expect(msg).toBe(`claim ${ns}/${claimName} Ready=False/TemplateNotFound for 90s; whether SandboxTemplate ${ns}/contract exists is unknown (forbidden: 403)`);
+    const msg = stuckClaimMessage(ns, claimName, held, {
+      kind: 'SandboxTemplate',
+      namespace: ns,
+      name: 'contract',
+      exists: { unknown: 'forbidden: 403' },
+    });
+    expect(msg).toBe(
+      `claim ${ns}/${claimName} Ready=False/TemplateNotFound for 90s; whether SandboxTemplate ${ns}/contract exists is unknown (forbidden: 403)`,
+    );
   });
 });

@@ -10,13 +10,18 @@ import { settle } from '../../src/verify/states.js';
 
 const claim: ClaimObject = {
   metadata: { name: 'c1', generation: 3, uid: 'claim-uid' },
-  status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }] },
+  status: {
+    sandbox: { name: 'py-pool-k2x9q' },
+    conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }],
+  },
 };
 
 /** Evidence the workload probe records for `runtime-exec` when the probe object is not ready (configured proven, verified blocked). */
 function evidenceFor(why: string) {
   const f = new Facts('runtime-exec');
-  f.proven('discovered', 't', 'RuntimeDeclared', 'runtime declared').proven('compatible', 't', 'RuntimeSpoken', 'runtime spoken').proven('configured', 't', 'TransportReachesRuntime', 'transport fits');
+  f.proven('discovered', 't', 'RuntimeDeclared', 'runtime declared')
+    .proven('compatible', 't', 'RuntimeSpoken', 'runtime spoken')
+    .proven('configured', 't', 'TransportReachesRuntime', 'transport fits');
   f.add('verified', 'unknown', 'Sandbox sbx/py-pool-k2x9q', 'ProbeNotReadyInTime', why);
   return f.list;
 }
@@ -24,14 +29,20 @@ function evidenceFor(why: string) {
 describe('case 01 claim-ready-stale-generation (verifier)', () => {
   test('a Ready=True condition written for an older Sandbox generation is unknown: reconcile pending, not ready', () => {
     const sandbox: SandboxObject = {
-      metadata: { name: 'py-pool-k2x9q', generation: 4, uid: 's', ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }] },
+      metadata: {
+        name: 'py-pool-k2x9q',
+        generation: 4,
+        uid: 's',
+        ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }],
+      },
       spec: { operatingMode: 'Suspended' },
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }] },
     };
     const p = claimPhase(claim, sandbox, 'v0.5');
     expect(p).toMatchObject({
       phase: 'Unknown',
-      reason: 'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending',
+      reason:
+        'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending',
     });
     const s = settle(evidenceFor(p.reason));
     expect(s.state).toBe('configured');
@@ -40,22 +51,43 @@ describe('case 01 claim-ready-stale-generation (verifier)', () => {
 
   test('a stale Ready on a running Sandbox is reported as reconcile pending', () => {
     const sandbox: SandboxObject = {
-      metadata: { name: 'py-pool-k2x9q', generation: 4, uid: 's', ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }] },
+      metadata: {
+        name: 'py-pool-k2x9q',
+        generation: 4,
+        uid: 's',
+        ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }],
+      },
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }] },
     };
     const p = claimPhase(claim, sandbox, 'v0.5');
     expect(p).toMatchObject({ phase: 'Unknown' });
-    expect(p.reason).toBe('bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: Ready condition is for generation 2, object is at generation 4: reconcile pending');
+    expect(p.reason).toBe(
+      'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: Ready condition is for generation 2, object is at generation 4: reconcile pending',
+    );
   });
 
   test('variant B: Sandbox Ready at its generation but still owned by the pool: adoption incomplete, stays configured', () => {
     const sandbox: SandboxObject = {
-      metadata: { name: 'py-pool-k2x9q', generation: 1, uid: 's', ownerReferences: [{ kind: 'SandboxWarmPool', name: 'py-pool', uid: 'pool-uid', controller: true }] },
+      metadata: {
+        name: 'py-pool-k2x9q',
+        generation: 1,
+        uid: 's',
+        ownerReferences: [{ kind: 'SandboxWarmPool', name: 'py-pool', uid: 'pool-uid', controller: true }],
+      },
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 1 }] },
     };
-    const claimB: ClaimObject = { ...claim, status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [{ type: 'Ready', status: 'False', reason: 'SandboxNotReady', observedGeneration: 3 }] } };
+    const claimB: ClaimObject = {
+      ...claim,
+      status: {
+        sandbox: { name: 'py-pool-k2x9q' },
+        conditions: [{ type: 'Ready', status: 'False', reason: 'SandboxNotReady', observedGeneration: 3 }],
+      },
+    };
     const p = claimPhase(claimB, sandbox, 'v0.5');
-    expect(p).toEqual({ phase: 'Pending', reason: 'adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim' });
+    expect(p).toEqual({
+      phase: 'Pending',
+      reason: 'adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim',
+    });
     expect(settle(evidenceFor(`claim c1 not ready within 2m: ${p.reason}`))).toEqual({
       state: 'configured',
       next: 'verified not reached: claim c1 not ready within 2m: adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim',

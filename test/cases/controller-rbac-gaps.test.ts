@@ -26,7 +26,13 @@ function attempt(fn: () => unknown): unknown {
 describe('case 09: controller RBAC narrowing checked against the watch scope', () => {
   test('reproduction: v0.5.6 with rbac.networkPolicies "namespace:sbx" fails with RbacNarrowingError at the construct path', async () => {
     const rel = await release('v0.5.6');
-    const err = attempt(() => new AgentSandboxInstall(new Chart(new App(), 'chart'), 'i', { release: rel, rbac: { networkPolicies: 'namespace:sbx' } }));
+    const err = attempt(
+      () =>
+        new AgentSandboxInstall(new Chart(new App(), 'chart'), 'i', {
+          release: rel,
+          rbac: { networkPolicies: 'namespace:sbx' },
+        }),
+    );
     expect(err).toBeInstanceOf(RbacNarrowingError);
     const e = err as RbacNarrowingError;
     expect(e.path).toBe('chart/i');
@@ -36,9 +42,15 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
     expect(e.namespaces).toEqual(['sbx']);
     expect(e.release).toBe('v0.5.6');
     expect(e.reason).toBe('ControllerWatchesCluster');
-    expect(e.grantedBy).toEqual(['ClusterRole agent-sandbox-controller-extensions in k8s/extensions-rbac.generated.yaml@v0.5.6']);
-    expect(e.message).toMatch(/^chart\/i: rbac\.networkPolicies narrows networkpolicies\.networking\.k8s\.io to namespace sbx, but the controller lists and watches/);
-    expect(e.message).toContain('release v0.5.6 has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@v0.5.6; --cache-label-selectors');
+    expect(e.grantedBy).toEqual([
+      'ClusterRole agent-sandbox-controller-extensions in k8s/extensions-rbac.generated.yaml@v0.5.6',
+    ]);
+    expect(e.message).toMatch(
+      /^chart\/i: rbac\.networkPolicies narrows networkpolicies\.networking\.k8s\.io to namespace sbx, but the controller lists and watches/,
+    );
+    expect(e.message).toContain(
+      'release v0.5.6 has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@v0.5.6; --cache-label-selectors',
+    );
     expect(e.hint).toContain("keep rbac.networkPolicies at 'cluster'");
     expect(e.hint).toContain('admission policy');
     expect(e.hint).toContain('system:serviceaccount:agent-sandbox-system:agent-sandbox-controller');
@@ -46,7 +58,11 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
 
   test('inside an environment the narrowing is refused while the environment is built, so synthesis never starts', async () => {
     const rel = await release('v0.5.6');
-    const err = attempt(() => synthesizeEnvironment(newEnvironment(rel, 'sbx', { install: { rbac: { networkPolicies: ['namespace:sbx', 'namespace:team-a'] } } })));
+    const err = attempt(() =>
+      synthesizeEnvironment(
+        newEnvironment(rel, 'sbx', { install: { rbac: { networkPolicies: ['namespace:sbx', 'namespace:team-a'] } } }),
+      ),
+    );
     expect(err).toBeInstanceOf(RbacNarrowingError);
     expect((err as RbacNarrowingError).path).toBe('sbx/install');
     expect((err as RbacNarrowingError).namespaces).toEqual(['sbx', 'team-a']);
@@ -56,7 +72,11 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
     const rel = await release('v0.5.6');
     const s = synthesizeEnvironment(newEnvironment(rel, 'sbx', { install: { rbac: { events: 'namespace:team-x' } } }));
     const placed = s.objects
-      .filter((o) => o.object.metadata?.namespace === 'team-x' || (o.object.kind === 'Namespace' && o.object.metadata?.name === 'team-x'))
+      .filter(
+        (o) =>
+          o.object.metadata?.namespace === 'team-x' ||
+          (o.object.kind === 'Namespace' && o.object.metadata?.name === 'team-x'),
+      )
       .map((o) => `${o.phase} ${o.object.kind}/${o.object.metadata?.name}`)
       .sort();
     expect(placed).toEqual([
@@ -73,42 +93,75 @@ describe('case 09: controller RBAC narrowing checked against the watch scope', (
 
   test('the events narrowing reaches the verifier through the descriptor: it checks events where the environment granted them, not cluster-wide', async () => {
     const rel = await release('v0.5.6');
-    const s = synthesizeEnvironment(newEnvironment(rel, 'sbx', { install: { rbac: { events: ['namespace:team-x', 'namespace:agent-sandbox-system'] } } }));
-    expect(s.descriptor.install?.rbacNarrowed).toEqual([{ resources: ['events', 'events.events.k8s.io'], namespaces: ['agent-sandbox-system', 'team-x'] }]);
+    const s = synthesizeEnvironment(
+      newEnvironment(rel, 'sbx', {
+        install: { rbac: { events: ['namespace:team-x', 'namespace:agent-sandbox-system'] } },
+      }),
+    );
+    expect(s.descriptor.install?.rbacNarrowed).toEqual([
+      { resources: ['events', 'events.events.k8s.io'], namespaces: ['agent-sandbox-system', 'team-x'] },
+    ]);
     const plan = planFromDescriptor(s.descriptor, 'dist/sbx', { transport: 'direct' });
-    const needs = scopedNeeds(controllerNeeds(rel.objects.values(), true), plan.controller.rbacNarrowed).map(describeNeed);
-    expect(needs.filter((n) => n.includes('events')).sort()).toEqual([
-      'create events.events.k8s.io in agent-sandbox-system',
-      'create events.events.k8s.io in team-x',
-      'patch events.events.k8s.io in agent-sandbox-system',
-      'patch events.events.k8s.io in team-x',
-      'update events.events.k8s.io in agent-sandbox-system',
-      'update events.events.k8s.io in team-x',
-      'create events in agent-sandbox-system',
-      'create events in team-x',
-      'patch events in agent-sandbox-system',
-      'patch events in team-x',
-      'update events in agent-sandbox-system',
-      'update events in team-x',
-    ].sort());
+    const needs = scopedNeeds(controllerNeeds(rel.objects.values(), true), plan.controller.rbacNarrowed).map(
+      describeNeed,
+    );
+    expect(needs.filter((n) => n.includes('events')).sort()).toEqual(
+      [
+        'create events.events.k8s.io in agent-sandbox-system',
+        'create events.events.k8s.io in team-x',
+        'patch events.events.k8s.io in agent-sandbox-system',
+        'patch events.events.k8s.io in team-x',
+        'update events.events.k8s.io in agent-sandbox-system',
+        'update events.events.k8s.io in team-x',
+        'create events in agent-sandbox-system',
+        'create events in team-x',
+        'patch events in agent-sandbox-system',
+        'patch events in team-x',
+        'update events in agent-sandbox-system',
+        'update events in team-x',
+      ].sort(),
+    );
     expect(needs).toContain('watch networkpolicies.networking.k8s.io (cluster-wide)');
     // without a narrowing nothing moves, and no descriptor field is written (unchanged golden output)
     const plain = synthesizeEnvironment(newEnvironment(rel, 'sbx'));
     expect(plain.descriptor.install).not.toHaveProperty('rbacNarrowed');
-    expect(scopedNeeds(controllerNeeds(rel.objects.values(), true), planFromDescriptor(plain.descriptor, 'dist/sbx', { transport: 'direct' }).controller.rbacNarrowed).map(describeNeed)).toContain('create events (cluster-wide)');
+    expect(
+      scopedNeeds(
+        controllerNeeds(rel.objects.values(), true),
+        planFromDescriptor(plain.descriptor, 'dist/sbx', { transport: 'direct' }).controller.rbacNarrowed,
+      ).map(describeNeed),
+    ).toContain('create events (cluster-wide)');
   });
 
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s: every resource the controller lists/watches refuses narrowing, citing main.go at that tag', async (tag) => {
-    const rel = await release(tag);
-    const probe = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel });
-    const watched = probe.controllerResources.filter((r) => r.watched).map((r) => r.key);
-    expect(watched).toEqual(['leases', 'networkpolicies', 'persistentvolumeclaims', 'pods', 'sandboxclaims', 'sandboxes', 'sandboxtemplates', 'sandboxwarmpools', 'services']);
-    for (const key of watched) {
-      const err = attempt(() => new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel, rbac: { [key]: 'namespace:sbx' } }));
-      expect(err).toBeInstanceOf(RbacNarrowingError);
-      expect((err as RbacNarrowingError).reason).toBe('ControllerWatchesCluster');
-      expect((err as Error).message).toContain(`release ${tag} has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@${tag}`);
-      expect((err as RbacNarrowingError).verbs).toEqual(expect.arrayContaining(['list', 'watch']));
-    }
-  });
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+    '%s: every resource the controller lists/watches refuses narrowing, citing main.go at that tag',
+    async (tag) => {
+      const rel = await release(tag);
+      const probe = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel });
+      const watched = probe.controllerResources.filter((r) => r.watched).map((r) => r.key);
+      expect(watched).toEqual([
+        'leases',
+        'networkpolicies',
+        'persistentvolumeclaims',
+        'pods',
+        'sandboxclaims',
+        'sandboxes',
+        'sandboxtemplates',
+        'sandboxwarmpools',
+        'services',
+      ]);
+      for (const key of watched) {
+        const err = attempt(
+          () =>
+            new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: rel, rbac: { [key]: 'namespace:sbx' } }),
+        );
+        expect(err).toBeInstanceOf(RbacNarrowingError);
+        expect((err as RbacNarrowingError).reason).toBe('ControllerWatchesCluster');
+        expect((err as Error).message).toContain(
+          `release ${tag} has no flag that restricts the controller to namespaces (cmd/agent-sandbox-controller/main.go@${tag}`,
+        );
+        expect((err as RbacNarrowingError).verbs).toEqual(expect.arrayContaining(['list', 'watch']));
+      }
+    },
+  );
 });

@@ -12,13 +12,26 @@ import { conversionReadEvidence } from '../../src/verify/probes/workload/convers
 import { settle } from '../../src/verify/states.js';
 
 const KINDS = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const;
-const crd = (caBundle?: string) => crdView({
-  metadata: { name: 'x' },
-  spec: {
-    versions: [{ name: 'v1beta1', served: true, storage: true }, { name: 'v1alpha1', served: true }],
-    conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1', 'v1beta1'], clientConfig: { service: { name: 'agent-sandbox-webhook-service', namespace: 'agent-sandbox-system', path: '/convert' }, ...(caBundle ? { caBundle } : {}) } } },
-  },
-} as never);
+const crd = (caBundle?: string) =>
+  crdView({
+    metadata: { name: 'x' },
+    spec: {
+      versions: [
+        { name: 'v1beta1', served: true, storage: true },
+        { name: 'v1alpha1', served: true },
+      ],
+      conversion: {
+        strategy: 'Webhook',
+        webhook: {
+          conversionReviewVersions: ['v1', 'v1beta1'],
+          clientConfig: {
+            service: { name: 'agent-sandbox-webhook-service', namespace: 'agent-sandbox-system', path: '/convert' },
+            ...(caBundle ? { caBundle } : {}),
+          },
+        },
+      },
+    },
+  } as never);
 
 describe('case 08 conversion-cabundle-drift (verifier)', () => {
   test('the desired (synthesized) CRD without caBundle: compatible, configured missing with the reason', () => {
@@ -40,9 +53,15 @@ describe('case 08 conversion-cabundle-drift (verifier)', () => {
     const ev = conversionEvidence('v0.5', 'v0.5.6', new Map(KINDS.map((k) => [k, crd('LS0tLS1CRUdJTi')])));
     const f = new Facts('conversion');
     // The API server's answer to a v1alpha1 GET whose conversion webhook fails TLS, classified by the adapter.
-    const cause = 'conversion webhook for agents.x-k8s.io/v1beta1, Kind=Sandbox failed: Post "https://agent-sandbox-webhook-service.agent-sandbox-system.svc:443/convert": tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    const cause =
+      'conversion webhook for agents.x-k8s.io/v1beta1, Kind=Sandbox failed: Post "https://agent-sandbox-webhook-service.agent-sandbox-system.svc:443/convert": tls: failed to verify certificate: x509: certificate signed by unknown authority';
     const body = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: cause, code: 500 });
-    const error = classifyKubeError(new k8s.ApiException(500, 'HTTP-Code: 500', body, {}), { verb: 'get', resource: 'sandboxes.agents.x-k8s.io', context: 'test', user: 'verifier' });
+    const error = classifyKubeError(new k8s.ApiException(500, 'HTTP-Code: 500', body, {}), {
+      verb: 'get',
+      resource: 'sandboxes.agents.x-k8s.io',
+      context: 'test',
+      user: 'verifier',
+    });
     expect(error).toMatchObject({ category: 'internal', code: 500, tls: true });
     conversionReadEvidence(f, 'Sandbox sbx/s', { kind: 'failed', error });
     const s = settle([...ev, ...f.list]);
@@ -55,7 +74,10 @@ describe('case 08 conversion-cabundle-drift (verifier)', () => {
   test('a non-TLS failure of the round trip (e.g. 403) proves nothing either way: stays configured', () => {
     const ev = conversionEvidence('v0.5', 'v0.5.6', new Map(KINDS.map((k) => [k, crd('LS0t')])));
     const f = new Facts('conversion');
-    conversionReadEvidence(f, 'Sandbox sbx/s', { kind: 'failed', error: { category: 'forbidden', code: 403, message: 'forbidden: user "v" may not get sandboxes.agents.x-k8s.io' } });
+    conversionReadEvidence(f, 'Sandbox sbx/s', {
+      kind: 'failed',
+      error: { category: 'forbidden', code: 403, message: 'forbidden: user "v" may not get sandboxes.agents.x-k8s.io' },
+    });
     expect(settle([...ev, ...f.list]).state).toBe('configured');
     expect(f.list.map((e) => [e.verdict, e.reason])).toEqual([['unknown', 'ConversionReadFailed']]);
   });

@@ -16,7 +16,17 @@ describe('case 28: crd-annotation-too-long (diff)', () => {
 
   it('compares live state: a stale last-applied annotation on an otherwise equal object is no change', () => {
     const live = structuredClone(crd);
-    live.metadata = { ...live.metadata, annotations: { ...live.metadata?.annotations as Record<string, string>, [LAST_APPLIED]: JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'old' } }) } };
+    live.metadata = {
+      ...live.metadata,
+      annotations: {
+        ...(live.metadata?.annotations as Record<string, string>),
+        [LAST_APPLIED]: JSON.stringify({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          metadata: { name: 'old' },
+        }),
+      },
+    };
     const report = diffManifests({ label: 'live', objects: [live] }, { label: 'dist', objects: [crd] });
     expect(report.counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 1 });
   });
@@ -24,10 +34,20 @@ describe('case 28: crd-annotation-too-long (diff)', () => {
   it('reports a live edit even when last-applied still equals the desired object', () => {
     const live = structuredClone(crd) as KubeObject & { spec: { versions: Array<{ served: boolean }> } };
     live.spec.versions[1]!.served = false;
-    live.metadata = { ...live.metadata, annotations: { ...live.metadata?.annotations as Record<string, string>, [LAST_APPLIED]: '{"note":"would say nothing changed"}' } };
+    live.metadata = {
+      ...live.metadata,
+      annotations: {
+        ...(live.metadata?.annotations as Record<string, string>),
+        [LAST_APPLIED]: '{"note":"would say nothing changed"}',
+      },
+    };
     const report = diffManifests({ label: 'live', objects: [live] }, { label: 'dist', objects: [crd] });
-    expect(report.objects[0]?.fields).toEqual([{ path: 'spec.versions[name=v1alpha1].served', op: 'changed', before: false, after: true }]);
+    expect(report.objects[0]?.fields).toEqual([
+      { path: 'spec.versions[name=v1alpha1].served', op: 'changed', before: false, after: true },
+    ]);
     expect(report.objects[0]?.unified).not.toContain(LAST_APPLIED);
-    expect(report.risks.find((r) => r.rule === 'crd-schema-change')?.details).toEqual(['Sandbox v1alpha1: served false -> true']);
+    expect(report.risks.find((r) => r.rule === 'crd-schema-change')?.details).toEqual([
+      'Sandbox v1alpha1: served false -> true',
+    ]);
   });
 });

@@ -24,12 +24,18 @@ function marked(s: ReturnType<typeof synthesizeEnvironment>): string[] {
 }
 
 describe('case 28: CRDs too large for client-side apply', () => {
-  test.each(['v0.5.0', 'v0.5.6'] as const)('%s: the Sandbox and SandboxTemplate CRDs are marked and the notes say --server-side', async (tag) => {
-    const s = synthesizeEnvironment(newEnvironment(await release(tag), 'sbx'));
-    expect(marked(s)).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
-    expect(s.notes[0]).toContain('apply the files of sbx/ with kubectl apply --server-side');
-    expect(s.descriptor.install!.serverSideApply).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
-  });
+  test.each(['v0.5.0', 'v0.5.6'] as const)(
+    '%s: the Sandbox and SandboxTemplate CRDs are marked and the notes say --server-side',
+    async (tag) => {
+      const s = synthesizeEnvironment(newEnvironment(await release(tag), 'sbx'));
+      expect(marked(s)).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
+      expect(s.notes[0]).toContain('apply the files of sbx/ with kubectl apply --server-side');
+      expect(s.descriptor.install!.serverSideApply).toEqual([
+        'sandboxes.agents.x-k8s.io',
+        'sandboxtemplates.extensions.agents.x-k8s.io',
+      ]);
+    },
+  );
 
   test('v0.4.6: no CRD is over the threshold, none is marked', async () => {
     const s = synthesizeEnvironment(newEnvironment(await release('v0.4.6'), 'sbx'));
@@ -42,7 +48,11 @@ describe('case 28: CRDs too large for client-side apply', () => {
     new ApiObject(env, 'cm', {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: 'x', namespace: 'agent-sandboxes', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":true}' } },
+      metadata: {
+        name: 'x',
+        namespace: 'agent-sandboxes',
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"big":true}' },
+      },
     });
     const s = synthesizeEnvironment(env);
     expect(s.files.map((f) => f.content).join('')).not.toContain('last-applied-configuration');
@@ -52,12 +62,21 @@ describe('case 28: CRDs too large for client-side apply', () => {
     const rel = await release('v0.5.6');
     const big = (name: string) => {
       const env = newEnvironment(rel, name, { install: false });
-      new ApiObject(env, 'cm', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big', namespace: 'agent-sandboxes' }, data: { blob: 'x'.repeat(300_000) } });
+      new ApiObject(env, 'cm', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'big', namespace: 'agent-sandboxes' },
+        data: { blob: 'x'.repeat(300_000) },
+      });
       return env;
     };
     const s = synthesizeEnvironment(big('loose'));
     expect(marked(s)).toEqual(['big']);
-    expect(s.notes).toEqual([expect.stringMatching(/^ConfigMap big is 300\d{3} bytes as JSON, over the 262144-byte annotation limit of client-side apply: marked ServerSideApply=true/)]);
+    expect(s.notes).toEqual([
+      expect.stringMatching(
+        /^ConfigMap big is 300\d{3} bytes as JSON, over the 262144-byte annotation limit of client-side apply: marked ServerSideApply=true/,
+      ),
+    ]);
     expect(() => synthesizeEnvironment(big('strict'), { strict: true })).toThrow(ObjectTooLargeError);
   });
 });

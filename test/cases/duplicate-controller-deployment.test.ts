@@ -15,22 +15,35 @@ function deployments(install: AgentSandboxInstall): Array<Record<string, any>> {
 }
 
 describe('case 16: duplicate controller Deployment', () => {
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s with extensions: one Deployment with --extensions', async (tag) => {
-    const install = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: await release(tag), extensions: true });
-    const deps = deployments(install);
-    expect(deps).toHaveLength(1);
-    expect(deps[0]!.spec.template.spec.containers[0].args).toContain('--extensions');
-  });
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+    '%s with extensions: one Deployment with --extensions',
+    async (tag) => {
+      const install = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', {
+        release: await release(tag),
+        extensions: true,
+      });
+      const deps = deployments(install);
+      expect(deps).toHaveLength(1);
+      expect(deps[0]!.spec.template.spec.containers[0].args).toContain('--extensions');
+    },
+  );
 
   test('without extensions: one Deployment without --extensions', async () => {
-    const deps = deployments(new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: await release('v0.5.0'), extensions: false }));
+    const deps = deployments(
+      new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', { release: await release('v0.5.0'), extensions: false }),
+    );
     expect(deps).toHaveLength(1);
     expect(deps[0]!.spec.template.spec.containers[0].args).not.toContain('--extensions');
   });
 
   test('a second Deployment with the same identity anywhere in the environment is refused', async () => {
     const env = newEnvironment(await release('v0.5.0'), 'sbx');
-    new ApiObject(env, 'extra-controller', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'agent-sandbox-controller', namespace: 'agent-sandbox-system' }, spec: {} });
+    new ApiObject(env, 'extra-controller', {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'agent-sandbox-controller', namespace: 'agent-sandbox-system' },
+      spec: {},
+    });
     let err: unknown;
     try {
       synthesizeEnvironment(env);

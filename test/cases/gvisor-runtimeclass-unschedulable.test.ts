@@ -29,17 +29,38 @@ describe('case 12: gVisor RuntimeClass without scheduling', () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { install: false });
     const rc = env.addRuntimeClass('gvisor', {
       preset: 'gvisor',
-      scheduling: { nodeSelector: { 'kubernetes.io/hostname': 'node-b' }, tolerations: [{ key: 'runsc', operator: 'Exists', effect: 'NoSchedule' }] },
+      scheduling: {
+        nodeSelector: { 'kubernetes.io/hostname': 'node-b' },
+        tolerations: [{ key: 'runsc', operator: 'Exists', effect: 'NoSchedule' }],
+      },
     });
     env.addWarmPool('pool', { template: env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() }), replicas: 3 });
     const s = synthesizeEnvironment(env);
     const runtimeClass = s.objects.find((o) => o.object.kind === 'RuntimeClass')!.object;
-    expect(runtimeClass).toMatchObject({ handler: 'runsc', scheduling: { nodeSelector: { 'kubernetes.io/hostname': 'node-b' }, tolerations: [{ key: 'runsc', operator: 'Exists', effect: 'NoSchedule' }] } });
+    expect(runtimeClass).toMatchObject({
+      handler: 'runsc',
+      scheduling: {
+        nodeSelector: { 'kubernetes.io/hostname': 'node-b' },
+        tolerations: [{ key: 'runsc', operator: 'Exists', effect: 'NoSchedule' }],
+      },
+    });
     expect(s.descriptor.runtimeClasses).toEqual([
-      { name: 'gvisor', handler: 'runsc', preset: 'gvisor', overhead: null, scheduling: { nodeSelector: { 'kubernetes.io/hostname': 'node-b' }, tolerations: [{ key: 'runsc', operator: 'Exists', effect: 'NoSchedule' }] }, allNodes: false },
+      {
+        name: 'gvisor',
+        handler: 'runsc',
+        preset: 'gvisor',
+        overhead: null,
+        scheduling: {
+          nodeSelector: { 'kubernetes.io/hostname': 'node-b' },
+          tolerations: [{ key: 'runsc', operator: 'Exists', effect: 'NoSchedule' }],
+        },
+        allNodes: false,
+      },
     ]);
     expect(s.descriptor.capabilities).toContainEqual({ capability: 'runtime-class/gvisor', required: 'verified' });
-    const tpl = s.objects.find((o) => o.object.kind === 'SandboxTemplate')!.object as unknown as { spec: { podTemplate: { spec: { runtimeClassName: string } } } };
+    const tpl = s.objects.find((o) => o.object.kind === 'SandboxTemplate')!.object as unknown as {
+      spec: { podTemplate: { spec: { runtimeClassName: string } } };
+    };
     expect(tpl.spec.podTemplate.spec.runtimeClassName).toBe('gvisor');
   });
 

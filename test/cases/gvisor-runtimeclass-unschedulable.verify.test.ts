@@ -15,17 +15,33 @@ import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../src/verify
 import { settle } from '../../src/verify/states.js';
 import { RUNSC_DMESG } from '../unit/verify/fixtures.js';
 
-const node = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }] } });
+const node = (name: string, labels: Record<string, string> = {}) => ({
+  metadata: { name, labels },
+  spec: {},
+  status: { conditions: [{ type: 'Ready', status: 'True' }] },
+});
 
 describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
   test('a class without scheduling matches every node, including those without the handler (what the construct forbids)', () => {
-    const fits = nodesFor({ metadata: { name: 'gvisor' }, handler: 'runsc' } as never, [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never);
+    const fits = nodesFor(
+      { metadata: { name: 'gvisor' }, handler: 'runsc' } as never,
+      [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never,
+    );
     expect(fits.filter((f) => f.fits).map((f) => f.node)).toEqual(['node-a', 'node-b', 'node-c']);
   });
 
   test('with scheduling only node-b is compatible, and the others say why', () => {
-    const rc = { metadata: { name: 'gvisor' }, handler: 'runsc', scheduling: { nodeSelector: { 'agentplane.dev/runsc': 'true' } } };
-    expect(nodesFor(rc as never, [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never)).toEqual([
+    const rc = {
+      metadata: { name: 'gvisor' },
+      handler: 'runsc',
+      scheduling: { nodeSelector: { 'agentplane.dev/runsc': 'true' } },
+    };
+    expect(
+      nodesFor(
+        rc as never,
+        [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never,
+      ),
+    ).toEqual([
       { node: 'node-a', fits: false, reason: 'lacks label agentplane.dev/runsc=true' },
       { node: 'node-b', fits: true, reason: 'Ready and matches' },
       { node: 'node-c', fits: false, reason: 'lacks label agentplane.dev/runsc=true' },
@@ -40,23 +56,70 @@ describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
  * server, so the cluster answers just the two reads the probes make (the RuntimeClass and the three nodes of the case).
  */
 describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVisor kernel answering', () => {
-  const gvisor = { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler: 'runsc', scheduling: { nodeSelector: { 'agentplane.dev/runsc': 'true' } } };
-  const nodes = [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')];
-  const cluster = { runtimeClass: async (n: string) => ({ kind: 'ok', value: n === 'gvisor' ? gvisor : undefined }), nodes: async () => ({ kind: 'ok', value: nodes }) } as unknown as Cluster;
-  const target: RuntimeTarget = { kind: 'sandboxd', transport: 'direct', namespace: 'dev-sandboxes', sandbox: 'shell-k2x9p', pod: 'shell-k2x9p', podIP: '127.10.1.4', restPort: 8080, grpcPort: 9090 };
-  const pod = { metadata: { name: 'shell-k2x9p', namespace: 'dev-sandboxes' }, spec: { runtimeClassName: 'gvisor', nodeName: 'node-b' } };
-  const runtimeAnswering = (stdout: string): RuntimeProber => {
-    const unused = async (): Promise<RuntimeCall<string>> => ({ kind: 'error', durationMs: 0, detail: 'not asked in this test' });
-    return { health: unused, fileRoundTrip: unused, close: async () => undefined, execute: async (_t, argv) => (argv.join(' ') === 'dmesg' ? { kind: 'answered', value: { exitCode: 0, stdout, stderr: '' }, durationMs: 9 } : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` }) };
+  const gvisor = {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: 'gvisor' },
+    handler: 'runsc',
+    scheduling: { nodeSelector: { 'agentplane.dev/runsc': 'true' } },
   };
-  const deps = (runtime: RuntimeProber) => ({
-    cluster, runtime,
-    plan: { probeTimeoutMs: 2_000, templates: [{ namespace: 'dev-sandboxes', name: 'shell', runtime: 'sandboxd', ports: { rest: 8080, grpc: 9090 }, networkPolicyManagement: 'Managed', runtimeClassName: 'gvisor' }] },
-  }) as unknown as ProbeDeps;
+  const nodes = [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')];
+  const cluster = {
+    runtimeClass: async (n: string) => ({ kind: 'ok', value: n === 'gvisor' ? gvisor : undefined }),
+    nodes: async () => ({ kind: 'ok', value: nodes }),
+  } as unknown as Cluster;
+  const target: RuntimeTarget = {
+    kind: 'sandboxd',
+    transport: 'direct',
+    namespace: 'dev-sandboxes',
+    sandbox: 'shell-k2x9p',
+    pod: 'shell-k2x9p',
+    podIP: '127.10.1.4',
+    restPort: 8080,
+    grpcPort: 9090,
+  };
+  const pod = {
+    metadata: { name: 'shell-k2x9p', namespace: 'dev-sandboxes' },
+    spec: { runtimeClassName: 'gvisor', nodeName: 'node-b' },
+  };
+  const runtimeAnswering = (stdout: string): RuntimeProber => {
+    const unused = async (): Promise<RuntimeCall<string>> => ({
+      kind: 'error',
+      durationMs: 0,
+      detail: 'not asked in this test',
+    });
+    return {
+      health: unused,
+      fileRoundTrip: unused,
+      close: async () => undefined,
+      execute: async (_t, argv) =>
+        argv.join(' ') === 'dmesg'
+          ? { kind: 'answered', value: { exitCode: 0, stdout, stderr: '' }, durationMs: 9 }
+          : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` },
+    };
+  };
+  const deps = (runtime: RuntimeProber) =>
+    ({
+      cluster,
+      runtime,
+      plan: {
+        probeTimeoutMs: 2_000,
+        templates: [
+          {
+            namespace: 'dev-sandboxes',
+            name: 'shell',
+            runtime: 'sandboxd',
+            ports: { rest: 8080, grpc: 9090 },
+            networkPolicyManagement: 'Managed',
+            runtimeClassName: 'gvisor',
+          },
+        ],
+      },
+    }) as unknown as ProbeDeps;
 
   async function ladder(dmesg: string) {
     const d = deps(runtimeAnswering(dmesg));
-    const evidence = [...await runtimeClassProbe(d, 'gvisor').run(undefined as never)];
+    const evidence = [...(await runtimeClassProbe(d, 'gvisor').run(undefined as never))];
     const rc = new Facts('runtime-class/gvisor');
     await isolationEvidence(d, rc, 'gvisor', podView(pod), target, true);
     return { evidence: [...evidence, ...rc.list], settled: settle([...evidence, ...rc.list]) };
@@ -78,34 +141,73 @@ describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVis
   test('the probe pod ran on node-b, but pool siblings under the class failed on node-a and node-c: one missing line per node, not verified', async () => {
     // The case's live state: a pool of 3 under a class the kubelets of node-a and node-c cannot run (no runsc); the
     // probe was served by the member on node-b. Fake reads as above, plus the namespace's pods and their events.
-    const member = (name: string, nodeName: string) => ({ metadata: { name, namespace: 'dev-sandboxes' }, spec: { runtimeClassName: 'gvisor', nodeName } });
+    const member = (name: string, nodeName: string) => ({
+      metadata: { name, namespace: 'dev-sandboxes' },
+      spec: { runtimeClassName: 'gvisor', nodeName },
+    });
     const failed = (name: string, host: string, count: number) => ({
-      type: 'Warning', reason: 'FailedCreatePodSandBox', involvedObject: { kind: 'Pod', name }, source: { component: 'kubelet', host }, count,
-      message: 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured', lastTimestamp: '2026-11-29T10:00:00Z',
+      type: 'Warning',
+      reason: 'FailedCreatePodSandBox',
+      involvedObject: { kind: 'Pod', name },
+      source: { component: 'kubelet', host },
+      count,
+      message:
+        'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured',
+      lastTimestamp: '2026-11-29T10:00:00Z',
     });
     const withPods = {
       ...cluster,
-      pods: async () => ({ kind: 'ok', value: [pod, member('shell-pool-a1', 'node-a'), member('shell-pool-c1', 'node-c'), { metadata: { name: 'other' }, spec: { runtimeClassName: 'runc' } }] }),
-      events: async () => ({ kind: 'ok', value: [failed('shell-pool-a1', 'node-a', 4), failed('shell-pool-c1', 'node-c', 2), failed('other', 'node-a', 1)] }),
+      pods: async () => ({
+        kind: 'ok',
+        value: [
+          pod,
+          member('shell-pool-a1', 'node-a'),
+          member('shell-pool-c1', 'node-c'),
+          { metadata: { name: 'other' }, spec: { runtimeClassName: 'runc' } },
+        ],
+      }),
+      events: async () => ({
+        kind: 'ok',
+        value: [
+          failed('shell-pool-a1', 'node-a', 4),
+          failed('shell-pool-c1', 'node-c', 2),
+          failed('other', 'node-a', 1),
+        ],
+      }),
     } as unknown as Cluster;
     const d = { ...deps(runtimeAnswering(RUNSC_DMESG)), cluster: withPods } as ProbeDeps;
-    const evidence = [...await runtimeClassProbe(d, 'gvisor').run(undefined as never)];
+    const evidence = [...(await runtimeClassProbe(d, 'gvisor').run(undefined as never))];
     const rc = new Facts('runtime-class/gvisor');
     await isolationEvidence(d, rc, 'gvisor', podView(pod), target, true);
     await nodeFailureEvidence(d, rc, { namespace: 'dev-sandboxes', runtimeClassName: 'gvisor' }, 'shell-k2x9p');
-    const cause = 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured';
+    const cause =
+      'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured';
     const missing = rc.list.filter((e) => e.verdict === 'missing');
-    expect(missing.map((e) => [e.subject, e.reason])).toEqual([['Node node-a', 'FailedCreatePodSandBox'], ['Node node-c', 'FailedCreatePodSandBox']]);
+    expect(missing.map((e) => [e.subject, e.reason])).toEqual([
+      ['Node node-a', 'FailedCreatePodSandBox'],
+      ['Node node-c', 'FailedCreatePodSandBox'],
+    ]);
     // The kubelet's own message and the event counts (upstream values) are carried into the evidence.
-    expect(missing.map((e) => [e.message.includes(cause), /\((\d+) times\)/.exec(e.message)?.[1]])).toEqual([[true, '4'], [true, '2']]);
+    expect(missing.map((e) => [e.message.includes(cause), /\((\d+) times\)/.exec(e.message)?.[1]])).toEqual([
+      [true, '4'],
+      [true, '2'],
+    ]);
     expect(settle([...evidence, ...rc.list]).state).toBe('configured');
   });
 
   test('a host kernel whose log only mentions gvisor leaves it configured, naming the acceptance test', async () => {
-    const host = '[    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP\n[ 8123.558102] overlayfs: upper fs does not support tmpfile (path /var/lib/gvisor/overlay)\n';
+    const host =
+      '[    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP\n[ 8123.558102] overlayfs: upper fs does not support tmpfile (path /var/lib/gvisor/overlay)\n';
     const { evidence, settled } = await ladder(host);
     expect(settled.state).toBe('configured');
     const blocking = evidence.filter((e) => e.verdict !== 'proven');
-    expect(blocking.map((e) => [e.step, e.verdict, e.reason, e.missingTest])).toEqual([['verified', 'missing', 'NotGvisorKernel', 'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor']]);
+    expect(blocking.map((e) => [e.step, e.verdict, e.reason, e.missingTest])).toEqual([
+      [
+        'verified',
+        'missing',
+        'NotGvisorKernel',
+        'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor',
+      ],
+    ]);
   });
 });

@@ -39,10 +39,19 @@ describe('case 19: import-release-bundle', () => {
 
   test('keeps only the CustomResourceDefinitions and says how many other documents it skipped', () => {
     expect(extraction.crds.map((c) => c.metadata?.name)).toEqual([
-      'sandboxes.agents.x-k8s.io', 'sandboxclaims.extensions.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io',
-      'sandboxwarmpools.extensions.agents.x-k8s.io', 'gadgets.example.com',
+      'sandboxes.agents.x-k8s.io',
+      'sandboxclaims.extensions.agents.x-k8s.io',
+      'sandboxtemplates.extensions.agents.x-k8s.io',
+      'sandboxwarmpools.extensions.agents.x-k8s.io',
+      'gadgets.example.com',
     ]);
-    expect(extraction.skipped).toEqual(['Namespace/agent-sandbox-system', 'ServiceAccount/controller', 'ClusterRole/controller', 'Deployment/controller', 'Service/webhook']);
+    expect(extraction.skipped).toEqual([
+      'Namespace/agent-sandbox-system',
+      'ServiceAccount/controller',
+      'ClusterRole/controller',
+      'Deployment/controller',
+      'Service/webhook',
+    ]);
     expect(extraction.emptyDocuments).toBe(2);
     expect(describeExtraction('bundle.yaml', extraction)).toBe(
       'bundle.yaml: kept 5 CustomResourceDefinition(s), skipped 5 other document(s) (Namespace/agent-sandbox-system, ServiceAccount/controller, ' +
@@ -51,13 +60,26 @@ describe('case 19: import-release-bundle', () => {
   });
 
   test('a document that is not a Kubernetes object is refused with its position', () => {
-    expect(() => extractCrds(`${stringify(OPEN_CRD)}---\njust a string\n`, 'bad.yaml')).toThrow('bad.yaml: document 2 is not a Kubernetes object');
+    expect(() => extractCrds(`${stringify(OPEN_CRD)}---\njust a string\n`, 'bad.yaml')).toThrow(
+      'bad.yaml: document 2 is not a Kubernetes object',
+    );
   });
 
   test('one module per API group, with every kind present (none overwritten)', () => {
-    expect(readdirSync(out).sort()).toEqual(['bundle-agents.x-k8s.io.ts', 'bundle-example.com.ts', 'bundle-extensions.agents.x-k8s.io.ts']);
+    expect(readdirSync(out).sort()).toEqual([
+      'bundle-agents.x-k8s.io.ts',
+      'bundle-example.com.ts',
+      'bundle-extensions.agents.x-k8s.io.ts',
+    ]);
     const ext = readFileSync(join(out, 'bundle-extensions.agents.x-k8s.io.ts'), 'utf8');
-    for (const cls of ['SandboxClaim', 'SandboxClaimV1Alpha1', 'SandboxTemplate', 'SandboxTemplateV1Alpha1', 'SandboxWarmPool', 'SandboxWarmPoolV1Alpha1']) {
+    for (const cls of [
+      'SandboxClaim',
+      'SandboxClaimV1Alpha1',
+      'SandboxTemplate',
+      'SandboxTemplateV1Alpha1',
+      'SandboxWarmPool',
+      'SandboxWarmPoolV1Alpha1',
+    ]) {
       expect(ext).toContain(`export class ${cls} extends ApiObject {`);
     }
   });
@@ -69,16 +91,36 @@ describe('case 19: import-release-bundle', () => {
 
   test('int-or-string becomes a number-or-string type: a probe port takes 8080 or "http"', () => {
     const generated = readFileSync(join(out, 'bundle-extensions.agents.x-k8s.io.ts'), 'utf8');
-    expect(generated).toMatch(/export class SandboxTemplateSpecPodTemplateSpecContainersReadinessProbeHttpGetPort \{\s+public static fromNumber\(value: number\)/);
-    expect(generated).toContain('public static fromString(value: string): SandboxTemplateSpecPodTemplateSpecContainersReadinessProbeHttpGetPort');
+    expect(generated).toMatch(
+      /export class SandboxTemplateSpecPodTemplateSpecContainersReadinessProbeHttpGetPort \{\s+public static fromNumber\(value: number\)/,
+    );
+    expect(generated).toContain(
+      'public static fromString(value: string): SandboxTemplateSpecPodTemplateSpecContainersReadinessProbeHttpGetPort',
+    );
 
     // the committed bindings come from the same path: both forms synthesize and pass the pinned schema
     const Port = template056.SandboxTemplateSpecPodTemplateSpecContainersReadinessProbeHttpGetPort;
     const chart = Testing.chart();
-    for (const [id, port] of [['by-number', Port.fromNumber(8080)], ['by-name', Port.fromString('http')]] as const) {
+    for (const [id, port] of [
+      ['by-number', Port.fromNumber(8080)],
+      ['by-name', Port.fromString('http')],
+    ] as const) {
       new template056.SandboxTemplate(chart, id, {
         metadata: { name: id },
-        spec: { podTemplate: { spec: { containers: [{ name: 'c', image: 'r/i:1', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { port } } }] } } },
+        spec: {
+          podTemplate: {
+            spec: {
+              containers: [
+                {
+                  name: 'c',
+                  image: 'r/i:1',
+                  ports: [{ name: 'http', containerPort: 8080 }],
+                  readinessProbe: { httpGet: { port } },
+                },
+              ],
+            },
+          },
+        },
       });
     }
     const objects = Testing.synth(chart);

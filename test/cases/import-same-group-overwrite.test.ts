@@ -14,11 +14,16 @@ const work = tempDir('case18');
 const opts = { mirror: SHARED_MIRROR, cacheDir: join(work.dir, 'cache') };
 afterAll(() => work.cleanup());
 
-const EXT_FILES = ['sandboxclaims', 'sandboxtemplates', 'sandboxwarmpools'].map((k) => `k8s/crds/extensions.agents.x-k8s.io_${k}.yaml`);
+const EXT_FILES = ['sandboxclaims', 'sandboxtemplates', 'sandboxwarmpools'].map(
+  (k) => `k8s/crds/extensions.agents.x-k8s.io_${k}.yaml`,
+);
 const yamlOf = (entries: readonly string[]): string => `imports:\n${entries.map((e) => `  - ${e}\n`).join('')}`;
 
 async function refusal(cdk8sYaml: string): Promise<BindingsError> {
-  const err = await generateBindings(cdk8sYaml, join(work.dir, 'never'), opts).then(() => undefined, (e: unknown) => e);
+  const err = await generateBindings(cdk8sYaml, join(work.dir, 'never'), opts).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(BindingsError);
   return err as BindingsError;
 }
@@ -30,11 +35,23 @@ describe('case 18: import-same-group-overwrite', () => {
     expect(readdirSync(out)).toEqual(['ext-extensions.agents.x-k8s.io.ts']);
     const source = readFileSync(join(out, 'ext-extensions.agents.x-k8s.io.ts'), 'utf8');
     const classes = [...source.matchAll(/^export class (\w+) extends ApiObject \{/gm)].map((m) => m[1]).sort();
-    expect(classes).toEqual(['SandboxClaim', 'SandboxClaimV1Alpha1', 'SandboxTemplate', 'SandboxTemplateV1Alpha1', 'SandboxWarmPool', 'SandboxWarmPoolV1Alpha1']);
+    expect(classes).toEqual([
+      'SandboxClaim',
+      'SandboxClaimV1Alpha1',
+      'SandboxTemplate',
+      'SandboxTemplateV1Alpha1',
+      'SandboxWarmPool',
+      'SandboxWarmPoolV1Alpha1',
+    ]);
   }, 180_000);
 
   test('two inputs defining agents.x-k8s.io/v1beta1 Sandbox with different schemas are refused, naming both', async () => {
-    const err = await refusal(yamlOf(['core:=releases/v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml', 'core:=releases/v0.5.6/k8s/crds/agents.x-k8s.io_sandboxes.yaml']));
+    const err = await refusal(
+      yamlOf([
+        'core:=releases/v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml',
+        'core:=releases/v0.5.6/k8s/crds/agents.x-k8s.io_sandboxes.yaml',
+      ]),
+    );
     expect(err.reason).toBe('conflicting-schema');
     expect(err.message).toContain('agents.x-k8s.io/v1beta1 Sandbox');
     expect(err.message).toContain('v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml');
@@ -43,13 +60,22 @@ describe('case 18: import-same-group-overwrite', () => {
 
   test('the same CRDs under different prefixes do not collide (one module each)', async () => {
     const out = join(work.dir, 'two');
-    await generateBindings(yamlOf(['a:=releases/v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml', 'b:=releases/v0.5.6/k8s/crds/agents.x-k8s.io_sandboxes.yaml']), out, opts);
+    await generateBindings(
+      yamlOf([
+        'a:=releases/v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml',
+        'b:=releases/v0.5.6/k8s/crds/agents.x-k8s.io_sandboxes.yaml',
+      ]),
+      out,
+      opts,
+    );
     expect(readdirSync(out).sort()).toEqual(['a-agents.x-k8s.io.ts', 'b-agents.x-k8s.io.ts']);
   }, 180_000);
 
   test('an entry whose file holds no CRD is refused', async () => {
     const err = await refusal(yamlOf(['ctl:=releases/v0.5.6/k8s/controller.yaml']));
     expect(err.reason).toBe('no-crd');
-    expect(err.message).toMatch(/^cdk8s.yaml import ctl: v0.5.6\/k8s\/controller.yaml holds no CustomResourceDefinition \(Namespace\/agent-sandbox-system/);
+    expect(err.message).toMatch(
+      /^cdk8s.yaml import ctl: v0.5.6\/k8s\/controller.yaml holds no CustomResourceDefinition \(Namespace\/agent-sandbox-system/,
+    );
   }, 60_000);
 });

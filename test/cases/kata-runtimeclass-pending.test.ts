@@ -8,21 +8,43 @@
  */
 import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
-import { CapacityError, capacityOf, EnvironmentInvalidError, synthesizeEnvironment, type RuntimeNodes } from '../../src/index.js';
+import {
+  CapacityError,
+  capacityOf,
+  EnvironmentInvalidError,
+  synthesizeEnvironment,
+  type RuntimeNodes,
+} from '../../src/index.js';
 import { KATA_PROFILES } from '../../src/constructs/overhead-profiles.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
 
 jest.setTimeout(120_000);
 const IMAGE = 'registry.example.internal/agent-sandbox/python-runtime:v0.5.6';
-const q = (cpu: string, memory: string) => ({ cpu: k8s.Quantity.fromString(cpu), memory: k8s.Quantity.fromString(memory) });
-const SCHEDULING = { nodeSelector: { 'katacontainers.io/kata-runtime': 'true', 'feature.node.kubernetes.io/runtime.kata': 'true' } };
+const q = (cpu: string, memory: string) => ({
+  cpu: k8s.Quantity.fromString(cpu),
+  memory: k8s.Quantity.fromString(memory),
+});
+const SCHEDULING = {
+  nodeSelector: { 'katacontainers.io/kata-runtime': 'true', 'feature.node.kubernetes.io/runtime.kata': 'true' },
+};
 
-async function kataEnv(opts: { nodes?: RuntimeNodes; hypervisor?: 'qemu' | 'clh'; overhead?: { cpu: string; memory: string } | false } = {}) {
+async function kataEnv(
+  opts: { nodes?: RuntimeNodes; hypervisor?: 'qemu' | 'clh'; overhead?: { cpu: string; memory: string } | false } = {},
+) {
   const e = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
   const rc = e.addRuntimeClass('kata', { preset: 'kata', scheduling: SCHEDULING, ...opts });
   const tpl = e.addTemplate('py', {
     runtimeClass: rc,
-    podSpec: { containers: [{ name: 'main', image: IMAGE, ports: [{ containerPort: 8888 }], resources: { requests: q('500m', '512Mi'), limits: q('1', '1Gi') } }] },
+    podSpec: {
+      containers: [
+        {
+          name: 'main',
+          image: IMAGE,
+          ports: [{ containerPort: 8888 }],
+          resources: { requests: q('500m', '512Mi'), limits: q('1', '1Gi') },
+        },
+      ],
+    },
   });
   e.addWarmPool('py-pool', { template: tpl, replicas: 2 });
   return { e, rc };
@@ -33,13 +55,22 @@ describe('case 13: kata-runtimeclass-pending', () => {
     const { e, rc } = await kataEnv();
     expect(rc.name).toBe('kata-qemu');
     expect(rc.overhead).toEqual({ cpu: '250m', memory: '160Mi' });
-    expect(rc.overheadSource).toMatch(/kata-containers\/kata-containers tools\/packaging\/kata-deploy\/runtimeclasses\/kata-runtimeClasses.yaml@[0-9a-f]{40}/);
-    const obj = synthesizeEnvironment(e).objects.find((o) => o.object.kind === 'RuntimeClass')!.object as unknown as { overhead: unknown; handler: string };
+    expect(rc.overheadSource).toMatch(
+      /kata-containers\/kata-containers tools\/packaging\/kata-deploy\/runtimeclasses\/kata-runtimeClasses.yaml@[0-9a-f]{40}/,
+    );
+    const obj = synthesizeEnvironment(e).objects.find((o) => o.object.kind === 'RuntimeClass')!.object as unknown as {
+      overhead: unknown;
+      handler: string;
+    };
     expect(obj).toMatchObject({ handler: 'kata-qemu', overhead: { podFixed: { cpu: '250m', memory: '160Mi' } } });
   });
 
   test('per hypervisor: clh takes its own profile; an override is used and said to be one', async () => {
-    expect((await kataEnv({ hypervisor: 'clh' })).rc).toMatchObject({ name: 'kata-clh', handler: 'kata-clh', overhead: { cpu: '250m', memory: '130Mi' } });
+    expect((await kataEnv({ hypervisor: 'clh' })).rc).toMatchObject({
+      name: 'kata-clh',
+      handler: 'kata-clh',
+      overhead: { cpu: '250m', memory: '130Mi' },
+    });
     expect(KATA_PROFILES.fc.overhead).toEqual({ cpu: '250m', memory: '130Mi' });
     const over = (await kataEnv({ overhead: { cpu: '300m', memory: '256Mi' } })).rc;
     expect([over.overhead, over.overheadSource]).toEqual([{ cpu: '300m', memory: '256Mi' }, 'overhead prop']);
@@ -52,8 +83,24 @@ describe('case 13: kata-runtimeclass-pending', () => {
         runtimeClass: 'kata-qemu',
         overhead: { cpu: '250m', memory: '160Mi' },
         overheadSource: expect.stringContaining('kata-deploy'),
-        templates: [{ template: 'sbx/py', requests: { cpu: '750m', memory: '672Mi' }, limits: { cpu: '1250m', memory: '1184Mi' } }],
-        pools: [{ pool: 'sbx/py-pool', template: 'sbx/py', replicas: 2, claims: 0, pods: 2, requests: { cpu: '1500m', memory: '1344Mi' }, limits: { cpu: '2500m', memory: '2368Mi' } }],
+        templates: [
+          {
+            template: 'sbx/py',
+            requests: { cpu: '750m', memory: '672Mi' },
+            limits: { cpu: '1250m', memory: '1184Mi' },
+          },
+        ],
+        pools: [
+          {
+            pool: 'sbx/py-pool',
+            template: 'sbx/py',
+            replicas: 2,
+            claims: 0,
+            pods: 2,
+            requests: { cpu: '1500m', memory: '1344Mi' },
+            limits: { cpu: '2500m', memory: '2368Mi' },
+          },
+        ],
         total: { pods: 2, requests: { cpu: '1500m', memory: '1344Mi' }, limits: { cpu: '2500m', memory: '2368Mi' } },
       },
     ]);
@@ -62,7 +109,12 @@ describe('case 13: kata-runtimeclass-pending', () => {
   test('claims on a pool count as pods (the pool replenishes each claimed member)', async () => {
     const { e } = await kataEnv();
     e.addClaim('c1', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 60 } });
-    expect(capacityOf(e)[0]!.pools[0]).toMatchObject({ replicas: 2, claims: 1, pods: 3, requests: { cpu: '2250m', memory: '2016Mi' } });
+    expect(capacityOf(e)[0]!.pools[0]).toMatchObject({
+      replicas: 2,
+      claims: 1,
+      pods: 3,
+      requests: { cpu: '2250m', memory: '2016Mi' },
+    });
   });
 
   test('two declared nodes of 1 cpu / 1Gi hold one pod each: 2 of 2 nodes', async () => {
@@ -72,7 +124,9 @@ describe('case 13: kata-runtimeclass-pending', () => {
 
   test('one such node is not enough: nodes-exhausted, at synthesis', async () => {
     const { e } = await kataEnv({ nodes: { count: 1, allocatable: { cpu: '1', memory: '1Gi' } } });
-    expect(() => capacityOf(e)).toThrow(expect.objectContaining({ reason: 'NodesExhausted', path: 'sbx/kata' }) as never);
+    expect(() => capacityOf(e)).toThrow(
+      expect.objectContaining({ reason: 'NodesExhausted', path: 'sbx/kata' }) as never,
+    );
     let err: unknown;
     try {
       synthesizeEnvironment(e);
@@ -80,7 +134,9 @@ describe('case 13: kata-runtimeclass-pending', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(EnvironmentInvalidError);
-    expect((err as EnvironmentInvalidError).problems[0]).toMatch(/^sbx\/kata: the pools of RuntimeClass kata-qemu need 2 pod\(s\) requesting 1500m cpu \/ 1344Mi in all, which take 2 node\(s\), but 1 node\(s\) of 1 cpu \/ 1Gi allocatable are declared/);
+    expect((err as EnvironmentInvalidError).problems[0]).toMatch(
+      /^sbx\/kata: the pools of RuntimeClass kata-qemu need 2 pod\(s\) requesting 1500m cpu \/ 1344Mi in all, which take 2 node\(s\), but 1 node\(s\) of 1 cpu \/ 1Gi allocatable are declared/,
+    );
   });
 
   test('a pod larger than a node (overhead included) is pod-exceeds-node', async () => {
@@ -93,6 +149,8 @@ describe('case 13: kata-runtimeclass-pending', () => {
     }
     expect(err).toBeInstanceOf(CapacityError);
     expect((err as CapacityError).reason).toBe('PodExceedsNode');
-    expect((err as Error).message).toContain('a pod of template sbx/py requests 750m cpu / 672Mi (RuntimeClass kata-qemu overhead included)');
+    expect((err as Error).message).toContain(
+      'a pod of template sbx/py requests 750m cpu / 672Mi (RuntimeClass kata-qemu overhead included)',
+    );
   });
 });

@@ -13,23 +13,44 @@ import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js'
 jest.setTimeout(120_000);
 
 describe('case 10: effective NetworkPolicy coverage', () => {
-  test.each(['v0.5.0', 'v0.5.6'] as const)('%s: own egress-dns-only policy makes the template Unmanaged and selects the pool pods by template labels', async (tag) => {
-    const env = newEnvironment(await release(tag), 'sbx', { defaultNamespace: 'sbx' });
-    const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
-    env.addWarmPool('pool', { template: tpl, replicas: 2 });
-    env.addNetworkPolicy('egress-dns-only', { template: tpl, name: 'sbx-egress-dns-only' });
-    const s = synthesizeEnvironment(env);
-    const template = s.objects.find((o) => o.object.kind === 'SandboxTemplate')!.object as unknown as { spec: { networkPolicyManagement: string; networkPolicy?: unknown; podTemplate: { metadata: { labels: Record<string, string> } } } };
-    const policy = s.objects.find((o) => o.object.kind === 'NetworkPolicy')!.object as unknown as { spec: { podSelector: { matchLabels: Record<string, string> }; egress: Array<{ ports: Array<{ port: number }> }>; ingress?: unknown[] } };
-    expect(template.spec.networkPolicyManagement).toBe('Unmanaged');
-    expect(template.spec.networkPolicy).toBeUndefined();
-    // every label the policy selects on is on every pod the template (and so the pool) makes
-    for (const [k, v] of Object.entries(policy.spec.podSelector.matchLabels)) expect(template.spec.podTemplate.metadata.labels[k]).toBe(v);
-    expect(policy.spec.egress.flatMap((r) => r.ports.map((p) => p.port))).toEqual([53, 53]);
-    expect(policy.spec.ingress ?? []).toEqual([]);
-    expect(s.descriptor.networkPolicies[0]).toMatchObject({ name: 'sbx-egress-dns-only', template: 'py', ingressFrom: [], egress: [] });
-  });
+  test.each(['v0.5.0', 'v0.5.6'] as const)(
+    '%s: own egress-dns-only policy makes the template Unmanaged and selects the pool pods by template labels',
+    async (tag) => {
+      const env = newEnvironment(await release(tag), 'sbx', { defaultNamespace: 'sbx' });
+      const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+      const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
+      env.addWarmPool('pool', { template: tpl, replicas: 2 });
+      env.addNetworkPolicy('egress-dns-only', { template: tpl, name: 'sbx-egress-dns-only' });
+      const s = synthesizeEnvironment(env);
+      const template = s.objects.find((o) => o.object.kind === 'SandboxTemplate')!.object as unknown as {
+        spec: {
+          networkPolicyManagement: string;
+          networkPolicy?: unknown;
+          podTemplate: { metadata: { labels: Record<string, string> } };
+        };
+      };
+      const policy = s.objects.find((o) => o.object.kind === 'NetworkPolicy')!.object as unknown as {
+        spec: {
+          podSelector: { matchLabels: Record<string, string> };
+          egress: Array<{ ports: Array<{ port: number }> }>;
+          ingress?: unknown[];
+        };
+      };
+      expect(template.spec.networkPolicyManagement).toBe('Unmanaged');
+      expect(template.spec.networkPolicy).toBeUndefined();
+      // every label the policy selects on is on every pod the template (and so the pool) makes
+      for (const [k, v] of Object.entries(policy.spec.podSelector.matchLabels))
+        expect(template.spec.podTemplate.metadata.labels[k]).toBe(v);
+      expect(policy.spec.egress.flatMap((r) => r.ports.map((p) => p.port))).toEqual([53, 53]);
+      expect(policy.spec.ingress ?? []).toEqual([]);
+      expect(s.descriptor.networkPolicies[0]).toMatchObject({
+        name: 'sbx-egress-dns-only',
+        template: 'py',
+        ingressFrom: [],
+        egress: [],
+      });
+    },
+  );
 
   test('an explicitly Managed template plus own policies fails synthesis', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { install: false });
@@ -37,15 +58,23 @@ describe('case 10: effective NetworkPolicy coverage', () => {
     const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Managed' });
     env.addNetworkPolicy('np', { template: tpl });
     expect(() => synthesizeEnvironment(env)).toThrow(EnvironmentInvalidError);
-    expect(() => synthesizeEnvironment(env)).toThrow(/sbx\/py: template agent-sandboxes\/py sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/);
+    expect(() => synthesizeEnvironment(env)).toThrow(
+      /sbx\/py: template agent-sandboxes\/py sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/,
+    );
   });
 
   test('custom managed rules plus own policies fails synthesis', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { install: false });
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), networkPolicy: { egress: [{ ports: [{ port: k8s.IntOrString.fromNumber(53), protocol: 'UDP' }] }] } });
+    const tpl = env.addTemplate('py', {
+      runtimeClass: rc,
+      podSpec: podSpec(),
+      networkPolicy: { egress: [{ ports: [{ port: k8s.IntOrString.fromNumber(53), protocol: 'UDP' }] }] },
+    });
     env.addNetworkPolicy('np', { template: tpl });
-    expect(() => synthesizeEnvironment(env)).toThrow(/sets custom networkPolicy rules while the environment declares its own NetworkPolicies/);
+    expect(() => synthesizeEnvironment(env)).toThrow(
+      /sets custom networkPolicy rules while the environment declares its own NetworkPolicies/,
+    );
   });
 
   test('without own policies the template stays Managed and the descriptor says network isolation is only configured', async () => {

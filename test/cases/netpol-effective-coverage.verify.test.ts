@@ -6,23 +6,55 @@ import { declaredPolicies, podCoverage } from '../../src/verify/probes/network.j
 import type { VerifyPlan } from '../../src/verify/plan.js';
 
 const pod = (labels: Record<string, string>) => ({ metadata: { namespace: 'sbx', name: 'py-pool-x1', labels } });
-const dnsOnly = { metadata: { namespace: 'sbx', name: 'sbx-egress-dns-only' }, spec: { podSelector: { matchLabels: { app: 'sandbox' } }, policyTypes: ['Egress'], egress: [{ ports: [{ protocol: 'UDP', port: 53 }], to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }] }] } };
+const dnsOnly = {
+  metadata: { namespace: 'sbx', name: 'sbx-egress-dns-only' },
+  spec: {
+    podSelector: { matchLabels: { app: 'sandbox' } },
+    policyTypes: ['Egress'],
+    egress: [
+      {
+        ports: [{ protocol: 'UDP', port: 53 }],
+        to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+      },
+    ],
+  },
+};
 const managed = {
   metadata: { namespace: 'sbx', name: 'py-network-policy' },
   spec: {
     podSelector: { matchLabels: { 'agents.x-k8s.io/sandbox-template-ref-hash': 'abc' } },
     policyTypes: ['Ingress', 'Egress'],
-    egress: [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'] } }] }],
+    egress: [
+      {
+        to: [
+          {
+            ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'] },
+          },
+        ],
+      },
+    ],
   },
 };
 const plan = {
   templates: [{ namespace: 'sbx', name: 'py', networkPolicyManagement: 'Unmanaged' }],
-  networkPolicies: [{ namespace: 'sbx', name: 'sbx-egress-dns-only', template: 'py', allowedEgress: ['kube-system/{} UDP/53'], ingressFrom: [] }],
+  networkPolicies: [
+    {
+      namespace: 'sbx',
+      name: 'sbx-egress-dns-only',
+      template: 'py',
+      allowedEgress: ['kube-system/{} UDP/53'],
+      ingressFrom: [],
+    },
+  ],
 } as unknown as VerifyPlan;
 
 describe('case 10 netpol-effective-coverage (verifier)', () => {
   test('our DNS-only policy plus the controller default policy: egress wider than declared', () => {
-    const c = podCoverage(pod({ app: 'sandbox', 'agents.x-k8s.io/sandbox-template-ref-hash': 'abc' }) as never, [dnsOnly, managed] as never, declaredPolicies(plan));
+    const c = podCoverage(
+      pod({ app: 'sandbox', 'agents.x-k8s.io/sandbox-template-ref-hash': 'abc' }) as never,
+      [dnsOnly, managed] as never,
+      declaredPolicies(plan),
+    );
     expect(c.selectedBy).toEqual(['sbx-egress-dns-only', 'py-network-policy']);
     expect(c.problems).toEqual([
       'egress wider than declared for pod sbx/py-pool-x1: policy py-network-policy, not declared by the environment, also selects it and allows 0.0.0.0/0 except 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16 on all ports',
@@ -30,8 +62,16 @@ describe('case 10 netpol-effective-coverage (verifier)', () => {
   });
 
   test('variant: v0.5.0 warm-pool pods without the template-ref-hash label are selected by no (managed) policy', () => {
-    const managedOnly = { ...plan, templates: [{ namespace: 'sbx', name: 'py', networkPolicyManagement: 'Managed' }], networkPolicies: [] } as unknown as VerifyPlan;
-    const c = podCoverage(pod({ 'agents.x-k8s.io/warm-pool-sandbox': 'f00' }) as never, [managed] as never, declaredPolicies(managedOnly));
+    const managedOnly = {
+      ...plan,
+      templates: [{ namespace: 'sbx', name: 'py', networkPolicyManagement: 'Managed' }],
+      networkPolicies: [],
+    } as unknown as VerifyPlan;
+    const c = podCoverage(
+      pod({ 'agents.x-k8s.io/warm-pool-sandbox': 'f00' }) as never,
+      [managed] as never,
+      declaredPolicies(managedOnly),
+    );
     expect(c.problems).toEqual(['no policy selects pod sbx/py-pool-x1: it is unrestricted']);
   });
 

@@ -17,14 +17,20 @@ async function env(routerNamespace?: string) {
   const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
   const py = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
   const router = e.addRouter('router', {
-    image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [{ namespace: 'agents' }], ...(routerNamespace ? { namespace: routerNamespace } : {}),
+    image: ROUTER_IMAGE,
+    authorization: { mode: 'tokenreview' },
+    callers: [{ namespace: 'agents' }],
+    ...(routerNamespace ? { namespace: routerNamespace } : {}),
   });
   return { e, rc, py, router };
 }
 
 describe('case 11: netpol-router-peer-mismatch', () => {
   test('the fixed peer is the v0.5.6 controller constant', () => {
-    expect(CONTROLLER_POLICY_ROUTER_PEER).toEqual({ namespace: 'agent-sandbox-system', podLabels: { app: 'sandbox-router' } });
+    expect(CONTROLLER_POLICY_ROUTER_PEER).toEqual({
+      namespace: 'agent-sandbox-system',
+      podLabels: { app: 'sandbox-router' },
+    });
   });
 
   test('router in namespace default + Managed template: synthesis fails naming the policy peer and the router', async () => {
@@ -33,7 +39,9 @@ describe('case 11: netpol-router-peer-mismatch', () => {
     expect(problems.map((p) => [p.reason, p.path])).toEqual([['RouterPeerMismatch', 'sbx/router']]);
     expect(problems[0]).toBeInstanceOf(UnreachableError);
     expect(problems[0]!.message).toContain('admits only pods app=sandbox-router in namespace agent-sandbox-system');
-    expect(problems[0]!.message).toContain('this router runs in namespace default with labels app.kubernetes.io/name=sandbox-router');
+    expect(problems[0]!.message).toContain(
+      'this router runs in namespace default with labels app.kubernetes.io/name=sandbox-router',
+    );
     let err: unknown;
     try {
       synthesizeEnvironment(e);
@@ -41,7 +49,11 @@ describe('case 11: netpol-router-peer-mismatch', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(EnvironmentInvalidError);
-    expect((err as EnvironmentInvalidError).problems).toEqual([expect.stringMatching(/^sbx\/router: template sbx\/py is Managed: the controller's policy py-network-policy admits only/)]);
+    expect((err as EnvironmentInvalidError).problems).toEqual([
+      expect.stringMatching(
+        /^sbx\/router: template sbx\/py is Managed: the controller's policy py-network-policy admits only/,
+      ),
+    ]);
   });
 
   test("with the environment's own policy the template is Unmanaged and the peer is the router's own namespace and labels", async () => {
@@ -49,9 +61,16 @@ describe('case 11: netpol-router-peer-mismatch', () => {
     const np = e.addNetworkPolicy('py-policy', { template: py, router });
     const s = synthesizeEnvironment(e);
     expect(np.ingressFrom[0]).toEqual({ namespace: 'default', podLabels: router.podLabels });
-    const tpl = s.objects.find((o) => o.object.kind === 'SandboxTemplate')!.object as unknown as { spec: { networkPolicyManagement: string } };
+    const tpl = s.objects.find((o) => o.object.kind === 'SandboxTemplate')!.object as unknown as {
+      spec: { networkPolicyManagement: string };
+    };
     expect(tpl.spec.networkPolicyManagement).toBe('Unmanaged');
-    const deployment = s.objects.find((o) => o.object.kind === 'Deployment' && o.object.metadata?.name === 'sandbox-router')!.object as unknown as { metadata: { namespace: string }; spec: { template: { metadata: { labels: Record<string, string> } } } };
+    const deployment = s.objects.find(
+      (o) => o.object.kind === 'Deployment' && o.object.metadata?.name === 'sandbox-router',
+    )!.object as unknown as {
+      metadata: { namespace: string };
+      spec: { template: { metadata: { labels: Record<string, string> } } };
+    };
     expect(deployment.metadata.namespace).toBe('default');
     expect(deployment.spec.template.metadata.labels).toMatchObject(np.ingressFrom[0]!.podLabels!);
   });
@@ -68,9 +87,24 @@ describe('case 11: netpol-router-peer-mismatch', () => {
     const e = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
     const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
     e.addTemplate('a', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Unmanaged' });
-    e.addTemplate('b', { runtimeClass: rc, podSpec: podSpec(), networkPolicy: { ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } }] }] } });
-    e.addTemplate('c', { runtimeClass: rc, podSpec: podSpec(), runtime: { ...SANDBOXD_RUNTIME, container: 'main', ports: [8888] } });
-    const router = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [], namespace: 'default' });
+    e.addTemplate('b', {
+      runtimeClass: rc,
+      podSpec: podSpec(),
+      networkPolicy: {
+        ingress: [{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'default' } } }] }],
+      },
+    });
+    e.addTemplate('c', {
+      runtimeClass: rc,
+      podSpec: podSpec(),
+      runtime: { ...SANDBOXD_RUNTIME, container: 'main', ports: [8888] },
+    });
+    const router = e.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'tokenreview' },
+      callers: [],
+      namespace: 'default',
+    });
     expect(routerPeerProblems(router).map((p) => p.message.match(/template (\S+) is Managed/)?.[1])).toEqual(['sbx/c']);
   });
 });

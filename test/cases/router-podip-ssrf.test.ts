@@ -28,27 +28,40 @@ function routerIngress(objects: ReadonlyArray<{ toJson(): any }>): Rule[] {
 describe('case 14: router-podip-ssrf (construct side)', () => {
   test('callers are required: a router without them is refused', async () => {
     const { e } = await env();
-    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never)).toThrow(ConstructPropsError);
-    expect(() => e.addRouter('router2', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never)).toThrow(/callers: required: the namespaces\/pods that may call the router/);
+    expect(() =>
+      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never),
+    ).toThrow(ConstructPropsError);
+    expect(() =>
+      e.addRouter('router2', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never),
+    ).toThrow(/callers: required: the namespaces\/pods that may call the router/);
   });
 
   test('the proxy port admits only the declared callers, the metrics port only the scraper; the probe port stays for the kubelet', async () => {
     const { e } = await env();
     const r = e.addRouter('router', {
-      image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' },
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'tokenreview' },
       callers: [{ namespace: 'agents', podLabels: { app: 'orchestrator' } }, { namespace: 'gateway' }],
       metricsScraper: { namespace: 'monitoring', podLabels: { 'app.kubernetes.io/name': 'prometheus' } },
     });
     expect(routerIngress(r.objects)).toEqual([
       {
         from: [
-          { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agents' } }, podSelector: { matchLabels: { app: 'orchestrator' } } },
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agents' } },
+            podSelector: { matchLabels: { app: 'orchestrator' } },
+          },
           { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'gateway' } } },
         ],
         ports: [{ protocol: 'TCP', port: 8080 }],
       },
       {
-        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }],
+        from: [
+          {
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+            podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+          },
+        ],
         ports: [{ protocol: 'TCP', port: 9090 }],
       },
       { ports: [{ protocol: 'TCP', port: 8081 }] },
@@ -57,18 +70,28 @@ describe('case 14: router-podip-ssrf (construct side)', () => {
 
   test('no callers and no scraper: neither the proxy nor the metrics port admits anyone', async () => {
     const { e } = await env();
-    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'scoped-token', secretName: 'k' }, callers: [] });
+    const r = e.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'scoped-token', secretName: 'k' },
+      callers: [],
+    });
     expect(routerIngress(r.objects)).toEqual([{ ports: [{ protocol: 'TCP', port: 8081 }] }]);
   });
 
   test('allow-all is never the default: it needs acknowledgeUnauthenticated', async () => {
     const { e } = await env();
-    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] })).toThrow(/acknowledgeUnauthenticated/);
+    expect(() =>
+      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] }),
+    ).toThrow(/acknowledgeUnauthenticated/);
   });
 
   test('sandboxd (127.0.0.1 only) behind addNetworkPolicy({ router }) fails naming both sides', async () => {
     const { e, rc } = await env();
-    const t = e.addTemplate('shell', { runtimeClass: rc, podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }), runtime: SANDBOXD_RUNTIME });
+    const t = e.addTemplate('shell', {
+      runtimeClass: rc,
+      podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }),
+      runtime: SANDBOXD_RUNTIME,
+    });
     const router = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] });
     let err: unknown;
     try {
@@ -78,20 +101,39 @@ describe('case 14: router-podip-ssrf (construct side)', () => {
     }
     expect(err).toBeInstanceOf(UnreachableError);
     expect((err as UnreachableError).reason).toBe('RuntimeListensOnLoopback');
-    expect((err as Error).message).toContain('template sbx/shell runtime sandboxd (container sandboxd, ports 8080, 9090, bound to 127.0.0.1 only)');
-    expect((err as Error).message).toContain('router agent-sandbox-system/sandbox-router-svc dials pod IPs with egress to TCP 8888');
+    expect((err as Error).message).toContain(
+      'template sbx/shell runtime sandboxd (container sandboxd, ports 8080, 9090, bound to 127.0.0.1 only)',
+    );
+    expect((err as Error).message).toContain(
+      'router agent-sandbox-system/sandbox-router-svc dials pod IPs with egress to TCP 8888',
+    );
   });
 
   test('a runtime on a port the router egress does not allow fails naming both; adding the port to sandboxPorts fixes it', async () => {
     const { e, rc } = await env();
-    const t = e.addTemplate('svc', { runtimeClass: rc, podSpec: podSpec(undefined, { ports: [{ containerPort: 9000 }] }) });
+    const t = e.addTemplate('svc', {
+      runtimeClass: rc,
+      podSpec: podSpec(undefined, { ports: [{ containerPort: 9000 }] }),
+    });
     const router = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] });
-    expect(() => e.addNetworkPolicy('p', { template: t, router })).toThrow(expect.objectContaining({ reason: 'RuntimePortNotAllowed' }) as never);
-    expect(() => e.addNetworkPolicy('p2', { template: t, router })).toThrow(/template sbx\/svc runtime custom \(container main, ports 9000\) listens on no port the router agent-sandbox-system\/sandbox-router-svc dials pod IPs with egress to TCP 8888 allow/);
+    expect(() => e.addNetworkPolicy('p', { template: t, router })).toThrow(
+      expect.objectContaining({ reason: 'RuntimePortNotAllowed' }) as never,
+    );
+    expect(() => e.addNetworkPolicy('p2', { template: t, router })).toThrow(
+      /template sbx\/svc runtime custom \(container main, ports 9000\) listens on no port the router agent-sandbox-system\/sandbox-router-svc dials pod IPs with egress to TCP 8888 allow/,
+    );
 
     const { e: e2, rc: rc2 } = await env();
-    const t2 = e2.addTemplate('svc', { runtimeClass: rc2, podSpec: podSpec(undefined, { ports: [{ containerPort: 9000 }] }) });
-    const ok = e2.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [], sandboxPorts: [9000] });
+    const t2 = e2.addTemplate('svc', {
+      runtimeClass: rc2,
+      podSpec: podSpec(undefined, { ports: [{ containerPort: 9000 }] }),
+    });
+    const ok = e2.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'tokenreview' },
+      callers: [],
+      sandboxPorts: [9000],
+    });
     expect(e2.addNetworkPolicy('p', { template: t2, router: ok }).ingressPorts).toEqual([9000]);
   });
 });

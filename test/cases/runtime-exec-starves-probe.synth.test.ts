@@ -15,9 +15,13 @@ const RUNTIME = { kind: 'python-runtime' as const, container: 'main', ports: [88
 
 describe('case 02: known-defective python runtime images', () => {
   test('the catalog matches the promoted v0.4.6 and v0.5.0 tags, also through a mirror keeping the path, and nothing else', () => {
-    expect(KNOWN_DEFECTIVE_IMAGES.map((d) => [d.id, d.tags, d.fixedIn])).toEqual([['python-runtime-blocking-execute', ['v0.4.6', 'v0.5.0'], 'v0.5.6']]);
+    expect(KNOWN_DEFECTIVE_IMAGES.map((d) => [d.id, d.tags, d.fixedIn])).toEqual([
+      ['python-runtime-blocking-execute', ['v0.4.6', 'v0.5.0'], 'v0.5.6'],
+    ]);
     expect(knownDefectOf(`${PYTHON}:v0.5.0`)?.id).toBe('python-runtime-blocking-execute');
-    expect(knownDefectOf('mirror.example.internal/agent-sandbox/python-runtime-sandbox:v0.4.6')?.id).toBe('python-runtime-blocking-execute');
+    expect(knownDefectOf('mirror.example.internal/agent-sandbox/python-runtime-sandbox:v0.4.6')?.id).toBe(
+      'python-runtime-blocking-execute',
+    );
     expect(knownDefectOf(`${PYTHON}:v0.5.6`)).toBeUndefined();
     expect(knownDefectOf(`${PYTHON}:v0.5.0@sha256:${'a'.repeat(64)}`)?.id).toBe('python-runtime-blocking-execute');
     expect(knownDefectOf('registry.example/other/python-runtime-sandbox:v0.5.0')).toBeUndefined();
@@ -36,22 +40,37 @@ describe('case 02: known-defective python runtime images', () => {
     const e = err as KnownDefectiveImageError;
     expect([e.image, e.defectId]).toEqual([`${PYTHON}:v0.5.0`, 'python-runtime-blocking-execute']);
     expect(e.message).toContain('sbx/py');
-    expect(e.message).toContain('is known-defective (python-runtime-blocking-execute): POST /execute runs the command synchronously');
+    expect(e.message).toContain(
+      'is known-defective (python-runtime-blocking-execute): POST /execute runs the command synchronously',
+    );
     expect(e.message).toContain('#1015, #1375');
-    expect(e.message).toContain("use the image of v0.5.6 or later, or accept the defect on this template with acceptKnownDefects: ['python-runtime-blocking-execute']");
+    expect(e.message).toContain(
+      "use the image of v0.5.6 or later, or accept the defect on this template with acceptKnownDefects: ['python-runtime-blocking-execute']",
+    );
   });
 
   test('the fixed image, or the defect accepted by id, synthesizes', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx');
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    expect(env.addTemplate('fixed', { runtimeClass: rc, podSpec: podSpec(`${PYTHON}:v0.5.6`), runtime: RUNTIME }).images.map((i) => i.image)).toEqual([`${PYTHON}:v0.5.6`]);
-    const kept = env.addTemplate('kept', { runtimeClass: rc, podSpec: podSpec(`${PYTHON}:v0.5.0`), runtime: RUNTIME, acceptKnownDefects: ['python-runtime-blocking-execute'] });
+    expect(
+      env
+        .addTemplate('fixed', { runtimeClass: rc, podSpec: podSpec(`${PYTHON}:v0.5.6`), runtime: RUNTIME })
+        .images.map((i) => i.image),
+    ).toEqual([`${PYTHON}:v0.5.6`]);
+    const kept = env.addTemplate('kept', {
+      runtimeClass: rc,
+      podSpec: podSpec(`${PYTHON}:v0.5.0`),
+      runtime: RUNTIME,
+      acceptKnownDefects: ['python-runtime-blocking-execute'],
+    });
     expect(kept.images.map((i) => i.image)).toEqual([`${PYTHON}:v0.5.0`]);
   });
 
   test('an unknown defect id is a props error listing the known ones', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx');
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    expect(() => env.addTemplate('x', { runtimeClass: rc, podSpec: podSpec(), acceptKnownDefects: ['nope'] })).toThrow(/acceptKnownDefects.*python-runtime-blocking-execute/s);
+    expect(() => env.addTemplate('x', { runtimeClass: rc, podSpec: podSpec(), acceptKnownDefects: ['nope'] })).toThrow(
+      /acceptKnownDefects.*python-runtime-blocking-execute/s,
+    );
   });
 });

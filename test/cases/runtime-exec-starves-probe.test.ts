@@ -57,7 +57,10 @@ test('the probe follows the runtime kind: GET / on 8888 for the python runtime, 
     const target = { namespace: 'sbx', sandboxName: 's1' };
     expect((await new PythonRuntimeClient(transport, target).health(1000)).kind).toBe('ok');
     expect((await new SandboxdClient(transport, target).health(1000)).kind).toBe('ok');
-    expect(seen).toEqual([{ path: '/', port: '8888' }, { path: '/v1/health', port: '8080' }]);
+    expect(seen).toEqual([
+      { path: '/', port: '8888' },
+      { path: '/v1/health', port: '8080' },
+    ]);
   } finally {
     router.close();
   }

@@ -24,7 +24,8 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (d) => (body += d));
     req.on('end', () => {
-      if (req.url === '/' && req.method === 'GET') return void res.end(JSON.stringify({ status: 'ok', message: 'Sandbox Runtime is active.' }));
+      if (req.url === '/' && req.method === 'GET')
+        return void res.end(JSON.stringify({ status: 'ok', message: 'Sandbox Runtime is active.' }));
       if (req.url === '/execute' && req.method === 'POST') {
         if (mode === 'hang') return void held.push(res); // a long command is in flight: nothing else is served
         const command = (JSON.parse(body) as { command: string }).command;
@@ -47,15 +48,32 @@ afterAll(async () => {
 });
 
 function target(): RuntimeTarget {
-  return { kind: 'python-runtime', transport: 'direct', namespace: 'sbx', sandbox: 's1', pod: 's1', podIP: '127.0.0.1', restPort: port };
+  return {
+    kind: 'python-runtime',
+    transport: 'direct',
+    namespace: 'sbx',
+    sandbox: 's1',
+    pod: 's1',
+    podIP: '127.0.0.1',
+    restPort: port,
+  };
 }
 
 async function run(): Promise<{ state: string; next: string | null; ms: number; ok: boolean }> {
   const exec = new Facts('runtime-exec');
-  exec.proven('discovered', 't', 'RuntimeDeclared', 'python runtime on 8888').proven('compatible', 't', 'RuntimeSpoken', 'spoken').proven('configured', 't', 'TransportReachesRuntime', 'direct reaches it');
+  exec
+    .proven('discovered', 't', 'RuntimeDeclared', 'python runtime on 8888')
+    .proven('compatible', 't', 'RuntimeSpoken', 'spoken')
+    .proven('configured', 't', 'TransportReachesRuntime', 'direct reaches it');
   const prober = new AdapterRuntimeProber({});
   const started = Date.now();
-  const ok = await proveExecution(prober, target(), { probeTimeoutMs: 500, runId: 'abc123', samples: 2 }, exec, 'pod s1 Ready=True IP 127.0.0.1');
+  const ok = await proveExecution(
+    prober,
+    target(),
+    { probeTimeoutMs: 500, runId: 'abc123', samples: 2 },
+    exec,
+    'pod s1 Ready=True IP 127.0.0.1',
+  );
   await prober.close();
   return { ...settle(exec.list), ms: Date.now() - started, ok };
 }
@@ -66,7 +84,9 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
     const r = await run();
     expect(r.ok).toBe(false);
     expect(r.state).toBe('configured');
-    expect(r.next).toMatch(/^verified not reached: sample 1 of 2 failed after 0 success\(es\): runtime API did not answer: no answer in 500ms \(.*\); pod s1 Ready=True IP 127\.0\.0\.1$/);
+    expect(r.next).toMatch(
+      /^verified not reached: sample 1 of 2 failed after 0 success\(es\): runtime API did not answer: no answer in 500ms \(.*\); pod s1 Ready=True IP 127\.0\.0\.1$/,
+    );
     expect(r.ms).toBeGreaterThanOrEqual(450);
     expect(r.ms).toBeLessThan(3000);
   });
@@ -75,12 +95,17 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
     mode = 'wrong';
     const r = await run();
     expect(r.state).toBe('configured');
-    expect(r.next).toMatch(/runtime answered exit 0 "something else" to echo agentplane-abc123-1-\w+; expected exit 0 and the nonce/);
+    expect(r.next).toMatch(
+      /runtime answered exit 0 "something else" to echo agentplane-abc123-1-\w+; expected exit 0 and the nonce/,
+    );
   });
 
   test('nothing listening: refused connections are retried until the deadline, then execution stays configured', async () => {
     const exec = new Facts('runtime-exec');
-    exec.proven('discovered', 't', 'RuntimeDeclared', 'x').proven('compatible', 't', 'RuntimeSpoken', 'x').proven('configured', 't', 'TransportReachesRuntime', 'x');
+    exec
+      .proven('discovered', 't', 'RuntimeDeclared', 'x')
+      .proven('compatible', 't', 'RuntimeSpoken', 'x')
+      .proven('configured', 't', 'TransportReachesRuntime', 'x');
     const closed = await new Promise<number>((resolve) => {
       const s = http.createServer();
       s.listen(0, '127.0.0.1', () => {
@@ -89,11 +114,19 @@ describe('case 02 runtime-exec-starves-probe (verifier)', () => {
       });
     });
     const prober = new AdapterRuntimeProber({});
-    const ok = await proveExecution(prober, { ...target(), restPort: closed }, { probeTimeoutMs: 800, runId: 'abc123', samples: 2 }, exec, 'pod s1 Ready=True');
+    const ok = await proveExecution(
+      prober,
+      { ...target(), restPort: closed },
+      { probeTimeoutMs: 800, runId: 'abc123', samples: 2 },
+      exec,
+      'pod s1 Ready=True',
+    );
     expect(ok).toBe(false);
     const s = settle(exec.list);
     expect(s.state).toBe('configured');
-    expect(s.next).toMatch(/^verified not reached: runtime API did not answer: nothing answers \(.*ECONNREFUSED; [2-9] attempt\(s\) in \d+ms\); pod s1 Ready=True$/);
+    expect(s.next).toMatch(
+      /^verified not reached: runtime API did not answer: nothing answers \(.*ECONNREFUSED; [2-9] attempt\(s\) in \d+ms\); pod s1 Ready=True$/,
+    );
   });
 
   test('a runtime echoing both nonces reaches verified for execution', async () => {

@@ -5,7 +5,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { loadRelease, planUpgrade, releaseFacts, type LiveUpgradeState, type LoadedRelease } from '../../src/releases/index.js';
+import {
+  loadRelease,
+  planUpgrade,
+  releaseFacts,
+  type LiveUpgradeState,
+  type LoadedRelease,
+} from '../../src/releases/index.js';
 import { betaOnlyRelease } from './beta-only-release.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -18,7 +24,12 @@ beforeAll(async () => {
 /** The case's cluster: Sandbox CRD storedVersions [v1alpha1, v1beta1], two claims adopted from a pool. */
 const live: LiveUpgradeState = {
   source: 'context case07',
-  storedVersions: { Sandbox: ['v1alpha1', 'v1beta1'], SandboxClaim: ['v1beta1'], SandboxTemplate: ['v1beta1'], SandboxWarmPool: ['v1beta1'] },
+  storedVersions: {
+    Sandbox: ['v1alpha1', 'v1beta1'],
+    SandboxClaim: ['v1beta1'],
+    SandboxTemplate: ['v1beta1'],
+    SandboxWarmPool: ['v1beta1'],
+  },
   warmClaims: ['agents/a', 'agents/b'],
 };
 
@@ -26,7 +37,9 @@ describe('case 07 storedversions-upgrade-path', () => {
   test('--to v0.5.0 with warm-started claims is blocked citing agent-sandbox#1124 and suggesting v0.5.6', () => {
     const plan = planUpgrade(r056, r050, live);
     expect(plan.verdict).toBe('blocked');
-    expect(plan.findings.filter((f) => f.severity === 'block').map((f) => f.source)).toEqual(['kubernetes-sigs/agent-sandbox#1124']);
+    expect(plan.findings.filter((f) => f.severity === 'block').map((f) => f.source)).toEqual([
+      'kubernetes-sigs/agent-sandbox#1124',
+    ]);
     expect(plan.path.some((p) => p.startsWith('move to v0.5.6 instead of v0.5.0'))).toBe(true);
   });
 
@@ -49,20 +62,43 @@ describe('case 07 storedversions-upgrade-path', () => {
   test.each([
     [['--from', 'v0.5.0', '--to', 'v0.5.6'], 'upgrade', 'safe'],
     [['--from', 'v0.5.6', '--to', 'v0.5.0'], 'downgrade', 'needs-migration'],
-  ])('offline plan-upgrade %j is unknown (exit 12), a %s, assumed %s', (args, direction, assumed) => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', ...args, '-o', 'json'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(12);
-    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'unknown', assumedVerdict: assumed, direction, exitCode: 12 });
-  }, 60_000);
+  ])(
+    'offline plan-upgrade %j is unknown (exit 12), a %s, assumed %s',
+    (args, direction, assumed) => {
+      const r = spawnSync(
+        process.execPath,
+        [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', ...args, '-o', 'json'],
+        { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(12);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        verdict: 'unknown',
+        assumedVerdict: assumed,
+        direction,
+        exitCode: 12,
+      });
+    },
+    60_000,
+  );
 
   test('--accept takes only a known defect id (usage error, exit 2); --help lists the verdict exit codes', () => {
-    const run = (...args: string[]) => spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     const bad = run('--from', 'v0.5.6', '--to', 'v0.5.0', '--accept', 'nope');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("argument 'nope' is invalid. Allowed choices are warm-claims-cold-restart.");
     const help = run('--help');
     expect(help.status).toBe(0);
-    expect(help.stdout.split('\n').filter((l) => /^  (0|10|11|12) /.test(l)).map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual(['0 safe:', '10 needs-migration:', '11 blocked:', '12 unknown:']);
+    expect(
+      help.stdout
+        .split('\n')
+        .filter((l) => /^  (0|10|11|12) /.test(l))
+        .map((l) => l.trim().split(/\s+/).slice(0, 2).join(' ')),
+    ).toEqual(['0 safe:', '10 needs-migration:', '11 blocked:', '12 unknown:']);
   }, 60_000);
 });

@@ -7,7 +7,13 @@ import { jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { App } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
-import { AgentEnvironment, synthesizeEnvironment, yamlStream, type EnvironmentSynthesis, type LoadedRelease } from '../../src/index.js';
+import {
+  AgentEnvironment,
+  synthesizeEnvironment,
+  yamlStream,
+  type EnvironmentSynthesis,
+  type LoadedRelease,
+} from '../../src/index.js';
 import { podSpec, release } from '../unit/constructs/fixture.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
@@ -16,7 +22,11 @@ jest.setTimeout(120_000);
 /** Two environments whose labels come from an object literal, a Set and a Map, built in the given orders. */
 function build(rel: LoadedRelease, opts: { reverse: boolean }): EnvironmentSynthesis[] {
   const app = new App();
-  const labelPairs: Array<[string, string]> = [['team', 'agents'], ['cost-center', '42'], ['tier', 'sandbox']];
+  const labelPairs: Array<[string, string]> = [
+    ['team', 'agents'],
+    ['cost-center', '42'],
+    ['tier', 'sandbox'],
+  ];
   const labels = new Map(opts.reverse ? [...labelPairs].reverse() : labelPairs);
   const features = new Set(opts.reverse ? ['b', 'a', 'c'] : ['a', 'c', 'b']);
   const literal: Record<string, string> = opts.reverse ? { z: '1', a: '2' } : { a: '2', z: '1' };
@@ -33,7 +43,11 @@ function build(rel: LoadedRelease, opts: { reverse: boolean }): EnvironmentSynth
         { name: 'A', value: literal['a']! },
         { name: 'Z', value: literal['z']! },
       ];
-      env.addTemplate(t, { runtimeClass: rc, podSpec: podSpec(undefined, { env: env_ }), podMetadata: { labels: Object.fromEntries(labels), annotations: { ...literal } } });
+      env.addTemplate(t, {
+        runtimeClass: rc,
+        podSpec: podSpec(undefined, { env: env_ }),
+        podMetadata: { labels: Object.fromEntries(labels), annotations: { ...literal } },
+      });
     }
     out.push(synthesizeEnvironment(env));
   }
@@ -56,7 +70,15 @@ describe('case 21: synthesis determinism', () => {
 
   test('env order is kept, keys are sorted, objects ordered by kind/namespace/name', async () => {
     const [one] = build(await release('v0.5.6'), { reverse: true });
-    const templates = one!.objects.filter((o) => o.object.kind === 'SandboxTemplate').map((o) => o.object as unknown as { metadata: { name: string }; spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } } });
+    const templates = one!.objects
+      .filter((o) => o.object.kind === 'SandboxTemplate')
+      .map(
+        (o) =>
+          o.object as unknown as {
+            metadata: { name: string };
+            spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } };
+          },
+      );
     expect(templates.map((t) => t.metadata.name)).toEqual(['alpha', 'beta']);
     expect(templates[0]!.spec.podTemplate.spec.containers[0]!.env.map((e) => e.name)).toEqual(['FEATURES', 'A', 'Z']);
     const text = one!.files.find((f) => f.path === 'one/06-templates.yaml')!.content;

@@ -20,13 +20,30 @@ const running = { running: { startedAt: '2026-11-29T12:00:00Z' } };
 const pod = (name: string, node: string, imageID: string) => ({
   metadata: { name, namespace: 'dev-sandboxes', labels: { 'agentplane.dev/template': 'shell' } },
   spec: { nodeName: node },
-  status: { phase: 'Running', containerStatuses: [{ name: 'sandboxd', image: `${SANDBOXD}:v0.5.6`, imageID, state: running }] },
+  status: {
+    phase: 'Running',
+    containerStatuses: [{ name: 'sandboxd', image: `${SANDBOXD}:v0.5.6`, imageID, state: running }],
+  },
 });
 
-const lower = (['discovered', 'compatible', 'configured'] as const).map((step) => fact({ capability: 'template/dev-sandboxes/shell', step, verdict: 'proven', reason: 'TemplateFound', subject: 'SandboxTemplate dev-sandboxes/shell', message: step }));
+const lower = (['discovered', 'compatible', 'configured'] as const).map((step) =>
+  fact({
+    capability: 'template/dev-sandboxes/shell',
+    step,
+    verdict: 'proven',
+    reason: 'TemplateFound',
+    subject: 'SandboxTemplate dev-sandboxes/shell',
+    message: step,
+  }),
+);
 
 describe('case 15 unpinned-image-tags (verifier)', () => {
-  const digestPinned = { ...DESCRIPTOR, templates: [{ ...DESCRIPTOR.templates[0]!, images: [{ container: 'sandboxd', image: `${SANDBOXD}:v0.5.6@${PINNED}` }] }] };
+  const digestPinned = {
+    ...DESCRIPTOR,
+    templates: [
+      { ...DESCRIPTOR.templates[0]!, images: [{ container: 'sandboxd', image: `${SANDBOXD}:v0.5.6@${PINNED}` }] },
+    ],
+  };
   const plan = planFromDescriptor(digestPinned as never, 'dist/dev-gvisor', { transport: 'port-forward' });
   const template = plan.templates[0]!;
 
@@ -38,35 +55,79 @@ describe('case 15 unpinned-image-tags (verifier)', () => {
   });
 
   test('a warm pool whose pod on node-b runs a stale cached digest: skew is reported and the template stays below verified', () => {
-    const pods = [pod('shell-pool-a1', 'node-a', `${SANDBOXD}@${PINNED}`), pod('shell-pool-b2', 'node-b', `${SANDBOXD}@${STALE}`)];
-    const ev = imageEvidence('template/dev-sandboxes/shell', 'pods of template dev-sandboxes/shell', startedContainers(pods, template.images!));
+    const pods = [
+      pod('shell-pool-a1', 'node-a', `${SANDBOXD}@${PINNED}`),
+      pod('shell-pool-b2', 'node-b', `${SANDBOXD}@${STALE}`),
+    ];
+    const ev = imageEvidence(
+      'template/dev-sandboxes/shell',
+      'pods of template dev-sandboxes/shell',
+      startedContainers(pods, template.images!),
+    );
     expect(ev.map((e) => [e.step, e.verdict, e.subject, e.value])).toEqual([
       ['verified', 'missing', 'Pod dev-sandboxes/shell-pool-b2', `${SANDBOXD}@${STALE}`],
       ['verified', 'proven', 'pods of template dev-sandboxes/shell', PINNED],
     ]);
-    expect(ev[0]!.message).toBe(`image skew: container sandboxd of pod dev-sandboxes/shell-pool-b2 runs ${STALE} (image ${SANDBOXD}:v0.5.6), the environment pinned ${SANDBOXD}:v0.5.6@${PINNED}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`);
+    expect(ev[0]!.message).toBe(
+      `image skew: container sandboxd of pod dev-sandboxes/shell-pool-b2 runs ${STALE} (image ${SANDBOXD}:v0.5.6), the environment pinned ${SANDBOXD}:v0.5.6@${PINNED}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
+    );
     expect(settle([...lower, ...ev])).toEqual({ state: 'configured', next: `verified not reached: ${ev[0]!.message}` });
   });
 
   test('after the stale pod is replaced every pod runs the pinned digest: verified', () => {
-    const pods = [pod('shell-pool-a1', 'node-a', `${SANDBOXD}@${PINNED}`), pod('shell-pool-c3', 'node-b', `${SANDBOXD}@${PINNED}`)];
-    const ev = imageEvidence('template/dev-sandboxes/shell', 'pods of template dev-sandboxes/shell', startedContainers(pods, template.images!));
+    const pods = [
+      pod('shell-pool-a1', 'node-a', `${SANDBOXD}@${PINNED}`),
+      pod('shell-pool-c3', 'node-b', `${SANDBOXD}@${PINNED}`),
+    ];
+    const ev = imageEvidence(
+      'template/dev-sandboxes/shell',
+      'pods of template dev-sandboxes/shell',
+      startedContainers(pods, template.images!),
+    );
     expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null });
   });
 
   test('the descriptor as synthesized by default (tag pins, the release records no digests): skew cannot be detected, never verified', () => {
     const tagPlan = planFromDescriptor(DESCRIPTOR as never, 'dist/dev-gvisor', { transport: 'port-forward' });
-    const pods = [pod('shell-pool-a1', 'node-a', `${SANDBOXD}@${PINNED}`), pod('shell-pool-b2', 'node-b', `${SANDBOXD}@${STALE}`)];
-    const ev = imageEvidence('template/dev-sandboxes/shell', 'pods of template dev-sandboxes/shell', startedContainers(pods, tagPlan.templates[0]!.images!));
+    const pods = [
+      pod('shell-pool-a1', 'node-a', `${SANDBOXD}@${PINNED}`),
+      pod('shell-pool-b2', 'node-b', `${SANDBOXD}@${STALE}`),
+    ];
+    const ev = imageEvidence(
+      'template/dev-sandboxes/shell',
+      'pods of template dev-sandboxes/shell',
+      startedContainers(pods, tagPlan.templates[0]!.images!),
+    );
     expect(ev.map((e) => e.verdict)).toEqual(['unknown']);
-    expect(ev[0]!.message).toContain(`${SANDBOXD}:v0.5.6 is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container(s)`);
+    expect(ev[0]!.message).toContain(
+      `${SANDBOXD}:v0.5.6 is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container(s)`,
+    );
     expect(settle([...lower, ...ev]).state).toBe('configured');
   });
 
   test('a pod made from the upstream :latest-main spec under a tag pin is skew by reference', () => {
-    const drifted = { ...pod('shell-x', 'node-a', ''), status: { phase: 'Running', containerStatuses: [{ name: 'sandboxd', image: 'us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main', imageID: '', state: running }] } };
-    const ev = imageEvidence('template/dev-sandboxes/shell', 'pods of template dev-sandboxes/shell', startedContainers([drifted], { sandboxd: `${SANDBOXD}:v0.5.6` }));
+    const drifted = {
+      ...pod('shell-x', 'node-a', ''),
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          {
+            name: 'sandboxd',
+            image: 'us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main',
+            imageID: '',
+            state: running,
+          },
+        ],
+      },
+    };
+    const ev = imageEvidence(
+      'template/dev-sandboxes/shell',
+      'pods of template dev-sandboxes/shell',
+      startedContainers([drifted], { sandboxd: `${SANDBOXD}:v0.5.6` }),
+    );
     expect(ev.map((e) => [e.verdict, e.field])).toEqual([['missing', 'status.containerStatuses[sandboxd].image']]);
-    expect(ev[0]!.message).toMatch(/^image skew: container sandboxd of pod dev-sandboxes\/shell-x runs us-central1-docker\.pkg\.dev\/.*sandboxd:latest-main, the environment pinned registry\.example\.internal\/agent-sandbox\/sandboxd:v0\.5\.6/);
+    expect(ev[0]!.message).toMatch(
+      /^image skew: container sandboxd of pod dev-sandboxes\/shell-x runs us-central1-docker\.pkg\.dev\/.*sandboxd:latest-main, the environment pinned registry\.example\.internal\/agent-sandbox\/sandboxd:v0\.5\.6/,
+    );
   });
 });

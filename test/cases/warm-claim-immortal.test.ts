@@ -5,12 +5,20 @@
  * the pinned CRD schema. The verifier side is warm-claim-immortal.verify.test.ts.
  */
 import { jest } from '@jest/globals';
-import { ConstructPropsError, synthesizeEnvironment, UnboundedLifetimeError, type AgentEnvironment } from '../../src/index.js';
+import {
+  ConstructPropsError,
+  synthesizeEnvironment,
+  UnboundedLifetimeError,
+  type AgentEnvironment,
+} from '../../src/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
 
 jest.setTimeout(120_000);
 
-async function withPool(tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' = 'v0.5.6', props: Parameters<typeof newEnvironment>[2] = {}): Promise<AgentEnvironment> {
+async function withPool(
+  tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' = 'v0.5.6',
+  props: Parameters<typeof newEnvironment>[2] = {},
+): Promise<AgentEnvironment> {
   const env = newEnvironment(await release(tag), 'sbx', { defaultNamespace: 'sbx', ...props });
   const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
   const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
@@ -19,7 +27,9 @@ async function withPool(tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' = 'v0.5.6', props: P
 }
 
 function claimSpec(env: AgentEnvironment, name: string): Record<string, unknown> {
-  const obj = synthesizeEnvironment(env).objects.find((o) => o.object.kind === 'SandboxClaim' && o.object.metadata?.name === name)!.object;
+  const obj = synthesizeEnvironment(env).objects.find(
+    (o) => o.object.kind === 'SandboxClaim' && o.object.metadata?.name === name,
+  )!.object;
   return obj.spec as Record<string, unknown>;
 }
 
@@ -38,16 +48,25 @@ describe('case 06: warm-claim-immortal', () => {
     expect((err as Error).message).toMatch(/^sbx\/c1: claim sbx\/c1 has no lifecycle/);
   });
 
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s: c2 (ttlSecondsAfterFinished: 0) is written with shutdownPolicy Delete and passes the pinned schema', async (tag) => {
-    const env = await withPool(tag);
-    env.addClaim('c2', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 0 } });
-    expect(claimSpec(env, 'c2')['lifecycle']).toEqual({ shutdownPolicy: 'Delete', ttlSecondsAfterFinished: 0 });
-  });
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+    '%s: c2 (ttlSecondsAfterFinished: 0) is written with shutdownPolicy Delete and passes the pinned schema',
+    async (tag) => {
+      const env = await withPool(tag);
+      env.addClaim('c2', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 0 } });
+      expect(claimSpec(env, 'c2')['lifecycle']).toEqual({ shutdownPolicy: 'Delete', ttlSecondsAfterFinished: 0 });
+    },
+  );
 
   test('an explicit policy and shutdownTime are written as given', async () => {
     const env = await withPool();
-    env.addClaim('c3', { pool: 'py-pool', lifecycle: { shutdownPolicy: 'Retain', shutdownTime: '2026-12-31T00:00:00Z' } });
-    expect(claimSpec(env, 'c3')['lifecycle']).toEqual({ shutdownPolicy: 'Retain', shutdownTime: '2026-12-31T00:00:00Z' });
+    env.addClaim('c3', {
+      pool: 'py-pool',
+      lifecycle: { shutdownPolicy: 'Retain', shutdownTime: '2026-12-31T00:00:00Z' },
+    });
+    expect(claimSpec(env, 'c3')['lifecycle']).toEqual({
+      shutdownPolicy: 'Retain',
+      shutdownTime: '2026-12-31T00:00:00Z',
+    });
   });
 
   test("lifecycle: 'unbounded' is the named opt-in: no expiry, but the policy is still explicit", async () => {
@@ -62,15 +81,24 @@ describe('case 06: warm-claim-immortal', () => {
     env.addClaim('c5', { pool: 'py-pool' });
     env.addClaim('c6', { pool: 'py-pool', lifecycle: { shutdownTime: '2027-01-01T00:00:00Z' } });
     expect(claimSpec(env, 'c5')['lifecycle']).toEqual({ shutdownPolicy: 'Delete', ttlSecondsAfterFinished: 3600 });
-    expect(claimSpec(env, 'c6')['lifecycle']).toEqual({ shutdownPolicy: 'Delete', shutdownTime: '2027-01-01T00:00:00Z' });
+    expect(claimSpec(env, 'c6')['lifecycle']).toEqual({
+      shutdownPolicy: 'Delete',
+      shutdownTime: '2027-01-01T00:00:00Z',
+    });
     const open = await withPool('v0.5.6', { claimLifecycle: 'unbounded' });
     expect(open.addClaim('c7', { pool: 'py-pool' }).lifecycle.unbounded).toBe(true);
   });
 
   test('a lifecycle with neither expiry field, or a malformed time, is refused with the value as JSON', async () => {
     const env = await withPool();
-    expect(() => env.addClaim('c8', { pool: 'py-pool', lifecycle: { shutdownPolicy: 'Delete' } })).toThrow(ConstructPropsError);
-    expect(() => env.addClaim('c9', { pool: 'py-pool', lifecycle: { shutdownPolicy: 'Delete' } })).toThrow(/lifecycle: give shutdownTime and\/or ttlSecondsAfterFinished .*\(got \{"shutdownPolicy":"Delete"\}\)/);
-    expect(() => env.addClaim('c10', { pool: 'py-pool', lifecycle: { shutdownTime: 'tomorrow' } })).toThrow(/lifecycle.shutdownTime: must be an RFC 3339 UTC time .*\(got "tomorrow"\)/);
+    expect(() => env.addClaim('c8', { pool: 'py-pool', lifecycle: { shutdownPolicy: 'Delete' } })).toThrow(
+      ConstructPropsError,
+    );
+    expect(() => env.addClaim('c9', { pool: 'py-pool', lifecycle: { shutdownPolicy: 'Delete' } })).toThrow(
+      /lifecycle: give shutdownTime and\/or ttlSecondsAfterFinished .*\(got \{"shutdownPolicy":"Delete"\}\)/,
+    );
+    expect(() => env.addClaim('c10', { pool: 'py-pool', lifecycle: { shutdownTime: 'tomorrow' } })).toThrow(
+      /lifecycle.shutdownTime: must be an RFC 3339 UTC time .*\(got "tomorrow"\)/,
+    );
   });
 });

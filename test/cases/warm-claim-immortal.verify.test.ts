@@ -7,7 +7,11 @@
  */
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
-import { UNBOUNDED_LIFETIME_THRESHOLD_MS, unboundedLifetimesProbe, unboundedObjects } from '../../src/verify/probes/unbounded-lifetimes.js';
+import {
+  UNBOUNDED_LIFETIME_THRESHOLD_MS,
+  unboundedLifetimesProbe,
+  unboundedObjects,
+} from '../../src/verify/probes/unbounded-lifetimes.js';
 import { settle } from '../../src/verify/states.js';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
@@ -17,7 +21,12 @@ const claim = (name: string, hours: number, lifecycle?: Record<string, unknown>)
   spec: { warmPoolRef: { name: 'py-pool' }, ...(lifecycle ? { lifecycle } : {}) },
 });
 const sandbox = (name: string, hours: number, owner?: string, shutdownTime?: string) => ({
-  metadata: { name, namespace: 'sbx', creationTimestamp: ago(hours), ...(owner ? { ownerReferences: [{ kind: owner, name: 'x', uid: 'u', controller: true }] } : {}) },
+  metadata: {
+    name,
+    namespace: 'sbx',
+    creationTimestamp: ago(hours),
+    ...(owner ? { ownerReferences: [{ kind: owner, name: 'x', uid: 'u', controller: true }] } : {}),
+  },
   spec: { podTemplate: {}, ...(shutdownTime ? { shutdownTime } : {}) },
 });
 
@@ -38,7 +47,9 @@ const SANDBOXES = [
 describe('case 06 warm-claim-immortal (verifier)', () => {
   test('lists exactly the claims and unowned sandboxes with no expiry older than 24 h, oldest first', () => {
     expect(UNBOUNDED_LIFETIME_THRESHOLD_MS).toBe(86_400_000);
-    expect(unboundedObjects(CLAIMS as never, SANDBOXES as never, NOW).map((u) => [u.kind, u.name, u.ageMs / 3_600_000])).toEqual([
+    expect(
+      unboundedObjects(CLAIMS as never, SANDBOXES as never, NOW).map((u) => [u.kind, u.name, u.ageMs / 3_600_000]),
+    ).toEqual([
       ['SandboxClaim', 'immortal', 72],
       ['Sandbox', 'bare', 48],
       ['SandboxClaim', 'retained-no-expiry', 30],
@@ -59,15 +70,35 @@ describe('case 06 warm-claim-immortal (verifier)', () => {
       facts: { tag: 'v0.5.6', family: 'v0.5' },
     } as unknown as ProbeDeps;
     const probe = unboundedLifetimesProbe(deps, () => NOW);
-    const evidence = await probe.run({ signal: new AbortController().signal, deadlineMs: 1000, evidence: [], note: () => {} });
+    const evidence = await probe.run({
+      signal: new AbortController().signal,
+      deadlineMs: 1000,
+      evidence: [],
+      note: () => {},
+    });
     expect(calls).toEqual(['sandboxclaims/sbx', 'sandboxes/sbx']);
     expect(evidence.map((e) => [e.capability, e.step, e.verdict, e.subject, e.reason, e.field])).toEqual([
       ['controller', 'verified', 'unknown', 'SandboxClaim sbx/immortal', 'UnboundedLifetime', 'spec.lifecycle'],
       ['controller', 'verified', 'unknown', 'Sandbox sbx/bare', 'UnboundedLifetime', 'spec.shutdownTime'],
-      ['controller', 'verified', 'unknown', 'SandboxClaim sbx/retained-no-expiry', 'UnboundedLifetime', 'spec.lifecycle'],
+      [
+        'controller',
+        'verified',
+        'unknown',
+        'SandboxClaim sbx/retained-no-expiry',
+        'UnboundedLifetime',
+        'spec.lifecycle',
+      ],
     ]);
     expect(evidence[0]!.message).toContain('has lived 72h with no expiry');
-    const configured = ['discovered', 'compatible', 'configured'].map((step) => ({ capability: 'controller' as const, step: step as 'configured', verdict: 'proven' as const, subject: 'controller', reason: 'ProbeNotRun' as const, message: 'ok', at: new Date(NOW).toISOString() }));
+    const configured = ['discovered', 'compatible', 'configured'].map((step) => ({
+      capability: 'controller' as const,
+      step: step as 'configured',
+      verdict: 'proven' as const,
+      subject: 'controller',
+      reason: 'ProbeNotRun' as const,
+      message: 'ok',
+      at: new Date(NOW).toISOString(),
+    }));
     expect(settle([...configured, ...evidence]).state).toBe('configured');
   });
 });

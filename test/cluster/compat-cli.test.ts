@@ -15,12 +15,40 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** A v0.5.6 descriptor with one sandboxd template and no router (the worksheet reads only what it declares). */
 function envDir(): string {
   const d = {
-    apiVersion: 'agentplane.dev/v1alpha1', kind: 'EnvironmentDescriptor', name: 'compat-cli',
-    release: { tag: 'v0.5.6', commit: '211b7579cabed9460c1a692eb687084ff4c5879d', family: 'v0.5', apiVersions: { Sandbox: 'agents.x-k8s.io/v1beta1' } },
-    install: { namespace: 'agent-sandbox-system', controllerDeployment: 'agent-sandbox-controller', controllerImage: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', extensions: true, certificates: 'external', serverSideApply: [] },
+    apiVersion: 'agentplane.dev/v1alpha1',
+    kind: 'EnvironmentDescriptor',
+    name: 'compat-cli',
+    release: {
+      tag: 'v0.5.6',
+      commit: '211b7579cabed9460c1a692eb687084ff4c5879d',
+      family: 'v0.5',
+      apiVersions: { Sandbox: 'agents.x-k8s.io/v1beta1' },
+    },
+    install: {
+      namespace: 'agent-sandbox-system',
+      controllerDeployment: 'agent-sandbox-controller',
+      controllerImage: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+      extensions: true,
+      certificates: 'external',
+      serverSideApply: [],
+    },
     runtimeClasses: [],
-    templates: [{ namespace: 'compat-cli', name: 'shell', runtimeClassName: '', networkPolicyManagement: 'Managed', podLabels: { app: 'sandbox' }, runtime: { kind: 'sandboxd', container: 'sandboxd', ports: [8080, 9090] }, images: [{ container: 'sandboxd', image: 'sandboxd:v0.5.6' }] }],
-    warmPools: [], claims: [], router: null, networkPolicies: [], images: {},
+    templates: [
+      {
+        namespace: 'compat-cli',
+        name: 'shell',
+        runtimeClassName: '',
+        networkPolicyManagement: 'Managed',
+        podLabels: { app: 'sandbox' },
+        runtime: { kind: 'sandboxd', container: 'sandboxd', ports: [8080, 9090] },
+        images: [{ container: 'sandboxd', image: 'sandboxd:v0.5.6' }],
+      },
+    ],
+    warmPools: [],
+    claims: [],
+    router: null,
+    networkPolicies: [],
+    images: {},
     capabilities: [{ capability: 'sandbox-api', required: 'verified' }],
   };
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-compat-'));
@@ -30,20 +58,48 @@ function envDir(): string {
 
 test('out-of-cluster controller of the pinned release is covered; no router is "not deployed"; exit 0', () => {
   const c = connect();
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'compat', '--env', envDir(), '--kubeconfig', c.info.kubeconfig, '--controller', 'external', '-o', 'json'], { encoding: 'utf8', cwd: ROOT, timeout: 60_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'bin/agentplane.js'),
+      'compat',
+      '--env',
+      envDir(),
+      '--kubeconfig',
+      c.info.kubeconfig,
+      '--controller',
+      'external',
+      '-o',
+      'json',
+    ],
+    { encoding: 'utf8', cwd: ROOT, timeout: 60_000 },
+  );
   expect(r.stderr).toBe('');
   const out = JSON.parse(r.stdout) as { release: string; rows: Array<{ part: string; live: string; tested: string }> };
   expect(out.release).toBe('v0.5.6');
   expect(out.rows.map((row) => [row.part, row.tested])).toEqual([
-    ['kubernetes', 'yes'], ['crdRelease', 'yes'], ['controller', 'yes'], ['extensions', 'yes'], ['router', 'not deployed'],
-    ['runtimeServer', 'yes'], ['clientSdk', 'n/a'], ['containerRuntime', 'yes'], ['cni', 'n/a'],
+    ['kubernetes', 'yes'],
+    ['crdRelease', 'yes'],
+    ['controller', 'yes'],
+    ['extensions', 'yes'],
+    ['router', 'not deployed'],
+    ['runtimeServer', 'yes'],
+    ['clientSdk', 'n/a'],
+    ['containerRuntime', 'yes'],
+    ['cni', 'n/a'],
   ]);
-  expect(out.rows.find((row) => row.part === 'controller')!.live).toBe('out-of-cluster (assumed v0.5.6, the pinned release)');
+  expect(out.rows.find((row) => row.part === 'controller')!.live).toBe(
+    'out-of-cluster (assumed v0.5.6, the pinned release)',
+  );
   expect(r.status).toBe(0);
 }, 90_000);
 
 function compat(kubeconfig: string): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'compat', '--env', envDir(), '--kubeconfig', kubeconfig, '-o', 'json'], { encoding: 'utf8', cwd: ROOT, timeout: 60_000 });
+  return spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bin/agentplane.js'), 'compat', '--env', envDir(), '--kubeconfig', kubeconfig, '-o', 'json'],
+    { encoding: 'utf8', cwd: ROOT, timeout: 60_000 },
+  );
 }
 
 test('credentials refused (401): exit 2 before any worksheet, naming the user and never the token', () => {
@@ -51,7 +107,9 @@ test('credentials refused (401): exit 2 before any worksheet, naming the user an
   const token = 'not-a-valid-token-compat-7c1e';
   const r = compat(writeKubeconfig(c.info, 'ci', { token }));
   expect(r.stdout).toBe('');
-  expect(r.stderr).toMatch(/^error: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/);
+  expect(r.stderr).toMatch(
+    /^error: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/,
+  );
   expect(r.stderr).toMatch(/\nhint: .+\n$/);
   expect(r.stderr).not.toContain(token);
   expect(r.status).toBe(2);
@@ -62,23 +120,45 @@ test('a ServiceAccount with no rights (403): the worksheet of what could be read
   const ns = await freshNamespace(c, 'compat-cli-403');
   try {
     await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'nobody' } } });
-    const tr = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'nobody', body: { spec: { audiences: [], expirationSeconds: 600 } } });
+    const tr = await c.core.createNamespacedServiceAccountToken({
+      namespace: ns,
+      name: 'nobody',
+      body: { spec: { audiences: [], expirationSeconds: 600 } },
+    });
     const r = compat(writeKubeconfig(c.info, 'nobody-user', { token: tr.status!.token }));
-    const out = JSON.parse(r.stdout) as { rows: Array<{ part: string; live: string }>; failedReads: Array<{ call: string; category: string }> };
+    const out = JSON.parse(r.stdout) as {
+      rows: Array<{ part: string; live: string }>;
+      failedReads: Array<{ call: string; category: string }>;
+    };
     // /version needs no grant; everything else the worksheet reads is refused.
     expect(out.rows.find((row) => row.part === 'kubernetes')!.live).toMatch(/^v1\.\d+\.\d+/);
     expect(out.failedReads).toEqual([
-      { call: 'crd sandboxes.agents.x-k8s.io', category: 'forbidden', message: expect.stringContaining(`system:serviceaccount:${ns}:nobody`) },
+      {
+        call: 'crd sandboxes.agents.x-k8s.io',
+        category: 'forbidden',
+        message: expect.stringContaining(`system:serviceaccount:${ns}:nobody`),
+      },
       { call: 'crd sandboxclaims.extensions.agents.x-k8s.io', category: 'forbidden', message: expect.any(String) },
-      { call: 'deployment agent-sandbox-system agent-sandbox-controller', category: 'forbidden', message: expect.any(String) },
+      {
+        call: 'deployment agent-sandbox-system agent-sandbox-controller',
+        category: 'forbidden',
+        message: expect.any(String),
+      },
       { call: 'nodes', category: 'forbidden', message: expect.any(String) },
       { call: 'daemonSets kube-system', category: 'forbidden', message: expect.any(String) },
     ]);
     const lines = r.stderr.split('\n');
-    expect(lines[0]).toBe('error: the worksheet is incomplete: 5 cluster read(s) failed, leaving crdRelease, controller, extensions, containerRuntime, cni unknown:');
-    expect(lines[1]).toMatch(/^  crd sandboxes\.agents\.x-k8s\.io: forbidden: user "nobody-user" \(context "ctx"\) may not get customresourcedefinitions\.apiextensions\.k8s\.io/);
+    expect(lines[0]).toBe(
+      'error: the worksheet is incomplete: 5 cluster read(s) failed, leaving crdRelease, controller, extensions, containerRuntime, cni unknown:',
+    );
+    expect(lines[1]).toMatch(
+      /^  crd sandboxes\.agents\.x-k8s\.io: forbidden: user "nobody-user" \(context "ctx"\) may not get customresourcedefinitions\.apiextensions\.k8s\.io/,
+    );
     expect(lines[4]).toMatch(/^  nodes: forbidden: .* may not list nodes/);
-    expect(lines.slice(6)).toEqual(['hint: grant that identity the reads named above (the VerifierAccess construct grants every read compat makes) or use a --context that has them', '']);
+    expect(lines.slice(6)).toEqual([
+      'hint: grant that identity the reads named above (the VerifierAccess construct grants every read compat makes) or use a --context that has them',
+      '',
+    ]);
     expect(r.status).toBe(2);
   } finally {
     await c.core.deleteNamespace({ name: ns });

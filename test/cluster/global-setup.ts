@@ -20,17 +20,31 @@ function startedAt(): string | undefined {
 }
 
 export default async function globalSetup(): Promise<void> {
-  const build = spawnSync('bash', ['test-cluster/scripts/build.sh'], { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] });
+  const build = spawnSync('bash', ['test-cluster/scripts/build.sh'], {
+    cwd: repo,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (build.status !== 0) {
-    throw new Error(`test-cluster binaries could not be built (build.sh exit ${build.status}); see the messages above, fix, then run: bash test-cluster/scripts/build.sh`);
+    throw new Error(
+      `test-cluster binaries could not be built (build.sh exit ${build.status}); see the messages above, fix, then run: bash test-cluster/scripts/build.sh`,
+    );
   }
   const before = startedAt();
-  const up = spawnSync('bash', ['test-cluster/scripts/up.sh'], { cwd: repo, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  if (up.status !== 0) throw new Error(`npm run cluster:up failed (exit ${up.status}); its messages are above, process logs in ${runDir}/logs`);
+  const up = spawnSync('bash', ['test-cluster/scripts/up.sh'], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  if (up.status !== 0)
+    throw new Error(
+      `npm run cluster:up failed (exit ${up.status}); its messages are above, process logs in ${runDir}/logs`,
+    );
   const after = startedAt();
   const started = after !== undefined && after !== before;
   if (started) writeFileSync(path.join(runDir, 'started-by-jest'), `${after}\n`);
   mkdirSync(path.join(runDir, 'holders'), { recursive: true });
   writeFileSync(path.join(runDir, 'holders', String(process.pid)), `${after}\n`);
-  process.stderr.write(`test cluster: kubeconfig ${up.stdout.trim()} (${started ? 'started for this run' : 'reused'})\n`);
+  process.stderr.write(
+    `test cluster: kubeconfig ${up.stdout.trim()} (${started ? 'started for this run' : 'reused'})\n`,
+  );
 }

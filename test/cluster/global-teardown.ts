@@ -23,8 +23,20 @@ function alive(pid: number): boolean {
 export default async function globalTeardown(): Promise<void> {
   const holders = path.join(runDir, 'holders');
   rmSync(path.join(holders, String(process.pid)), { force: true });
-  const others = existsSync(holders) ? readdirSync(holders).map(Number).filter((pid) => pid !== process.pid && alive(pid)) : [];
-  if (!existsSync(path.join(runDir, 'started-by-jest')) || others.length > 0 || process.env.AGENTPLANE_TEST_CLUSTER_KEEP === '1') return;
-  const down = spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, stdio: ['ignore', 'inherit', 'inherit'] });
+  const others = existsSync(holders)
+    ? readdirSync(holders)
+        .map(Number)
+        .filter((pid) => pid !== process.pid && alive(pid))
+    : [];
+  if (
+    !existsSync(path.join(runDir, 'started-by-jest')) ||
+    others.length > 0 ||
+    process.env.AGENTPLANE_TEST_CLUSTER_KEEP === '1'
+  )
+    return;
+  const down = spawnSync('bash', ['test-cluster/scripts/down.sh'], {
+    cwd: repo,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   if (down.status !== 0) throw new Error(`npm run cluster:down failed (exit ${down.status})`);
 }

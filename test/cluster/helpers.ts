@@ -32,7 +32,8 @@ export async function freshNamespace(c: Cluster, prefix: string): Promise<string
 
 /** Status `Ready` condition of a custom object, or undefined. */
 export function readyCondition(obj: unknown): { status: string; reason?: string } | undefined {
-  const conds = (obj as { status?: { conditions?: { type: string; status: string; reason?: string }[] } }).status?.conditions ?? [];
+  const conds =
+    (obj as { status?: { conditions?: { type: string; status: string; reason?: string }[] } }).status?.conditions ?? [];
   return conds.find((c) => c.type === 'Ready');
 }
 
@@ -47,10 +48,19 @@ export async function isGone(get: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-export interface HttpAnswer { readonly status: number; readonly body: string }
+export interface HttpAnswer {
+  readonly status: number;
+  readonly body: string;
+}
 
 /** GET `http://<host>:<port><path>` (host default 127.0.0.1) with headers; resolves with status and body, rejects on transport error or timeout. */
-export function httpGet(port: number, path: string, headers: Record<string, string>, timeoutMs = 10_000, host = '127.0.0.1'): Promise<HttpAnswer> {
+export function httpGet(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+  timeoutMs = 10_000,
+  host = '127.0.0.1',
+): Promise<HttpAnswer> {
   if (!host.startsWith('127.')) throw new Error(`refusing to dial ${host}: the test cluster stays in 127.0.0.0/8`);
   return new Promise((resolve, reject) => {
     const req = http.get({ host, port, path, headers, timeout: timeoutMs }, (res) => {
@@ -69,34 +79,59 @@ export function sandboxdPodTemplate(annotations: Record<string, string> = {}): R
   return {
     metadata: { annotations, labels: { app: 'smoke' } },
     spec: {
-      containers: [{
-        name: 'sandboxd',
-        image: 'us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main',
-        ports: [{ containerPort: 8080, name: 'rest' }, { containerPort: 9090, name: 'grpc' }],
-      }],
+      containers: [
+        {
+          name: 'sandboxd',
+          image: 'us-central1-docker.pkg.dev/k8s-staging-images/agent-sandbox/sandboxd:latest-main',
+          ports: [
+            { containerPort: 8080, name: 'rest' },
+            { containerPort: 9090, name: 'grpc' },
+          ],
+        },
+      ],
     },
   };
 }
 
 /** sandboxd's ProcessService proto, from the release mirror (`packages/sandboxd/spec/process/v1/process.proto@v0.5.6`). */
 const PROCESS_PROTO = path.join(
-  process.env.AGENTPLANE_MIRROR ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/agent-sandbox/releases'),
-  'v0.5.6', 'sandboxd-spec', 'process', 'v1', 'process.proto',
+  process.env.AGENTPLANE_MIRROR ??
+    path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/agent-sandbox/releases'),
+  'v0.5.6',
+  'sandboxd-spec',
+  'process',
+  'v1',
+  'process.proto',
 );
 
-export interface ExecuteResult { readonly exitCode: number; readonly stdout: string; readonly stderr: string }
+export interface ExecuteResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
 
 /** Calls `process.v1.ProcessService/Execute` on `<host>:<port>` (plain-text gRPC) with argv `command`; 10 s deadline. */
 export async function grpcExecute(host: string, port: number, command: string[]): Promise<ExecuteResult> {
   const def = await protoLoader.load(PROCESS_PROTO, { keepCase: false, longs: Number, defaults: true });
-  const pkg = grpc.loadPackageDefinition(def) as unknown as { process: { v1: { ProcessService: grpc.ServiceClientConstructor } } };
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    process: { v1: { ProcessService: grpc.ServiceClientConstructor } };
+  };
   const client = new pkg.process.v1.ProcessService(`${host}:${port}`, grpc.credentials.createInsecure());
   try {
     return await new Promise<ExecuteResult>((resolve, reject) => {
-      client['execute']!({ config: { command } }, { deadline: Date.now() + 10_000 }, (err: grpc.ServiceError | null, res: { exitCode: number; stdout: Buffer; stderr: Buffer }) => {
-        if (err) reject(err);
-        else resolve({ exitCode: res.exitCode, stdout: res.stdout.toString('utf8'), stderr: res.stderr.toString('utf8') });
-      });
+      client['execute']!(
+        { config: { command } },
+        { deadline: Date.now() + 10_000 },
+        (err: grpc.ServiceError | null, res: { exitCode: number; stdout: Buffer; stderr: Buffer }) => {
+          if (err) reject(err);
+          else
+            resolve({
+              exitCode: res.exitCode,
+              stdout: res.stdout.toString('utf8'),
+              stderr: res.stderr.toString('utf8'),
+            });
+        },
+      );
     });
   } finally {
     client.close();

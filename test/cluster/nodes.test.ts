@@ -2,7 +2,10 @@
 import { kwokNode, parseLabels, parseTaints } from '../../test-cluster/nodes.js';
 
 test('labels and taints parse from the command-line form', () => {
-  expect(parseLabels('sandbox.gke.io/runtime=gvisor, zone=a')).toEqual({ 'sandbox.gke.io/runtime': 'gvisor', zone: 'a' });
+  expect(parseLabels('sandbox.gke.io/runtime=gvisor, zone=a')).toEqual({
+    'sandbox.gke.io/runtime': 'gvisor',
+    zone: 'a',
+  });
   expect(parseLabels('')).toEqual({});
   expect(parseTaints('sandbox.gke.io/runtime=gvisor:NoSchedule,dedicated:NoExecute')).toEqual([
     { key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' },
@@ -12,12 +15,15 @@ test('labels and taints parse from the command-line form', () => {
 
 test('malformed labels and taints are refused with the offending entry', () => {
   expect(() => parseLabels('zone')).toThrow('node label "zone" is not key=value');
-  expect(() => parseTaints('a=b:Sometimes')).toThrow('node taint "a=b:Sometimes" is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute');
+  expect(() => parseTaints('a=b:Sometimes')).toThrow(
+    'node taint "a=b:Sometimes" is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute',
+  );
 });
 
 test('kwok nodes get a loopback pod CIDR from their index and the cluster pod net', () => {
   const node = kwokNode('n', 7, { a: 'b' }, [{ key: 'k', effect: 'NoSchedule' }], 42) as unknown as {
-    metadata: { annotations: Record<string, string>; labels: Record<string, string> }; spec: { podCIDR: string; taints: unknown[] };
+    metadata: { annotations: Record<string, string>; labels: Record<string, string> };
+    spec: { podCIDR: string; taints: unknown[] };
   };
   expect(node.spec.podCIDR).toBe('127.42.7.0/24');
   expect(node.metadata.annotations).toEqual({ 'kwok.x-k8s.io/node': 'fake' });

@@ -13,38 +13,106 @@ import { connect, freshNamespace, type Cluster } from './helpers.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const runDir = path.join(ROOT, 'test-cluster', `.run-plan-v0.4.6-${process.pid}`);
 // kwok nodes only: this v0.4.6 cluster needs no real node.
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '47', AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
+const env = {
+  ...process.env,
+  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
+  AGENTPLANE_TEST_CLUSTER_POD_NET: '47',
+  AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0',
+};
 const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1alpha1' };
 let c: Cluster;
 let ns: string;
 
 beforeAll(async () => {
-  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (up.status !== 0) throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
+  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (up.status !== 0)
+    throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
   c = connect(runDir);
   ns = await freshNamespace(c, 'plan46');
   const meta = (name: string): Record<string, unknown> => ({ name, namespace: ns });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: { apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxTemplate', metadata: meta('python'), spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } } } });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: { apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxWarmPool', metadata: meta('fast'), spec: { replicas: 0, sandboxTemplateRef: { name: 'python' } } } });
-  for (const [name, warmpool] of [['cold', 'none'], ['named', 'fast']] as const) {
-    await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', body: { apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxClaim', metadata: meta(name), spec: { sandboxTemplateRef: { name: 'python' }, warmpool } } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+      kind: 'SandboxTemplate',
+      metadata: meta('python'),
+      spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
+    },
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+      kind: 'SandboxWarmPool',
+      metadata: meta('fast'),
+      spec: { replicas: 0, sandboxTemplateRef: { name: 'python' } },
+    },
+  });
+  for (const [name, warmpool] of [
+    ['cold', 'none'],
+    ['named', 'fast'],
+  ] as const) {
+    await c.custom.createNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxclaims',
+      body: {
+        apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+        kind: 'SandboxClaim',
+        metadata: meta(name),
+        spec: { sandboxTemplateRef: { name: 'python' }, warmpool },
+      },
+    });
   }
 }, 180_000);
 
 afterAll(() => {
-  if (existsSync(runDir)) spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (existsSync(runDir))
+    spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
 }, 30_000);
 
 test('v0.4.6 -> v0.5.6 from the live cluster: needs-migration, and only the cold claim lacks the pool it converts to', () => {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), 'plan-upgrade', '--to', 'v0.5.6', '--kubeconfig', c.info.kubeconfig, '-o', 'json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'bin/agentplane.js'),
+      'plan-upgrade',
+      '--to',
+      'v0.5.6',
+      '--kubeconfig',
+      c.info.kubeconfig,
+      '-o',
+      'json',
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+  );
   expect(r.stderr).toBe('');
   expect(r.status).toBe(10);
-  const plan = JSON.parse(r.stdout) as { from: string; verdict: string; storedVersionsSource: string; findings: Array<{ topic: string; message: string }>; path: string[] };
+  const plan = JSON.parse(r.stdout) as {
+    from: string;
+    verdict: string;
+    storedVersionsSource: string;
+    findings: Array<{ topic: string; message: string }>;
+    path: string[];
+  };
   expect(plan.from).toBe('v0.4.6');
   expect(plan.verdict).toBe('needs-migration');
   expect(plan.storedVersionsSource).toMatch(/^live \(context /);
-  expect(plan.findings.filter((f) => f.topic === 'live' && f.message.startsWith('claim')).map((f) => f.message)).toEqual([
+  expect(
+    plan.findings.filter((f) => f.topic === 'live' && f.message.startsWith('claim')).map((f) => f.message),
+  ).toEqual([
     `claim ${ns}/cold converts to warmPoolRef shadow-pool-python, which does not exist: it would sit at Ready=False/WarmPoolNotFound`,
   ]);
-  expect(plan.path).toContain(`before upgrading: claim ${ns}/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim`);
+  expect(plan.path).toContain(
+    `before upgrading: claim ${ns}/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim`,
+  );
 }, 120_000);

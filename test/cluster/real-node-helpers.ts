@@ -18,12 +18,18 @@ export function describeRealNode(name: string, fn: () => void): void {
 
 /** The real node of the cluster. @throws when the cluster was started with --kwok-only. */
 export function realNode(c: Cluster): RealNodeInfo {
-  if (!c.info.realNode) throw new Error('this test needs the real node; the cluster was started kwok-only (npm run cluster:down, then npm run cluster:up without --kwok-only)');
+  if (!c.info.realNode)
+    throw new Error(
+      'this test needs the real node; the cluster was started kwok-only (npm run cluster:down, then npm run cluster:up without --kwok-only)',
+    );
   return c.info.realNode;
 }
 
 /** nodeSelector + toleration that put a pod on the real node (and only there). */
-export function onRealNode(node: RealNodeInfo): { nodeSelector: Record<string, string>; tolerations: k8s.V1Toleration[] } {
+export function onRealNode(node: RealNodeInfo): {
+  nodeSelector: Record<string, string>;
+  tolerations: k8s.V1Toleration[];
+} {
   const nodeSelector = { 'kubernetes.io/hostname': node.name };
   if (node.taint === null) return { nodeSelector, tolerations: [] };
   const [kv, effect] = node.taint.split(':');
@@ -31,23 +37,58 @@ export function onRealNode(node: RealNodeInfo): { nodeSelector: Record<string, s
   return { nodeSelector, tolerations: [{ key: key!, operator: 'Equal', value: value!, effect: effect! }] };
 }
 
-export interface ExecResult { readonly exitCode: number; readonly stdout: string; readonly stderr: string }
+export interface ExecResult {
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
 
 /** Runs argv in a container through the API server's exec (API server -> kubelet -> containerd). 30 s limit. */
-export async function kubeExec(c: Cluster, namespace: string, pod: string, container: string, argv: string[]): Promise<ExecResult> {
+export async function kubeExec(
+  c: Cluster,
+  namespace: string,
+  pod: string,
+  container: string,
+  argv: string[],
+): Promise<ExecResult> {
   let stdout = '';
   let stderr = '';
-  const sink = (append: (s: string) => void): Writable => new Writable({ write(chunk: Buffer, _e, cb) { append(chunk.toString('utf8')); cb(); } });
+  const sink = (append: (s: string) => void): Writable =>
+    new Writable({
+      write(chunk: Buffer, _e, cb) {
+        append(chunk.toString('utf8'));
+        cb();
+      },
+    });
   return new Promise<ExecResult>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`exec ${argv.join(' ')} in ${namespace}/${pod} timed out`)), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`exec ${argv.join(' ')} in ${namespace}/${pod} timed out`)),
+      30_000,
+    );
     new k8s.Exec(c.kc)
-      .exec(namespace, pod, container, argv, sink((s) => (stdout += s)), sink((s) => (stderr += s)), null, false, (status: k8s.V1Status) => {
+      .exec(
+        namespace,
+        pod,
+        container,
+        argv,
+        sink((s) => (stdout += s)),
+        sink((s) => (stderr += s)),
+        null,
+        false,
+        (status: k8s.V1Status) => {
+          clearTimeout(timer);
+          const code =
+            status.status === 'Success'
+              ? 0
+              : Number(status.details?.causes?.find((x) => x.reason === 'ExitCode')?.message ?? -1);
+          // the status callback can come before the last output frame; let the socket drain
+          setTimeout(() => resolve({ exitCode: code, stdout, stderr }), 100);
+        },
+      )
+      .catch((e: unknown) => {
         clearTimeout(timer);
-        const code = status.status === 'Success' ? 0 : Number(status.details?.causes?.find((x) => x.reason === 'ExitCode')?.message ?? -1);
-        // the status callback can come before the last output frame; let the socket drain
-        setTimeout(() => resolve({ exitCode: code, stdout, stderr }), 100);
-      })
-      .catch((e: unknown) => { clearTimeout(timer); reject(e instanceof Error ? e : new Error(String(e))); });
+        reject(e instanceof Error ? e : new Error(String(e)));
+      });
   });
 }
 
@@ -55,13 +96,24 @@ export async function kubeExec(c: Cluster, namespace: string, pod: string, conta
 export async function waitRunning(c: Cluster, namespace: string, name: string, timeoutMs = 90_000): Promise<k8s.V1Pod> {
   let last: k8s.V1Pod | undefined;
   try {
-    await waitFor(`pod ${namespace}/${name} Running`, timeoutMs, async () => {
-      last = await c.core.readNamespacedPod({ namespace, name });
-      return last.status?.phase === 'Running' && (last.status.containerStatuses ?? []).every((s) => s.ready) ? true : undefined;
-    }, 500);
+    await waitFor(
+      `pod ${namespace}/${name} Running`,
+      timeoutMs,
+      async () => {
+        last = await c.core.readNamespacedPod({ namespace, name });
+        return last.status?.phase === 'Running' && (last.status.containerStatuses ?? []).every((s) => s.ready)
+          ? true
+          : undefined;
+      },
+      500,
+    );
   } catch (e) {
-    const states = JSON.stringify(last?.status?.containerStatuses?.map((s) => s.state) ?? last?.status?.conditions ?? null);
-    throw new Error(`${e instanceof Error ? e.message : String(e)}; phase ${last?.status?.phase}, ${states}`, { cause: e });
+    const states = JSON.stringify(
+      last?.status?.containerStatuses?.map((s) => s.state) ?? last?.status?.conditions ?? null,
+    );
+    throw new Error(`${e instanceof Error ? e.message : String(e)}; phase ${last?.status?.phase}, ${states}`, {
+      cause: e,
+    });
   }
   return last!;
 }

@@ -7,8 +7,14 @@
 import * as k8s from '@kubernetes/client-node';
 import { gvisorBootLine } from '../../src/verify/probes/isolation.js';
 import { connect, freshNamespace, type Cluster } from './helpers.js';
-import { describeRealNode, kubeExec, NODE_TOOLS_IMAGE, onRealNode, realNode, waitRunning } from './real-node-helpers.js';
-
+import {
+  describeRealNode,
+  kubeExec,
+  NODE_TOOLS_IMAGE,
+  onRealNode,
+  realNode,
+  waitRunning,
+} from './real-node-helpers.js';
 
 describeRealNode('RuntimeClasses on the real node', () => {
   let c: Cluster;
@@ -18,12 +24,17 @@ describeRealNode('RuntimeClasses on the real node', () => {
   beforeAll(async () => {
     c = connect();
     ns = await freshNamespace(c, 'real-runtimes');
-    await c.kc.makeApiClient(k8s.NodeV1Api).createRuntimeClass({ body: { metadata: { name: rcName }, handler: 'runsc' } });
+    await c.kc
+      .makeApiClient(k8s.NodeV1Api)
+      .createRuntimeClass({ body: { metadata: { name: rcName }, handler: 'runsc' } });
   });
 
   afterAll(async () => {
     await c.core.deleteNamespace({ name: ns }).catch(() => undefined);
-    await c.kc.makeApiClient(k8s.NodeV1Api).deleteRuntimeClass({ name: rcName }).catch(() => undefined);
+    await c.kc
+      .makeApiClient(k8s.NodeV1Api)
+      .deleteRuntimeClass({ name: rcName })
+      .catch(() => undefined);
   });
 
   function pod(name: string, runtimeClassName?: string): k8s.V1Pod {
@@ -33,7 +44,9 @@ describeRealNode('RuntimeClasses on the real node', () => {
         ...onRealNode(realNode(c)),
         ...(runtimeClassName ? { runtimeClassName } : {}),
         terminationGracePeriodSeconds: 1,
-        containers: [{ name: 'main', image: NODE_TOOLS_IMAGE, imagePullPolicy: 'Never', command: ['/bin/sleep', '3600'] }],
+        containers: [
+          { name: 'main', image: NODE_TOOLS_IMAGE, imagePullPolicy: 'Never', command: ['/bin/sleep', '3600'] },
+        ],
       },
     };
   }

@@ -20,25 +20,49 @@ const node = (c0: Cluster) => c0.kc.makeApiClient(k8s.NodeV1Api);
 beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'rtc');
-  await serverSideApply(c.info.kubeconfig, [kwokNode(nodeName, 100 + Math.floor(Math.random() * 150), { 'sandbox.gke.io/runtime': 'gvisor' },
-    [{ key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' }], c.info.podNet)]);
-  await node(c).createRuntimeClass({ body: { metadata: { name: matching }, handler: 'runsc', scheduling: {
-    nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' },
-    tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }],
-  } } });
-  await node(c).createRuntimeClass({ body: { metadata: { name: nowhere }, handler: 'kata', scheduling: { nodeSelector: { 'katacontainers.io/kata-runtime': 'true' } } } });
+  await serverSideApply(c.info.kubeconfig, [
+    kwokNode(
+      nodeName,
+      100 + Math.floor(Math.random() * 150),
+      { 'sandbox.gke.io/runtime': 'gvisor' },
+      [{ key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' }],
+      c.info.podNet,
+    ),
+  ]);
+  await node(c).createRuntimeClass({
+    body: {
+      metadata: { name: matching },
+      handler: 'runsc',
+      scheduling: {
+        nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' },
+        tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }],
+      },
+    },
+  });
+  await node(c).createRuntimeClass({
+    body: {
+      metadata: { name: nowhere },
+      handler: 'kata',
+      scheduling: { nodeSelector: { 'katacontainers.io/kata-runtime': 'true' } },
+    },
+  });
 }, 30_000);
 
 afterAll(async () => {
   if (!c) return;
   await c.core.deleteNamespace({ name: ns }).catch(() => undefined);
-  await node(c).deleteRuntimeClass({ name: matching }).catch(() => undefined);
-  await node(c).deleteRuntimeClass({ name: nowhere }).catch(() => undefined);
+  await node(c)
+    .deleteRuntimeClass({ name: matching })
+    .catch(() => undefined);
+  await node(c)
+    .deleteRuntimeClass({ name: nowhere })
+    .catch(() => undefined);
   await c.core.deleteNode({ name: nodeName }).catch(() => undefined);
 });
 
 const pod = (name: string, runtimeClassName: string): k8s.V1Pod => ({
-  metadata: { name }, spec: { runtimeClassName, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
+  metadata: { name },
+  spec: { runtimeClassName, containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] },
 });
 
 test('a pod whose RuntimeClass matches a labelled, tainted node runs on that node with a loopback pod IP', async () => {

@@ -8,7 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, freshNamespace, httpGet, isGone, readyCondition, sandboxdPodTemplate, waitFor, type Cluster } from './helpers.js';
+import {
+  connect,
+  freshNamespace,
+  httpGet,
+  isGone,
+  readyCondition,
+  sandboxdPodTemplate,
+  waitFor,
+  type Cluster,
+} from './helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runDir = path.join(repo, 'test-cluster', `.run-v0.4.6-${process.pid}`); // per jest worker: runs in one work tree must not share it
@@ -19,15 +28,22 @@ let c: Cluster;
 let ns: string;
 
 beforeAll(async () => {
-  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (up.status !== 0) throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
+  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (up.status !== 0)
+    throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
   expect(up.stdout.trim()).toBe(path.join(runDir, 'kubeconfig'));
   c = connect(runDir);
   ns = await freshNamespace(c, 'smoke46');
 }, 180_000);
 
 afterAll(() => {
-  if (existsSync(runDir)) spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (existsSync(runDir))
+    spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });
 }, 30_000);
 
 /** pid -> alive, for every pid file of the cluster (`withRuntimes`: also the stand-in's per-pod sandboxd processes, which come and go). */
@@ -37,7 +53,11 @@ function processes(withRuntimes = true): Map<number, boolean> {
     if (!withRuntimes && f.startsWith('sandboxd-')) continue;
     const pid = Number(readFileSync(path.join(runDir, 'pids', f), 'utf8').trim());
     let alive = true;
-    try { process.kill(pid, 0); } catch { alive = false; }
+    try {
+      process.kill(pid, 0);
+    } catch {
+      alive = false;
+    }
     out.set(pid, alive);
   }
   return out;
@@ -45,10 +65,16 @@ function processes(withRuntimes = true): Map<number, boolean> {
 
 test('a plain v1alpha1 Sandbox reaches Ready on v0.4.6; deleting it removes the Pod', async () => {
   expect(c.info.release).toBe('v0.4.6');
-  await c.custom.createNamespacedCustomObject({ ...SBX, namespace: ns, body: {
-    apiVersion: 'agents.x-k8s.io/v1alpha1', kind: 'Sandbox', metadata: { name: 'plain' },
-    spec: { podTemplate: sandboxdPodTemplate() },
-  } });
+  await c.custom.createNamespacedCustomObject({
+    ...SBX,
+    namespace: ns,
+    body: {
+      apiVersion: 'agents.x-k8s.io/v1alpha1',
+      kind: 'Sandbox',
+      metadata: { name: 'plain' },
+      spec: { podTemplate: sandboxdPodTemplate() },
+    },
+  });
   const ready = await waitFor('Sandbox plain Ready=True', 60_000, async () => {
     const obj = await c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' });
     return readyCondition(obj)?.status === 'True' ? obj : undefined;
@@ -66,15 +92,22 @@ test('a plain v1alpha1 Sandbox reaches Ready on v0.4.6; deleting it removes the 
 
   await c.custom.deleteNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' });
   await waitFor('Sandbox and Pod gone', 30_000, async () =>
-    (await isGone(() => c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' })))
-      && (await isGone(() => c.core.readNamespacedPod({ namespace: ns, name: 'plain' }))) ? true : undefined);
+    (await isGone(() => c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 'plain' }))) &&
+    (await isGone(() => c.core.readNamespacedPod({ namespace: ns, name: 'plain' })))
+      ? true
+      : undefined,
+  );
 }, 120_000);
 
 test('cluster:up on a running cluster reuses it; cluster:down stops every process it started and removes its state', () => {
   const before = processes(false);
   expect(before.size).toBeGreaterThanOrEqual(7); // etcd, apiserver, scheduler, controller-manager, kwok, controller, stand-in
   expect([...before.values()].every(Boolean)).toBe(true);
-  const again = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], { cwd: repo, env, encoding: 'utf8' });
+  const again = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+  });
   expect(again.status).toBe(0);
   expect(again.stdout.trim()).toBe(path.join(runDir, 'kubeconfig'));
   expect(again.stderr).toContain('reusing the running cluster');

@@ -27,12 +27,24 @@ let descriptorDir: string;
 
 beforeAll(async () => {
   ns = await freshNamespace(c, 'vjob');
-  const release = await loadRelease('v0.5.6', { mirror: MIRROR, cacheDir: mkdtempSync(path.join(tmpdir(), 'agentplane-vjob-')) });
-  const env = new AgentEnvironment(new App(), 'vjob', { release, install: false, defaultNamespace: ns, createNamespaces: false });
+  const release = await loadRelease('v0.5.6', {
+    mirror: MIRROR,
+    cacheDir: mkdtempSync(path.join(tmpdir(), 'agentplane-vjob-')),
+  });
+  const env = new AgentEnvironment(new App(), 'vjob', {
+    release,
+    install: false,
+    defaultNamespace: ns,
+    createNamespaces: false,
+  });
   env.addVerifierJob('verify', { image: 'registry.example.internal/agentplane/verifier:0.1.0' });
   const objects = (env.toJson() as KubeObject[]).filter((o) => o.kind !== 'Job');
   await serverSideApply(c.info.kubeconfig, objects);
-  const token = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'agentplane-verifier', body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest });
+  const token = await c.core.createNamespacedServiceAccountToken({
+    namespace: ns,
+    name: 'agentplane-verifier',
+    body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest,
+  });
   saDir = mkdtempSync(path.join(tmpdir(), 'agentplane-sa-'));
   writeFileSync(path.join(saDir, 'token'), token.status!.token);
   copyFileSync(c.info.caFile, path.join(saDir, 'ca.crt'));
@@ -48,7 +60,17 @@ afterAll(async () => {
 
 function review(attrs: k8s.V1ResourceAttributes): Promise<boolean> {
   const api = c.kc.makeApiClient(k8s.AuthorizationV1Api);
-  return api.createSubjectAccessReview({ body: { spec: { user: `system:serviceaccount:${ns}:agentplane-verifier`, groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'], resourceAttributes: attrs } } }).then((r) => r.status!.allowed);
+  return api
+    .createSubjectAccessReview({
+      body: {
+        spec: {
+          user: `system:serviceaccount:${ns}:agentplane-verifier`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+          resourceAttributes: attrs,
+        },
+      },
+    })
+    .then((r) => r.status!.allowed);
 }
 
 function asVerifier(): k8s.KubeConfig {
@@ -68,50 +90,167 @@ function verifierToken(): string {
 describe('VerifierJob identity (SubjectAccessReview, and tried)', () => {
   test('refused pods/exec and a Secret read; allowed the report ConfigMap only by its name', async () => {
     expect(await review({ namespace: ns, verb: 'create', resource: 'pods', subresource: 'exec' })).toBe(false);
-    expect(await review({ namespace: 'agent-sandbox-system', verb: 'create', resource: 'pods', subresource: 'exec' })).toBe(false);
+    expect(
+      await review({ namespace: 'agent-sandbox-system', verb: 'create', resource: 'pods', subresource: 'exec' }),
+    ).toBe(false);
     expect(await review({ namespace: ns, verb: 'get', resource: 'secrets', name: 'anything' })).toBe(false);
     expect(await review({ namespace: ns, verb: 'list', resource: 'secrets' })).toBe(false);
-    expect(await review({ namespace: ns, verb: 'update', resource: 'configmaps', name: 'agentplane-verify-report' })).toBe(true);
-    expect(await review({ namespace: ns, verb: 'update', resource: 'configmaps', name: 'agentplane-environment' })).toBe(false);
-    expect(await review({ namespace: ns, verb: 'get', resource: 'configmaps', name: 'agentplane-environment' })).toBe(false);
+    expect(
+      await review({ namespace: ns, verb: 'update', resource: 'configmaps', name: 'agentplane-verify-report' }),
+    ).toBe(true);
+    expect(
+      await review({ namespace: ns, verb: 'update', resource: 'configmaps', name: 'agentplane-environment' }),
+    ).toBe(false);
+    expect(await review({ namespace: ns, verb: 'get', resource: 'configmaps', name: 'agentplane-environment' })).toBe(
+      false,
+    );
     expect(await review({ namespace: ns, verb: 'create', resource: 'pods', subresource: 'portforward' })).toBe(false);
   });
 
   test('tried with its token: the Secret read and the exec are answered 403', async () => {
     const core = asVerifier().makeApiClient(k8s.CoreV1Api);
-    await c.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 'not-for-the-verifier' }, stringData: { k: 'v' } } });
-    await expect(core.readNamespacedSecret({ namespace: ns, name: 'not-for-the-verifier' })).rejects.toMatchObject({ code: 403 });
+    await c.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: 'not-for-the-verifier' }, stringData: { k: 'v' } },
+    });
+    await expect(core.readNamespacedSecret({ namespace: ns, name: 'not-for-the-verifier' })).rejects.toMatchObject({
+      code: 403,
+    });
     // exec is a connect (POST) on pods/exec; the authorizer answers before any pod is looked up
-    const curl = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--cacert', c.info.caFile, '-X', 'POST', '-H', `Authorization: Bearer ${verifierToken()}`, `${c.info.apiServer}/api/v1/namespaces/${ns}/pods/any/exec?command=true&stdout=true`], { encoding: 'utf8' });
+    const curl = spawnSync(
+      'curl',
+      [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--cacert',
+        c.info.caFile,
+        '-X',
+        'POST',
+        '-H',
+        `Authorization: Bearer ${verifierToken()}`,
+        `${c.info.apiServer}/api/v1/namespaces/${ns}/pods/any/exec?command=true&stdout=true`,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(curl.stdout).toBe('403');
   });
 });
 
 describe('verify --in-cluster as a process with the ServiceAccount token', () => {
-  test('exit code = the report\'s; JSON report on stdout and in the report ConfigMap; --from-cluster prints it back', async () => {
+  test("exit code = the report's; JSON report on stdout and in the report ConfigMap; --from-cluster prints it back", async () => {
     const url = new URL(c.info.apiServer);
-    const env = { ...process.env, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port, AGENTPLANE_SERVICEACCOUNT_DIR: saDir, AGENTPLANE_RUN: 'vjob-run-1', AGENTPLANE_JOB: 'agentplane-verifier', AGENTPLANE_MIRROR: MIRROR, KUBECONFIG: '' };
-    const run = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'verify', '--in-cluster', '--descriptor-dir', descriptorDir, '--report-configmap', `${ns}/agentplane-verify-report`, '--transport', 'direct', '--probe-timeout', '2s', '--ready-timeout', '30s', '-o', 'json'], { env, encoding: 'utf8', timeout: 240_000 });
+    const env = {
+      ...process.env,
+      KUBERNETES_SERVICE_HOST: url.hostname,
+      KUBERNETES_SERVICE_PORT: url.port,
+      AGENTPLANE_SERVICEACCOUNT_DIR: saDir,
+      AGENTPLANE_RUN: 'vjob-run-1',
+      AGENTPLANE_JOB: 'agentplane-verifier',
+      AGENTPLANE_MIRROR: MIRROR,
+      KUBECONFIG: '',
+    };
+    const run = spawnSync(
+      'npx',
+      [
+        'tsx',
+        'src/cli/main.ts',
+        'verify',
+        '--in-cluster',
+        '--descriptor-dir',
+        descriptorDir,
+        '--report-configmap',
+        `${ns}/agentplane-verify-report`,
+        '--transport',
+        'direct',
+        '--probe-timeout',
+        '2s',
+        '--ready-timeout',
+        '30s',
+        '-o',
+        'json',
+      ],
+      { env, encoding: 'utf8', timeout: 240_000 },
+    );
     expect(run.stderr).not.toMatch(/report not written/);
     const report = VerifyReportSchema.parse(JSON.parse(run.stdout));
     expect(report.environment).toEqual({ name: 'vjob', release: 'v0.5.6', source: `configmap:${descriptorDir}` });
-    expect(report.capabilities.map((r) => r.name)).toEqual(['sandbox-api', 'extensions-api', 'controller', 'conversion', 'network-isolation']);
+    expect(report.capabilities.map((r) => r.name)).toEqual([
+      'sandbox-api',
+      'extensions-api',
+      'controller',
+      'conversion',
+      'network-isolation',
+    ]);
     expect(run.status).toBe(report.outcome === 'verified' ? 0 : 6);
 
     const cm = await c.core.readNamespacedConfigMap({ name: 'agentplane-verify-report', namespace: ns });
-    expect(cm.metadata!.annotations).toMatchObject({ 'agentplane.dev/run': 'vjob-run-1', 'agentplane.dev/job': 'agentplane-verifier', 'agentplane.dev/release': 'v0.5.6', 'agentplane.dev/started-at': report.startedAt, 'agentplane.dev/exit-code': String(run.status) });
+    expect(cm.metadata!.annotations).toMatchObject({
+      'agentplane.dev/run': 'vjob-run-1',
+      'agentplane.dev/job': 'agentplane-verifier',
+      'agentplane.dev/release': 'v0.5.6',
+      'agentplane.dev/started-at': report.startedAt,
+      'agentplane.dev/exit-code': String(run.status),
+    });
     expect(JSON.parse(cm.data!['report.json']!)).toEqual(report);
 
-    const back = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'verify', '--from-cluster', '--kubeconfig', c.info.kubeconfig, '--report-configmap', `${ns}/agentplane-verify-report`, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 });
+    const back = spawnSync(
+      'npx',
+      [
+        'tsx',
+        'src/cli/main.ts',
+        'verify',
+        '--from-cluster',
+        '--kubeconfig',
+        c.info.kubeconfig,
+        '--report-configmap',
+        `${ns}/agentplane-verify-report`,
+        '-o',
+        'json',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     expect(JSON.parse(back.stdout)).toEqual(report);
     expect(back.status).toBe(run.status);
-    const table = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'verify', '--from-cluster', '--kubeconfig', c.info.kubeconfig, '--report-configmap', `${ns}/agentplane-verify-report`, '-o', 'markdown'], { encoding: 'utf8', timeout: 60_000 });
+    const table = spawnSync(
+      'npx',
+      [
+        'tsx',
+        'src/cli/main.ts',
+        'verify',
+        '--from-cluster',
+        '--kubeconfig',
+        c.info.kubeconfig,
+        '--report-configmap',
+        `${ns}/agentplane-verify-report`,
+        '-o',
+        'markdown',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     expect(table.stderr).toContain('report of run vjob-run-1, release v0.5.6');
     expect(table.stdout).toContain('sandbox-api');
   });
 
   test('--from-cluster with no stored report: exit 6 and says so', () => {
-    const back = spawnSync('npx', ['tsx', 'src/cli/main.ts', 'verify', '--from-cluster', '--kubeconfig', c.info.kubeconfig, '--report-configmap', `${ns}/no-such-report`, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 });
+    const back = spawnSync(
+      'npx',
+      [
+        'tsx',
+        'src/cli/main.ts',
+        'verify',
+        '--from-cluster',
+        '--kubeconfig',
+        c.info.kubeconfig,
+        '--report-configmap',
+        `${ns}/no-such-report`,
+        '-o',
+        'json',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     expect(back.status).toBe(6);
     expect(back.stderr).toMatch(/no in-cluster run has stored a report/);
   });

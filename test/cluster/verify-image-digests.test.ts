@@ -46,16 +46,32 @@ beforeAll(async () => {
   client = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
   runtime = new AdapterRuntimeProber({ client });
   await c.custom.createNamespacedCustomObject({
-    ...EXT, namespace: ns, plural: 'sandboxtemplates',
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
     body: {
-      apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name: 'digests', namespace: ns },
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxTemplate',
+      metadata: { name: 'digests', namespace: ns },
       // Runtime `none`: the stand-in starts no sandboxd for these pods; only their status matters here.
-      spec: { podTemplate: { metadata: { labels: LABELS, annotations: { [RUNTIME_ANNOTATION]: 'none' } }, spec: { containers: [{ name: 'sandboxd', image: PINNED }] } } },
+      spec: {
+        podTemplate: {
+          metadata: { labels: LABELS, annotations: { [RUNTIME_ANNOTATION]: 'none' } },
+          spec: { containers: [{ name: 'sandboxd', image: PINNED }] },
+        },
+      },
     },
   });
   await c.custom.createNamespacedCustomObject({
-    ...EXT, namespace: ns, plural: 'sandboxwarmpools',
-    body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'digests-pool', namespace: ns }, spec: { replicas: 2, sandboxTemplateRef: { name: 'digests' } } },
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'digests-pool', namespace: ns },
+      spec: { replicas: 2, sandboxTemplateRef: { name: 'digests' } },
+    },
   });
   await waitFor('two running pool pods', 60_000, async () => {
     const pods = await runningPods();
@@ -70,17 +86,39 @@ afterAll(async () => {
 
 async function runningPods(): Promise<k8s.V1Pod[]> {
   const list = await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'agentplane.dev/template=digests' });
-  return list.items.filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.status.containerStatuses?.[0]?.state?.running).sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
+  return list.items
+    .filter(
+      (p) =>
+        p.status?.phase === 'Running' &&
+        !p.metadata?.deletionTimestamp &&
+        p.status.containerStatuses?.[0]?.state?.running,
+    )
+    .sort((a, b) => a.metadata!.name!.localeCompare(b.metadata!.name!));
 }
 
 function templatePlan(pinned: string): TemplatePlan {
-  return { namespace: ns, name: 'digests', runtime: 'sandboxd', ports: { rest: 8080, grpc: 9090 }, networkPolicyManagement: 'Managed', images: { sandboxd: pinned }, podLabels: LABELS };
+  return {
+    namespace: ns,
+    name: 'digests',
+    runtime: 'sandboxd',
+    ports: { rest: 8080, grpc: 9090 },
+    networkPolicyManagement: 'Managed',
+    images: { sandboxd: pinned },
+    podLabels: LABELS,
+  };
 }
 
 /** Runs install, template and image-digest probes (no workload: it would claim a pool member) and returns the evidence and progress lines. */
 async function probe(pinned: string): Promise<{ evidence: Evidence[]; lines: string[]; template: Evidence[] }> {
   const t = templatePlan(pinned);
-  const p = plan(c, [t], { router: { namespace: 'agent-sandbox-system', service: 'sandbox-router-svc', podLabels: { app: 'sandbox-router' }, image: 'registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6' } });
+  const p = plan(c, [t], {
+    router: {
+      namespace: 'agent-sandbox-system',
+      service: 'sandbox-router-svc',
+      podLabels: { app: 'sandbox-router' },
+      image: 'registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6',
+    },
+  });
   const cluster = new VerifyCluster(client);
   const deps = { cluster, plan: p, facts: releaseFacts('v0.5.6'), runtime, workload: new Workload(cluster) };
   const images = imageDigestsProbe(deps, { controllerMode: 'external' })!;
@@ -99,16 +137,23 @@ test('as the test cluster reports them (imageID empty): unknown, the template st
   const verified = template.filter((e) => e.step === 'verified');
   expect(verified.map((e) => [e.verdict, e.subject])).toEqual([['unknown', `pods of template ${ns}/digests`]]);
   const names = pods.map((p) => `${ns}/${p.metadata!.name}/sandboxd`).join(', ');
-  expect(verified[0]!.message).toBe(`2 container(s) report no imageID (${names}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`);
+  expect(verified[0]!.message).toBe(
+    `2 container(s) report no imageID (${names}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`,
+  );
   expect(settle(template)).toEqual({ state: 'configured', next: `verified not reached: ${verified[0]!.message}` });
   expect(evidence.filter((e) => e.capability === 'router')).toEqual([]);
-  expect(lines).toContain('[3/3] images: no Service agent-sandbox-system/sandbox-router-svc: router pods not compared (the router probe reports it)');
+  expect(lines).toContain(
+    '[3/3] images: no Service agent-sandbox-system/sandbox-router-svc: router pods not compared (the router probe reports it)',
+  );
 }, 60_000);
 
 test('imageIDs written through pods/status: the pinned digest matches, a stale digest is skew naming pod/container/pinned/running; kwok leaves them', async () => {
   const [good, stale] = await runningPods();
   // Fault the test cluster cannot produce: a runtime reporting which digest it runs (one node pulled the pin, one ran a stale cache).
-  const written = new Map<string, string>([[good!.metadata!.name!, `${REPO}@${PINNED_DIGEST}`], [stale!.metadata!.name!, `docker-pullable://${REPO}@${STALE_DIGEST}`]]);
+  const written = new Map<string, string>([
+    [good!.metadata!.name!, `${REPO}@${PINNED_DIGEST}`],
+    [stale!.metadata!.name!, `docker-pullable://${REPO}@${STALE_DIGEST}`],
+  ]);
   const versions = new Map<string, string>();
   for (const pod of [good!, stale!]) {
     pod.status!.containerStatuses![0]!.imageID = written.get(pod.metadata!.name!)!;
@@ -117,16 +162,29 @@ test('imageIDs written through pods/status: the pinned digest matches, a stale d
   }
   const { template } = await probe(PINNED);
   const verified = template.filter((e) => e.step === 'verified');
-  expect(verified.map((e) => [e.verdict, e.subject])).toEqual([['missing', `Pod ${ns}/${stale!.metadata!.name}`], ['proven', `pods of template ${ns}/digests`]]);
-  expect(verified[0]).toMatchObject({ field: 'status.containerStatuses[sandboxd].imageID', value: `docker-pullable://${REPO}@${STALE_DIGEST}` });
-  expect(verified[0]!.message).toBe(`image skew: container sandboxd of pod ${ns}/${stale!.metadata!.name} runs ${STALE_DIGEST} (image ${PINNED}), the environment pinned ${PINNED}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`);
-  expect(verified[1]).toMatchObject({ value: PINNED_DIGEST, message: `1 container(s) run the pinned digest: ${ns}/${good!.metadata!.name}/sandboxd ${PINNED_DIGEST}` });
+  expect(verified.map((e) => [e.verdict, e.subject])).toEqual([
+    ['missing', `Pod ${ns}/${stale!.metadata!.name}`],
+    ['proven', `pods of template ${ns}/digests`],
+  ]);
+  expect(verified[0]).toMatchObject({
+    field: 'status.containerStatuses[sandboxd].imageID',
+    value: `docker-pullable://${REPO}@${STALE_DIGEST}`,
+  });
+  expect(verified[0]!.message).toBe(
+    `image skew: container sandboxd of pod ${ns}/${stale!.metadata!.name} runs ${STALE_DIGEST} (image ${PINNED}), the environment pinned ${PINNED}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
+  );
+  expect(verified[1]).toMatchObject({
+    value: PINNED_DIGEST,
+    message: `1 container(s) run the pinned digest: ${ns}/${good!.metadata!.name}/sandboxd ${PINNED_DIGEST}`,
+  });
   const s = settle(template);
   expect(s).toEqual({ state: 'configured', next: `verified not reached: ${verified[0]!.message}` });
 
   // kwok did not rewrite the status while the probe ran.
   const now = await runningPods();
-  expect(now.map((p) => [p.metadata!.name, p.status!.containerStatuses![0]!.imageID, p.metadata!.resourceVersion])).toEqual(
+  expect(
+    now.map((p) => [p.metadata!.name, p.status!.containerStatuses![0]!.imageID, p.metadata!.resourceVersion]),
+  ).toEqual(
     [good!, stale!].map((p) => [p.metadata!.name, written.get(p.metadata!.name!), versions.get(p.metadata!.name!)]),
   );
 }, 60_000);
@@ -136,7 +194,11 @@ test('the same pods under a tag-only pin: skew cannot be detected, said so, neve
   const { template } = await probe(tagOnly);
   const verified = template.filter((e) => e.step === 'verified');
   expect(verified.map((e) => e.verdict)).toEqual(['unknown']);
-  expect(verified[0]!.message).toMatch(new RegExp(`^${tagOnly.replace(/[.]/g, '\\.')} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container\\(s\\) \\(.*${STALE_DIGEST}.*\\); pin a digest \\(requireDigests: true\\) to verify$`));
+  expect(verified[0]!.message).toMatch(
+    new RegExp(
+      `^${tagOnly.replace(/[.]/g, '\\.')} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container\\(s\\) \\(.*${STALE_DIGEST}.*\\); pin a digest \\(requireDigests: true\\) to verify$`,
+    ),
+  );
   expect(settle(template).state).toBe('configured');
 }, 60_000);
 
@@ -147,32 +209,85 @@ test('controller Deployment pods and in-cluster router pods: controller skew aga
   const onStandin = { nodeSelector: { 'agentplane.io/runtime': 'standin' }, tolerations: [{ operator: 'Exists' }] };
   // No kube deployment controller runs in the test cluster: the Deployment is read for its selector and first
   // container, and the pod it would own is created directly with the selected labels.
-  await apps.createNamespacedDeployment({ namespace: ns, body: { metadata: { name: 'ctl' }, spec: { selector: { matchLabels: { app: 'ctl' } }, template: { metadata: { labels: { app: 'ctl' } }, spec: { containers: [{ name: 'manager', image: ctlPinned }] } } } } });
-  await c.core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'ctl-1', labels: { app: 'ctl' } }, spec: { ...onStandin, containers: [{ name: 'manager', image: ctlPinned }] } } });
-  await c.core.createNamespacedService({ namespace: ns, body: { metadata: { name: 'router-svc' }, spec: { clusterIP: 'None', selector: { app: 'sandbox-router' }, ports: [{ port: 8080 }] } } });
-  await c.core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'router-1', labels: { app: 'sandbox-router' } }, spec: { ...onStandin, containers: [{ name: 'router', image: `registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6@${PINNED_DIGEST}` }] } } });
+  await apps.createNamespacedDeployment({
+    namespace: ns,
+    body: {
+      metadata: { name: 'ctl' },
+      spec: {
+        selector: { matchLabels: { app: 'ctl' } },
+        template: {
+          metadata: { labels: { app: 'ctl' } },
+          spec: { containers: [{ name: 'manager', image: ctlPinned }] },
+        },
+      },
+    },
+  });
+  await c.core.createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: { name: 'ctl-1', labels: { app: 'ctl' } },
+      spec: { ...onStandin, containers: [{ name: 'manager', image: ctlPinned }] },
+    },
+  });
+  await c.core.createNamespacedService({
+    namespace: ns,
+    body: {
+      metadata: { name: 'router-svc' },
+      spec: { clusterIP: 'None', selector: { app: 'sandbox-router' }, ports: [{ port: 8080 }] },
+    },
+  });
+  await c.core.createNamespacedPod({
+    namespace: ns,
+    body: {
+      metadata: { name: 'router-1', labels: { app: 'sandbox-router' } },
+      spec: {
+        ...onStandin,
+        containers: [
+          { name: 'router', image: `registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6@${PINNED_DIGEST}` },
+        ],
+      },
+    },
+  });
   const ctl = await waitFor('controller pod running', 30_000, async () => {
     const p = await c.core.readNamespacedPod({ namespace: ns, name: 'ctl-1' });
     return p.status?.containerStatuses?.[0]?.state?.running ? p : undefined;
   });
-  await waitFor('router pod running', 30_000, async () => ((await c.core.readNamespacedPod({ namespace: ns, name: 'router-1' })).status?.containerStatuses?.[0]?.state?.running ? true : undefined));
+  await waitFor('router pod running', 30_000, async () =>
+    (await c.core.readNamespacedPod({ namespace: ns, name: 'router-1' })).status?.containerStatuses?.[0]?.state?.running
+      ? true
+      : undefined,
+  );
   // Fault the test cluster cannot produce: the controller pod reports a digest other than the pin (a stale image).
   ctl.status!.containerStatuses![0]!.imageID = `${CONTROLLER}@${STALE_DIGEST}`;
   await c.core.replaceNamespacedPodStatus({ namespace: ns, name: 'ctl-1', body: ctl });
 
   const p = plan(c, [], {
     controller: { namespace: ns, deployment: 'ctl', serviceAccount: 'default', image: ctlPinned },
-    router: { namespace: ns, service: 'router-svc', podLabels: { app: 'sandbox-router' }, image: `registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6@${PINNED_DIGEST}` },
+    router: {
+      namespace: ns,
+      service: 'router-svc',
+      podLabels: { app: 'sandbox-router' },
+      image: `registry.k8s.io/agent-sandbox/sandbox-router-go:v0.5.6@${PINNED_DIGEST}`,
+    },
   });
   const cluster = new VerifyCluster(client);
   const deps = { cluster, plan: p, facts: releaseFacts('v0.5.6'), runtime, workload: new Workload(cluster) };
   const images = imageDigestsProbe(deps, { controllerMode: 'deployment' })!;
   expect(images.covers).toEqual(['controller', 'router']);
-  const evidence = await images.run({ signal: new AbortController().signal, deadlineMs: images.deadlineMs, evidence: [], note: () => undefined });
+  const evidence = await images.run({
+    signal: new AbortController().signal,
+    deadlineMs: images.deadlineMs,
+    evidence: [],
+    note: () => undefined,
+  });
   expect(evidence.map((e) => [e.capability, e.step, e.verdict, e.subject])).toEqual([
     ['controller', 'verified', 'missing', `Pod ${ns}/ctl-1`],
     ['router', 'verified', 'unknown', `router pods app=sandbox-router in ${ns}`],
   ]);
-  expect(evidence[0]!.message).toBe(`image skew: container manager of pod ${ns}/ctl-1 runs ${STALE_DIGEST} (image ${ctlPinned}), the environment pinned ${ctlPinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`);
-  expect(evidence[1]!.message).toBe(`1 container(s) report no imageID (${ns}/router-1/router): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`);
+  expect(evidence[0]!.message).toBe(
+    `image skew: container manager of pod ${ns}/ctl-1 runs ${STALE_DIGEST} (image ${ctlPinned}), the environment pinned ${ctlPinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
+  );
+  expect(evidence[1]!.message).toBe(
+    `1 container(s) report no imageID (${ns}/router-1/router): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`,
+  );
 }, 60_000);

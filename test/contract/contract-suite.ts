@@ -10,7 +10,14 @@
 import { readFileSync } from 'node:fs';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from '../../src/adapter/kubernetes/phase.js';
 import { diffManifests, normalizeObject, schemaLookupFromRelease } from '../../src/diff/index.js';
-import { CONDITION_REASONS, CustomObjectValidator, loadRelease, type KubeObject, type LoadedRelease, type ReleaseTag } from '../../src/releases/index.js';
+import {
+  CONDITION_REASONS,
+  CustomObjectValidator,
+  loadRelease,
+  type KubeObject,
+  type LoadedRelease,
+  type ReleaseTag,
+} from '../../src/releases/index.js';
 
 export interface Fixture {
   readonly release: ReleaseTag;
@@ -25,7 +32,15 @@ export function readFixture(release: ReleaseTag): Fixture {
 
 /** Status fields per kind the product knows (FACTS.md §1.4, §1.6, §1.7); `[]` marks list items. */
 const KNOWN_STATUS: Readonly<Record<string, readonly string[]>> = {
-  Sandbox: ['status.conditions', 'status.serviceFQDN', 'status.service', 'status.selector', 'status.podIPs', 'status.nodeName', 'status.replicas'],
+  Sandbox: [
+    'status.conditions',
+    'status.serviceFQDN',
+    'status.service',
+    'status.selector',
+    'status.podIPs',
+    'status.nodeName',
+    'status.replicas',
+  ],
   SandboxClaim: ['status.conditions', 'status.sandbox', 'status.sandbox.name', 'status.sandbox.podIPs'],
   SandboxWarmPool: ['status.replicas', 'status.readyReplicas', 'status.selector', 'status.observedGeneration'],
   SandboxTemplate: [],
@@ -38,11 +53,22 @@ const KNOWN_STATUS: Readonly<Record<string, readonly string[]>> = {
  * `--disable-claim-observability-annotations` turns off, `cmd/agent-sandbox-controller/main.go@v0.5.6`).
  */
 const KNOWN_CONTROLLER_KEYS = new Set([
-  'agents.x-k8s.io/sandbox-name-hash', 'agents.x-k8s.io/pod-name', 'agents.x-k8s.io/warm-pool-sandbox', 'agents.x-k8s.io/sandbox-template-ref-hash',
-  'agents.x-k8s.io/sandbox-template-hash', 'agents.x-k8s.io/sandbox-pod-template-hash', 'agents.x-k8s.io/launch-type', 'agents.x-k8s.io/created-by',
-  'agents.x-k8s.io/claim-uid', 'agents.x-k8s.io/sandbox-name', 'agents.x-k8s.io/adoptable', 'agents.x-k8s.io/sandbox-template-ref',
-  'agents.x-k8s.io/propagated-labels', 'agents.x-k8s.io/propagated-annotations',
-  'agents.x-k8s.io/claim-first-ready-at', 'agents.x-k8s.io/controller-first-observed-at',
+  'agents.x-k8s.io/sandbox-name-hash',
+  'agents.x-k8s.io/pod-name',
+  'agents.x-k8s.io/warm-pool-sandbox',
+  'agents.x-k8s.io/sandbox-template-ref-hash',
+  'agents.x-k8s.io/sandbox-template-hash',
+  'agents.x-k8s.io/sandbox-pod-template-hash',
+  'agents.x-k8s.io/launch-type',
+  'agents.x-k8s.io/created-by',
+  'agents.x-k8s.io/claim-uid',
+  'agents.x-k8s.io/sandbox-name',
+  'agents.x-k8s.io/adoptable',
+  'agents.x-k8s.io/sandbox-template-ref',
+  'agents.x-k8s.io/propagated-labels',
+  'agents.x-k8s.io/propagated-annotations',
+  'agents.x-k8s.io/claim-first-ready-at',
+  'agents.x-k8s.io/controller-first-observed-at',
 ]);
 
 function statusPaths(status: unknown, prefix = 'status'): string[] {
@@ -58,12 +84,16 @@ function statusPaths(status: unknown, prefix = 'status'): string[] {
 
 const byName = (f: Fixture, name: string): KubeObject => {
   const o = f.objects.find((x) => x.name === name);
-  if (o === undefined) throw new Error(`fixture ${f.release} has no object ${name}: regenerate it with scripts/gen-fixtures.ts`);
+  if (o === undefined)
+    throw new Error(`fixture ${f.release} has no object ${name}: regenerate it with scripts/gen-fixtures.ts`);
   return o.live;
 };
 
 /** Defines the contract tests of one release. */
-export function contractSuite(release: ReleaseTag, expected: { family: 'v0.4' | 'v0.5'; suspendedPhase: string; suspendedReason: RegExp }): void {
+export function contractSuite(
+  release: ReleaseTag,
+  expected: { family: 'v0.4' | 'v0.5'; suspendedPhase: string; suspendedReason: RegExp },
+): void {
   describe(`contract ${release}`, () => {
     const fixture = readFixture(release);
     let loaded: LoadedRelease;
@@ -74,33 +104,58 @@ export function contractSuite(release: ReleaseTag, expected: { family: 'v0.4' | 
     it('was written by that release: served/storage versions match the pinned CRDs', () => {
       for (const [kind, crd] of Object.entries(fixture.crds)) {
         const facts = loaded.facts.crds[kind as keyof LoadedRelease['facts']['crds']];
-        expect({ kind, served: crd.served.sort(), storage: crd.storage }).toEqual({ kind, served: facts.versions.filter((v) => v.served).map((v) => v.name).sort(), storage: facts.versions.find((v) => v.storage)?.name });
+        expect({ kind, served: crd.served.sort(), storage: crd.storage }).toEqual({
+          kind,
+          served: facts.versions
+            .filter((v) => v.served)
+            .map((v) => v.name)
+            .sort(),
+          storage: facts.versions.find((v) => v.storage)?.name,
+        });
       }
     });
 
-    it.each(fixture.objects.map((o) => [o.name, o.live] as const))('%s: every status field is one the product knows', (_name, live) => {
-      const unknown = statusPaths(live.status).filter((p) => !(KNOWN_STATUS[live.kind] ?? []).includes(p));
-      expect(unknown).toEqual([]);
-    });
+    it.each(fixture.objects.map((o) => [o.name, o.live] as const))(
+      '%s: every status field is one the product knows',
+      (_name, live) => {
+        const unknown = statusPaths(live.status).filter((p) => !(KNOWN_STATUS[live.kind] ?? []).includes(p));
+        expect(unknown).toEqual([]);
+      },
+    );
 
-    it.each(fixture.objects.map((o) => [o.name, o.live] as const))('%s: every condition type and reason is in the catalog of the release', (_name, live) => {
-      const catalog = CONDITION_REASONS[release];
-      const conditions = ((live.status as { conditions?: Array<{ type: string; reason: string }> } | undefined)?.conditions ?? []);
-      const unknown = conditions.map((c) => `${live.kind}/${c.type}:${c.reason}`).filter((k) => {
-        const [key, reason] = k.split(':');
-        return !(catalog[key!] ?? []).includes(reason!);
-      });
-      expect(unknown).toEqual([]);
-    });
+    it.each(fixture.objects.map((o) => [o.name, o.live] as const))(
+      '%s: every condition type and reason is in the catalog of the release',
+      (_name, live) => {
+        const catalog = CONDITION_REASONS[release];
+        const conditions =
+          (live.status as { conditions?: Array<{ type: string; reason: string }> } | undefined)?.conditions ?? [];
+        const unknown = conditions
+          .map((c) => `${live.kind}/${c.type}:${c.reason}`)
+          .filter((k) => {
+            const [key, reason] = k.split(':');
+            return !(catalog[key!] ?? []).includes(reason!);
+          });
+        expect(unknown).toEqual([]);
+      },
+    );
 
-    it.each(fixture.objects.map((o) => [o.name, o.live] as const))('%s: every controller-written label and annotation is a known key', (_name, live) => {
-      const keys = [...Object.keys(live.metadata?.labels ?? {}), ...Object.keys((live.metadata?.annotations as Record<string, string> | undefined) ?? {})];
-      expect(keys.filter((k) => k.startsWith('agents.x-k8s.io/') && !KNOWN_CONTROLLER_KEYS.has(k))).toEqual([]);
-    });
+    it.each(fixture.objects.map((o) => [o.name, o.live] as const))(
+      '%s: every controller-written label and annotation is a known key',
+      (_name, live) => {
+        const keys = [
+          ...Object.keys(live.metadata?.labels ?? {}),
+          ...Object.keys((live.metadata?.annotations as Record<string, string> | undefined) ?? {}),
+        ];
+        expect(keys.filter((k) => k.startsWith('agents.x-k8s.io/') && !KNOWN_CONTROLLER_KEYS.has(k))).toEqual([]);
+      },
+    );
 
-    it.each(fixture.objects.filter((o) => o.live.kind !== 'NetworkPolicy').map((o) => [o.name, o.live] as const))('%s: validates against the pinned schema of its apiVersion', (_name, live) => {
-      expect(CustomObjectValidator.forRelease(loaded).validate(live)).toEqual([]);
-    });
+    it.each(fixture.objects.filter((o) => o.live.kind !== 'NetworkPolicy').map((o) => [o.name, o.live] as const))(
+      '%s: validates against the pinned schema of its apiVersion',
+      (_name, live) => {
+        expect(CustomObjectValidator.forRelease(loaded).validate(live)).toEqual([]);
+      },
+    );
 
     it('the adapter reads the phases the controller reported', () => {
       const bare = byName(fixture, 'bare-sandbox') as unknown as SandboxObject;
@@ -110,25 +165,37 @@ export function contractSuite(release: ReleaseTag, expected: { family: 'v0.4' | 
       const s = sandboxPhase(suspended, expected.family);
       expect(s.phase).toBe(expected.suspendedPhase);
       expect(s.reason).toMatch(expected.suspendedReason);
-      expect(claimPhase(byName(fixture, 'claim') as unknown as ClaimObject, claimed, expected.family).phase).toBe('Ready');
+      expect(claimPhase(byName(fixture, 'claim') as unknown as ClaimObject, claimed, expected.family).phase).toBe(
+        'Ready',
+      );
     });
 
     if (expected.family === 'v0.5') {
       it('the claim the adapter built (createFromTemplate) is one the controller bound: Ready, only warmPoolRef set by us, operation id kept', () => {
         const claim = byName(fixture, 'adapter-claim') as KubeObject & { spec: Record<string, unknown> };
-        const ready = ((claim.status as { conditions?: Array<{ type: string; status: string; reason: string }> }).conditions ?? []).find((c) => c.type === 'Ready');
+        const ready = (
+          (claim.status as { conditions?: Array<{ type: string; status: string; reason: string }> }).conditions ?? []
+        ).find((c) => c.type === 'Ready');
         expect(ready).toMatchObject({ status: 'True', reason: 'DependenciesReady' });
         expect((claim.status as { sandbox?: { name?: string } }).sandbox?.name).toMatch(/^contract-/);
-        const normalized = normalizeObject(claim, { schemaFor: schemaLookupFromRelease(loaded) }) as KubeObject & { spec: Record<string, unknown> };
+        const normalized = normalizeObject(claim, { schemaFor: schemaLookupFromRelease(loaded) }) as KubeObject & {
+          spec: Record<string, unknown>;
+        };
         expect(Object.keys(normalized.spec)).toEqual(['warmPoolRef']);
-        expect((claim.metadata?.annotations as Record<string, string>)['agentplane.dev/operation-id']).toBe('contract-operation-1');
+        expect((claim.metadata?.annotations as Record<string, string>)['agentplane.dev/operation-id']).toBe(
+          'contract-operation-1',
+        );
       });
     }
 
     it.each(fixture.objects.filter((o) => o.desired !== undefined).map((o) => [o.name, o.desired!, o.live] as const))(
       '%s: the diff normalizer sees no drift between what was applied and what the controller left',
       (_name, desired, live) => {
-        const report = diffManifests({ label: 'live', objects: [live] }, { label: 'applied', objects: [desired] }, { schemaFor: schemaLookupFromRelease(loaded) });
+        const report = diffManifests(
+          { label: 'live', objects: [live] },
+          { label: 'applied', objects: [desired] },
+          { schemaFor: schemaLookupFromRelease(loaded) },
+        );
         expect(report.objects.flatMap((o) => o.fields.map((f) => `${f.op} ${f.path}`))).toEqual([]);
       },
     );

@@ -4,7 +4,16 @@
  * template's configuration; `agentplane --version` answers. Needs the npm registry (or a warm npm cache).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { jest } from '@jest/globals';
@@ -13,34 +22,61 @@ import { parseAllDocuments } from 'yaml';
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURE = join(import.meta.dirname, 'fixture');
 const TEMPLATE = join(ROOT, 'node_modules/cdk8s-cli/templates/typescript-app');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; devDependencies: Record<string, string> };
-const templatePkg = JSON.parse(readFileSync(join(TEMPLATE, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
-const cliPkg = JSON.parse(readFileSync(join(ROOT, 'node_modules/cdk8s-cli/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  devDependencies: Record<string, string>;
+};
+const templatePkg = JSON.parse(readFileSync(join(TEMPLATE, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+};
+const cliPkg = JSON.parse(readFileSync(join(ROOT, 'node_modules/cdk8s-cli/package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 jest.setTimeout(20 * 60_000);
 
 function run(cmd: string, args: string[], cwd: string): string {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' }, maxBuffer: 64 * 1024 * 1024 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} in ${cwd} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  const r = spawnSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} in ${cwd} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
 
 /** Every object of the YAML files, in file order, as JSON text. */
 function objectsOf(files: string[]): string[] {
-  return files.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => JSON.stringify(d.toJS())).filter((t) => t !== 'null'));
+  return files.flatMap((f) =>
+    parseAllDocuments(readFileSync(f, 'utf8'))
+      .map((d) => JSON.stringify(d.toJS()))
+      .filter((t) => t !== 'null'),
+  );
 }
 
 function yamlFiles(dir: string): string[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 let work: string;
 let tarball: string;
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js')) || !existsSync(join(ROOT, 'lib/cjs/index.cjs'))) throw new Error('lib/ is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js')) || !existsSync(join(ROOT, 'lib/cjs/index.cjs')))
+    throw new Error('lib/ is missing: run `npm run build` first');
   work = mkdtempSync(join(tmpdir(), 'agentplane-packaging-'));
-  const out = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const out = JSON.parse(
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(work, out[0]!.filename);
   packedFiles = out[0]!.files.map((f) => f.path);
 });
@@ -52,7 +88,17 @@ afterAll(() => {
 let packedFiles: string[] = [];
 
 test('the tarball holds the compiled library, bin/ and docs; no sources, tests, test cluster, bench or CI', () => {
-  expect(packedFiles).toEqual(expect.arrayContaining(['package.json', 'README.md', 'bin/agentplane.js', 'bin/module-hooks.js', 'lib/esm/src/index.js', 'lib/cjs/index.cjs', 'lib/cjs/src/index.d.ts']));
+  expect(packedFiles).toEqual(
+    expect.arrayContaining([
+      'package.json',
+      'README.md',
+      'bin/agentplane.js',
+      'bin/module-hooks.js',
+      'lib/esm/src/index.js',
+      'lib/cjs/index.cjs',
+      'lib/cjs/src/index.d.ts',
+    ]),
+  );
   expect(packedFiles.filter((f) => /^(src|test|test-cluster|bench|\.ci|scripts|examples)\//.test(f))).toEqual([]);
 });
 
@@ -60,11 +106,26 @@ test('the tarball holds the compiled library, bin/ and docs; no sources, tests, 
 function project(name: string, extra: Record<string, unknown>, devDependencies: Record<string, string>): string {
   const dir = join(work, name);
   mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({
-    name, version: '1.0.0', private: true, ...extra,
-    dependencies: { cdk8s: cliPkg.dependencies['cdk8s'], constructs: cliPkg.dependencies['constructs'], 'cdk8s-plus-28': pkg.devDependencies['cdk8s-plus-28'] ? `^${pkg.devDependencies['cdk8s-plus-28']}` : '^2', [pkg.name]: `file:${tarball}` },
-    devDependencies,
-  }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify(
+      {
+        name,
+        version: '1.0.0',
+        private: true,
+        ...extra,
+        dependencies: {
+          cdk8s: cliPkg.dependencies['cdk8s'],
+          constructs: cliPkg.dependencies['constructs'],
+          'cdk8s-plus-28': pkg.devDependencies['cdk8s-plus-28'] ? `^${pkg.devDependencies['cdk8s-plus-28']}` : '^2',
+          [pkg.name]: `file:${tarball}`,
+        },
+        devDependencies,
+      },
+      null,
+      2,
+    ),
+  );
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], dir);
   return dir;
 }
@@ -78,15 +139,36 @@ function expectSameObjects(dir: string, appCommand: string[], environmentModule:
   expect(fromApp.length).toBeGreaterThan(10);
   expect(fromApp).toEqual(fromCli);
   const kinds = fromApp.map((o) => (JSON.parse(o) as { kind: string }).kind);
-  expect(kinds).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'Namespace', 'ConfigMap', 'Deployment', 'RuntimeClass', 'SandboxTemplate']));
+  expect(kinds).toEqual(
+    expect.arrayContaining([
+      'CustomResourceDefinition',
+      'Namespace',
+      'ConfigMap',
+      'Deployment',
+      'RuntimeClass',
+      'SandboxTemplate',
+    ]),
+  );
   expect(run('npx', ['--no-install', 'agentplane', '--version'], dir).trim()).toBe(pkg.version);
 }
 
 test('CommonJS cdk8s project (template tsconfig, ts-node, jest): app.synth() = agentplane synth, snapshot test, tsc', () => {
   const dev = templatePkg.devDependencies;
-  const dir = project('cjs-app', {}, { typescript: dev['typescript']!, 'ts-node': dev['ts-node']!, jest: dev['jest']!, 'ts-jest': dev['ts-jest']!, '@types/jest': dev['@types/jest']!, '@types/node': dev['@types/node']! });
+  const dir = project(
+    'cjs-app',
+    {},
+    {
+      typescript: dev['typescript']!,
+      'ts-node': dev['ts-node']!,
+      jest: dev['jest']!,
+      'ts-jest': dev['ts-jest']!,
+      '@types/jest': dev['@types/jest']!,
+      '@types/node': dev['@types/node']!,
+    },
+  );
   for (const f of ['tsconfig.json', 'jest.config.js']) copyFileSync(join(TEMPLATE, f), join(dir, f));
-  for (const f of ['environment-parts.ts', 'main.ts', 'environment.ts', 'main.test.ts']) copyFileSync(join(FIXTURE, f), join(dir, f));
+  for (const f of ['environment-parts.ts', 'main.ts', 'environment.ts', 'main.test.ts'])
+    copyFileSync(join(FIXTURE, f), join(dir, f));
   expectSameObjects(dir, ['npx', '--no-install', 'ts-node', 'main.ts'], 'environment.ts');
   run('npx', ['--no-install', 'tsc', '--noEmit', '-p', 'tsconfig.json'], dir);
   run('npx', ['--no-install', 'jest'], dir); // writes the snapshot

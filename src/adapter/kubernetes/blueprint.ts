@@ -18,7 +18,6 @@
 import equal from 'fast-deep-equal';
 import { isPlainObject } from '../../model/objects.js';
 
-
 /** One entry of `spec.volumeClaimTemplates` (Sandbox and SandboxTemplate alike). */
 export interface VolumeClaimTemplate {
   readonly metadata?: { readonly name?: string };
@@ -58,7 +57,12 @@ const MAX_DIFFERENCES = 5;
 export function blueprintDrift(template: TemplateBlueprint, sandbox: SandboxBlueprint): string[] {
   const out: string[] = [];
   diff('podTemplate.spec', normalize(sandbox.spec?.podTemplate?.spec), normalize(expectedPodSpec(template)), out);
-  diff('volumeClaimTemplates', normalize(vcts(sandbox.spec?.volumeClaimTemplates)), normalize(vcts(template.spec?.volumeClaimTemplates)), out);
+  diff(
+    'volumeClaimTemplates',
+    normalize(vcts(sandbox.spec?.volumeClaimTemplates)),
+    normalize(vcts(template.spec?.volumeClaimTemplates)),
+    out,
+  );
   diff('service', normalize(sandbox.spec?.service), normalize(template.spec?.service), out);
   return out.slice(0, MAX_DIFFERENCES);
 }
@@ -75,9 +79,12 @@ export function sameBlueprint(a: SandboxBlueprint, b: SandboxBlueprint): boolean
 /** The template's pod spec with the controller's secure defaults applied (a copy; the input is not changed). */
 export function expectedPodSpec(template: TemplateBlueprint): Record<string, unknown> {
   const spec: Record<string, unknown> = { ...(template.spec?.podTemplate?.spec ?? {}) };
-  if (spec.automountServiceAccountToken === undefined || spec.automountServiceAccountToken === null) spec.automountServiceAccountToken = false;
+  if (spec.automountServiceAccountToken === undefined || spec.automountServiceAccountToken === null)
+    spec.automountServiceAccountToken = false;
   const management = template.spec?.networkPolicyManagement ?? '';
-  const secureByDefault = (management === '' || management === 'Managed') && (template.spec?.networkPolicy === undefined || template.spec.networkPolicy === null);
+  const secureByDefault =
+    (management === '' || management === 'Managed') &&
+    (template.spec?.networkPolicy === undefined || template.spec.networkPolicy === null);
   if (secureByDefault && !spec.dnsPolicy) {
     spec.dnsPolicy = 'None';
     spec.dnsConfig = { nameservers: [...SECURE_DEFAULT_NAMESERVERS] };
@@ -110,8 +117,26 @@ export function normalize(value: unknown, key = ''): unknown {
   return value;
 }
 
-const BINARY: Readonly<Record<string, number>> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL: Readonly<Record<string, number>> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const BINARY: Readonly<Record<string, number>> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const DECIMAL: Readonly<Record<string, number>> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 
 /** The numeric value of a Kubernetes quantity (`500m`, `1Gi`, `1e3`), or undefined when it is not one. */
 export function quantityValue(q: string): number | undefined {
@@ -135,7 +160,8 @@ function diff(path: string, actual: unknown, expected: unknown, out: string[]): 
     return;
   }
   if (isPlainObject(actual) && isPlainObject(expected)) {
-    for (const k of [...new Set([...Object.keys(expected), ...Object.keys(actual)])]) diff(`${path}.${k}`, actual[k], expected[k], out);
+    for (const k of [...new Set([...Object.keys(expected), ...Object.keys(actual)])])
+      diff(`${path}.${k}`, actual[k], expected[k], out);
     return;
   }
   out.push(`${path}: ${show(actual)} ≠ template ${show(expected)}`);

@@ -69,19 +69,32 @@ export class KubeClient {
     try {
       if (opts.kubeconfig) {
         if (!existsSync(opts.kubeconfig)) {
-          throw new KubeconfigError(`kubeconfig file "${opts.kubeconfig}" does not exist`, 'pass --kubeconfig with an existing file or set KUBECONFIG');
+          throw new KubeconfigError(
+            `kubeconfig file "${opts.kubeconfig}" does not exist`,
+            'pass --kubeconfig with an existing file or set KUBECONFIG',
+          );
         }
         kc.loadFromFile(opts.kubeconfig);
       } else {
-        if (!process.env.KUBECONFIG && !existsSync(path.join(os.homedir(), '.kube', 'config')) && !existsSync(IN_CLUSTER_TOKEN)) {
+        if (
+          !process.env.KUBECONFIG &&
+          !existsSync(path.join(os.homedir(), '.kube', 'config')) &&
+          !existsSync(IN_CLUSTER_TOKEN)
+        ) {
           // client-node would otherwise fall back to an unauthenticated http://localhost:8080.
-          throw new KubeconfigError('no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod', 'pass --kubeconfig FILE or set KUBECONFIG');
+          throw new KubeconfigError(
+            'no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod',
+            'pass --kubeconfig FILE or set KUBECONFIG',
+          );
         }
         kc.loadFromDefault();
       }
     } catch (err) {
       if (err instanceof KubeconfigError) throw err;
-      throw new KubeconfigError(`cannot read kubeconfig "${source}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`, 'check the file is valid kubeconfig YAML');
+      throw new KubeconfigError(
+        `cannot read kubeconfig "${source}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        'check the file is valid kubeconfig YAML',
+      );
     }
     const contextName = opts.context ?? kc.getCurrentContext();
     const contexts = kc.getContexts();
@@ -89,31 +102,60 @@ export class KubeClient {
     if (!ctx) {
       const known = contexts.map((c) => c.name).join(', ') || 'none';
       throw new KubeconfigError(
-        contextName ? `context "${contextName}" is not in kubeconfig "${source}" (contexts: ${known})` : `kubeconfig "${source}" has no current-context`,
+        contextName
+          ? `context "${contextName}" is not in kubeconfig "${source}" (contexts: ${known})`
+          : `kubeconfig "${source}" has no current-context`,
         'pass --context with one of the listed contexts',
       );
     }
     const cluster = kc.getCluster(ctx.cluster);
     if (!cluster || !cluster.server) {
-      throw new KubeconfigError(`context "${ctx.name}" names cluster "${ctx.cluster}", which has no entry with a server address in "${source}"`, 'add the cluster to the kubeconfig or pick another --context');
+      throw new KubeconfigError(
+        `context "${ctx.name}" names cluster "${ctx.cluster}", which has no entry with a server address in "${source}"`,
+        'add the cluster to the kubeconfig or pick another --context',
+      );
     }
     const user = kc.getUser(ctx.user);
     if (!user) {
-      throw new KubeconfigError(`context "${ctx.name}" names user "${ctx.user}", which is not in "${source}"`, 'add the user to the kubeconfig or pick another --context');
+      throw new KubeconfigError(
+        `context "${ctx.name}" names user "${ctx.user}", which is not in "${source}"`,
+        'add the user to the kubeconfig or pick another --context',
+      );
     }
-    const loadedFrom = opts.kubeconfig ?? process.env.KUBECONFIG?.split(path.delimiter).find(Boolean) ?? path.join(os.homedir(), '.kube', 'config');
+    const loadedFrom =
+      opts.kubeconfig ??
+      process.env.KUBECONFIG?.split(path.delimiter).find(Boolean) ??
+      path.join(os.homedir(), '.kube', 'config');
     const baseDir = path.dirname(path.resolve(loadedFrom));
     const specs = new Map<string, ExecSpec>();
     const users = kc.getUsers().map((u) => {
-      const exec = u.exec as { command?: string; args?: string[]; env?: Array<{ name: string; value: string }> | null; apiVersion?: string } | undefined;
+      const exec = u.exec as
+        | {
+            command?: string;
+            args?: string[];
+            env?: Array<{ name: string; value: string }> | null;
+            apiVersion?: string;
+          }
+        | undefined;
       if (!exec) return u;
       if (!exec.command) {
         if (u.name !== ctx.user) return u; // not used by this context: leave it alone
-        throw new KubeconfigError(`user "${u.name}" has an exec stanza without a command`, 'set users[].user.exec.command in the kubeconfig');
+        throw new KubeconfigError(
+          `user "${u.name}" has an exec stanza without a command`,
+          'set users[].user.exec.command in the kubeconfig',
+        );
       }
       // kubectl resolves a relative command containing a path separator against the kubeconfig's directory.
-      const command = exec.command.includes('/') && !path.isAbsolute(exec.command) ? path.resolve(baseDir, exec.command) : exec.command;
-      specs.set(u.name, { command, args: exec.args ?? [], env: exec.env ?? [], ...(exec.apiVersion ? { apiVersion: exec.apiVersion } : {}) });
+      const command =
+        exec.command.includes('/') && !path.isAbsolute(exec.command)
+          ? path.resolve(baseDir, exec.command)
+          : exec.command;
+      specs.set(u.name, {
+        command,
+        args: exec.args ?? [],
+        env: exec.env ?? [],
+        ...(exec.apiVersion ? { apiVersion: exec.apiVersion } : {}),
+      });
       const { exec: _dropped, ...rest } = u;
       void _dropped;
       return { ...rest, authProvider: { name: EXEC_PROVIDER_NAME, config: {} } } as k8s.User;
@@ -122,7 +164,15 @@ export class KubeClient {
     kc.addAuthenticator(auth);
     kc.loadFromOptions({ clusters: kc.getClusters(), contexts, users, currentContext: ctx.name });
     poolAgents(kc);
-    return new KubeClient(kc, ctx.name, ctx.user, cluster.server, auth, opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, new TokenBucket(opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST));
+    return new KubeClient(
+      kc,
+      ctx.name,
+      ctx.user,
+      cluster.server,
+      auth,
+      opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+      new TokenBucket(opts.qps ?? DEFAULT_QPS, opts.burst ?? DEFAULT_BURST),
+    );
   }
 
   /** A generated API client bound to this context, e.g. `client.api(k8s.CustomObjectsApi)`. */
@@ -183,7 +233,10 @@ class TokenBucket {
   private at = Date.now();
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly rate: number, private readonly burst: number) {
+  constructor(
+    private readonly rate: number,
+    private readonly burst: number,
+  ) {
     this.tokens = burst;
   }
 
@@ -217,7 +270,15 @@ function poolAgents(kc: k8s.KubeConfig): void {
   const agents = new Map<string, Agent>();
   target.createAgent = (cluster, options) => {
     const key = createHash('sha256')
-      .update(JSON.stringify([cluster?.server, cluster?.proxyUrl, ...['ca', 'cert', 'key', 'pfx', 'passphrase'].map((k) => String(options[k] ?? '')), options.rejectUnauthorized, options.servername]))
+      .update(
+        JSON.stringify([
+          cluster?.server,
+          cluster?.proxyUrl,
+          ...['ca', 'cert', 'key', 'pfx', 'passphrase'].map((k) => String(options[k] ?? '')),
+          options.rejectUnauthorized,
+          options.servername,
+        ]),
+      )
       .digest('hex');
     let agent = agents.get(key);
     if (!agent) {

@@ -18,7 +18,17 @@ export interface CustomRef {
 }
 
 /** A plain JSON object as the API returns it. */
-export type Obj = Record<string, unknown> & { metadata?: { name?: string; namespace?: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string>; ownerReferences?: Array<{ kind?: string; name?: string; uid?: string; controller?: boolean }> } };
+export type Obj = Record<string, unknown> & {
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    ownerReferences?: Array<{ kind?: string; name?: string; uid?: string; controller?: boolean }>;
+  };
+};
 
 /** What a wait went through: stream re-opens, `410 Gone` answers and failed reads or streams. */
 export interface WaitFaults {
@@ -28,7 +38,12 @@ export interface WaitFaults {
 }
 
 /** Outcome of {@link Cluster.waitFor}: the object that matched, or the last one seen when the deadline passed. */
-export type WaitOutcome = WaitFaults & ({ readonly kind: 'matched'; readonly obj: Obj; readonly waitedMs: number } | { readonly kind: 'timeout'; readonly last?: Obj; readonly waitedMs: number } | { readonly kind: 'failed'; readonly error: AdapterError; readonly waitedMs: number });
+export type WaitOutcome = WaitFaults &
+  (
+    | { readonly kind: 'matched'; readonly obj: Obj; readonly waitedMs: number }
+    | { readonly kind: 'timeout'; readonly last?: Obj; readonly waitedMs: number }
+    | { readonly kind: 'failed'; readonly error: AdapterError; readonly waitedMs: number }
+  );
 
 export interface WaitOptions {
   readonly timeoutMs: number;
@@ -38,7 +53,10 @@ export interface WaitOptions {
 }
 
 /** How one watch stream ended. */
-type StreamEnd = { readonly kind: 'matched' | 'gone' | 'error' | 'stopped' } | { readonly kind: 'ended'; readonly healthy: boolean } | { readonly kind: 'refused'; readonly error: AdapterError };
+type StreamEnd =
+  | { readonly kind: 'matched' | 'gone' | 'error' | 'stopped' }
+  | { readonly kind: 'ended'; readonly healthy: boolean }
+  | { readonly kind: 'refused'; readonly error: AdapterError };
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -93,16 +111,28 @@ export class Cluster {
   private waits = 0;
 
   /** @param random jitter source (tests pin it). */
-  constructor(readonly client: KubeClient, private readonly random: () => number = Math.random) {}
+  constructor(
+    readonly client: KubeClient,
+    private readonly random: () => number = Math.random,
+  ) {}
 
   /** Requests so far (KubeClient calls + watch streams opened) and time spent waiting. */
   stats(): RequestStats {
-    return { requests: this.client.requests + this.watchStarts, watchStarts: this.watchStarts, waitingMs: this.waitingMs, requestsWhileWaiting: this.requestsWhileWaiting, waits: this.waits };
+    return {
+      requests: this.client.requests + this.watchStarts,
+      watchStarts: this.watchStarts,
+      waitingMs: this.waitingMs,
+      requestsWhileWaiting: this.requestsWhileWaiting,
+      waits: this.waits,
+    };
   }
 
   /** `/version` gitVersion. */
   version(): Promise<Result<string>> {
-    return this.map(this.client.call('get version', () => this.client.api(k8s.VersionApi).getCode()), (v) => v.gitVersion);
+    return this.map(
+      this.client.call('get version', () => this.client.api(k8s.VersionApi).getCode()),
+      (v) => v.gitVersion,
+    );
   }
 
   /**
@@ -110,23 +140,48 @@ export class Cluster {
    * client-node's typed read renames those), for versions, labels, caBundle and schema fingerprints; `ok(undefined)` when absent.
    */
   crd(name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get customresourcedefinitions.apiextensions.k8s.io', () => this.client.api(k8s.CustomObjectsApi).getClusterCustomObject({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name }) as Promise<Obj>));
+    return this.optional(
+      this.client.call(
+        'get customresourcedefinitions.apiextensions.k8s.io',
+        () =>
+          this.client.api(k8s.CustomObjectsApi).getClusterCustomObject({
+            group: 'apiextensions.k8s.io',
+            version: 'v1',
+            plural: 'customresourcedefinitions',
+            name,
+          }) as Promise<Obj>,
+      ),
+    );
   }
 
   deployment(namespace: string, name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get deployments.apps', () => this.client.api(k8s.AppsV1Api).readNamespacedDeployment({ namespace, name })));
+    return this.optional(
+      this.client.call('get deployments.apps', () =>
+        this.client.api(k8s.AppsV1Api).readNamespacedDeployment({ namespace, name }),
+      ),
+    );
   }
 
   daemonSets(namespace: string): Promise<Result<Obj[]>> {
-    return this.items(this.client.call('list daemonsets.apps', () => this.client.api(k8s.AppsV1Api).listNamespacedDaemonSet({ namespace })));
+    return this.items(
+      this.client.call('list daemonsets.apps', () =>
+        this.client.api(k8s.AppsV1Api).listNamespacedDaemonSet({ namespace }),
+      ),
+    );
   }
 
   service(namespace: string, name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get services', () => this.client.api(k8s.CoreV1Api).readNamespacedService({ namespace, name })));
+    return this.optional(
+      this.client.call('get services', () => this.client.api(k8s.CoreV1Api).readNamespacedService({ namespace, name })),
+    );
   }
 
   serviceAccount(namespace: string, name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get serviceaccounts', () => this.client.api(k8s.CoreV1Api).readNamespacedServiceAccount({ namespace, name })));
+    return this.optional(
+      this.client.call('get serviceaccounts', () =>
+        this.client.api(k8s.CoreV1Api).readNamespacedServiceAccount({ namespace, name }),
+      ),
+    );
   }
 
   nodes(): Promise<Result<Obj[]>> {
@@ -134,56 +189,108 @@ export class Cluster {
   }
 
   pods(namespace: string, labelSelector?: string): Promise<Result<Obj[]>> {
-    return this.items(this.client.call('list pods', () => this.client.api(k8s.CoreV1Api).listNamespacedPod({ namespace, ...(labelSelector ? { labelSelector } : {}) })));
+    return this.items(
+      this.client.call('list pods', () =>
+        this.client.api(k8s.CoreV1Api).listNamespacedPod({ namespace, ...(labelSelector ? { labelSelector } : {}) }),
+      ),
+    );
   }
 
   pod(namespace: string, name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get pods', () => this.client.api(k8s.CoreV1Api).readNamespacedPod({ namespace, name })));
+    return this.optional(
+      this.client.call('get pods', () => this.client.api(k8s.CoreV1Api).readNamespacedPod({ namespace, name })),
+    );
   }
 
   events(namespace: string, fieldSelector: string): Promise<Result<Obj[]>> {
-    return this.items(this.client.call('list events', () => this.client.api(k8s.CoreV1Api).listNamespacedEvent({ namespace, fieldSelector })));
+    return this.items(
+      this.client.call('list events', () =>
+        this.client.api(k8s.CoreV1Api).listNamespacedEvent({ namespace, fieldSelector }),
+      ),
+    );
   }
 
   runtimeClass(name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call('get runtimeclasses.node.k8s.io', () => this.client.api(k8s.NodeV1Api).readRuntimeClass({ name })));
+    return this.optional(
+      this.client.call('get runtimeclasses.node.k8s.io', () =>
+        this.client.api(k8s.NodeV1Api).readRuntimeClass({ name }),
+      ),
+    );
   }
 
   networkPolicies(namespace: string): Promise<Result<Obj[]>> {
-    return this.items(this.client.call('list networkpolicies.networking.k8s.io', () => this.client.api(k8s.NetworkingV1Api).listNamespacedNetworkPolicy({ namespace })));
+    return this.items(
+      this.client.call('list networkpolicies.networking.k8s.io', () =>
+        this.client.api(k8s.NetworkingV1Api).listNamespacedNetworkPolicy({ namespace }),
+      ),
+    );
   }
 
   /** API groups served (`/apis`), e.g. to see whether `podsnapshot.gke.io` exists. */
   apiGroups(): Promise<Result<string[]>> {
-    return this.map(this.client.call('get apis', () => this.client.api(k8s.ApisApi).getAPIVersions()), (list) => (list.groups ?? []).map((g) => g.name));
+    return this.map(
+      this.client.call('get apis', () => this.client.api(k8s.ApisApi).getAPIVersions()),
+      (list) => (list.groups ?? []).map((g) => g.name),
+    );
   }
 
   /** Whether `user` (e.g. `system:serviceaccount:ns:name`) may do `verb` on the resource, per a SubjectAccessReview. */
-  canI(user: string, attrs: { verb: string; group: string; resource: string; subresource?: string; namespace?: string; name?: string }): Promise<Result<{ allowed: boolean; reason: string }>> {
-    const groups = user.startsWith('system:serviceaccount:') ? ['system:serviceaccounts', `system:serviceaccounts:${user.split(':')[2]}`, 'system:authenticated'] : ['system:authenticated'];
-    const body: k8s.V1SubjectAccessReview = { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { user, groups, resourceAttributes: { ...attrs } } };
+  canI(
+    user: string,
+    attrs: { verb: string; group: string; resource: string; subresource?: string; namespace?: string; name?: string },
+  ): Promise<Result<{ allowed: boolean; reason: string }>> {
+    const groups = user.startsWith('system:serviceaccount:')
+      ? ['system:serviceaccounts', `system:serviceaccounts:${user.split(':')[2]}`, 'system:authenticated']
+      : ['system:authenticated'];
+    const body: k8s.V1SubjectAccessReview = {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: { user, groups, resourceAttributes: { ...attrs } },
+    };
     return this.map(
-      this.client.call('create subjectaccessreviews.authorization.k8s.io', () => this.client.api(k8s.AuthorizationV1Api).createSubjectAccessReview({ body })),
+      this.client.call('create subjectaccessreviews.authorization.k8s.io', () =>
+        this.client.api(k8s.AuthorizationV1Api).createSubjectAccessReview({ body }),
+      ),
       (r) => ({ allowed: r.status?.allowed === true, reason: r.status?.reason ?? '' }),
     );
   }
 
   getCustom(ref: CustomRef, name: string): Promise<Result<Obj | undefined>> {
-    return this.optional(this.client.call(`get ${ref.plural}.${ref.group}`, () => this.client.api(k8s.CustomObjectsApi).getNamespacedCustomObject({ ...ref, name }) as Promise<Obj>));
+    return this.optional(
+      this.client.call(
+        `get ${ref.plural}.${ref.group}`,
+        () => this.client.api(k8s.CustomObjectsApi).getNamespacedCustomObject({ ...ref, name }) as Promise<Obj>,
+      ),
+    );
   }
 
   listCustom(ref: CustomRef, labelSelector?: string): Promise<Result<Obj[]>> {
-    return this.items(this.client.call(`list ${ref.plural}.${ref.group}`, () => this.client.api(k8s.CustomObjectsApi).listNamespacedCustomObject({ ...ref, ...(labelSelector ? { labelSelector } : {}) }) as Promise<{ items?: Obj[] }>));
+    return this.items(
+      this.client.call(
+        `list ${ref.plural}.${ref.group}`,
+        () =>
+          this.client
+            .api(k8s.CustomObjectsApi)
+            .listNamespacedCustomObject({ ...ref, ...(labelSelector ? { labelSelector } : {}) }) as Promise<{
+            items?: Obj[];
+          }>,
+      ),
+    );
   }
 
   createCustom(ref: CustomRef, body: Obj): Promise<Result<Obj>> {
-    return this.client.call(`create ${ref.plural}.${ref.group}`, () => this.client.api(k8s.CustomObjectsApi).createNamespacedCustomObject({ ...ref, body }) as Promise<Obj>);
+    return this.client.call(
+      `create ${ref.plural}.${ref.group}`,
+      () => this.client.api(k8s.CustomObjectsApi).createNamespacedCustomObject({ ...ref, body }) as Promise<Obj>,
+    );
   }
 
   /** Deletes with foreground propagation; `ok('gone')` when it was already gone. */
   async deleteCustom(ref: CustomRef, name: string): Promise<Result<'deleted' | 'gone'>> {
     const r = await this.client.call(`delete ${ref.plural}.${ref.group}`, () =>
-      this.client.api(k8s.CustomObjectsApi).deleteNamespacedCustomObject({ ...ref, name, propagationPolicy: 'Background' }),
+      this.client
+        .api(k8s.CustomObjectsApi)
+        .deleteNamespacedCustomObject({ ...ref, name, propagationPolicy: 'Background' }),
     );
     if (r.kind === 'ok') return { kind: 'ok', value: 'deleted' };
     if (r.kind === 'failed' && r.error.category === 'not-found') return { kind: 'ok', value: 'gone' };
@@ -194,7 +301,13 @@ export class Cluster {
   patchCustom(ref: CustomRef, name: string, body: Obj): Promise<Result<Obj>> {
     return this.client.call(
       { verb: 'patch', resource: `${ref.plural}.${ref.group}`, contentType: k8s.PatchStrategy.MergePatch },
-      () => this.client.api(k8s.CustomObjectsApi).patchNamespacedCustomObject({ ...ref, name, body }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)) as Promise<Obj>,
+      () =>
+        this.client
+          .api(k8s.CustomObjectsApi)
+          .patchNamespacedCustomObject(
+            { ...ref, name, body },
+            k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+          ) as Promise<Obj>,
     );
   }
 
@@ -207,7 +320,13 @@ export class Cluster {
    * @param path collection path, e.g. `/apis/agents.x-k8s.io/v1beta1/namespaces/sbx/sandboxes`
    * @param get reads the object now (start, every resume, and the confirming read)
    */
-  async waitFor(path: string, name: string, get: () => Promise<Result<Obj | undefined>>, ready: (obj: Obj | undefined) => boolean, opts: WaitOptions): Promise<WaitOutcome> {
+  async waitFor(
+    path: string,
+    name: string,
+    get: () => Promise<Result<Obj | undefined>>,
+    ready: (obj: Obj | undefined) => boolean,
+    opts: WaitOptions,
+  ): Promise<WaitOutcome> {
     const started = Date.now();
     const deadline = started + opts.timeoutMs;
     const before = this.client.requests + this.watchStarts;
@@ -227,13 +346,19 @@ export class Cluster {
     for (let round = 0; ; round += 1) {
       if (round > 0 && !confirming) {
         faults.reconnects += 1;
-        if (attempt > 0 && !(await sleep(Math.min(backoffMs(attempt, this.random), Math.max(0, deadline - Date.now())), opts.signal))) return timeout();
+        if (
+          attempt > 0 &&
+          !(await sleep(Math.min(backoffMs(attempt, this.random), Math.max(0, deadline - Date.now())), opts.signal))
+        )
+          return timeout();
       }
       if (stopped()) return timeout();
       const now = Date.now();
       if (opts.progress && now - lastProgress >= PROGRESS_EVERY_MS) {
         lastProgress = now;
-        opts.progress(`waiting for ${name}: ${Math.round((now - started) / 1000)}s of ${Math.round(opts.timeoutMs / 1000)}s${faults.reconnects ? `, ${faults.reconnects} reconnect(s)` : ''}`);
+        opts.progress(
+          `waiting for ${name}: ${Math.round((now - started) / 1000)}s of ${Math.round(opts.timeoutMs / 1000)}s${faults.reconnects ? `, ${faults.reconnects} reconnect(s)` : ''}`,
+        );
       }
       const read = await get();
       if (read.kind !== 'ok') {
@@ -263,7 +388,14 @@ export class Cluster {
   }
 
   /** One watch stream from `resourceVersion` until a match, its end, a 410, an error, the deadline or the abort. */
-  private async watchOnce(path: string, name: string, resourceVersion: string | undefined, ready: (obj: Obj | undefined) => boolean, deadline: number, opts: WaitOptions): Promise<StreamEnd> {
+  private async watchOnce(
+    path: string,
+    name: string,
+    resourceVersion: string | undefined,
+    ready: (obj: Obj | undefined) => boolean,
+    deadline: number,
+    opts: WaitOptions,
+  ): Promise<StreamEnd> {
     await this.client.throttle();
     this.watchStarts += 1;
     const opened = Date.now();
@@ -282,7 +414,11 @@ export class Cluster {
       const timer = setTimeout(() => end({ kind: 'stopped' }), Math.max(0, deadline - Date.now()));
       const onAbort = (): void => end({ kind: 'stopped' });
       opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const params: Record<string, string | number | boolean> = { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: true, timeoutSeconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)) };
+      const params: Record<string, string | number | boolean> = {
+        fieldSelector: `metadata.name=${name}`,
+        allowWatchBookmarks: true,
+        timeoutSeconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
+      };
       if (resourceVersion) params.resourceVersion = resourceVersion;
       watch
         .watch(
@@ -298,8 +434,18 @@ export class Cluster {
             if (ready(phase === 'DELETED' ? undefined : obj)) end({ kind: 'matched' });
           },
           (err: unknown) => {
-            const code = (err as { statusCode?: number; code?: number } | null)?.statusCode ?? (err as { code?: number } | null)?.code;
-            if (code === 401 || code === 403) end({ kind: 'refused', error: { category: code === 401 ? 'unauthenticated' : 'forbidden', code, message: `watch of ${path} refused with HTTP ${code}` } });
+            const code =
+              (err as { statusCode?: number; code?: number } | null)?.statusCode ??
+              (err as { code?: number } | null)?.code;
+            if (code === 401 || code === 403)
+              end({
+                kind: 'refused',
+                error: {
+                  category: code === 401 ? 'unauthenticated' : 'forbidden',
+                  code,
+                  message: `watch of ${path} refused with HTTP ${code}`,
+                },
+              });
             else if (code === 410) end({ kind: 'gone' });
             else if (err) end({ kind: 'error' });
             else end({ kind: 'ended', healthy: Date.now() - opened >= HEALTHY_STREAM_MS });
@@ -316,7 +462,8 @@ export class Cluster {
   private async optional(p: Promise<Result<unknown>>): Promise<Result<Obj | undefined>> {
     const r = await p;
     if (r.kind === 'ok') return { kind: 'ok', value: toPlain(r.value) };
-    if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return { kind: 'ok', value: undefined };
+    if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api')
+      return { kind: 'ok', value: undefined };
     return r;
   }
 

@@ -50,12 +50,23 @@ export function readCondition(obj: Conditioned, type: string, generation = obj.m
   const c = top[0]!;
   const og = c.observedGeneration;
   const base = { present: true, ...(og !== undefined ? { observedGeneration: og } : {}) };
-  if (og === undefined) return { ...base, value: 'unknown', reason: `${type} condition carries no observedGeneration, so its age is unknown` };
-  if (generation === undefined) return { ...base, value: 'unknown', reason: `object has no metadata.generation to judge ${type} against` };
+  if (og === undefined)
+    return {
+      ...base,
+      value: 'unknown',
+      reason: `${type} condition carries no observedGeneration, so its age is unknown`,
+    };
+  if (generation === undefined)
+    return { ...base, value: 'unknown', reason: `object has no metadata.generation to judge ${type} against` };
   if (og !== generation) {
-    return { ...base, value: 'unknown', reason: `${type} condition is for generation ${og}, object is at generation ${generation}: reconcile pending` };
+    return {
+      ...base,
+      value: 'unknown',
+      reason: `${type} condition is for generation ${og}, object is at generation ${generation}: reconcile pending`,
+    };
   }
-  if (new Set(top.map((t) => t.status)).size > 1) return { ...base, value: 'unknown', reason: `conflicting ${type} conditions at generation ${og}` };
+  if (new Set(top.map((t) => t.status)).size > 1)
+    return { ...base, value: 'unknown', reason: `conflicting ${type} conditions at generation ${og}` };
   const value = c.status === 'True' ? 'true' : c.status === 'False' ? 'false' : 'unknown';
   return {
     ...base,
@@ -72,6 +83,6 @@ export function readCondition(obj: Conditioned, type: string, generation = obj.m
  * Kinds with per-condition observedGeneration use {@link readCondition}.
  */
 export function statusCondition(obj: object, type: string): string | undefined {
-  const conditions = ((obj as { status?: { conditions?: readonly RawCondition[] } }).status?.conditions) ?? [];
+  const conditions = (obj as { status?: { conditions?: readonly RawCondition[] } }).status?.conditions ?? [];
   return conditions.find((c) => c.type === type)?.status;
 }

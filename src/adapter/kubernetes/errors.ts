@@ -34,7 +34,11 @@ interface StatusBody {
 export class ExecCredentialError extends AgentPlaneError {
   readonly reason = 'ExecCredentialFailed';
   readonly exitCategory = 'unauthenticated';
-  constructor(message: string, readonly command: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly command: string,
+    readonly hint: string,
+  ) {
     super(message);
   }
 }
@@ -44,7 +48,10 @@ export class KubeconfigError extends AgentPlaneError {
   readonly reason = 'KubeconfigUnusable';
   readonly exitCategory = 'usage';
   override readonly hintInMessage = true;
-  constructor(message: string, readonly hint: string) {
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
     super(`${message}; ${hint}`);
   }
 }
@@ -53,12 +60,23 @@ export class KubeconfigError extends AgentPlaneError {
 export class KubeDeadlineError extends AgentPlaneError {
   readonly reason = 'DeadlineExceeded';
   readonly exitCategory = 'cluster';
-  constructor(readonly what: string, readonly deadlineMs: number) {
+  constructor(
+    readonly what: string,
+    readonly deadlineMs: number,
+  ) {
     super(`${what}: no answer from the API server within ${deadlineMs} ms`);
   }
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 const TLS_CODES = new Set([
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -116,7 +134,11 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
     return { category: 'unauthenticated', message: `${who}: ${err.message}`, hint: err.hint };
   }
   if (err instanceof KubeDeadlineError) {
-    return { category: 'timeout', message: err.message, hint: 'check the API server load and network path, or raise the deadline' };
+    return {
+      category: 'timeout',
+      message: err.message,
+      hint: 'check the API server load and network path, or raise the deadline',
+    };
   }
   if (isApiException(err)) {
     const status = parseStatus(err.body);
@@ -131,7 +153,13 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
     switch (code) {
       case 404:
         if (status?.details?.name) {
-          return { ...base, category: 'not-found', missing: 'object', message: `${target} "${status.details.name}" not found${serverSays}`, hint: 'the object was deleted or never created; check the name and namespace' };
+          return {
+            ...base,
+            category: 'not-found',
+            missing: 'object',
+            message: `${target} "${status.details.name}" not found${serverSays}`,
+            hint: 'the object was deleted or never created; check the name and namespace',
+          };
         }
         return {
           ...base,
@@ -155,37 +183,81 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
           hint: 'refresh the credentials of that kubeconfig user (token, client certificate or exec plugin) or pick another --context',
         };
       case 409:
-        return { ...base, category: 'conflict', message: `conflict on ${target}${serverSays}`, hint: 'read the object again and retry with its current resourceVersion' };
+        return {
+          ...base,
+          category: 'conflict',
+          message: `conflict on ${target}${serverSays}`,
+          hint: 'read the object again and retry with its current resourceVersion',
+        };
       case 410:
-        return { ...base, category: 'gone', message: `resourceVersion expired for ${target}${serverSays}`, hint: 'list again to get a fresh resourceVersion, then resume watching' };
+        return {
+          ...base,
+          category: 'gone',
+          message: `resourceVersion expired for ${target}${serverSays}`,
+          hint: 'list again to get a fresh resourceVersion, then resume watching',
+        };
       case 400:
       case 415:
       case 422: {
         const sent = ctx.contentType ? ` (Content-Type sent: ${ctx.contentType})` : '';
         // 422 is the object failing the server's validation; 415 and body-decoding 400s point at the media type.
-        const hint = code === 422
-          ? 'the object is invalid for this cluster: fix the fields the server names (a CRD or admission rule of this cluster may differ from the pinned release)'
-          : 'fix the request; for patches check the media type matches the body shape';
-        return { ...base, category: 'invalid', message: `the API server refused the request body for ${verb} ${target}${sent}${serverSays}`, hint };
+        const hint =
+          code === 422
+            ? 'the object is invalid for this cluster: fix the fields the server names (a CRD or admission rule of this cluster may differ from the pinned release)'
+            : 'fix the request; for patches check the media type matches the body shape';
+        return {
+          ...base,
+          category: 'invalid',
+          message: `the API server refused the request body for ${verb} ${target}${sent}${serverSays}`,
+          hint,
+        };
       }
       case 408:
       case 504:
-        return { ...base, category: 'timeout', message: `the API server timed out on ${verb} ${target}${serverSays}`, hint: 'retry later or raise the deadline' };
+        return {
+          ...base,
+          category: 'timeout',
+          message: `the API server timed out on ${verb} ${target}${serverSays}`,
+          hint: 'retry later or raise the deadline',
+        };
       default:
-        return { ...base, category: 'internal', message: `the API server answered ${code} on ${verb} ${target}${serverSays}`, hint: code === 429 ? 'back off and retry' : 'check the API server logs; retry later' };
+        return {
+          ...base,
+          category: 'internal',
+          message: `the API server answered ${code} on ${verb} ${target}${serverSays}`,
+          hint: code === 429 ? 'back off and retry' : 'check the API server logs; retry later',
+        };
     }
   }
   if (err && typeof err === 'object') {
     const e = err as { name?: string; code?: string; type?: string; message?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code;
-    if (e.name === 'AbortError' || e.type === 'request-timeout' || code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return { category: 'timeout', message: `no answer from the API server for ${ctx.verb ?? 'the request'} ${ctx.resource ?? ''}`.trimEnd(), hint: 'check the server address and network path' };
+    if (
+      e.name === 'AbortError' ||
+      e.type === 'request-timeout' ||
+      code === 'ETIMEDOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+    ) {
+      return {
+        category: 'timeout',
+        message: `no answer from the API server for ${ctx.verb ?? 'the request'} ${ctx.resource ?? ''}`.trimEnd(),
+        hint: 'check the server address and network path',
+      };
     }
     if (code && TLS_CODES.has(code)) {
-      return { category: 'unreachable', tls: true, message: `TLS handshake with the API server failed (${code})`, hint: `check the cluster CA of context "${ctx.context}" in the kubeconfig` };
+      return {
+        category: 'unreachable',
+        tls: true,
+        message: `TLS handshake with the API server failed (${code})`,
+        hint: `check the cluster CA of context "${ctx.context}" in the kubeconfig`,
+      };
     }
     if ((code && UNREACHABLE_CODES.has(code)) || e.name === 'FetchError') {
-      return { category: 'unreachable', message: `cannot reach the API server of context "${ctx.context}" (${code ?? e.type ?? 'network error'})`, hint: 'check that the cluster is running and the kubeconfig server address is right' };
+      return {
+        category: 'unreachable',
+        message: `cannot reach the API server of context "${ctx.context}" (${code ?? e.type ?? 'network error'})`,
+        hint: 'check that the cluster is running and the kubeconfig server address is right',
+      };
     }
   }
   const text = err instanceof Error ? err.message : String(err);

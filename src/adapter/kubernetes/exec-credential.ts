@@ -72,11 +72,19 @@ export class ExecCredentialAuth implements Authenticator {
 
   private credential(userName: string): Promise<Credential> {
     const known = this.settled.get(userName);
-    if (known && (known.expiresAt === undefined || known.expiresAt - EXPIRY_SKEW_MS > Date.now())) return Promise.resolve(known);
+    if (known && (known.expiresAt === undefined || known.expiresAt - EXPIRY_SKEW_MS > Date.now()))
+      return Promise.resolve(known);
     const pending = this.cache.get(userName);
     if (pending && !known) return pending;
     const spec = this.specs.get(userName);
-    if (!spec) return Promise.reject(new ExecCredentialError(`no exec stanza for user "${userName}"`, '', 'check users[].user.exec in the kubeconfig'));
+    if (!spec)
+      return Promise.reject(
+        new ExecCredentialError(
+          `no exec stanza for user "${userName}"`,
+          '',
+          'check users[].user.exec in the kubeconfig',
+        ),
+      );
     const run = this.runPlugin(spec).then(
       (cred) => {
         this.settled.set(userName, cred);
@@ -102,39 +110,81 @@ export class ExecCredentialAuth implements Authenticator {
       spec: { interactive: false },
     });
     return new Promise((resolve, reject) => {
-      execFile(spec.command, [...(spec.args ?? [])], { env, timeout: PLUGIN_TIMEOUT_MS, maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-        if (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'ENOENT') {
-            reject(new ExecCredentialError(`exec credential plugin "${spec.command}" was not found`, spec.command, `install "${spec.command}" on PATH or fix users[].user.exec.command in the kubeconfig`));
-          } else if ((err as { killed?: boolean }).killed) {
-            reject(new ExecCredentialError(`exec credential plugin "${spec.command}" did not answer within ${PLUGIN_TIMEOUT_MS} ms`, spec.command, 'check the plugin; interactive plugins are not supported'));
-          } else {
-            const said = String(stderr).trim().split('\n').slice(-3).join(' ').slice(0, 300);
-            reject(new ExecCredentialError(`exec credential plugin "${spec.command}" failed (exit ${String(code)})${said ? `: ${said}` : ''}`, spec.command, 'run the plugin by hand to see why it fails'));
+      execFile(
+        spec.command,
+        [...(spec.args ?? [])],
+        { env, timeout: PLUGIN_TIMEOUT_MS, maxBuffer: 1 << 20 },
+        (err, stdout, stderr) => {
+          if (err) {
+            const code = (err as NodeJS.ErrnoException).code;
+            if (code === 'ENOENT') {
+              reject(
+                new ExecCredentialError(
+                  `exec credential plugin "${spec.command}" was not found`,
+                  spec.command,
+                  `install "${spec.command}" on PATH or fix users[].user.exec.command in the kubeconfig`,
+                ),
+              );
+            } else if ((err as { killed?: boolean }).killed) {
+              reject(
+                new ExecCredentialError(
+                  `exec credential plugin "${spec.command}" did not answer within ${PLUGIN_TIMEOUT_MS} ms`,
+                  spec.command,
+                  'check the plugin; interactive plugins are not supported',
+                ),
+              );
+            } else {
+              const said = String(stderr).trim().split('\n').slice(-3).join(' ').slice(0, 300);
+              reject(
+                new ExecCredentialError(
+                  `exec credential plugin "${spec.command}" failed (exit ${String(code)})${said ? `: ${said}` : ''}`,
+                  spec.command,
+                  'run the plugin by hand to see why it fails',
+                ),
+              );
+            }
+            return;
           }
-          return;
-        }
-        let parsed: { status?: { token?: string; clientCertificateData?: string; clientKeyData?: string; expirationTimestamp?: string } };
-        try {
-          parsed = JSON.parse(String(stdout)) as typeof parsed;
-        } catch {
-          reject(new ExecCredentialError(`exec credential plugin "${spec.command}" printed something that is not an ExecCredential JSON object`, spec.command, 'the plugin must print client.authentication.k8s.io ExecCredential JSON on stdout'));
-          return;
-        }
-        const status = parsed.status ?? {};
-        if (!status.token && !status.clientCertificateData) {
-          reject(new ExecCredentialError(`exec credential plugin "${spec.command}" returned neither status.token nor status.clientCertificateData`, spec.command, 'fix the plugin output'));
-          return;
-        }
-        const expiresAt = status.expirationTimestamp ? Date.parse(status.expirationTimestamp) : undefined;
-        resolve({
-          ...(status.token ? { token: status.token } : {}),
-          ...(status.clientCertificateData ? { cert: status.clientCertificateData } : {}),
-          ...(status.clientKeyData ? { key: status.clientKeyData } : {}),
-          ...(expiresAt !== undefined && !Number.isNaN(expiresAt) ? { expiresAt } : {}),
-        });
-      });
+          let parsed: {
+            status?: {
+              token?: string;
+              clientCertificateData?: string;
+              clientKeyData?: string;
+              expirationTimestamp?: string;
+            };
+          };
+          try {
+            parsed = JSON.parse(String(stdout)) as typeof parsed;
+          } catch {
+            reject(
+              new ExecCredentialError(
+                `exec credential plugin "${spec.command}" printed something that is not an ExecCredential JSON object`,
+                spec.command,
+                'the plugin must print client.authentication.k8s.io ExecCredential JSON on stdout',
+              ),
+            );
+            return;
+          }
+          const status = parsed.status ?? {};
+          if (!status.token && !status.clientCertificateData) {
+            reject(
+              new ExecCredentialError(
+                `exec credential plugin "${spec.command}" returned neither status.token nor status.clientCertificateData`,
+                spec.command,
+                'fix the plugin output',
+              ),
+            );
+            return;
+          }
+          const expiresAt = status.expirationTimestamp ? Date.parse(status.expirationTimestamp) : undefined;
+          resolve({
+            ...(status.token ? { token: status.token } : {}),
+            ...(status.clientCertificateData ? { cert: status.clientCertificateData } : {}),
+            ...(status.clientKeyData ? { key: status.clientKeyData } : {}),
+            ...(expiresAt !== undefined && !Number.isNaN(expiresAt) ? { expiresAt } : {}),
+          });
+        },
+      );
     });
   }
 }

@@ -64,16 +64,42 @@ export class KubeObjects {
     const target = await this.locate(ref, 'patch');
     if (target.kind !== 'ok') return target;
     const { group, version, plural, namespaced } = target.value;
-    const info = { verb: 'patch', resource: plural ? `${plural}${group ? `.${group}` : ''}` : obj.kind, contentType: k8s.PatchStrategy.ServerSideApply };
+    const info = {
+      verb: 'patch',
+      resource: plural ? `${plural}${group ? `.${group}` : ''}` : obj.kind,
+      contentType: k8s.PatchStrategy.ServerSideApply,
+    };
     if (!group) {
-      return this.client.call(info, async () =>
-        (await this.typed.patch(obj as k8s.KubernetesObject, undefined, dryRun, fieldManager, force, k8s.PatchStrategy.ServerSideApply)) as unknown as KubeObject);
+      return this.client.call(
+        info,
+        async () =>
+          (await this.typed.patch(
+            obj as k8s.KubernetesObject,
+            undefined,
+            dryRun,
+            fieldManager,
+            force,
+            k8s.PatchStrategy.ServerSideApply,
+          )) as unknown as KubeObject,
+      );
     }
-    const common = { group, version, plural, name: ref.name, body: obj, fieldManager, force, ...(dryRun ? { dryRun } : {}) };
-    return this.client.call(info, async () =>
-      (namespaced
-        ? await this.custom.patchNamespacedCustomObject({ ...common, namespace: ref.namespace ?? 'default' }, media)
-        : await this.custom.patchClusterCustomObject(common, media)) as KubeObject);
+    const common = {
+      group,
+      version,
+      plural,
+      name: ref.name,
+      body: obj,
+      fieldManager,
+      force,
+      ...(dryRun ? { dryRun } : {}),
+    };
+    return this.client.call(
+      info,
+      async () =>
+        (namespaced
+          ? await this.custom.patchNamespacedCustomObject({ ...common, namespace: ref.namespace ?? 'default' }, media)
+          : await this.custom.patchClusterCustomObject(common, media)) as KubeObject,
+    );
   }
 
   /** Reads one object; `not-found` (object or API) comes back as a classified failure. */
@@ -83,20 +109,38 @@ export class KubeObjects {
     const { group, version, plural, namespaced } = target.value;
     const info = { verb: 'get', resource: `${plural}${group ? `.${group}` : ''}` };
     if (!group) {
-      const spec = { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) } };
+      const spec = {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: { name: ref.name, ...(ref.namespace ? { namespace: ref.namespace } : {}) },
+      };
       return this.client.call(info, async () => (await this.typed.read(spec)) as unknown as KubeObject);
     }
-    return this.client.call(info, async () =>
-      (namespaced
-        ? await this.custom.getNamespacedCustomObject({ group, version, plural, namespace: ref.namespace ?? 'default', name: ref.name })
-        : await this.custom.getClusterCustomObject({ group, version, plural, name: ref.name })) as KubeObject);
+    return this.client.call(
+      info,
+      async () =>
+        (namespaced
+          ? await this.custom.getNamespacedCustomObject({
+              group,
+              version,
+              plural,
+              namespace: ref.namespace ?? 'default',
+              name: ref.name,
+            })
+          : await this.custom.getClusterCustomObject({ group, version, plural, name: ref.name })) as KubeObject,
+    );
   }
 
-  private async locate(ref: ObjectRef, verb: string): Promise<Result<{ group: string; version: string; plural: string; namespaced: boolean }>> {
+  private async locate(
+    ref: ObjectRef,
+    verb: string,
+  ): Promise<Result<{ group: string; version: string; plural: string; namespaced: boolean }>> {
     const slash = ref.apiVersion.indexOf('/');
     const group = slash < 0 ? '' : ref.apiVersion.slice(0, slash);
     const version = slash < 0 ? ref.apiVersion : ref.apiVersion.slice(slash + 1);
-    const found = await this.client.call({ verb: 'discover', resource: `${ref.apiVersion} ${ref.kind}` }, () => this.discovery.lookup(ref.apiVersion, ref.kind));
+    const found = await this.client.call({ verb: 'discover', resource: `${ref.apiVersion} ${ref.kind}` }, () =>
+      this.discovery.lookup(ref.apiVersion, ref.kind),
+    );
     if (found.kind !== 'ok') return found;
     if (!found.value) {
       return {
@@ -115,5 +159,10 @@ export class KubeObjects {
 
 function refOf(obj: KubeObject): ObjectRef {
   const ns = obj.metadata?.namespace;
-  return { apiVersion: obj.apiVersion, kind: obj.kind, name: String(obj.metadata?.name), ...(ns ? { namespace: ns } : {}) };
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: String(obj.metadata?.name),
+    ...(ns ? { namespace: ns } : {}),
+  };
 }

@@ -42,7 +42,12 @@ export interface SandboxObject extends Conditioned {
 
 /** Fields of a SandboxClaim the phase logic reads. */
 export interface ClaimObject extends Conditioned {
-  readonly metadata?: { readonly name?: string; readonly generation?: number; readonly uid?: string; readonly deletionTimestamp?: string | Date };
+  readonly metadata?: {
+    readonly name?: string;
+    readonly generation?: number;
+    readonly uid?: string;
+    readonly deletionTimestamp?: string | Date;
+  };
   readonly status?: Conditioned['status'] & { readonly sandbox?: { readonly name?: string } };
 }
 
@@ -66,9 +71,18 @@ export interface MissingReference {
 export type MissingReferenceReason = 'TemplateNotFound' | 'WarmPoolNotFound';
 
 /** Ready=False reasons after which the session will not become Ready by waiting. */
-const FAILED_REASONS = new Set(['PodFailed', 'InvalidMetadata', 'EnvVarsInjectionRejected', 'VolumeClaimTemplatesError', 'AdoptionConflict']);
+const FAILED_REASONS = new Set([
+  'PodFailed',
+  'InvalidMetadata',
+  'EnvVarsInjectionRejected',
+  'VolumeClaimTemplatesError',
+  'AdoptionConflict',
+]);
 /** Claim Ready=False reasons that clear once the named pool/template exists and the controller re-reconciles (case 05). */
-const MISSING_REFERENCE_REASONS: ReadonlySet<string> = new Set<MissingReferenceReason>(['TemplateNotFound', 'WarmPoolNotFound']);
+const MISSING_REFERENCE_REASONS: ReadonlySet<string> = new Set<MissingReferenceReason>([
+  'TemplateNotFound',
+  'WarmPoolNotFound',
+]);
 const FINISHED_REASONS = new Set(['PodSucceeded', 'SandboxExpired', 'ClaimExpired']);
 
 function og(n: number | undefined): { observedGeneration?: number } {
@@ -81,7 +95,11 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
   if (sb.metadata?.deletionTimestamp) return { phase: 'Terminating', reason: `Sandbox ${name} is being deleted` };
   const finished = readCondition(sb, 'Finished');
   if (finished.value === 'true') {
-    return { phase: finished.reason === 'PodFailed' ? 'Failed' : 'Finished', reason: `Finished=True/${finished.reason}`, ...og(finished.observedGeneration) };
+    return {
+      phase: finished.reason === 'PodFailed' ? 'Failed' : 'Finished',
+      reason: `Finished=True/${finished.reason}`,
+      ...og(finished.observedGeneration),
+    };
   }
   const suspendedBySpec = family === 'v0.5' ? sb.spec?.operatingMode === 'Suspended' : sb.spec?.replicas === 0;
   if (suspendedBySpec) {
@@ -92,17 +110,34 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
         : { phase: 'Pending', reason: 'spec.replicas is 0 but the pod still has IPs: suspending' };
     }
     const suspended = readCondition(sb, 'Suspended');
-    if (suspended.value === 'true') return { phase: 'Suspended', reason: `Suspended=True/${suspended.reason}`, ...og(suspended.observedGeneration) };
+    if (suspended.value === 'true')
+      return { phase: 'Suspended', reason: `Suspended=True/${suspended.reason}`, ...og(suspended.observedGeneration) };
     // Conditions written for an older generation say nothing about the suspension asked for since (case 01).
     const stale = readCondition(sb, 'Ready');
-    if (stale.present && stale.observedGeneration !== undefined && stale.observedGeneration !== sb.metadata?.generation) {
-      return { phase: 'Unknown', reason: `Sandbox ${name}: spec.operatingMode is Suspended; ${stale.reason}`, ...og(stale.observedGeneration) };
+    if (
+      stale.present &&
+      stale.observedGeneration !== undefined &&
+      stale.observedGeneration !== sb.metadata?.generation
+    ) {
+      return {
+        phase: 'Unknown',
+        reason: `Sandbox ${name}: spec.operatingMode is Suspended; ${stale.reason}`,
+        ...og(stale.observedGeneration),
+      };
     }
-    return { phase: 'Pending', reason: `spec.operatingMode is Suspended; suspension not confirmed (${suspended.reason})`, ...og(suspended.observedGeneration) };
+    return {
+      phase: 'Pending',
+      reason: `spec.operatingMode is Suspended; suspension not confirmed (${suspended.reason})`,
+      ...og(suspended.observedGeneration),
+    };
   }
   const ready = readCondition(sb, 'Ready');
   if (ready.value === 'true') {
-    return { phase: 'Ready', reason: `Ready=True/${ready.reason} at generation ${ready.observedGeneration}`, ...og(ready.observedGeneration) };
+    return {
+      phase: 'Ready',
+      reason: `Ready=True/${ready.reason} at generation ${ready.observedGeneration}`,
+      ...og(ready.observedGeneration),
+    };
   }
   if (ready.value === 'false') {
     const msg = `Ready=False/${ready.reason}${ready.message ? `: ${ready.message}` : ''}`;
@@ -110,7 +145,11 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
     if (FAILED_REASONS.has(ready.reason)) return { phase: 'Failed', reason: msg, ...og(ready.observedGeneration) };
     return { phase: 'Pending', reason: msg, ...og(ready.observedGeneration) };
   }
-  return { phase: ready.present ? 'Unknown' : 'Pending', reason: `Sandbox ${name}: ${ready.reason}`, ...og(ready.observedGeneration) };
+  return {
+    phase: ready.present ? 'Unknown' : 'Pending',
+    reason: `Sandbox ${name}: ${ready.reason}`,
+    ...og(ready.observedGeneration),
+  };
 }
 
 /** Whole seconds, for condition ages in reasons (`75s`). */
@@ -124,16 +163,26 @@ function seconds(ms: number): string {
  * An unbound claim at Ready=False/`TemplateNotFound`|`WarmPoolNotFound` is Pending with `missingReference` set, its age
  * measured from the condition's lastTransitionTime to `now` (default: the current time).
  */
-export function claimPhase(claim: ClaimObject, bound: SandboxObject | 'missing' | undefined, family: ReleaseFamily, now: Date = new Date()): PhaseJudgement {
+export function claimPhase(
+  claim: ClaimObject,
+  bound: SandboxObject | 'missing' | undefined,
+  family: ReleaseFamily,
+  now: Date = new Date(),
+): PhaseJudgement {
   const name = claim.metadata?.name ?? '?';
-  if (claim.metadata?.deletionTimestamp) return { phase: 'Terminating', reason: `SandboxClaim ${name} is being deleted` };
+  if (claim.metadata?.deletionTimestamp)
+    return { phase: 'Terminating', reason: `SandboxClaim ${name} is being deleted` };
   const sandboxName = claim.status?.sandbox?.name;
   if (bound === undefined || bound === 'missing') {
     const own = readCondition(claim, 'Ready');
     if (own.value === 'false' && MISSING_REFERENCE_REASONS.has(own.reason) && bound === undefined) {
       const since = own.lastTransitionTime ? Date.parse(own.lastTransitionTime) : NaN;
       const ageMs = Number.isNaN(since) ? undefined : Math.max(0, now.getTime() - since);
-      const missingReference: MissingReference = { reason: own.reason as MissingReferenceReason, ...(ageMs !== undefined ? { ageMs } : {}), ...(own.message ? { message: own.message } : {}) };
+      const missingReference: MissingReference = {
+        reason: own.reason as MissingReferenceReason,
+        ...(ageMs !== undefined ? { ageMs } : {}),
+        ...(own.message ? { message: own.message } : {}),
+      };
       return {
         phase: 'Pending',
         reason: `claim Ready=False/${own.reason}${ageMs !== undefined ? ` for ${seconds(ageMs)}` : ''}${own.message ? `: ${own.message}` : ''}`,
@@ -142,17 +191,28 @@ export function claimPhase(claim: ClaimObject, bound: SandboxObject | 'missing' 
       };
     }
     if (own.value === 'false' && (FAILED_REASONS.has(own.reason) || FINISHED_REASONS.has(own.reason))) {
-      return { phase: FINISHED_REASONS.has(own.reason) ? 'Finished' : 'Failed', reason: `claim Ready=False/${own.reason}${own.message ? `: ${own.message}` : ''}`, ...og(own.observedGeneration) };
+      return {
+        phase: FINISHED_REASONS.has(own.reason) ? 'Finished' : 'Failed',
+        reason: `claim Ready=False/${own.reason}${own.message ? `: ${own.message}` : ''}`,
+        ...og(own.observedGeneration),
+      };
     }
     if (bound === 'missing') return { phase: 'Pending', reason: `bound Sandbox ${sandboxName ?? '?'} not found` };
-    return { phase: 'Pending', reason: `no Sandbox bound yet (${own.value === 'unknown' ? own.reason : `claim Ready=${own.value === 'true' ? 'True' : 'False'}/${own.reason}`})`, ...og(own.observedGeneration) };
+    return {
+      phase: 'Pending',
+      reason: `no Sandbox bound yet (${own.value === 'unknown' ? own.reason : `claim Ready=${own.value === 'true' ? 'True' : 'False'}/${own.reason}`})`,
+      ...og(own.observedGeneration),
+    };
   }
   const judged = sandboxPhase(bound, family);
   const owner = (bound.metadata?.ownerReferences ?? []).find((o) => o.controller);
   const adopted = owner?.kind === 'SandboxClaim' && owner.uid === claim.metadata?.uid;
   if (judged.phase === 'Ready' && !adopted) {
     const by = owner ? `${owner.kind ?? '?'}/${owner.name ?? '?'}` : 'nothing';
-    return { phase: 'Pending', reason: `adoption incomplete: Sandbox ${bound.metadata?.name ?? '?'} is controlled by ${by}, not this claim` };
+    return {
+      phase: 'Pending',
+      reason: `adoption incomplete: Sandbox ${bound.metadata?.name ?? '?'} is controlled by ${by}, not this claim`,
+    };
   }
   return { ...judged, reason: `bound Sandbox ${bound.metadata?.name ?? '?'}: ${judged.reason}` };
 }

@@ -8,14 +8,34 @@ import type { ReleaseFamily } from '../../releases/types.js';
 import type { Result } from '../types.js';
 import type { Cluster, CustomRef, Obj } from './cluster.js';
 import {
-  claimView, crdView, deploymentView, eventView, metaOf, nodeView, podView, sandboxView, templateView, warmPoolView,
-  type ClaimView, type CrdView, type DeploymentView, type EventView, type NodeView, type ObjectMeta, type PodView, type SandboxView,
-  type TemplateView, type WarmPoolView,
+  claimView,
+  crdView,
+  deploymentView,
+  eventView,
+  metaOf,
+  nodeView,
+  podView,
+  sandboxView,
+  templateView,
+  warmPoolView,
+  type ClaimView,
+  type CrdView,
+  type DeploymentView,
+  type EventView,
+  type NodeView,
+  type ObjectMeta,
+  type PodView,
+  type SandboxView,
+  type TemplateView,
+  type WarmPoolView,
 } from './views.js';
 
 /** `family` picks the served version of the agent-sandbox kinds; reads of core objects and CRDs do not need it. */
 export class ClusterReads {
-  constructor(readonly cluster: Cluster, readonly family?: ReleaseFamily) {}
+  constructor(
+    readonly cluster: Cluster,
+    readonly family?: ReleaseFamily,
+  ) {}
 
   crd(name: string): Promise<Result<CrdView | undefined>> {
     return one(this.cluster.crd(name), crdView);

@@ -62,24 +62,32 @@ function toLiveCrd(crd: k8s.V1CustomResourceDefinition): LiveCrd {
 export async function detectRelease(client: KubeClient): Promise<Result<LiveRelease>> {
   const groups = await client.call('get apis (discovery)', () => client.api(k8s.ApisApi).getAPIVersions());
   if (groups.kind !== 'ok') return groups;
-  const served = (name: string): string[] => groups.value.groups.find((g) => g.name === name)?.versions.map((v) => v.version) ?? [];
+  const served = (name: string): string[] =>
+    groups.value.groups.find((g) => g.name === name)?.versions.map((v) => v.version) ?? [];
   const coreVersions = served(CORE_GROUP);
   const extensionsVersions = served(EXTENSIONS_GROUP);
   const ext = client.api(k8s.ApiextensionsV1Api);
   const read = async (crdName: string): Promise<LiveCrd | undefined> => {
-    const r = await client.call(`get customresourcedefinitions.apiextensions.k8s.io ${crdName}`, () => ext.readCustomResourceDefinition({ name: crdName }));
+    const r = await client.call(`get customresourcedefinitions.apiextensions.k8s.io ${crdName}`, () =>
+      ext.readCustomResourceDefinition({ name: crdName }),
+    );
     return r.kind === 'ok' ? toLiveCrd(r.value) : undefined;
   };
   const [sandboxCrd, claimCrd] = coreVersions.length
-    ? await Promise.all([read(resourceName('Sandbox')), extensionsVersions.length ? read(resourceName('SandboxClaim')) : Promise.resolve(undefined)])
+    ? await Promise.all([
+        read(resourceName('Sandbox')),
+        extensionsVersions.length ? read(resourceName('SandboxClaim')) : Promise.resolve(undefined),
+      ])
     : [undefined, undefined];
   const tag = sandboxCrd?.versionLabel;
   const byVersions = familyOfServedVersions(coreVersions);
   const byTag = tag ? familyOfTag(tag) : undefined;
   let reason: string;
   if (!byVersions) reason = `API group ${CORE_GROUP} is not served: the Sandbox CRD is not installed`;
-  else if (byTag && byTag !== byVersions) reason = `served versions (${coreVersions.join(', ')}) say ${byVersions} but the install label says ${tag}; trusting the served versions`;
-  else reason = `${CORE_GROUP} serves ${coreVersions.join(', ')}${tag ? `; install label ${VERSION_LABEL}=${tag}` : ''}`;
+  else if (byTag && byTag !== byVersions)
+    reason = `served versions (${coreVersions.join(', ')}) say ${byVersions} but the install label says ${tag}; trusting the served versions`;
+  else
+    reason = `${CORE_GROUP} serves ${coreVersions.join(', ')}${tag ? `; install label ${VERSION_LABEL}=${tag}` : ''}`;
   return {
     kind: 'ok',
     value: {

@@ -14,7 +14,13 @@ import type { KubeClient } from './client.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from './phase.js';
 import { detectRelease, type LiveRelease } from './release.js';
 import { gvr, resourceName, type Gvr } from '../../model/resources.js';
-import { MANAGED_BY_LABEL, OPERATION_ANNOTATION, OPERATION_LABEL, POOL_HASHES_ANNOTATION, TEMPLATE_GENERATION_ANNOTATION } from './resources.js';
+import {
+  MANAGED_BY_LABEL,
+  OPERATION_ANNOTATION,
+  OPERATION_LABEL,
+  POOL_HASHES_ANNOTATION,
+  TEMPLATE_GENERATION_ANNOTATION,
+} from './resources.js';
 import {
   boundTemplateHash,
   listedHashes,
@@ -48,7 +54,13 @@ const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
 const TEMPLATE_REF_ANNOTATION = 'agents.x-k8s.io/sandbox-template-ref';
 
 type Obj = Record<string, unknown> & {
-  metadata?: { name?: string; uid?: string; generation?: number; resourceVersion?: string; annotations?: Record<string, string> };
+  metadata?: {
+    name?: string;
+    uid?: string;
+    generation?: number;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+  };
   spec?: { warmPoolRef?: { name?: string }; sandboxTemplateRef?: { name?: string } };
   status?: { sandbox?: { name?: string } };
 };
@@ -103,30 +115,53 @@ export class KubeSessions {
    * the hash is then the listed label of the member the claim got, here or in `observe`; see template-hash.ts. A failure
    * of these extra reads never fails the create: the hash is then absent and `template.reason` says why.
    */
-  async createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
+  async createFromTemplate(
+    scope: SessionScope,
+    templateVersion: string,
+    operationId: string,
+  ): Promise<Result<SessionRef>> {
     const capability = `template/${scope.namespace}/${scope.template}` as const;
     if (operationId.length === 0 || operationId.length > MAX_OPERATION_ID) {
-      return { kind: 'rejected', reason: 'InvalidOperationId', message: `operation id must be 1..${MAX_OPERATION_ID} characters, got ${operationId.length}` };
+      return {
+        kind: 'rejected',
+        reason: 'InvalidOperationId',
+        message: `operation id must be 1..${MAX_OPERATION_ID} characters, got ${operationId.length}`,
+      };
     }
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
+    if (!family)
+      return {
+        kind: 'unsupported',
+        capability: 'sandbox-api',
+        state: 'absent',
+        reason: 'SandboxApiNotServed',
+        message: rel.value.reason,
+      };
     if (family === 'v0.4') {
       return {
         kind: 'unsupported',
         capability,
         state: 'unsupported',
-        reason: 'ReleaseProvisionsNoClaims', message: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to a v0.5 release`,
+        reason: 'ReleaseProvisionsNoClaims',
+        message: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to a v0.5 release`,
       };
     }
     if (!rel.value.extensionsVersions.includes('v1beta1')) {
-      return { kind: 'unsupported', capability: 'extensions-api', state: rel.value.extensionsVersions.length ? 'discovered' : 'absent', reason: 'ExtensionsApiNotServed', message: 'extensions.agents.x-k8s.io/v1beta1 is not served: install the extensions' };
+      return {
+        kind: 'unsupported',
+        capability: 'extensions-api',
+        state: rel.value.extensionsVersions.length ? 'discovered' : 'absent',
+        reason: 'ExtensionsApiNotServed',
+        message: 'extensions.agents.x-k8s.io/v1beta1 is not served: install the extensions',
+      };
     }
     if (!scope.warmPool) {
       return {
         kind: 'rejected',
-        reason: 'WarmPoolRequired', message: `v1beta1 SandboxClaims name a warm pool, not a template (spec.warmPoolRef, extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6): pass the SandboxWarmPool that serves template ${scope.namespace}/${scope.template}`,
+        reason: 'WarmPoolRequired',
+        message: `v1beta1 SandboxClaims name a warm pool, not a template (spec.warmPoolRef, extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6): pass the SandboxWarmPool that serves template ${scope.namespace}/${scope.template}`,
       };
     }
     const claims = gvr('SandboxClaim', family);
@@ -136,27 +171,55 @@ export class KubeSessions {
     if (existing.value) return { kind: 'ok', value: existing.value.ref }; // a retry: same session
 
     const co = this.client.api(k8s.CustomObjectsApi);
-    const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${scope.namespace}/${scope.warmPool}`, () =>
-      co.getNamespacedCustomObject({ ...gvr('SandboxWarmPool', family), namespace: scope.namespace, name: scope.warmPool! }) as Promise<Obj & { spec?: { sandboxTemplateRef?: { name?: string } } }>,
+    const pool = await this.client.call(
+      `get ${resourceName('SandboxWarmPool')} ${scope.namespace}/${scope.warmPool}`,
+      () =>
+        co.getNamespacedCustomObject({
+          ...gvr('SandboxWarmPool', family),
+          namespace: scope.namespace,
+          name: scope.warmPool!,
+        }) as Promise<Obj & { spec?: { sandboxTemplateRef?: { name?: string } } }>,
     );
     if (pool.kind === 'failed' && pool.error.category === 'not-found' && pool.error.missing === 'object') {
-      return { kind: 'rejected', reason: 'WarmPoolNotFound', message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} does not exist: apply the environment first` };
+      return {
+        kind: 'rejected',
+        reason: 'WarmPoolNotFound',
+        message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} does not exist: apply the environment first`,
+      };
     }
     if (pool.kind !== 'ok') return pool;
     const poolTemplate = pool.value.spec?.sandboxTemplateRef?.name;
     if (poolTemplate !== scope.template) {
-      return { kind: 'rejected', reason: 'WarmPoolServesOtherTemplate', message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} serves template "${poolTemplate ?? ''}", not "${scope.template}"` };
+      return {
+        kind: 'rejected',
+        reason: 'WarmPoolServesOtherTemplate',
+        message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} serves template "${poolTemplate ?? ''}", not "${scope.template}"`,
+      };
     }
-    const tpl = await this.client.call(`get ${resourceName('SandboxTemplate')} ${scope.namespace}/${scope.template}`, () =>
-      co.getNamespacedCustomObject({ ...gvr('SandboxTemplate', family), namespace: scope.namespace, name: scope.template }) as Promise<Obj>,
+    const tpl = await this.client.call(
+      `get ${resourceName('SandboxTemplate')} ${scope.namespace}/${scope.template}`,
+      () =>
+        co.getNamespacedCustomObject({
+          ...gvr('SandboxTemplate', family),
+          namespace: scope.namespace,
+          name: scope.template,
+        }) as Promise<Obj>,
     );
     if (tpl.kind === 'failed' && tpl.error.category === 'not-found' && tpl.error.missing === 'object') {
-      return { kind: 'rejected', reason: 'TemplateNotFound', message: `SandboxTemplate ${scope.namespace}/${scope.template} does not exist: apply the environment first` };
+      return {
+        kind: 'rejected',
+        reason: 'TemplateNotFound',
+        message: `SandboxTemplate ${scope.namespace}/${scope.template} does not exist: apply the environment first`,
+      };
     }
     if (tpl.kind !== 'ok') return tpl;
     const generation = String(tpl.value.metadata?.generation ?? '');
     if (templateVersion !== '' && templateVersion !== generation) {
-      return { kind: 'rejected', reason: 'TemplateVersionMismatch', message: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again` };
+      return {
+        kind: 'rejected',
+        reason: 'TemplateVersionMismatch',
+        message: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again`,
+      };
     }
     // Pool members with their hash labels, listed before the claim exists: adoption removes the label (case 04).
     const listed = await this.listMembers(family, scope.namespace, scope.warmPool);
@@ -166,7 +229,11 @@ export class KubeSessions {
       metadata: {
         name,
         namespace: scope.namespace,
-        labels: { ...this.options.labels, [MANAGED_BY_LABEL]: 'agentplane', [OPERATION_LABEL]: operationHash(operationId) },
+        labels: {
+          ...this.options.labels,
+          [MANAGED_BY_LABEL]: 'agentplane',
+          [OPERATION_LABEL]: operationHash(operationId),
+        },
         annotations: {
           [OPERATION_ANNOTATION]: operationId,
           [TEMPLATE_GENERATION_ANNOTATION]: generation,
@@ -175,18 +242,28 @@ export class KubeSessions {
       },
       spec: { warmPoolRef: { name: scope.warmPool } },
     };
-    const created = await this.client.call(`create ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`, () =>
-      co.createNamespacedCustomObject({ ...claims, namespace: scope.namespace, body }) as Promise<Obj>,
+    const created = await this.client.call(
+      `create ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`,
+      () => co.createNamespacedCustomObject({ ...claims, namespace: scope.namespace, body }) as Promise<Obj>,
     );
     if (created.kind === 'ok') {
-      const reread = await this.client.call(`get ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`, () =>
-        co.getNamespacedCustomObject({ ...claims, namespace: scope.namespace, name }) as Promise<Obj>,
+      const reread = await this.client.call(
+        `get ${resourceName('SandboxClaim')} ${scope.namespace}/${name}`,
+        () => co.getNamespacedCustomObject({ ...claims, namespace: scope.namespace, name }) as Promise<Obj>,
       );
       let template: SessionTemplate =
         reread.kind === 'ok'
           ? await this.sessionTemplate(family, scope, reread.value)
-          : { name: scope.template, generation: Number(generation), reason: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it` };
-      if (listed.kind !== 'ok') template = { ...template, reason: `${template.reason}; pool members were not listed before create (${why(listed)})` };
+          : {
+              name: scope.template,
+              generation: Number(generation),
+              reason: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it`,
+            };
+      if (listed.kind !== 'ok')
+        template = {
+          ...template,
+          reason: `${template.reason}; pool members were not listed before create (${why(listed)})`,
+        };
       return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value, template) };
     }
     if (created.kind === 'failed' && created.error.category === 'conflict') {
@@ -207,38 +284,76 @@ export class KubeSessions {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
+    if (!family)
+      return {
+        kind: 'unsupported',
+        capability: 'sandbox-api',
+        state: 'absent',
+        reason: 'SandboxApiNotServed',
+        message: rel.value.reason,
+      };
     const co = this.client.api(k8s.CustomObjectsApi);
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
-    const got = await this.client.call(`get ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () =>
-      co.getNamespacedCustomObject({ ...gvr(kind, family), namespace: ref.namespace, name: ref.name }) as Promise<Obj>,
+    const got = await this.client.call(
+      `get ${resourceName(kind)} ${ref.namespace}/${ref.name}`,
+      () =>
+        co.getNamespacedCustomObject({
+          ...gvr(kind, family),
+          namespace: ref.namespace,
+          name: ref.name,
+        }) as Promise<Obj>,
     );
-    if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object') return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} not found`) };
+    if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object')
+      return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} not found`) };
     if (got.kind !== 'ok') return got;
     const obj = got.value;
     if (ref.uid && obj.metadata?.uid !== ref.uid) {
-      return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} now has uid ${obj.metadata?.uid ?? '?'}, not the session's ${ref.uid}: the session's object was deleted and replaced`) };
+      return {
+        kind: 'ok',
+        value: gone(
+          ref,
+          `${kind} ${ref.namespace}/${ref.name} now has uid ${obj.metadata?.uid ?? '?'}, not the session's ${ref.uid}: the session's object was deleted and replaced`,
+        ),
+      };
     }
-    const base = { ref, generation: obj.metadata?.generation ?? 0, resourceVersion: obj.metadata?.resourceVersion ?? '' };
+    const base = {
+      ref,
+      generation: obj.metadata?.generation ?? 0,
+      resourceVersion: obj.metadata?.resourceVersion ?? '',
+    };
     if (ref.via === 'sandbox') {
-      return { kind: 'ok', value: this.toObservation(base, sandboxPhase(obj as SandboxObject, family), obj as SandboxObject) };
+      return {
+        kind: 'ok',
+        value: this.toObservation(base, sandboxPhase(obj as SandboxObject, family), obj as SandboxObject),
+      };
     }
     const claim = obj as ClaimObject;
     const boundName = claim.status?.sandbox?.name;
     let bound: SandboxObject | 'missing' | undefined;
     if (boundName) {
-      const sb = await this.client.call(`get ${resourceName('Sandbox')} ${ref.namespace}/${boundName}`, () =>
-        co.getNamespacedCustomObject({ ...gvr('Sandbox', family), namespace: ref.namespace, name: boundName }) as Promise<SandboxObject>,
+      const sb = await this.client.call(
+        `get ${resourceName('Sandbox')} ${ref.namespace}/${boundName}`,
+        () =>
+          co.getNamespacedCustomObject({
+            ...gvr('Sandbox', family),
+            namespace: ref.namespace,
+            name: boundName,
+          }) as Promise<SandboxObject>,
       );
       if (sb.kind === 'ok') bound = sb.value;
-      else if (sb.kind === 'failed' && sb.error.category === 'not-found' && sb.error.missing === 'object') bound = 'missing';
+      else if (sb.kind === 'failed' && sb.error.category === 'not-found' && sb.error.missing === 'object')
+        bound = 'missing';
       else return sb;
     }
     const judged = claimPhase(claim, bound, family);
     const sandbox = bound === 'missing' ? undefined : bound;
     const state: TemplateState = sandbox
       ? await this.templateStateOf(family, ref, obj, sandbox as LabelledSandbox)
-      : { templateReason: boundName ? `bound Sandbox ${boundName} not found: template version unknown` : 'claim not bound to a Sandbox yet: template version unknown' };
+      : {
+          templateReason: boundName
+            ? `bound Sandbox ${boundName} not found: template version unknown`
+            : 'claim not bound to a Sandbox yet: template version unknown',
+        };
     return { kind: 'ok', value: { ...this.toObservation(base, judged, sandbox, boundName), ...state } };
   }
 
@@ -247,15 +362,26 @@ export class KubeSessions {
    * members (label `agents.x-k8s.io/warm-pool-sandbox`); see template-hash.ts. Read failures leave fields unknown, with
    * the reason; they never fail the observation.
    */
-  private async templateStateOf(family: ReleaseFamily, ref: SessionRef, claim: Obj, sandbox: LabelledSandbox): Promise<TemplateState> {
+  private async templateStateOf(
+    family: ReleaseFamily,
+    ref: SessionRef,
+    claim: Obj,
+    sandbox: LabelledSandbox,
+  ): Promise<TemplateState> {
     const co = this.client.api(k8s.CustomObjectsApi);
     const poolName = claim.spec?.warmPoolRef?.name;
     const notes: string[] = [];
     let templateName = ref.template?.name ?? claim.spec?.sandboxTemplateRef?.name; // v1alpha1 claims name their template
     let members: LabelledSandbox[] = [];
     if (poolName) {
-      const pool = await this.client.call(`get ${resourceName('SandboxWarmPool')} ${ref.namespace}/${poolName}`, () =>
-        co.getNamespacedCustomObject({ ...gvr('SandboxWarmPool', family), namespace: ref.namespace, name: poolName }) as Promise<Obj>,
+      const pool = await this.client.call(
+        `get ${resourceName('SandboxWarmPool')} ${ref.namespace}/${poolName}`,
+        () =>
+          co.getNamespacedCustomObject({
+            ...gvr('SandboxWarmPool', family),
+            namespace: ref.namespace,
+            name: poolName,
+          }) as Promise<Obj>,
       );
       if (pool.kind === 'ok') templateName = pool.value.spec?.sandboxTemplateRef?.name ?? templateName;
       else notes.push(`SandboxWarmPool ${ref.namespace}/${poolName} not read (${why(pool)})`);
@@ -266,22 +392,44 @@ export class KubeSessions {
     let template: NamedTemplate | undefined;
     let missing = 'no template name known for this claim';
     if (templateName) {
-      const tpl = await this.client.call(`get ${resourceName('SandboxTemplate')} ${ref.namespace}/${templateName}`, () =>
-        co.getNamespacedCustomObject({ ...gvr('SandboxTemplate', family), namespace: ref.namespace, name: templateName }) as Promise<NamedTemplate>,
+      const tpl = await this.client.call(
+        `get ${resourceName('SandboxTemplate')} ${ref.namespace}/${templateName}`,
+        () =>
+          co.getNamespacedCustomObject({
+            ...gvr('SandboxTemplate', family),
+            namespace: ref.namespace,
+            name: templateName,
+          }) as Promise<NamedTemplate>,
       );
       if (tpl.kind === 'ok') template = tpl.value;
       else missing = `SandboxTemplate ${ref.namespace}/${templateName} not read (${why(tpl)})`;
     }
     const listed = parseListedHashes(claim.metadata?.annotations?.[POOL_HASHES_ANNOTATION]);
-    const state = templateState(sandbox, template, members, { ...(listed ? { listed } : {}), ...(ref.template?.hash ? { recorded: ref.template.hash } : {}) }, missing);
+    const state = templateState(
+      sandbox,
+      template,
+      members,
+      { ...(listed ? { listed } : {}), ...(ref.template?.hash ? { recorded: ref.template.hash } : {}) },
+      missing,
+    );
     return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
   }
 
   /** Live members of pool `pool` (Sandboxes selected by its pool label, controller-owned by it, not being deleted). */
-  private async listMembers(family: ReleaseFamily, namespace: string, pool: string): Promise<Result<LabelledSandbox[]>> {
+  private async listMembers(
+    family: ReleaseFamily,
+    namespace: string,
+    pool: string,
+  ): Promise<Result<LabelledSandbox[]>> {
     const co = this.client.api(k8s.CustomObjectsApi);
-    const r = await this.client.call(`list ${resourceName('Sandbox')} ${namespace} -l ${poolSelector(pool)}`, () =>
-      co.listNamespacedCustomObject({ ...gvr('Sandbox', family), namespace, labelSelector: poolSelector(pool) }) as Promise<{ items?: LabelledSandbox[] }>,
+    const r = await this.client.call(
+      `list ${resourceName('Sandbox')} ${namespace} -l ${poolSelector(pool)}`,
+      () =>
+        co.listNamespacedCustomObject({
+          ...gvr('Sandbox', family),
+          namespace,
+          labelSelector: poolSelector(pool),
+        }) as Promise<{ items?: LabelledSandbox[] }>,
     );
     return r.kind === 'ok' ? { kind: 'ok', value: poolMembers(r.value.items ?? [], pool) } : r;
   }
@@ -298,14 +446,31 @@ export class KubeSessions {
     const listed = parseListedHashes(annotations[POOL_HASHES_ANNOTATION]);
     const boundName = claim.status?.sandbox?.name;
     if (!boundName) {
-      const held = listed ? Object.entries(listed).map(([h, names]) => `${h} on ${names.length}`).join(', ') || 'none labelled' : 'not recorded';
-      return { ...base, reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read (pool members' hashes before create: ${held}): observe() reports the hash of the one it gets` };
+      const held = listed
+        ? Object.entries(listed)
+            .map(([h, names]) => `${h} on ${names.length}`)
+            .join(', ') || 'none labelled'
+        : 'not recorded';
+      return {
+        ...base,
+        reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read (pool members' hashes before create: ${held}): observe() reports the hash of the one it gets`,
+      };
     }
     const co = this.client.api(k8s.CustomObjectsApi);
-    const sb = await this.client.call(`get ${resourceName('Sandbox')} ${scope.namespace}/${boundName}`, () =>
-      co.getNamespacedCustomObject({ ...gvr('Sandbox', family), namespace: scope.namespace, name: boundName }) as Promise<LabelledSandbox>,
+    const sb = await this.client.call(
+      `get ${resourceName('Sandbox')} ${scope.namespace}/${boundName}`,
+      () =>
+        co.getNamespacedCustomObject({
+          ...gvr('Sandbox', family),
+          namespace: scope.namespace,
+          name: boundName,
+        }) as Promise<LabelledSandbox>,
     );
-    if (sb.kind !== 'ok') return { ...base, reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${why(sb)}): template hash unknown` };
+    if (sb.kind !== 'ok')
+      return {
+        ...base,
+        reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${why(sb)}): template hash unknown`,
+      };
     let found = boundTemplateHash(sb.value, [], { ...(listed ? { listed } : {}) });
     let note = '';
     const pool = claim.spec?.warmPoolRef?.name;
@@ -325,8 +490,16 @@ export class KubeSessions {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
-    const spec = family === 'v0.5' ? { operatingMode: suspended ? 'Suspended' : 'Running' } : { replicas: suspended ? 0 : 1 };
+    if (!family)
+      return {
+        kind: 'unsupported',
+        capability: 'sandbox-api',
+        state: 'absent',
+        reason: 'SandboxApiNotServed',
+        message: rel.value.reason,
+      };
+    const spec =
+      family === 'v0.5' ? { operatingMode: suspended ? 'Suspended' : 'Running' } : { replicas: suspended ? 0 : 1 };
     const co = this.client.api(k8s.CustomObjectsApi);
     const r = await this.client.call(
       { verb: 'patch', resource: resourceName('Sandbox'), contentType: k8s.PatchStrategy.MergePatch },
@@ -348,45 +521,87 @@ export class KubeSessions {
     const rel = await this.liveRelease();
     if (rel.kind !== 'ok') return rel;
     const family = rel.value.family;
-    if (!family) return { kind: 'unsupported', capability: 'sandbox-api', state: 'absent', reason: 'SandboxApiNotServed', message: rel.value.reason };
+    if (!family)
+      return {
+        kind: 'unsupported',
+        capability: 'sandbox-api',
+        state: 'absent',
+        reason: 'SandboxApiNotServed',
+        message: rel.value.reason,
+      };
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
     const target = { ...gvr(kind, family), namespace: ref.namespace, name: ref.name };
     const co = this.client.api(k8s.CustomObjectsApi);
-    const preconditions = { ...(ref.uid ? { uid: ref.uid } : {}), ...(intentVersion ? { resourceVersion: intentVersion } : {}) };
+    const preconditions = {
+      ...(ref.uid ? { uid: ref.uid } : {}),
+      ...(intentVersion ? { resourceVersion: intentVersion } : {}),
+    };
     const del = await this.client.call(`delete ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () =>
       co.deleteNamespacedCustomObject({ ...target, body: { preconditions, propagationPolicy: 'Background' } }),
     );
     if (del.kind === 'ok') return { kind: 'ok', value: { ref, outcome: 'deleted' } };
-    if (del.kind === 'failed' && del.error.category === 'not-found') return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
+    if (del.kind === 'failed' && del.error.category === 'not-found')
+      return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
     if (del.kind === 'failed' && del.error.category === 'conflict') {
-      const now = await this.client.call(`get ${resourceName(kind)} ${ref.namespace}/${ref.name}`, () => co.getNamespacedCustomObject(target) as Promise<Obj>);
-      if (now.kind === 'failed' && now.error.category === 'not-found') return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
+      const now = await this.client.call(
+        `get ${resourceName(kind)} ${ref.namespace}/${ref.name}`,
+        () => co.getNamespacedCustomObject(target) as Promise<Obj>,
+      );
+      if (now.kind === 'failed' && now.error.category === 'not-found')
+        return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
       if (now.kind !== 'ok') return now;
-      if (ref.uid && now.value.metadata?.uid !== ref.uid) return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
-      return { kind: 'rejected', reason: 'IntentVersionChanged', message: `${kind} ${ref.namespace}/${ref.name} changed since resourceVersion ${intentVersion} (now ${now.value.metadata?.resourceVersion ?? '?'}): observe it again before terminating` };
+      if (ref.uid && now.value.metadata?.uid !== ref.uid)
+        return { kind: 'ok', value: { ref, outcome: 'already-gone' } };
+      return {
+        kind: 'rejected',
+        reason: 'IntentVersionChanged',
+        message: `${kind} ${ref.namespace}/${ref.name} changed since resourceVersion ${intentVersion} (now ${now.value.metadata?.resourceVersion ?? '?'}): observe it again before terminating`,
+      };
     }
     return del;
   }
 
   /** Finds a claim at `name`: ok(undefined) when absent, ok({ref}) when it carries `operationId`, rejected when it carries another. */
-  private async findOwn(claims: Gvr, namespace: string, name: string, operationId: string, scope: SessionScope): Promise<Result<{ ref: SessionRef } | undefined>> {
+  private async findOwn(
+    claims: Gvr,
+    namespace: string,
+    name: string,
+    operationId: string,
+    scope: SessionScope,
+  ): Promise<Result<{ ref: SessionRef } | undefined>> {
     const co = this.client.api(k8s.CustomObjectsApi);
-    const got = await this.client.call(`get ${resourceName('SandboxClaim')} ${namespace}/${name}`, () =>
-      co.getNamespacedCustomObject({ ...claims, namespace, name }) as Promise<Obj>,
+    const got = await this.client.call(
+      `get ${resourceName('SandboxClaim')} ${namespace}/${name}`,
+      () => co.getNamespacedCustomObject({ ...claims, namespace, name }) as Promise<Obj>,
     );
-    if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object') return { kind: 'ok', value: undefined };
+    if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object')
+      return { kind: 'ok', value: undefined };
     if (got.kind !== 'ok') return got;
     const owner = got.value.metadata?.annotations?.[OPERATION_ANNOTATION];
     if (owner !== operationId) {
-      return { kind: 'rejected', reason: 'ClaimOwnedElsewhere', message: `SandboxClaim ${namespace}/${name} already exists for another operation (${owner ?? 'not created by AgentPlane'})` };
+      return {
+        kind: 'rejected',
+        reason: 'ClaimOwnedElsewhere',
+        message: `SandboxClaim ${namespace}/${name} already exists for another operation (${owner ?? 'not created by AgentPlane'})`,
+      };
     }
     const rel = await this.liveRelease();
-    const template = rel.kind === 'ok' && rel.value.family ? await this.sessionTemplate(rel.value.family, scope, got.value) : undefined;
+    const template =
+      rel.kind === 'ok' && rel.value.family
+        ? await this.sessionTemplate(rel.value.family, scope, got.value)
+        : undefined;
     return { kind: 'ok', value: { ref: this.ref(namespace, name, operationId, got.value, template) } };
   }
 
   private ref(namespace: string, name: string, operationId: string, obj: Obj, template?: SessionTemplate): SessionRef {
-    return { namespace, name, via: 'claim', operationId, uid: obj.metadata?.uid ?? '', ...(template ? { template } : {}) };
+    return {
+      namespace,
+      name,
+      via: 'claim',
+      operationId,
+      uid: obj.metadata?.uid ?? '',
+      ...(template ? { template } : {}),
+    };
   }
 
   private toObservation(

@@ -30,7 +30,11 @@ export interface LabelledSandbox extends SandboxBlueprint {
     readonly name?: string;
     readonly labels?: Readonly<Record<string, string>>;
     readonly deletionTimestamp?: string | Date;
-    readonly ownerReferences?: ReadonlyArray<{ readonly kind?: string; readonly name?: string; readonly controller?: boolean }>;
+    readonly ownerReferences?: ReadonlyArray<{
+      readonly kind?: string;
+      readonly name?: string;
+      readonly controller?: boolean;
+    }>;
   };
 }
 
@@ -60,7 +64,9 @@ export function poolSelector(pool: string): string {
 /** Live members of `pool`: controller-owned by SandboxWarmPool `pool` and not being deleted. */
 export function poolMembers(sandboxes: readonly LabelledSandbox[], pool: string): LabelledSandbox[] {
   return sandboxes.filter(
-    (s) => !s.metadata?.deletionTimestamp && (s.metadata?.ownerReferences ?? []).some((o) => o.controller && o.kind === 'SandboxWarmPool' && o.name === pool),
+    (s) =>
+      !s.metadata?.deletionTimestamp &&
+      (s.metadata?.ownerReferences ?? []).some((o) => o.controller && o.kind === 'SandboxWarmPool' && o.name === pool),
   );
 }
 
@@ -120,20 +126,36 @@ export interface HashRecords {
  * (`records.recorded`); the one hash carried by live `members` with the same blueprint. Otherwise no hash, with the
  * reason (also when members of several hashes share the blueprint: a metadata-only template edit).
  */
-export function boundTemplateHash(bound: LabelledSandbox, members: readonly LabelledSandbox[], records: HashRecords = {}): HashFinding {
+export function boundTemplateHash(
+  bound: LabelledSandbox,
+  members: readonly LabelledSandbox[],
+  records: HashRecords = {},
+): HashFinding {
   const name = bound.metadata?.name ?? '?';
   const own = hashOf(bound);
   if (own) return { hash: own, how: `label ${TEMPLATE_HASH_LABEL} on Sandbox ${name}` };
   const listed = Object.entries(records.listed ?? {}).find(([, names]) => names.includes(name))?.[0];
-  if (listed) return { hash: listed, how: `label ${TEMPLATE_HASH_LABEL} of pool member ${name}, listed before the claim was created` };
+  if (listed)
+    return {
+      hash: listed,
+      how: `label ${TEMPLATE_HASH_LABEL} of pool member ${name}, listed before the claim was created`,
+    };
   if (records.recorded) return { hash: records.recorded, how: 'kept for the session after an earlier observation' };
   const groups = byHash(members.filter((m) => m.metadata?.name !== name && sameBlueprint(m, bound)));
   if (groups.size === 1) {
     const [[hash, names]] = [...groups] as [[string, string[]]];
-    return { hash, how: `adoption removed the label; pool member${names.length > 1 ? 's' : ''} ${names.join(', ')} with the same blueprint carr${names.length > 1 ? 'y' : 'ies'} it` };
+    return {
+      hash,
+      how: `adoption removed the label; pool member${names.length > 1 ? 's' : ''} ${names.join(', ')} with the same blueprint carr${names.length > 1 ? 'y' : 'ies'} it`,
+    };
   }
-  if (groups.size > 1) return { how: `adoption removed the label and pool members of several hashes share its blueprint (${listGroups(groups)}): a metadata-only template edit; not told apart` };
-  return { how: `adoption removed the label (extensions/controllers/sandboxclaim_controller.go@v0.5.6) and no live pool member has Sandbox ${name}'s blueprint: unknown` };
+  if (groups.size > 1)
+    return {
+      how: `adoption removed the label and pool members of several hashes share its blueprint (${listGroups(groups)}): a metadata-only template edit; not told apart`,
+    };
+  return {
+    how: `adoption removed the label (extensions/controllers/sandboxclaim_controller.go@v0.5.6) and no live pool member has Sandbox ${name}'s blueprint: unknown`,
+  };
 }
 
 /**
@@ -147,11 +169,22 @@ export function currentTemplateHash(template: NamedTemplate, members: readonly L
   const groups = byHash(matching);
   if (groups.size === 1) {
     const [[hash, names]] = [...groups] as [[string, string[]]];
-    return { hash, how: `carried by ${names.length} pool member${names.length > 1 ? 's' : ''} at template ${tname}'s current blueprint (${names.join(', ')})` };
+    return {
+      hash,
+      how: `carried by ${names.length} pool member${names.length > 1 ? 's' : ''} at template ${tname}'s current blueprint (${names.join(', ')})`,
+    };
   }
-  if (groups.size > 1) return { how: `pool members of several hashes match template ${tname}'s current blueprint (${listGroups(groups)}): a metadata-only edit; not told apart` };
-  if (matching.length > 0) return { how: `the ${matching.length} pool member(s) at template ${tname}'s current blueprint carry no ${TEMPLATE_HASH_LABEL} label (a release before v0.5.6?)` };
-  return { how: `none of the ${members.length} live pool member(s) is at template ${tname}'s current blueprint yet (rollout pending, pool at 0, or OnReplenish keeping old members)` };
+  if (groups.size > 1)
+    return {
+      how: `pool members of several hashes match template ${tname}'s current blueprint (${listGroups(groups)}): a metadata-only edit; not told apart`,
+    };
+  if (matching.length > 0)
+    return {
+      how: `the ${matching.length} pool member(s) at template ${tname}'s current blueprint carry no ${TEMPLATE_HASH_LABEL} label (a release before v0.5.6?)`,
+    };
+  return {
+    how: `none of the ${members.length} live pool member(s) is at template ${tname}'s current blueprint yet (rollout pending, pool at 0, or OnReplenish keeping old members)`,
+  };
 }
 
 /** What an observation says about the template version of a claim's bound Sandbox. */
@@ -167,14 +200,31 @@ export interface TemplateState {
  * `templateMissing` as the reason). Stale follows the controller (`isSandboxStale`, v0.5.6): equal known hashes mean
  * current; otherwise the blueprints are compared, and the differences are named.
  */
-export function templateState(bound: LabelledSandbox, template: NamedTemplate | undefined, members: readonly LabelledSandbox[], records: HashRecords, templateMissing = 'template unknown'): TemplateState {
+export function templateState(
+  bound: LabelledSandbox,
+  template: NamedTemplate | undefined,
+  members: readonly LabelledSandbox[],
+  records: HashRecords,
+  templateMissing = 'template unknown',
+): TemplateState {
   const mine = boundTemplateHash(bound, members, records);
   const name = bound.metadata?.name ?? '?';
-  const mineText = mine.hash ? `Sandbox ${name} has hash ${mine.hash} (${mine.how})` : `Sandbox ${name}'s hash: ${mine.how}`;
-  if (!template) return { ...(mine.hash ? { templateHash: mine.hash } : {}), templateReason: `${mineText}; stale unknown: ${templateMissing}` };
+  const mineText = mine.hash
+    ? `Sandbox ${name} has hash ${mine.hash} (${mine.how})`
+    : `Sandbox ${name}'s hash: ${mine.how}`;
+  if (!template)
+    return {
+      ...(mine.hash ? { templateHash: mine.hash } : {}),
+      templateReason: `${mineText}; stale unknown: ${templateMissing}`,
+    };
   const current = currentTemplateHash(template, members);
-  const currentText = current.hash ? `current hash ${current.hash} ${current.how}` : `current hash unknown: ${current.how}`;
-  const both = { ...(mine.hash ? { templateHash: mine.hash } : {}), ...(current.hash ? { currentTemplateHash: current.hash } : {}) };
+  const currentText = current.hash
+    ? `current hash ${current.hash} ${current.how}`
+    : `current hash unknown: ${current.how}`;
+  const both = {
+    ...(mine.hash ? { templateHash: mine.hash } : {}),
+    ...(current.hash ? { currentTemplateHash: current.hash } : {}),
+  };
   if (mine.hash && current.hash && mine.hash === current.hash) {
     return { ...both, staleTemplate: false, templateReason: `${mineText}; ${currentText}: hashes equal, current` };
   }

@@ -11,14 +11,21 @@ import type { KubeClient } from './client.js';
 export class LiveStateError extends AgentPlaneError {
   readonly reason = 'LiveStateUnreadable';
   readonly exitCategory = 'cluster';
-  constructor(what: string, readonly hint: string) {
+  constructor(
+    what: string,
+    readonly hint: string,
+  ) {
     super(what);
   }
 }
 
 const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
 
-type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> }; spec?: Record<string, unknown>; status?: Record<string, unknown> };
+type Obj = {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+  status?: Record<string, unknown>;
+};
 
 /**
  * Reads what an upgrade plan needs from the cluster: each Agent Sandbox CRD's `status.storedVersions` and served
@@ -27,7 +34,10 @@ type Obj = { metadata?: { name?: string; namespace?: string; labels?: Record<str
  * stored and served, those claims and the warm pools (their names change in v1beta1, FACTS.md §2).
  * @throws {LiveStateError} a read the cluster refused, naming the call, the context and the right to grant.
  */
-export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts): Promise<{ state: LiveUpgradeState; tag?: string }> {
+export async function readUpgradeState(
+  client: KubeClient,
+  facts: ReleaseFacts,
+): Promise<{ state: LiveUpgradeState; tag?: string }> {
   const ext = client.api(k8s.ApiextensionsV1Api);
   const co = client.api(k8s.CustomObjectsApi);
   const storedVersions: Partial<Record<SandboxKind, readonly string[]>> = {};
@@ -36,10 +46,17 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
   let tag: string | undefined;
   for (const kind of KINDS) {
     const name = facts.crds[kind].crdName;
-    const r = await client.call(`get customresourcedefinitions.apiextensions.k8s.io ${name}`, () => ext.readCustomResourceDefinition({ name }));
+    const r = await client.call(`get customresourcedefinitions.apiextensions.k8s.io ${name}`, () =>
+      ext.readCustomResourceDefinition({ name }),
+    );
     if (r.kind !== 'ok') {
       if (r.kind === 'failed' && r.error.category === 'not-found') continue;
-      throw new LiveStateError(`cannot read CRD ${name} in context ${client.context}: ${r.kind === 'failed' ? r.error.message : r.kind}`, r.kind === 'failed' ? r.error.hint ?? 'grant get on customresourcedefinitions' : 'grant get on customresourcedefinitions');
+      throw new LiveStateError(
+        `cannot read CRD ${name} in context ${client.context}: ${r.kind === 'failed' ? r.error.message : r.kind}`,
+        r.kind === 'failed'
+          ? (r.error.hint ?? 'grant get on customresourcedefinitions')
+          : 'grant get on customresourcedefinitions',
+      );
     }
     storedVersions[kind] = r.value.status?.storedVersions ?? [];
     servedLive[kind] = r.value.spec.versions.filter((v) => v.served).map((v) => v.name);
@@ -49,8 +66,15 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
   }
   const list = async (kind: SandboxKind, version: string): Promise<Obj[]> => {
     const { group, plural } = facts.crds[kind];
-    const r = await client.call(`list ${plural}.${group}`, () => co.listCustomObjectForAllNamespaces({ group, version, plural }) as Promise<{ items?: Obj[] }>);
-    if (r.kind !== 'ok') throw new LiveStateError(`cannot list ${plural}.${group}/${version} in context ${client.context}: ${r.kind === 'failed' ? r.error.message : r.kind}`, 'grant list on the Agent Sandbox resources, or plan with --from instead');
+    const r = await client.call(
+      `list ${plural}.${group}`,
+      () => co.listCustomObjectForAllNamespaces({ group, version, plural }) as Promise<{ items?: Obj[] }>,
+    );
+    if (r.kind !== 'ok')
+      throw new LiveStateError(
+        `cannot list ${plural}.${group}/${version} in context ${client.context}: ${r.kind === 'failed' ? r.error.message : r.kind}`,
+        'grant list on the Agent Sandbox resources, or plan with --from instead',
+      );
     return r.value.items ?? [];
   };
   const boundName = (c: Obj): string | undefined => {
@@ -60,17 +84,27 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
   let claims: LiveClaim[] | undefined;
   let pools: string[] | undefined;
   let claimObjects: Obj[] = [];
-  if ((storedVersions.SandboxClaim ?? []).includes('v1alpha1') && (servedLive.SandboxClaim ?? []).includes('v1alpha1')) {
+  if (
+    (storedVersions.SandboxClaim ?? []).includes('v1alpha1') &&
+    (servedLive.SandboxClaim ?? []).includes('v1alpha1')
+  ) {
     claimObjects = await list('SandboxClaim', 'v1alpha1');
     claims = claimObjects.map((c) => ({
       namespace: c.metadata?.namespace ?? '',
       name: c.metadata?.name ?? '',
-      ...(typeof (c.spec?.sandboxTemplateRef as { name?: unknown } | undefined)?.name === 'string' ? { template: (c.spec!.sandboxTemplateRef as { name: string }).name } : {}),
+      ...(typeof (c.spec?.sandboxTemplateRef as { name?: unknown } | undefined)?.name === 'string'
+        ? { template: (c.spec!.sandboxTemplateRef as { name: string }).name }
+        : {}),
       ...(typeof c.spec?.warmpool === 'string' ? { warmpool: c.spec.warmpool } : {}),
       ...(boundName(c) !== undefined ? { sandboxName: boundName(c)! } : {}),
     }));
     const poolVersion = (servedLive.SandboxWarmPool ?? [])[0];
-    pools = poolVersion === undefined ? [] : (await list('SandboxWarmPool', poolVersion)).map((p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+    pools =
+      poolVersion === undefined
+        ? []
+        : (await list('SandboxWarmPool', poolVersion)).map(
+            (p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`,
+          );
   } else if (storageLive.SandboxClaim !== undefined) {
     claimObjects = await list('SandboxClaim', storageLive.SandboxClaim);
   }
@@ -79,7 +113,13 @@ export async function readUpgradeState(client: KubeClient, facts: ReleaseFacts):
     .map((c) => `${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`)
     .sort();
   return {
-    state: { source: `context ${client.context}`, storedVersions, warmClaims, ...(claims ? { claims } : {}), ...(pools ? { pools } : {}) },
+    state: {
+      source: `context ${client.context}`,
+      storedVersions,
+      warmClaims,
+      ...(claims ? { claims } : {}),
+      ...(pools ? { pools } : {}),
+    },
     ...(tag ? { tag } : {}),
   };
 }

@@ -21,11 +21,19 @@ export interface ObjectMeta {
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
   readonly deleting: boolean;
-  readonly ownerReferences: ReadonlyArray<{ readonly kind?: string; readonly name?: string; readonly uid?: string; readonly controller?: boolean }>;
+  readonly ownerReferences: ReadonlyArray<{
+    readonly kind?: string;
+    readonly name?: string;
+    readonly uid?: string;
+    readonly controller?: boolean;
+  }>;
 }
 
 export function metaOf(o: Obj): ObjectMeta {
-  const m = (o.metadata ?? {}) as Obj['metadata'] & { annotations?: Record<string, string>; deletionTimestamp?: unknown };
+  const m = (o.metadata ?? {}) as Obj['metadata'] & {
+    annotations?: Record<string, string>;
+    deletionTimestamp?: unknown;
+  };
   return {
     name: m?.name ?? '?',
     ...(m?.namespace ? { namespace: m.namespace } : {}),
@@ -46,11 +54,20 @@ export interface PodView {
   readonly phase?: string;
   readonly nodeName?: string;
   readonly runtimeClassName?: string;
-  readonly containers: ReadonlyArray<{ readonly name: string; readonly image?: string; readonly args: readonly string[]; readonly ports: readonly number[] }>;
+  readonly containers: ReadonlyArray<{
+    readonly name: string;
+    readonly image?: string;
+    readonly args: readonly string[];
+    readonly ports: readonly number[];
+  }>;
 }
 
 export function podView(o: Obj): PodView {
-  const spec = (o.spec ?? {}) as { nodeName?: string; runtimeClassName?: string; containers?: Array<{ name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }> };
+  const spec = (o.spec ?? {}) as {
+    nodeName?: string;
+    runtimeClassName?: string;
+    containers?: Array<{ name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }>;
+  };
   const status = (o.status ?? {}) as { podIP?: string; phase?: string };
   return {
     meta: metaOf(o),
@@ -59,7 +76,12 @@ export function podView(o: Obj): PodView {
     ...(status.phase ? { phase: status.phase } : {}),
     ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
     ...(spec.runtimeClassName ? { runtimeClassName: spec.runtimeClassName } : {}),
-    containers: (spec.containers ?? []).map((c) => ({ name: c.name ?? '', ...(c.image ? { image: c.image } : {}), args: c.args ?? [], ports: (c.ports ?? []).map((p) => p.containerPort ?? 0) })),
+    containers: (spec.containers ?? []).map((c) => ({
+      name: c.name ?? '',
+      ...(c.image ? { image: c.image } : {}),
+      args: c.args ?? [],
+      ports: (c.ports ?? []).map((p) => p.containerPort ?? 0),
+    })),
   };
 }
 
@@ -73,7 +95,8 @@ export interface NodeView {
 
 export function nodeView(o: Obj): NodeView {
   const spec = (o.spec ?? {}) as { taints?: Array<{ key?: string; value?: string; effect?: string }> };
-  const info = ((o.status ?? {}) as { nodeInfo?: { kernelVersion?: string; containerRuntimeVersion?: string } }).nodeInfo ?? {};
+  const info =
+    ((o.status ?? {}) as { nodeInfo?: { kernelVersion?: string; containerRuntimeVersion?: string } }).nodeInfo ?? {};
   return {
     meta: metaOf(o),
     ready: statusCondition(o, 'Ready') === 'True',
@@ -87,12 +110,24 @@ export interface RuntimeClassView {
   readonly meta: ObjectMeta;
   readonly handler: string;
   readonly nodeSelector: Readonly<Record<string, string>>;
-  readonly tolerations: ReadonlyArray<{ readonly key?: string; readonly operator?: string; readonly value?: string; readonly effect?: string }>;
+  readonly tolerations: ReadonlyArray<{
+    readonly key?: string;
+    readonly operator?: string;
+    readonly value?: string;
+    readonly effect?: string;
+  }>;
 }
 
 export function runtimeClassView(o: Obj): RuntimeClassView {
-  const scheduling = ((o as { scheduling?: { nodeSelector?: Record<string, string>; tolerations?: RuntimeClassView['tolerations'] } }).scheduling) ?? {};
-  return { meta: metaOf(o), handler: String((o as { handler?: unknown }).handler ?? ''), nodeSelector: scheduling.nodeSelector ?? {}, tolerations: scheduling.tolerations ?? [] };
+  const scheduling =
+    (o as { scheduling?: { nodeSelector?: Record<string, string>; tolerations?: RuntimeClassView['tolerations'] } })
+      .scheduling ?? {};
+  return {
+    meta: metaOf(o),
+    handler: String((o as { handler?: unknown }).handler ?? ''),
+    nodeSelector: scheduling.nodeSelector ?? {},
+    tolerations: scheduling.tolerations ?? [],
+  };
 }
 
 /** A Sandbox (either version), with its phase judged at its current generation. */
@@ -108,7 +143,13 @@ export interface SandboxView {
 
 export function sandboxView(o: Obj, family: ReleaseFamily): SandboxView {
   const meta = metaOf(o);
-  return { meta, podName: meta.annotations[POD_NAME_ANNOTATION] ?? meta.name, podIPs: ((o.status ?? {}) as { podIPs?: string[] }).podIPs ?? [], phase: sandboxPhase(o as SandboxObject, family), blueprint: o as SandboxBlueprint };
+  return {
+    meta,
+    podName: meta.annotations[POD_NAME_ANNOTATION] ?? meta.name,
+    podIPs: ((o.status ?? {}) as { podIPs?: string[] }).podIPs ?? [],
+    phase: sandboxPhase(o as SandboxObject, family),
+    blueprint: o as SandboxBlueprint,
+  };
 }
 
 /** A SandboxClaim: the Sandbox it names (when bound) and its phase, judged by that Sandbox when given. */
@@ -151,7 +192,13 @@ export interface TemplateView {
 }
 
 export function templateView(o: Obj): TemplateView {
-  const spec = (o.spec ?? {}) as { networkPolicyManagement?: string; podTemplate?: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> & { runtimeClassName?: string } } };
+  const spec = (o.spec ?? {}) as {
+    networkPolicyManagement?: string;
+    podTemplate?: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec?: Record<string, unknown> & { runtimeClassName?: string };
+    };
+  };
   const pt = spec.podTemplate ?? {};
   return {
     meta: metaOf(o),
@@ -200,7 +247,19 @@ export interface CrdView {
 }
 
 export function crdView(crd: Obj): CrdView {
-  const spec = (crd.spec ?? {}) as { versions?: Array<{ name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: unknown } }>; conversion?: { strategy?: string; webhook?: { clientConfig?: { service?: { name?: string; namespace?: string; path?: string }; url?: string; caBundle?: string } } } };
+  const spec = (crd.spec ?? {}) as {
+    versions?: Array<{ name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: unknown } }>;
+    conversion?: {
+      strategy?: string;
+      webhook?: {
+        clientConfig?: {
+          service?: { name?: string; namespace?: string; path?: string };
+          url?: string;
+          caBundle?: string;
+        };
+      };
+    };
+  };
   const cc = spec.conversion?.webhook?.clientConfig;
   const label = crd.metadata?.labels?.[VERSION_LABEL];
   const served = (spec.versions ?? []).filter((v) => v.served);
@@ -232,7 +291,20 @@ export interface EventView {
 }
 
 export function eventView(o: Obj): EventView {
-  const e = o as { type?: string; reason?: string; message?: string; count?: number; series?: { count?: number; lastObservedTime?: string }; source?: { host?: string }; reportingComponent?: string; reportingInstance?: string; lastTimestamp?: string; eventTime?: string; involvedObject?: { kind?: string; name?: string }; metadata?: { creationTimestamp?: string } };
+  const e = o as {
+    type?: string;
+    reason?: string;
+    message?: string;
+    count?: number;
+    series?: { count?: number; lastObservedTime?: string };
+    source?: { host?: string };
+    reportingComponent?: string;
+    reportingInstance?: string;
+    lastTimestamp?: string;
+    eventTime?: string;
+    involvedObject?: { kind?: string; name?: string };
+    metadata?: { creationTimestamp?: string };
+  };
   // The kubelet's instance is its node name; the scheduler's is `default-scheduler-<host>`, which is no node.
   const node = e.source?.host || (e.reportingComponent === 'kubelet' ? e.reportingInstance || undefined : undefined);
   const t = e.lastTimestamp ?? e.series?.lastObservedTime ?? e.eventTime ?? e.metadata?.creationTimestamp;
@@ -262,7 +334,15 @@ export interface DeploymentView {
 }
 
 export function deploymentView(o: Obj): DeploymentView {
-  const d = o as Obj & { spec?: { template?: { spec?: { containers?: Array<{ image?: string; args?: string[] }> } } }; status?: { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; conditions?: Array<{ type?: string; status?: string; reason?: string }> } };
+  const d = o as Obj & {
+    spec?: { template?: { spec?: { containers?: Array<{ image?: string; args?: string[] }> } } };
+    status?: {
+      observedGeneration?: number;
+      updatedReplicas?: number;
+      availableReplicas?: number;
+      conditions?: Array<{ type?: string; status?: string; reason?: string }>;
+    };
+  };
   const container = d.spec?.template?.spec?.containers?.[0];
   const available = (d.status?.conditions ?? []).find((c) => c.type === 'Available');
   return {
@@ -272,6 +352,13 @@ export function deploymentView(o: Obj): DeploymentView {
     ...(d.status?.observedGeneration !== undefined ? { observedGeneration: d.status.observedGeneration } : {}),
     updatedReplicas: d.status?.updatedReplicas ?? 0,
     availableReplicas: d.status?.availableReplicas ?? 0,
-    ...(available ? { available: { ...(available.status ? { status: available.status } : {}), ...(available.reason ? { reason: available.reason } : {}) } } : {}),
+    ...(available
+      ? {
+          available: {
+            ...(available.status ? { status: available.status } : {}),
+            ...(available.reason ? { reason: available.reason } : {}),
+          },
+        }
+      : {}),
   };
 }

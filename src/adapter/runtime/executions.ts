@@ -3,7 +3,14 @@
  * session's template (the support state comes from the caller, normally the verifier's last report). A missing capability
  * is `unsupported`; there is no fallback to `pods/exec` or any broader identity (DESIGN.md §5).
  */
-import type { CapabilityName, ExecutionRef, ExecutionRequest, ExecutionStatus, Result, SupportState } from '../types.js';
+import type {
+  CapabilityName,
+  ExecutionRef,
+  ExecutionRequest,
+  ExecutionStatus,
+  Result,
+  SupportState,
+} from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import { PythonRuntimeClient } from './python-runtime.js';
@@ -17,7 +24,10 @@ export type RuntimeSpec =
   | { readonly kind: 'python-runtime'; readonly port?: number };
 
 /** The support state of `capability` for a template (`template/<ns>/<name>`), or undefined when never assessed. */
-export type SupportLookup = (capability: CapabilityName, template: `template/${string}/${string}`) => SupportState | undefined;
+export type SupportLookup = (
+  capability: CapabilityName,
+  template: `template/${string}/${string}`,
+) => SupportState | undefined;
 
 /** Where a session runs: its template, runtime and pod. Resolved by the caller (the adapter observes the session). */
 export interface RuntimeBinding {
@@ -49,8 +59,13 @@ export class Executions {
   async start(executionId: string, request: ExecutionRequest, binding: RuntimeBinding): Promise<Result<ExecutionRef>> {
     const known = this.registry.get(executionId);
     if (known) {
-      if (known.ref.session.uid === request.session.uid && known.ref.session.name === request.session.name) return { kind: 'ok', value: known.ref };
-      return { kind: 'rejected', reason: 'ExecutionIdInUse', message: `execution id ${executionId} is already used for session ${known.ref.session.namespace}/${known.ref.session.name}` };
+      if (known.ref.session.uid === request.session.uid && known.ref.session.name === request.session.name)
+        return { kind: 'ok', value: known.ref };
+      return {
+        kind: 'rejected',
+        reason: 'ExecutionIdInUse',
+        message: `execution id ${executionId} is already used for session ${known.ref.session.namespace}/${known.ref.session.name}`,
+      };
     }
     const state = this.options.supportStates('runtime-exec', binding.template);
     if (state !== 'verified') {
@@ -58,30 +73,52 @@ export class Executions {
         kind: 'unsupported',
         capability: 'runtime-exec',
         state: state ?? 'absent',
-        reason: 'RuntimeExecNotVerified', message: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
+        reason: 'RuntimeExecNotVerified',
+        message: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
       };
     }
     if (request.argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
     const badDeadline = checkDeadline(request.timeoutMs);
     if (badDeadline) return { kind: 'rejected', reason: 'InvalidDeadline', message: badDeadline.message };
-    const size = Buffer.byteLength(JSON.stringify({ argv: request.argv, env: request.env ?? {}, cwd: request.cwd ?? '' }));
+    const size = Buffer.byteLength(
+      JSON.stringify({ argv: request.argv, env: request.env ?? {}, cwd: request.cwd ?? '' }),
+    );
     const tooBig = checkRequestSize(`execution ${executionId}`, size, this.limits);
     if (tooBig) return { kind: 'rejected', reason: 'RequestTooLarge', message: tooBig.message };
-    if (binding.runtime.kind === 'python-runtime' && ((request.env && Object.keys(request.env).length) || request.cwd)) {
-      return { kind: 'rejected', reason: 'RuntimeTakesCommandOnly', message: 'the python runtime /execute takes only a command: no per-command environment or working directory' };
+    if (
+      binding.runtime.kind === 'python-runtime' &&
+      ((request.env && Object.keys(request.env).length) || request.cwd)
+    ) {
+      return {
+        kind: 'rejected',
+        reason: 'RuntimeTakesCommandOnly',
+        message: 'the python runtime /execute takes only a command: no per-command environment or working directory',
+      };
     }
 
-    if (!this.registry.hasRoom()) return { kind: 'rejected', reason: 'TooManyExecutions', message: `${this.registry.capacity} executions are running: wait for some to finish` };
+    if (!this.registry.hasRoom())
+      return {
+        kind: 'rejected',
+        reason: 'TooManyExecutions',
+        message: `${this.registry.capacity} executions are running: wait for some to finish`,
+      };
 
     const ref: ExecutionRef = { executionId, session: request.session };
     const startedAt = Date.now();
-    const opts = { ...(request.env ? { env: request.env } : {}), ...(request.cwd ? { cwd: request.cwd } : {}), deadlineMs: request.timeoutMs };
+    const opts = {
+      ...(request.env ? { env: request.env } : {}),
+      ...(request.cwd ? { cwd: request.cwd } : {}),
+      deadlineMs: request.timeoutMs,
+    };
     let live = (): { stdout: string; stderr: string } => ({ stdout: '', stderr: '' });
     let done: Promise<Result<ProcessResult>>;
     let close = (): void => {};
     if (binding.runtime.kind === 'sandboxd') {
       const client = new SandboxdClient(this.options.transport, binding.target, {
-        ports: { ...(binding.runtime.restPort ? { rest: binding.runtime.restPort } : {}), ...(binding.runtime.grpcPort ? { grpc: binding.runtime.grpcPort } : {}) },
+        ports: {
+          ...(binding.runtime.restPort ? { rest: binding.runtime.restPort } : {}),
+          ...(binding.runtime.grpcPort ? { grpc: binding.runtime.grpcPort } : {}),
+        },
         limits: this.limits,
       });
       const started = await client.start(request.argv, opts);
@@ -96,13 +133,20 @@ export class Executions {
         client.close();
       };
     } else {
-      const client = new PythonRuntimeClient(this.options.transport, binding.target, { ...(binding.runtime.port ? { port: binding.runtime.port } : {}), limits: this.limits });
+      const client = new PythonRuntimeClient(this.options.transport, binding.target, {
+        ...(binding.runtime.port ? { port: binding.runtime.port } : {}),
+        limits: this.limits,
+      });
       done = client.execute(request.argv, { deadlineMs: request.timeoutMs });
     }
     const entry: ExecutionEntry = { ref, startedAt, live };
     if (!this.registry.add(entry)) {
       close();
-      return { kind: 'rejected', reason: 'TooManyExecutions', message: `${this.registry.capacity} executions are running: wait for some to finish` };
+      return {
+        kind: 'rejected',
+        reason: 'TooManyExecutions',
+        message: `${this.registry.capacity} executions are running: wait for some to finish`,
+      };
     }
     void done.then((r) => {
       const partial = live();
@@ -115,16 +159,39 @@ export class Executions {
   /** The execution's status; `rejected` when the id is unknown (never started here, or evicted). */
   query(executionId: string): Result<ExecutionStatus> {
     const entry = this.registry.get(executionId);
-    if (!entry) return { kind: 'rejected', reason: 'ExecutionUnknown', message: `no execution ${executionId} in this process (unknown or evicted after ${this.registry.capacity} newer ones)` };
+    if (!entry)
+      return {
+        kind: 'rejected',
+        reason: 'ExecutionUnknown',
+        message: `no execution ${executionId} in this process (unknown or evicted after ${this.registry.capacity} newer ones)`,
+      };
     return { kind: 'ok', value: this.registry.status(entry) };
   }
 }
 
-function toStatus(executionId: string, r: Result<ProcessResult>, durationMs: number, partial: { stdout: string; stderr: string }): ExecutionStatus {
+function toStatus(
+  executionId: string,
+  r: Result<ProcessResult>,
+  durationMs: number,
+  partial: { stdout: string; stderr: string },
+): ExecutionStatus {
   if (r.kind === 'ok') {
-    return { executionId, state: r.value.exitCode === 0 ? 'succeeded' : 'failed', exitCode: r.value.exitCode, stdout: r.value.stdout, stderr: r.value.stderr, durationMs };
+    return {
+      executionId,
+      state: r.value.exitCode === 0 ? 'succeeded' : 'failed',
+      exitCode: r.value.exitCode,
+      stdout: r.value.stdout,
+      stderr: r.value.stderr,
+      durationMs,
+    };
   }
   const why = r.kind === 'failed' ? r.error.message : r.message;
   const timedOut = r.kind === 'failed' && r.error.category === 'timeout';
-  return { executionId, state: timedOut ? 'timed-out' : 'failed', stdout: partial.stdout, stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${why}`, durationMs };
+  return {
+    executionId,
+    state: timedOut ? 'timed-out' : 'failed',
+    stdout: partial.stdout,
+    stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${why}`,
+    durationMs,
+  };
 }

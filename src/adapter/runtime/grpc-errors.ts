@@ -7,22 +7,62 @@ export function classifyGrpcError(err: ServiceError, what: string, deadlineMs: n
   const base = { code: err.code };
   switch (err.code) {
     case GrpcStatus.DEADLINE_EXCEEDED:
-      return { ...base, category: 'timeout', message: `${what}: no answer within ${deadlineMs} ms`, hint: 'the command or the runtime is slow or hung; the call was cancelled' };
+      return {
+        ...base,
+        category: 'timeout',
+        message: `${what}: no answer within ${deadlineMs} ms`,
+        hint: 'the command or the runtime is slow or hung; the call was cancelled',
+      };
     case GrpcStatus.UNAVAILABLE:
-      return { ...base, category: 'unreachable', message: `${what}: runtime unavailable (${detail})`, hint: 'check that sandboxd runs and the transport reaches its gRPC port' };
+      return {
+        ...base,
+        category: 'unreachable',
+        message: `${what}: runtime unavailable (${detail})`,
+        hint: 'check that sandboxd runs and the transport reaches its gRPC port',
+      };
     case GrpcStatus.CANCELLED:
-      return { ...base, category: 'timeout', message: `${what}: cancelled before an answer within the ${deadlineMs} ms deadline (${detail})` };
+      return {
+        ...base,
+        category: 'timeout',
+        message: `${what}: cancelled before an answer within the ${deadlineMs} ms deadline (${detail})`,
+      };
     case GrpcStatus.INVALID_ARGUMENT:
     case GrpcStatus.FAILED_PRECONDITION:
-      return { ...base, category: 'invalid', message: `${what}: ${detail}`, hint: 'fix the command, environment or working directory' };
+      return {
+        ...base,
+        category: 'invalid',
+        message: `${what}: ${detail}`,
+        hint: 'fix the command, environment or working directory',
+      };
     case GrpcStatus.NOT_FOUND:
-      return { ...base, category: 'not-found', missing: 'object', message: `${what}: ${detail}`, hint: 'the executable (or process) does not exist in the sandbox' };
+      return {
+        ...base,
+        category: 'not-found',
+        missing: 'object',
+        message: `${what}: ${detail}`,
+        hint: 'the executable (or process) does not exist in the sandbox',
+      };
     case GrpcStatus.PERMISSION_DENIED:
-      return { ...base, category: 'forbidden', message: `${what}: ${detail}`, hint: 'paths and cwd must stay inside the runtime root directory' };
+      return {
+        ...base,
+        category: 'forbidden',
+        message: `${what}: ${detail}`,
+        hint: 'paths and cwd must stay inside the runtime root directory',
+      };
     case GrpcStatus.RESOURCE_EXHAUSTED:
-      return { ...base, category: 'too-large', message: `${what}: ${detail}`, hint: 'a message exceeded the size limit; for large output use Start, which streams and truncates' };
+      return {
+        ...base,
+        category: 'too-large',
+        message: `${what}: ${detail}`,
+        hint: 'a message exceeded the size limit; for large output use Start, which streams and truncates',
+      };
     case GrpcStatus.UNIMPLEMENTED:
-      return { ...base, category: 'runtime', message: `${what}: the server does not implement process.v1.ProcessService (${detail})`, hint: 'check the runtime kind and port of the template' };
+      return {
+        ...base,
+        category: 'runtime',
+        message: `${what}: the server does not implement process.v1.ProcessService (${detail})`,
+        hint: 'check the runtime kind and port of the template',
+      };
     default:
       return { ...base, category: 'runtime', message: `${what}: gRPC ${GrpcStatus[err.code] ?? err.code}: ${detail}` };
   }

@@ -29,23 +29,46 @@ export interface HttpRequest {
 export function classifyFetchError(err: unknown, what: string, deadlineMs: number): AdapterError {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
-    return { category: 'timeout', message: `${what}: no answer within ${deadlineMs} ms`, hint: 'the runtime is busy or hung; check the pod and the runtime process' };
+    return {
+      category: 'timeout',
+      message: `${what}: no answer within ${deadlineMs} ms`,
+      hint: 'the runtime is busy or hung; check the pod and the runtime process',
+    };
   }
   const code = e?.cause?.code;
-  if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
-    return { category: 'unreachable', message: `${what}: ${code}`, hint: 'check that the runtime server listens on that port and the transport reaches the pod' };
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH' ||
+    code === 'UND_ERR_SOCKET' ||
+    code === 'EPIPE'
+  ) {
+    return {
+      category: 'unreachable',
+      message: `${what}: ${code}`,
+      hint: 'check that the runtime server listens on that port and the transport reaches the pod',
+    };
   }
   return { category: 'unreachable', message: `${what}: ${e?.cause?.message ?? e?.message ?? String(err)}` };
 }
 
 /** Sends one request; never throws. `what` names the call in errors, e.g. `sandboxd GET /v1/health via direct ...`. */
-export async function httpCall(endpoint: HttpEndpoint, req: HttpRequest, limits: CallLimits, what: string): Promise<Result<HttpAnswer>> {
+export async function httpCall(
+  endpoint: HttpEndpoint,
+  req: HttpRequest,
+  limits: CallLimits,
+  what: string,
+): Promise<Result<HttpAnswer>> {
   const size = req.body === undefined ? 0 : Buffer.byteLength(req.body);
   const tooBig = checkRequestSize(what, size, limits);
   if (tooBig) return { kind: 'failed', error: tooBig };
   const started = Date.now();
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(Object.assign(new Error('deadline'), { name: 'TimeoutError' })), limits.deadlineMs);
+  const timer = setTimeout(
+    () => controller.abort(Object.assign(new Error('deadline'), { name: 'TimeoutError' })),
+    limits.deadlineMs,
+  );
   try {
     const res = await fetch(`${endpoint.baseUrl}${req.path}`, {
       method: req.method,
@@ -57,7 +80,15 @@ export async function httpCall(endpoint: HttpEndpoint, req: HttpRequest, limits:
     if (res.status >= 300 && res.status < 400) {
       const location = res.headers.get('location') ?? '(no Location)';
       await res.body?.cancel().catch(() => undefined);
-      return { kind: 'failed', error: { category: 'redirect', code: res.status, message: `${what}: answered ${res.status} redirect to ${location}; not followed`, hint: 'a runtime or router that redirects is misconfigured or hostile: the call and its credentials stay with the address the transport chose' } };
+      return {
+        kind: 'failed',
+        error: {
+          category: 'redirect',
+          code: res.status,
+          message: `${what}: answered ${res.status} redirect to ${location}; not followed`,
+          hint: 'a runtime or router that redirects is misconfigured or hostile: the call and its credentials stay with the address the transport chose',
+        },
+      };
     }
     const chunks: Buffer[] = [];
     let total = 0;
@@ -66,14 +97,32 @@ export async function httpCall(endpoint: HttpEndpoint, req: HttpRequest, limits:
         total += chunk.byteLength;
         if (total > limits.maxResponseBytes) {
           controller.abort();
-          return { kind: 'failed', error: { category: 'too-large', message: `${what}: response exceeds ${limits.maxResponseBytes} bytes`, hint: 'ask for less output or raise maxResponseBytes' } };
+          return {
+            kind: 'failed',
+            error: {
+              category: 'too-large',
+              message: `${what}: response exceeds ${limits.maxResponseBytes} bytes`,
+              hint: 'ask for less output or raise maxResponseBytes',
+            },
+          };
         }
         chunks.push(Buffer.from(chunk));
       }
     }
-    return { kind: 'ok', value: { status: res.status, contentType: res.headers.get('content-type') ?? '', body: Buffer.concat(chunks), durationMs: Date.now() - started } };
+    return {
+      kind: 'ok',
+      value: {
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? '',
+        body: Buffer.concat(chunks),
+        durationMs: Date.now() - started,
+      },
+    };
   } catch (err) {
-    return { kind: 'failed', error: classifyFetchError(controller.signal.aborted ? controller.signal.reason : err, what, limits.deadlineMs) };
+    return {
+      kind: 'failed',
+      error: classifyFetchError(controller.signal.aborted ? controller.signal.reason : err, what, limits.deadlineMs),
+    };
   } finally {
     clearTimeout(timer);
   }

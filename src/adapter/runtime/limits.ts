@@ -32,5 +32,9 @@ export function checkRequestSize(what: string, bytes: number, limits: CallLimits
 /** `undefined` when the deadline is a positive integer up to {@link MAX_DEADLINE_MS}, else an `invalid` error. */
 export function checkDeadline(deadlineMs: number): AdapterError | undefined {
   if (Number.isInteger(deadlineMs) && deadlineMs > 0 && deadlineMs <= MAX_DEADLINE_MS) return undefined;
-  return { category: 'invalid', message: `deadline must be 1..${MAX_DEADLINE_MS} ms, got ${deadlineMs}`, hint: 'pass a positive timeout in milliseconds' };
+  return {
+    category: 'invalid',
+    message: `deadline must be 1..${MAX_DEADLINE_MS} ms, got ${deadlineMs}`,
+    hint: 'pass a positive timeout in milliseconds',
+  };
 }

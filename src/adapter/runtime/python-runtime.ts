@@ -46,7 +46,14 @@ export class PythonRuntimeClient {
     if (r.kind !== 'ok') return r;
     const parsed = parseJson(r.value.body) as { status?: unknown } | undefined;
     if (r.value.status !== 200 || parsed?.status !== 'ok') {
-      return { kind: 'failed', error: { category: 'runtime', code: r.value.status, message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}` } };
+      return {
+        kind: 'failed',
+        error: {
+          category: 'runtime',
+          code: r.value.status,
+          message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}`,
+        },
+      };
     }
     return { kind: 'ok', value: { status: 'ok', durationMs: r.value.durationMs } };
   }
@@ -54,8 +61,18 @@ export class PythonRuntimeClient {
   /** `POST /execute`; env and cwd are `rejected` (the python runtime cannot take them). */
   async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
     if (argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
-    if (opts.env && Object.keys(opts.env).length) return { kind: 'rejected', reason: 'RuntimeTakesCommandOnly', message: 'the python runtime /execute takes only a command: no per-command environment' };
-    if (opts.cwd) return { kind: 'rejected', reason: 'RuntimeTakesCommandOnly', message: 'the python runtime /execute takes only a command: no working directory' };
+    if (opts.env && Object.keys(opts.env).length)
+      return {
+        kind: 'rejected',
+        reason: 'RuntimeTakesCommandOnly',
+        message: 'the python runtime /execute takes only a command: no per-command environment',
+      };
+    if (opts.cwd)
+      return {
+        kind: 'rejected',
+        reason: 'RuntimeTakesCommandOnly',
+        message: 'the python runtime /execute takes only a command: no working directory',
+      };
     const deadlineMs = opts.deadlineMs ?? this.limits.deadlineMs;
     const bad = checkDeadline(deadlineMs);
     if (bad) return { kind: 'failed', error: bad };
@@ -63,13 +80,40 @@ export class PythonRuntimeClient {
     if (ep.kind !== 'ok') return ep;
     const what = `python runtime POST /execute via ${ep.value.describe}`;
     const body = JSON.stringify({ command: shellJoin(argv) });
-    const r = await httpCall(ep.value, { method: 'POST', path: '/execute', body, contentType: 'application/json' }, { ...this.limits, deadlineMs }, what);
+    const r = await httpCall(
+      ep.value,
+      { method: 'POST', path: '/execute', body, contentType: 'application/json' },
+      { ...this.limits, deadlineMs },
+      what,
+    );
     if (r.kind !== 'ok') return r;
     const parsed = parseJson(r.value.body) as { stdout?: unknown; stderr?: unknown; exit_code?: unknown } | undefined;
-    if (r.value.status !== 200 || !parsed || typeof parsed.exit_code !== 'number' || typeof parsed.stdout !== 'string' || typeof parsed.stderr !== 'string') {
-      return { kind: 'failed', error: { category: 'runtime', code: r.value.status, message: `${what}: unexpected answer ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}` } };
+    if (
+      r.value.status !== 200 ||
+      !parsed ||
+      typeof parsed.exit_code !== 'number' ||
+      typeof parsed.stdout !== 'string' ||
+      typeof parsed.stderr !== 'string'
+    ) {
+      return {
+        kind: 'failed',
+        error: {
+          category: 'runtime',
+          code: r.value.status,
+          message: `${what}: unexpected answer ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}`,
+        },
+      };
     }
-    return { kind: 'ok', value: { exitCode: parsed.exit_code, stdout: parsed.stdout, stderr: parsed.stderr, truncated: false, durationMs: r.value.durationMs } };
+    return {
+      kind: 'ok',
+      value: {
+        exitCode: parsed.exit_code,
+        stdout: parsed.stdout,
+        stderr: parsed.stderr,
+        truncated: false,
+        durationMs: r.value.durationMs,
+      },
+    };
   }
 }
 
@@ -95,7 +139,11 @@ export class PythonRuntimeFiles {
   ) {}
 
   /** `POST /upload`: multipart/form-data, one part `file` whose filename is `relPath`. */
-  async write(relPath: string, content: Buffer, deadlineMs = this.limits.deadlineMs): Promise<Result<{ durationMs: number }>> {
+  async write(
+    relPath: string,
+    content: Buffer,
+    deadlineMs = this.limits.deadlineMs,
+  ): Promise<Result<{ durationMs: number }>> {
     const boundary = `agentplane${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`;
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${relPath.replace(/["\\\r\n]/g, '_')}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
     const body = Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
@@ -106,7 +154,10 @@ export class PythonRuntimeFiles {
   }
 
   /** `GET /download/<path>`: the file's bytes. */
-  async read(relPath: string, deadlineMs = this.limits.deadlineMs): Promise<Result<{ content: Buffer; durationMs: number }>> {
+  async read(
+    relPath: string,
+    deadlineMs = this.limits.deadlineMs,
+  ): Promise<Result<{ content: Buffer; durationMs: number }>> {
     const r = await this.call('GET', `/download/${pyQuote(relPath)}`, deadlineMs);
     if (r.kind !== 'ok') return r;
     if (r.value.answer.status !== 200) return this.unexpected(r.value.what, r.value.answer);
@@ -114,40 +165,87 @@ export class PythonRuntimeFiles {
   }
 
   /** `GET /list/<path>`: the directory's entries. */
-  async list(relPath: string, deadlineMs = this.limits.deadlineMs): Promise<Result<{ entries: PythonRuntimeEntry[]; durationMs: number }>> {
+  async list(
+    relPath: string,
+    deadlineMs = this.limits.deadlineMs,
+  ): Promise<Result<{ entries: PythonRuntimeEntry[]; durationMs: number }>> {
     const r = await this.call('GET', `/list/${pyQuote(relPath)}`, deadlineMs);
     if (r.kind !== 'ok') return r;
     const parsed = parseJson(r.value.answer.body);
-    if (r.value.answer.status !== 200 || !Array.isArray(parsed) || !parsed.every((e) => typeof e?.name === 'string' && typeof e?.size === 'number' && (e?.type === 'file' || e?.type === 'directory'))) {
+    if (
+      r.value.answer.status !== 200 ||
+      !Array.isArray(parsed) ||
+      !parsed.every(
+        (e) =>
+          typeof e?.name === 'string' && typeof e?.size === 'number' && (e?.type === 'file' || e?.type === 'directory'),
+      )
+    ) {
       return this.unexpected(r.value.what, r.value.answer);
     }
-    return { kind: 'ok', value: { entries: (parsed as PythonRuntimeEntry[]).map((e) => ({ name: e.name, size: e.size, type: e.type })), durationMs: r.value.answer.durationMs } };
+    return {
+      kind: 'ok',
+      value: {
+        entries: (parsed as PythonRuntimeEntry[]).map((e) => ({ name: e.name, size: e.size, type: e.type })),
+        durationMs: r.value.answer.durationMs,
+      },
+    };
   }
 
   /** `GET /exists/<path>`: `{"exists": bool}`. */
-  async exists(relPath: string, deadlineMs = this.limits.deadlineMs): Promise<Result<{ exists: boolean; durationMs: number }>> {
+  async exists(
+    relPath: string,
+    deadlineMs = this.limits.deadlineMs,
+  ): Promise<Result<{ exists: boolean; durationMs: number }>> {
     const r = await this.call('GET', `/exists/${pyQuote(relPath)}`, deadlineMs);
     if (r.kind !== 'ok') return r;
     const parsed = parseJson(r.value.answer.body) as { exists?: unknown } | undefined;
-    if (r.value.answer.status !== 200 || typeof parsed?.exists !== 'boolean') return this.unexpected(r.value.what, r.value.answer);
+    if (r.value.answer.status !== 200 || typeof parsed?.exists !== 'boolean')
+      return this.unexpected(r.value.what, r.value.answer);
     return { kind: 'ok', value: { exists: parsed.exists, durationMs: r.value.answer.durationMs } };
   }
 
-  private async call(method: 'GET' | 'POST', path: string, deadlineMs: number, body?: Buffer, contentType?: string): Promise<Result<{ answer: HttpAnswer; what: string }>> {
+  private async call(
+    method: 'GET' | 'POST',
+    path: string,
+    deadlineMs: number,
+    body?: Buffer,
+    contentType?: string,
+  ): Promise<Result<{ answer: HttpAnswer; what: string }>> {
     const bad = checkDeadline(deadlineMs);
     if (bad) return { kind: 'failed', error: bad };
     const ep = await this.transport.http(this.target, this.port);
     if (ep.kind !== 'ok') return ep;
     const what = `python runtime ${method} ${path.replace(/^(\/[a-z]+\/).+$/, '$1…')} via ${ep.value.describe}`;
     // The client's router headers include X-Sandbox-Timeout (seconds) whenever it passes a timeout.
-    const headers = this.transport.kind === 'router' ? { 'X-Sandbox-Timeout': String(Math.max(1, Math.round(deadlineMs / 1000))) } : undefined;
-    const r = await httpCall(ep.value, { method, path, ...(body !== undefined ? { body } : {}), ...(contentType ? { contentType } : {}), ...(headers ? { headers } : {}) }, { ...this.limits, deadlineMs }, what);
+    const headers =
+      this.transport.kind === 'router'
+        ? { 'X-Sandbox-Timeout': String(Math.max(1, Math.round(deadlineMs / 1000))) }
+        : undefined;
+    const r = await httpCall(
+      ep.value,
+      {
+        method,
+        path,
+        ...(body !== undefined ? { body } : {}),
+        ...(contentType ? { contentType } : {}),
+        ...(headers ? { headers } : {}),
+      },
+      { ...this.limits, deadlineMs },
+      what,
+    );
     if (r.kind !== 'ok') return r;
     return { kind: 'ok', value: { answer: r.value, what } };
   }
 
   private unexpected(what: string, a: HttpAnswer): Result<never> {
-    return { kind: 'failed', error: { category: 'runtime', code: a.status, message: `${what}: unexpected answer ${a.status} ${a.body.toString('utf8').slice(0, 200)}` } };
+    return {
+      kind: 'failed',
+      error: {
+        category: 'runtime',
+        code: a.status,
+        message: `${what}: unexpected answer ${a.status} ${a.body.toString('utf8').slice(0, 200)}`,
+      },
+    };
   }
 }
 

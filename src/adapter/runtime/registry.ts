@@ -20,7 +20,8 @@ export class ExecutionRegistry {
   private readonly entries = new Map<string, ExecutionEntry>();
 
   constructor(readonly capacity = DEFAULT_REGISTRY_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`registry capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`registry capacity must be a positive integer, got ${capacity}`);
   }
 
   get size(): number {
@@ -51,6 +52,12 @@ export class ExecutionRegistry {
   status(entry: ExecutionEntry): ExecutionStatus {
     if (entry.final) return entry.final;
     const live = entry.live();
-    return { executionId: entry.ref.executionId, state: 'running', stdout: live.stdout, stderr: live.stderr, durationMs: Date.now() - entry.startedAt };
+    return {
+      executionId: entry.ref.executionId,
+      state: 'running',
+      stdout: live.stdout,
+      stderr: live.stderr,
+      durationMs: Date.now() - entry.startedAt,
+    };
   }
 }

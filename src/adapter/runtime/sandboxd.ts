@@ -27,7 +27,13 @@ const SERVICE = 'process.v1.ProcessService';
 
 let loaded: protoLoader.PackageDefinition | undefined;
 function definition(): protoLoader.PackageDefinition {
-  loaded ??= protoLoader.loadSync(PROTO_FILE, { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true });
+  loaded ??= protoLoader.loadSync(PROTO_FILE, {
+    keepCase: false,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
   return loaded;
 }
 
@@ -49,7 +55,11 @@ interface StartResponseMsg {
   exit?: { exitCode: number };
 }
 type ProcessServiceClient = grpc.Client & {
-  Execute(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void): grpc.ClientUnaryCall;
+  Execute(
+    req: { config: ProcessConfigMsg },
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void,
+  ): grpc.ClientUnaryCall;
   Start(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions): grpc.ClientReadableStream<StartResponseMsg>;
 };
 
@@ -117,7 +127,14 @@ export class SandboxdClient {
       status = undefined;
     }
     if (r.value.status !== 200 || status !== 'ok') {
-      return { kind: 'failed', error: { category: 'runtime', code: r.value.status, message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}` } };
+      return {
+        kind: 'failed',
+        error: {
+          category: 'runtime',
+          code: r.value.status,
+          message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}`,
+        },
+      };
     }
     return { kind: 'ok', value: { status: 'ok', durationMs: r.value.durationMs } };
   }
@@ -127,25 +144,41 @@ export class SandboxdClient {
     const ep = await this.transport.http(this.target, this.ports.rest);
     if (ep.kind !== 'ok') return ep;
     const what = `sandboxd GET /v1/files/${path} via ${ep.value.describe}`;
-    const r = await httpCall(ep.value, { method: 'GET', path: `/v1/files/${encodePath(path)}` }, { ...this.limits, deadlineMs }, what);
+    const r = await httpCall(
+      ep.value,
+      { method: 'GET', path: `/v1/files/${encodePath(path)}` },
+      { ...this.limits, deadlineMs },
+      what,
+    );
     if (r.kind !== 'ok') return r;
     if (r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
     return { kind: 'ok', value: r.value.body };
   }
 
   /** `PUT /v1/files/{path}?mode=` with the raw bytes (atomic, creates parents; 204). `mode` is octal text, default `0644`. */
-  async writeFile(path: string, data: Buffer | string, mode = '0644', deadlineMs = this.limits.deadlineMs): Promise<Result<void>> {
+  async writeFile(
+    path: string,
+    data: Buffer | string,
+    mode = '0644',
+    deadlineMs = this.limits.deadlineMs,
+  ): Promise<Result<void>> {
     const ep = await this.transport.http(this.target, this.ports.rest);
     if (ep.kind !== 'ok') return ep;
     const what = `sandboxd PUT /v1/files/${path} via ${ep.value.describe}`;
     const r = await httpCall(
       ep.value,
-      { method: 'PUT', path: `/v1/files/${encodePath(path)}?mode=${encodeURIComponent(mode)}`, body: data, contentType: 'application/octet-stream' },
+      {
+        method: 'PUT',
+        path: `/v1/files/${encodePath(path)}?mode=${encodeURIComponent(mode)}`,
+        body: data,
+        contentType: 'application/octet-stream',
+      },
       { ...this.limits, deadlineMs },
       what,
     );
     if (r.kind !== 'ok') return r;
-    if (r.value.status !== 204 && r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
+    if (r.value.status !== 204 && r.value.status !== 200)
+      return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
     return { kind: 'ok', value: undefined };
   }
 
@@ -158,14 +191,28 @@ export class SandboxdClient {
     return new Promise((resolve) => {
       client.Execute({ config }, { deadline: Date.now() + deadlineMs }, (err, res) => {
         if (err || !res) {
-          resolve({ kind: 'failed', error: err ? classifyGrpcError(err, what, deadlineMs) : { category: 'runtime', message: `${what}: empty answer` } });
+          resolve({
+            kind: 'failed',
+            error: err
+              ? classifyGrpcError(err, what, deadlineMs)
+              : { category: 'runtime', message: `${what}: empty answer` },
+          });
           return;
         }
         const out = new Capture(this.limits.maxResponseBytes);
         const errOut = new Capture(this.limits.maxResponseBytes);
         out.add(Buffer.from(res.stdout));
         errOut.add(Buffer.from(res.stderr));
-        resolve({ kind: 'ok', value: { exitCode: res.exitCode, stdout: out.text(), stderr: errOut.text(), truncated: out.truncated || errOut.truncated, durationMs: Date.now() - started } });
+        resolve({
+          kind: 'ok',
+          value: {
+            exitCode: res.exitCode,
+            stdout: out.text(),
+            stderr: errOut.text(),
+            truncated: out.truncated || errOut.truncated,
+            durationMs: Date.now() - started,
+          },
+        });
       });
     });
   }
@@ -189,16 +236,28 @@ export class SandboxdClient {
           resolve(r);
         }
       };
-      const result = (): ProcessResult => ({ exitCode: exitCode ?? -1, stdout: out.text(), stderr: errOut.text(), truncated: out.truncated || errOut.truncated, durationMs: Date.now() - started });
+      const result = (): ProcessResult => ({
+        exitCode: exitCode ?? -1,
+        stdout: out.text(),
+        stderr: errOut.text(),
+        truncated: out.truncated || errOut.truncated,
+        durationMs: Date.now() - started,
+      });
       call.on('data', (ev: StartResponseMsg) => {
         if (ev.event === 'init' && ev.init) processId = ev.init.processId;
         else if (ev.event === 'stdout' && ev.stdout) out.add(Buffer.from(ev.stdout));
         else if (ev.event === 'stderr' && ev.stderr) errOut.add(Buffer.from(ev.stderr));
         else if (ev.event === 'exit' && ev.exit) exitCode = ev.exit.exitCode;
       });
-      call.on('error', (err: grpc.ServiceError) => finish({ kind: 'failed', error: classifyGrpcError(err, what, deadlineMs) }));
+      call.on('error', (err: grpc.ServiceError) =>
+        finish({ kind: 'failed', error: classifyGrpcError(err, what, deadlineMs) }),
+      );
       call.on('end', () => {
-        if (exitCode === undefined) finish({ kind: 'failed', error: { category: 'runtime', message: `${what}: stream ended without an exit event` } });
+        if (exitCode === undefined)
+          finish({
+            kind: 'failed',
+            error: { category: 'runtime', message: `${what}: stream ended without an exit event` },
+          });
         else finish({ kind: 'ok', value: result() });
       });
     });
@@ -206,7 +265,11 @@ export class SandboxdClient {
       kind: 'ok',
       value: {
         done,
-        snapshot: () => ({ stdout: out.text(), stderr: errOut.text(), ...(processId !== undefined ? { processId } : {}) }),
+        snapshot: () => ({
+          stdout: out.text(),
+          stderr: errOut.text(),
+          ...(processId !== undefined ? { processId } : {}),
+        }),
         cancel: () => call.cancel(),
       },
     };
@@ -227,7 +290,11 @@ export class SandboxdClient {
     const deadlineMs = opts.deadlineMs ?? this.limits.deadlineMs;
     const badDeadline = checkDeadline(deadlineMs);
     if (badDeadline) return { kind: 'failed', error: badDeadline };
-    const config: ProcessConfigMsg = { command: [...argv], envVars: { ...opts.env }, ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}) };
+    const config: ProcessConfigMsg = {
+      command: [...argv],
+      envVars: { ...opts.env },
+      ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
+    };
     const serialize = (definition()[SERVICE] as grpc.ServiceDefinition)[method]!.requestSerialize;
     const size = serialize({ config }).length;
     const target = await this.transport.grpc(this.target, this.ports.grpc);
@@ -241,7 +308,9 @@ export class SandboxdClient {
   private channel(target: string): ProcessServiceClient {
     if (this.grpcClient?.target === target) return this.grpcClient.client;
     this.grpcClient?.client.close();
-    const pkg = grpc.loadPackageDefinition(definition()) as unknown as { process: { v1: { ProcessService: grpc.ServiceClientConstructor } } };
+    const pkg = grpc.loadPackageDefinition(definition()) as unknown as {
+      process: { v1: { ProcessService: grpc.ServiceClientConstructor } };
+    };
     const client = new pkg.process.v1.ProcessService(target, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': 2 * this.limits.maxResponseBytes + 4096,
       'grpc.max_send_message_length': this.limits.maxRequestBytes + 4096,
@@ -263,6 +332,20 @@ function restError(status: number, body: Buffer, what: string): AdapterError {
   } catch {
     // not JSON: keep the text
   }
-  const category = status === 404 ? 'not-found' : status === 403 ? 'forbidden' : status === 413 ? 'too-large' : status === 400 || status === 409 ? 'invalid' : 'runtime';
-  return { category, code: status, message: `${what}: ${status} ${message}`, ...(status === 404 ? { missing: 'object' as const } : {}) };
+  const category =
+    status === 404
+      ? 'not-found'
+      : status === 403
+        ? 'forbidden'
+        : status === 413
+          ? 'too-large'
+          : status === 400 || status === 409
+            ? 'invalid'
+            : 'runtime';
+  return {
+    category,
+    code: status,
+    message: `${what}: ${status} ${message}`,
+    ...(status === 404 ? { missing: 'object' as const } : {}),
+  };
 }

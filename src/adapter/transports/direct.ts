@@ -13,7 +13,10 @@ export class DirectTransport implements Transport {
     const ip = this.ip(target);
     if (ip.kind !== 'ok') return ip;
     const baseUrl = `http://${hostPort(ip.value, port)}`;
-    return { kind: 'ok', value: { baseUrl, headers: {}, describe: `direct ${baseUrl} (${target.namespace}/${target.sandboxName})` } };
+    return {
+      kind: 'ok',
+      value: { baseUrl, headers: {}, describe: `direct ${baseUrl} (${target.namespace}/${target.sandboxName})` },
+    };
   }
 
   async grpc(target: RuntimeTarget, port: number): Promise<Result<string>> {
@@ -24,7 +27,12 @@ export class DirectTransport implements Transport {
   async close(): Promise<void> {}
 
   private ip(target: RuntimeTarget): Result<string> {
-    if (!target.podIP) return { kind: 'rejected', reason: 'NoPodIP', message: `Sandbox ${target.namespace}/${target.sandboxName} has no pod IP (not Ready): the direct transport needs one` };
+    if (!target.podIP)
+      return {
+        kind: 'rejected',
+        reason: 'NoPodIP',
+        message: `Sandbox ${target.namespace}/${target.sandboxName} has no pod IP (not Ready): the direct transport needs one`,
+      };
     return { kind: 'ok', value: target.podIP };
   }
 }

@@ -24,7 +24,14 @@ export class PortForwardTransport implements Transport {
     const local = await this.local(target, port);
     if (local.kind !== 'ok') return local;
     const baseUrl = `http://${local.value}`;
-    return { kind: 'ok', value: { baseUrl, headers: {}, describe: `port-forward ${baseUrl} -> ${target.namespace}/${this.pod(target)}:${port}` } };
+    return {
+      kind: 'ok',
+      value: {
+        baseUrl,
+        headers: {},
+        describe: `port-forward ${baseUrl} -> ${target.namespace}/${this.pod(target)}:${port}`,
+      },
+    };
   }
 
   async grpc(target: RuntimeTarget, port: number): Promise<Result<string>> {
@@ -56,7 +63,10 @@ export class PortForwardTransport implements Transport {
       return { kind: 'ok', value: hostPort('127.0.0.1', address.port) };
     } catch (err) {
       this.listeners.delete(key);
-      return { kind: 'failed', error: { category: 'internal', message: `cannot open a loopback listener for ${key}: ${String(err)}` } };
+      return {
+        kind: 'failed',
+        error: { category: 'internal', message: `cannot open a loopback listener for ${key}: ${String(err)}` },
+      };
     }
   }
 
@@ -65,16 +75,24 @@ export class PortForwardTransport implements Transport {
     const server = net.createServer((socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
-      forward.portForward(namespace, pod, [port], socket, null, socket).then((ws) => {
-        // client-node does not tie the two ends together: close each when the other closes.
-        const w = typeof ws === 'function' ? ws() : ws;
-        w?.on('close', () => socket.end());
-        socket.on('close', () => w?.close());
-      }, (err: unknown) => {
-        const e = classifyKubeError(err, { verb: 'create', resource: 'pods/portforward', context: this.client.context, user: this.client.user });
-        this.lastErrors.set(key, e.message);
-        socket.destroy();
-      });
+      forward.portForward(namespace, pod, [port], socket, null, socket).then(
+        (ws) => {
+          // client-node does not tie the two ends together: close each when the other closes.
+          const w = typeof ws === 'function' ? ws() : ws;
+          w?.on('close', () => socket.end());
+          socket.on('close', () => w?.close());
+        },
+        (err: unknown) => {
+          const e = classifyKubeError(err, {
+            verb: 'create',
+            resource: 'pods/portforward',
+            context: this.client.context,
+            user: this.client.user,
+          });
+          this.lastErrors.set(key, e.message);
+          socket.destroy();
+        },
+      );
     });
     return new Promise((resolve, reject) => {
       server.once('error', reject);

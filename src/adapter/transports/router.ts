@@ -19,7 +19,10 @@ export class RouterTransport implements Transport {
    *   the path the SDKs take without a pod IP (router cache, then DNS; case 03), and the only one `scoped-token` routers
    *   accept (`sandbox-router/authz/scopedtoken.go@v0.5.6`).
    */
-  constructor(routerUrl: string, private readonly opts: { token?: string; podIPHeader?: boolean } = {}) {
+  constructor(
+    routerUrl: string,
+    private readonly opts: { token?: string; podIPHeader?: boolean } = {},
+  ) {
     this.base = routerUrl.replace(/\/+$/, '');
   }
 
@@ -31,7 +34,14 @@ export class RouterTransport implements Transport {
       ...(target.podIP && this.opts.podIPHeader === true ? { 'X-Sandbox-Pod-IP': target.podIP } : {}),
       ...(this.opts.token ? { Authorization: `Bearer ${this.opts.token}` } : {}),
     };
-    return { kind: 'ok', value: { baseUrl: this.base, headers, describe: `router ${this.base} -> ${target.namespace}/${target.sandboxName}:${port}` } };
+    return {
+      kind: 'ok',
+      value: {
+        baseUrl: this.base,
+        headers,
+        describe: `router ${this.base} -> ${target.namespace}/${target.sandboxName}:${port}`,
+      },
+    };
   }
 
   async grpc(): Promise<Result<string>> {
@@ -39,7 +49,9 @@ export class RouterTransport implements Transport {
       kind: 'unsupported',
       capability: 'runtime-exec',
       state: 'unsupported',
-      reason: 'TransportCannotCarryGrpc', message: 'the sandbox-router forwards HTTP/1.1 only (sandbox-router/proxy/proxy.go@v0.5.6), so sandboxd gRPC cannot go through it: use the port-forward or direct transport',
+      reason: 'TransportCannotCarryGrpc',
+      message:
+        'the sandbox-router forwards HTTP/1.1 only (sandbox-router/proxy/proxy.go@v0.5.6), so sandboxd gRPC cannot go through it: use the port-forward or direct transport',
     };
   }
 

@@ -85,16 +85,30 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
   const rows = matrix.rows.filter((r) => r.release === release && r.failed === 0);
   return TUPLE_KEYS.map((part) => {
     const entry = tuple[part];
-    const builtFor = part === 'crdRelease' || part === 'extensions' ? release
-      : part === 'controller' ? facts.controllerImage
-      : part === 'clientSdk' ? (comparable(part, entry.value, release) !== undefined ? 'the client\'s own source (facts: src/releases/client-sdk.ts)' : `supports ${RELEASE_TAGS.join(', ')}`)
-      : BUILT_FOR[release][part] ?? 'not pinned upstream (any)';
+    const builtFor =
+      part === 'crdRelease' || part === 'extensions'
+        ? release
+        : part === 'controller'
+          ? facts.controllerImage
+          : part === 'clientSdk'
+            ? comparable(part, entry.value, release) !== undefined
+              ? "the client's own source (facts: src/releases/client-sdk.ts)"
+              : `supports ${RELEASE_TAGS.join(', ')}`
+            : (BUILT_FOR[release][part] ?? 'not pinned upstream (any)');
     if ((part === 'router' || part === 'runtimeServer') && NOT_DEPLOYED.has(entry.value)) {
       return { part, live: entry.value, source: entry.source, builtFor, tested: 'not deployed' as const };
     }
-    const live = part === 'controller' && entry.value === 'out-of-cluster' ? `out-of-cluster (assumed ${release}, the pinned release)` : entry.value;
+    const live =
+      part === 'controller' && entry.value === 'out-of-cluster'
+        ? `out-of-cluster (assumed ${release}, the pinned release)`
+        : entry.value;
     const want = comparable(part, entry.value, release);
-    const tested = want === undefined ? 'n/a' : rows.some((r) => comparable(part, r.tuple[part] ?? '', release) === want) ? 'yes' : 'no';
+    const tested =
+      want === undefined
+        ? 'n/a'
+        : rows.some((r) => comparable(part, r.tuple[part] ?? '', release) === want)
+          ? 'yes'
+          : 'no';
     return { part, live, source: entry.source, builtFor, tested };
   });
 }
@@ -113,18 +127,29 @@ export class ClusterUnusableError extends AgentPlaneError {
     super(`cannot use the cluster for the worksheet: ${error.message}`);
     this.category = error.category;
     this.exitCategory = exitCategoryOfFailure(error.category, 'cluster');
-    this.hint = error.hint ?? 'check that the cluster is running and that the kubeconfig server address and credentials are right';
+    this.hint =
+      error.hint ??
+      'check that the cluster is running and that the kubeconfig server address and credentials are right';
   }
 }
 
-const REFUSED_HINT = 'grant that identity the reads named above (the VerifierAccess construct grants every read compat makes) or use a --context that has them';
+const REFUSED_HINT =
+  'grant that identity the reads named above (the VerifierAccess construct grants every read compat makes) or use a --context that has them';
 
 /** stderr text for a worksheet with failed reads: the parts they left unknown, each failed read, and their hints. */
 function incompleteMessage(tuple: CompatibilityTuple, failed: readonly FailedRead[]): string {
   const unknown = TUPLE_KEYS.filter((k) => tuple[k].readFailed !== undefined);
   // Refused reads share one hint (the adapter's names one grant per read); other failures keep their own.
   const refused = failed.some((f) => f.error.category === 'forbidden') ? [REFUSED_HINT] : [];
-  const hints = [...refused, ...new Set(failed.filter((f) => f.error.category !== 'forbidden').map((f) => f.error.hint).filter((h): h is string => h !== undefined && h.length > 0))];
+  const hints = [
+    ...refused,
+    ...new Set(
+      failed
+        .filter((f) => f.error.category !== 'forbidden')
+        .map((f) => f.error.hint)
+        .filter((h): h is string => h !== undefined && h.length > 0),
+    ),
+  ];
   return [
     `error: the worksheet is incomplete: ${failed.length} cluster read(s) failed${unknown.length > 0 ? `, leaving ${unknown.join(', ')} unknown` : ''}:`,
     ...failed.map((f) => `  ${f.call}: ${f.error.message}`),
@@ -139,9 +164,17 @@ function readMatrix(file: URL | string): Matrix {
 
 function markdown(release: string, env: string, rows: readonly WorksheetRow[], matrix: Matrix): string {
   const md = (s: string): string => s.replace(/\|/g, '\\|');
-  const out = [`### Compatibility worksheet: environment \`${env}\` (release ${release})`, '', '| part | live | read from | built for | covered by our tests |', '| --- | --- | --- | --- | --- |'];
+  const out = [
+    `### Compatibility worksheet: environment \`${env}\` (release ${release})`,
+    '',
+    '| part | live | read from | built for | covered by our tests |',
+    '| --- | --- | --- | --- | --- |',
+  ];
   for (const r of rows) out.push(`| ${r.part} | ${md(r.live)} | ${md(r.source)} | ${md(r.builtFor)} | ${r.tested} |`);
-  out.push('', `Tested combinations for ${release}: ${matrix.rows.filter((r) => r.release === release).length} (matrix generated by ${matrix.generatedBy}).`);
+  out.push(
+    '',
+    `Tested combinations for ${release}: ${matrix.rows.filter((r) => r.release === release).length} (matrix generated by ${matrix.generatedBy}).`,
+  );
   return `${out.join('\n')}\n`;
 }
 
@@ -152,7 +185,9 @@ function table(release: string, env: string, rows: readonly WorksheetRow[], matr
     data: rows,
     columns: ['part', 'live', 'read from', 'built for', 'covered by our tests'],
     rows: rows.map((r) => [r.part, r.live, r.source, r.builtFor, r.tested]),
-    notes: [`Tested combinations for ${release}: ${matrix.rows.filter((r) => r.release === release).length} (matrix generated by ${matrix.generatedBy}).`],
+    notes: [
+      `Tested combinations for ${release}: ${matrix.rows.filter((r) => r.release === release).length} (matrix generated by ${matrix.generatedBy}).`,
+    ],
   });
 }
 
@@ -161,38 +196,81 @@ export function registerCompat(program: Command): void {
   program
     .command('compat')
     .description(COMMAND_SUMMARIES['compat'])
-    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
+    .option(
+      '--env <dir>',
+      'synthesized environment directory holding environment.json (default: the only dist/<env>)',
+      environmentPath,
+    )
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context')
-    .option('--matrix <file>', 'tested-combinations matrix (default: test/compat/matrix.json of this package)', existingFile)
-    .addOption(new Option('--controller <mode>', 'where the controller runs').choices(['deployment', 'external']).default('deployment'))
+    .option(
+      '--matrix <file>',
+      'tested-combinations matrix (default: test/compat/matrix.json of this package)',
+      existingFile,
+    )
+    .addOption(
+      new Option('--controller <mode>', 'where the controller runs')
+        .choices(['deployment', 'external'])
+        .default('deployment'),
+    )
     .addOption(outputOption('markdown'))
-    .addHelpText('after', '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not, 2 error (also when the cluster could not be used, or refused some reads: the parts those reads left unknown are no answer; each failed read is named on stderr).')
-    .action(async (flags: { env?: string; kubeconfig?: string; context?: string; matrix?: string; controller: 'deployment' | 'external'; output: OutputFormat }) => {
-      try {
-        const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
-        const plan = planFromDescriptor(descriptor, path.dirname(file), { transport: 'port-forward' });
-        const client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
-        const { cluster, failed } = recordFailedReads(new Cluster(client));
-        // A cluster that cannot be used at all gives no worksheet: every live part would be unknown.
-        const reach = await cluster.version();
-        if (reach.kind === 'failed' && UNUSABLE.has(reach.error.category)) throw new ClusterUnusableError(reach.error);
-        const tuple = await readTuple(cluster, plan, flags.controller);
-        const matrix = readMatrix(flags.matrix ?? MATRIX_FILE);
-        const rows = worksheet(tuple, plan.release, matrix);
-        const failedReads = failed.map((f) => ({ call: f.call, category: f.error.category, message: f.error.message }));
-        const data = { environment: plan.environment, release: plan.release, context: client.context, rows, failedReads };
-        process.stdout.write(renderWith(flags.output, () => data, { table: () => table(plan.release, plan.environment, rows, matrix), markdown: () => markdown(plan.release, plan.environment, rows, matrix) }));
-        if (failed.length > 0) {
-          // Parts left unknown by a failed call are no answer: exit 2, naming each failed read, never 0 or 1.
-          process.stderr.write(`${incompleteMessage(tuple, failed)}\n`);
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not, 2 error (also when the cluster could not be used, or refused some reads: the parts those reads left unknown are no answer; each failed read is named on stderr).',
+    )
+    .action(
+      async (flags: {
+        env?: string;
+        kubeconfig?: string;
+        context?: string;
+        matrix?: string;
+        controller: 'deployment' | 'external';
+        output: OutputFormat;
+      }) => {
+        try {
+          const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
+          const plan = planFromDescriptor(descriptor, path.dirname(file), { transport: 'port-forward' });
+          const client = KubeClient.connect({
+            ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+            ...(flags.context ? { context: flags.context } : {}),
+          });
+          const { cluster, failed } = recordFailedReads(new Cluster(client));
+          // A cluster that cannot be used at all gives no worksheet: every live part would be unknown.
+          const reach = await cluster.version();
+          if (reach.kind === 'failed' && UNUSABLE.has(reach.error.category))
+            throw new ClusterUnusableError(reach.error);
+          const tuple = await readTuple(cluster, plan, flags.controller);
+          const matrix = readMatrix(flags.matrix ?? MATRIX_FILE);
+          const rows = worksheet(tuple, plan.release, matrix);
+          const failedReads = failed.map((f) => ({
+            call: f.call,
+            category: f.error.category,
+            message: f.error.message,
+          }));
+          const data = {
+            environment: plan.environment,
+            release: plan.release,
+            context: client.context,
+            rows,
+            failedReads,
+          };
+          process.stdout.write(
+            renderWith(flags.output, () => data, {
+              table: () => table(plan.release, plan.environment, rows, matrix),
+              markdown: () => markdown(plan.release, plan.environment, rows, matrix),
+            }),
+          );
+          if (failed.length > 0) {
+            // Parts left unknown by a failed call are no answer: exit 2, naming each failed read, never 0 or 1.
+            process.stderr.write(`${incompleteMessage(tuple, failed)}\n`);
+            process.exitCode = 2;
+            return;
+          }
+          process.exitCode = rows.some((r) => r.tested === 'no') ? 1 : 0;
+        } catch (err) {
+          process.stderr.write(`${describeError(err)}\n`);
           process.exitCode = 2;
-          return;
         }
-        process.exitCode = rows.some((r) => r.tested === 'no') ? 1 : 0;
-      } catch (err) {
-        process.stderr.write(`${describeError(err)}\n`);
-        process.exitCode = 2;
-      }
-    });
+      },
+    );
 }

@@ -5,7 +5,15 @@
  */
 import { Option, type Command } from 'commander';
 import {
-  diffManifests, readLiveSets, readManifestSource, renderMarkdown, renderText, schemaLookupFromRelease, scopeLookupFromRelease, type ManifestSet, type UnreadableObject,
+  diffManifests,
+  readLiveSets,
+  readManifestSource,
+  renderMarkdown,
+  renderText,
+  schemaLookupFromRelease,
+  scopeLookupFromRelease,
+  type ManifestSet,
+  type UnreadableObject,
 } from '../../diff/index.js';
 import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
@@ -33,15 +41,32 @@ export function registerDiff(program: Command): void {
     .option('--live', 'BASE is the cluster: compare live objects with a server-side dry run of HEAD')
     .option('--kubeconfig <file>', 'kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context for --live')
-    .addOption(new Option('--release <tag>', 'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)').choices(RELEASE_CHOICES))
-    .option('--synth-command <argv>', 'command synthesizing a git ref in its worktree, {out} = output dir (default: node bin/agentplane.js synth --all-examples --out {out})')
+    .addOption(
+      new Option(
+        '--release <tag>',
+        'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)',
+      ).choices(RELEASE_CHOICES),
+    )
+    .option(
+      '--synth-command <argv>',
+      'command synthesizing a git ref in its worktree, {out} = output dir (default: node bin/agentplane.js synth --all-examples --out {out})',
+    )
     .addOption(outputOption('table', { textAlias: true }))
-    .addHelpText('after', '\nExit codes (like diff): 0 no change, 1 changes, 2 error (with --live also when the cluster refused to read or dry-run some objects: the others are still compared and shown, each refused one is named on stderr).')
+    .addHelpText(
+      'after',
+      '\nExit codes (like diff): 0 no change, 1 changes, 2 error (with --live also when the cluster refused to read or dry-run some objects: the others are still compared and shown, each refused one is named on stderr).',
+    )
     .action(async (baseArg: string | undefined, headArg: string, flags: DiffFlags, cmd: Command) => {
-      if (flags.live !== true && baseArg === undefined) cmd.error('error: give BASE and HEAD, or --live', { exitCode: 2 });
+      if (flags.live !== true && baseArg === undefined)
+        cmd.error('error: give BASE and HEAD, or --live', { exitCode: 2 });
       try {
         // One document cache for both sides: a document unchanged between BASE and HEAD is parsed once (DocumentCache).
-        const gitOpts = { documents: new Map(), ...(flags.synthCommand !== undefined ? { synthCommand: flags.synthCommand.split(/\s+/).filter(Boolean) } : {}) };
+        const gitOpts = {
+          documents: new Map(),
+          ...(flags.synthCommand !== undefined
+            ? { synthCommand: flags.synthCommand.split(/\s+/).filter(Boolean) }
+            : {}),
+        };
         let base: ManifestSet;
         let head: ManifestSet;
         let unreadable: readonly UnreadableObject[] = [];
@@ -49,14 +74,35 @@ export function registerDiff(program: Command): void {
           const desired = await readManifestSource(baseArg ?? headArg, gitOpts);
           // Loaded only here: client-node is most of the start-up time of a local diff.
           const { kubeLiveReader } = await import('../live-reader.js');
-          ({ base, head, unreadable } = await readLiveSets(desired, kubeLiveReader({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) })));
+          ({ base, head, unreadable } = await readLiveSets(
+            desired,
+            kubeLiveReader({
+              ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+              ...(flags.context ? { context: flags.context } : {}),
+            }),
+          ));
         } else {
-          [base, head] = await Promise.all([readManifestSource(baseArg!, gitOpts), readManifestSource(headArg, gitOpts)]);
+          [base, head] = await Promise.all([
+            readManifestSource(baseArg!, gitOpts),
+            readManifestSource(headArg, gitOpts),
+          ]);
         }
         // The pinned release's CRDs add defaults and scopes for kinds whose CRD is in neither set.
-        const release = flags.release !== undefined ? await (await import('../../releases/load.js')).loadRelease(flags.release, globalOptions(cmd)) : undefined;
-        const report = diffManifests(base, head, release ? { schemaFor: schemaLookupFromRelease(release), scopeFor: scopeLookupFromRelease(release) } : {});
-        process.stdout.write(renderWith(outputFormat(flags.output), () => report, { table: () => renderText(report), markdown: () => renderMarkdown(report) }));
+        const release =
+          flags.release !== undefined
+            ? await (await import('../../releases/load.js')).loadRelease(flags.release, globalOptions(cmd))
+            : undefined;
+        const report = diffManifests(
+          base,
+          head,
+          release ? { schemaFor: schemaLookupFromRelease(release), scopeFor: scopeLookupFromRelease(release) } : {},
+        );
+        process.stdout.write(
+          renderWith(outputFormat(flags.output), () => report, {
+            table: () => renderText(report),
+            markdown: () => renderMarkdown(report),
+          }),
+        );
         for (const u of unreadable) process.stderr.write(`error: not compared: ${u.message}\nhint: ${u.hint}\n`);
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
         process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;

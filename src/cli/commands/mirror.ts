@@ -20,10 +20,16 @@ export function registerMirror(program: Command): void {
     .argument('<release...>', `pinned releases (${RELEASE_CHOICES.join(', ')})`)
     .requiredOption('--to <dir>', 'mirror directory to fill (created when missing)', directoryOrNew)
     .addOption(outputOption('table'))
-    .addHelpText('after', '\nExample (air-gapped CI):\n  agentplane mirror pull v0.5.6 --to vendor/agent-sandbox\n  AGENTPLANE_MIRROR=vendor/agent-sandbox agentplane synth environment.ts')
+    .addHelpText(
+      'after',
+      '\nExample (air-gapped CI):\n  agentplane mirror pull v0.5.6 --to vendor/agent-sandbox\n  AGENTPLANE_MIRROR=vendor/agent-sandbox agentplane synth environment.ts',
+    )
     .action(async (releases: string[], flags: { to: string; output: OutputFormat }, cmd: Command) => {
       const unknown = releases.filter((r) => !RELEASE_CHOICES.includes(r));
-      if (unknown.length > 0) cmd.error(`error: unknown release ${unknown.join(', ')} (pinned: ${RELEASE_CHOICES.join(', ')})`, { exitCode: 2 });
+      if (unknown.length > 0)
+        cmd.error(`error: unknown release ${unknown.join(', ')} (pinned: ${RELEASE_CHOICES.join(', ')})`, {
+          exitCode: 2,
+        });
       const rows: Array<[string, string, number, number]> = [];
       const data: Array<Record<string, unknown>> = [];
       for (const tag of [...new Set(releases)]) {
@@ -32,6 +38,13 @@ export function registerMirror(program: Command): void {
         rows.push([pulled.tag, pulled.commit, pulled.files, pulled.bytes]);
         data.push({ ...pulled, directory: `${flags.to}/${pulled.tag}` });
       }
-      process.stdout.write(renderReport(flags.output, { title: `Mirror ${flags.to}`, data: { mirror: flags.to, releases: data }, columns: ['release', 'commit', 'files', 'bytes'], rows }));
+      process.stdout.write(
+        renderReport(flags.output, {
+          title: `Mirror ${flags.to}`,
+          data: { mirror: flags.to, releases: data },
+          columns: ['release', 'commit', 'files', 'bytes'],
+          rows,
+        }),
+      );
     });
 }

@@ -12,7 +12,14 @@ import type { Command } from 'commander';
 import type { AgentEnvironment } from '../../constructs/index.js';
 import {
   capacityNotes,
-  EnvironmentModuleError, loadEnvironmentModule, reconcileLock, synthesizeEnvironment, writeSynthesis, yamlStream, type EnvironmentSynthesis, type LockOutcome,
+  EnvironmentModuleError,
+  loadEnvironmentModule,
+  reconcileLock,
+  synthesizeEnvironment,
+  writeSynthesis,
+  yamlStream,
+  type EnvironmentSynthesis,
+  type LockOutcome,
 } from '../../synth/index.js';
 import { directoryOrNew, writableFile } from '../arg-parsers.js';
 import { globalOptions } from '../global-options.js';
@@ -66,12 +73,19 @@ export function registerSynth(program: Command): void {
   program
     .command('synth')
     .description(COMMAND_SUMMARIES['synth'])
-    .argument('[FILE...]', 'environment modules: files whose default export is defineEnvironments(async (ctx) => { ... })')
+    .argument(
+      '[FILE...]',
+      'environment modules: files whose default export is defineEnvironments(async (ctx) => { ... })',
+    )
     .option('--all-examples', 'also synthesize every examples/<name>/environment.ts of this package')
     .option('--out <dir>', 'output directory', directoryOrNew, 'dist')
     .option('--stdout', 'write all manifests to stdout as one YAML stream (-o json: a v1 List) instead of files')
     .option('--update-lock', 'rewrite the lock file when the environment and the lock disagree')
-    .option('--lock <file>', 'lock file to use (only with one module; default: agentplane.lock.json next to the module)', writableFile)
+    .option(
+      '--lock <file>',
+      'lock file to use (only with one module; default: agentplane.lock.json next to the module)',
+      writableFile,
+    )
     .option('--strict', 'fail instead of warning when an object is too large for client-side apply')
     .addOption(outputOption('table'))
     .addHelpText(
@@ -83,15 +97,28 @@ export function registerSynth(program: Command): void {
     )
     .action(async (files: string[], flags: SynthFlags, cmd: Command) => {
       const missing = files.filter((f) => !existsSync(f));
-      if (missing.length > 0) cmd.error(`error: no such environment module: ${missing.join(', ')} (give the path of a file such as examples/dev-gvisor/environment.ts)`, { exitCode: 2 });
+      if (missing.length > 0)
+        cmd.error(
+          `error: no such environment module: ${missing.join(', ')} (give the path of a file such as examples/dev-gvisor/environment.ts)`,
+          { exitCode: 2 },
+        );
       const modules = [...files.map((f) => resolve(f)), ...(flags.allExamples === true ? exampleModules() : [])];
-      if (modules.length === 0) cmd.error('error: give at least one environment module or --all-examples', { exitCode: 2 });
-      if (flags.lock !== undefined && modules.length !== 1) cmd.error('error: --lock needs exactly one environment module', { exitCode: 2 });
-      if (flags.stdout === true && (flags.output === 'table' || flags.output === 'markdown') && cmd.getOptionValueSource('output') === 'cli') {
+      if (modules.length === 0)
+        cmd.error('error: give at least one environment module or --all-examples', { exitCode: 2 });
+      if (flags.lock !== undefined && modules.length !== 1)
+        cmd.error('error: --lock needs exactly one environment module', { exitCode: 2 });
+      if (
+        flags.stdout === true &&
+        (flags.output === 'table' || flags.output === 'markdown') &&
+        cmd.getOptionValueSource('output') === 'cli'
+      ) {
         cmd.error('error: --stdout writes manifests: use -o yaml (default) or -o json', { exitCode: 2 });
       }
       if (flags.stdout === true && cmd.getOptionValueSource('out') === 'cli') {
-        cmd.error('error: --stdout writes no files, so --out has no effect: give one of them (--out DIR writes the phase files, which a fresh cluster needs)', { exitCode: 2 });
+        cmd.error(
+          'error: --stdout writes no files, so --out has no effect: give one of them (--out DIR writes the phase files, which a fresh cluster needs)',
+          { exitCode: 2 },
+        );
       }
       const fetchOpts = globalOptions(cmd);
       const results: ModuleResult[] = [];
@@ -101,20 +128,40 @@ export function registerSynth(program: Command): void {
         const syntheses = envs.map((env) => synthesizeEnvironment(env, { strict: flags.strict === true }));
         for (const s of syntheses) {
           const other = names.get(s.name);
-          if (other !== undefined) throw new EnvironmentModuleError(file, `environment name ${JSON.stringify(s.name)} is also used by ${other}`, 'give every environment a unique name: each one owns dist/<name>/');
+          if (other !== undefined)
+            throw new EnvironmentModuleError(
+              file,
+              `environment name ${JSON.stringify(s.name)} is also used by ${other}`,
+              'give every environment a unique name: each one owns dist/<name>/',
+            );
           names.set(s.name, file);
         }
         const tags = [...new Set(syntheses.map((s) => s.release.facts.tag))];
-        if (tags.length > 1) throw new EnvironmentModuleError(file, `its environments pin different releases (${tags.join(', ')}) but share one lock file`, 'split them into one module per release');
+        if (tags.length > 1)
+          throw new EnvironmentModuleError(
+            file,
+            `its environments pin different releases (${tags.join(', ')}) but share one lock file`,
+            'split them into one module per release',
+          );
         const lockPath = flags.lock !== undefined ? resolve(flags.lock) : join(dirname(file), 'agentplane.lock.json');
-        const lock = reconcileLock(lockPath, syntheses[0]!.release, moduleImages(syntheses), flags.updateLock === true, moduleClients(syntheses));
+        const lock = reconcileLock(
+          lockPath,
+          syntheses[0]!.release,
+          moduleImages(syntheses),
+          flags.updateLock === true,
+          moduleClients(syntheses),
+        );
         results.push({ file, lockPath, lock, syntheses });
       }
       const all = results.flatMap((r) => r.syntheses);
       if (flags.stdout === true) {
         // stdout holds the manifests only; notes go to stderr, worded for the stream (no files were written)
         const objects = all.flatMap((s) => s.objects.map((o) => o.object));
-        process.stdout.write(flags.output === 'json' ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n` : yamlStream(objects));
+        process.stdout.write(
+          flags.output === 'json'
+            ? `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, 2)}\n`
+            : yamlStream(objects),
+        );
         for (const s of all) for (const n of s.streamNotes) process.stderr.write(`note: ${s.name}: ${n}\n`);
         return;
       }
@@ -126,11 +173,37 @@ export function registerSynth(program: Command): void {
         for (const s of r.syntheses) {
           writeSynthesis(outDir, s);
           // as given: an absolute --out stays absolute, a relative one stays relative to the working directory
-          const dir = isAbsolute(flags.out) ? join(outDir, s.name) : relative(process.cwd(), join(outDir, s.name)) || '.';
-          rows.push([s.name, s.release.facts.tag, s.objects.length, s.files.length, dir, `${r.lock} ${relative(process.cwd(), r.lockPath)}`]);
-          data.push({ environment: s.name, release: s.release.facts.tag, commit: s.release.facts.commit, objects: s.objects.length, files: s.files.map((f) => join(dir, f.path.slice(s.name.length + 1))), lock: { path: r.lockPath, outcome: r.lock }, notes: s.notes, capacity: s.capacity });
+          const dir = isAbsolute(flags.out)
+            ? join(outDir, s.name)
+            : relative(process.cwd(), join(outDir, s.name)) || '.';
+          rows.push([
+            s.name,
+            s.release.facts.tag,
+            s.objects.length,
+            s.files.length,
+            dir,
+            `${r.lock} ${relative(process.cwd(), r.lockPath)}`,
+          ]);
+          data.push({
+            environment: s.name,
+            release: s.release.facts.tag,
+            commit: s.release.facts.commit,
+            objects: s.objects.length,
+            files: s.files.map((f) => join(dir, f.path.slice(s.name.length + 1))),
+            lock: { path: r.lockPath, outcome: r.lock },
+            notes: s.notes,
+            capacity: s.capacity,
+          });
         }
       }
-      process.stdout.write(renderReport(flags.output, { title: 'Synthesized environments', data: { environments: data }, columns: ['environment', 'release', 'objects', 'files', 'output', 'lock'], rows, notes: notes.map((n) => `note: ${n}`) }));
+      process.stdout.write(
+        renderReport(flags.output, {
+          title: 'Synthesized environments',
+          data: { environments: data },
+          columns: ['environment', 'release', 'objects', 'files', 'output', 'lock'],
+          rows,
+          notes: notes.map((n) => `note: ${n}`),
+        }),
+      );
     });
 }

@@ -18,9 +18,31 @@ import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
 import { outputOption, renderWith, type OutputFormat } from '../output.js';
-import { boundedCount, defaultEnvDir, environmentPath, existingFile, httpUrl, parseDuration, sampleCount, sandboxRefs, writableFile, type SandboxRef } from '../arg-parsers.js';
 import {
-  DEFAULT_SAMPLES, EnvironmentDescriptorError, type VerifyPlan, type VerifyReport, planFromDescriptor, readEnvironment, renderJson, renderJunit, renderMarkdown, renderTable, runVerify, VerifyCouldNotRunError,
+  boundedCount,
+  defaultEnvDir,
+  environmentPath,
+  existingFile,
+  httpUrl,
+  parseDuration,
+  sampleCount,
+  sandboxRefs,
+  writableFile,
+  type SandboxRef,
+} from '../arg-parsers.js';
+import {
+  DEFAULT_SAMPLES,
+  EnvironmentDescriptorError,
+  type VerifyPlan,
+  type VerifyReport,
+  planFromDescriptor,
+  readEnvironment,
+  renderJson,
+  renderJunit,
+  renderMarkdown,
+  renderTable,
+  runVerify,
+  VerifyCouldNotRunError,
 } from '../../verify/index.js';
 import type { ExitCategory } from '../../model/errors.js';
 import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
@@ -30,7 +52,16 @@ import { COMMAND_SUMMARIES } from '../summaries.js';
 import { progressSink } from '../progress.js';
 import { DEFAULT_CONCURRENCY } from '../../verify/runner.js';
 import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../../constructs/verifier-job.js';
-import { configMapRef, inClusterKubeconfig, readDescriptorDir, readReport, reportConfigMap, runName, writeReport, type ConfigMapRef } from '../in-cluster.js';
+import {
+  configMapRef,
+  inClusterKubeconfig,
+  readDescriptorDir,
+  readReport,
+  reportConfigMap,
+  runName,
+  writeReport,
+  type ConfigMapRef,
+} from '../in-cluster.js';
 
 interface VerifyFlags {
   env?: string;
@@ -79,24 +110,81 @@ export function registerVerify(program: Command): void {
   program
     .command('verify')
     .description(COMMAND_SUMMARIES['verify'])
-    .option('--env <dir>', 'synthesized environment directory holding environment.json (default: the only dist/<env>)', environmentPath)
+    .option(
+      '--env <dir>',
+      'synthesized environment directory holding environment.json (default: the only dist/<env>)',
+      environmentPath,
+    )
     .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
     .option('--context <name>', 'kubeconfig context (default: current-context)')
     .addOption(outputOption('table'))
     .option('--junit <file>', 'also write a JUnit XML report to this file (its directory must exist)', writableFile)
-    .addOption(new Option('--transport <kind>', 'how to reach runtime servers (the client\'s transport)').choices(['port-forward', 'direct', 'router']).default('port-forward'))
-    .option('--router-url <url>', 'base URL (http or https) of the sandbox-router proxy port, for router health and the router transport', httpUrl)
-    .addOption(new Option('--probe-timeout <duration>', 'deadline of each runtime call: 5s, 500ms, 2m or milliseconds').argParser(parseDuration).default(5_000, '5s'))
-    .addOption(new Option('--samples <n>', 'consecutive successful calls each network-reached capability needs (runtime commands, the router path); one failure keeps it below verified').argParser(sampleCount).default(DEFAULT_SAMPLES, String(DEFAULT_SAMPLES)))
-    .addOption(new Option('--ready-timeout <duration>', 'deadline for a probe sandbox or claim to become Ready: 120s, 2m or milliseconds').argParser(parseDuration).default(120_000, '120s'))
-    .option('--sandbox <ns/name...>', 'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified', sandboxRefs)
-    .option('--in-cluster', 'run inside a pod (the VerifierJob): authenticate with its ServiceAccount token, read the descriptor from --descriptor-dir')
-    .option('--descriptor-dir <dir>', `with --in-cluster: directory of the mounted descriptor ConfigMap(s), whole or in parts (default ${DESCRIPTOR_MOUNT})`)
-    .option('--report-configmap <ns/name>', `ConfigMap the report is written to (with --in-cluster) or read from (with --from-cluster) (default for --from-cluster: agent-sandboxes/${REPORT_CONFIGMAP})`, configMapRef)
-    .option('--from-cluster', 'print the report the last in-cluster run stored in --report-configmap (no probes run); exit with that run\'s exit code')
-    .addOption(new Option('--controller <mode>', 'where the controller runs: a Deployment in the cluster, or external (outside the cluster)').choices(['deployment', 'external']).default('deployment'))
     .addOption(
-      new Option('--concurrency <n>', 'most probes running at once (independent probes and per-template workloads run in parallel; API requests share one rate limit); 1 runs them one by one')
+      new Option('--transport <kind>', "how to reach runtime servers (the client's transport)")
+        .choices(['port-forward', 'direct', 'router'])
+        .default('port-forward'),
+    )
+    .option(
+      '--router-url <url>',
+      'base URL (http or https) of the sandbox-router proxy port, for router health and the router transport',
+      httpUrl,
+    )
+    .addOption(
+      new Option('--probe-timeout <duration>', 'deadline of each runtime call: 5s, 500ms, 2m or milliseconds')
+        .argParser(parseDuration)
+        .default(5_000, '5s'),
+    )
+    .addOption(
+      new Option(
+        '--samples <n>',
+        'consecutive successful calls each network-reached capability needs (runtime commands, the router path); one failure keeps it below verified',
+      )
+        .argParser(sampleCount)
+        .default(DEFAULT_SAMPLES, String(DEFAULT_SAMPLES)),
+    )
+    .addOption(
+      new Option(
+        '--ready-timeout <duration>',
+        'deadline for a probe sandbox or claim to become Ready: 120s, 2m or milliseconds',
+      )
+        .argParser(parseDuration)
+        .default(120_000, '120s'),
+    )
+    .option(
+      '--sandbox <ns/name...>',
+      'only check the runtime of these existing Sandboxes (creates nothing); requirement: runtime-exec verified',
+      sandboxRefs,
+    )
+    .option(
+      '--in-cluster',
+      'run inside a pod (the VerifierJob): authenticate with its ServiceAccount token, read the descriptor from --descriptor-dir',
+    )
+    .option(
+      '--descriptor-dir <dir>',
+      `with --in-cluster: directory of the mounted descriptor ConfigMap(s), whole or in parts (default ${DESCRIPTOR_MOUNT})`,
+    )
+    .option(
+      '--report-configmap <ns/name>',
+      `ConfigMap the report is written to (with --in-cluster) or read from (with --from-cluster) (default for --from-cluster: agent-sandboxes/${REPORT_CONFIGMAP})`,
+      configMapRef,
+    )
+    .option(
+      '--from-cluster',
+      "print the report the last in-cluster run stored in --report-configmap (no probes run); exit with that run's exit code",
+    )
+    .addOption(
+      new Option(
+        '--controller <mode>',
+        'where the controller runs: a Deployment in the cluster, or external (outside the cluster)',
+      )
+        .choices(['deployment', 'external'])
+        .default('deployment'),
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        'most probes running at once (independent probes and per-template workloads run in parallel; API requests share one rate limit); 1 runs them one by one',
+      )
         .argParser(boundedCount)
         .default(DEFAULT_CONCURRENCY),
     )
@@ -109,9 +197,15 @@ export function registerVerify(program: Command): void {
       let kubeconfig = flags.kubeconfig;
       let removeKubeconfig = (): void => undefined;
       try {
-        const { descriptor, source } = flags.inCluster && !flags.env
-          ? { descriptor: readDescriptorDir(flags.descriptorDir ?? DESCRIPTOR_MOUNT), source: `configmap:${flags.descriptorDir ?? DESCRIPTOR_MOUNT}` }
-          : ((r) => ({ descriptor: r.descriptor, source: path.dirname(r.file) }))(readEnvironment(flags.env ?? defaultEnvDir()));
+        const { descriptor, source } =
+          flags.inCluster && !flags.env
+            ? {
+                descriptor: readDescriptorDir(flags.descriptorDir ?? DESCRIPTOR_MOUNT),
+                source: `configmap:${flags.descriptorDir ?? DESCRIPTOR_MOUNT}`,
+              }
+            : ((r) => ({ descriptor: r.descriptor, source: path.dirname(r.file) }))(
+                readEnvironment(flags.env ?? defaultEnvDir()),
+              );
         if (flags.inCluster && !kubeconfig) {
           const made = inClusterKubeconfig();
           kubeconfig = made.file;
@@ -125,7 +219,11 @@ export function registerVerify(program: Command): void {
           samples: flags.samples,
         });
         if (flags.sandbox?.length) {
-          plan = { ...plan, sandboxes: flags.sandbox, requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }] };
+          plan = {
+            ...plan,
+            sandboxes: flags.sandbox,
+            requirements: [{ name: 'runtime-exec' as const, required: 'verified' as const }],
+          };
         }
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
@@ -137,7 +235,10 @@ export function registerVerify(program: Command): void {
       }
       let client: KubeClient;
       try {
-        client = KubeClient.connect({ ...(kubeconfig ? { kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+        client = KubeClient.connect({
+          ...(kubeconfig ? { kubeconfig } : {}),
+          ...(flags.context ? { context: flags.context } : {}),
+        });
         removeKubeconfig();
       } catch (err) {
         if (err instanceof KubeconfigError) {
@@ -149,13 +250,20 @@ export function registerVerify(program: Command): void {
         throw err;
       }
       const g = globalOptions(cmd);
-      const loaded = await loadRelease(plan.release, { ...(g.mirror ? { mirror: g.mirror } : {}), ...(g.cacheDir ? { cacheDir: g.cacheDir } : {}) }).catch((err: unknown) => {
-        process.stderr.write(`warning: release files of ${plan.release} not loaded (${err instanceof Error ? err.message : String(err)}); template schemas and the pinned controller RBAC list are not checked\n`);
+      const loaded = await loadRelease(plan.release, {
+        ...(g.mirror ? { mirror: g.mirror } : {}),
+        ...(g.cacheDir ? { cacheDir: g.cacheDir } : {}),
+      }).catch((err: unknown) => {
+        process.stderr.write(
+          `warning: release files of ${plan.release} not loaded (${err instanceof Error ? err.message : String(err)}); template schemas and the pinned controller RBAC list are not checked\n`,
+        );
         return undefined;
       });
       const interrupt = new AbortController();
       const onSigint = (): void => {
-        process.stderr.write('interrupted: stopping probes, then deleting workload objects (Ctrl-C again to quit at once)\n');
+        process.stderr.write(
+          'interrupted: stopping probes, then deleting workload objects (Ctrl-C again to quit at once)\n',
+        );
         interrupt.abort(new Error('SIGINT'));
         process.once('SIGINT', () => process.exit(130));
       };
@@ -170,7 +278,10 @@ export function registerVerify(program: Command): void {
           progress: progressSink(process.stderr),
           signal: interrupt.signal,
         });
-        const text = renderWith(flags.output, () => JSON.parse(renderJson(report)), { table: () => renderTable(report, { color: process.stdout.isTTY === true }), markdown: () => renderMarkdown(report) });
+        const text = renderWith(flags.output, () => JSON.parse(renderJson(report)), {
+          table: () => renderTable(report, { color: process.stdout.isTTY === true }),
+          markdown: () => renderMarkdown(report),
+        });
         process.stdout.write(text);
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
         const code = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
@@ -179,8 +290,11 @@ export function registerVerify(program: Command): void {
           // A report nobody can read is a broken wiring: a passing run then exits with the write's failure.
           const failed = await writeReport(client, reportConfigMap(flags.reportConfigmap, report, runName(), code));
           if (failed !== undefined) {
-            process.stderr.write(`error: report not written to ConfigMap ${flags.reportConfigmap.namespace}/${flags.reportConfigmap.name}: ${failed}\n`);
-            if (code === ExitCode.ok) process.exitCode = /forbidden|403/i.test(failed) ? ExitCode.forbidden : ExitCode.cluster;
+            process.stderr.write(
+              `error: report not written to ConfigMap ${flags.reportConfigmap.namespace}/${flags.reportConfigmap.name}: ${failed}\n`,
+            );
+            if (code === ExitCode.ok)
+              process.exitCode = /forbidden|403/i.test(failed) ? ExitCode.forbidden : ExitCode.cluster;
           }
         }
       } catch (err) {
@@ -201,7 +315,10 @@ async function fromCluster(flags: VerifyFlags): Promise<void> {
   const ref = flags.reportConfigmap ?? { namespace: 'agent-sandboxes', name: REPORT_CONFIGMAP };
   let client: KubeClient;
   try {
-    client = KubeClient.connect({ ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}), ...(flags.context ? { context: flags.context } : {}) });
+    client = KubeClient.connect({
+      ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+      ...(flags.context ? { context: flags.context } : {}),
+    });
   } catch (err) {
     if (err instanceof KubeconfigError) {
       process.stderr.write(`${describeError(err)}\n`);
@@ -212,14 +329,25 @@ async function fromCluster(flags: VerifyFlags): Promise<void> {
   }
   const stored = await readReport(client, ref);
   if ('error' in stored) {
-    process.stderr.write(`error: ${stored.error}\nhint: ${stored.category === 'not-found' ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?)' : 'check --report-configmap and the identity\'s rights'}\n`);
+    process.stderr.write(
+      `error: ${stored.error}\nhint: ${stored.category === 'not-found' ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?)' : "check --report-configmap and the identity's rights"}\n`,
+    );
     process.exitCode = callExitCode(stored.category);
     return;
   }
   const { report } = stored;
-  if (flags.output !== 'json') process.stderr.write(`report of run ${stored.run ?? '(unnamed)'}, release ${report.environment.release}, started ${report.startedAt}\n`);
-  const text = flags.output === 'json' ? renderJson(report) : flags.output === 'markdown' ? renderMarkdown(report) : renderTable(report, { color: process.stdout.isTTY === true });
+  if (flags.output !== 'json')
+    process.stderr.write(
+      `report of run ${stored.run ?? '(unnamed)'}, release ${report.environment.release}, started ${report.startedAt}\n`,
+    );
+  const text =
+    flags.output === 'json'
+      ? renderJson(report)
+      : flags.output === 'markdown'
+        ? renderMarkdown(report)
+        : renderTable(report, { color: process.stdout.isTTY === true });
   process.stdout.write(text);
   if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
-  process.exitCode = stored.exitCode ?? (report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)]);
+  process.exitCode =
+    stored.exitCode ?? (report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)]);
 }

@@ -31,8 +31,16 @@ export function referencedKind(reason: MissingReference['reason']): ReferencedOb
  * One-sentence evidence for a stuck claim `<namespace>/<claim>`: the condition and its age, whether the referenced
  * object exists, and the remedy. Pure; the caller reads the object.
  */
-export function stuckClaimMessage(namespace: string, claim: string, stuck: MissingReference, target: ReferencedObject): string {
-  const age = stuck.ageMs !== undefined ? ` for ${Math.round(stuck.ageMs / 1000)}s` : ' (condition carries no lastTransitionTime)';
+export function stuckClaimMessage(
+  namespace: string,
+  claim: string,
+  stuck: MissingReference,
+  target: ReferencedObject,
+): string {
+  const age =
+    stuck.ageMs !== undefined
+      ? ` for ${Math.round(stuck.ageMs / 1000)}s`
+      : ' (condition carries no lastTransitionTime)';
   const head = `claim ${namespace}/${claim} Ready=False/${stuck.reason}${age}`;
   const obj = `${target.kind} ${target.namespace}/${target.name}`;
   if (target.exists === true) {

@@ -29,12 +29,25 @@ export class Facts {
   readonly list: Evidence[] = [];
   constructor(readonly capability: CapabilityName) {}
 
-  add(step: Step, verdict: Verdict, subject: string, reason: EvidenceReason, message: string, extra: { field?: string; value?: string; durationMs?: number; missingTest?: string; cause?: string } = {}): this {
+  add(
+    step: Step,
+    verdict: Verdict,
+    subject: string,
+    reason: EvidenceReason,
+    message: string,
+    extra: { field?: string; value?: string; durationMs?: number; missingTest?: string; cause?: string } = {},
+  ): this {
     this.list.push(fact({ capability: this.capability, step, verdict, subject, reason, message, ...extra }));
     return this;
   }
 
-  proven(step: Step, subject: string, reason: EvidenceReason, message: string, extra: { field?: string; value?: string; durationMs?: number } = {}): this {
+  proven(
+    step: Step,
+    subject: string,
+    reason: EvidenceReason,
+    message: string,
+    extra: { field?: string; value?: string; durationMs?: number } = {},
+  ): this {
     return this.add(step, 'proven', subject, reason, message, extra);
   }
 
@@ -43,7 +56,14 @@ export class Facts {
     const notServed = r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing === 'api';
     const forbidden = r.kind === 'failed' && r.error.category === 'forbidden';
     const why = forbidden ? `${failure(r)} (a 403 proves nothing either way)` : failure(r);
-    return this.add(step, notServed ? 'missing' : 'unknown', subject, notServed ? 'ApiNotServed' : callReason(r), why, r.kind === 'failed' ? { cause: r.error.category } : {});
+    return this.add(
+      step,
+      notServed ? 'missing' : 'unknown',
+      subject,
+      notServed ? 'ApiNotServed' : callReason(r),
+      why,
+      r.kind === 'failed' ? { cause: r.error.category } : {},
+    );
   }
 }
 
@@ -52,12 +72,28 @@ export function callReason(r: Exclude<Result<unknown>, { kind: 'ok' }>): CallRea
   if (r.kind === 'rejected') return 'CallRejected';
   if (r.kind === 'unsupported') return 'CallUnsupported';
   if (r.error.category === 'not-found') return r.error.missing === 'api' ? 'ApiNotServed' : 'NotFound';
-  const byCategory = { forbidden: 'Forbidden', unauthenticated: 'Unauthenticated', conflict: 'Conflict', gone: 'Gone', unreachable: 'Unreachable', timeout: 'Timeout', invalid: 'Invalid', 'too-large': 'TooLarge', redirect: 'Redirected', runtime: 'RuntimeCallFailed', internal: 'InternalError' } as const;
+  const byCategory = {
+    forbidden: 'Forbidden',
+    unauthenticated: 'Unauthenticated',
+    conflict: 'Conflict',
+    gone: 'Gone',
+    unreachable: 'Unreachable',
+    timeout: 'Timeout',
+    invalid: 'Invalid',
+    'too-large': 'TooLarge',
+    redirect: 'Redirected',
+    runtime: 'RuntimeCallFailed',
+    internal: 'InternalError',
+  } as const;
   return byCategory[r.error.category];
 }
 
 /** Namespaced custom-resource address of an Agent Sandbox kind at a version. */
-export function ref(kind: SandboxKind, version: string, namespace: string): { group: string; version: string; plural: string; namespace: string } {
+export function ref(
+  kind: SandboxKind,
+  version: string,
+  namespace: string,
+): { group: string; version: string; plural: string; namespace: string } {
   return { ...gvrAt(kind, version), namespace };
 }
 
@@ -73,5 +109,7 @@ export function apiVersionOf(facts: ReleaseFacts): string {
 
 /** Labels as a `k=v,...` selector string. */
 export function selector(labels: Readonly<Record<string, string>>): string {
-  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }

@@ -57,13 +57,21 @@ export function controllerNeeds(objects: Iterable<readonly Obj[]>, extensions: b
       if ((kind !== 'ClusterRole' && kind !== 'Role') || !name.startsWith('agent-sandbox-controller')) continue;
       if (name.includes('extensions') && !extensions) continue;
       const namespace = kind === 'Role' ? o.metadata?.namespace : undefined;
-      for (const rule of ((o as { rules?: Rule[] }).rules ?? [])) {
+      for (const rule of (o as { rules?: Rule[] }).rules ?? []) {
         for (const group of rule.apiGroups ?? ['']) {
           for (const res of rule.resources ?? []) {
             const [resource, subresource] = res.split('/');
             for (const verb of rule.verbs ?? []) {
               const names = rule.resourceNames?.length ? rule.resourceNames : [undefined];
-              for (const n of names) add({ verb, group, resource: resource!, ...(subresource ? { subresource } : {}), ...(namespace ? { namespace } : {}), ...(n ? { name: n } : {}) });
+              for (const n of names)
+                add({
+                  verb,
+                  group,
+                  resource: resource!,
+                  ...(subresource ? { subresource } : {}),
+                  ...(namespace ? { namespace } : {}),
+                  ...(n ? { name: n } : {}),
+                });
             }
           }
         }
@@ -80,12 +88,18 @@ export function controllerNeeds(objects: Iterable<readonly Obj[]>, extensions: b
  * narrowing the environment chose is checked where it grants, not reported as a missing cluster-wide right. Other
  * needs are kept as they are.
  */
-export function scopedNeeds(needs: readonly Need[], narrowed: ReadonlyArray<{ readonly resources: readonly string[]; readonly namespaces: readonly string[] }> = []): Need[] {
+export function scopedNeeds(
+  needs: readonly Need[],
+  narrowed: ReadonlyArray<{ readonly resources: readonly string[]; readonly namespaces: readonly string[] }> = [],
+): Need[] {
   const namespacesOf = new Map<string, readonly string[]>();
   for (const n of narrowed) for (const r of n.resources) namespacesOf.set(r, n.namespaces);
   const out = new Map<string, Need>();
   for (const need of needs) {
-    const namespaces = need.namespace === undefined ? namespacesOf.get(need.group ? `${need.resource}.${need.group}` : need.resource) : undefined;
+    const namespaces =
+      need.namespace === undefined
+        ? namespacesOf.get(need.group ? `${need.resource}.${need.group}` : need.resource)
+        : undefined;
     for (const namespace of namespaces ?? [need.namespace]) {
       const n = namespace === undefined ? need : { ...need, namespace };
       out.set(describeNeed(n), n);
@@ -100,7 +114,10 @@ export function describeNeed(n: Need): string {
   return `${n.verb} ${res}${n.name ? ` "${n.name}"` : ''}${n.namespace ? ` in ${n.namespace}` : ' (cluster-wide)'}`;
 }
 
-export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'external'; extensions: boolean; image?: string; needs: readonly Need[] }): Probe {
+export function controllerProbe(
+  deps: ProbeDeps,
+  opts: { mode: 'deployment' | 'external'; extensions: boolean; image?: string; needs: readonly Need[] },
+): Probe {
   return {
     id: 'controller',
     after: ['install'],
@@ -117,45 +134,140 @@ export function controllerProbe(deps: ProbeDeps, opts: { mode: 'deployment' | 'e
       if (opts.mode === 'deployment') {
         const r = await cluster.deployment(namespace, deployment);
         if (r.kind !== 'ok') f.failedCall('discovered', subject, r);
-        else if (r.value === undefined) f.add('discovered', 'missing', subject, 'DeploymentNotFound', `controller Deployment ${namespace}/${deployment} not found`);
+        else if (r.value === undefined)
+          f.add(
+            'discovered',
+            'missing',
+            subject,
+            'DeploymentNotFound',
+            `controller Deployment ${namespace}/${deployment} not found`,
+          );
         else {
           const d = deploymentView(r.value);
           f.proven('discovered', subject, 'DeploymentFound', `controller Deployment ${namespace}/${deployment} exists`);
           const image = d.image;
           const want = opts.image ?? plan.controller.image ?? facts.controllerImage;
-          if (image === want) f.proven('compatible', subject, 'ImagePinned', `controller image is the pinned ${image}`, { field: 'spec.template.spec.containers[0].image', value: image });
-          else f.add('compatible', 'missing', subject, 'ImageDiffers', `controller image is ${image || 'unset'}, pinned is ${want}`, { field: 'spec.template.spec.containers[0].image', value: image });
+          if (image === want)
+            f.proven('compatible', subject, 'ImagePinned', `controller image is the pinned ${image}`, {
+              field: 'spec.template.spec.containers[0].image',
+              value: image,
+            });
+          else
+            f.add(
+              'compatible',
+              'missing',
+              subject,
+              'ImageDiffers',
+              `controller image is ${image || 'unset'}, pinned is ${want}`,
+              { field: 'spec.template.spec.containers[0].image', value: image },
+            );
           const args = d.args;
           if (opts.extensions) {
-            if (args.includes('--extensions') || args.includes('--extensions=true')) ext.proven('configured', subject, 'ExtensionsEnabled', 'controller runs with --extensions', { field: 'args', value: args.join(' ') });
-            else ext.add('configured', 'missing', subject, 'ExtensionsDisabled', 'controller runs without --extensions: claims, templates and pools are never reconciled (FACTS.md §10.12)', { field: 'args', value: args.join(' ') });
+            if (args.includes('--extensions') || args.includes('--extensions=true'))
+              ext.proven('configured', subject, 'ExtensionsEnabled', 'controller runs with --extensions', {
+                field: 'args',
+                value: args.join(' '),
+              });
+            else
+              ext.add(
+                'configured',
+                'missing',
+                subject,
+                'ExtensionsDisabled',
+                'controller runs without --extensions: claims, templates and pools are never reconciled (FACTS.md §10.12)',
+                { field: 'args', value: args.join(' ') },
+              );
           }
           const gen = d.meta.generation;
           const available = d.available;
           if (d.observedGeneration !== gen) {
-            f.add('configured', 'unknown', subject, 'StaleObservedGeneration', `Deployment status is for generation ${d.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`, { field: 'status.observedGeneration' });
+            f.add(
+              'configured',
+              'unknown',
+              subject,
+              'StaleObservedGeneration',
+              `Deployment status is for generation ${d.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`,
+              { field: 'status.observedGeneration' },
+            );
           } else if (available?.status === 'True' && d.updatedReplicas >= 1) {
             running = true;
-            f.proven('configured', subject, 'ControllerAvailable', `controller Available with ${d.availableReplicas} replica(s) at generation ${gen}`, { field: 'status.conditions[Available]', value: 'True' });
+            f.proven(
+              'configured',
+              subject,
+              'ControllerAvailable',
+              `controller Available with ${d.availableReplicas} replica(s) at generation ${gen}`,
+              { field: 'status.conditions[Available]', value: 'True' },
+            );
           } else {
-            f.add('configured', 'missing', subject, 'ControllerNotAvailable', `controller is not Available (${available?.reason ?? 'no Available condition'}); the install stays at compatible until it is`, { field: 'status.conditions[Available]', value: available?.status ?? 'absent' });
+            f.add(
+              'configured',
+              'missing',
+              subject,
+              'ControllerNotAvailable',
+              `controller is not Available (${available?.reason ?? 'no Available condition'}); the install stays at compatible until it is`,
+              { field: 'status.conditions[Available]', value: available?.status ?? 'absent' },
+            );
           }
         }
       } else {
         const saSubject = `ServiceAccount ${namespace}/${serviceAccount}`;
         const sa = await cluster.serviceAccount(namespace, serviceAccount);
         if (sa.kind !== 'ok') f.failedCall('discovered', saSubject, sa);
-        else if (sa.value === undefined) f.add('discovered', 'missing', saSubject, 'ServiceAccountNotFound', `the controller's ServiceAccount ${namespace}/${serviceAccount} does not exist`);
-        else f.proven('discovered', saSubject, 'ServiceAccountFound', `controller declared out-of-cluster; its ServiceAccount ${namespace}/${serviceAccount} exists`);
-        const label = ctx.evidence.find((e) => e.capability === 'sandbox-api' && e.step === 'compatible' && e.verdict === 'proven');
-        const labelMissing = ctx.evidence.find((e) => e.capability === 'sandbox-api' && e.step === 'compatible' && e.verdict !== 'proven');
-        if (label && !labelMissing) f.proven('compatible', 'install', 'InstallMatchesRelease', `controller version is not readable from the API (it runs outside the cluster); the install's CRDs are those pinned for ${facts.tag}`);
-        else f.add('compatible', 'unknown', 'install', 'InstallDiffersFromRelease', `controller version is not readable (out-of-cluster) and the install's CRDs do not match ${facts.tag}`);
+        else if (sa.value === undefined)
+          f.add(
+            'discovered',
+            'missing',
+            saSubject,
+            'ServiceAccountNotFound',
+            `the controller's ServiceAccount ${namespace}/${serviceAccount} does not exist`,
+          );
+        else
+          f.proven(
+            'discovered',
+            saSubject,
+            'ServiceAccountFound',
+            `controller declared out-of-cluster; its ServiceAccount ${namespace}/${serviceAccount} exists`,
+          );
+        const label = ctx.evidence.find(
+          (e) => e.capability === 'sandbox-api' && e.step === 'compatible' && e.verdict === 'proven',
+        );
+        const labelMissing = ctx.evidence.find(
+          (e) => e.capability === 'sandbox-api' && e.step === 'compatible' && e.verdict !== 'proven',
+        );
+        if (label && !labelMissing)
+          f.proven(
+            'compatible',
+            'install',
+            'InstallMatchesRelease',
+            `controller version is not readable from the API (it runs outside the cluster); the install's CRDs are those pinned for ${facts.tag}`,
+          );
+        else
+          f.add(
+            'compatible',
+            'unknown',
+            'install',
+            'InstallDiffersFromRelease',
+            `controller version is not readable (out-of-cluster) and the install's CRDs do not match ${facts.tag}`,
+          );
         running = true;
         if (opts.extensions) {
           const stamped = await templateStamped(deps);
-          if (stamped) ext.proven('configured', stamped, 'TemplatesStamped', 'the extensions controller reconciles templates: it stamped agents.x-k8s.io/sandbox-template-ref-hash', { field: 'metadata.labels' });
-          else ext.add('configured', 'unknown', 'SandboxTemplates', 'TemplatesNotStamped', 'no declared SandboxTemplate carries the controller-stamped agents.x-k8s.io/sandbox-template-ref-hash label yet, so the extensions controller is not seen running');
+          if (stamped)
+            ext.proven(
+              'configured',
+              stamped,
+              'TemplatesStamped',
+              'the extensions controller reconciles templates: it stamped agents.x-k8s.io/sandbox-template-ref-hash',
+              { field: 'metadata.labels' },
+            );
+          else
+            ext.add(
+              'configured',
+              'unknown',
+              'SandboxTemplates',
+              'TemplatesNotStamped',
+              'no declared SandboxTemplate carries the controller-stamped agents.x-k8s.io/sandbox-template-ref-hash label yet, so the extensions controller is not seen running',
+            );
         }
       }
       f.list.push(...(await rbacEvidence(deps, opts.needs)));
@@ -169,7 +281,8 @@ async function templateStamped(deps: ProbeDeps): Promise<string | undefined> {
   const version = apiVersionOf(deps.facts);
   for (const t of deps.plan.templates) {
     const r = await deps.cluster.getCustom(ref('SandboxTemplate', version, t.namespace), t.name);
-    if (r.kind === 'ok' && r.value?.metadata?.labels?.['agents.x-k8s.io/sandbox-template-ref-hash']) return `SandboxTemplate ${t.namespace}/${t.name}`;
+    if (r.kind === 'ok' && r.value?.metadata?.labels?.['agents.x-k8s.io/sandbox-template-ref-hash'])
+      return `SandboxTemplate ${t.namespace}/${t.name}`;
   }
   return undefined;
 }
@@ -186,7 +299,18 @@ async function rbacEvidence(deps: ProbeDeps, needs: readonly Need[]): Promise<Ev
   const answers = new Array<Awaited<ReturnType<typeof deps.cluster.canI>>>(needs.length);
   for (let i = 0; i < needs.length; i += 8) {
     const batch = needs.slice(i, i + 8);
-    const got = await Promise.all(batch.map((n) => deps.cluster.canI(user, { verb: n.verb, group: n.group, resource: n.resource, ...(n.subresource ? { subresource: n.subresource } : {}), ...(n.namespace ? { namespace: n.namespace } : {}), ...(n.name ? { name: n.name } : {}) })));
+    const got = await Promise.all(
+      batch.map((n) =>
+        deps.cluster.canI(user, {
+          verb: n.verb,
+          group: n.group,
+          resource: n.resource,
+          ...(n.subresource ? { subresource: n.subresource } : {}),
+          ...(n.namespace ? { namespace: n.namespace } : {}),
+          ...(n.name ? { name: n.name } : {}),
+        }),
+      ),
+    );
     got.forEach((r, j) => (answers[i + j] = r));
   }
   needs.forEach((n, i) => {
@@ -196,10 +320,36 @@ async function rbacEvidence(deps: ProbeDeps, needs: readonly Need[]): Promise<Ev
   });
   const subject = `RBAC of ${user}`;
   const durationMs = Date.now() - started;
-  if (unknown.length > 0) f.add('configured', 'unknown', subject, 'AccessReviewFailed', `could not check ${unknown.length} right(s) by SubjectAccessReview: ${unknown.slice(0, 3).join('; ')}`, { durationMs });
-  if (missing.length > 0) f.add('configured', 'missing', subject, 'RightsMissing', `controller lacks ${missing.length} right(s): ${missing.join('; ')}`, { value: missing.join('; '), durationMs });
+  if (unknown.length > 0)
+    f.add(
+      'configured',
+      'unknown',
+      subject,
+      'AccessReviewFailed',
+      `could not check ${unknown.length} right(s) by SubjectAccessReview: ${unknown.slice(0, 3).join('; ')}`,
+      { durationMs },
+    );
+  if (missing.length > 0)
+    f.add(
+      'configured',
+      'missing',
+      subject,
+      'RightsMissing',
+      `controller lacks ${missing.length} right(s): ${missing.join('; ')}`,
+      { value: missing.join('; '), durationMs },
+    );
   const narrowed = deps.plan.controller.rbacNarrowed ?? [];
-  const scope = narrowed.length === 0 ? '' : `, with ${narrowed.map((n) => `${n.resources.join(', ')} in ${n.namespaces.join(', ')}`).join('; ')} as the environment narrowed them (rbac prop)`;
-  if (unknown.length === 0 && missing.length === 0) f.proven('configured', subject, 'RightsGranted', `all ${needs.length} rights of the pinned RBAC are allowed (SubjectAccessReview)${scope}`, { durationMs });
+  const scope =
+    narrowed.length === 0
+      ? ''
+      : `, with ${narrowed.map((n) => `${n.resources.join(', ')} in ${n.namespaces.join(', ')}`).join('; ')} as the environment narrowed them (rbac prop)`;
+  if (unknown.length === 0 && missing.length === 0)
+    f.proven(
+      'configured',
+      subject,
+      'RightsGranted',
+      `all ${needs.length} rights of the pinned RBAC are allowed (SubjectAccessReview)${scope}`,
+      { durationMs },
+    );
   return f.list;
 }

@@ -25,7 +25,12 @@ function argPort(args: readonly string[], flag: string): number | undefined {
 }
 
 /** Runtime kind and ports of a pod from its containers (pure), or why none was recognised. */
-export function runtimeOfPod(pod: Obj): { kind: 'sandboxd'; rest: number; grpc: number } | { kind: 'python-runtime'; rest: number } | { kind: 'none'; why: string } {
+export function runtimeOfPod(
+  pod: Obj,
+):
+  | { kind: 'sandboxd'; rest: number; grpc: number }
+  | { kind: 'python-runtime'; rest: number }
+  | { kind: 'none'; why: string } {
   const { containers } = podView(pod);
   const sandboxd = containers.find((c) => c.name === 'sandboxd' || /\/sandboxd[^/]*$/.test(c.image ?? ''));
   if (sandboxd) {
@@ -33,7 +38,10 @@ export function runtimeOfPod(pod: Obj): { kind: 'sandboxd'; rest: number; grpc: 
     return { kind: 'sandboxd', rest: argPort(args, '--rest-port') ?? 8080, grpc: argPort(args, '--grpc-port') ?? 9090 };
   }
   if (containers.some((c) => c.ports.includes(8888))) return { kind: 'python-runtime', rest: 8888 };
-  return { kind: 'none', why: `no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: ${containers.map((c) => c.name).join(', ') || 'none'})` };
+  return {
+    kind: 'none',
+    why: `no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: ${containers.map((c) => c.name).join(', ') || 'none'})`,
+  };
 }
 
 export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: string): Probe {
@@ -53,19 +61,59 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
       const podName = sb.podName;
       const podR = await deps.cluster.pod(namespace, podName);
       if (podR.kind !== 'ok') return f.failedCall('discovered', `pod ${namespace}/${podName}`, podR).list;
-      if (!podR.value) return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'PodNotFound', `the Sandbox's pod ${podName} does not exist`).list;
+      if (!podR.value)
+        return f.add(
+          'discovered',
+          'missing',
+          `pod ${namespace}/${podName}`,
+          'PodNotFound',
+          `the Sandbox's pod ${podName} does not exist`,
+        ).list;
       const rt = runtimeOfPod(podR.value);
-      if (rt.kind === 'none') return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'RuntimeNotRecognised', rt.why).list;
-      f.proven('discovered', `pod ${namespace}/${podName}`, 'RuntimeDeclared', `pod runs ${rt.kind} (${rt.kind === 'sandboxd' ? `REST ${rt.rest}, gRPC ${rt.grpc}` : `HTTP ${rt.rest}`})`);
-      f.proven('compatible', `pod ${namespace}/${podName}`, 'RuntimeSpoken', `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`);
+      if (rt.kind === 'none')
+        return f.add('discovered', 'missing', `pod ${namespace}/${podName}`, 'RuntimeNotRecognised', rt.why).list;
+      f.proven(
+        'discovered',
+        `pod ${namespace}/${podName}`,
+        'RuntimeDeclared',
+        `pod runs ${rt.kind} (${rt.kind === 'sandboxd' ? `REST ${rt.rest}, gRPC ${rt.grpc}` : `HTTP ${rt.rest}`})`,
+      );
+      f.proven(
+        'compatible',
+        `pod ${namespace}/${podName}`,
+        'RuntimeSpoken',
+        `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`,
+      );
       const { phase } = sb;
       const { ip: podIP, ready: podReady } = podView(podR.value);
       const podState = `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`;
-      if (phase.phase !== 'Ready') return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.reason}; ${podState}`).list;
+      if (phase.phase !== 'Ready')
+        return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.reason}; ${podState}`)
+          .list;
       f.proven('configured', subject, 'SandboxReady', `${phase.reason}; ${podState}`);
-      const target: RuntimeTarget = { kind: rt.kind, transport: deps.plan.transport, namespace, sandbox: name, pod: podName, ...(podIP ? { podIP } : {}), restPort: rt.rest, ...(rt.kind === 'sandboxd' ? { grpcPort: rt.grpc } : {}) };
+      const target: RuntimeTarget = {
+        kind: rt.kind,
+        transport: deps.plan.transport,
+        namespace,
+        sandbox: name,
+        pod: podName,
+        ...(podIP ? { podIP } : {}),
+        restPort: rt.rest,
+        ...(rt.kind === 'sandboxd' ? { grpcPort: rt.grpc } : {}),
+      };
       ctx.note(`asking ${rt.kind} in ${name} over ${deps.plan.transport}`);
-      await proveExecution(deps.runtime, target, { probeTimeoutMs: deps.plan.probeTimeoutMs, runId: deps.workload.runId, samples: sampleSize(deps.plan), signal: ctx.signal }, f, podState);
+      await proveExecution(
+        deps.runtime,
+        target,
+        {
+          probeTimeoutMs: deps.plan.probeTimeoutMs,
+          runId: deps.workload.runId,
+          samples: sampleSize(deps.plan),
+          signal: ctx.signal,
+        },
+        f,
+        podState,
+      );
       return f.list;
     },
   };

@@ -32,9 +32,14 @@ interface PodSpecView {
  * image, no template with both images and pod labels).
  * @param opts.controllerImage overrides the pinned controller image (default: the plan's, else the release's `registry.k8s.io/agent-sandbox/agent-sandbox-controller:<tag>`)
  */
-export function imageDigestsProbe(deps: ProbeDeps, opts: { controllerMode: 'deployment' | 'external'; controllerImage?: string }): Probe | undefined {
+export function imageDigestsProbe(
+  deps: ProbeDeps,
+  opts: { controllerMode: 'deployment' | 'external'; controllerImage?: string },
+): Probe | undefined {
   const { plan } = deps;
-  const templates = plan.templates.filter((t) => t.images && Object.keys(t.images).length > 0 && t.podLabels && Object.keys(t.podLabels).length > 0);
+  const templates = plan.templates.filter(
+    (t) => t.images && Object.keys(t.images).length > 0 && t.podLabels && Object.keys(t.podLabels).length > 0,
+  );
   const covers: CapabilityName[] = [];
   if (opts.controllerMode === 'deployment') covers.push('controller');
   if (plan.router?.image) covers.push('router');
@@ -49,7 +54,14 @@ export function imageDigestsProbe(deps: ProbeDeps, opts: { controllerMode: 'depl
     async run(ctx) {
       const out: Evidence[] = [];
       const idle: string[] = [];
-      if (opts.controllerMode === 'deployment') out.push(...(await controllerPods(deps, opts.controllerImage ?? plan.controller.image ?? deps.facts.controllerImage, idle)));
+      if (opts.controllerMode === 'deployment')
+        out.push(
+          ...(await controllerPods(
+            deps,
+            opts.controllerImage ?? plan.controller.image ?? deps.facts.controllerImage,
+            idle,
+          )),
+        );
       if (plan.router?.image) out.push(...(await routerPods(deps, plan.router.image, ctx, idle)));
       for (const t of templates) {
         const capability = `template/${t.namespace}/${t.name}` as const;
@@ -70,7 +82,9 @@ async function controllerPods(deps: ProbeDeps, pinned: string, idle: string[]): 
   const d = await deps.cluster.deployment(namespace, deployment);
   // A missing or unreadable Deployment is the controller probe's evidence; there are no pods to compare here.
   if (d.kind !== 'ok' || d.value === undefined) return [];
-  const spec = (d.value as Obj & { spec?: { selector?: { matchLabels?: Record<string, string> }; template?: PodSpecView } }).spec;
+  const spec = (
+    d.value as Obj & { spec?: { selector?: { matchLabels?: Record<string, string> }; template?: PodSpecView } }
+  ).spec;
   const labels = spec?.selector?.matchLabels ?? {};
   const container = spec?.template?.spec?.containers?.[0]?.name;
   if (Object.keys(labels).length === 0 || container === undefined) return [];
@@ -84,22 +98,36 @@ async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun, idle: 
   const owner = `router pods ${selector(router.podLabels)} in ${router.namespace}`;
   const svc = await deps.cluster.service(router.namespace, router.service);
   if (svc.kind === 'ok' && svc.value === undefined) {
-    ctx.note(`no Service ${router.namespace}/${router.service}: router pods not compared (the router probe reports it)`);
+    ctx.note(
+      `no Service ${router.namespace}/${router.service}: router pods not compared (the router probe reports it)`,
+    );
     return [];
   }
   const pods = await deps.cluster.pods(router.namespace, selector(router.podLabels));
   if (pods.kind !== 'ok') return new Facts('router').failedCall('verified', owner, pods).list;
-  return compared('router', owner, pods.value, (pod) => {
-    const first = (pod as PodSpecView).spec?.containers?.[0]?.name;
-    return first === undefined ? {} : { [first]: pinned };
-  }, idle);
+  return compared(
+    'router',
+    owner,
+    pods.value,
+    (pod) => {
+      const first = (pod as PodSpecView).spec?.containers?.[0]?.name;
+      return first === undefined ? {} : { [first]: pinned };
+    },
+    idle,
+  );
 }
 
 /**
  * Evidence for the pods of one owner; pins are per pod (a router's first container may be named differently per pod).
  * An owner with no started pod gives no evidence and is added to `idle` (the probe names them all in one progress note).
  */
-function compared(capability: CapabilityName, owner: string, pods: readonly Obj[], pins: (pod: Obj) => Readonly<Record<string, string>>, idle: string[]): Evidence[] {
+function compared(
+  capability: CapabilityName,
+  owner: string,
+  pods: readonly Obj[],
+  pins: (pod: Obj) => Readonly<Record<string, string>>,
+  idle: string[],
+): Evidence[] {
   const containers = pods.flatMap((p) => startedContainers([p as PodView], pins(p)));
   if (containers.length === 0) idle.push(owner);
   return imageEvidence(capability, owner, containers);

@@ -27,7 +27,10 @@ const GVISOR_BOOT_LINE = /^(?:<\d+>)?\[\s*0\.0+\]\s+Starting gVisor\.\.\.\s*$/;
  *   (including an ordinary kernel log that merely mentions gVisor).
  */
 export function gvisorBootLine(dmesg: string): string | undefined {
-  const first = dmesg.split('\n').map((l) => l.trim()).find((l) => l.length > 0);
+  const first = dmesg
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.length > 0);
   return first !== undefined && GVISOR_BOOT_LINE.test(first) ? first : undefined;
 }
 
@@ -36,20 +39,42 @@ export function gvisorBootLine(dmesg: string): string | undefined {
  * for RuntimeClass `name` to `rc`: `proven` when {@link gvisorBootLine} finds the boot line (value = that line),
  * else `missing` naming what was seen and the acceptance test `isolation/<name>`. Never throws.
  */
-export async function gvisorIsolation(runtime: RuntimeProber, target: RuntimeTarget, deadlineMs: number, rc: Facts, name: string): Promise<void> {
+export async function gvisorIsolation(
+  runtime: RuntimeProber,
+  target: RuntimeTarget,
+  deadlineMs: number,
+  rc: Facts,
+  name: string,
+): Promise<void> {
   const subject = `pod ${target.namespace}/${target.pod}`;
   const r = await runtime.execute(target, ['dmesg'], deadlineMs);
   const boot = r.kind === 'answered' && r.value.exitCode === 0 ? gvisorBootLine(r.value.stdout) : undefined;
   if (boot !== undefined) {
-    rc.proven('verified', subject, 'GvisorKernel', 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0', { field: 'Execute(dmesg)', value: boot, durationMs: r.durationMs });
+    rc.proven(
+      'verified',
+      subject,
+      'GvisorKernel',
+      'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0',
+      { field: 'Execute(dmesg)', value: boot, durationMs: r.durationMs },
+    );
     return;
   }
-  const seen = r.kind === 'answered' ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().split('\n')[0]?.slice(0, 80) ?? ''}` : r.detail;
-  rc.add('verified', 'missing', subject, 'NotGvisorKernel', `isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; ${seen})`, {
-    field: 'Execute(dmesg)',
-    durationMs: r.durationMs,
-    missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor`,
-  });
+  const seen =
+    r.kind === 'answered'
+      ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().split('\n')[0]?.slice(0, 80) ?? ''}`
+      : r.detail;
+  rc.add(
+    'verified',
+    'missing',
+    subject,
+    'NotGvisorKernel',
+    `isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; ${seen})`,
+    {
+      field: 'Execute(dmesg)',
+      durationMs: r.durationMs,
+      missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor`,
+    },
+  );
 }
 
 /**
@@ -58,14 +83,33 @@ export async function gvisorIsolation(runtime: RuntimeProber, target: RuntimeTar
  * handler claims no extra isolation (proven once the runtime answered). `runtimeOk` false = the runtime never
  * answered: isolation stays `unknown`. Never throws.
  */
-export async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string, pod: PodView | undefined, target: RuntimeTarget, runtimeOk: boolean): Promise<void> {
+export async function isolationEvidence(
+  deps: ProbeDeps,
+  rc: Facts,
+  name: string,
+  pod: PodView | undefined,
+  target: RuntimeTarget,
+  runtimeOk: boolean,
+): Promise<void> {
   const subject = `pod ${target.namespace}/${target.pod}`;
   const spec = { runtimeClassName: pod?.runtimeClassName, nodeName: pod?.nodeName };
   if (spec.runtimeClassName !== name) {
-    rc.add('verified', 'missing', subject, 'RuntimeClassNotApplied', `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`);
+    rc.add(
+      'verified',
+      'missing',
+      subject,
+      'RuntimeClassNotApplied',
+      `pod runs with runtimeClassName ${spec.runtimeClassName ?? 'unset'}, not ${name}`,
+    );
     return;
   }
-  rc.proven('verified', subject, 'RanUnderRuntimeClass', `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`, { field: 'spec.runtimeClassName', value: name });
+  rc.proven(
+    'verified',
+    subject,
+    'RanUnderRuntimeClass',
+    `pod ran under RuntimeClass ${name} on node ${spec.nodeName ?? '?'}`,
+    { field: 'spec.runtimeClassName', value: name },
+  );
   if (!runtimeOk) {
     rc.add('verified', 'unknown', subject, 'IsolationNotChecked', 'isolation not checked: the runtime did not answer');
     return;
@@ -78,11 +122,33 @@ export async function isolationEvidence(deps: ProbeDeps, rc: Facts, name: string
   } else if (h.startsWith('kata')) {
     const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
     const node = spec.nodeName ? await deps.cluster.nodes() : undefined;
-    const nodeKernel = node?.kind === 'ok' ? (node.value.map(nodeView).find((n) => n.meta.name === spec.nodeName)?.kernelVersion ?? '') : '';
+    const nodeKernel =
+      node?.kind === 'ok'
+        ? (node.value.map(nodeView).find((n) => n.meta.name === spec.nodeName)?.kernelVersion ?? '')
+        : '';
     const inside = r.kind === 'answered' ? r.value.stdout.trim() : '';
-    if (inside && nodeKernel && inside !== nodeKernel) rc.proven('verified', subject, 'GuestKernelDiffers', `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`);
-    else rc.add('verified', 'missing', subject, 'GuestKernelNotDistinct', `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`, { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` });
+    if (inside && nodeKernel && inside !== nodeKernel)
+      rc.proven(
+        'verified',
+        subject,
+        'GuestKernelDiffers',
+        `guest kernel ${inside} differs from node kernel ${nodeKernel} (VM isolation)`,
+      );
+    else
+      rc.add(
+        'verified',
+        'missing',
+        subject,
+        'GuestKernelNotDistinct',
+        `isolation not proven: guest kernel "${inside || '?'}" vs node kernel "${nodeKernel || '?'}"`,
+        { missingTest: `isolation/${name}: a Kata pod whose kernel differs from its node's` },
+      );
   } else {
-    rc.proven('verified', subject, 'NoExtraIsolation', `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`);
+    rc.proven(
+      'verified',
+      subject,
+      'NoExtraIsolation',
+      `handler ${h || '?'} claims no extra isolation; the pod ran and its runtime answered`,
+    );
   }
 }

@@ -25,15 +25,51 @@ export function suspendProbe(deps: ProbeDeps): Probe {
     async run(ctx) {
       const f = new Facts('suspend-resume');
       const api = ctx.evidence.filter((e) => e.capability === 'sandbox-api' && e.step === 'discovered');
-      if (api.length > 0 && api.every((e) => e.verdict === 'proven')) f.proven('discovered', 'CRD sandboxes.agents.x-k8s.io', 'SandboxApiServed', 'the Sandbox API is served');
-      else f.add('discovered', 'missing', 'CRD sandboxes.agents.x-k8s.io', 'SandboxApiNotServed', 'the Sandbox API is not served, so nothing can be suspended');
+      if (api.length > 0 && api.every((e) => e.verdict === 'proven'))
+        f.proven('discovered', 'CRD sandboxes.agents.x-k8s.io', 'SandboxApiServed', 'the Sandbox API is served');
+      else
+        f.add(
+          'discovered',
+          'missing',
+          'CRD sandboxes.agents.x-k8s.io',
+          'SandboxApiNotServed',
+          'the Sandbox API is not served, so nothing can be suspended',
+        );
       const tag = deps.facts.tag;
-      if (deps.facts.family === 'v0.5') f.proven('compatible', `release ${tag}`, 'SuspendSupported', `v1beta1 spec.operatingMode Running|Suspended (api/v1beta1/sandbox_types.go@${tag})`);
-      else f.proven('compatible', `release ${tag}`, 'SuspendSupported', `v1alpha1 spec.replicas 0|1; a paused ${tag} Sandbox reports Ready=True, so readiness is judged by pod IPs (controllers/sandbox_controller.go@${tag})`);
+      if (deps.facts.family === 'v0.5')
+        f.proven(
+          'compatible',
+          `release ${tag}`,
+          'SuspendSupported',
+          `v1beta1 spec.operatingMode Running|Suspended (api/v1beta1/sandbox_types.go@${tag})`,
+        );
+      else
+        f.proven(
+          'compatible',
+          `release ${tag}`,
+          'SuspendSupported',
+          `v1alpha1 spec.replicas 0|1; a paused ${tag} Sandbox reports Ready=True, so readiness is judged by pod IPs (controllers/sandbox_controller.go@${tag})`,
+        );
       const ctrl = ctx.evidence.filter((e) => e.capability === 'controller' && e.step === 'configured');
-      if (ctrl.length > 0 && ctrl.every((e) => e.verdict === 'proven')) f.proven('configured', 'controller', 'ControllerConfigured', 'the controller that deletes and recreates the pod is configured');
-      else f.add('configured', 'unknown', 'controller', 'ControllerNotConfigured', 'the controller is not configured, so suspend cannot be carried out');
-      f.add('verified', 'unknown', 'suspend-resume', 'NotTested', 'no suspend/resume round trip was run', { missingTest: 'suspend-resume: Suspended=True/PodTerminated at the current generation, then Ready=True with a new pod UID' });
+      if (ctrl.length > 0 && ctrl.every((e) => e.verdict === 'proven'))
+        f.proven(
+          'configured',
+          'controller',
+          'ControllerConfigured',
+          'the controller that deletes and recreates the pod is configured',
+        );
+      else
+        f.add(
+          'configured',
+          'unknown',
+          'controller',
+          'ControllerNotConfigured',
+          'the controller is not configured, so suspend cannot be carried out',
+        );
+      f.add('verified', 'unknown', 'suspend-resume', 'NotTested', 'no suspend/resume round trip was run', {
+        missingTest:
+          'suspend-resume: Suspended=True/PodTerminated at the current generation, then Ready=True with a new pod UID',
+      });
       return f.list;
     },
   };
@@ -51,10 +87,23 @@ export function snapshotProbe(deps: ProbeDeps): Probe {
       const groups = await deps.cluster.apiGroups();
       if (groups.kind !== 'ok') return f.failedCall('discovered', 'API discovery', groups).list;
       if (!groups.value.includes('podsnapshot.gke.io')) {
-        return f.add('discovered', 'unsupported', 'API group podsnapshot.gke.io', 'NoSnapshotApi', 'no snapshot API on this cluster: Agent Sandbox has no snapshots of its own; only GKE Pod Snapshots (k8s_agent_sandbox/gke_extensions/snapshots/**@v0.5.6)').list;
+        return f.add(
+          'discovered',
+          'unsupported',
+          'API group podsnapshot.gke.io',
+          'NoSnapshotApi',
+          'no snapshot API on this cluster: Agent Sandbox has no snapshots of its own; only GKE Pod Snapshots (k8s_agent_sandbox/gke_extensions/snapshots/**@v0.5.6)',
+        ).list;
       }
       f.proven('discovered', 'API group podsnapshot.gke.io', 'SnapshotApiServed', 'GKE Pod Snapshot API is served');
-      f.add('compatible', 'unknown', 'podsnapshot.gke.io', 'NotTested', 'snapshot support is not checked by this verifier', { missingTest: 'snapshot: PodSnapshotManualTrigger completes and a resumed sandbox restores its files' });
+      f.add(
+        'compatible',
+        'unknown',
+        'podsnapshot.gke.io',
+        'NotTested',
+        'snapshot support is not checked by this verifier',
+        { missingTest: 'snapshot: PodSnapshotManualTrigger completes and a resumed sandbox restores its files' },
+      );
       return f.list;
     },
   };

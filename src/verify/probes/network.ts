@@ -43,15 +43,24 @@ function wideEgress(rule: EgressRule): string | undefined {
   const ports = (rule.ports ?? []).map((p) => `${p.protocol ?? 'TCP'}/${p.port ?? '*'}`).join(',') || 'all ports';
   if (!rule.to || rule.to.length === 0) return `every destination on ${ports}`;
   const wide = rule.to.find((t) => t.ipBlock?.cidr === '0.0.0.0/0' || t.ipBlock?.cidr === '::/0');
-  if (wide) return `${wide.ipBlock!.cidr}${wide.ipBlock!.except?.length ? ` except ${wide.ipBlock!.except.join(', ')}` : ''} on ${ports}`;
+  if (wide)
+    return `${wide.ipBlock!.cidr}${wide.ipBlock!.except?.length ? ` except ${wide.ipBlock!.except.join(', ')}` : ''} on ${ports}`;
   return undefined;
 }
 
 /** Coverage findings for one pod (pure): empty when at least one policy selects it for egress and none adds undeclared wide egress. */
-export function podCoverage(pod: Obj, policies: readonly Obj[], declared: ReadonlySet<string>): { selectedBy: string[]; problems: string[] } {
+export function podCoverage(
+  pod: Obj,
+  policies: readonly Obj[],
+  declared: ReadonlySet<string>,
+): { selectedBy: string[]; problems: string[] } {
   const labels = pod.metadata?.labels ?? {};
   const podName = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
-  const selecting = policies.filter((p) => p.metadata?.namespace === pod.metadata?.namespace && selects((p.spec as { podSelector?: LabelSelector } | undefined)?.podSelector, labels));
+  const selecting = policies.filter(
+    (p) =>
+      p.metadata?.namespace === pod.metadata?.namespace &&
+      selects((p.spec as { podSelector?: LabelSelector } | undefined)?.podSelector, labels),
+  );
   const selectedBy = selecting.map((p) => p.metadata?.name ?? '?');
   const egressPolicies = selecting.filter((p) => {
     const spec = (p.spec ?? {}) as { policyTypes?: string[]; egress?: unknown[] };
@@ -59,13 +68,19 @@ export function podCoverage(pod: Obj, policies: readonly Obj[], declared: Readon
   });
   const problems: string[] = [];
   if (selecting.length === 0) problems.push(`no policy selects pod ${podName}: it is unrestricted`);
-  else if (egressPolicies.length === 0) problems.push(`no policy restricts egress of pod ${podName} (selected by ${selectedBy.join(', ')} for ingress only)`);
+  else if (egressPolicies.length === 0)
+    problems.push(
+      `no policy restricts egress of pod ${podName} (selected by ${selectedBy.join(', ')} for ingress only)`,
+    );
   for (const p of egressPolicies) {
     const name = p.metadata?.name ?? '?';
     if (declared.has(name)) continue;
-    for (const rule of ((p.spec as { egress?: EgressRule[] } | undefined)?.egress ?? [])) {
+    for (const rule of (p.spec as { egress?: EgressRule[] } | undefined)?.egress ?? []) {
       const wide = wideEgress(rule);
-      if (wide) problems.push(`egress wider than declared for pod ${podName}: policy ${name}, not declared by the environment, also selects it and allows ${wide}`);
+      if (wide)
+        problems.push(
+          `egress wider than declared for pod ${podName}: policy ${name}, not declared by the environment, also selects it and allows ${wide}`,
+        );
     }
   }
   return { selectedBy, problems };
@@ -73,7 +88,10 @@ export function podCoverage(pod: Obj, policies: readonly Obj[], declared: Readon
 
 /** Names of the policies the environment stands behind: its own, and the controller's for Managed templates. */
 export function declaredPolicies(plan: VerifyPlan): Set<string> {
-  return new Set([...plan.networkPolicies.map((p) => p.name), ...plan.templates.filter((t) => t.networkPolicyManagement === 'Managed').map((t) => `${t.name}-network-policy`)]);
+  return new Set([
+    ...plan.networkPolicies.map((p) => p.name),
+    ...plan.templates.filter((t) => t.networkPolicyManagement === 'Managed').map((t) => `${t.name}-network-policy`),
+  ]);
 }
 
 export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
@@ -85,19 +103,49 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
     deadlineMs: 15_000,
     async run() {
       const f = new Facts('network-isolation');
-      const namespaces = [...new Set([...deps.plan.templates.map((t) => t.namespace), ...deps.plan.networkPolicies.map((p) => p.namespace)])];
-      if (namespaces.length === 0) return f.add('discovered', 'missing', 'environment', 'NoNamespacesDeclared', 'the environment declares no sandbox namespaces').list;
+      const namespaces = [
+        ...new Set([
+          ...deps.plan.templates.map((t) => t.namespace),
+          ...deps.plan.networkPolicies.map((p) => p.namespace),
+        ]),
+      ];
+      if (namespaces.length === 0)
+        return f.add(
+          'discovered',
+          'missing',
+          'environment',
+          'NoNamespacesDeclared',
+          'the environment declares no sandbox namespaces',
+        ).list;
       const policies: Obj[] = [];
       for (const ns of namespaces) {
         const r = await deps.cluster.networkPolicies(ns);
         if (r.kind !== 'ok') return f.failedCall('discovered', `NetworkPolicies in ${ns}`, r).list;
         policies.push(...r.value);
       }
-      f.proven('discovered', 'networking.k8s.io/v1', 'NetworkPoliciesServed', `NetworkPolicies are served (${policies.length} in ${namespaces.join(', ')})`);
+      f.proven(
+        'discovered',
+        'networking.k8s.io/v1',
+        'NetworkPoliciesServed',
+        `NetworkPolicies are served (${policies.length} in ${namespaces.join(', ')})`,
+      );
       const names = new Set(policies.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
       const absent = deps.plan.networkPolicies.filter((p) => !names.has(`${p.namespace}/${p.name}`));
-      if (absent.length > 0) f.add('compatible', 'missing', 'declared NetworkPolicies', 'DeclaredPolicyNotFound', `declared polic${absent.length === 1 ? 'y' : 'ies'} not found: ${absent.map((p) => `${p.namespace}/${p.name}`).join(', ')}`);
-      else f.proven('compatible', 'declared NetworkPolicies', 'DeclaredPoliciesFound', `all ${deps.plan.networkPolicies.length} declared policies exist`);
+      if (absent.length > 0)
+        f.add(
+          'compatible',
+          'missing',
+          'declared NetworkPolicies',
+          'DeclaredPolicyNotFound',
+          `declared polic${absent.length === 1 ? 'y' : 'ies'} not found: ${absent.map((p) => `${p.namespace}/${p.name}`).join(', ')}`,
+        );
+      else
+        f.proven(
+          'compatible',
+          'declared NetworkPolicies',
+          'DeclaredPoliciesFound',
+          `all ${deps.plan.networkPolicies.length} declared policies exist`,
+        );
       const declared = declaredPolicies(deps.plan);
       let examined = 0;
       for (const ns of namespaces) {
@@ -109,12 +157,36 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
           if (pod.metadata?.labels?.[RUN_LABEL]) continue;
           examined += 1;
           const c = podCoverage(pod, policies, declared);
-          for (const p of c.problems) f.add('configured', 'missing', `pod ${ns}/${pod.metadata?.name}`, 'PolicyCoverageGap', p);
-          if (c.problems.length === 0) f.proven('configured', `pod ${ns}/${pod.metadata?.name}`, 'PodCovered', `selected by ${c.selectedBy.join(', ')}; no undeclared egress`);
+          for (const p of c.problems)
+            f.add('configured', 'missing', `pod ${ns}/${pod.metadata?.name}`, 'PolicyCoverageGap', p);
+          if (c.problems.length === 0)
+            f.proven(
+              'configured',
+              `pod ${ns}/${pod.metadata?.name}`,
+              'PodCovered',
+              `selected by ${c.selectedBy.join(', ')}; no undeclared egress`,
+            );
         }
       }
-      if (examined === 0) f.add('configured', 'unknown', 'sandbox pods', 'NoPodToJudge', 'no running sandbox pod made from a template to judge policy coverage by its real labels');
-      f.add('verified', 'unknown', 'NetworkPolicy enforcement', 'NotTested', 'enforcement cannot be read from the API: it needs a connection test under an enforcing CNI', { missingTest: 'netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds' });
+      if (examined === 0)
+        f.add(
+          'configured',
+          'unknown',
+          'sandbox pods',
+          'NoPodToJudge',
+          'no running sandbox pod made from a template to judge policy coverage by its real labels',
+        );
+      f.add(
+        'verified',
+        'unknown',
+        'NetworkPolicy enforcement',
+        'NotTested',
+        'enforcement cannot be read from the API: it needs a connection test under an enforcing CNI',
+        {
+          missingTest:
+            'netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds',
+        },
+      );
       return f.list;
     },
   };

@@ -50,7 +50,12 @@ export function foldPodWarnings(events: readonly EventView[]): PodWarning[] {
       g.newest = e;
     } else groups.set(key, { reason, ...(node ? { node } : {}), count: n, newest: e });
   }
-  return [...groups.values()].map((g) => ({ reason: g.reason, ...(g.node ? { node: g.node } : {}), count: g.count, message: shorten((g.newest.message ?? '').trim()) }));
+  return [...groups.values()].map((g) => ({
+    reason: g.reason,
+    ...(g.node ? { node: g.node } : {}),
+    count: g.count,
+    message: shorten((g.newest.message ?? '').trim()),
+  }));
 }
 
 /** `Reason on <node> (N times): message`; the node part is left out when the event names none, the count when 1. */
@@ -85,7 +90,13 @@ export interface NodeSandboxFailure {
 export function sandboxFailuresByNode(events: readonly EventView[], pods: ReadonlySet<string>): NodeSandboxFailure[] {
   const byNode = new Map<string, { pods: string[]; count: number; newest: EventView }>();
   const sorted = events
-    .filter((e) => e.type === 'Warning' && e.reason === 'FailedCreatePodSandBox' && e.involvedObject?.kind === 'Pod' && pods.has(e.involvedObject.name ?? ''))
+    .filter(
+      (e) =>
+        e.type === 'Warning' &&
+        e.reason === 'FailedCreatePodSandBox' &&
+        e.involvedObject?.kind === 'Pod' &&
+        pods.has(e.involvedObject.name ?? ''),
+    )
     .sort((a, b) => a.at - b.at);
   for (const e of sorted) {
     const node = e.node ?? '?';
@@ -96,7 +107,12 @@ export function sandboxFailuresByNode(events: readonly EventView[], pods: Readon
     g.newest = e;
     byNode.set(node, g);
   }
-  return [...byNode.entries()].map(([node, g]) => ({ node, pods: g.pods, count: g.count, message: shorten((g.newest.message ?? '').trim()) }));
+  return [...byNode.entries()].map(([node, g]) => ({
+    node,
+    pods: g.pods,
+    count: g.count,
+    message: shorten((g.newest.message ?? '').trim()),
+  }));
 }
 
 /**
@@ -105,7 +121,12 @@ export function sandboxFailuresByNode(events: readonly EventView[], pods: Readon
  * FailedCreatePodSandBox events, folded per node ({@link sandboxFailuresByNode}). When the pod list fails only `alsoPod`
  * is looked at; when the event list fails the answer is [] (the caller's evidence already says the pod never got Ready).
  */
-export async function runtimeClassSandboxFailures(deps: ProbeDeps, namespace: string, runtimeClass: string, alsoPod: string): Promise<NodeSandboxFailure[]> {
+export async function runtimeClassSandboxFailures(
+  deps: ProbeDeps,
+  namespace: string,
+  runtimeClass: string,
+  alsoPod: string,
+): Promise<NodeSandboxFailure[]> {
   const names = new Set([alsoPod]);
   const read = reads(deps);
   const pods = await read.pods(namespace);
@@ -121,9 +142,24 @@ export async function runtimeClassSandboxFailures(deps: ProbeDeps, namespace: st
  * its siblings, such as warm-pool members) could not get a sandbox (FailedCreatePodSandBox), so the class is not
  * verified while it fails on some node.
  */
-export async function nodeFailureEvidence(deps: ProbeDeps, rc: Facts, template: Pick<TemplatePlan, 'namespace' | 'runtimeClassName'>, probePod: string): Promise<void> {
+export async function nodeFailureEvidence(
+  deps: ProbeDeps,
+  rc: Facts,
+  template: Pick<TemplatePlan, 'namespace' | 'runtimeClassName'>,
+  probePod: string,
+): Promise<void> {
   for (const f of await runtimeClassSandboxFailures(deps, template.namespace, template.runtimeClassName!, probePod)) {
-    const who = f.pods.length === 1 ? `pod ${template.namespace}/${f.pods[0]}` : `${f.pods.length} pods (${f.pods.map((p) => `${template.namespace}/${p}`).join(', ')})`;
-    rc.add('verified', 'missing', `Node ${f.node}`, 'FailedCreatePodSandBox', `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`, { field: 'events[reason=FailedCreatePodSandBox]', value: f.node });
+    const who =
+      f.pods.length === 1
+        ? `pod ${template.namespace}/${f.pods[0]}`
+        : `${f.pods.length} pods (${f.pods.map((p) => `${template.namespace}/${p}`).join(', ')})`;
+    rc.add(
+      'verified',
+      'missing',
+      `Node ${f.node}`,
+      'FailedCreatePodSandBox',
+      `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`,
+      { field: 'events[reason=FailedCreatePodSandBox]', value: f.node },
+    );
   }
 }

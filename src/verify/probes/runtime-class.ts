@@ -13,8 +13,17 @@ import { nodeView, runtimeClassView } from '../../adapter/kubernetes/views.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';
 
-interface Toleration { key?: string; operator?: string; value?: string; effect?: string }
-interface Taint { key?: string; value?: string; effect?: string }
+interface Toleration {
+  key?: string;
+  operator?: string;
+  value?: string;
+  effect?: string;
+}
+interface Taint {
+  key?: string;
+  value?: string;
+  effect?: string;
+}
 
 function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
   return tolerations.some((t) => {
@@ -25,16 +34,25 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
 }
 
 /** Per node: whether it is Ready and matches the class's scheduling, with the reason when not. Pure. */
-export function nodesFor(runtimeClass: Obj, nodes: readonly Obj[]): Array<{ node: string; fits: boolean; reason: string }> {
+export function nodesFor(
+  runtimeClass: Obj,
+  nodes: readonly Obj[],
+): Array<{ node: string; fits: boolean; reason: string }> {
   const { nodeSelector: selector, tolerations } = runtimeClassView(runtimeClass);
   return nodes.map(nodeView).map((n) => {
     const { name, labels } = n.meta;
     if (!n.ready) return { node: name, fits: false, reason: 'node not Ready' };
     const unmet = Object.entries(selector).filter(([k, v]) => labels[k] !== v);
-    if (unmet.length > 0) return { node: name, fits: false, reason: `lacks label ${unmet.map(([k, v]) => `${k}=${v}`).join(', ')}` };
+    if (unmet.length > 0)
+      return { node: name, fits: false, reason: `lacks label ${unmet.map(([k, v]) => `${k}=${v}`).join(', ')}` };
     const taints = n.taints.filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute');
     const blocking = taints.filter((t) => !tolerates(tolerations, t));
-    if (blocking.length > 0) return { node: name, fits: false, reason: `taint ${blocking.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ')} not tolerated` };
+    if (blocking.length > 0)
+      return {
+        node: name,
+        fits: false,
+        reason: `taint ${blocking.map((t) => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`).join(', ')} not tolerated`,
+      };
     return { node: name, fits: true, reason: 'Ready and matches' };
   });
 }
@@ -52,23 +70,63 @@ export function runtimeClassProbe(deps: ProbeDeps, name: string): Probe {
       const subject = `RuntimeClass ${name}`;
       const rc = await deps.cluster.runtimeClass(name);
       if (rc.kind !== 'ok') return f.failedCall('discovered', subject, rc).list;
-      if (rc.value === undefined) return f.add('discovered', 'missing', subject, 'RuntimeClassNotFound', `RuntimeClass ${name} does not exist: pods naming it are rejected at admission`).list;
+      if (rc.value === undefined)
+        return f.add(
+          'discovered',
+          'missing',
+          subject,
+          'RuntimeClassNotFound',
+          `RuntimeClass ${name} does not exist: pods naming it are rejected at admission`,
+        ).list;
       const { handler } = runtimeClassView(rc.value);
-      f.proven('discovered', subject, 'RuntimeClassFound', `RuntimeClass ${name} exists (handler ${handler})`, { field: 'handler', value: handler });
+      f.proven('discovered', subject, 'RuntimeClassFound', `RuntimeClass ${name} exists (handler ${handler})`, {
+        field: 'handler',
+        value: handler,
+      });
       const nodes = await deps.cluster.nodes();
       if (nodes.kind !== 'ok') f.failedCall('compatible', 'nodes', nodes);
       else {
         const fits = nodesFor(rc.value, nodes.value);
         const good = fits.filter((x) => x.fits).map((x) => x.node);
-        if (good.length > 0) f.proven('compatible', subject, 'NodesMatchRuntimeClass', `${good.length} Ready node(s) match its scheduling: ${good.join(', ')}`, { field: 'scheduling', value: good.join(',') });
+        if (good.length > 0)
+          f.proven(
+            'compatible',
+            subject,
+            'NodesMatchRuntimeClass',
+            `${good.length} Ready node(s) match its scheduling: ${good.join(', ')}`,
+            { field: 'scheduling', value: good.join(',') },
+          );
         else {
           const why = fits.map((x) => `${x.node} ${x.reason}`).join('; ') || 'no nodes';
-          f.add('compatible', 'missing', subject, 'NoNodeMatchesRuntimeClass', `no Ready node matches its scheduling: ${why}`, { field: 'scheduling', value: why });
+          f.add(
+            'compatible',
+            'missing',
+            subject,
+            'NoNodeMatchesRuntimeClass',
+            `no Ready node matches its scheduling: ${why}`,
+            { field: 'scheduling', value: why },
+          );
         }
       }
-      const users = deps.plan.templates.filter((t) => t.runtimeClassName === name).map((t) => `${t.namespace}/${t.name}`);
-      if (users.length > 0) f.proven('configured', subject, 'TemplateUsesRuntimeClass', `template(s) ${users.join(', ')} set runtimeClassName ${name}`, { field: 'spec.podTemplate.spec.runtimeClassName' });
-      else f.add('configured', 'missing', subject, 'NoTemplateUsesRuntimeClass', `no declared template sets runtimeClassName ${name}`);
+      const users = deps.plan.templates
+        .filter((t) => t.runtimeClassName === name)
+        .map((t) => `${t.namespace}/${t.name}`);
+      if (users.length > 0)
+        f.proven(
+          'configured',
+          subject,
+          'TemplateUsesRuntimeClass',
+          `template(s) ${users.join(', ')} set runtimeClassName ${name}`,
+          { field: 'spec.podTemplate.spec.runtimeClassName' },
+        );
+      else
+        f.add(
+          'configured',
+          'missing',
+          subject,
+          'NoTemplateUsesRuntimeClass',
+          `no declared template sets runtimeClassName ${name}`,
+        );
       return f.list;
     },
   };

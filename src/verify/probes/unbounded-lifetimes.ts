@@ -28,7 +28,12 @@ function created(o: Obj): number | undefined {
 }
 
 /** Claims and sandboxes (pure) with no expiry and older than `thresholdMs` at `now`, oldest first. */
-export function unboundedObjects(claims: readonly Obj[], sandboxes: readonly Obj[], now: number, thresholdMs = UNBOUNDED_LIFETIME_THRESHOLD_MS): UnboundedObject[] {
+export function unboundedObjects(
+  claims: readonly Obj[],
+  sandboxes: readonly Obj[],
+  now: number,
+  thresholdMs = UNBOUNDED_LIFETIME_THRESHOLD_MS,
+): UnboundedObject[] {
   const out: UnboundedObject[] = [];
   const old = (o: Obj): number | undefined => {
     const at = created(o);
@@ -38,13 +43,24 @@ export function unboundedObjects(claims: readonly Obj[], sandboxes: readonly Obj
     const lc = ((c['spec'] as Record<string, unknown> | undefined)?.['lifecycle'] ?? {}) as Record<string, unknown>;
     const ageMs = old(c);
     if (lc['shutdownTime'] === undefined && lc['ttlSecondsAfterFinished'] === undefined && ageMs !== undefined) {
-      out.push({ kind: 'SandboxClaim', namespace: String(c.metadata?.namespace), name: String(c.metadata?.name), ageMs });
+      out.push({
+        kind: 'SandboxClaim',
+        namespace: String(c.metadata?.namespace),
+        name: String(c.metadata?.name),
+        ageMs,
+      });
     }
   }
   for (const s of sandboxes) {
-    const owned = (s.metadata?.ownerReferences ?? []).some((r) => r.kind === 'SandboxClaim' || r.kind === 'SandboxWarmPool');
+    const owned = (s.metadata?.ownerReferences ?? []).some(
+      (r) => r.kind === 'SandboxClaim' || r.kind === 'SandboxWarmPool',
+    );
     const ageMs = old(s);
-    if (!owned && (s['spec'] as Record<string, unknown> | undefined)?.['shutdownTime'] === undefined && ageMs !== undefined) {
+    if (
+      !owned &&
+      (s['spec'] as Record<string, unknown> | undefined)?.['shutdownTime'] === undefined &&
+      ageMs !== undefined
+    ) {
       out.push({ kind: 'Sandbox', namespace: String(s.metadata?.namespace), name: String(s.metadata?.name), ageMs });
     }
   }
@@ -53,7 +69,9 @@ export function unboundedObjects(claims: readonly Obj[], sandboxes: readonly Obj
 
 /** Lists claims and sandboxes in the environment's namespaces and reports those without expiry older than the threshold. */
 export function unboundedLifetimesProbe(deps: ProbeDeps, now: () => number = Date.now): Probe {
-  const namespaces = [...new Set([...deps.plan.templates.map((t) => t.namespace), ...deps.plan.warmPools.map((p) => p.namespace)])].sort();
+  const namespaces = [
+    ...new Set([...deps.plan.templates.map((t) => t.namespace), ...deps.plan.warmPools.map((p) => p.namespace)]),
+  ].sort();
   return {
     id: 'unbounded-lifetimes',
     after: ['install'],
@@ -77,7 +95,14 @@ export function unboundedLifetimesProbe(deps: ProbeDeps, now: () => number = Dat
         for (const u of unboundedObjects(claims.value, sandboxes.value, now())) {
           const hours = Math.floor(u.ageMs / 3_600_000);
           const field = u.kind === 'SandboxClaim' ? 'spec.lifecycle' : 'spec.shutdownTime';
-          f.add('verified', 'unknown', `${u.kind} ${u.namespace}/${u.name}`, 'UnboundedLifetime', `${u.kind} ${u.namespace}/${u.name} has lived ${hours}h with no expiry (${field} unset): it keeps its pod and service-account token until deleted`, { field, value: 'unset' });
+          f.add(
+            'verified',
+            'unknown',
+            `${u.kind} ${u.namespace}/${u.name}`,
+            'UnboundedLifetime',
+            `${u.kind} ${u.namespace}/${u.name} has lived ${hours}h with no expiry (${field} unset): it keeps its pod and service-account token until deleted`,
+            { field, value: 'unset' },
+          );
         }
       }
       return f.list;

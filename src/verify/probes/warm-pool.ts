@@ -32,10 +32,19 @@ export interface PoolRollout {
 }
 
 /** Rollout of one pool from live objects (pure). `sandboxes` are all Sandboxes of the namespace; `claims` all claims. */
-export function poolRollout(pool: WarmPoolView, template: TemplateView, sandboxes: readonly SandboxView[], claims: readonly ClaimView[]): PoolRollout {
+export function poolRollout(
+  pool: WarmPoolView,
+  template: TemplateView,
+  sandboxes: readonly SandboxView[],
+  claims: readonly ClaimView[],
+): PoolRollout {
   const poolName = pool.meta.name;
   const replicas = pool.replicas;
-  const members = sandboxes.filter((s) => !s.meta.deleting && s.meta.ownerReferences.some((o) => o.controller && o.kind === 'SandboxWarmPool' && o.name === poolName));
+  const members = sandboxes.filter(
+    (s) =>
+      !s.meta.deleting &&
+      s.meta.ownerReferences.some((o) => o.controller && o.kind === 'SandboxWarmPool' && o.name === poolName),
+  );
   let ready = 0;
   let updatedReady = 0;
   const stale: string[] = [];
@@ -54,7 +63,8 @@ export function poolRollout(pool: WarmPoolView, template: TemplateView, sandboxe
     const sb = bound ? byName.get(bound) : undefined;
     if (!sb) continue;
     const diff = staleness(sb, template);
-    if (diff.length > 0) staleAdoptions.push(`StaleAdoption: claim ${c.meta.name} is bound to ${bound} (${diff.join(', ')})`);
+    if (diff.length > 0)
+      staleAdoptions.push(`StaleAdoption: claim ${c.meta.name} is bound to ${bound} (${diff.join(', ')})`);
   }
   return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions };
 }
@@ -73,16 +83,42 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       const subject = `SandboxWarmPool ${pool.namespace}/${pool.name}`;
       const r = await read.warmPool(pool.namespace, pool.name);
       if (r.kind !== 'ok') return f.failedCall('discovered', subject, r).list;
-      if (r.value === undefined) return f.add('discovered', 'missing', subject, 'WarmPoolNotFound', `${subject} does not exist: apply the environment`).list;
+      if (r.value === undefined)
+        return f.add(
+          'discovered',
+          'missing',
+          subject,
+          'WarmPoolNotFound',
+          `${subject} does not exist: apply the environment`,
+        ).list;
       const live = r.value;
       f.proven('discovered', subject, 'WarmPoolFound', `${subject} exists`);
       const templateRef = live.templateName;
-      if (templateRef === pool.template) f.proven('compatible', subject, 'PoolTemplateMatches', `serves template ${pool.template}`, { field: 'spec.sandboxTemplateRef.name', value: templateRef });
-      else f.add('compatible', 'missing', subject, 'PoolTemplateDiffers', `serves template ${templateRef ?? 'none'}, the environment declares ${pool.template}`, { field: 'spec.sandboxTemplateRef.name', value: templateRef ?? '' });
+      if (templateRef === pool.template)
+        f.proven('compatible', subject, 'PoolTemplateMatches', `serves template ${pool.template}`, {
+          field: 'spec.sandboxTemplateRef.name',
+          value: templateRef,
+        });
+      else
+        f.add(
+          'compatible',
+          'missing',
+          subject,
+          'PoolTemplateDiffers',
+          `serves template ${templateRef ?? 'none'}, the environment declares ${pool.template}`,
+          { field: 'spec.sandboxTemplateRef.name', value: templateRef ?? '' },
+        );
       const gen = live.meta.generation;
       const observed = live.observedGeneration;
       if (observed !== undefined && observed !== gen) {
-        f.add('configured', 'unknown', subject, 'StaleObservedGeneration', `pool status is for generation ${observed}, spec is at ${gen}: reconcile pending`, { field: 'status.observedGeneration', value: String(observed) });
+        f.add(
+          'configured',
+          'unknown',
+          subject,
+          'StaleObservedGeneration',
+          `pool status is for generation ${observed}, spec is at ${gen}: reconcile pending`,
+          { field: 'status.observedGeneration', value: String(observed) },
+        );
         return f.list;
       }
       const [tpl, sbs, claims] = await Promise.all([
@@ -90,14 +126,34 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         read.sandboxes(pool.namespace),
         read.claims(pool.namespace),
       ]);
-      if (tpl.kind !== 'ok') return f.failedCall('configured', `SandboxTemplate ${pool.namespace}/${pool.template}`, tpl).list;
-      if (tpl.value === undefined) return f.add('configured', 'missing', subject, 'TemplateNotFound', `template ${pool.template} does not exist, so no member can be current`).list;
+      if (tpl.kind !== 'ok')
+        return f.failedCall('configured', `SandboxTemplate ${pool.namespace}/${pool.template}`, tpl).list;
+      if (tpl.value === undefined)
+        return f.add(
+          'configured',
+          'missing',
+          subject,
+          'TemplateNotFound',
+          `template ${pool.template} does not exist, so no member can be current`,
+        ).list;
       if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
       if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
       const ro = poolRollout(live, tpl.value, sbs.value, claims.value);
       const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})`;
-      if (ro.updatedReady >= ro.replicas) f.proven('configured', subject, 'PoolRolledOut', `pool ready at the current template: ${counts}`, { field: 'updatedReady', value: String(ro.updatedReady) });
-      else f.add('configured', 'missing', subject, 'RolloutProgressing', `rollout progressing: ${counts}${ro.stale.length ? `; stale: ${ro.stale.slice(0, 3).join('; ')}` : ''}`, { field: 'updatedReady', value: String(ro.updatedReady) });
+      if (ro.updatedReady >= ro.replicas)
+        f.proven('configured', subject, 'PoolRolledOut', `pool ready at the current template: ${counts}`, {
+          field: 'updatedReady',
+          value: String(ro.updatedReady),
+        });
+      else
+        f.add(
+          'configured',
+          'missing',
+          subject,
+          'RolloutProgressing',
+          `rollout progressing: ${counts}${ro.stale.length ? `; stale: ${ro.stale.slice(0, 3).join('; ')}` : ''}`,
+          { field: 'updatedReady', value: String(ro.updatedReady) },
+        );
       for (const s of ro.staleAdoptions) f.add('configured', 'missing', subject, 'StaleAdoption', s);
       return f.list;
     },

@@ -34,9 +34,22 @@ import { runtimeConfigEvidence } from './workload/runtime-config.js';
 import { executionEvidence, fileEvidence, routerEvidence } from './workload/runtime-use.js';
 import { notReadyEvidence, readyEvidence } from './workload/sandbox-ready.js';
 
-export function workloadProbe(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, after: readonly string[]): Probe {
+export function workloadProbe(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  pool: WarmPoolPlan | undefined,
+  after: readonly string[],
+): Probe {
   const tcap = `template/${template.namespace}/${template.name}` as const;
-  const covers: CapabilityName[] = [tcap, 'runtime-exec', 'runtime-files', 'sandbox-api', 'controller', 'conversion', 'router'];
+  const covers: CapabilityName[] = [
+    tcap,
+    'runtime-exec',
+    'runtime-files',
+    'sandbox-api',
+    'controller',
+    'conversion',
+    'router',
+  ];
   if (pool) covers.push(`warm-pool/${pool.namespace}/${pool.name}`);
   if (deps.facts.family === 'v0.5') covers.push('extensions-api');
   if (template.runtimeClassName) covers.push(`runtime-class/${template.runtimeClassName}`);
@@ -50,7 +63,12 @@ export function workloadProbe(deps: ProbeDeps, template: TemplatePlan, pool: War
   };
 }
 
-async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, ctx: ProbeRun): Promise<Evidence[]> {
+async function runWorkload(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  pool: WarmPoolPlan | undefined,
+  ctx: ProbeRun,
+): Promise<Evidence[]> {
   const f = workloadFacts(deps.facts.family, template, pool);
   const runtime = template.runtime;
   const speaks = runtimeConfigEvidence(f, template, deps.plan.transport);
@@ -86,9 +104,17 @@ async function runWorkload(deps: ProbeDeps, template: TemplatePlan, pool: WarmPo
  * A declared client claims only from pools the environment declares: when it has none to claim from (or the template
  * has none and the verifier makes its own), that capacity is the verifier's, not the client's — a finding on runtime-exec.
  */
-function clientPoolEvidence(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, f: WorkloadFacts, ctx: ProbeRun): void {
+function clientPoolEvidence(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  pool: WarmPoolPlan | undefined,
+  f: WorkloadFacts,
+  ctx: ProbeRun,
+): void {
   for (const c of deps.plan.clients ?? []) {
-    const usable = c.warmPools.filter((p) => deps.plan.warmPools.some((w) => w.namespace === p.namespace && w.name === p.name));
+    const usable = c.warmPools.filter((p) =>
+      deps.plan.warmPools.some((w) => w.namespace === p.namespace && w.name === p.name),
+    );
     if (usable.length > 0) continue;
     const why = `${c.sdk} ${c.version} (${c.mode}) claims from a SandboxWarmPool by name, but the environment declares none it names${pool === undefined ? `; the probe pool for template ${template.name} is the verifier's own` : ''}`;
     ctx.note(why);
@@ -97,7 +123,12 @@ function clientPoolEvidence(deps: ProbeDeps, template: TemplatePlan, pool: WarmP
 }
 
 /** A class that cannot run a pod would only make the probe object wait out the ready timeout: create nothing, say why. */
-async function skippedForClass(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, ctx: ProbeRun): Promise<boolean> {
+async function skippedForClass(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  f: WorkloadFacts,
+  ctx: ProbeRun,
+): Promise<boolean> {
   if (!f.rc || !template.runtimeClassName) return false;
   const blocked = await unschedulableClass(deps, template.runtimeClassName, ctx);
   if (blocked === undefined) return false;
@@ -105,13 +136,27 @@ async function skippedForClass(deps: ProbeDeps, template: TemplatePlan, f: Workl
   const subject = `template ${template.namespace}/${template.name}`;
   ctx.note(why);
   for (const x of [f.template, f.wp]) x?.add('verified', 'missing', subject, 'RuntimeClassUnusable', why);
-  for (const x of [f.exec, f.files, f.api, f.ctrl, f.ext, f.rc]) x?.add('verified', 'unknown', subject, 'RuntimeClassUnusable', why);
+  for (const x of [f.exec, f.files, f.api, f.ctrl, f.ext, f.rc])
+    x?.add('verified', 'unknown', subject, 'RuntimeClassUnusable', why);
   return true;
 }
 
 /** On v0.5 a claim (the client path); on v0.4, which provisions no claims, a bare Sandbox from the template. */
-function provision(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan | undefined, f: WorkloadFacts, ctx: ProbeRun): Promise<Readiness> {
+function provision(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  pool: WarmPoolPlan | undefined,
+  f: WorkloadFacts,
+  ctx: ProbeRun,
+): Promise<Readiness> {
   if (deps.facts.family === 'v0.5') return claimAndWait(deps, template, pool, ctx);
-  if (f.wp && pool) f.wp.add('verified', 'unknown', `warm pool ${pool.namespace}/${pool.name}`, 'NoClaimsOnRelease', `release ${deps.facts.tag} is family v0.4: AgentPlane provisions no claims there (adapter createFromTemplate returns unsupported)`);
+  if (f.wp && pool)
+    f.wp.add(
+      'verified',
+      'unknown',
+      `warm pool ${pool.namespace}/${pool.name}`,
+      'NoClaimsOnRelease',
+      `release ${deps.facts.tag} is family v0.4: AgentPlane provisions no claims there (adapter createFromTemplate returns unsupported)`,
+    );
   return sandboxAndWait(deps, template, apiVersionOf(deps.facts), ctx);
 }

@@ -7,7 +7,13 @@ import type { VerifyReport } from '../report.js';
 function xml(text: string): string {
   // XML 1.0 forbids most control characters; drop them, escape the five specials.
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 export function renderJunit(report: VerifyReport): string {
@@ -24,14 +30,20 @@ export function renderJunit(report: VerifyReport): string {
     lines.push(`    <testcase classname="agentplane.verify" name="${xml(row.name)}" time="${(ms / 1000).toFixed(3)}">`);
     const evidence = row.evidence.map((e) => `[${e.step}/${e.verdict}] ${e.subject}: ${e.message}`).join('\n');
     if (!row.met) {
-      lines.push(`      <failure message="${xml(`${row.state} < ${row.required}: ${row.next ?? ''}`)}" type="${xml(row.state)}">${xml(evidence)}</failure>`);
+      lines.push(
+        `      <failure message="${xml(`${row.state} < ${row.required}: ${row.next ?? ''}`)}" type="${xml(row.state)}">${xml(evidence)}</failure>`,
+      );
     } else {
       lines.push(`      <system-out>${xml(evidence)}</system-out>`);
     }
     lines.push('    </testcase>');
   }
   if (report.leftovers.length > 0) {
-    lines.push('    <testcase classname="agentplane.verify" name="cleanup">', `      <failure message="objects left behind" type="leftovers">${xml(report.leftovers.join('\n'))}</failure>`, '    </testcase>');
+    lines.push(
+      '    <testcase classname="agentplane.verify" name="cleanup">',
+      `      <failure message="objects left behind" type="leftovers">${xml(report.leftovers.join('\n'))}</failure>`,
+      '    </testcase>',
+    );
   }
   lines.push('  </testsuite>', '</testsuites>');
   return lines.join('\n') + '\n';

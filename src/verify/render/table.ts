@@ -30,8 +30,13 @@ export function renderTable(report: VerifyReport, opts: { color?: boolean } = {}
     `tuple: ${tupleLine(report.tuple)}`,
     table.toString(),
   ];
-  if (report.leftovers.length > 0) lines.push(paint.red(`left behind (delete by hand): ${report.leftovers.join('; ')}`));
+  if (report.leftovers.length > 0)
+    lines.push(paint.red(`left behind (delete by hand): ${report.leftovers.join('; ')}`));
   const failing = report.capabilities.filter((c) => !c.met).length;
-  lines.push(report.outcome === 'verified' ? paint.green('all required capabilities reached their required state') : paint.red(`${failing} required capabilit${failing === 1 ? 'y is' : 'ies are'} below the required state`));
+  lines.push(
+    report.outcome === 'verified'
+      ? paint.green('all required capabilities reached their required state')
+      : paint.red(`${failing} required capabilit${failing === 1 ? 'y is' : 'ies are'} below the required state`),
+  );
   return lines.join('\n') + '\n';
 }

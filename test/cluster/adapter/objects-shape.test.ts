@@ -18,14 +18,28 @@ const CRD: KubeObject = {
     group: 'shape.agentplane.test',
     names: { kind: 'Widget', plural: 'widgets', singular: 'widget', listKind: 'WidgetList' },
     scope: 'Namespaced',
-    versions: [{
-      name: 'v1', served: true, storage: true,
-      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: {
-        replicas: { type: 'integer', format: 'int32', default: 1 },
-        strategy: { type: 'string', enum: ['Recreate', 'OnReplenish'], default: 'OnReplenish' },
-        port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
-      } } } } },
-    }],
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  replicas: { type: 'integer', format: 'int32', default: 1 },
+                  strategy: { type: 'string', enum: ['Recreate', 'OnReplenish'], default: 'OnReplenish' },
+                  port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+                },
+              },
+            },
+          },
+        },
+      },
+    ],
   },
 };
 
@@ -39,7 +53,10 @@ beforeAll(async () => {
   objects = new KubeObjects(KubeClient.connect({ kubeconfig: c.info.kubeconfig }));
 }, 30_000);
 afterAll(async () => {
-  await c.kc.makeApiClient(k8s.ApiextensionsV1Api).deleteCustomResourceDefinition({ name: CRD_NAME }).catch(() => undefined);
+  await c.kc
+    .makeApiClient(k8s.ApiextensionsV1Api)
+    .deleteCustomResourceDefinition({ name: CRD_NAME })
+    .catch(() => undefined);
   if (ns) await c.core.deleteNamespace({ name: ns });
 });
 
@@ -56,23 +73,49 @@ test('a CRD keeps default, enum and x-kubernetes-int-or-string through apply and
 
 test('a NetworkPolicy keeps its ingress `from` peers', async () => {
   const policy: KubeObject = {
-    apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'router-only', namespace: ns },
-    spec: { podSelector: { matchLabels: { app: 'sandbox' } }, policyTypes: ['Ingress'],
-      ingress: [{ from: [{ podSelector: { matchLabels: { app: 'sandbox-router' } } }], ports: [{ port: 8080, protocol: 'TCP' }] }] },
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: { name: 'router-only', namespace: ns },
+    spec: {
+      podSelector: { matchLabels: { app: 'sandbox' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          from: [{ podSelector: { matchLabels: { app: 'sandbox-router' } } }],
+          ports: [{ port: 8080, protocol: 'TCP' }],
+        },
+      ],
+    },
   };
   expect((await objects.apply(policy)).kind).toBe('ok');
-  const read = await objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', name: 'router-only', namespace: ns });
+  const read = await objects.get({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    name: 'router-only',
+    namespace: ns,
+  });
   if (read.kind !== 'ok') throw new Error(JSON.stringify(read));
-  expect((read.value as any).spec.ingress[0].from).toEqual([{ podSelector: { matchLabels: { app: 'sandbox-router' } } }]);
+  expect((read.value as any).spec.ingress[0].from).toEqual([
+    { podSelector: { matchLabels: { app: 'sandbox-router' } } },
+  ]);
 });
 
 test('a dry run persists nothing; an unknown kind is a not-found of the API, not a throw', async () => {
-  const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dry', namespace: ns }, data: { a: '1' } };
+  const cm: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'dry', namespace: ns },
+    data: { a: '1' },
+  };
   const dry = await objects.apply(cm, { dryRun: true });
   if (dry.kind !== 'ok') throw new Error(JSON.stringify(dry));
   expect((dry.value as any).data).toEqual({ a: '1' });
   const after = await objects.get({ apiVersion: 'v1', kind: 'ConfigMap', name: 'dry', namespace: ns });
   expect(after.kind === 'failed' && after.error.category).toBe('not-found');
-  const unknown = await objects.apply({ apiVersion: 'nope.agentplane.test/v1', kind: 'Nope', metadata: { name: 'x', namespace: ns } });
+  const unknown = await objects.apply({
+    apiVersion: 'nope.agentplane.test/v1',
+    kind: 'Nope',
+    metadata: { name: 'x', namespace: ns },
+  });
   expect(unknown.kind === 'failed' && unknown.error.missing).toBe('api');
 });

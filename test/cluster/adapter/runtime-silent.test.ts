@@ -27,13 +27,31 @@ afterAll(async () => {
 });
 
 async function readySandbox(name: string, mode: 'none' | 'hang'): Promise<Observation> {
-  const created = (await c.custom.createNamespacedCustomObject({ ...SBX, namespace: ns, body: {
-    apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name }, spec: { podTemplate: sandboxdPodTemplate({ [RUNTIME_ANNOTATION]: mode }) },
-  } })) as { metadata: { uid: string } };
-  const obs = await waitFor(`Sandbox ${name} Ready`, 30_000, async () => {
-    const o = await sessions.observe({ namespace: ns, name, via: 'sandbox', operationId: '', uid: created.metadata.uid });
-    return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
-  }, 250);
+  const created = (await c.custom.createNamespacedCustomObject({
+    ...SBX,
+    namespace: ns,
+    body: {
+      apiVersion: 'agents.x-k8s.io/v1beta1',
+      kind: 'Sandbox',
+      metadata: { name },
+      spec: { podTemplate: sandboxdPodTemplate({ [RUNTIME_ANNOTATION]: mode }) },
+    },
+  })) as { metadata: { uid: string } };
+  const obs = await waitFor(
+    `Sandbox ${name} Ready`,
+    30_000,
+    async () => {
+      const o = await sessions.observe({
+        namespace: ns,
+        name,
+        via: 'sandbox',
+        operationId: '',
+        uid: created.metadata.uid,
+      });
+      return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
+    },
+    250,
+  );
   await new Promise((r) => setTimeout(r, 1000)); // let the stand-in and the router cache catch up with the pod
   return obs;
 }

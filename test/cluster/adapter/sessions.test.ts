@@ -37,14 +37,28 @@ beforeAll(async () => {
     },
     labels: { 'agentplane.dev/test': 'adapter' },
   });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: {
-    apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name: 'sbx' },
-    spec: { podTemplate: sandboxdPodTemplate(), networkPolicyManagement: 'Unmanaged' },
-  } });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: {
-    apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'pool' },
-    spec: { replicas: 1, sandboxTemplateRef: { name: 'sbx' } },
-  } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxTemplate',
+      metadata: { name: 'sbx' },
+      spec: { podTemplate: sandboxdPodTemplate(), networkPolicyManagement: 'Unmanaged' },
+    },
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'pool' },
+      spec: { replicas: 1, sandboxTemplateRef: { name: 'sbx' } },
+    },
+  });
 }, 30_000);
 afterAll(async () => {
   if (ns) await c.core.deleteNamespace({ name: ns });
@@ -57,9 +71,18 @@ test('release detection: v0.5 from served versions, CRDs readable with their con
   expect(r.value.family).toBe('v0.5');
   expect(r.value.coreVersions).toEqual(expect.arrayContaining(['v1beta1', 'v1alpha1']));
   expect(r.value.extensionsVersions).toEqual(expect.arrayContaining(['v1beta1', 'v1alpha1']));
-  expect(r.value.sandboxCrd).toMatchObject({ served: expect.arrayContaining(['v1beta1']), storage: 'v1beta1', conversion: 'Webhook', caBundle: true });
+  expect(r.value.sandboxCrd).toMatchObject({
+    served: expect.arrayContaining(['v1beta1']),
+    storage: 'v1beta1',
+    conversion: 'Webhook',
+    caBundle: true,
+  });
   const report = await adapter.capabilities('test');
-  expect(report.capabilities.map((x) => [x.name, x.state])).toEqual([['sandbox-api', 'compatible'], ['extensions-api', 'compatible'], ['conversion', 'compatible']]);
+  expect(report.capabilities.map((x) => [x.name, x.state])).toEqual([
+    ['sandbox-api', 'compatible'],
+    ['extensions-api', 'compatible'],
+    ['conversion', 'compatible'],
+  ]);
 });
 
 test('createFromTemplate refuses what v1beta1 cannot express or what does not exist', async () => {
@@ -67,39 +90,66 @@ test('createFromTemplate refuses what v1beta1 cannot express or what does not ex
   expect(noPool.kind === 'rejected' && noPool.reason).toBe('WarmPoolRequired');
   const missing = await adapter.createFromTemplate({ namespace: ns, template: 'sbx', warmPool: 'nope' }, '', 'op-x');
   expect(missing.kind === 'rejected' && missing.reason).toBe('WarmPoolNotFound');
-  const wrongTemplate = await adapter.createFromTemplate({ namespace: ns, template: 'other', warmPool: 'pool' }, '', 'op-x');
+  const wrongTemplate = await adapter.createFromTemplate(
+    { namespace: ns, template: 'other', warmPool: 'pool' },
+    '',
+    'op-x',
+  );
   expect(wrongTemplate.kind === 'rejected' && wrongTemplate.reason).toBe('WarmPoolServesOtherTemplate');
-  const wrongVersion = await adapter.createFromTemplate({ namespace: ns, template: 'sbx', warmPool: 'pool' }, '99', 'op-x');
+  const wrongVersion = await adapter.createFromTemplate(
+    { namespace: ns, template: 'sbx', warmPool: 'pool' },
+    '99',
+    'op-x',
+  );
   expect(wrongVersion.kind === 'rejected' && wrongVersion.reason).toBe('TemplateVersionMismatch');
-  const claims = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims' })) as { items: unknown[] };
+  const claims = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims' })) as {
+    items: unknown[];
+  };
   expect(claims.items).toHaveLength(0);
 });
 
 test('idempotent create, observe to Ready, exec over direct, health via router, preconditioned terminate', async () => {
   const op = `op-${randomUUID()}`;
   const scope = { namespace: ns, template: 'sbx', warmPool: 'pool' };
-  const [a, b] = await Promise.all([adapter.createFromTemplate(scope, '1', op), adapter.createFromTemplate(scope, '1', op)]);
+  const [a, b] = await Promise.all([
+    adapter.createFromTemplate(scope, '1', op),
+    adapter.createFromTemplate(scope, '1', op),
+  ]);
   expect(a.kind).toBe('ok');
   // Same session. The template hash is in a ref only when its read saw the claim bound (≈ 30-70 ms after create here),
   // which one of two concurrent calls, or a later retry, may see and the other not.
-  const session = (r: typeof a) => (r.kind === 'ok' ? { ...r.value, template: { ...r.value.template, hash: undefined, reason: '' } } : r);
+  const session = (r: typeof a) =>
+    r.kind === 'ok' ? { ...r.value, template: { ...r.value.template, hash: undefined, reason: '' } } : r;
   expect(session(b)).toEqual(session(a));
   const again = await adapter.createFromTemplate(scope, '1', op);
   expect(session(again)).toEqual(session(a));
-  expect(new Set([a, b, again].flatMap((r) => (r.kind === 'ok' && r.value.template?.hash ? [r.value.template.hash] : []))).size).toBeLessThanOrEqual(1);
+  expect(
+    new Set([a, b, again].flatMap((r) => (r.kind === 'ok' && r.value.template?.hash ? [r.value.template.hash] : [])))
+      .size,
+  ).toBeLessThanOrEqual(1);
   if (a.kind !== 'ok') return;
   const ref: SessionRef = a.value;
   expect(ref).toMatchObject({ namespace: ns, name: sessionName('pool', op), via: 'claim', operationId: op });
   expect(ref.uid).toMatch(/^[0-9a-f-]{36}$/);
-  const listed = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', labelSelector: `${OPERATION_LABEL}=${operationHash(op)}` })) as { items: Array<{ metadata: { annotations: Record<string, string>; labels: Record<string, string> } }> };
+  const listed = (await c.custom.listNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxclaims',
+    labelSelector: `${OPERATION_LABEL}=${operationHash(op)}`,
+  })) as { items: Array<{ metadata: { annotations: Record<string, string>; labels: Record<string, string> } }> };
   expect(listed.items).toHaveLength(1);
   expect(listed.items[0]!.metadata.annotations[OPERATION_ANNOTATION]).toBe(op);
   expect(listed.items[0]!.metadata.labels['agentplane.dev/test']).toBe('adapter');
 
-  const obs: Observation = await waitFor('session Ready', 60_000, async () => {
-    const o = await adapter.observe(ref);
-    return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
-  }, 250);
+  const obs: Observation = await waitFor(
+    'session Ready',
+    60_000,
+    async () => {
+      const o = await adapter.observe(ref);
+      return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
+    },
+    250,
+  );
   expect(obs.sandboxName).toBeDefined();
   expect(obs.podIPs[0]).toMatch(/^127\./);
   expect(obs.reason).toMatch(/^bound Sandbox .*: Ready=True\/DependenciesReady at generation \d+$/);
@@ -120,7 +170,10 @@ test('idempotent create, observe to Ready, exec over direct, health via router, 
   });
   expect(status).toMatchObject({ state: 'succeeded', exitCode: 0, stdout: `${nonce}\n` });
 
-  const viaRouter = new SandboxdClient(new RouterTransport(`http://127.0.0.1:${c.info.ports.routerHttp!}`), { namespace: ns, sandboxName: obs.sandboxName! });
+  const viaRouter = new SandboxdClient(new RouterTransport(`http://127.0.0.1:${c.info.ports.routerHttp!}`), {
+    namespace: ns,
+    sandboxName: obs.sandboxName!,
+  });
   const health = await waitFor('router /v1/health ok', 15_000, async () => {
     const h = await viaRouter.health(3000);
     return h.kind === 'ok' ? h : undefined;
@@ -137,6 +190,11 @@ test('idempotent create, observe to Ready, exec over direct, health via router, 
 }, 120_000);
 
 async function current(ref: SessionRef): Promise<string> {
-  const obj = (await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ref.namespace, plural: 'sandboxclaims', name: ref.name })) as k8s.KubernetesObject;
+  const obj = (await c.custom.getNamespacedCustomObject({
+    ...EXT,
+    namespace: ref.namespace,
+    plural: 'sandboxclaims',
+    name: ref.name,
+  })) as k8s.KubernetesObject;
   return obj.metadata!.resourceVersion!;
 }

@@ -14,15 +14,26 @@ import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const runDir = path.join(repo, 'test-cluster', '.run-adapter-v0.4.6');
 // kwok nodes only: this v0.4-family cluster needs no real node.
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '12', AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
+const env = {
+  ...process.env,
+  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
+  AGENTPLANE_TEST_CLUSTER_POD_NET: '12',
+  AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0',
+};
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;
 let ns: string;
 let sessions: KubeSessions;
 
 beforeAll(async () => {
-  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (up.status !== 0) throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
+  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.4.6'], {
+    cwd: repo,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (up.status !== 0)
+    throw new Error(`starting the v0.4.6 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
   c = connect(runDir);
   ns = await freshNamespace(c, 'adapter46');
   sessions = new KubeSessions(KubeClient.connect({ kubeconfig: c.info.kubeconfig }));
@@ -37,27 +48,48 @@ test('detected as family v0.4; createFromTemplate is unsupported and creates not
   const r = await sessions.createFromTemplate({ namespace: ns, template: 't', warmPool: 'p' }, '', 'op-46');
   expect(r).toMatchObject({ kind: 'unsupported', capability: `template/${ns}/t`, state: 'unsupported' });
   if (r.kind === 'unsupported') expect(r.reason).toBe('ReleaseProvisionsNoClaims');
-  const claims = (await c.custom.listNamespacedCustomObject({ group: 'extensions.agents.x-k8s.io', version: 'v1alpha1', namespace: ns, plural: 'sandboxclaims' })) as { items: unknown[] };
+  const claims = (await c.custom.listNamespacedCustomObject({
+    group: 'extensions.agents.x-k8s.io',
+    version: 'v1alpha1',
+    namespace: ns,
+    plural: 'sandboxclaims',
+  })) as { items: unknown[] };
   expect(claims.items).toHaveLength(0);
 });
 
 test('observe, suspend (replicas 0, whose Ready=True is not trusted) and preconditioned terminate through v1alpha1', async () => {
-  const created = (await c.custom.createNamespacedCustomObject({ ...SBX, namespace: ns, body: {
-    apiVersion: 'agents.x-k8s.io/v1alpha1', kind: 'Sandbox', metadata: { name: 'old' },
-    spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
-  } })) as { metadata: { uid: string } };
+  const created = (await c.custom.createNamespacedCustomObject({
+    ...SBX,
+    namespace: ns,
+    body: {
+      apiVersion: 'agents.x-k8s.io/v1alpha1',
+      kind: 'Sandbox',
+      metadata: { name: 'old' },
+      spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
+    },
+  })) as { metadata: { uid: string } };
   const ref: SessionRef = { namespace: ns, name: 'old', via: 'sandbox', operationId: '', uid: created.metadata.uid };
-  const ready = await waitFor('Ready', 60_000, async () => {
-    const o = await sessions.observe(ref);
-    return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
-  }, 250);
+  const ready = await waitFor(
+    'Ready',
+    60_000,
+    async () => {
+      const o = await sessions.observe(ref);
+      return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
+    },
+    250,
+  );
   expect(ready.podIPs[0]).toMatch(/^127\.12\./);
 
   expect((await sessions.setSuspended(ns, 'old', true)).kind).toBe('ok');
-  const suspended = await waitFor('Suspended', 30_000, async () => {
-    const o = await sessions.observe(ref);
-    return o.kind === 'ok' && o.value.phase === 'Suspended' ? o.value : undefined;
-  }, 250);
+  const suspended = await waitFor(
+    'Suspended',
+    30_000,
+    async () => {
+      const o = await sessions.observe(ref);
+      return o.kind === 'ok' && o.value.phase === 'Suspended' ? o.value : undefined;
+    },
+    250,
+  );
   expect(suspended.reason).toBe('spec.replicas is 0 and no pod IPs remain');
 
   const stale = await sessions.terminate(ref, ready.resourceVersion);
@@ -65,27 +97,53 @@ test('observe, suspend (replicas 0, whose Ready=True is not trusted) and precond
   const now = await sessions.observe(ref);
   expect(now.kind).toBe('ok');
   if (now.kind !== 'ok') return;
-  expect(await sessions.terminate(ref, now.value.resourceVersion)).toEqual({ kind: 'ok', value: { ref, outcome: 'deleted' } });
+  expect(await sessions.terminate(ref, now.value.resourceVersion)).toEqual({
+    kind: 'ok',
+    value: { ref, outcome: 'deleted' },
+  });
   expect(await sessions.terminate(ref, '')).toEqual({ kind: 'ok', value: { ref, outcome: 'already-gone' } });
 }, 120_000);
 
 test('a v1alpha1 claim (sandboxTemplateRef, no pool) is observed through its bound Sandbox and terminated', async () => {
   const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1alpha1' };
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: {
-    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxTemplate', metadata: { name: 'tpl' },
-    spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
-  } });
-  const claim = (await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', body: {
-    apiVersion: 'extensions.agents.x-k8s.io/v1alpha1', kind: 'SandboxClaim', metadata: { name: 'cold' },
-    spec: { sandboxTemplateRef: { name: 'tpl' }, warmpool: 'none' },
-  } })) as { metadata: { uid: string } };
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+      kind: 'SandboxTemplate',
+      metadata: { name: 'tpl' },
+      spec: { podTemplate: { spec: { containers: [{ name: 'main', image: 'registry.k8s.io/pause:3.10' }] } } },
+    },
+  });
+  const claim = (await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxclaims',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1alpha1',
+      kind: 'SandboxClaim',
+      metadata: { name: 'cold' },
+      spec: { sandboxTemplateRef: { name: 'tpl' }, warmpool: 'none' },
+    },
+  })) as { metadata: { uid: string } };
   const ref: SessionRef = { namespace: ns, name: 'cold', via: 'claim', operationId: '', uid: claim.metadata.uid };
-  const ready = await waitFor('claim Ready', 60_000, async () => {
-    const o = await sessions.observe(ref);
-    return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
-  }, 250);
+  const ready = await waitFor(
+    'claim Ready',
+    60_000,
+    async () => {
+      const o = await sessions.observe(ref);
+      return o.kind === 'ok' && o.value.phase === 'Ready' ? o.value : undefined;
+    },
+    250,
+  );
   expect(ready.sandboxName).toBe('cold');
   expect(ready.reason).toMatch(/^bound Sandbox cold: Ready=True\/DependenciesReady/);
-  const rv = ((await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', name: 'cold' })) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const rv = (
+    (await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', name: 'cold' })) as {
+      metadata: { resourceVersion: string };
+    }
+  ).metadata.resourceVersion;
   expect(await sessions.terminate(ref, rv)).toEqual({ kind: 'ok', value: { ref, outcome: 'deleted' } });
 }, 90_000);

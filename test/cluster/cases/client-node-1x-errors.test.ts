@@ -24,7 +24,9 @@ afterAll(async () => {
 });
 
 const listSandboxes = (client: KubeClient, version: string, group = 'agents.x-k8s.io') =>
-  client.call(`list sandboxes.${group} in ${ns}`, () => client.api(k8s.CustomObjectsApi).listNamespacedCustomObject({ group, version, namespace: ns, plural: 'sandboxes' }));
+  client.call(`list sandboxes.${group} in ${ns}`, () =>
+    client.api(k8s.CustomObjectsApi).listNamespacedCustomObject({ group, version, namespace: ns, plural: 'sandboxes' }),
+  );
 
 test('404 on a list: the version is not served / the CRD is not installed -> not-found, missing api', async () => {
   for (const r of [await listSandboxes(admin, 'v9'), await listSandboxes(admin, 'v1', 'not-installed.example.com')]) {
@@ -37,20 +39,38 @@ test('404 on a list: the version is not served / the CRD is not installed -> not
 
 test('404 on a named object: not-found, missing object, with the name', async () => {
   const r = await admin.call('get sandboxes.agents.x-k8s.io', () =>
-    admin.api(k8s.CustomObjectsApi).getNamespacedCustomObject({ group: 'agents.x-k8s.io', version: 'v1beta1', namespace: ns, plural: 'sandboxes', name: 'absent' }));
-  expect(r.kind === 'failed' && r.error).toMatchObject({ category: 'not-found', missing: 'object', reason: 'NotFound', code: 404 });
+    admin.api(k8s.CustomObjectsApi).getNamespacedCustomObject({
+      group: 'agents.x-k8s.io',
+      version: 'v1beta1',
+      namespace: ns,
+      plural: 'sandboxes',
+      name: 'absent',
+    }),
+  );
+  expect(r.kind === 'failed' && r.error).toMatchObject({
+    category: 'not-found',
+    missing: 'object',
+    reason: 'NotFound',
+    code: 404,
+  });
   expect(r.kind === 'failed' && r.error.message).toMatch(/"absent" not found/);
 });
 
 test('403 names verb, resource and user; 401 names context and user, never the token', async () => {
   await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'nobody' } } });
-  const tr = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'nobody', body: { spec: { audiences: [], expirationSeconds: 600 } } });
+  const tr = await c.core.createNamespacedServiceAccountToken({
+    namespace: ns,
+    name: 'nobody',
+    body: { spec: { audiences: [], expirationSeconds: 600 } },
+  });
   const sa = KubeClient.connect({ kubeconfig: writeKubeconfig(c.info, 'nobody-user', { token: tr.status!.token }) });
   const forbidden = await listSandboxes(sa, 'v1beta1');
   expect(forbidden.kind).toBe('failed');
   if (forbidden.kind === 'failed') {
     expect(forbidden.error).toMatchObject({ category: 'forbidden', code: 403, reason: 'Forbidden' });
-    expect(forbidden.error.message).toContain('user "nobody-user" (context "ctx") may not list sandboxes.agents.x-k8s.io');
+    expect(forbidden.error.message).toContain(
+      'user "nobody-user" (context "ctx") may not list sandboxes.agents.x-k8s.io',
+    );
     expect(forbidden.error.message).toContain(`system:serviceaccount:${ns}:nobody`);
   }
   // Discovery needs no grant: the family is still detectable with that identity.
@@ -76,7 +96,9 @@ test('a server that refuses connections: unreachable, no HTTP status', async () 
       s.close(() => resolve(p));
     });
   });
-  const down = KubeClient.connect({ kubeconfig: writeKubeconfig(c.info, 'ci', { token: 'x' }, `https://127.0.0.1:${port}`) });
+  const down = KubeClient.connect({
+    kubeconfig: writeKubeconfig(c.info, 'ci', { token: 'x' }, `https://127.0.0.1:${port}`),
+  });
   const r = await listSandboxes(down, 'v1beta1');
   expect(r.kind === 'failed' && r.error).toEqual({
     category: 'unreachable',

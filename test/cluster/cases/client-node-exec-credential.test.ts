@@ -31,11 +31,21 @@ beforeAll(async () => {
   ns = await freshNamespace(c, 'case25');
   await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'ci' } } });
   const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-  await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'read-sandboxes' }, rules: [{ apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: ['list'] }] } });
-  await rbac.createNamespacedRoleBinding({ namespace: ns, body: {
-    metadata: { name: 'ci-read' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-sandboxes' },
-    subjects: [{ kind: 'ServiceAccount', name: 'ci', namespace: ns }],
-  } });
+  await rbac.createNamespacedRole({
+    namespace: ns,
+    body: {
+      metadata: { name: 'read-sandboxes' },
+      rules: [{ apiGroups: ['agents.x-k8s.io'], resources: ['sandboxes'], verbs: ['list'] }],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace: ns,
+    body: {
+      metadata: { name: 'ci-read' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read-sandboxes' },
+      subjects: [{ kind: 'ServiceAccount', name: 'ci', namespace: ns }],
+    },
+  });
   dir = mkdtempSync(path.join(os.tmpdir(), 'agentplane-exec-'));
   writeFileSync(path.join(dir, 'token-helper'), PLUGIN);
   chmodSync(path.join(dir, 'token-helper'), 0o755);
@@ -48,9 +58,17 @@ afterAll(async () => {
 /** A token of SA `ci` bound to a fresh Secret `name` (deleting the Secret revokes it). */
 async function mint(name: string): Promise<string> {
   const secret = await c.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name } } });
-  const tr = await c.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'ci', body: {
-    spec: { audiences: [], expirationSeconds: 600, boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name, uid: secret.metadata!.uid! } },
-  } });
+  const tr = await c.core.createNamespacedServiceAccountToken({
+    namespace: ns,
+    name: 'ci',
+    body: {
+      spec: {
+        audiences: [],
+        expirationSeconds: 600,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name, uid: secret.metadata!.uid! },
+      },
+    },
+  });
   return tr.status!.token!;
 }
 
@@ -71,13 +89,29 @@ async function untilRejected(token: string): Promise<void> {
 }
 
 function execUser(command: string): Record<string, unknown> {
-  return { exec: { apiVersion: 'client.authentication.k8s.io/v1', command, args: ['get-token', '--cluster', 'test'], interactiveMode: 'Never' } };
+  return {
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      command,
+      args: ['get-token', '--cluster', 'test'],
+      interactiveMode: 'Never',
+    },
+  };
 }
 
 test('refresh at expiry and once on 401; a lasting 401 names context and user, never the token', async () => {
-  const client = KubeClient.connect({ kubeconfig: writeKubeconfig(c.info, 'ci', execUser(path.join(dir, 'token-helper'))) });
-  const list = () => client.call(`list sandboxes.agents.x-k8s.io in ${ns}`, () =>
-    client.api(k8s.CustomObjectsApi).listNamespacedCustomObject({ group: 'agents.x-k8s.io', version: 'v1beta1', namespace: ns, plural: 'sandboxes' }));
+  const client = KubeClient.connect({
+    kubeconfig: writeKubeconfig(c.info, 'ci', execUser(path.join(dir, 'token-helper'))),
+  });
+  const list = () =>
+    client.call(`list sandboxes.agents.x-k8s.io in ${ns}`, () =>
+      client.api(k8s.CustomObjectsApi).listNamespacedCustomObject({
+        group: 'agents.x-k8s.io',
+        version: 'v1beta1',
+        namespace: ns,
+        plural: 'sandboxes',
+      }),
+    );
 
   hand(await mint('tok-a'), 8);
   expect((await list()).kind).toBe('ok');
@@ -113,7 +147,9 @@ test('refresh at expiry and once on 401; a lasting 401 names context and user, n
 }, 60_000);
 
 test('a missing plugin is an authentication failure naming the command', async () => {
-  const client = KubeClient.connect({ kubeconfig: writeKubeconfig(c.info, 'ci', execUser('token-helper-not-installed')) });
+  const client = KubeClient.connect({
+    kubeconfig: writeKubeconfig(c.info, 'ci', execUser('token-helper-not-installed')),
+  });
   const r = await client.call('list namespaces', () => client.api(k8s.CoreV1Api).listNamespace());
   expect(r.kind === 'failed' && r.error).toMatchObject({
     category: 'unauthenticated',

@@ -18,16 +18,31 @@ beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'case23');
   sessions = new KubeSessions(KubeClient.connect({ kubeconfig: c.info.kubeconfig }));
-  await c.custom.createNamespacedCustomObject({ ...SBX, namespace: ns, body: {
-    apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name: 's1' }, spec: { podTemplate: sandboxdPodTemplate() },
-  } });
-  await waitFor('Sandbox s1 Ready', 30_000, async () => (readyCondition(await c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 's1' }))?.status === 'True' ? true : undefined));
+  await c.custom.createNamespacedCustomObject({
+    ...SBX,
+    namespace: ns,
+    body: {
+      apiVersion: 'agents.x-k8s.io/v1beta1',
+      kind: 'Sandbox',
+      metadata: { name: 's1' },
+      spec: { podTemplate: sandboxdPodTemplate() },
+    },
+  });
+  await waitFor('Sandbox s1 Ready', 30_000, async () =>
+    readyCondition(await c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 's1' }))?.status === 'True'
+      ? true
+      : undefined,
+  );
 }, 60_000);
 afterAll(async () => {
   if (ns) await c.core.deleteNamespace({ name: ns });
 });
 
-type Sandbox = { metadata: { generation: number }; spec: { operatingMode?: string; podTemplate?: { spec?: { containers?: unknown[] } } }; status?: { conditions?: Array<{ type: string; status: string; reason?: string }> } };
+type Sandbox = {
+  metadata: { generation: number };
+  spec: { operatingMode?: string; podTemplate?: { spec?: { containers?: unknown[] } } };
+  status?: { conditions?: Array<{ type: string; status: string; reason?: string }> };
+};
 
 test('merge patch with an explicit media type suspends the Sandbox; spec and status written by others survive', async () => {
   const before = (await c.custom.getNamespacedCustomObject({ ...SBX, namespace: ns, name: 's1' })) as Sandbox;
@@ -50,8 +65,16 @@ test('merge patch with an explicit media type suspends the Sandbox; spec and sta
 
 test('the same body under the default JSON-patch media type is refused with a typed error naming that content type', async () => {
   const client = sessions.client;
-  const r = await client.call({ verb: 'patch', resource: 'sandboxes.agents.x-k8s.io', contentType: 'application/json-patch+json' }, () =>
-    client.api(k8s.CustomObjectsApi).patchNamespacedCustomObject({ ...SBX, namespace: ns, name: 's1', body: { spec: { operatingMode: 'Suspended' } } }));
+  const r = await client.call(
+    { verb: 'patch', resource: 'sandboxes.agents.x-k8s.io', contentType: 'application/json-patch+json' },
+    () =>
+      client.api(k8s.CustomObjectsApi).patchNamespacedCustomObject({
+        ...SBX,
+        namespace: ns,
+        name: 's1',
+        body: { spec: { operatingMode: 'Suspended' } },
+      }),
+  );
   expect(r.kind).toBe('failed');
   if (r.kind === 'failed') {
     expect(r.error.category).toBe('invalid');

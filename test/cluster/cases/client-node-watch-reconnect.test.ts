@@ -31,7 +31,9 @@ afterAll(async () => {
 });
 
 /** A TCP proxy to the API server that can cut every open connection. */
-function proxy(target: URL): Promise<{ port: number; cut: () => number; connections: () => number; close: () => void }> {
+function proxy(
+  target: URL,
+): Promise<{ port: number; cut: () => number; connections: () => number; close: () => void }> {
   const sockets = new Set<net.Socket>();
   let total = 0;
   const server = net.createServer((down) => {
@@ -77,12 +79,14 @@ async function configmapRequests(): Promise<Record<string, number>> {
   const text = await new Promise<string>((resolve, reject) => {
     const url = new URL('/metrics', kc.getCurrentCluster()!.server);
     import('node:https').then((https) => {
-      https.get(url, opts, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
+      https
+        .get(url, opts, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (body += d));
+          res.on('end', () => resolve(body));
+        })
+        .on('error', reject);
     }, reject);
   });
   const out: Record<string, number> = {};
@@ -94,18 +98,25 @@ async function configmapRequests(): Promise<Record<string, number>> {
   return out;
 }
 
-const total = (before: Record<string, number>, after: Record<string, number>): number => ['GET', 'WATCH', 'LIST'].reduce((n, v) => n + (after[v] ?? 0) - (before[v] ?? 0), 0);
+const total = (before: Record<string, number>, after: Record<string, number>): number =>
+  ['GET', 'WATCH', 'LIST'].reduce((n, v) => n + (after[v] ?? 0) - (before[v] ?? 0), 0);
 
 async function configMap(name: string): Promise<void> {
   await c.core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name }, data: { ready: 'false' } } });
 }
-const markReady = (name: string) => c.core.patchNamespacedConfigMap({ namespace: ns, name, body: { data: { ready: 'true' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
+const markReady = (name: string) =>
+  c.core.patchNamespacedConfigMap(
+    { namespace: ns, name, body: { data: { ready: 'true' } } },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
 
 function reader(client: KubeClient, name: string, staleFirst: number): () => Promise<Result<Obj | undefined>> {
   let reads = 0;
   return async () => {
     reads += 1;
-    const r = await client.call('get configmaps', () => client.api(k8s.CoreV1Api).readNamespacedConfigMap({ namespace: ns, name }));
+    const r = await client.call('get configmaps', () =>
+      client.api(k8s.CoreV1Api).readNamespacedConfigMap({ namespace: ns, name }),
+    );
     if (r.kind !== 'ok') return r;
     const obj = JSON.parse(JSON.stringify(r.value)) as Obj;
     // The injected fault: a resourceVersion older than the API server's watch window, so the watch gets a real 410.
@@ -113,13 +124,16 @@ function reader(client: KubeClient, name: string, staleFirst: number): () => Pro
     return { kind: 'ok', value: obj };
   };
 }
-const isReady = (o: Obj | undefined): boolean => (o as { data?: { ready?: string } } | undefined)?.data?.ready === 'true';
+const isReady = (o: Obj | undefined): boolean =>
+  (o as { data?: { ready?: string } } | undefined)?.data?.ready === 'true';
 const path = (): string => `/api/v1/namespaces/${ns}/configmaps`;
 
 test('connections cut every 1.5 s: the wait resumes, counts reconnects, re-reads, and stays at or below 1 request/s', async () => {
   const p = await proxy(new URL(c.info.apiServer));
   try {
-    const client = KubeClient.connect({ kubeconfig: writeKubeconfig(c.info, 'case24-proxy', { token }, `https://127.0.0.1:${p.port}`) });
+    const client = KubeClient.connect({
+      kubeconfig: writeKubeconfig(c.info, 'case24-proxy', { token }, `https://127.0.0.1:${p.port}`),
+    });
     const cluster = new Cluster(client);
     await configMap('cut');
     const before = await configmapRequests();
@@ -127,7 +141,10 @@ test('connections cut every 1.5 s: the wait resumes, counts reconnects, re-reads
     const cutter = setInterval(() => p.cut(), 1_500);
     const readyAt = setTimeout(() => void markReady('cut'), 9_000);
     const t0 = Date.now();
-    const w = await cluster.waitFor(path(), 'cut', reader(client, 'cut', 0), isReady, { timeoutMs: 30_000, progress: (t) => lines.push(t) });
+    const w = await cluster.waitFor(path(), 'cut', reader(client, 'cut', 0), isReady, {
+      timeoutMs: 30_000,
+      progress: (t) => lines.push(t),
+    });
     const seconds = (Date.now() - t0) / 1000;
     clearInterval(cutter);
     clearTimeout(readyAt);
@@ -137,7 +154,9 @@ test('connections cut every 1.5 s: the wait resumes, counts reconnects, re-reads
     expect(lines.some((l) => l.startsWith('waiting for cut'))).toBe(true);
     await new Promise((r) => setTimeout(r, 1_000)); // cut watches are counted when the server sees them end
     const served = total(before, await configmapRequests());
-    process.stderr.write(`case 24 cuts: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${p.connections()} connections, ${w.reconnects} reconnects\n`);
+    process.stderr.write(
+      `case 24 cuts: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${p.connections()} connections, ${w.reconnects} reconnects\n`,
+    );
     expect(served / seconds).toBeLessThanOrEqual(1.2);
     expect(served).toBeGreaterThanOrEqual(2);
   } finally {
@@ -160,7 +179,9 @@ test.skip('a real 410 storm: every resume is stale; the wait backs off (≤ 1 re
   expect(w.gone).toBeGreaterThanOrEqual(2);
   await new Promise((r) => setTimeout(r, 500));
   const served = total(before, await configmapRequests());
-  process.stderr.write(`case 24 410 storm: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${w.gone} x 410\n`);
+  process.stderr.write(
+    `case 24 410 storm: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${w.gone} x 410\n`,
+  );
   expect(served / seconds).toBeLessThanOrEqual(1.2);
 }, 30_000);
 

@@ -30,74 +30,145 @@ const CAPS = ['runtime-exec', 'runtime-files', 'router'] as const;
 
 /** Modes of the client this file does not drive on kwok, and why (ClientModeFacts of src/releases/client-sdk.ts). */
 const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.values(K8S_AGENT_SANDBOX_1_0_8.modes).filter((m) => m.mode !== 'router').map((m) => [m.mode,
-    m.needsKubelet ? `${m.transport}: kubectl port-forward needs a real kubelet (kwok has none)`
-      : m.runtimeApi === 'sandboxd' ? 'refused at synthesis: the pinned sandboxd binds 127.0.0.1 (packages/sandboxd/cmd/sandboxd/main.go@v0.5.6)'
-        : m.mode === 'gateway' ? 'needs a Gateway API implementation with an address (none in the test cluster)'
-          : 'dials pod IPs from inside the cluster network; the test process is outside it'] as const));
+  Object.values(K8S_AGENT_SANDBOX_1_0_8.modes)
+    .filter((m) => m.mode !== 'router')
+    .map(
+      (m) =>
+        [
+          m.mode,
+          m.needsKubelet
+            ? `${m.transport}: kubectl port-forward needs a real kubelet (kwok has none)`
+            : m.runtimeApi === 'sandboxd'
+              ? 'refused at synthesis: the pinned sandboxd binds 127.0.0.1 (packages/sandboxd/cmd/sandboxd/main.go@v0.5.6)'
+              : m.mode === 'gateway'
+                ? 'needs a Gateway API implementation with an address (none in the test cluster)'
+                : 'dials pod IPs from inside the cluster network; the test process is outside it',
+        ] as const,
+    ),
+);
 
 let c: Cluster;
 let loaded: LoadedRelease;
 let venv: string;
 
-interface Step { ok: boolean; value?: unknown; error?: string; message?: string }
+interface Step {
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+  message?: string;
+}
 
 beforeAll(async () => {
   c = connect();
   loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
-  venv = execFileSync('bash', ['test/client/setup-venv.sh'], { encoding: 'utf8', env: { ...process.env, AGENTPLANE_MIRROR: path.resolve(MIRROR) } }).trim().split('\n').pop()!;
+  venv = execFileSync('bash', ['test/client/setup-venv.sh'], {
+    encoding: 'utf8',
+    env: { ...process.env, AGENTPLANE_MIRROR: path.resolve(MIRROR) },
+  })
+    .trim()
+    .split('\n')
+    .pop()!;
 }, 900_000);
 
 /** Synthesizes the environment (client router mode, pool, router, python runtime) in `ns`; applies template and pool; writes environment.json. */
 async function environment(ns: string, runtime: 'python-runtime' | 'none'): Promise<{ dir: string; pool: string }> {
-  const env = new AgentEnvironment(new App(), 'client-contract', { release: loaded, install: false, defaultNamespace: ns, createNamespaces: false });
-  const rc = env.addRuntimeClass('standin', { preset: 'gvisor', name: 'standin', handler: 'standin', scheduling: { nodeSelector: { 'agentplane.io/runtime': 'standin' } } });
+  const env = new AgentEnvironment(new App(), 'client-contract', {
+    release: loaded,
+    install: false,
+    defaultNamespace: ns,
+    createNamespaces: false,
+  });
+  const rc = env.addRuntimeClass('standin', {
+    preset: 'gvisor',
+    name: 'standin',
+    handler: 'standin',
+    scheduling: { nodeSelector: { 'agentplane.io/runtime': 'standin' } },
+  });
   const q = { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('512Mi') };
   const template = env.addTemplate('python', {
-    name: 'python', runtimeClass: rc,
-    podSpec: { containers: [{ name: 'python-runtime', image: PY_IMAGE, ports: [{ containerPort: 8888 }], resources: { limits: q, requests: q } }] },
+    name: 'python',
+    runtimeClass: rc,
+    podSpec: {
+      containers: [
+        {
+          name: 'python-runtime',
+          image: PY_IMAGE,
+          ports: [{ containerPort: 8888 }],
+          resources: { limits: q, requests: q },
+        },
+      ],
+    },
     runtime: { kind: 'python-runtime', container: 'python-runtime', ports: [8888] },
     podMetadata: { annotations: { [RUNTIME_ANNOTATION]: runtime } },
   });
   const pool = env.addWarmPool('pool', { name: 'python', template, replicas: 1 });
-  env.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, sandboxPorts: [8888], callers: [] });
+  env.addRouter('router', {
+    image: ROUTER_IMAGE,
+    authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+    sandboxPorts: [8888],
+    callers: [],
+  });
   env.addClient({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'router', warmPool: pool });
   const s = synthesizeEnvironment(env);
   // The cluster's router, RuntimeClass and install come from test-cluster/env; this environment adds its template and pool.
-  const objects = s.objects.map((o) => o.object as unknown as KubeObject).filter((o) => o.kind === 'SandboxTemplate' || o.kind === 'SandboxWarmPool');
+  const objects = s.objects
+    .map((o) => o.object as unknown as KubeObject)
+    .filter((o) => o.kind === 'SandboxTemplate' || o.kind === 'SandboxWarmPool');
   await serverSideApply(c.info.kubeconfig, objects);
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-client-contract-'));
   writeFileSync(path.join(dir, 'environment.json'), descriptorJson(s.descriptor));
   // kwok runs no readiness probe: the template's probe on GET / would hold the pod un-Ready until the runtime listens.
   // Stand in for it by waiting until the stand-in serves the pool's pod (or, for `none`, has recorded it silent).
-  await waitFor(`stand-in runtime for the pool in ${ns}`, 60_000, async () => readRuntimes().find((r) => r.namespace === ns && r.mode === runtime && (runtime === 'none' || r.pid !== null)));
+  await waitFor(`stand-in runtime for the pool in ${ns}`, 60_000, async () =>
+    readRuntimes().find((r) => r.namespace === ns && r.mode === runtime && (runtime === 'none' || r.pid !== null)),
+  );
   return { dir, pool: pool.name };
 }
 
 /** Runs the application (test/client/app.py) with the client in router mode against the cluster's router. */
 function runApp(ns: string, pool: string): Promise<Record<string, Step>> {
   return new Promise((resolve, reject) => {
-    execFile(path.join(venv, 'bin', 'python'), ['test/client/app.py', 'router', ns, pool, `http://127.0.0.1:${c.info.ports.routerHttp}`],
-      { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KUBECONFIG: c.info.kubeconfig, HOME: tmpdir() }, timeout: 240_000, maxBuffer: 1 << 20 },
+    execFile(
+      path.join(venv, 'bin', 'python'),
+      ['test/client/app.py', 'router', ns, pool, `http://127.0.0.1:${c.info.ports.routerHttp}`],
+      {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KUBECONFIG: c.info.kubeconfig, HOME: tmpdir() },
+        timeout: 240_000,
+        maxBuffer: 1 << 20,
+      },
       (err, stdout, stderr) => {
         if (err) reject(new Error(`app.py failed: ${err.message}\n${stderr.slice(-2000)}`));
         else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, Step>);
-      });
+      },
+    );
   });
 }
 
 async function verdict(dir: string, runId: string): Promise<VerifyReport> {
-  const plan = planFromDescriptor(JSON.parse(readFileSync(path.join(dir, 'environment.json'), 'utf8')), dir, { transport: 'direct', routerUrl: `http://127.0.0.1:${c.info.ports.routerHttp}`, probeTimeoutMs: 3_000, readyTimeoutMs: 60_000 });
-  const { report } = await runVerify({ plan, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), loaded, controllerMode: 'external', progress: () => undefined, runId });
+  const plan = planFromDescriptor(JSON.parse(readFileSync(path.join(dir, 'environment.json'), 'utf8')), dir, {
+    transport: 'direct',
+    routerUrl: `http://127.0.0.1:${c.info.ports.routerHttp}`,
+    probeTimeoutMs: 3_000,
+    readyTimeoutMs: 60_000,
+  });
+  const { report } = await runVerify({
+    plan,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    loaded,
+    controllerMode: 'external',
+    progress: () => undefined,
+    runId,
+  });
   return report;
 }
 
 const clientSucceeded = (steps: Record<string, Step>): boolean =>
-  ['create', 'execute', 'write', 'read', 'list', 'exists', 'delete'].every((s) => steps[s]?.ok === true)
-  && (steps['execute']!.value as { stdout: string; exit_code: number }).stdout === 'hello\n'
-  && steps['read']!.value === 'written by k8s-agent-sandbox';
+  ['create', 'execute', 'write', 'read', 'list', 'exists', 'delete'].every((s) => steps[s]?.ok === true) &&
+  (steps['execute']!.value as { stdout: string; exit_code: number }).stdout === 'hello\n' &&
+  steps['read']!.value === 'written by k8s-agent-sandbox';
 
-const states = (r: VerifyReport): Record<string, string> => Object.fromEntries(CAPS.map((n) => [n, r.capabilities.find((x) => x.name === n)?.state ?? 'missing']));
+const states = (r: VerifyReport): Record<string, string> =>
+  Object.fromEntries(CAPS.map((n) => [n, r.capabilities.find((x) => x.name === n)?.state ?? 'missing']));
 
 describe('k8s-agent-sandbox 1.0.8, router mode, python runtime through the Go sandbox-router', () => {
   test('healthy runtime: every client call succeeds and AgentPlane verifies runtime-exec, runtime-files and router (agreement)', async () => {

@@ -22,29 +22,57 @@ const GRACE_MS = 5_000;
 beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'vfyref');
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'py', 'sandboxd') });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: sandboxdTemplate(ns, 'py', 'sandboxd'),
+  });
   // a pool whose template `absent` is never created
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'absent-pool', namespace: ns }, spec: { replicas: 1, sandboxTemplateRef: { name: 'absent' } } } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'absent-pool', namespace: ns },
+      spec: { replicas: 1, sandboxTemplateRef: { name: 'absent' } },
+    },
+  });
 }, 60_000);
 
-async function verifyWith(template: string, pool: string): Promise<{ report: Awaited<ReturnType<typeof runVerify>>['report']; ms: number }> {
+async function verifyWith(
+  template: string,
+  pool: string,
+): Promise<{ report: Awaited<ReturnType<typeof runVerify>>['report']; ms: number }> {
   const p = plan(c, [templatePlan(ns, template)], {
     warmPools: [{ namespace: ns, name: pool, template, replicas: 1 }],
     requirements: requirementsFor(['runtime-exec', `warm-pool/${ns}/${pool}`]),
     claimReferenceGraceMs: GRACE_MS,
   });
   const started = Date.now();
-  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+  const { report } = await runVerify({
+    plan: p,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    controllerMode: 'external',
+    progress: () => undefined,
+  });
   return { report, ms: Date.now() - started };
 }
 
 test('declared pool or template not on the cluster: the verifier creates no claim and says so at once, nothing verified', async () => {
   // The adapter's createFromTemplate reads the pool and its template before it creates a claim, so the probe claim
   // itself can only hit TemplateNotFound/WarmPoolNotFound through a race with the controller's cache (#1310).
-  for (const [template, pool, missing] of [['py', 'py-pool', `SandboxWarmPool ${ns}/py-pool`], ['absent', 'absent-pool', `SandboxTemplate ${ns}/absent`]] as const) {
+  for (const [template, pool, missing] of [
+    ['py', 'py-pool', `SandboxWarmPool ${ns}/py-pool`],
+    ['absent', 'absent-pool', `SandboxTemplate ${ns}/absent`],
+  ] as const) {
     const { report, ms } = await verifyWith(template, pool);
     const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
-    expect(exec.evidence.find((e) => e.step === 'verified' && e.verdict === 'unknown')!.message).toBe(`could not create probe claim on ${pool}: ${missing} does not exist: apply the environment first`);
+    expect(exec.evidence.find((e) => e.step === 'verified' && e.verdict === 'unknown')!.message).toBe(
+      `could not create probe claim on ${pool}: ${missing} does not exist: apply the environment first`,
+    );
     expect(exec.state).not.toBe('verified');
     expect(report.capabilities.find((r) => r.name === `warm-pool/${ns}/${pool}`)!.state).not.toBe('verified');
     expect(ms).toBeLessThan(GRACE_MS);
@@ -53,9 +81,20 @@ test('declared pool or template not on the cluster: the verifier creates no clai
 }, 60_000);
 
 test('a claim applied before its pool and template: the real controller reports WarmPoolNotFound, judged Pending with its age; measured time to bind once both exist', async () => {
-  const claimBody = { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxClaim', metadata: { name: 'early', namespace: ns }, spec: { warmPoolRef: { name: 'late-pool' } } };
+  const claimBody = {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxClaim',
+    metadata: { name: 'early', namespace: ns },
+    spec: { warmPoolRef: { name: 'late-pool' } },
+  };
   await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', body: claimBody });
-  const get = async () => (await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', name: 'early' })) as ClaimObject;
+  const get = async () =>
+    (await c.custom.getNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxclaims',
+      name: 'early',
+    })) as ClaimObject;
   const stuck = await waitFor('claim early at WarmPoolNotFound', 30_000, async () => {
     const claim = await get();
     const p = claimPhase(claim, undefined, 'v0.5');
@@ -68,18 +107,49 @@ test('a claim applied before its pool and template: the real controller reports 
   // judged 75 s after the real lastTransitionTime: the age is read from the real condition
   const later = claimPhase(stuck.claim, undefined, 'v0.5', new Date(Date.parse(ready.lastTransitionTime!) + 75_000));
   expect(later.reason).toMatch(/^claim Ready=False\/WarmPoolNotFound for 75s/);
-  const msg = stuckClaimMessage(ns, 'early', later.missingReference!, { kind: referencedKind(later.missingReference!.reason), namespace: ns, name: 'late-pool', exists: true });
-  expect(msg).toMatch(new RegExp(`^claim ${ns}/early Ready=False/WarmPoolNotFound for 75s although SandboxWarmPool ${ns}/late-pool exists: the controller has not re-reconciled it`));
+  const msg = stuckClaimMessage(ns, 'early', later.missingReference!, {
+    kind: referencedKind(later.missingReference!.reason),
+    namespace: ns,
+    name: 'late-pool',
+    exists: true,
+  });
+  expect(msg).toMatch(
+    new RegExp(
+      `^claim ${ns}/early Ready=False/WarmPoolNotFound for 75s although SandboxWarmPool ${ns}/late-pool exists: the controller has not re-reconciled it`,
+    ),
+  );
 
   // now the template and the pool; measure how long the claim takes to bind (#1310: up to about a minute on v0.5.6)
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'late', 'sandboxd') });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'late-pool', namespace: ns }, spec: { replicas: 1, sandboxTemplateRef: { name: 'late' } } } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: sandboxdTemplate(ns, 'late', 'sandboxd'),
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'late-pool', namespace: ns },
+      spec: { replicas: 1, sandboxTemplateRef: { name: 'late' } },
+    },
+  });
   const applied = Date.now();
   const seen: string[] = [];
-  await waitFor('claim early leaves WarmPoolNotFound', 150_000, async () => {
-    const p = claimPhase(await get(), undefined, 'v0.5');
-    if (seen.at(-1) !== p.reason.replace(/ for \d+s/, '')) seen.push(p.reason.replace(/ for \d+s/, ''));
-    return p.missingReference ? undefined : true;
-  }, 500);
-  console.log(`case 05: claim left its missing-reference state ${Date.now() - applied} ms after template+pool were applied; states seen: ${seen.join(' | ')}`);
+  await waitFor(
+    'claim early leaves WarmPoolNotFound',
+    150_000,
+    async () => {
+      const p = claimPhase(await get(), undefined, 'v0.5');
+      if (seen.at(-1) !== p.reason.replace(/ for \d+s/, '')) seen.push(p.reason.replace(/ for \d+s/, ''));
+      return p.missingReference ? undefined : true;
+    },
+    500,
+  );
+  console.log(
+    `case 05: claim left its missing-reference state ${Date.now() - applied} ms after template+pool were applied; states seen: ${seen.join(' | ')}`,
+  );
 }, 200_000);

@@ -30,10 +30,20 @@ beforeAll(async () => {
 }, 60_000);
 
 test('the installed controller ServiceAccount holds every pinned right: controller configured (out-of-cluster mode)', async () => {
-  const p = plan(c, [], { requirements: requirementsFor(['controller', 'sandbox-api', 'extensions-api', 'conversion']) });
-  const { report } = await runVerify({ plan: p, client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined });
+  const p = plan(c, [], {
+    requirements: requirementsFor(['controller', 'sandbox-api', 'extensions-api', 'conversion']),
+  });
+  const { report } = await runVerify({
+    plan: p,
+    client: connectAs(kubeconfig),
+    loaded,
+    controllerMode: 'external',
+    progress: () => undefined,
+  });
   const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
-  const rbac = ctrl.evidence.find((e) => e.subject === 'RBAC of system:serviceaccount:agent-sandbox-system:agent-sandbox-controller')!;
+  const rbac = ctrl.evidence.find(
+    (e) => e.subject === 'RBAC of system:serviceaccount:agent-sandbox-system:agent-sandbox-controller',
+  )!;
   expect(rbac).toMatchObject({ step: 'configured', verdict: 'proven' });
   expect(rbac.message).toMatch(/^all \d+ rights of the pinned RBAC are allowed \(SubjectAccessReview\)$/);
   expect(ctrl.state).toBe('configured');
@@ -41,10 +51,19 @@ test('the installed controller ServiceAccount holds every pinned right: controll
 }, 120_000);
 
 test('a ServiceAccount without the pinned RBAC: every missing right is listed, controller stays below configured', async () => {
-  const p = plan(c, [], { controller: { namespace: ns, deployment: 'none', serviceAccount: 'bare-controller' }, requirements: requirementsFor(['controller', 'extensions-api']) });
+  const p = plan(c, [], {
+    controller: { namespace: ns, deployment: 'none', serviceAccount: 'bare-controller' },
+    requirements: requirementsFor(['controller', 'extensions-api']),
+  });
   // The verifier's Role reads ServiceAccounts only in the controller namespace it was made for: use an admin client here.
   const admin = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
-  const { report } = await runVerify({ plan: p, client: admin, loaded, controllerMode: 'external', progress: () => undefined });
+  const { report } = await runVerify({
+    plan: p,
+    client: admin,
+    loaded,
+    controllerMode: 'external',
+    progress: () => undefined,
+  });
   const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
   expect(ctrl.state).toBe('compatible');
   expect(ctrl.next).toMatch(/^configured not reached: controller lacks \d+ right\(s\): /);
@@ -57,20 +76,58 @@ test('deployment mode reads the controller Deployment: image against the pin, ro
   const apps = c.kc.makeApiClient((await import('@kubernetes/client-node')).AppsV1Api);
   const deployment = (image: string, args: string[]) => ({
     metadata: { name: 'agent-sandbox-controller', namespace: ns },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'agent-sandbox-controller' } }, template: { metadata: { labels: { app: 'agent-sandbox-controller' } }, spec: { containers: [{ name: 'agent-sandbox-controller', image, args }] } } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'agent-sandbox-controller' } },
+      template: {
+        metadata: { labels: { app: 'agent-sandbox-controller' } },
+        spec: { containers: [{ name: 'agent-sandbox-controller', image, args }] },
+      },
+    },
   });
   // No kube-controller-manager deployment controller runs here, so the Deployment's status is never written: exactly "rollout not observed".
-  await apps.createNamespacedDeployment({ namespace: ns, body: deployment('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0', ['--leader-elect=true']) });
-  const p = plan(c, [], { controller: { namespace: ns, deployment: 'agent-sandbox-controller', serviceAccount: 'bare-controller' }, requirements: requirementsFor(['controller', 'extensions-api']) });
+  await apps.createNamespacedDeployment({
+    namespace: ns,
+    body: deployment('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0', ['--leader-elect=true']),
+  });
+  const p = plan(c, [], {
+    controller: { namespace: ns, deployment: 'agent-sandbox-controller', serviceAccount: 'bare-controller' },
+    requirements: requirementsFor(['controller', 'extensions-api']),
+  });
   const admin = KubeClient.connect({ kubeconfig: c.info.kubeconfig });
-  const { report } = await runVerify({ plan: p, client: admin, loaded, controllerMode: 'deployment', progress: () => undefined });
+  const { report } = await runVerify({
+    plan: p,
+    client: admin,
+    loaded,
+    controllerMode: 'deployment',
+    progress: () => undefined,
+  });
   const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
   expect(ctrl.state).toBe('discovered');
-  expect(ctrl.next).toBe('compatible not reached: controller image is registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0, pinned is registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
-  expect(ctrl.evidence.some((e) => e.step === 'configured' && e.verdict === 'unknown' && /^Deployment status is for generation none, spec is at 1: rollout not observed yet$/.test(e.message))).toBe(true);
+  expect(ctrl.next).toBe(
+    'compatible not reached: controller image is registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0, pinned is registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+  );
+  expect(
+    ctrl.evidence.some(
+      (e) =>
+        e.step === 'configured' &&
+        e.verdict === 'unknown' &&
+        /^Deployment status is for generation none, spec is at 1: rollout not observed yet$/.test(e.message),
+    ),
+  ).toBe(true);
   const ext = report.capabilities.find((r) => r.name === 'extensions-api')!;
-  expect(ext.evidence.some((e) => e.step === 'configured' && e.verdict === 'missing' && e.message.startsWith('controller runs without --extensions'))).toBe(true);
-  expect(report.tuple.controller).toEqual({ value: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0', source: `Deployment ${ns}/agent-sandbox-controller` });
+  expect(
+    ext.evidence.some(
+      (e) =>
+        e.step === 'configured' &&
+        e.verdict === 'missing' &&
+        e.message.startsWith('controller runs without --extensions'),
+    ),
+  ).toBe(true);
+  expect(report.tuple.controller).toEqual({
+    value: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0',
+    source: `Deployment ${ns}/agent-sandbox-controller`,
+  });
 }, 120_000);
 
 test('case 09: a controller Deployment at the pinned image that is not Available (crash-looping) keeps the controller at compatible', async () => {
@@ -78,24 +135,73 @@ test('case 09: a controller Deployment at the pinned image that is not Available
   const apps = c.kc.makeApiClient(k8sApi.AppsV1Api);
   const name = 'agent-sandbox-controller';
   const crashNs = await freshNamespace(c, 'vfyc-crash');
-  await apps.createNamespacedDeployment({ namespace: crashNs, body: {
-    metadata: { name, namespace: crashNs },
-    spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', args: ['--extensions'] }] } } },
-  } });
+  await apps.createNamespacedDeployment({
+    namespace: crashNs,
+    body: {
+      metadata: { name, namespace: crashNs },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: {
+            containers: [
+              { name, image: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', args: ['--extensions'] },
+            ],
+          },
+        },
+      },
+    },
+  });
   // No kubelet runs containers here, so a crash loop cannot happen for real: the test writes the status a crash-looping
   // controller's Deployment has (observed, updated, not Available) through the status subresource of the real API server.
-  await apps.replaceNamespacedDeploymentStatus({ namespace: crashNs, name, body: {
-    ...(await apps.readNamespacedDeployment({ namespace: crashNs, name })),
-    status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, unavailableReplicas: 1, availableReplicas: 0, conditions: [
-      { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.', lastTransitionTime: new Date(), lastUpdateTime: new Date() },
-      { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', lastTransitionTime: new Date(), lastUpdateTime: new Date() },
-    ] },
-  } });
-  const p = plan(c, [], { controller: { namespace: crashNs, deployment: name, serviceAccount: 'agent-sandbox-controller' }, requirements: requirementsFor(['controller']) });
-  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), loaded, controllerMode: 'deployment', progress: () => undefined });
+  await apps.replaceNamespacedDeploymentStatus({
+    namespace: crashNs,
+    name,
+    body: {
+      ...(await apps.readNamespacedDeployment({ namespace: crashNs, name })),
+      status: {
+        observedGeneration: 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        unavailableReplicas: 1,
+        availableReplicas: 0,
+        conditions: [
+          {
+            type: 'Available',
+            status: 'False',
+            reason: 'MinimumReplicasUnavailable',
+            message: 'Deployment does not have minimum availability.',
+            lastTransitionTime: new Date(),
+            lastUpdateTime: new Date(),
+          },
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'ReplicaSetUpdated',
+            lastTransitionTime: new Date(),
+            lastUpdateTime: new Date(),
+          },
+        ],
+      },
+    },
+  });
+  const p = plan(c, [], {
+    controller: { namespace: crashNs, deployment: name, serviceAccount: 'agent-sandbox-controller' },
+    requirements: requirementsFor(['controller']),
+  });
+  const { report } = await runVerify({
+    plan: p,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    loaded,
+    controllerMode: 'deployment',
+    progress: () => undefined,
+  });
   const ctrl = report.capabilities.find((r) => r.name === 'controller')!;
   expect(ctrl.state).toBe('compatible');
-  expect(ctrl.next).toBe('configured not reached: controller is not Available (MinimumReplicasUnavailable); the install stays at compatible until it is');
+  expect(ctrl.next).toBe(
+    'configured not reached: controller is not Available (MinimumReplicasUnavailable); the install stays at compatible until it is',
+  );
 }, 120_000);
 
 test('an API server that refuses connections: could not run (no state is reported)', async () => {
@@ -104,6 +210,11 @@ test('an API server that refuses connections: could not run (no state is reporte
   const port = (srv.address() as net.AddressInfo).port;
   await new Promise((resolve) => srv.close(resolve));
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'agentplane-kc-')), 'config');
-  writeFileSync(file, `apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: x\n  cluster: {server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: x, user: u}\n`);
-  await expect(runVerify({ plan: plan(c, []), client: KubeClient.connect({ kubeconfig: file }), progress: () => undefined })).rejects.toThrow(VerifyCouldNotRunError);
+  writeFileSync(
+    file,
+    `apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: x\n  cluster: {server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: x\n  context: {cluster: x, user: u}\n`,
+  );
+  await expect(
+    runVerify({ plan: plan(c, []), client: KubeClient.connect({ kubeconfig: file }), progress: () => undefined }),
+  ).rejects.toThrow(VerifyCouldNotRunError);
 }, 60_000);

@@ -17,20 +17,32 @@ import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js'
 import { connect, type Cluster } from '../helpers.js';
 import { describeRealNode } from '../real-node-helpers.js';
 
-
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const runDir = path.join(repo, 'test-cluster', `.run-devgvisor-${process.pid}`);
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(repo, '../shared/agent-sandbox/releases') };
+const env = {
+  ...process.env,
+  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
+  AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(repo, '../shared/agent-sandbox/releases'),
+};
 describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
   let c: Cluster;
   let out: string;
 
   beforeAll(async () => {
-    const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--real-node-only'], { cwd: repo, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--real-node-only'], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     if (up.status !== 0) throw new Error(`up.sh --real-node-only failed (exit ${up.status}); logs in ${runDir}/logs`);
     c = connect(runDir);
     out = mkdtempSync(path.join(tmpdir(), 'agentplane-devgvisor-'));
-    const synth = spawnSync('node', ['bin/agentplane.js', 'synth', 'examples/dev-gvisor/environment.ts', '--out', out], { cwd: repo, env, encoding: 'utf8' });
+    const synth = spawnSync(
+      'node',
+      ['bin/agentplane.js', 'synth', 'examples/dev-gvisor/environment.ts', '--out', out],
+      { cwd: repo, env, encoding: 'utf8' },
+    );
     if (synth.status !== 0) throw new Error(`synth failed: ${synth.stderr}`);
   }, 600_000);
 
@@ -41,18 +53,48 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
 
   test('dev-gvisor, applied unchanged onto the real node, verifies with the default transport: exit 0', async () => {
     const dir = path.join(out, 'dev-gvisor');
-    const files = readdirSync(dir).filter((f) => /^\d\d-.*\.yaml$/.test(f) && f !== '00-crds.yaml').sort();
+    const files = readdirSync(dir)
+      .filter((f) => /^\d\d-.*\.yaml$/.test(f) && f !== '00-crds.yaml')
+      .sort();
     expect(files[0]).toBe('01-namespaces.yaml');
     for (const f of files) {
-      const objects = parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS() as KubeObject).filter((o) => o !== null);
+      const objects = parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))
+        .map((d) => d.toJS() as KubeObject)
+        .filter((o) => o !== null);
       await serverSideApply(c.info.kubeconfig, objects);
     }
-    const verify = spawnSync('node', ['bin/agentplane.js', 'verify', '--env', dir, '--kubeconfig', c.info.kubeconfig, '--controller', 'external', '-o', 'json'],
-      { cwd: repo, env, encoding: 'utf8', timeout: 420_000 });
-    const report = JSON.parse(verify.stdout) as { capabilities: Array<{ name: string; state: string; next?: string; evidence: Array<{ step: string; verdict: string; field?: string; value?: string }> }> };
+    const verify = spawnSync(
+      'node',
+      [
+        'bin/agentplane.js',
+        'verify',
+        '--env',
+        dir,
+        '--kubeconfig',
+        c.info.kubeconfig,
+        '--controller',
+        'external',
+        '-o',
+        'json',
+      ],
+      { cwd: repo, env, encoding: 'utf8', timeout: 420_000 },
+    );
+    const report = JSON.parse(verify.stdout) as {
+      capabilities: Array<{
+        name: string;
+        state: string;
+        next?: string;
+        evidence: Array<{ step: string; verdict: string; field?: string; value?: string }>;
+      }>;
+    };
     const states = Object.fromEntries(report.capabilities.map((r) => [r.name, r.state]));
-    expect({ status: verify.status, states }).toEqual({ status: 0, states: expect.objectContaining({ 'runtime-exec': 'verified', 'runtime-class/gvisor': 'verified' }) });
-    const boot = report.capabilities.find((r) => r.name === 'runtime-class/gvisor')!.evidence.find((e) => e.field === 'Execute(dmesg)');
+    expect({ status: verify.status, states }).toEqual({
+      status: 0,
+      states: expect.objectContaining({ 'runtime-exec': 'verified', 'runtime-class/gvisor': 'verified' }),
+    });
+    const boot = report.capabilities
+      .find((r) => r.name === 'runtime-class/gvisor')!
+      .evidence.find((e) => e.field === 'Execute(dmesg)');
     expect(boot?.value).toMatch(/Starting gVisor\.\.\.$/);
   }, 600000);
 });

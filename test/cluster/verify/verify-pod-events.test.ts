@@ -22,7 +22,8 @@ import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { EXT, plan, sandboxdTemplate, templatePlan } from './verifier-env.js';
 
-const MESSAGE = 'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to create containerd task: failed to create shim task: OCI runtime create failed: exec: "runsc": executable file not found in $PATH: unknown';
+const MESSAGE =
+  'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to create containerd task: failed to create shim task: OCI runtime create failed: exec: "runsc": executable file not found in $PATH: unknown';
 
 let c: Cluster;
 let ns: string;
@@ -34,13 +35,29 @@ const nodeApi = () => c.kc.makeApiClient(k8s.NodeV1Api);
 
 /** A Node kwok leaves alone, reported Ready with room for pods: the scheduler binds to it, nothing ever starts there. */
 async function unmanagedReadyNode(name: string): Promise<void> {
-  await c.core.createNode({ body: { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, [label]: 'true' } }, spec: { taints: [{ key: label, value: 'true', effect: 'NoSchedule' }] } } });
+  await c.core.createNode({
+    body: {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels: { 'kubernetes.io/hostname': name, [label]: 'true' } },
+      spec: { taints: [{ key: label, value: 'true', effect: 'NoSchedule' }] },
+    },
+  });
   const node = await c.core.readNode({ name });
   const now = new Date();
   node.status = {
     capacity: { cpu: '4', memory: '8Gi', pods: '110' },
     allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
-    conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'set by the test: no kubelet runs for this node', lastHeartbeatTime: now, lastTransitionTime: now }],
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'set by the test: no kubelet runs for this node',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      },
+    ],
   };
   await c.core.replaceNodeStatus({ name, body: node });
 }
@@ -52,7 +69,13 @@ async function failedCreatePodSandBox(pod: k8s.V1Pod, node: string): Promise<voi
     namespace: ns,
     body: {
       metadata: { name: `${pod.metadata!.name}.${Date.now().toString(16)}`, namespace: ns },
-      involvedObject: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata!.name!, namespace: ns, uid: pod.metadata!.uid! },
+      involvedObject: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        name: pod.metadata!.name!,
+        namespace: ns,
+        uid: pod.metadata!.uid!,
+      },
       type: 'Warning',
       reason: 'FailedCreatePodSandBox',
       message: MESSAGE,
@@ -71,28 +94,60 @@ beforeAll(async () => {
   ns = await freshNamespace(c, 'vfyev');
   for (const n of nodeNames) await unmanagedReadyNode(n);
   await nodeApi().createRuntimeClass({
-    body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: rcName }, handler: 'runsc', scheduling: { nodeSelector: { [label]: 'true' }, tolerations: [{ key: label, operator: 'Equal', value: 'true', effect: 'NoSchedule' }] } },
+    body: {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: rcName },
+      handler: 'runsc',
+      scheduling: {
+        nodeSelector: { [label]: 'true' },
+        tolerations: [{ key: label, operator: 'Equal', value: 'true', effect: 'NoSchedule' }],
+      },
+    },
   });
   // At most one of these pods per node. Pods: the pool's two members plus either the probe claim's cold-start Sandbox
   // or the member that replaces the one it adopted (agent-sandbox picks either, sandboxclaim_controller.go@v0.5.6) —
   // three pods, one on each node, all made within the first seconds of the 10 s wait.
-  const template = sandboxdTemplate(ns, 'gv', 'sandboxd', rcName) as { spec: { podTemplate: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } } };
+  const template = sandboxdTemplate(ns, 'gv', 'sandboxd', rcName) as {
+    spec: { podTemplate: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } };
+  };
   template.spec.podTemplate.metadata.labels[label] = 'spread';
-  template.spec.podTemplate.spec.affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { [label]: 'spread' } } }] } };
+  template.spec.podTemplate.spec.affinity = {
+    podAntiAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: [
+        { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { [label]: 'spread' } } },
+      ],
+    },
+  };
   await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: template });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'gv-pool', namespace: ns }, spec: { replicas: 2, sandboxTemplateRef: { name: 'gv' } } } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'gv-pool', namespace: ns },
+      spec: { replicas: 2, sandboxTemplateRef: { name: 'gv' } },
+    },
+  });
 }, 60_000);
 
 afterAll(async () => {
   // Pods bound to the kubelet-less node never finish terminating by themselves: delete them at once.
   const pods = await c.core.listNamespacedPod({ namespace: ns }).catch(() => ({ items: [] as k8s.V1Pod[] }));
-  for (const p of pods.items) await c.core.deleteNamespacedPod({ namespace: ns, name: p.metadata!.name!, gracePeriodSeconds: 0 }).catch(() => undefined);
-  await nodeApi().deleteRuntimeClass({ name: rcName }).catch(() => undefined);
+  for (const p of pods.items)
+    await c.core
+      .deleteNamespacedPod({ namespace: ns, name: p.metadata!.name!, gracePeriodSeconds: 0 })
+      .catch(() => undefined);
+  await nodeApi()
+    .deleteRuntimeClass({ name: rcName })
+    .catch(() => undefined);
   for (const n of nodeNames) await c.core.deleteNode({ name: n }).catch(() => undefined);
   await c.core.deleteNamespace({ name: ns }).catch(() => undefined);
 }, 60_000);
 
-test('pods stuck on three nodes without the handler: one FailedCreatePodSandBox line per node, the probe pod\'s own in the template evidence', async () => {
+test("pods stuck on three nodes without the handler: one FailedCreatePodSandBox line per node, the probe pod's own in the template evidence", async () => {
   // While the verifier waits for its probe sandbox, write the kubelet's event for every pod bound to a node.
   const written = new Map<string, string>();
   let running = true;
@@ -117,7 +172,13 @@ test('pods stuck on three nodes without the handler: one FailedCreatePodSandBox 
       readyTimeoutMs: 10_000,
       requirements: requirementsFor([`runtime-class/${rcName}`, `template/${ns}/gv`]),
     });
-    ({ report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined, cleanupWaitMs: 2_000 }));
+    ({ report } = await runVerify({
+      plan: p,
+      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      controllerMode: 'external',
+      progress: () => undefined,
+      cleanupWaitMs: 2_000,
+    }));
   } finally {
     running = false;
     await writer;
@@ -128,12 +189,21 @@ test('pods stuck on three nodes without the handler: one FailedCreatePodSandBox 
   const podOn = new Map([...written].map(([pod, node]) => [node, pod]));
 
   const rc = report.capabilities.find((r) => r.name === `runtime-class/${rcName}`)!;
-  expect(rc.evidence.find((e) => e.step === 'compatible')!.message).toBe(`3 Ready node(s) match its scheduling: ${nodeNames.join(', ')}`);
-  const perNode = rc.evidence.filter((e) => e.field === 'events[reason=FailedCreatePodSandBox]').map((e) => ({ step: e.step, verdict: e.verdict, subject: e.subject, value: e.value, message: e.message }));
-  expect(perNode.sort((a, b) => a.subject.localeCompare(b.subject))).toEqual(nodeNames.map((n) => ({
-    step: 'verified', verdict: 'missing', subject: `Node ${n}`, value: n,
-    message: `pod ${ns}/${podOn.get(n)} could not start on node ${n} under RuntimeClass ${rcName}: FailedCreatePodSandBox (3 times): ${MESSAGE}`,
-  })));
+  expect(rc.evidence.find((e) => e.step === 'compatible')!.message).toBe(
+    `3 Ready node(s) match its scheduling: ${nodeNames.join(', ')}`,
+  );
+  const perNode = rc.evidence
+    .filter((e) => e.field === 'events[reason=FailedCreatePodSandBox]')
+    .map((e) => ({ step: e.step, verdict: e.verdict, subject: e.subject, value: e.value, message: e.message }));
+  expect(perNode.sort((a, b) => a.subject.localeCompare(b.subject))).toEqual(
+    nodeNames.map((n) => ({
+      step: 'verified',
+      verdict: 'missing',
+      subject: `Node ${n}`,
+      value: n,
+      message: `pod ${ns}/${podOn.get(n)} could not start on node ${n} under RuntimeClass ${rcName}: FailedCreatePodSandBox (3 times): ${MESSAGE}`,
+    })),
+  );
   expect(rc.state).toBe('configured');
   expect(perNode.map((l) => `verified not reached: ${l.message}`)).toContain(rc.next);
 
@@ -143,5 +213,7 @@ test('pods stuck on three nodes without the handler: one FailedCreatePodSandBox 
   expect(why).toMatch(/not ready within 10s/);
   const probe = /; pod (\S+) events: /.exec(why)?.[1];
   expect(written.has(probe!)).toBe(true);
-  expect(why.endsWith(`; pod ${probe} events: FailedCreatePodSandBox on ${written.get(probe!)} (3 times): ${MESSAGE}`)).toBe(true);
+  expect(
+    why.endsWith(`; pod ${probe} events: FailedCreatePodSandBox on ${written.get(probe!)} (3 times): ${MESSAGE}`),
+  ).toBe(true);
 }, 120_000);

@@ -15,7 +15,6 @@ import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { describeRealNode, NODE_TOOLS_IMAGE, onRealNode, realNode } from '../real-node-helpers.js';
 import { EXT, plan, templatePlan } from './verifier-env.js';
 
-
 describeRealNode('the verifier on the real node', () => {
   let c: Cluster;
   let ns: string;
@@ -27,9 +26,21 @@ describeRealNode('the verifier on the real node', () => {
   /** A SandboxTemplate whose pods run sandboxd (or, `silent`, only a sleeping shell) on the real node. */
   function template(name: string, runtimeClassName: string | undefined, silent = false): Record<string, unknown> {
     const container = silent
-      ? { name: 'sandboxd', image: NODE_TOOLS_IMAGE, imagePullPolicy: 'Never', command: ['/bin/sleep', '3600'], ports: [{ containerPort: 8080 }, { containerPort: 9090 }] }
-      : { name: 'sandboxd', image: NODE_TOOLS_IMAGE, imagePullPolicy: 'Never', args: ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'],
-          ports: [{ containerPort: 8080 }, { containerPort: 9090 }], volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }] };
+      ? {
+          name: 'sandboxd',
+          image: NODE_TOOLS_IMAGE,
+          imagePullPolicy: 'Never',
+          command: ['/bin/sleep', '3600'],
+          ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
+        }
+      : {
+          name: 'sandboxd',
+          image: NODE_TOOLS_IMAGE,
+          imagePullPolicy: 'Never',
+          args: ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'],
+          ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
+          volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+        };
     return {
       apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
       kind: 'SandboxTemplate',
@@ -54,28 +65,61 @@ describeRealNode('the verifier on the real node', () => {
     ns = await freshNamespace(c, 'vfyreal');
     await nodeApi().createRuntimeClass({ body: { metadata: { name: gvisor }, handler: 'runsc' } });
     await nodeApi().createRuntimeClass({ body: { metadata: { name: unknown }, handler: 'no-such-handler' } });
-    for (const [name, rc, silent] of [['gv', gvisor, false], ['nohandler', unknown, false], ['silent', undefined, true]] as const) {
-      await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: template(name, rc, silent) });
+    for (const [name, rc, silent] of [
+      ['gv', gvisor, false],
+      ['nohandler', unknown, false],
+      ['silent', undefined, true],
+    ] as const) {
+      await c.custom.createNamespacedCustomObject({
+        ...EXT,
+        namespace: ns,
+        plural: 'sandboxtemplates',
+        body: template(name, rc, silent),
+      });
     }
   }, 60_000);
 
   afterAll(async () => {
     await c.core.deleteNamespace({ name: ns }).catch(() => undefined);
-    await nodeApi().deleteRuntimeClass({ name: gvisor }).catch(() => undefined);
-    await nodeApi().deleteRuntimeClass({ name: unknown }).catch(() => undefined);
+    await nodeApi()
+      .deleteRuntimeClass({ name: gvisor })
+      .catch(() => undefined);
+    await nodeApi()
+      .deleteRuntimeClass({ name: unknown })
+      .catch(() => undefined);
   });
 
   test('gVisor on the real node, over port-forward: runtime-exec and runtime-class verified from inside the sandbox', async () => {
     const p = plan(c, [templatePlan(ns, 'gv', gvisor)], {
-      transport: 'port-forward', runtimeClasses: [gvisor], probeTimeoutMs: 10_000, readyTimeoutMs: 120_000,
+      transport: 'port-forward',
+      runtimeClasses: [gvisor],
+      probeTimeoutMs: 10_000,
+      readyTimeoutMs: 120_000,
       requirements: requirementsFor([`runtime-class/${gvisor}`, 'runtime-exec', `template/${ns}/gv`]),
     });
-    const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+    const { report } = await runVerify({
+      plan: p,
+      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      controllerMode: 'external',
+      progress: () => undefined,
+    });
     const rc = report.capabilities.find((r) => r.name === `runtime-class/${gvisor}`)!;
     const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
     expect({ exec: exec.state, next: exec.next ?? null }).toEqual({ exec: 'verified', next: null });
-    expect(exec.evidence.filter((e) => e.step === 'verified' && e.verdict === 'proven' && /^nonce [12] echoed exactly \(exit 0\)/.test(e.message))).toHaveLength(2);
-    expect(rc.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.message === `pod ran under RuntimeClass ${gvisor} on node ${realNode(c).name}`)).toBe(true);
+    expect(
+      exec.evidence.filter(
+        (e) =>
+          e.step === 'verified' && e.verdict === 'proven' && /^nonce [12] echoed exactly \(exit 0\)/.test(e.message),
+      ),
+    ).toHaveLength(2);
+    expect(
+      rc.evidence.some(
+        (e) =>
+          e.step === 'verified' &&
+          e.verdict === 'proven' &&
+          e.message === `pod ran under RuntimeClass ${gvisor} on node ${realNode(c).name}`,
+      ),
+    ).toBe(true);
     const boot = rc.evidence.find((e) => e.step === 'verified' && e.field === 'Execute(dmesg)');
     expect(boot?.verdict).toBe('proven');
     expect(boot?.value).toMatch(/^(?:<\d+>)?\[\s*0\.000000\] Starting gVisor\.\.\.$/);
@@ -85,30 +129,55 @@ describeRealNode('the verifier on the real node', () => {
 
   test('a RuntimeClass whose handler containerd does not know: the real FailedCreatePodSandBox, runtime-class stays below verified', async () => {
     const p = plan(c, [templatePlan(ns, 'nohandler', unknown)], {
-      transport: 'port-forward', runtimeClasses: [unknown], probeTimeoutMs: 10_000, readyTimeoutMs: 60_000,
+      transport: 'port-forward',
+      runtimeClasses: [unknown],
+      probeTimeoutMs: 10_000,
+      readyTimeoutMs: 60_000,
       requirements: requirementsFor([`runtime-class/${unknown}`, 'runtime-exec', `template/${ns}/nohandler`]),
     });
-    const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+    const { report } = await runVerify({
+      plan: p,
+      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      controllerMode: 'external',
+      progress: () => undefined,
+    });
     const rc = report.capabilities.find((r) => r.name === `runtime-class/${unknown}`)!;
     expect(rc.state).not.toBe('verified');
     const events = await c.core.listNamespacedEvent({ namespace: ns, fieldSelector: 'reason=FailedCreatePodSandBox' });
     expect(events.items.length).toBeGreaterThan(0);
     expect(events.items[0]!.message).toMatch(/no runtime for "no-such-handler" is configured/);
-    const text = JSON.stringify(report.capabilities.filter((r) => r.name === `runtime-class/${unknown}` || r.name === `template/${ns}/nohandler`).map((r) => r.evidence));
+    const text = JSON.stringify(
+      report.capabilities
+        .filter((r) => r.name === `runtime-class/${unknown}` || r.name === `template/${ns}/nohandler`)
+        .map((r) => r.evidence),
+    );
     expect(text).toMatch(/FailedCreatePodSandBox/);
   }, 240000);
 
   test('a runtime silent inside a real container: the pod runs, runtime-exec stays below verified', async () => {
     const p = plan(c, [templatePlan(ns, 'silent')], {
-      transport: 'port-forward', probeTimeoutMs: 5_000, readyTimeoutMs: 90_000,
+      transport: 'port-forward',
+      probeTimeoutMs: 5_000,
+      readyTimeoutMs: 90_000,
       requirements: requirementsFor(['runtime-exec', `template/${ns}/silent`]),
     });
-    const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+    const { report } = await runVerify({
+      plan: p,
+      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      controllerMode: 'external',
+      progress: () => undefined,
+    });
     const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
     expect(exec.state).toBe('configured');
     // The pod became Ready (a real container ran) but no command was answered over port-forward.
-    expect(exec.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.field === 'status.conditions[Ready]')).toBe(true);
-    expect(exec.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && /echoed|answered/.test(e.message))).toBe(false);
+    expect(
+      exec.evidence.some(
+        (e) => e.step === 'verified' && e.verdict === 'proven' && e.field === 'status.conditions[Ready]',
+      ),
+    ).toBe(true);
+    expect(
+      exec.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && /echoed|answered/.test(e.message)),
+    ).toBe(false);
     expect(exec.next).toMatch(/^verified not reached: /);
     expect(report.leftovers).toEqual([]);
   }, 240000);

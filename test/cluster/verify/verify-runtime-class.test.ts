@@ -26,65 +26,168 @@ beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'vfyrc');
   const label = `agentplane.dev/runsc-${suffix}`;
-  await c.core.createNode({ body: kwokNode(nodeName, 100 + Math.floor(Math.random() * 150), { [label]: 'true' }, [], c.info.podNet) as k8s.V1Node });
-  await nodeApi().createRuntimeClass({ body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: matching }, handler: 'runsc', scheduling: { nodeSelector: { [label]: 'true' } } } });
-  await nodeApi().createRuntimeClass({ body: { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: orphan }, handler: 'runsc', scheduling: { nodeSelector: { 'agentplane.dev/no-such-node': 'true' } } } });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'gv', 'sandboxd', matching) });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'stranded', 'sandboxd', orphan) });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'nameless', 'sandboxd', absent) });
+  await c.core.createNode({
+    body: kwokNode(
+      nodeName,
+      100 + Math.floor(Math.random() * 150),
+      { [label]: 'true' },
+      [],
+      c.info.podNet,
+    ) as k8s.V1Node,
+  });
+  await nodeApi().createRuntimeClass({
+    body: {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: matching },
+      handler: 'runsc',
+      scheduling: { nodeSelector: { [label]: 'true' } },
+    },
+  });
+  await nodeApi().createRuntimeClass({
+    body: {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: orphan },
+      handler: 'runsc',
+      scheduling: { nodeSelector: { 'agentplane.dev/no-such-node': 'true' } },
+    },
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: sandboxdTemplate(ns, 'gv', 'sandboxd', matching),
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: sandboxdTemplate(ns, 'stranded', 'sandboxd', orphan),
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: sandboxdTemplate(ns, 'nameless', 'sandboxd', absent),
+  });
 }, 60_000);
 
 afterAll(async () => {
-  await nodeApi().deleteRuntimeClass({ name: matching }).catch(() => undefined);
-  await nodeApi().deleteRuntimeClass({ name: orphan }).catch(() => undefined);
+  await nodeApi()
+    .deleteRuntimeClass({ name: matching })
+    .catch(() => undefined);
+  await nodeApi()
+    .deleteRuntimeClass({ name: orphan })
+    .catch(() => undefined);
   await c.core.deleteNode({ name: nodeName }).catch(() => undefined);
 });
 
 test('matching node: compatible → configured; the pod ran under it but isolation is not proven (stays configured)', async () => {
-  const p = plan(c, [templatePlan(ns, 'gv', matching)], { runtimeClasses: [matching, orphan], requirements: requirementsFor([`runtime-class/${matching}`, `runtime-class/${orphan}`, 'runtime-exec']) });
-  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+  const p = plan(c, [templatePlan(ns, 'gv', matching)], {
+    runtimeClasses: [matching, orphan],
+    requirements: requirementsFor([`runtime-class/${matching}`, `runtime-class/${orphan}`, 'runtime-exec']),
+  });
+  const { report } = await runVerify({
+    plan: p,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    controllerMode: 'external',
+    progress: () => undefined,
+  });
   const rc = report.capabilities.find((r) => r.name === `runtime-class/${matching}`)!;
   const compatible = rc.evidence.find((e) => e.step === 'compatible')!;
-  expect([compatible.verdict, compatible.reason, compatible.value]).toEqual(['proven', 'NodesMatchRuntimeClass', nodeName]);
-  expect(rc.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.message === `pod ran under RuntimeClass ${matching} on node ${nodeName}`)).toBe(true);
+  expect([compatible.verdict, compatible.reason, compatible.value]).toEqual([
+    'proven',
+    'NodesMatchRuntimeClass',
+    nodeName,
+  ]);
+  expect(
+    rc.evidence.some(
+      (e) =>
+        e.step === 'verified' &&
+        e.verdict === 'proven' &&
+        e.message === `pod ran under RuntimeClass ${matching} on node ${nodeName}`,
+    ),
+  ).toBe(true);
   expect(rc.state).toBe('configured');
-  expect(rc.next).toMatch(/^verified not reached: isolation not proven: dmesg inside the sandbox does not name gVisor .*\(acceptance test missing: isolation\/vfy-runsc-\w+: a pod under handler runsc whose dmesg names gVisor\)$/);
+  expect(rc.next).toMatch(
+    /^verified not reached: isolation not proven: dmesg inside the sandbox does not name gVisor .*\(acceptance test missing: isolation\/vfy-runsc-\w+: a pod under handler runsc whose dmesg names gVisor\)$/,
+  );
   expect(report.capabilities.find((r) => r.name === 'runtime-exec')!.state).toBe('verified');
   const o = report.capabilities.find((r) => r.name === `runtime-class/${orphan}`)!;
   expect(o.state).toBe('discovered');
-  expect(o.next).toMatch(/^compatible not reached: no Ready node matches its scheduling: .*kwok-node-0 lacks label agentplane\.dev\/no-such-node=true/);
+  expect(o.next).toMatch(
+    /^compatible not reached: no Ready node matches its scheduling: .*kwok-node-0 lacks label agentplane\.dev\/no-such-node=true/,
+  );
 }, 180_000);
 
 test('a class no Ready node matches, and a class that does not exist: the workload probe creates nothing, says why and finishes at once', async () => {
   // `orphan` is declared (its runtime-class probe runs first); `absent` is not (the workload probe checks it itself).
   const p = plan(c, [templatePlan(ns, 'stranded', orphan), templatePlan(ns, 'nameless', absent)], {
     runtimeClasses: [orphan],
-    requirements: requirementsFor([`runtime-class/${orphan}`, `template/${ns}/stranded`, `template/${ns}/nameless`, 'runtime-exec']),
+    requirements: requirementsFor([
+      `runtime-class/${orphan}`,
+      `template/${ns}/stranded`,
+      `template/${ns}/nameless`,
+      'runtime-exec',
+    ]),
   });
   const lines: string[] = [];
-  const runId = Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0');
+  const runId = Math.floor(Math.random() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0');
   const started = Date.now();
-  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: (l) => lines.push(l), runId });
+  const { report } = await runVerify({
+    plan: p,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    controllerMode: 'external',
+    progress: (l) => lines.push(l),
+    runId,
+  });
   const tookMs = Date.now() - started;
   expect(tookMs).toBeLessThan(20_000); // the ready timeout is 60 s: nothing waited for a sandbox
   const stranded = report.capabilities.find((r) => r.name === `template/${ns}/stranded`)!;
   const strandedWhy = `not tried: RuntimeClass ${orphan} has no Ready node matching its scheduling (`;
-  expect(stranded.evidence.filter((e) => e.step === 'verified').map((e) => [e.verdict, e.message.slice(0, strandedWhy.length)])).toEqual([['missing', strandedWhy]]);
-  expect(stranded.next).toMatch(/^verified not reached: not tried: RuntimeClass vfy-orphan-\w+ has no Ready node matching its scheduling \(.*kwok-node-0 lacks label agentplane\.dev\/no-such-node=true.*\), so no probe sandbox from this template could start; none was created$/);
+  expect(
+    stranded.evidence
+      .filter((e) => e.step === 'verified')
+      .map((e) => [e.verdict, e.message.slice(0, strandedWhy.length)]),
+  ).toEqual([['missing', strandedWhy]]);
+  expect(stranded.next).toMatch(
+    /^verified not reached: not tried: RuntimeClass vfy-orphan-\w+ has no Ready node matching its scheduling \(.*kwok-node-0 lacks label agentplane\.dev\/no-such-node=true.*\), so no probe sandbox from this template could start; none was created$/,
+  );
   const nameless = report.capabilities.find((r) => r.name === `template/${ns}/nameless`)!;
   expect(nameless.evidence.filter((e) => e.step === 'verified').map((e) => [e.verdict, e.message])).toEqual([
-    ['missing', `not tried: RuntimeClass ${absent} does not exist, so no probe sandbox from this template could start; none was created`],
+    [
+      'missing',
+      `not tried: RuntimeClass ${absent} does not exist, so no probe sandbox from this template could start; none was created`,
+    ],
   ]);
   const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
   expect(exec.state).toBe('configured');
-  expect(exec.evidence.filter((e) => e.step === 'verified').every((e) => e.verdict === 'unknown' && e.reason === 'RuntimeClassUnusable')).toBe(true);
+  expect(
+    exec.evidence
+      .filter((e) => e.step === 'verified')
+      .every((e) => e.verdict === 'unknown' && e.reason === 'RuntimeClassUnusable'),
+  ).toBe(true);
   expect(lines.filter((l) => /workload\/.*: not tried: RuntimeClass /.test(l))).toHaveLength(2);
   expect(lines.some((l) => /creating probe/.test(l))).toBe(false);
   expect(report.leftovers).toEqual([]);
   for (const plural of ['sandboxwarmpools', 'sandboxclaims']) {
-    const list = (await c.custom.listNamespacedCustomObject({ ...EXT, namespace: ns, plural, labelSelector: `${RUN_LABEL}=${runId}` })) as { items: unknown[] };
+    const list = (await c.custom.listNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural,
+      labelSelector: `${RUN_LABEL}=${runId}`,
+    })) as { items: unknown[] };
     expect({ plural, items: list.items.length }).toEqual({ plural, items: 0 });
   }
-  const sandboxes = (await c.custom.listNamespacedCustomObject({ group: 'agents.x-k8s.io', version: 'v1beta1', namespace: ns, plural: 'sandboxes', labelSelector: `${RUN_LABEL}=${runId}` })) as { items: unknown[] };
+  const sandboxes = (await c.custom.listNamespacedCustomObject({
+    group: 'agents.x-k8s.io',
+    version: 'v1beta1',
+    namespace: ns,
+    plural: 'sandboxes',
+    labelSelector: `${RUN_LABEL}=${runId}`,
+  })) as { items: unknown[] };
   expect(sandboxes.items).toHaveLength(0);
 }, 60_000);

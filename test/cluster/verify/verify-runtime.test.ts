@@ -19,25 +19,50 @@ let loaded: LoadedRelease;
 beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'vfy');
-  for (const [name, mode] of [['healthy', 'sandboxd'], ['silent', 'none'], ['hanging', 'hang']] as const) {
-    await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, name, mode) });
+  for (const [name, mode] of [
+    ['healthy', 'sandboxd'],
+    ['silent', 'none'],
+    ['hanging', 'hang'],
+  ] as const) {
+    await c.custom.createNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxtemplates',
+      body: sandboxdTemplate(ns, name, mode),
+    });
   }
   // Pods with a nodeSelector no node matches stay Pending. Not through a RuntimeClass: a class no node matches makes the
   // workload probe create nothing (verify-runtime-class.test.ts); a pod's own nodeSelector is not read ahead.
-  const unschedulable = sandboxdTemplate(ns, 'unschedulable', 'sandboxd') as { spec: { podTemplate: { spec: Record<string, unknown> } } };
+  const unschedulable = sandboxdTemplate(ns, 'unschedulable', 'sandboxd') as {
+    spec: { podTemplate: { spec: Record<string, unknown> } };
+  };
   unschedulable.spec.podTemplate.spec.nodeSelector = { 'agentplane.dev/no-such-node': 'true' };
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: unschedulable });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: unschedulable,
+  });
   kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
   loaded = await loadRelease('v0.5.6', { mirror: process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases' });
 }, 60_000);
-
 
 const row = (r: VerifyReport, name: string) => r.capabilities.find((x) => x.name === name)!;
 
 async function leftoversOf(runId: string): Promise<string[]> {
   const out: string[] = [];
-  for (const [group, version, plural] of [['agents.x-k8s.io', 'v1beta1', 'sandboxes'], [EXT.group, EXT.version, 'sandboxclaims'], [EXT.group, EXT.version, 'sandboxwarmpools']] as const) {
-    const list = (await c.custom.listNamespacedCustomObject({ group, version, plural, namespace: ns, labelSelector: `${RUN_LABEL}=${runId}` })) as { items: Array<{ metadata: { name: string } }> };
+  for (const [group, version, plural] of [
+    ['agents.x-k8s.io', 'v1beta1', 'sandboxes'],
+    [EXT.group, EXT.version, 'sandboxclaims'],
+    [EXT.group, EXT.version, 'sandboxwarmpools'],
+  ] as const) {
+    const list = (await c.custom.listNamespacedCustomObject({
+      group,
+      version,
+      plural,
+      namespace: ns,
+      labelSelector: `${RUN_LABEL}=${runId}`,
+    })) as { items: Array<{ metadata: { name: string } }> };
     out.push(...list.items.map((i) => `${plural}/${i.metadata.name}`));
   }
   return out;
@@ -45,9 +70,28 @@ async function leftoversOf(runId: string): Promise<string[]> {
 
 test('healthy sandboxd template: runtime-exec, files, template, extensions, conversion and router reach verified; objects cleaned up', async () => {
   const lines: string[] = [];
-  const { report, cluster } = await runVerify({ plan: plan(c, [templatePlan(ns, 'healthy')]), client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: (l) => lines.push(l), runId: 'aa0001' });
-  for (const name of ['runtime-exec', 'runtime-files', `template/${ns}/healthy`, 'extensions-api', 'sandbox-api', 'conversion', 'router']) {
-    expect({ name, state: row(report, name).state, next: row(report, name).next }).toEqual({ name, state: 'verified', next: null });
+  const { report, cluster } = await runVerify({
+    plan: plan(c, [templatePlan(ns, 'healthy')]),
+    client: connectAs(kubeconfig),
+    loaded,
+    controllerMode: 'external',
+    progress: (l) => lines.push(l),
+    runId: 'aa0001',
+  });
+  for (const name of [
+    'runtime-exec',
+    'runtime-files',
+    `template/${ns}/healthy`,
+    'extensions-api',
+    'sandbox-api',
+    'conversion',
+    'router',
+  ]) {
+    expect({ name, state: row(report, name).state, next: row(report, name).next }).toEqual({
+      name,
+      state: 'verified',
+      next: null,
+    });
   }
   const exec = row(report, 'runtime-exec').evidence.filter((e) => e.step === 'verified');
   expect(exec.map((e) => e.message)).toEqual([
@@ -55,13 +99,17 @@ test('healthy sandboxd template: runtime-exec, files, template, extensions, conv
     expect.stringMatching(/^nonce 1 echoed exactly \(exit 0\)/),
     expect.stringMatching(/^nonce 2 echoed exactly \(exit 0\)/),
   ]);
-  expect(row(report, 'router').evidence.find((e) => e.step === 'verified')!.message).toMatch(/^sandboxd health of verify-aa0001-p-healthy-\w+ answered "ok" through the router$/);
+  expect(row(report, 'router').evidence.find((e) => e.step === 'verified')!.message).toMatch(
+    /^sandboxd health of verify-aa0001-p-healthy-\w+ answered "ok" through the router$/,
+  );
   expect(report.leftovers).toEqual([]);
   expect(await leftoversOf('aa0001')).toEqual([]);
   expect(lines.some((l) => /workload\/.*\/healthy: creating probe SandboxClaim/.test(l))).toBe(true);
   expect(report.tuple.kubernetes.value).toBe('v1.36.3');
   expect(report.tuple.crdRelease.value).toBe('v0.5.6');
-  expect(report.tuple.crdRelease.source).toMatch(/^CRD sandboxes\.agents\.x-k8s\.io label app\.kubernetes\.io\/version; schema fingerprints (match v0\.5\.6 \(8 versions\)|differ from v0\.5\.6: .+)$/);
+  expect(report.tuple.crdRelease.source).toMatch(
+    /^CRD sandboxes\.agents\.x-k8s\.io label app\.kubernetes\.io\/version; schema fingerprints (match v0\.5\.6 \(8 versions\)|differ from v0\.5\.6: .+)$/,
+  );
   expect(report.tuple.runtimeServer.source).toMatch(/answered: sandboxd of verify-aa0001-p-healthy-\w+ via direct$/);
   expect(report.tuple.containerRuntime.value).toMatch(/^kwok/);
   // Waiting is done by watches: each wait costs one GET and one watch stream, however long it lasts.
@@ -71,11 +119,24 @@ test('healthy sandboxd template: runtime-exec, files, template, extensions, conv
 }, 180_000);
 
 test('Ready sandbox with a silent runtime: runtime-exec stays configured, evidence says why, outcome not verified', async () => {
-  const { report } = await runVerify({ plan: plan(c, [templatePlan(ns, 'silent')]), client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined, runId: 'aa0002' });
+  const { report } = await runVerify({
+    plan: plan(c, [templatePlan(ns, 'silent')]),
+    client: connectAs(kubeconfig),
+    loaded,
+    controllerMode: 'external',
+    progress: () => undefined,
+    runId: 'aa0002',
+  });
   const exec = row(report, 'runtime-exec');
   expect(exec.state).toBe('configured');
-  expect(exec.next).toMatch(/^verified not reached: runtime API did not answer: nothing answers \(.*\); pod verify-aa0002-p-silent-\w+ Ready=True IP 127\.\d+\.\d+\.\d+$/);
-  expect(exec.evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && /Ready=True at its current generation/.test(e.message))).toBe(true);
+  expect(exec.next).toMatch(
+    /^verified not reached: runtime API did not answer: nothing answers \(.*\); pod verify-aa0002-p-silent-\w+ Ready=True IP 127\.\d+\.\d+\.\d+$/,
+  );
+  expect(
+    exec.evidence.some(
+      (e) => e.step === 'verified' && e.verdict === 'proven' && /Ready=True at its current generation/.test(e.message),
+    ),
+  ).toBe(true);
   expect(row(report, `template/${ns}/silent`).state).toBe('configured');
   expect(report.outcome).toBe('not-verified');
   expect(await leftoversOf('aa0002')).toEqual([]);
@@ -83,7 +144,14 @@ test('Ready sandbox with a silent runtime: runtime-exec stays configured, eviden
 
 test('runtime that hangs past the deadline: stays configured, the deadline is named', async () => {
   const started = Date.now();
-  const { report } = await runVerify({ plan: plan(c, [templatePlan(ns, 'hanging')]), client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined, runId: 'aa0003' });
+  const { report } = await runVerify({
+    plan: plan(c, [templatePlan(ns, 'hanging')]),
+    client: connectAs(kubeconfig),
+    loaded,
+    controllerMode: 'external',
+    progress: () => undefined,
+    runId: 'aa0003',
+  });
   const exec = row(report, 'runtime-exec');
   expect(exec.state).toBe('configured');
   expect(exec.next).toMatch(/^verified not reached: runtime API did not answer: no answer in 2s /);
@@ -95,7 +163,11 @@ test('a claim that never becomes Ready: bounded wait with progress, at most 1 AP
   // A pod nodeSelector no node matches: the pool's pods stay Pending (Unschedulable), so the claim never gets a Ready Sandbox.
   const { report, cluster } = await runVerify({
     plan: plan(c, [templatePlan(ns, 'unschedulable')], { readyTimeoutMs: 8_000 }),
-    client: connectAs(kubeconfig), loaded, controllerMode: 'external', progress: () => undefined, runId: 'aa0005',
+    client: connectAs(kubeconfig),
+    loaded,
+    controllerMode: 'external',
+    progress: () => undefined,
+    runId: 'aa0005',
   });
   const t = report.capabilities.find((r) => r.name === `template/${ns}/unschedulable`)!;
   expect(t.state).toBe('configured');

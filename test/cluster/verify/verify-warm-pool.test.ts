@@ -17,10 +17,30 @@ let ns: string;
 beforeAll(async () => {
   c = connect();
   ns = await freshNamespace(c, 'vfywp');
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body: sandboxdTemplate(ns, 'py', 'sandboxd') });
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'py-pool', namespace: ns }, spec: { replicas: 1, sandboxTemplateRef: { name: 'py' }, updateStrategy: { type: 'Recreate' } } } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxtemplates',
+    body: sandboxdTemplate(ns, 'py', 'sandboxd'),
+  });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxwarmpools',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxWarmPool',
+      metadata: { name: 'py-pool', namespace: ns },
+      spec: { replicas: 1, sandboxTemplateRef: { name: 'py' }, updateStrategy: { type: 'Recreate' } },
+    },
+  });
   await waitFor('pool readyReplicas 1', 30_000, async () => {
-    const p = (await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxwarmpools', name: 'py-pool' })) as { status?: { readyReplicas?: number } };
+    const p = (await c.custom.getNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxwarmpools',
+      name: 'py-pool',
+    })) as { status?: { readyReplicas?: number } };
     return p.status?.readyReplicas === 1 ? true : undefined;
   });
 }, 60_000);
@@ -28,28 +48,96 @@ beforeAll(async () => {
 const pool = () => ({ namespace: ns, name: 'py-pool', template: 'py', replicas: 1 });
 
 test('declared pool at the current template: configured by updated-ready count, verified through a probe claim', async () => {
-  const p = plan(c, [templatePlan(ns, 'py')], { warmPools: [pool()], requirements: requirementsFor([`warm-pool/${ns}/py-pool`, 'runtime-exec']) });
-  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+  const p = plan(c, [templatePlan(ns, 'py')], {
+    warmPools: [pool()],
+    requirements: requirementsFor([`warm-pool/${ns}/py-pool`, 'runtime-exec']),
+  });
+  const { report } = await runVerify({
+    plan: p,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    controllerMode: 'external',
+    progress: () => undefined,
+  });
   const wp = report.capabilities.find((r) => r.name === `warm-pool/${ns}/py-pool`)!;
   expect({ state: wp.state, next: wp.next }).toEqual({ state: 'verified', next: null });
-  expect(wp.evidence.find((e) => e.step === 'configured')!.message).toMatch(/^pool ready at the current template: updated ready [1-9]\/1 /);
-  expect(wp.evidence.some((e) => e.step === 'verified' && /^claim py-pool-\w+ bound Sandbox py-pool-\w+, which it controls \(adoption finished\)/.test(e.message))).toBe(true);
+  expect(wp.evidence.find((e) => e.step === 'configured')!.message).toMatch(
+    /^pool ready at the current template: updated ready [1-9]\/1 /,
+  );
+  expect(
+    wp.evidence.some(
+      (e) =>
+        e.step === 'verified' &&
+        /^claim py-pool-\w+ bound Sandbox py-pool-\w+, which it controls \(adoption finished\)/.test(e.message),
+    ),
+  ).toBe(true);
   expect(report.leftovers).toEqual([]);
 }, 180_000);
 
 test('after a template image change, a claim bound to an old-template sandbox is flagged StaleAdoption', async () => {
-  await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', body: { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxClaim', metadata: { name: 'c7', namespace: ns }, spec: { warmPoolRef: { name: 'py-pool' } } } });
+  await c.custom.createNamespacedCustomObject({
+    ...EXT,
+    namespace: ns,
+    plural: 'sandboxclaims',
+    body: {
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxClaim',
+      metadata: { name: 'c7', namespace: ns },
+      spec: { warmPoolRef: { name: 'py-pool' } },
+    },
+  });
   await waitFor('claim c7 Ready', 30_000, async () => {
-    const claim = await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', name: 'c7' });
+    const claim = await c.custom.getNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxclaims',
+      name: 'c7',
+    });
     return readyCondition(claim)?.status === 'True' ? true : undefined;
   });
   await c.custom.patchNamespacedCustomObject(
-    { ...EXT, namespace: ns, plural: 'sandboxtemplates', name: 'py', body: { spec: { podTemplate: { spec: { containers: [{ name: 'sandboxd', image: 'registry.example/sandboxd:1.1', ports: [{ containerPort: 8080 }, { containerPort: 9090 }] }] } } } } },
+    {
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxtemplates',
+      name: 'py',
+      body: {
+        spec: {
+          podTemplate: {
+            spec: {
+              containers: [
+                {
+                  name: 'sandboxd',
+                  image: 'registry.example/sandboxd:1.1',
+                  ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
     k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
   );
-  const p = plan(c, [templatePlan(ns, 'py')], { warmPools: [pool()], requirements: requirementsFor([`warm-pool/${ns}/py-pool`]) });
-  const { report } = await runVerify({ plan: p, client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }), controllerMode: 'external', progress: () => undefined });
+  const p = plan(c, [templatePlan(ns, 'py')], {
+    warmPools: [pool()],
+    requirements: requirementsFor([`warm-pool/${ns}/py-pool`]),
+  });
+  const { report } = await runVerify({
+    plan: p,
+    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+    controllerMode: 'external',
+    progress: () => undefined,
+  });
   const wp = report.capabilities.find((r) => r.name === `warm-pool/${ns}/py-pool`)!;
-  expect(wp.evidence.some((e) => e.step === 'configured' && e.verdict === 'missing' && /^StaleAdoption: claim c7 is bound to py-pool-\w+ \(podTemplate\.spec\.containers\[0\]\.image: us-central1-docker\.pkg\.dev\/k8s-staging-images\/agent-sandbox\/sandboxd:latest-main ≠ template registry\.example\/sandboxd:1\.1\)$/.test(e.message))).toBe(true);
+  expect(
+    wp.evidence.some(
+      (e) =>
+        e.step === 'configured' &&
+        e.verdict === 'missing' &&
+        /^StaleAdoption: claim c7 is bound to py-pool-\w+ \(podTemplate\.spec\.containers\[0\]\.image: us-central1-docker\.pkg\.dev\/k8s-staging-images\/agent-sandbox\/sandboxd:latest-main ≠ template registry\.example\/sandboxd:1\.1\)$/.test(
+          e.message,
+        ),
+    ),
+  ).toBe(true);
   expect(wp.state).not.toBe('verified');
 }, 180_000);

@@ -15,10 +15,13 @@ function script(name: string, body: string): string {
   return file;
 }
 const runsFile = path.join(dir, 'runs');
-const helper = script('helper', `echo run >> "${runsFile}"
+const helper = script(
+  'helper',
+  `echo run >> "${runsFile}"
 EXP=$(date -u -d "+$TTL seconds" +%Y-%m-%dT%H:%M:%SZ)
 printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"tok-%s-%s","expirationTimestamp":"%s"}}' "$1" "$(wc -l < "${runsFile}" | tr -d ' ')" "$EXP"
-echo "$KUBERNETES_EXEC_INFO" > "${dir}/exec-info"`);
+echo "$KUBERNETES_EXEC_INFO" > "${dir}/exec-info"`,
+);
 const user = (name: string): User => ({ name, authProvider: { name: 'agentplane-exec', config: {} } }) as User;
 
 async function header(auth: ExecCredentialAuth, name: string): Promise<string> {
@@ -38,7 +41,11 @@ test('a credential is reused until its expiry (minus 5 s), then the plugin runs 
   expect(await header(auth, 'long')).toBe('Bearer tok-long-1');
   expect(await header(auth, 'long')).toBe('Bearer tok-long-1');
   expect(auth.runs.get('long')).toBe(1);
-  expect(JSON.parse(readFileSync(path.join(dir, 'exec-info'), 'utf8'))).toEqual({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false } });
+  expect(JSON.parse(readFileSync(path.join(dir, 'exec-info'), 'utf8'))).toEqual({
+    apiVersion: 'client.authentication.k8s.io/v1',
+    kind: 'ExecCredential',
+    spec: { interactive: false },
+  });
   // expiring within the 5 s skew: never reused
   expect(await header(auth, 'short')).toBe('Bearer tok-short-2');
   expect(await header(auth, 'short')).toBe('Bearer tok-short-3');
@@ -48,7 +55,9 @@ test('a credential is reused until its expiry (minus 5 s), then the plugin runs 
 });
 
 test('concurrent requests share one plugin run', async () => {
-  const auth = new ExecCredentialAuth(new Map([['u', { command: helper, args: ['u'], env: [{ name: 'TTL', value: '60' }] }]]));
+  const auth = new ExecCredentialAuth(
+    new Map([['u', { command: helper, args: ['u'], env: [{ name: 'TTL', value: '60' }] }]]),
+  );
   const headers = await Promise.all([header(auth, 'u'), header(auth, 'u'), header(auth, 'u')]);
   expect(new Set(headers)).toEqual(new Set(['Bearer tok-u-1']));
   expect(auth.runs.get('u')).toBe(1);
@@ -58,17 +67,31 @@ test('plugin failures are ExecCredentialErrors naming the command', async () => 
   const failing = script('failing', 'echo "cluster test unknown" >&2; exit 3');
   const garbage = script('garbage', 'echo not-json');
   const empty = script('empty', `printf '{"status":{}}'`);
-  const auth = new ExecCredentialAuth(new Map<string, ExecSpec>([
-    ['missing', { command: 'token-helper-not-installed' }],
-    ['failing', { command: failing }],
-    ['garbage', { command: garbage }],
-    ['empty', { command: empty }],
-  ]));
-  const err = (name: string) => header(auth, name).then(() => undefined, (e: unknown) => e);
+  const auth = new ExecCredentialAuth(
+    new Map<string, ExecSpec>([
+      ['missing', { command: 'token-helper-not-installed' }],
+      ['failing', { command: failing }],
+      ['garbage', { command: garbage }],
+      ['empty', { command: empty }],
+    ]),
+  );
+  const err = (name: string) =>
+    header(auth, name).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   const missing = await err('missing');
   expect(missing).toBeInstanceOf(ExecCredentialError);
-  expect((missing as ExecCredentialError).message).toBe('exec credential plugin "token-helper-not-installed" was not found');
-  expect((await err('failing') as Error).message).toBe(`exec credential plugin "${failing}" failed (exit 3): cluster test unknown`);
-  expect((await err('garbage') as Error).message).toMatch(/printed something that is not an ExecCredential JSON object/);
-  expect((await err('empty') as Error).message).toMatch(/returned neither status\.token nor status\.clientCertificateData/);
+  expect((missing as ExecCredentialError).message).toBe(
+    'exec credential plugin "token-helper-not-installed" was not found',
+  );
+  expect(((await err('failing')) as Error).message).toBe(
+    `exec credential plugin "${failing}" failed (exit 3): cluster test unknown`,
+  );
+  expect(((await err('garbage')) as Error).message).toMatch(
+    /printed something that is not an ExecCredential JSON object/,
+  );
+  expect(((await err('empty')) as Error).message).toMatch(
+    /returned neither status\.token nor status\.clientCertificateData/,
+  );
 });

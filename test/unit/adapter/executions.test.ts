@@ -21,7 +21,11 @@ const supportStates = (capability: string, template: string): SupportState | und
 
 beforeAll(async () => {
   sd = await startSandboxd();
-  binding = { template: 'template/sbx/py', runtime: { kind: 'sandboxd', restPort: sd.restPort, grpcPort: sd.grpcPort }, target: { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' } };
+  binding = {
+    template: 'template/sbx/py',
+    runtime: { kind: 'sandboxd', restPort: sd.restPort, grpcPort: sd.grpcPort },
+    target: { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+  };
 }, 20_000);
 afterAll(async () => sd?.stop());
 beforeEach(() => states.clear());
@@ -37,15 +41,23 @@ async function settle(ex: Executions, id: string): Promise<ExecutionStatus> {
   throw new Error(`execution ${id} still running after 10 s`);
 }
 
-test.each<[SupportState | undefined]>([[undefined], ['configured'], ['compatible'], ['failed']])('runtime-exec %s for the template: unsupported, nothing runs', async (state) => {
-  if (state) states.set('template/sbx/py', state);
-  const ex = new Executions({ transport: new DirectTransport(), supportStates });
-  const r = await ex.start('e-gate', req(['touch', 'gate-marker']), binding);
-  expect(r).toMatchObject({ kind: 'unsupported', capability: 'runtime-exec', state: state ?? 'absent', reason: 'RuntimeExecNotVerified' });
-  expect(lookups.at(-1)).toBe('runtime-exec template/sbx/py');
-  expect(ex.query('e-gate').kind).toBe('rejected');
-  expect(existsSync(path.join(sd.rootDir, 'gate-marker'))).toBe(false);
-});
+test.each<[SupportState | undefined]>([[undefined], ['configured'], ['compatible'], ['failed']])(
+  'runtime-exec %s for the template: unsupported, nothing runs',
+  async (state) => {
+    if (state) states.set('template/sbx/py', state);
+    const ex = new Executions({ transport: new DirectTransport(), supportStates });
+    const r = await ex.start('e-gate', req(['touch', 'gate-marker']), binding);
+    expect(r).toMatchObject({
+      kind: 'unsupported',
+      capability: 'runtime-exec',
+      state: state ?? 'absent',
+      reason: 'RuntimeExecNotVerified',
+    });
+    expect(lookups.at(-1)).toBe('runtime-exec template/sbx/py');
+    expect(ex.query('e-gate').kind).toBe('rejected');
+    expect(existsSync(path.join(sd.rootDir, 'gate-marker'))).toBe(false);
+  },
+);
 
 test('verified: runs, query shows running then succeeded with output; the same id is idempotent', async () => {
   states.set('template/sbx/py', 'verified');

@@ -19,16 +19,29 @@ const cluster = (server: string) => ({ name: 'c', cluster: { server, 'insecure-s
 
 test('connect: each unusable kubeconfig gives a KubeconfigError saying what to do', () => {
   expect(() => KubeClient.connect({ kubeconfig: '/nonexistent/kubeconfig' })).toThrow(
-    new KubeconfigError('kubeconfig file "/nonexistent/kubeconfig" does not exist', 'pass --kubeconfig with an existing file or set KUBECONFIG'),
+    new KubeconfigError(
+      'kubeconfig file "/nonexistent/kubeconfig" does not exist',
+      'pass --kubeconfig with an existing file or set KUBECONFIG',
+    ),
   );
   const file = kubeconfig({
     clusters: [cluster('https://127.0.0.1:1')],
-    users: [{ name: 'u', user: { token: 't' } }, { name: 'e', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', args: ['x'] } } }],
-    contexts: [{ name: 'a', context: { cluster: 'c', user: 'u' } }, { name: 'b', context: { cluster: 'c', user: 'ghost' } }],
+    users: [
+      { name: 'u', user: { token: 't' } },
+      { name: 'e', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', args: ['x'] } } },
+    ],
+    contexts: [
+      { name: 'a', context: { cluster: 'c', user: 'u' } },
+      { name: 'b', context: { cluster: 'c', user: 'ghost' } },
+    ],
     'current-context': 'a',
   });
-  expect(() => KubeClient.connect({ kubeconfig: file, context: 'nope' })).toThrow(/context "nope" is not in kubeconfig ".*" \(contexts: a, b\); pass --context with one of the listed contexts/);
-  expect(() => KubeClient.connect({ kubeconfig: file, context: 'b' })).toThrow(/context "b" names user "ghost", which is not in/);
+  expect(() => KubeClient.connect({ kubeconfig: file, context: 'nope' })).toThrow(
+    /context "nope" is not in kubeconfig ".*" \(contexts: a, b\); pass --context with one of the listed contexts/,
+  );
+  expect(() => KubeClient.connect({ kubeconfig: file, context: 'b' })).toThrow(
+    /context "b" names user "ghost", which is not in/,
+  );
   const ok = KubeClient.connect({ kubeconfig: file });
   expect([ok.context, ok.user, ok.server]).toEqual(['a', 'u', 'https://127.0.0.1:1']);
 });
@@ -40,7 +53,9 @@ test('connect: an exec user without a command is refused up front', () => {
     contexts: [{ name: 'a', context: { cluster: 'c', user: 'e' } }],
     'current-context': 'a',
   });
-  expect(() => KubeClient.connect({ kubeconfig: file })).toThrow(/user "e" has an exec stanza without a command; set users\[\]\.user\.exec\.command/);
+  expect(() => KubeClient.connect({ kubeconfig: file })).toThrow(
+    /user "e" has an exec stanza without a command; set users\[\]\.user\.exec\.command/,
+  );
 });
 
 test('call: an API server that never answers hits the deadline and is classified as timeout', async () => {
@@ -49,12 +64,24 @@ test('call: an API server that never answers hits the deadline and is classified
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
   try {
     const port = (silent.address() as net.AddressInfo).port;
-    const file = kubeconfig({ clusters: [cluster(`http://127.0.0.1:${port}`)], users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'a', context: { cluster: 'c', user: 'u' } }], 'current-context': 'a' });
+    const file = kubeconfig({
+      clusters: [cluster(`http://127.0.0.1:${port}`)],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'a', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'a',
+    });
     const client = KubeClient.connect({ kubeconfig: file, callTimeoutMs: 300 });
     const started = Date.now();
     const r = await client.call('list namespaces', () => client.api(k8s.CoreV1Api).listNamespace());
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(r).toEqual({ kind: 'failed', error: { category: 'timeout', message: 'list namespaces: no answer from the API server within 300 ms', hint: 'check the API server load and network path, or raise the deadline' } });
+    expect(r).toEqual({
+      kind: 'failed',
+      error: {
+        category: 'timeout',
+        message: 'list namespaces: no answer from the API server within 300 ms',
+        hint: 'check the API server load and network path, or raise the deadline',
+      },
+    });
     expect(client.requests).toBe(1);
   } finally {
     for (const s of sockets) s.destroy();
@@ -83,5 +110,7 @@ test('a relative exec command with a path is resolved against the kubeconfig dir
   });
   const client = KubeClient.connect({ kubeconfig: file });
   const r = await client.call('list namespaces', () => client.api(k8s.CoreV1Api).listNamespace());
-  expect(r.kind === 'failed' && r.error.message).toBe(`user "e" (context "a"): exec credential plugin "${path.join(path.dirname(file), 'bin/helper')}" was not found`);
+  expect(r.kind === 'failed' && r.error.message).toBe(
+    `user "e" (context "a"): exec credential plugin "${path.join(path.dirname(file), 'bin/helper')}" was not found`,
+  );
 });

@@ -25,7 +25,10 @@ function listen(server: http.Server): Promise<number> {
 let redirectPort = 0;
 beforeAll(async () => {
   target = http.createServer((_req, res) => res.end('{"status":"ok"}'));
-  target.on('connection', (s: Socket) => { targetConnections += 1; s.destroy(); });
+  target.on('connection', (s: Socket) => {
+    targetConnections += 1;
+    s.destroy();
+  });
   const targetPort = await listen(target);
   redirector = http.createServer((req, res) => {
     if (req.headers.authorization) seenAuth.push(req.headers.authorization);
@@ -45,7 +48,11 @@ function expectRedirect(r: Result<unknown>, status: number): void {
 }
 
 test('sandboxd REST over direct: health, file write and read answer redirect; the redirect target gets 0 connections', async () => {
-  const client = new SandboxdClient(new DirectTransport(), { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' }, { ports: { rest: redirectPort } });
+  const client = new SandboxdClient(
+    new DirectTransport(),
+    { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+    { ports: { rest: redirectPort } },
+  );
   expectRedirect(await client.health(2000), 307);
   expectRedirect(await client.writeFile('a.txt', 'secret', '0644', 2000), 302);
   expectRedirect(await client.readFile('a.txt', 2000), 302);
@@ -64,7 +71,16 @@ test('python runtime over the router transport with a bearer token: the token go
 
 test("the verifier's prober reports the redirect as RuntimeRedirected", async () => {
   const prober = new AdapterRuntimeProber({ routerUrl: `http://127.0.0.1:${redirectPort}` });
-  const target = { kind: 'sandboxd' as const, transport: 'direct' as const, namespace: 'sbx', sandbox: 's1', pod: 's1', podIP: '127.0.0.1', restPort: redirectPort, grpcPort: 1 };
+  const target = {
+    kind: 'sandboxd' as const,
+    transport: 'direct' as const,
+    namespace: 'sbx',
+    sandbox: 's1',
+    pod: 's1',
+    podIP: '127.0.0.1',
+    restPort: redirectPort,
+    grpcPort: 1,
+  };
   for (const via of [undefined, 'router' as const]) {
     const r = await prober.health(target, 2000, via);
     expect(r.kind).toBe('error');

@@ -1,23 +1,46 @@
 /** Phase from spec plus current-generation conditions only (case 01, FACTS.md §1.8): pure logic over API-shaped objects. */
 import { readCondition } from '../../../src/adapter/kubernetes/conditions.js';
-import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from '../../../src/adapter/kubernetes/phase.js';
+import {
+  claimPhase,
+  sandboxPhase,
+  type ClaimObject,
+  type SandboxObject,
+} from '../../../src/adapter/kubernetes/phase.js';
 
-const ready = (status: string, observedGeneration?: number, reason = 'DependenciesReady') => ({ type: 'Ready', status, reason, ...(observedGeneration !== undefined ? { observedGeneration } : {}) });
+const ready = (status: string, observedGeneration?: number, reason = 'DependenciesReady') => ({
+  type: 'Ready',
+  status,
+  reason,
+  ...(observedGeneration !== undefined ? { observedGeneration } : {}),
+});
 
 test('a condition counts only at the object generation; older or missing observedGeneration is unknown', () => {
   const obj = { metadata: { generation: 4 }, status: { conditions: [ready('True', 2)] } };
   expect(readCondition(obj, 'Ready')).toMatchObject({ value: 'unknown', observedGeneration: 2 });
   expect(readCondition(obj, 'Ready').reason).toMatch(/generation 2, object is at generation 4/);
-  expect(readCondition({ metadata: { generation: 1 }, status: { conditions: [ready('True')] } }, 'Ready').value).toBe('unknown');
-  expect(readCondition({ metadata: { generation: 2 }, status: { conditions: [ready('False', 2, 'SandboxNotReady')] } }, 'Ready')).toMatchObject({ value: 'false', reason: 'SandboxNotReady' });
+  expect(readCondition({ metadata: { generation: 1 }, status: { conditions: [ready('True')] } }, 'Ready').value).toBe(
+    'unknown',
+  );
+  expect(
+    readCondition(
+      { metadata: { generation: 2 }, status: { conditions: [ready('False', 2, 'SandboxNotReady')] } },
+      'Ready',
+    ),
+  ).toMatchObject({ value: 'false', reason: 'SandboxNotReady' });
 });
 
 test('conditions array order never matters', () => {
   const a = { type: 'Suspended', status: 'False', reason: 'NotSuspended', observedGeneration: 3 };
   const b = ready('True', 3);
   const c = { type: 'PodScheduled', status: 'True', observedGeneration: 3 };
-  const orders = [[a, b, c], [c, b, a], [b, c, a]];
-  const phases = orders.map((conditions) => sandboxPhase({ metadata: { name: 's', generation: 3 }, status: { conditions } }, 'v0.5'));
+  const orders = [
+    [a, b, c],
+    [c, b, a],
+    [b, c, a],
+  ];
+  const phases = orders.map((conditions) =>
+    sandboxPhase({ metadata: { name: 's', generation: 3 }, status: { conditions } }, 'v0.5'),
+  );
   expect(new Set(phases.map((p) => `${p.phase}|${p.reason}`)).size).toBe(1);
   expect(phases[0]!.phase).toBe('Ready');
 });
@@ -30,49 +53,87 @@ test('duplicate entries of one type: the newest generation wins; disagreement at
 });
 
 test('case 01: claim copy says Ready at generation 2; the bound Sandbox is at generation 4 with Ready for 2 -> Unknown, reconcile pending', () => {
-  const claim: ClaimObject = { metadata: { name: 'c1', generation: 3, uid: 'claim-uid' }, status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [ready('True', 2)] } };
+  const claim: ClaimObject = {
+    metadata: { name: 'c1', generation: 3, uid: 'claim-uid' },
+    status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [ready('True', 2)] },
+  };
   const sandbox: SandboxObject = {
-    metadata: { name: 'py-pool-k2x9q', generation: 4, ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }] },
+    metadata: {
+      name: 'py-pool-k2x9q',
+      generation: 4,
+      ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }],
+    },
     spec: { operatingMode: 'Suspended' },
     status: { conditions: [ready('True', 2)] },
   };
   const p = claimPhase(claim, sandbox, 'v0.5');
   expect(p.phase).not.toBe('Ready');
   expect(p.phase).toBe('Unknown');
-  expect(p.reason).toMatch(/operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending$/);
+  expect(p.reason).toMatch(
+    /operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending$/,
+  );
   const running: SandboxObject = { ...sandbox, spec: { operatingMode: 'Running' } };
   const q = claimPhase(claim, running, 'v0.5');
   expect(q).toMatchObject({ phase: 'Unknown', observedGeneration: 2 });
   expect(q.reason).toMatch(/reconcile pending/);
   // once the controller has written conditions for generation 4 but no Suspended=True yet: suspending, not ready
   const reconciled: SandboxObject = { ...sandbox, status: { conditions: [ready('False', 4, 'Suspending')] } };
-  expect(claimPhase(claim, reconciled, 'v0.5')).toMatchObject({ phase: 'Pending', reason: 'bound Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; suspension not confirmed (no Suspended condition)' });
+  expect(claimPhase(claim, reconciled, 'v0.5')).toMatchObject({
+    phase: 'Pending',
+    reason:
+      'bound Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; suspension not confirmed (no Suspended condition)',
+  });
 });
 
 test('case 01 variant B: claim says SandboxNotReady, Sandbox Ready at its generation but still owned by the pool -> not Ready (adoption incomplete)', () => {
-  const claim: ClaimObject = { metadata: { name: 'c1', generation: 1, uid: 'claim-uid' }, status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [ready('False', 1, 'SandboxNotReady')] } };
+  const claim: ClaimObject = {
+    metadata: { name: 'c1', generation: 1, uid: 'claim-uid' },
+    status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [ready('False', 1, 'SandboxNotReady')] },
+  };
   const sandbox: SandboxObject = {
-    metadata: { name: 'py-pool-k2x9q', generation: 1, ownerReferences: [{ kind: 'SandboxWarmPool', name: 'py-pool', uid: 'pool-uid', controller: true }] },
+    metadata: {
+      name: 'py-pool-k2x9q',
+      generation: 1,
+      ownerReferences: [{ kind: 'SandboxWarmPool', name: 'py-pool', uid: 'pool-uid', controller: true }],
+    },
     status: { conditions: [ready('True', 1)], podIPs: ['127.10.0.3'] },
   };
   const p = claimPhase(claim, sandbox, 'v0.5');
   expect(p.phase).toBe('Pending');
-  expect(p.reason).toBe('adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim');
-  const adopted: SandboxObject = { ...sandbox, metadata: { ...sandbox.metadata, ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }] } };
+  expect(p.reason).toBe(
+    'adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim',
+  );
+  const adopted: SandboxObject = {
+    ...sandbox,
+    metadata: {
+      ...sandbox.metadata,
+      ownerReferences: [{ kind: 'SandboxClaim', name: 'c1', uid: 'claim-uid', controller: true }],
+    },
+  };
   expect(claimPhase(claim, adopted, 'v0.5').phase).toBe('Ready');
 });
 
 test('claim without a bound Sandbox: terminal claim reasons are Failed/Finished, others (a missing pool included, case 05) Pending', () => {
-  const claim = (reason: string): ClaimObject => ({ metadata: { name: 'c', generation: 2 }, status: { conditions: [ready('False', 2, reason)] } });
+  const claim = (reason: string): ClaimObject => ({
+    metadata: { name: 'c', generation: 2 },
+    status: { conditions: [ready('False', 2, reason)] },
+  });
   expect(claimPhase(claim('AdoptionConflict'), undefined, 'v0.5').phase).toBe('Failed');
-  expect(claimPhase(claim('WarmPoolNotFound'), undefined, 'v0.5')).toMatchObject({ phase: 'Pending', missingReference: { reason: 'WarmPoolNotFound' } });
+  expect(claimPhase(claim('WarmPoolNotFound'), undefined, 'v0.5')).toMatchObject({
+    phase: 'Pending',
+    missingReference: { reason: 'WarmPoolNotFound' },
+  });
   expect(claimPhase(claim('ClaimExpired'), undefined, 'v0.5').phase).toBe('Finished');
   expect(claimPhase(claim('SandboxCreatePending'), undefined, 'v0.5').phase).toBe('Pending');
   expect(claimPhase(claim('SandboxNotReady'), 'missing', 'v0.5').reason).toMatch(/not found/);
 });
 
 test('v0.4: replicas 0 reports Ready=True/DependenciesReady upstream, which is not trusted as running', () => {
-  const sb: SandboxObject = { metadata: { name: 's', generation: 2 }, spec: { replicas: 0 }, status: { conditions: [ready('True', 2)] } };
+  const sb: SandboxObject = {
+    metadata: { name: 's', generation: 2 },
+    spec: { replicas: 0 },
+    status: { conditions: [ready('True', 2)] },
+  };
   expect(sandboxPhase(sb, 'v0.4').phase).toBe('Suspended');
   expect(sandboxPhase({ ...sb, spec: { replicas: 1 } }, 'v0.4').phase).toBe('Ready');
 });
@@ -81,10 +142,20 @@ test('v0.5: Suspended=True/PodTerminated is Suspended; Finished and deletion win
   const sb: SandboxObject = {
     metadata: { name: 's', generation: 3 },
     spec: { operatingMode: 'Suspended' },
-    status: { conditions: [{ type: 'Suspended', status: 'True', reason: 'PodTerminated', observedGeneration: 3 }, ready('False', 3, 'SandboxSuspended')] },
+    status: {
+      conditions: [
+        { type: 'Suspended', status: 'True', reason: 'PodTerminated', observedGeneration: 3 },
+        ready('False', 3, 'SandboxSuspended'),
+      ],
+    },
   };
   expect(sandboxPhase(sb, 'v0.5')).toMatchObject({ phase: 'Suspended', reason: 'Suspended=True/PodTerminated' });
-  const finished: SandboxObject = { metadata: { name: 's', generation: 1 }, status: { conditions: [{ type: 'Finished', status: 'True', reason: 'PodFailed', observedGeneration: 1 }] } };
+  const finished: SandboxObject = {
+    metadata: { name: 's', generation: 1 },
+    status: { conditions: [{ type: 'Finished', status: 'True', reason: 'PodFailed', observedGeneration: 1 }] },
+  };
   expect(sandboxPhase(finished, 'v0.5').phase).toBe('Failed');
-  expect(sandboxPhase({ ...sb, metadata: { ...sb.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }, 'v0.5').phase).toBe('Terminating');
+  expect(
+    sandboxPhase({ ...sb, metadata: { ...sb.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } }, 'v0.5').phase,
+  ).toBe('Terminating');
 });

@@ -32,7 +32,10 @@ beforeAll(async () => {
     res.writeHead(404);
     res.end();
   });
-  const wss = new WebSocketServer({ server, handleProtocols: (protocols) => (protocols.has('v4.channel.k8s.io') ? 'v4.channel.k8s.io' : false) });
+  const wss = new WebSocketServer({
+    server,
+    handleProtocols: (protocols) => (protocols.has('v4.channel.k8s.io') ? 'v4.channel.k8s.io' : false),
+  });
   wss.on('connection', (ws: WebSocket, req) => {
     seen.push({ path: req.url ?? '', auth: String(req.headers.authorization ?? ''), protocol: ws.protocol });
     const url = new URL(req.url ?? '', 'http://x');
@@ -68,13 +71,19 @@ afterAll(async () => {
 function kubeconfig(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agentplane-pf-'));
   const file = path.join(dir, 'kubeconfig');
-  writeFileSync(file, JSON.stringify({
-    apiVersion: 'v1', kind: 'Config',
-    clusters: [{ name: 'stand-in', cluster: { server: `http://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { token: 'pf-token' } }],
-    contexts: [{ name: 'ctx', context: { cluster: 'stand-in', user: 'u' } }],
-    'current-context': 'ctx',
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        { name: 'stand-in', cluster: { server: `http://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } },
+      ],
+      users: [{ name: 'u', user: { token: 'pf-token' } }],
+      contexts: [{ name: 'ctx', context: { cluster: 'stand-in', user: 'u' } }],
+      'current-context': 'ctx',
+    }),
+  );
   return file;
 }
 
@@ -84,13 +93,21 @@ test('REST and gRPC to a loopback-only sandboxd through pods/portforward, one We
   try {
     expect(await client.health(5000)).toMatchObject({ kind: 'ok', value: { status: 'ok' } });
     const nonce = randomUUID();
-    expect(await client.execute(['echo', nonce], { deadlineMs: 5000 })).toMatchObject({ kind: 'ok', value: { exitCode: 0, stdout: `${nonce}\n` } });
+    expect(await client.execute(['echo', nonce], { deadlineMs: 5000 })).toMatchObject({
+      kind: 'ok',
+      value: { exitCode: 0, stdout: `${nonce}\n` },
+    });
     const streamed = await client.start(['sh', '-c', 'echo a; echo b >&2; exit 2'], { deadlineMs: 5000 });
-    expect(streamed.kind === 'ok' && (await streamed.value.done)).toMatchObject({ kind: 'ok', value: { exitCode: 2, stdout: 'a\n', stderr: 'b\n' } });
-    expect(seen.map((s) => s.path)).toEqual(expect.arrayContaining([
-      '/api/v1/namespaces/sbx/pods/s1-pod/portforward?ports=8080',
-      '/api/v1/namespaces/sbx/pods/s1-pod/portforward?ports=9090',
-    ]));
+    expect(streamed.kind === 'ok' && (await streamed.value.done)).toMatchObject({
+      kind: 'ok',
+      value: { exitCode: 2, stdout: 'a\n', stderr: 'b\n' },
+    });
+    expect(seen.map((s) => s.path)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/namespaces/sbx/pods/s1-pod/portforward?ports=8080',
+        '/api/v1/namespaces/sbx/pods/s1-pod/portforward?ports=9090',
+      ]),
+    );
     expect(new Set(seen.map((s) => s.auth))).toEqual(new Set(['Bearer pf-token']));
     expect(seen[0]!.protocol).toBe('v4.channel.k8s.io');
   } finally {

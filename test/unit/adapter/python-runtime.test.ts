@@ -33,8 +33,14 @@ test('argv survives the shell-word round trip: quotes, spaces, $ and backslashes
 
 test('a nonce command returns exit code and output; a failing one its exit code', async () => {
   const nonce = randomUUID();
-  expect(await client.execute(['echo', nonce], { deadlineMs: 5000 })).toMatchObject({ kind: 'ok', value: { exitCode: 0, stdout: `${nonce}\n` } });
-  expect(await client.execute(['sh', '-c', 'exit 7'], { deadlineMs: 5000 })).toMatchObject({ kind: 'ok', value: { exitCode: 7 } });
+  expect(await client.execute(['echo', nonce], { deadlineMs: 5000 })).toMatchObject({
+    kind: 'ok',
+    value: { exitCode: 0, stdout: `${nonce}\n` },
+  });
+  expect(await client.execute(['sh', '-c', 'exit 7'], { deadlineMs: 5000 })).toMatchObject({
+    kind: 'ok',
+    value: { exitCode: 7 },
+  });
 });
 
 test('env and cwd are refused: the python runtime cannot take them', async () => {

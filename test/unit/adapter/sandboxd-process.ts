@@ -36,11 +36,15 @@ export interface SandboxdProcess {
 
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
@@ -57,8 +61,14 @@ export async function startSandboxd(): Promise<SandboxdProcess> {
   if (asRoot) {
     chownSync(base, NOBODY, NOBODY);
   }
-  const [cmd, args] = asRoot ? ['setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', bin, ...argv]] : [bin, argv];
-  const child: ChildProcess = spawn(cmd as string, args as string[], { stdio: 'ignore', cwd: base, env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: base } });
+  const [cmd, args] = asRoot
+    ? ['setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', bin, ...argv]]
+    : [bin, argv];
+  const child: ChildProcess = spawn(cmd as string, args as string[], {
+    stdio: 'ignore',
+    cwd: base,
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: base },
+  });
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {
@@ -68,7 +78,9 @@ export async function startSandboxd(): Promise<SandboxdProcess> {
     }
     if (Date.now() > deadline || child.exitCode !== null) {
       child.kill('SIGKILL');
-      throw new Error(`sandboxd (${bin}) did not answer /v1/health on 127.0.0.1:${restPort} within 10 s (exit ${child.exitCode})`);
+      throw new Error(
+        `sandboxd (${bin}) did not answer /v1/health on 127.0.0.1:${restPort} within 10 s (exit ${child.exitCode})`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -16,7 +16,10 @@ const target = { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' };
 
 beforeAll(async () => {
   sd = await startSandboxd();
-  client = new SandboxdClient(new DirectTransport(), target, { ports: { rest: sd.restPort, grpc: sd.grpcPort }, limits: { maxRequestBytes: 4096, maxResponseBytes: 64 * 1024 } });
+  client = new SandboxdClient(new DirectTransport(), target, {
+    ports: { rest: sd.restPort, grpc: sd.grpcPort },
+    limits: { maxRequestBytes: 4096, maxResponseBytes: 64 * 1024 },
+  });
 }, 20_000);
 afterAll(async () => {
   client?.close();
@@ -30,7 +33,10 @@ test('health answers ok over REST', async () => {
 
 test('Execute runs argv without a shell and returns exit code and output', async () => {
   const nonce = randomUUID();
-  const r = await client.execute(['sh', '-c', `printf %s "$NONCE"; echo err >&2; exit 3`], { env: { NONCE: nonce }, deadlineMs: 5000 });
+  const r = await client.execute(['sh', '-c', `printf %s "$NONCE"; echo err >&2; exit 3`], {
+    env: { NONCE: nonce },
+    deadlineMs: 5000,
+  });
   expect(r).toMatchObject({ kind: 'ok', value: { exitCode: 3, stdout: nonce, stderr: 'err\n', truncated: false } });
   const noShell = await client.execute(['echo', '$HOME', '|', 'x'], { deadlineMs: 5000 });
   expect(noShell).toMatchObject({ kind: 'ok', value: { exitCode: 0, stdout: '$HOME | x\n' } });

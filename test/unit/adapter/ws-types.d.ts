@@ -10,7 +10,10 @@ declare module 'ws' {
     on(event: 'close', cb: () => void): this;
   }
   export class WebSocketServer extends EventEmitter {
-    constructor(opts: { server: Server; handleProtocols?: (protocols: Set<string>, req: IncomingMessage) => string | false });
+    constructor(opts: {
+      server: Server;
+      handleProtocols?: (protocols: Set<string>, req: IncomingMessage) => string | false;
+    });
     on(event: 'connection', cb: (ws: WebSocket, req: IncomingMessage) => void): this;
   }
 }

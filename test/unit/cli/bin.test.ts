@@ -14,23 +14,48 @@ const BIN = join(ROOT, 'bin/agentplane.js');
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js'))) throw new Error('lib/esm is missing: run `npm run build` first');
+  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js')))
+    throw new Error('lib/esm is missing: run `npm run build` first');
 });
 
 /** Runs bin with a resolve hook that writes every resolved URL to a file; returns the run and the URLs. */
-function traced(dir: string, args: string[]): { status: number | null; stdout: string; stderr: string; urls: string[] } {
+function traced(
+  dir: string,
+  args: string[],
+): { status: number | null; stdout: string; stderr: string; urls: string[] } {
   const trace = join(dir, 'trace.txt');
-  writeFileSync(join(dir, 'hooks.mjs'), "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.TRACE_FILE, r.url + '\\n'); return r; }\n");
-  writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+  writeFileSync(
+    join(dir, 'hooks.mjs'),
+    "import { appendFileSync } from 'node:fs';\nexport async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(process.env.TRACE_FILE, r.url + '\\n'); return r; }\n",
+  );
+  writeFileSync(
+    join(dir, 'register.mjs'),
+    "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",
+  );
   writeFileSync(trace, '');
-  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', TRACE_FILE: trace } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr, urls: readFileSync(trace, 'utf8').split('\n').filter(Boolean) };
+  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '', TRACE_FILE: trace },
+  });
+  return {
+    status: r.status,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    urls: readFileSync(trace, 'utf8').split('\n').filter(Boolean),
+  };
 }
 
 // model/package-info.js (the version for commander's -V; node:fs only) is the one library leaf start-up reads.
-const LIBRARY = /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.js))|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
+const LIBRARY =
+  /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.js))|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
 
-test.each([[['--help'], 0], [['--version'], 0], [[], 2], [['no-such-command'], 2], [['--no-such-flag'], 2]])('agentplane %j loads no library module (exit %d)', (args, status) => {
+test.each([
+  [['--help'], 0],
+  [['--version'], 0],
+  [[], 2],
+  [['no-such-command'], 2],
+  [['--no-such-flag'], 2],
+])('agentplane %j loads no library module (exit %d)', (args, status) => {
   const t = tempDir('bin');
   try {
     const r = traced(t.dir, args);
@@ -58,12 +83,27 @@ function tree(dir: string, base = dir): Record<string, string> {
 test('synth through bin (compiled, tsx only for the module) writes the same files as the sources through tsx', () => {
   const t = tempDir('bin-synth');
   try {
-    const common = ['--mirror', SHARED_MIRROR, '--cache-dir', join(t.dir, 'cache'), 'synth', 'examples/dev-gvisor/environment.ts'];
+    const common = [
+      '--mirror',
+      SHARED_MIRROR,
+      '--cache-dir',
+      join(t.dir, 'cache'),
+      'synth',
+      'examples/dev-gvisor/environment.ts',
+    ];
     const env = { ...process.env, NODE_OPTIONS: '' };
-    const compiled = spawnSync(process.execPath, [BIN, ...common, '--out', join(t.dir, 'compiled')], { cwd: ROOT, encoding: 'utf8', env });
+    const compiled = spawnSync(process.execPath, [BIN, ...common, '--out', join(t.dir, 'compiled')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env,
+    });
     expect(compiled.stderr).not.toContain('error');
     expect(compiled.status).toBe(0);
-    const sources = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...common, '--out', join(t.dir, 'sources')], { cwd: ROOT, encoding: 'utf8', env });
+    const sources = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...common, '--out', join(t.dir, 'sources')],
+      { cwd: ROOT, encoding: 'utf8', env },
+    );
     expect(sources.status).toBe(0);
     const fromLib = tree(join(t.dir, 'compiled'));
     expect(Object.keys(fromLib)).toContain(join('dev-gvisor', 'environment.json'));

@@ -18,9 +18,16 @@ const DEV = path.join(ROOT, 'examples/dev-gvisor/environment.ts');
 /** A stack frame line: no usage error may print one. */
 const STACK = /^\s+at /m;
 
-function cli(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): { status: number | null; stderr: string; stdout: string } {
+function cli(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): { status: number | null; stderr: string; stdout: string } {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], {
-    encoding: 'utf8', cwd: opts.cwd ?? ROOT, env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', AGENTPLANE_MIRROR: MIRROR, ...opts.env }, timeout: 120_000, maxBuffer: 64 << 20,
+    encoding: 'utf8',
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', KUBECONFIG: '', AGENTPLANE_MIRROR: MIRROR, ...opts.env },
+    timeout: 120_000,
+    maxBuffer: 64 << 20,
   });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
@@ -37,7 +44,10 @@ function twoEnvironments(): { cwd: string; kubeconfig: string } {
     writeFileSync(path.join(cwd, 'dist', name, 'environment.json'), JSON.stringify({ ...DESCRIPTOR, name }));
   }
   const kubeconfig = path.join(cwd, 'kubeconfig');
-  writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n');
+  writeFileSync(
+    kubeconfig,
+    'apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n',
+  );
   return { cwd, kubeconfig };
 }
 
@@ -46,7 +56,9 @@ describe('dist/ with two environments and no --env', () => {
     const { cwd, kubeconfig } = twoEnvironments();
     const r = cli([command, '--kubeconfig', kubeconfig], { cwd });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: dist\/ holds 2 environments \(dist\/dev-gvisor, dist\/prod-kata\): say which one to use\nhint: pass --env, e.g. --env dist\/dev-gvisor\n/);
+    expect(r.stderr).toMatch(
+      /^error: dist\/ holds 2 environments \(dist\/dev-gvisor, dist\/prod-kata\): say which one to use\nhint: pass --env, e.g. --env dist\/dev-gvisor\n/,
+    );
     expect(r.stderr).not.toMatch(STACK);
     expect(r.stdout).toBe('');
   });
@@ -55,13 +67,17 @@ describe('dist/ with two environments and no --env', () => {
     const { cwd, kubeconfig } = twoEnvironments();
     const r = cli(['verify', '--env', 'dist', '--kubeconfig', kubeconfig], { cwd });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain("error: option '--env <dir>' argument 'dist' is invalid. dist holds no environment.json; the environments in it are dist/dev-gvisor, dist/prod-kata: pass one of them");
+    expect(r.stderr).toContain(
+      "error: option '--env <dir>' argument 'dist' is invalid. dist holds no environment.json; the environments in it are dist/dev-gvisor, dist/prod-kata: pass one of them",
+    );
   });
 
   test('verify with no dist/ at all: exit 2 saying to synthesize first', () => {
     const r = cli(['verify'], { cwd: tmp('empty') });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: no --env given and no synthesized environment under .*dist\nhint: run `agentplane synth` first, or pass --env/);
+    expect(r.stderr).toMatch(
+      /^error: no --env given and no synthesized environment under .*dist\nhint: run `agentplane synth` first, or pass --env/,
+    );
     expect(r.stderr).toContain('(run agentplane verify --help for usage)');
   });
 });
@@ -70,21 +86,81 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
   const env = twoEnvironments();
   const dev = path.join(env.cwd, 'dist/dev-gvisor');
   test.each<[string, string[], string]>([
-    ['verify --probe-timeout abc', ['verify', '--env', dev, '--probe-timeout', 'abc'], `option '--probe-timeout <duration>' argument 'abc' is invalid. "abc" is not a duration: use e.g. 5s, 500ms or 2m`],
-    ['verify --ready-timeout 0', ['verify', '--env', dev, '--ready-timeout', '0'], `option '--ready-timeout <duration>' argument '0' is invalid. "0" is not a positive duration`],
-    ['verify --sandbox s1', ['verify', '--env', dev, '--sandbox', 's1'], `option '--sandbox <ns/name...>' argument 's1' is invalid. "s1" is not <namespace>/<name>: pass e.g. --sandbox sbx/s1`],
-    ['verify --router-url', ['verify', '--env', dev, '--router-url', 'ftp://127.0.0.1'], `option '--router-url <url>' argument 'ftp://127.0.0.1' is invalid. "ftp://127.0.0.1" is not an http or https URL`],
-    ['verify --junit in a missing dir', ['verify', '--env', dev, '--junit', '/nonexistent/report.xml'], `option '--junit <file>' argument '/nonexistent/report.xml' is invalid. the directory /nonexistent does not exist`],
-    ['verify --transport', ['verify', '--env', dev, '--transport', 'ssh'], `option '--transport <kind>' argument 'ssh' is invalid. Allowed choices are port-forward, direct, router.`],
-    ['verify --kubeconfig missing', ['verify', '--env', dev, '--kubeconfig', '/nonexistent'], `option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`],
-    ['verify --env missing', ['verify', '--env', '/nonexistent'], `option '--env <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist`],
-    ['compat --controller', ['compat', '--env', dev, '--controller', 'outside'], `option '--controller <mode>' argument 'outside' is invalid. Allowed choices are deployment, external.`],
-    ['compat --matrix missing', ['compat', '--env', dev, '--matrix', '/nonexistent.json'], `option '--matrix <file>' argument '/nonexistent.json' is invalid. /nonexistent.json does not exist`],
-    ['diff --release', ['diff', 'a', 'b', '--release', 'v9.9.9'], `option '--release <tag>' argument 'v9.9.9' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`],
-    ['plan-upgrade --to', ['plan-upgrade', '--to', 'v0.6.0', '--from', 'v0.5.6'], `option '--to <tag>' argument 'v0.6.0' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`],
-    ['synth -o', ['synth', DEV, '-o', 'xml'], `option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, yaml, markdown.`],
-    ['synth --out a file', ['synth', DEV, '--out', DEV], `option '--out <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory`],
-    ['synth --lock in a missing dir', ['synth', DEV, '--lock', '/nonexistent/agentplane.lock.json'], `option '--lock <file>' argument '/nonexistent/agentplane.lock.json' is invalid. the directory /nonexistent does not exist: create it first`],
+    [
+      'verify --probe-timeout abc',
+      ['verify', '--env', dev, '--probe-timeout', 'abc'],
+      `option '--probe-timeout <duration>' argument 'abc' is invalid. "abc" is not a duration: use e.g. 5s, 500ms or 2m`,
+    ],
+    [
+      'verify --ready-timeout 0',
+      ['verify', '--env', dev, '--ready-timeout', '0'],
+      `option '--ready-timeout <duration>' argument '0' is invalid. "0" is not a positive duration`,
+    ],
+    [
+      'verify --sandbox s1',
+      ['verify', '--env', dev, '--sandbox', 's1'],
+      `option '--sandbox <ns/name...>' argument 's1' is invalid. "s1" is not <namespace>/<name>: pass e.g. --sandbox sbx/s1`,
+    ],
+    [
+      'verify --router-url',
+      ['verify', '--env', dev, '--router-url', 'ftp://127.0.0.1'],
+      `option '--router-url <url>' argument 'ftp://127.0.0.1' is invalid. "ftp://127.0.0.1" is not an http or https URL`,
+    ],
+    [
+      'verify --junit in a missing dir',
+      ['verify', '--env', dev, '--junit', '/nonexistent/report.xml'],
+      `option '--junit <file>' argument '/nonexistent/report.xml' is invalid. the directory /nonexistent does not exist`,
+    ],
+    [
+      'verify --transport',
+      ['verify', '--env', dev, '--transport', 'ssh'],
+      `option '--transport <kind>' argument 'ssh' is invalid. Allowed choices are port-forward, direct, router.`,
+    ],
+    [
+      'verify --kubeconfig missing',
+      ['verify', '--env', dev, '--kubeconfig', '/nonexistent'],
+      `option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`,
+    ],
+    [
+      'verify --env missing',
+      ['verify', '--env', '/nonexistent'],
+      `option '--env <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist`,
+    ],
+    [
+      'compat --controller',
+      ['compat', '--env', dev, '--controller', 'outside'],
+      `option '--controller <mode>' argument 'outside' is invalid. Allowed choices are deployment, external.`,
+    ],
+    [
+      'compat --matrix missing',
+      ['compat', '--env', dev, '--matrix', '/nonexistent.json'],
+      `option '--matrix <file>' argument '/nonexistent.json' is invalid. /nonexistent.json does not exist`,
+    ],
+    [
+      'diff --release',
+      ['diff', 'a', 'b', '--release', 'v9.9.9'],
+      `option '--release <tag>' argument 'v9.9.9' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`,
+    ],
+    [
+      'plan-upgrade --to',
+      ['plan-upgrade', '--to', 'v0.6.0', '--from', 'v0.5.6'],
+      `option '--to <tag>' argument 'v0.6.0' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`,
+    ],
+    [
+      'synth -o',
+      ['synth', DEV, '-o', 'xml'],
+      `option '-o, --output <format>' argument 'xml' is invalid. Allowed choices are table, json, yaml, markdown.`,
+    ],
+    [
+      'synth --out a file',
+      ['synth', DEV, '--out', DEV],
+      `option '--out <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory`,
+    ],
+    [
+      'synth --lock in a missing dir',
+      ['synth', DEV, '--lock', '/nonexistent/agentplane.lock.json'],
+      `option '--lock <file>' argument '/nonexistent/agentplane.lock.json' is invalid. the directory /nonexistent does not exist: create it first`,
+    ],
   ])('%s', (_name, args, message) => {
     const r = cli(args, { cwd: env.cwd });
     expect(r.status).toBe(2);
@@ -96,7 +172,9 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
   test('a global option or an unknown command points at agentplane --help', () => {
     const r = cli(['--cache-dir', DEV, 'synth', DEV]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`error: option '--cache-dir <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory\n(run agentplane --help for usage)\n`);
+    expect(r.stderr).toBe(
+      `error: option '--cache-dir <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory\n(run agentplane --help for usage)\n`,
+    );
     expect(cli(['nosuch']).stderr).toContain('(run agentplane --help for usage)');
   });
 });
@@ -105,11 +183,15 @@ describe('missing paths are usage errors', () => {
   test('synth nosuch.ts: exit 2', () => {
     const r = cli(['synth', 'nosuch.ts']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('error: no such environment module: nosuch.ts (give the path of a file such as examples/dev-gvisor/environment.ts)\n(run agentplane synth --help for usage)\n');
+    expect(r.stderr).toBe(
+      'error: no such environment module: nosuch.ts (give the path of a file such as examples/dev-gvisor/environment.ts)\n(run agentplane synth --help for usage)\n',
+    );
   });
 
   test('--help documents missing paths under exit 2', () => {
-    expect(cli(['--help']).stdout).toMatch(/\n\s+2 +usage error: .*a named file or directory that does not exist, an unusable kubeconfig or context\n/);
+    expect(cli(['--help']).stdout).toMatch(
+      /\n\s+2 +usage error: .*a named file or directory that does not exist, an unusable kubeconfig or context\n/,
+    );
   });
 });
 
@@ -121,14 +203,22 @@ describe('a mirror that does not exist is refused even when the cache is warm', 
 
     const flag = cli(['--mirror', '/nonexistent', '--cache-dir', cache, 'synth', DEV, '--stdout']);
     expect(flag.status).toBe(2);
-    expect(flag.stderr).toContain("error: option '--mirror <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing directory");
+    expect(flag.stderr).toContain(
+      "error: option '--mirror <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing directory",
+    );
     expect(flag.stdout).toBe('');
 
-    const fromEnv = cli(['--cache-dir', cache, 'synth', DEV, '--stdout'], { env: { AGENTPLANE_MIRROR: '/nonexistent' } });
+    const fromEnv = cli(['--cache-dir', cache, 'synth', DEV, '--stdout'], {
+      env: { AGENTPLANE_MIRROR: '/nonexistent' },
+    });
     expect(fromEnv.status).toBe(3);
-    expect(fromEnv.stderr).toContain('error: cannot reach release source mirror /nonexistent: the mirror directory does not exist');
+    expect(fromEnv.stderr).toContain(
+      'error: cannot reach release source mirror /nonexistent: the mirror directory does not exist',
+    );
     // the hint is about the directory, not the network
-    expect(fromEnv.stderr).toContain('hint: /nonexistent does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, fill one with agentplane mirror pull <release...> --to DIR, or unset AGENTPLANE_MIRROR');
+    expect(fromEnv.stderr).toContain(
+      'hint: /nonexistent does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, fill one with agentplane mirror pull <release...> --to DIR, or unset AGENTPLANE_MIRROR',
+    );
     expect(fromEnv.stderr).not.toMatch(/network/);
     expect(fromEnv.stdout).toBe('');
   });
@@ -137,9 +227,14 @@ describe('a mirror that does not exist is refused even when the cache is warm', 
 describe('kubeconfig context and synth output flags', () => {
   test('verify --context nope: exit 2, the message and its hint once, not "could not run"', () => {
     const { cwd, kubeconfig } = twoEnvironments();
-    const r = cli(['verify', '--env', path.join(cwd, 'dist/dev-gvisor'), '--kubeconfig', kubeconfig, '--context', 'nope'], { cwd });
+    const r = cli(
+      ['verify', '--env', path.join(cwd, 'dist/dev-gvisor'), '--kubeconfig', kubeconfig, '--context', 'nope'],
+      { cwd },
+    );
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe(`error: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts\n(run agentplane verify --help for usage)\n`);
+    expect(r.stderr).toBe(
+      `error: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts\n(run agentplane verify --help for usage)\n`,
+    );
   });
 
   test('synth --stdout --out DIR: exit 2, nothing written', () => {

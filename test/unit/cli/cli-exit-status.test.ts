@@ -23,7 +23,11 @@ function tmp(prefix: string): string {
   return mkdtempSync(path.join(tmpdir(), `agentplane-exit-${prefix}-`));
 }
 
-interface Piped { readonly status: number | null; readonly firstLine: string; readonly stderr: string }
+interface Piped {
+  readonly status: number | null;
+  readonly firstLine: string;
+  readonly stderr: string;
+}
 
 /**
  * Runs the CLI with stdout on a real pipe, reads its first line, then closes the read end (what `| head -1` does)
@@ -62,7 +66,10 @@ describe('a stdout closed early (| head -1) keeps the exit status of the command
     const empty = tmp('empty');
     // ~900 KB of JSON: far more than a pipe buffer, so the command is still writing when the pipe closes.
     const args = ['diff', empty, synthesized, '-o', 'json'];
-    expect(spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: ENV, encoding: 'utf8', maxBuffer: 64 << 20 }).status).toBe(1);
+    expect(
+      spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, env: ENV, encoding: 'utf8', maxBuffer: 64 << 20 })
+        .status,
+    ).toBe(1);
     const r = await pipedFirstLine(args);
     expect(r.firstLine).toBe('{');
     expect(r.stderr).toBe('');
@@ -91,10 +98,19 @@ test('compat against an unreachable cluster: exit 2, the error and hint on stder
   writeFileSync(path.join(dir, 'env', 'environment.json'), JSON.stringify(DESCRIPTOR));
   const kubeconfig = path.join(dir, 'kubeconfig');
   const port = await closedPort();
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n`);
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n`,
+  );
   for (const output of ['markdown', 'json']) {
-    const r = spawnSync(process.execPath, [BIN, 'compat', '--env', path.join(dir, 'env'), '--kubeconfig', kubeconfig, '-o', output], { cwd: ROOT, env: ENV, encoding: 'utf8' });
-    expect(r.stderr).toBe('error: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n');
+    const r = spawnSync(
+      process.execPath,
+      [BIN, 'compat', '--env', path.join(dir, 'env'), '--kubeconfig', kubeconfig, '-o', output],
+      { cwd: ROOT, env: ENV, encoding: 'utf8' },
+    );
+    expect(r.stderr).toBe(
+      'error: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n',
+    );
     expect(r.stdout).toBe('');
     expect(r.status).toBe(2);
   }

@@ -14,7 +14,13 @@ import { EXIT_CODES, exitCodeFor, UsageError } from '../../../src/cli/errors.js'
 import { ExitCode, exitCodeHelp } from '../../../src/cli/exit-codes.js';
 import { LiveReadError } from '../../../src/cli/live-reader.js';
 import {
-  ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError, MissingReferenceError, RbacNarrowingError, UnpinnedImageError,
+  ConflictError,
+  ConstructError,
+  ConstructPropsError,
+  KnownDefectiveImageError,
+  MissingReferenceError,
+  RbacNarrowingError,
+  UnpinnedImageError,
   UnsupportedByReleaseError,
 } from '../../../src/constructs/errors.js';
 import { CapacityError, UnboundedLifetimeError, UnreachableError } from '../../../src/constructs/bounds-errors.js';
@@ -25,18 +31,39 @@ import { LiveObjectError } from '../../../src/diff/live.js';
 import { ManifestParseError, ManifestSourceError } from '../../../src/diff/sources.js';
 import { AgentPlaneError, EXIT_CATEGORIES } from '../../../src/model/errors.js';
 import {
-  ChecksumMismatchError, LockFileInvalidError, LockMismatchError, MissingFileError, ReleaseError, ReleaseParseError, SourceUnreachableError,
-  UnknownReleaseError, VersionNotServedError,
+  ChecksumMismatchError,
+  LockFileInvalidError,
+  LockMismatchError,
+  MissingFileError,
+  ReleaseError,
+  ReleaseParseError,
+  SourceUnreachableError,
+  UnknownReleaseError,
+  VersionNotServedError,
 } from '../../../src/releases/errors.js';
 import { MirrorDirectoryMissingError, RedirectRefusedError } from '../../../src/releases/fetch.js';
-import { DuplicateObjectError, EnvironmentInvalidError, EnvironmentModuleError, ObjectTooLargeError, SchemaViolationError } from '../../../src/synth/errors.js';
+import {
+  DuplicateObjectError,
+  EnvironmentInvalidError,
+  EnvironmentModuleError,
+  ObjectTooLargeError,
+  SchemaViolationError,
+} from '../../../src/synth/errors.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/environment.js';
 import { ProbeGraphError } from '../../../src/verify/runner.js';
 import { VerifyCouldNotRunError } from '../../../src/verify/verify.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const SANDBOX = { apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name: 's', namespace: 'n' } };
-const RBAC = { field: 'rbac.pods', resource: 'pods', verbs: ['list'], namespaces: ['a'], release: 'v0.5.6', grantedBy: ['ClusterRole x'], serviceAccount: 'system:serviceaccount:s:c' };
+const RBAC = {
+  field: 'rbac.pods',
+  resource: 'pods',
+  verbs: ['list'],
+  namespaces: ['a'],
+  release: 'v0.5.6',
+  grantedBy: ['ClusterRole x'],
+  serviceAccount: 'system:serviceaccount:s:c',
+};
 
 /** One instance of every concrete error class, with the exit code it must give and its reason. */
 const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
@@ -52,13 +79,32 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new LockMismatchError(['commit differs']), ExitCode.lockMismatch, 'LockMismatch'],
   [new ConstructError('App/Env', 'm', 'h'), ExitCode.invalid, 'ConstructInvalid'],
   [new DescriptorPartsError('part env-0001 missing', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
-  [new ConstructPropsError('App/Env/T', 'SandboxTemplate', [{ prop: 'name', reason: 'NotDnsLabel', value: 'A', message: 'name: must be a DNS label' }]), ExitCode.invalid, 'InvalidProps'],
+  [
+    new ConstructPropsError('App/Env/T', 'SandboxTemplate', [
+      { prop: 'name', reason: 'NotDnsLabel', value: 'A', message: 'name: must be a DNS label' },
+    ]),
+    ExitCode.invalid,
+    'InvalidProps',
+  ],
   [new UnpinnedImageError('App/Env/T', 'container c', 'img:latest', 'latest tag'), ExitCode.invalid, 'UnpinnedImage'],
-  [new KnownDefectiveImageError('App/Env/T', 'container c', 'img:v1', { id: 'd', defect: 'x', fixedIn: 'v2', source: 's' }), ExitCode.invalid, 'KnownDefectiveImage'],
+  [
+    new KnownDefectiveImageError('App/Env/T', 'container c', 'img:v1', {
+      id: 'd',
+      defect: 'x',
+      fixedIn: 'v2',
+      source: 's',
+    }),
+    ExitCode.invalid,
+    'KnownDefectiveImage',
+  ],
   [new ConflictError('App/Env', 'm', 'h'), ExitCode.invalid, 'Conflict'],
   [new MissingReferenceError('App/Env', 'm', 'h'), ExitCode.invalid, 'MissingReference'],
   [new UnsupportedByReleaseError('App/Env', 'm', 'h'), ExitCode.invalid, 'UnsupportedByRelease'],
-  [new RbacNarrowingError('App/Env/Install', { ...RBAC, reason: 'ControllerWatchesCluster' }), ExitCode.invalid, 'ControllerWatchesCluster'],
+  [
+    new RbacNarrowingError('App/Env/Install', { ...RBAC, reason: 'ControllerWatchesCluster' }),
+    ExitCode.invalid,
+    'ControllerWatchesCluster',
+  ],
   [new SchemaViolationError('dev', 'v0.5.6', ['p: f: unknown']), ExitCode.invalid, 'SchemaViolation'],
   [new DuplicateObjectError('dev', ['a', 'b']), ExitCode.invalid, 'DuplicateObject'],
   [new EnvironmentInvalidError('dev', ['p']), ExitCode.invalid, 'EnvironmentInvalid'],
@@ -71,11 +117,23 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new ClientIncompatibleError('env/client', 'ClientNoPool', 'm', 'h'), ExitCode.invalid, 'ClientNoPool'],
   [new RedirectRefusedError('https://x/f', 307, 'https://y/f'), ExitCode.release, 'RedirectRefused'],
   [new UsageError('m', 'h'), ExitCode.usage, 'InvalidUsage'],
-  [new LiveReadError('read', SANDBOX, { category: 'unreachable', message: 'refused' }), ExitCode.cluster, 'LiveReadFailed'],
-  [new LiveReadError('read', SANDBOX, { category: 'unauthenticated', message: '401' }), ExitCode.unauthenticated, 'LiveReadFailed'],
+  [
+    new LiveReadError('read', SANDBOX, { category: 'unreachable', message: 'refused' }),
+    ExitCode.cluster,
+    'LiveReadFailed',
+  ],
+  [
+    new LiveReadError('read', SANDBOX, { category: 'unauthenticated', message: '401' }),
+    ExitCode.unauthenticated,
+    'LiveReadFailed',
+  ],
   [new LiveReadError('read', SANDBOX, { category: 'internal', message: '500' }), ExitCode.cluster, 'LiveReadFailed'],
   [new ClusterUnusableError({ category: 'timeout', message: 'no answer' }), ExitCode.cluster, 'ClusterUnusable'],
-  [new ClusterUnusableError({ category: 'unauthenticated', message: '401' }), ExitCode.unauthenticated, 'ClusterUnusable'],
+  [
+    new ClusterUnusableError({ category: 'unauthenticated', message: '401' }),
+    ExitCode.unauthenticated,
+    'ClusterUnusable',
+  ],
   [new LiveStateError('list', 'h'), ExitCode.cluster, 'LiveStateUnreadable'],
   [new ExecCredentialError('m', 'cmd', 'h'), ExitCode.unauthenticated, 'ExecCredentialFailed'],
   [new KubeconfigError('m', 'h'), ExitCode.usage, 'KubeconfigUnusable'],
@@ -96,7 +154,9 @@ function declaredErrorClasses(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) out.push(...declaredErrorClasses(full));
-    else if (entry.name.endsWith('.ts')) for (const m of readFileSync(full, 'utf8').matchAll(/^(?:export )?(abstract )?class (\w+Error) extends/gm)) if (!m[1]) out.push(m[2]!);
+    else if (entry.name.endsWith('.ts'))
+      for (const m of readFileSync(full, 'utf8').matchAll(/^(?:export )?(abstract )?class (\w+Error) extends/gm))
+        if (!m[1]) out.push(m[2]!);
   }
   return out;
 }
@@ -108,19 +168,25 @@ describe('exit codes by category', () => {
     for (const [e] of CASES) expect(e).toBeInstanceOf(AgentPlaneError);
   });
 
-  test.each(CASES.map(([e, code, reason]) => [e.constructor.name, e, code, reason] as const))('%s: exit %#', (_name, err, code, reason) => {
-    expect(exitCodeFor(err)).toBe(code);
-    expect(err.reason).toBe(reason);
-    expect(err.reason).toMatch(/^[A-Z][A-Za-z0-9]*$/);
-  });
+  test.each(CASES.map(([e, code, reason]) => [e.constructor.name, e, code, reason] as const))(
+    '%s: exit %#',
+    (_name, err, code, reason) => {
+      expect(exitCodeFor(err)).toBe(code);
+      expect(err.reason).toBe(reason);
+      expect(err.reason).toMatch(/^[A-Z][A-Za-z0-9]*$/);
+    },
+  );
 
-  test.each(CASES.map(([e, code]) => [e.constructor.name, e, code] as const))('%s renamed keeps its exit code', (name, err, code) => {
-    const Renamed = class extends (err.constructor as new (...args: never[]) => Error) {};
-    Object.defineProperty(Renamed, 'name', { value: `Not${name}` });
-    const renamed = Object.assign(Object.create(Renamed.prototype) as AgentPlaneError, err);
-    expect(renamed.constructor.name).toBe(`Not${name}`);
-    expect(exitCodeFor(renamed)).toBe(code);
-  });
+  test.each(CASES.map(([e, code]) => [e.constructor.name, e, code] as const))(
+    '%s renamed keeps its exit code',
+    (name, err, code) => {
+      const Renamed = class extends (err.constructor as new (...args: never[]) => Error) {};
+      Object.defineProperty(Renamed, 'name', { value: `Not${name}` });
+      const renamed = Object.assign(Object.create(Renamed.prototype) as AgentPlaneError, err);
+      expect(renamed.constructor.name).toBe(`Not${name}`);
+      expect(exitCodeFor(renamed)).toBe(code);
+    },
+  );
 
   test('a foreign error that only carries a known class name or a category is internal (1)', () => {
     expect(exitCodeFor(Object.assign(new Error('x'), { name: 'KubeconfigError' }))).toBe(ExitCode.internal);
@@ -134,7 +200,8 @@ describe('exit codes by category', () => {
 
   test('verify below its requirements: 8 for refused credentials, 9 for refused reads, else 6', () => {
     const row = (cause?: string) => ({ met: false, evidence: [{ ...(cause ? { cause } : {}) }] });
-    const code = (causes: Array<string | undefined>) => EXIT_CODES[notVerifiedCategory({ capabilities: causes.map(row) } as never)];
+    const code = (causes: Array<string | undefined>) =>
+      EXIT_CODES[notVerifiedCategory({ capabilities: causes.map(row) } as never)];
     expect(code([undefined])).toBe(ExitCode.notVerified);
     expect(code(['timeout'])).toBe(ExitCode.notVerified);
     expect(code(['forbidden', undefined])).toBe(ExitCode.forbidden);

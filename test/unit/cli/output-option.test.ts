@@ -13,9 +13,24 @@ import { registerVerify } from '../../../src/cli/commands/verify.js';
 import { outputFormat, renderWith } from '../../../src/cli/output.js';
 
 const program = new Command('agentplane');
-for (const register of [registerCompat, registerDiff, registerMirror, registerPlanUpgrade, registerSynth, registerVerify]) register(program);
+for (const register of [
+  registerCompat,
+  registerDiff,
+  registerMirror,
+  registerPlanUpgrade,
+  registerSynth,
+  registerVerify,
+])
+  register(program);
 
-test.each([['compat', false], ['diff', true], ['mirror', false], ['plan-upgrade', true], ['synth', false], ['verify', false]] as const)('%s: -o choices (text alias: %s)', (name, textAlias) => {
+test.each([
+  ['compat', false],
+  ['diff', true],
+  ['mirror', false],
+  ['plan-upgrade', true],
+  ['synth', false],
+  ['verify', false],
+] as const)('%s: -o choices (text alias: %s)', (name, textAlias) => {
   let cmd = program.commands.find((c) => c.name() === name)!;
   if (name === 'mirror') cmd = cmd.commands.find((c) => c.name() === 'pull')!;
   const option = cmd.options.find((o) => o.long === '--output')!;
@@ -29,7 +44,12 @@ test('text is table; json and yaml are the same data; table and markdown the vie
   const data = { rows: [{ part: 'kubernetes', tested: 'yes', on: 'on' }] };
   const views = { table: () => 'T\n', markdown: () => 'M\n' };
   expect(JSON.parse(renderWith('json', () => data, views))).toEqual(data);
-  expect(parse(renderWith('yaml', () => data, views), { version: '1.1' })).toEqual(data);
+  expect(
+    parse(
+      renderWith('yaml', () => data, views),
+      { version: '1.1' },
+    ),
+  ).toEqual(data);
   expect(renderWith('table', () => data, views)).toBe('T\n');
   expect(renderWith('markdown', () => data, views)).toBe('M\n');
 });

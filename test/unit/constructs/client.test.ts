@@ -2,7 +2,13 @@ import { jest } from '@jest/globals';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClientIncompatibleError, sandboxdPodSpec, SANDBOXD_RUNTIME, type AgentEnvironment, type SandboxClientProps } from '../../../src/constructs/index.js';
+import {
+  ClientIncompatibleError,
+  sandboxdPodSpec,
+  SANDBOXD_RUNTIME,
+  type AgentEnvironment,
+  type SandboxClientProps,
+} from '../../../src/constructs/index.js';
 import { reconcileLock, synthesizeEnvironment } from '../../../src/synth/index.js';
 import { readLock } from '../../../src/releases/index.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
@@ -15,16 +21,34 @@ const PY_IMAGE = 'registry.example.internal/agent-sandbox/python-runtime-sandbox
 const CLIENT = { sdk: 'k8s-agent-sandbox', version: '1.0.8' } as const;
 const PY_RUNTIME = { kind: 'python-runtime', container: 'main', ports: [8888] } as const;
 
-interface Parts { router?: boolean; routerNamespace?: string; runtime?: 'python' | 'sandboxd'; pool?: boolean; service?: boolean }
+interface Parts {
+  router?: boolean;
+  routerNamespace?: string;
+  runtime?: 'python' | 'sandboxd';
+  pool?: boolean;
+  service?: boolean;
+}
 
 async function env(parts: Parts = {}): Promise<AgentEnvironment> {
   const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
   const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-  const t = parts.runtime === 'sandboxd'
-    ? e.addTemplate('sbx', { runtimeClass: rc, podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }), runtime: SANDBOXD_RUNTIME, ...(parts.service ? { service: true } : {}) })
-    : e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(PY_IMAGE), runtime: PY_RUNTIME });
+  const t =
+    parts.runtime === 'sandboxd'
+      ? e.addTemplate('sbx', {
+          runtimeClass: rc,
+          podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }),
+          runtime: SANDBOXD_RUNTIME,
+          ...(parts.service ? { service: true } : {}),
+        })
+      : e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(PY_IMAGE), runtime: PY_RUNTIME });
   if (parts.pool !== false) e.addWarmPool('pool', { template: t });
-  if (parts.router !== false) e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, callers: [], ...(parts.routerNamespace ? { namespace: parts.routerNamespace } : {}) });
+  if (parts.router !== false)
+    e.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+      callers: [],
+      ...(parts.routerNamespace ? { namespace: parts.routerNamespace } : {}),
+    });
   return e;
 }
 
@@ -43,11 +67,18 @@ describe('env.addClient', () => {
     const e = await env();
     e.addClient({ ...CLIENT, mode: 'router' });
     const d = synthesizeEnvironment(e).descriptor;
-    expect(d.clients).toEqual([{
-      sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'router', runtimeApi: 'python-runtime', via: 'router', ports: [8888],
-      headers: ['X-Sandbox-ID', 'X-Sandbox-Namespace', 'X-Sandbox-Port', 'X-Sandbox-Timeout', 'X-Sandbox-Pod-IP'],
-      warmPools: [{ namespace: 'agent-sandboxes', name: 'pool' }],
-    }]);
+    expect(d.clients).toEqual([
+      {
+        sdk: 'k8s-agent-sandbox',
+        version: '1.0.8',
+        mode: 'router',
+        runtimeApi: 'python-runtime',
+        via: 'router',
+        ports: [8888],
+        headers: ['X-Sandbox-ID', 'X-Sandbox-Namespace', 'X-Sandbox-Port', 'X-Sandbox-Timeout', 'X-Sandbox-Pod-IP'],
+        warmPools: [{ namespace: 'agent-sandboxes', name: 'pool' }],
+      },
+    ]);
     expect(d.capabilities).toContainEqual({ capability: 'runtime-files', required: 'verified' });
   });
 
@@ -58,14 +89,56 @@ describe('env.addClient', () => {
   });
 
   test.each<[string, Parts, SandboxClientProps['mode'], string, string[]]>([
-    ['router mode against a sandboxd template (the smoke environment)', { runtime: 'sandboxd' }, 'router', 'ClientRuntimeApi', ['python-runtime API', 'template agent-sandboxes/sbx', 'runtime is sandboxd']],
-    ['a python-runtime mode against sandboxd via tunnel', { runtime: 'sandboxd', routerNamespace: 'agent-sandbox-system' }, 'tunnel', 'ClientRuntimeApi', ['runtime is sandboxd']],
-    ['sandboxd in-cluster mode against the loopback-bound pinned sandboxd', { runtime: 'sandboxd' }, 'sandboxd-in-cluster-pod-ip', 'ClientRuntimeLoopback', ['binds 127.0.0.1', 'packages/sandboxd/cmd/sandboxd/main.go@v0.5.6', 'connector.py@1.0.8']],
-    ['sandboxd pod tunnel against the loopback-bound pinned sandboxd', { runtime: 'sandboxd', router: false }, 'sandboxd-pod-tunnel', 'ClientRuntimeLoopback', ['binds 127.0.0.1']],
-    ['a sandboxd mode against a python-runtime template', { router: false }, 'sandboxd-in-cluster-pod-ip', 'ClientRuntimeApi', ['sandboxd API', 'runtime is python-runtime']],
-    ['a client that claims from a pool when none is declared', { pool: false }, 'router', 'ClientNoPool', ['create_sandbox(warmpool=…)', 'declares no SandboxWarmPool']],
+    [
+      'router mode against a sandboxd template (the smoke environment)',
+      { runtime: 'sandboxd' },
+      'router',
+      'ClientRuntimeApi',
+      ['python-runtime API', 'template agent-sandboxes/sbx', 'runtime is sandboxd'],
+    ],
+    [
+      'a python-runtime mode against sandboxd via tunnel',
+      { runtime: 'sandboxd', routerNamespace: 'agent-sandbox-system' },
+      'tunnel',
+      'ClientRuntimeApi',
+      ['runtime is sandboxd'],
+    ],
+    [
+      'sandboxd in-cluster mode against the loopback-bound pinned sandboxd',
+      { runtime: 'sandboxd' },
+      'sandboxd-in-cluster-pod-ip',
+      'ClientRuntimeLoopback',
+      ['binds 127.0.0.1', 'packages/sandboxd/cmd/sandboxd/main.go@v0.5.6', 'connector.py@1.0.8'],
+    ],
+    [
+      'sandboxd pod tunnel against the loopback-bound pinned sandboxd',
+      { runtime: 'sandboxd', router: false },
+      'sandboxd-pod-tunnel',
+      'ClientRuntimeLoopback',
+      ['binds 127.0.0.1'],
+    ],
+    [
+      'a sandboxd mode against a python-runtime template',
+      { router: false },
+      'sandboxd-in-cluster-pod-ip',
+      'ClientRuntimeApi',
+      ['sandboxd API', 'runtime is python-runtime'],
+    ],
+    [
+      'a client that claims from a pool when none is declared',
+      { pool: false },
+      'router',
+      'ClientNoPool',
+      ['create_sandbox(warmpool=…)', 'declares no SandboxWarmPool'],
+    ],
     ['router mode without a router', { router: false }, 'router', 'ClientNoRouter', ['declares no SandboxRouter']],
-    ['tunnel mode whose router is not where the client port-forwards', { routerNamespace: 'routing' }, 'tunnel', 'ClientRouterService', ['svc/sandbox-router-svc:8080 in namespace agent-sandbox-system', 'routing/sandbox-router-svc']],
+    [
+      'tunnel mode whose router is not where the client port-forwards',
+      { routerNamespace: 'routing' },
+      'tunnel',
+      'ClientRouterService',
+      ['svc/sandbox-router-svc:8080 in namespace agent-sandbox-system', 'routing/sandbox-router-svc'],
+    ],
   ])('refuses %s, naming both sides', async (_name, parts, mode, code, mentions) => {
     const e = await env(parts);
     e.addClient({ ...CLIENT, mode });
@@ -84,9 +157,17 @@ describe('env.addClient', () => {
   test('a server_port the router may not dial is refused (router egress)', async () => {
     const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
     const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(PY_IMAGE), runtime: { kind: 'python-runtime', container: 'main', ports: [9000] } });
+    const t = e.addTemplate('py', {
+      runtimeClass: rc,
+      podSpec: podSpec(PY_IMAGE),
+      runtime: { kind: 'python-runtime', container: 'main', ports: [9000] },
+    });
     e.addWarmPool('pool', { template: t });
-    e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true }, callers: [] });
+    e.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+      callers: [],
+    });
     e.addClient({ ...CLIENT, mode: 'router', serverPort: 9000 });
     expect(refusal(e).reason).toBe('ClientRouterEgress');
   });
@@ -102,10 +183,16 @@ describe('env.addClient', () => {
     const e = await env();
     e.addClient({ ...CLIENT, mode: 'router' });
     const s = synthesizeEnvironment(e);
-    expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe('created');
+    expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe(
+      'created',
+    );
     expect(readLock(lockPath)?.clients).toEqual({ 'env/k8s-agent-sandbox/router': '1.0.8' });
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).clients).toEqual({ 'env/k8s-agent-sandbox/router': '1.0.8' });
-    expect(() => reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/gateway': '1.0.8' })).toThrow(/clients\[env\/k8s-agent-sandbox\/router\]/);
-    expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe('unchanged');
+    expect(() =>
+      reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/gateway': '1.0.8' }),
+    ).toThrow(/clients\[env\/k8s-agent-sandbox\/router\]/);
+    expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe(
+      'unchanged',
+    );
   });
 });

@@ -5,7 +5,11 @@
  */
 import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
-import { AgentSandboxInstall, ConstructPropsError, type ControllerDeploymentProps } from '../../../src/constructs/index.js';
+import {
+  AgentSandboxInstall,
+  ConstructPropsError,
+  type ControllerDeploymentProps,
+} from '../../../src/constructs/index.js';
 import { release } from './fixture.js';
 
 // loading a pinned release takes seconds on a loaded 2-core machine
@@ -23,14 +27,22 @@ test('left out, nothing is written: the pinned Deployment (v0.5.6) as it is', as
   const d = await deployment({});
   expect(d.spec.replicas).toBe(1);
   expect(Object.keys(d.spec.template.spec).sort()).toEqual(['containers', 'serviceAccountName', 'volumes']);
-  expect(d.spec.template.metadata).toEqual({ labels: { app: 'agent-sandbox-controller', 'app.kubernetes.io/version': 'v0.5.6' } });
+  expect(d.spec.template.metadata).toEqual({
+    labels: { app: 'agent-sandbox-controller', 'app.kubernetes.io/version': 'v0.5.6' },
+  });
   expect(d.spec.template.spec.containers[0].resources).toBeUndefined();
   expect(d.spec.template.spec.containers[0].args).toEqual(['--leader-elect=true', '--extensions']);
 });
 
 test('every knob lands at its field', async () => {
   const tolerations = [{ key: 'dedicated', operator: 'Equal', value: 'agents', effect: 'NoSchedule' }];
-  const affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }] } } };
+  const affinity = {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }] }],
+      },
+    },
+  };
   const d = await deployment({
     replicas: 2,
     resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
@@ -45,13 +57,20 @@ test('every knob lands at its field', async () => {
   });
   const pod = d.spec.template.spec;
   expect(d.spec.replicas).toBe(2);
-  expect(pod.containers[0].resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } });
+  expect(pod.containers[0].resources).toEqual({
+    requests: { cpu: '100m', memory: '128Mi' },
+    limits: { memory: '512Mi' },
+  });
   expect(pod.nodeSelector).toEqual({ 'node-role.example.com/agents': 'true' });
   expect(pod.tolerations).toEqual(tolerations);
   expect(pod.affinity).toEqual(affinity);
   expect(d.spec.template.metadata.annotations).toEqual({ 'prometheus.io/scrape': 'true' });
   // the selector label stays as pinned; the new one is added
-  expect(d.spec.template.metadata.labels).toEqual({ app: 'agent-sandbox-controller', 'app.kubernetes.io/version': 'v0.5.6', team: 'platform' });
+  expect(d.spec.template.metadata.labels).toEqual({
+    app: 'agent-sandbox-controller',
+    'app.kubernetes.io/version': 'v0.5.6',
+    team: 'platform',
+  });
   expect(d.spec.selector.matchLabels).toEqual({ app: 'agent-sandbox-controller' });
   expect(pod.imagePullSecrets).toEqual([{ name: 'regcred' }]);
   expect(pod.priorityClassName).toBe('system-cluster-critical');
@@ -61,14 +80,39 @@ test('every knob lands at its field', async () => {
 test.each<[string, ControllerDeploymentProps, string, unknown]>([
   ['replicas below 0', { replicas: -1 }, 'controller.replicas', -1],
   ['replicas not an integer', { replicas: 1.5 }, 'controller.replicas', 1.5],
-  ['a CPU that is no quantity', { resources: { requests: { cpu: 'lots' } } }, 'controller.resources.requests.cpu', 'lots'],
-  ['an unknown resources key', { resources: { request: {} } as ControllerDeploymentProps['resources'] }, 'controller.resources', { request: {} }],
+  [
+    'a CPU that is no quantity',
+    { resources: { requests: { cpu: 'lots' } } },
+    'controller.resources.requests.cpu',
+    'lots',
+  ],
+  [
+    'an unknown resources key',
+    { resources: { request: {} } as ControllerDeploymentProps['resources'] },
+    'controller.resources',
+    { request: {} },
+  ],
   ['a nodeSelector value no label value', { nodeSelector: { zone: 'a b' } }, 'controller.nodeSelector.zone', 'a b'],
   ['a pod label key no label key', { podLabels: { 'Bad Key': 'x' } }, 'controller.podLabels.Bad Key', 'Bad Key'],
-  ['an image pull secret no Secret name', { imagePullSecrets: ['Reg_Cred'] }, 'controller.imagePullSecrets.0', 'Reg_Cred'],
-  ['a priority class no DNS name', { priorityClassName: 'High Priority' }, 'controller.priorityClassName', 'High Priority'],
+  [
+    'an image pull secret no Secret name',
+    { imagePullSecrets: ['Reg_Cred'] },
+    'controller.imagePullSecrets.0',
+    'Reg_Cred',
+  ],
+  [
+    'a priority class no DNS name',
+    { priorityClassName: 'High Priority' },
+    'controller.priorityClassName',
+    'High Priority',
+  ],
   ['an extra arg that is no flag', { extraArgs: ['debug'] }, 'controller.extraArgs.0', 'debug'],
-  ['an extra arg AgentPlane sets itself', { extraArgs: ['--extensions=false'] }, 'controller.extraArgs', ['--extensions=false']],
+  [
+    'an extra arg AgentPlane sets itself',
+    { extraArgs: ['--extensions=false'] },
+    'controller.extraArgs',
+    ['--extensions=false'],
+  ],
   ['an unknown knob', { replicaCount: 2 } as ControllerDeploymentProps, 'controller', { replicaCount: 2 }],
 ])('%s is refused with the construct path, the prop and the value', async (_what, controller, prop, value) => {
   const err = await deployment(controller).catch((e: unknown) => e);

@@ -11,7 +11,9 @@ import { AgentEnvironment, type AgentEnvironmentProps } from '../../../src/const
 import { loadRelease, type LoadedRelease, type ReleaseTag } from '../../../src/releases/index.js';
 
 /** The read-only mirror the project tests against. */
-export const MIRROR = resolve(process.env.AGENTPLANE_MIRROR ?? resolve(process.cwd(), '../shared/agent-sandbox/releases'));
+export const MIRROR = resolve(
+  process.env.AGENTPLANE_MIRROR ?? resolve(process.cwd(), '../shared/agent-sandbox/releases'),
+);
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-constructs-'));
 const loaded = new Map<ReleaseTag, Promise<LoadedRelease>>();
@@ -27,7 +29,11 @@ export function release(tag: ReleaseTag): Promise<LoadedRelease> {
 }
 
 /** A new App with one environment named `name`. */
-export function newEnvironment(rel: LoadedRelease, name = 'test', props: Partial<AgentEnvironmentProps> = {}): AgentEnvironment {
+export function newEnvironment(
+  rel: LoadedRelease,
+  name = 'test',
+  props: Partial<AgentEnvironmentProps> = {},
+): AgentEnvironment {
   return new AgentEnvironment(new App(), name, { release: rel, ...props });
 }
 
@@ -37,7 +43,11 @@ export const IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
 /** A valid single-container pod spec (limits set) running `image`. */
 export function podSpec(image = IMAGE, extra: Partial<k8s.Container> = {}): k8s.PodSpec {
   const q = { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi') };
-  return { containers: [{ name: 'main', image, ports: [{ containerPort: 8888 }], resources: { limits: q, requests: q }, ...extra }] };
+  return {
+    containers: [
+      { name: 'main', image, ports: [{ containerPort: 8888 }], resources: { limits: q, requests: q }, ...extra },
+    ],
+  };
 }
 
 /** The JSON of every ApiObject in the environment (after sealing), by kind. */

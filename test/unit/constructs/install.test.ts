@@ -6,7 +6,11 @@ import { release } from './fixture.js';
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
 
-function installJson(props: Omit<ConstructorParameters<typeof AgentSandboxInstall>[2], 'release'> & { tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' }) {
+function installJson(
+  props: Omit<ConstructorParameters<typeof AgentSandboxInstall>[2], 'release'> & {
+    tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6';
+  },
+) {
   return release(props.tag).then((rel) => {
     const chart = new Chart(new App(), 'c');
     const { tag: _tag, ...rest } = props;
@@ -22,72 +26,117 @@ function controllerArgs(objects: Array<Record<string, any>>): string[] {
 }
 
 describe('AgentSandboxInstall', () => {
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)('%s with extensions: one controller Deployment, --extensions, pinned image, all four CRDs', async (tag) => {
-    const { objects, rel } = await installJson({ tag });
-    expect(controllerArgs(objects)).toEqual(['--leader-elect=true', '--extensions']);
-    const dep = objects.find((o) => o.kind === 'Deployment')!;
-    expect(dep.spec.template.spec.containers[0].image).toBe(`registry.k8s.io/agent-sandbox/agent-sandbox-controller:${tag}`);
-    // the config volume came with extensions.controller.yaml from v0.5.0 on (k8s/extensions.controller.yaml@tag)
-    const volumes = tag === 'v0.4.6' ? undefined : [{ name: 'config-volume', configMap: { name: 'agent-sandbox-config', optional: true } }];
-    expect(dep.spec.template.spec.volumes).toEqual(volumes);
-    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name).sort();
-    expect(crds).toEqual(['sandboxclaims.extensions.agents.x-k8s.io', 'sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io', 'sandboxwarmpools.extensions.agents.x-k8s.io']);
-    // every upstream object of the core and extensions files except the second Deployment copy
-    const upstreamCount = [...rel.facts.coreAssetOrder, ...rel.facts.extensionsAssetOrder].reduce((n, f) => n + rel.objects.get(f)!.length, 0);
-    expect(objects).toHaveLength(upstreamCount - 1);
-    for (const o of objects) {
-      expect(o.metadata.labels['app.kubernetes.io/version']).toBe(tag);
-      expect(o.metadata.annotations['agentplane.dev/release-commit']).toBe(rel.facts.commit);
-    }
-    const text = JSON.stringify(objects);
-    expect(text).not.toContain('ko://');
-    expect(text).not.toMatch(/:latest/);
-  });
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+    '%s with extensions: one controller Deployment, --extensions, pinned image, all four CRDs',
+    async (tag) => {
+      const { objects, rel } = await installJson({ tag });
+      expect(controllerArgs(objects)).toEqual(['--leader-elect=true', '--extensions']);
+      const dep = objects.find((o) => o.kind === 'Deployment')!;
+      expect(dep.spec.template.spec.containers[0].image).toBe(
+        `registry.k8s.io/agent-sandbox/agent-sandbox-controller:${tag}`,
+      );
+      // the config volume came with extensions.controller.yaml from v0.5.0 on (k8s/extensions.controller.yaml@tag)
+      const volumes =
+        tag === 'v0.4.6'
+          ? undefined
+          : [{ name: 'config-volume', configMap: { name: 'agent-sandbox-config', optional: true } }];
+      expect(dep.spec.template.spec.volumes).toEqual(volumes);
+      const crds = objects
+        .filter((o) => o.kind === 'CustomResourceDefinition')
+        .map((o) => o.metadata.name)
+        .sort();
+      expect(crds).toEqual([
+        'sandboxclaims.extensions.agents.x-k8s.io',
+        'sandboxes.agents.x-k8s.io',
+        'sandboxtemplates.extensions.agents.x-k8s.io',
+        'sandboxwarmpools.extensions.agents.x-k8s.io',
+      ]);
+      // every upstream object of the core and extensions files except the second Deployment copy
+      const upstreamCount = [...rel.facts.coreAssetOrder, ...rel.facts.extensionsAssetOrder].reduce(
+        (n, f) => n + rel.objects.get(f)!.length,
+        0,
+      );
+      expect(objects).toHaveLength(upstreamCount - 1);
+      for (const o of objects) {
+        expect(o.metadata.labels['app.kubernetes.io/version']).toBe(tag);
+        expect(o.metadata.annotations['agentplane.dev/release-commit']).toBe(rel.facts.commit);
+      }
+      const text = JSON.stringify(objects);
+      expect(text).not.toContain('ko://');
+      expect(text).not.toMatch(/:latest/);
+    },
+  );
 
   test('v0.5.0: the folded Deployment keeps the webhook port the extensions copy lacks', async () => {
     const { objects } = await installJson({ tag: 'v0.5.0' });
-    const ports = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].ports.map((p: { name: string }) => p.name);
+    const ports = objects
+      .find((o) => o.kind === 'Deployment')!
+      .spec.template.spec.containers[0].ports.map((p: { name: string }) => p.name);
     expect(ports).toEqual(['metrics', 'healthz', 'webhook']);
   });
 
   test('without extensions: core objects only and no --extensions', async () => {
     const { objects } = await installJson({ tag: 'v0.5.6', extensions: false });
     expect(controllerArgs(objects)).toEqual(['--leader-elect=true']);
-    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual(['sandboxes.agents.x-k8s.io']);
+    expect(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((o) => o.metadata.name)).toEqual([
+      'sandboxes.agents.x-k8s.io',
+    ]);
   });
 
   test('registry mirror and digest change the controller image', async () => {
     const digest = `sha256:${'ab'.repeat(32)}`;
-    const { install, objects } = await installJson({ tag: 'v0.5.6', registryMirror: 'mirror.example.com:5000/k8s', controllerDigest: digest });
-    expect(install.controllerImage).toBe(`mirror.example.com:5000/k8s/agent-sandbox/agent-sandbox-controller:v0.5.6@${digest}`);
-    expect(objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].image).toBe(install.controllerImage);
+    const { install, objects } = await installJson({
+      tag: 'v0.5.6',
+      registryMirror: 'mirror.example.com:5000/k8s',
+      controllerDigest: digest,
+    });
+    expect(install.controllerImage).toBe(
+      `mirror.example.com:5000/k8s/agent-sandbox/agent-sandbox-controller:v0.5.6@${digest}`,
+    );
+    expect(objects.find((o) => o.kind === 'Deployment')!.spec.template.spec.containers[0].image).toBe(
+      install.controllerImage,
+    );
   });
 
   test('a malformed digest is refused with the construct path and the value', async () => {
-    await expect(installJson({ tag: 'v0.5.6', controllerDigest: 'sha256:xyz' })).rejects.toThrow(/c\/install: invalid AgentSandboxInstall props:\n.*controllerDigest: must be sha256:<64 lowercase hex> \(got "sha256:xyz"\)/);
+    await expect(installJson({ tag: 'v0.5.6', controllerDigest: 'sha256:xyz' })).rejects.toThrow(
+      /c\/install: invalid AgentSandboxInstall props:\n.*controllerDigest: must be sha256:<64 lowercase hex> \(got "sha256:xyz"\)/,
+    );
   });
 
   test('requireDigests without a controller digest is refused', async () => {
-    await expect(installJson({ tag: 'v0.5.6', requireDigests: true })).rejects.toThrow(/agent-sandbox-controller:v0.5.6" .* has no digest/);
+    await expect(installJson({ tag: 'v0.5.6', requireDigests: true })).rejects.toThrow(
+      /agent-sandbox-controller:v0.5.6" .* has no digest/,
+    );
   });
 
   test('external certificates on v0.5.6: --manage-webhook-certs=false, the Secret mounted at the cert dir, CA injection on CRDs', async () => {
-    const { install, objects } = await installJson({ tag: 'v0.5.6', certificates: { external: { secretName: 'webhook-tls', injectCaFrom: 'agent-sandbox-system/webhook' } } });
+    const { install, objects } = await installJson({
+      tag: 'v0.5.6',
+      certificates: { external: { secretName: 'webhook-tls', injectCaFrom: 'agent-sandbox-system/webhook' } },
+    });
     expect(install.certificates).toBe('external');
     const pod = objects.find((o) => o.kind === 'Deployment')!.spec.template.spec;
     expect(pod.containers[0].args).toContain('--manage-webhook-certs=false');
-    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'webhook-certs', mountPath: '/tmp/k8s-webhook-server/serving-certs', readOnly: true });
+    expect(pod.containers[0].volumeMounts).toContainEqual({
+      name: 'webhook-certs',
+      mountPath: '/tmp/k8s-webhook-server/serving-certs',
+      readOnly: true,
+    });
     expect(pod.volumes).toContainEqual({ name: 'webhook-certs', secret: { secretName: 'webhook-tls' } });
     for (const crd of objects.filter((o) => o.kind === 'CustomResourceDefinition')) {
       expect(crd.metadata.annotations['cert-manager.io/inject-ca-from']).toBe('agent-sandbox-system/webhook');
     }
   });
 
-  test.each(['v0.5.0', 'v0.4.6'] as const)('external certificates are refused on %s (no --manage-webhook-certs flag)', async (tag) => {
-    const err = await installJson({ tag, certificates: { external: { secretName: 'x' } } }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnsupportedByReleaseError);
-    expect((err as Error).message).toContain(`c/install: certificates: external is not possible on ${tag}`);
-  });
+  test.each(['v0.5.0', 'v0.4.6'] as const)(
+    'external certificates are refused on %s (no --manage-webhook-certs flag)',
+    async (tag) => {
+      const err = await installJson({ tag, certificates: { external: { secretName: 'x' } } }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UnsupportedByReleaseError);
+      expect((err as Error).message).toContain(`c/install: certificates: external is not possible on ${tag}`);
+    },
+  );
 
   test('unknown props are refused', async () => {
     const err = await installJson({ tag: 'v0.5.6', ...({ extension: true } as object) }).catch((e: unknown) => e);
@@ -97,8 +146,14 @@ describe('AgentSandboxInstall', () => {
 
   test('large CRDs are marked for server-side apply', async () => {
     const { install, objects } = await installJson({ tag: 'v0.5.6' });
-    expect([...install.serverSideApply].sort()).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
-    const marked = objects.filter((o) => o.metadata.annotations['argocd.argoproj.io/sync-options'] === 'ServerSideApply=true').map((o) => o.metadata.name).sort();
+    expect([...install.serverSideApply].sort()).toEqual([
+      'sandboxes.agents.x-k8s.io',
+      'sandboxtemplates.extensions.agents.x-k8s.io',
+    ]);
+    const marked = objects
+      .filter((o) => o.metadata.annotations['argocd.argoproj.io/sync-options'] === 'ServerSideApply=true')
+      .map((o) => o.metadata.name)
+      .sort();
     expect(marked).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
   });
 });

@@ -27,7 +27,9 @@ describe('props error values', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConstructPropsError);
-    expect((err as ConstructPropsError).issues).toEqual(['template: must be a SandboxTemplate construct (got {"template":"<SandboxTemplate env/py>"})']);
+    expect((err as ConstructPropsError).issues).toEqual([
+      'template: must be a SandboxTemplate construct (got {"template":"<SandboxTemplate env/py>"})',
+    ]);
     expect((err as Error).message).not.toContain('[object Object]');
   });
 });

@@ -1,6 +1,10 @@
 import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
-import { ConstructPropsError, SandboxRuntimeClass, type SandboxRuntimeClassProps } from '../../../src/constructs/index.js';
+import {
+  ConstructPropsError,
+  SandboxRuntimeClass,
+  type SandboxRuntimeClassProps,
+} from '../../../src/constructs/index.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -12,7 +16,13 @@ function make(props: SandboxRuntimeClassProps): { rc: SandboxRuntimeClass; json:
 
 describe('SandboxRuntimeClass', () => {
   test('gvisor preset: name gvisor, handler runsc, no overhead, scheduling written', () => {
-    const { json } = make({ preset: 'gvisor', scheduling: { nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' }, tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }] } });
+    const { json } = make({
+      preset: 'gvisor',
+      scheduling: {
+        nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' },
+        tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }],
+      },
+    });
     expect(json).toEqual({
       apiVersion: 'node.k8s.io/v1',
       kind: 'RuntimeClass',
@@ -27,17 +37,30 @@ describe('SandboxRuntimeClass', () => {
 
   test('kata preset: kata-qemu with the default overhead; allNodes writes no scheduling', () => {
     const { json, rc } = make({ preset: 'kata', allNodes: true });
-    expect(json).toEqual({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata-qemu' }, handler: 'kata-qemu', overhead: { podFixed: { cpu: '250m', memory: '160Mi' } } });
+    expect(json).toEqual({
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'kata-qemu' },
+      handler: 'kata-qemu',
+      overhead: { podFixed: { cpu: '250m', memory: '160Mi' } },
+    });
     expect(rc.scheduling).toBeUndefined();
   });
 
   test('overhead false and explicit name/handler', () => {
     const { json } = make({ preset: 'kata', name: 'kata-clh', handler: 'kata-clh', overhead: false, allNodes: true });
-    expect(json).toEqual({ apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata-clh' }, handler: 'kata-clh' });
+    expect(json).toEqual({
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'kata-clh' },
+      handler: 'kata-clh',
+    });
   });
 
   test('scheduling and allNodes together are refused', () => {
-    expect(() => make({ preset: 'gvisor', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toThrow(/c\/rc: invalid SandboxRuntimeClass props:\n\s+- allNodes: contradicts scheduling/);
+    expect(() => make({ preset: 'gvisor', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toThrow(
+      /c\/rc: invalid SandboxRuntimeClass props:\n\s+- allNodes: contradicts scheduling/,
+    );
   });
 
   test('an empty nodeSelector is refused', () => {
@@ -45,7 +68,9 @@ describe('SandboxRuntimeClass', () => {
   });
 
   test('a malformed overhead quantity is refused with the value', () => {
-    expect(() => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } })).toThrow(/overhead.cpu: must be a quantity \(got "lots"\)/);
+    expect(() => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } })).toThrow(
+      /overhead.cpu: must be a quantity \(got "lots"\)/,
+    );
   });
 
   test('props errors carry prop, reason and value: a zod issue code, or the reason a custom check names', () => {
@@ -58,8 +83,14 @@ describe('SandboxRuntimeClass', () => {
       }
       throw new Error('no error');
     };
-    expect(problems({ preset: 'gvisor' })).toEqual([{ prop: 'scheduling', reason: 'SchedulingRequired', value: undefined }]);
-    expect(problems({ preset: 'kata', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toEqual([{ prop: 'allNodes', reason: 'SchedulingContradiction', value: true }]);
-    expect(problems({ preset: 'kata', allNodes: true, colour: 'red' })).toEqual([{ prop: '(props)', reason: 'UnrecognizedKeys', value: { preset: 'kata', allNodes: true, colour: 'red' } }]);
+    expect(problems({ preset: 'gvisor' })).toEqual([
+      { prop: 'scheduling', reason: 'SchedulingRequired', value: undefined },
+    ]);
+    expect(problems({ preset: 'kata', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toEqual([
+      { prop: 'allNodes', reason: 'SchedulingContradiction', value: true },
+    ]);
+    expect(problems({ preset: 'kata', allNodes: true, colour: 'red' })).toEqual([
+      { prop: '(props)', reason: 'UnrecognizedKeys', value: { preset: 'kata', allNodes: true, colour: 'red' } },
+    ]);
   });
 });

@@ -18,26 +18,42 @@ describe('SandboxTemplate', () => {
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
     const json = t.apiObject.toJson();
     expect(json.apiVersion).toBe('extensions.agents.x-k8s.io/v1beta1');
-    expect(json.metadata).toEqual({ name: 'py', namespace: 'agent-sandboxes', labels: { 'agentplane.dev/environment': 'env' } });
+    expect(json.metadata).toEqual({
+      name: 'py',
+      namespace: 'agent-sandboxes',
+      labels: { 'agentplane.dev/environment': 'env' },
+    });
     expect(json.spec.networkPolicyManagement).toBe('Managed');
     expect(json.spec.envVarsInjectionPolicy).toBe('Disallowed');
-    expect(json.spec.podTemplate.metadata.labels).toEqual({ 'agentplane.dev/template': 'py', 'agentplane.dev/environment': 'env' });
+    expect(json.spec.podTemplate.metadata.labels).toEqual({
+      'agentplane.dev/template': 'py',
+      'agentplane.dev/environment': 'env',
+    });
     const spec = json.spec.podTemplate.spec;
     expect(spec.runtimeClassName).toBe('gvisor');
     expect(spec.automountServiceAccountToken).toBe(false);
     expect(spec.securityContext).toEqual({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(spec.containers[0].securityContext).toEqual({ allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(spec.containers[0].securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(t.runtime).toEqual({ kind: 'custom', container: 'main', ports: [8888] });
   });
 
   test('writes v1alpha1 on v0.4.6', async () => {
     const { e, rc } = await env('v0.4.6');
-    expect(e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() }).apiObject.toJson().apiVersion).toBe('extensions.agents.x-k8s.io/v1alpha1');
+    expect(e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() }).apiObject.toJson().apiVersion).toBe(
+      'extensions.agents.x-k8s.io/v1alpha1',
+    );
   });
 
   test('explicit security settings are kept', async () => {
     const { e, rc } = await env();
-    const spec: k8s.PodSpec = { ...podSpec(), automountServiceAccountToken: true, securityContext: { runAsNonRoot: false } };
+    const spec: k8s.PodSpec = {
+      ...podSpec(),
+      automountServiceAccountToken: true,
+      securityContext: { runAsNonRoot: false },
+    };
     const json = e.addTemplate('py', { runtimeClass: rc, podSpec: spec }).apiObject.toJson();
     expect(json.spec.podTemplate.spec.automountServiceAccountToken).toBe(true);
     expect(json.spec.podTemplate.spec.securityContext.runAsNonRoot).toBe(false);
@@ -45,7 +61,10 @@ describe('SandboxTemplate', () => {
 
   test('containers without limits, privileged containers and host namespaces are refused, all listed', async () => {
     const { e, rc } = await env();
-    const spec: k8s.PodSpec = { hostNetwork: true, containers: [{ name: 'a', image: IMAGE, securityContext: { privileged: true } }] };
+    const spec: k8s.PodSpec = {
+      hostNetwork: true,
+      containers: [{ name: 'a', image: IMAGE, securityContext: { privileged: true } }],
+    };
     const err = (() => {
       try {
         e.addTemplate('py', { runtimeClass: rc, podSpec: spec });
@@ -59,7 +78,7 @@ describe('SandboxTemplate', () => {
     expect((err as ConstructPropsError).issues).toEqual([
       'podSpec.hostNetwork is true: sandbox pods must not share host namespaces',
       'container a is privileged',
-      'container a has no resources.limits.cpu / memory (required: a sandbox must not take a node\'s capacity)',
+      "container a has no resources.limits.cpu / memory (required: a sandbox must not take a node's capacity)",
     ]);
     expect((err as ConstructPropsError).problems.map(({ prop, reason, value }) => ({ prop, reason, value }))).toEqual([
       { prop: 'podSpec.hostNetwork', reason: 'HostNamespace', value: true },
@@ -70,18 +89,28 @@ describe('SandboxTemplate', () => {
 
   test('a runtimeClassName that contradicts the construct is refused', async () => {
     const { e, rc } = await env();
-    expect(() => e.addTemplate('py', { runtimeClass: rc, podSpec: { ...podSpec(), runtimeClassName: 'runc' } })).toThrow(/podSpec.runtimeClassName: "runc" contradicts runtimeClass "gvisor"/);
+    expect(() =>
+      e.addTemplate('py', { runtimeClass: rc, podSpec: { ...podSpec(), runtimeClassName: 'runc' } }),
+    ).toThrow(/podSpec.runtimeClassName: "runc" contradicts runtimeClass "gvisor"/);
   });
 
   test('an unpinned image is refused with the container named', async () => {
     const { e, rc } = await env();
     expect(() => e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec('busybox') })).toThrow(UnpinnedImageError);
-    expect(() => e.addTemplate('py2', { runtimeClass: rc, podSpec: podSpec('busybox') })).toThrow(/env\/py2: image "busybox" in SandboxTemplate py2 containers\[main\] is not pinned: it has neither a tag nor a digest/);
+    expect(() => e.addTemplate('py2', { runtimeClass: rc, podSpec: podSpec('busybox') })).toThrow(
+      /env\/py2: image "busybox" in SandboxTemplate py2 containers\[main\] is not pinned: it has neither a tag nor a digest/,
+    );
   });
 
   test('a runtime container that does not exist is refused', async () => {
     const { e, rc } = await env();
-    expect(() => e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), runtime: { kind: 'sandboxd', container: 'sandboxd', ports: [8080] } })).toThrow(/runtime.container: "sandboxd" is not a container of podSpec \(main\)/);
+    expect(() =>
+      e.addTemplate('py', {
+        runtimeClass: rc,
+        podSpec: podSpec(),
+        runtime: { kind: 'sandboxd', container: 'sandboxd', ports: [8080] },
+      }),
+    ).toThrow(/runtime.container: "sandboxd" is not a container of podSpec \(main\)/);
   });
 
   test('custom managed rules are written; with own policies they are a conflict', async () => {
@@ -91,8 +120,12 @@ describe('SandboxTemplate', () => {
     expect(t.apiObject.toJson().spec.networkPolicy).toEqual({ egress: [{ ports: [{ port: 443, protocol: 'TCP' }] }] });
     e.addNetworkPolicy('np', { template: t });
     expect(() => t.networkPolicyManagement).toThrow(ConflictError);
-    expect(t.node.validate()).toEqual([expect.stringMatching(/^template agent-sandboxes\/py sets custom networkPolicy rules/)]);
-    expect(() => t.apiObject.toJson()).toThrow(/env\/py: template agent-sandboxes\/py sets custom networkPolicy rules while the environment declares its own NetworkPolicies for its pods \(py-sandbox-policy\)/);
+    expect(t.node.validate()).toEqual([
+      expect.stringMatching(/^template agent-sandboxes\/py sets custom networkPolicy rules/),
+    ]);
+    expect(() => t.apiObject.toJson()).toThrow(
+      /env\/py: template agent-sandboxes\/py sets custom networkPolicy rules while the environment declares its own NetworkPolicies for its pods \(py-sandbox-policy\)/,
+    );
   });
 
   test('outside an AgentEnvironment it says where to create it', async () => {
@@ -100,6 +133,8 @@ describe('SandboxTemplate', () => {
     const { App, Chart } = await import('cdk8s');
     const chart = new Chart(new App(), 'plain');
     const rc = new SandboxRuntimeClass(chart, 'rc', { preset: 'gvisor', allNodes: true });
-    expect(() => new SandboxTemplate(chart, 't', { runtimeClass: rc, podSpec: podSpec() })).toThrow(/plain\/t: SandboxTemplate must be created inside an AgentEnvironment/);
+    expect(() => new SandboxTemplate(chart, 't', { runtimeClass: rc, podSpec: podSpec() })).toThrow(
+      /plain\/t: SandboxTemplate must be created inside an AgentEnvironment/,
+    );
   });
 });

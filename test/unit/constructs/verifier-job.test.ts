@@ -2,7 +2,12 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
-import { ConstructError, ConstructPropsError, descriptorPartCount, DESCRIPTOR_MOUNT } from '../../../src/constructs/index.js';
+import {
+  ConstructError,
+  ConstructPropsError,
+  descriptorPartCount,
+  DESCRIPTOR_MOUNT,
+} from '../../../src/constructs/index.js';
 import { descriptorConfigMaps } from '../../../src/constructs/descriptor-parts.js';
 import { readDescriptorDir } from '../../../src/cli/in-cluster.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/index.js';
@@ -14,7 +19,14 @@ jest.setTimeout(120_000);
 const VERIFIER = 'registry.example.internal/agentplane/verifier:0.1.0';
 const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
 
-type Obj = { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; spec?: any; rules?: any[]; subjects?: any[]; roleRef?: any };
+type Obj = {
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  spec?: any;
+  rules?: any[];
+  subjects?: any[];
+  roleRef?: any;
+};
 
 async function synthesized(build?: (e: ReturnType<typeof newEnvironment>) => void): Promise<Obj[]> {
   const e = newEnvironment(await release('v0.5.6'), 'env', { defaultNamespace: 'sbx' });
@@ -28,9 +40,19 @@ async function synthesized(build?: (e: ReturnType<typeof newEnvironment>) => voi
 /** Every rule bound to the verifier's ServiceAccount, by the namespace it applies in ('*' for cluster-wide). */
 function verifierRules(objs: Obj[], sa = 'agentplane-verifier', ns = 'sbx'): Array<{ ns: string; rule: any }> {
   const out: Array<{ ns: string; rule: any }> = [];
-  for (const b of objs.filter((o) => (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') && o.subjects?.some((s) => s.kind === 'ServiceAccount' && s.name === sa && s.namespace === ns))) {
-    const role = objs.find((o) => o.kind === b.roleRef.kind && o.metadata.name === b.roleRef.name && (o.kind === 'ClusterRole' || o.metadata.namespace === b.metadata.namespace))!;
-    for (const rule of role.rules ?? []) out.push({ ns: b.kind === 'ClusterRoleBinding' ? '*' : b.metadata.namespace!, rule });
+  for (const b of objs.filter(
+    (o) =>
+      (o.kind === 'RoleBinding' || o.kind === 'ClusterRoleBinding') &&
+      o.subjects?.some((s) => s.kind === 'ServiceAccount' && s.name === sa && s.namespace === ns),
+  )) {
+    const role = objs.find(
+      (o) =>
+        o.kind === b.roleRef.kind &&
+        o.metadata.name === b.roleRef.name &&
+        (o.kind === 'ClusterRole' || o.metadata.namespace === b.metadata.namespace),
+    )!;
+    for (const rule of role.rules ?? [])
+      out.push({ ns: b.kind === 'ClusterRoleBinding' ? '*' : b.metadata.namespace!, rule });
   }
   return out;
 }
@@ -41,28 +63,78 @@ describe('VerifierJob', () => {
     const job = objs.find((o) => o.kind === 'Job')!;
     expect(objs[objs.length - 1]).toBe(job);
     expect(job.metadata).toMatchObject({ name: 'agentplane-verifier', namespace: 'sbx' });
-    expect(job.metadata.annotations).toEqual({ 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation', 'argocd.argoproj.io/sync-wave': '11' });
-    const waves = objs.filter((o) => o !== job).map((o) => Number(o.metadata.annotations?.['argocd.argoproj.io/sync-wave']));
+    expect(job.metadata.annotations).toEqual({
+      'argocd.argoproj.io/hook': 'PostSync',
+      'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
+      'argocd.argoproj.io/sync-wave': '11',
+    });
+    const waves = objs
+      .filter((o) => o !== job)
+      .map((o) => Number(o.metadata.annotations?.['argocd.argoproj.io/sync-wave']));
     expect(Math.max(...waves)).toBeLessThan(11);
     expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900, ttlSecondsAfterFinished: 86400 });
     const pod = job.spec.template.spec;
-    expect(pod).toMatchObject({ serviceAccountName: 'agentplane-verifier', automountServiceAccountToken: true, restartPolicy: 'Never' });
-    expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(pod).toMatchObject({
+      serviceAccountName: 'agentplane-verifier',
+      automountServiceAccountToken: true,
+      restartPolicy: 'Never',
+    });
+    expect(pod.securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 65532,
+      runAsGroup: 65532,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
     const c = pod.containers[0];
-    expect(c.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: ['ALL'] } });
-    expect(c.resources).toEqual({ requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '250m', memory: '256Mi' } });
-    expect(c.args).toEqual(['verify', '--in-cluster', '--descriptor-dir', DESCRIPTOR_MOUNT, '--report-configmap', 'sbx/agentplane-verify-report', '--transport', 'direct', '--probe-timeout', '5s', '--ready-timeout', '120s', '-o', 'json']);
-    expect(pod.volumes[0]).toEqual({ name: 'descriptor', projected: { sources: [{ configMap: { name: 'agentplane-environment' } }] } });
+    expect(c.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      privileged: false,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(c.resources).toEqual({
+      requests: { cpu: '250m', memory: '256Mi' },
+      limits: { cpu: '250m', memory: '256Mi' },
+    });
+    expect(c.args).toEqual([
+      'verify',
+      '--in-cluster',
+      '--descriptor-dir',
+      DESCRIPTOR_MOUNT,
+      '--report-configmap',
+      'sbx/agentplane-verify-report',
+      '--transport',
+      'direct',
+      '--probe-timeout',
+      '5s',
+      '--ready-timeout',
+      '120s',
+      '-o',
+      'json',
+    ]);
+    expect(pod.volumes[0]).toEqual({
+      name: 'descriptor',
+      projected: { sources: [{ configMap: { name: 'agentplane-environment' } }] },
+    });
   });
 
   test('its identity: no pods/exec, attach or portforward, no secrets, ConfigMap writes only on the report name', async () => {
     const rules = verifierRules(await synthesized());
     expect(rules.length).toBeGreaterThan(5);
-    const grants = (resource: string) => rules.filter((r) => r.rule.resources.includes(resource) || r.rule.resources.includes('*'));
+    const grants = (resource: string) =>
+      rules.filter((r) => r.rule.resources.includes(resource) || r.rule.resources.includes('*'));
     for (const res of ['pods/exec', 'pods/attach', 'pods/portforward', 'secrets']) expect(grants(res)).toEqual([]);
     expect(rules.filter((r) => r.rule.verbs.includes('*') || r.rule.apiGroups.includes('*'))).toEqual([]);
     expect(grants('configmaps')).toEqual([
-      { ns: 'sbx', rule: { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update', 'patch'], resourceNames: ['agentplane-verify-report'] } },
+      {
+        ns: 'sbx',
+        rule: {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          verbs: ['get', 'update', 'patch'],
+          resourceNames: ['agentplane-verify-report'],
+        },
+      },
       { ns: 'sbx', rule: { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] } },
     ]);
     // the template's namespace is covered
@@ -75,14 +147,21 @@ describe('VerifierJob', () => {
       e.addVerifierJob('verify', { image: VERIFIER });
     });
     const args: string[] = objs.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].args;
-    expect(args.slice(args.indexOf('--transport'), args.indexOf('--transport') + 4)).toEqual(['--transport', 'router', '--router-url', expect.stringMatching(/^http:\/\/sandbox-router-svc\.[a-z0-9-]+\.svc:\d+$/)]);
+    expect(args.slice(args.indexOf('--transport'), args.indexOf('--transport') + 4)).toEqual([
+      '--transport',
+      'router',
+      '--router-url',
+      expect.stringMatching(/^http:\/\/sandbox-router-svc\.[a-z0-9-]+\.svc:\d+$/),
+    ]);
   });
 
   test('props are validated with the construct path', async () => {
     const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
     expect(() => e.addVerifierJob('a', { image: VERIFIER, backoffLimit: -1 })).toThrow(ConstructPropsError);
     expect(() => e.addVerifierJob('b', { image: VERIFIER, probeTimeout: 'soon' })).toThrow(/env\/b.*probeTimeout/s);
-    expect(() => e.addVerifierJob('c', { image: 'registry.example.internal/agentplane/verifier:latest' })).toThrow(/latest/);
+    expect(() => e.addVerifierJob('c', { image: 'registry.example.internal/agentplane/verifier:latest' })).toThrow(
+      /latest/,
+    );
     expect(() => e.addVerifierJob('d', { image: VERIFIER, transport: 'router' })).toThrow(ConstructError);
     expect(() => e.addVerifierJob('f', { image: VERIFIER, namespace: 'elsewhere' })).toThrow(/descriptor ConfigMap/);
   });
@@ -99,13 +178,22 @@ describe('VerifierJob', () => {
     const text = `${JSON.stringify({ pad: 'x' }).slice(0, -1)}, ${Array.from({ length: 9000 }, (_, i) => `"k${i}": "${'v'.repeat(40)}"`).join(',\n')}}\n`;
     const parts = descriptorPartCount(text);
     expect(parts).toBeGreaterThan(1);
-    const cms = descriptorConfigMaps({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'agentplane-environment' }, data: { 'environment.json': text } });
+    const cms = descriptorConfigMaps({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'agentplane-environment' },
+      data: { 'environment.json': text },
+    });
     expect(cms.length - 1).toBe(parts);
     // mount them as the Job does: head keys as files, parts under parts/<name>
     const dir = mkdtempSync(join(tmpdir(), 'agentplane-desc-'));
     for (const [k, v] of Object.entries(cms[0]!.data as Record<string, string>)) writeFileSync(join(dir, k), v);
     mkdirSync(join(dir, 'parts'));
-    for (const cm of cms.slice(1)) writeFileSync(join(dir, 'parts', String(cm.metadata!.name)), (cm.data as Record<string, string>)['environment.json.part']!);
+    for (const cm of cms.slice(1))
+      writeFileSync(
+        join(dir, 'parts', String(cm.metadata!.name)),
+        (cm.data as Record<string, string>)['environment.json.part']!,
+      );
     // the text is not a descriptor: the reader gets it back whole and refuses it on the schema, not on the parts
     expect(() => readDescriptorDir(dir)).toThrow(/is not a valid environment descriptor/);
     writeFileSync(join(dir, 'parts', String(cms[2]!.metadata!.name)), 'changed');

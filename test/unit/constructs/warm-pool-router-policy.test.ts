@@ -33,7 +33,11 @@ describe('SandboxWarmPool', () => {
       ...podSpec(),
       volumes: [{ name: 'creds', secret: { secretName: 'tenant-a' } }],
     };
-    spec.containers[0] = { ...spec.containers[0]!, envFrom: [{ secretRef: { name: 'api-keys' } }], env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'tok', key: 'k' } } }] };
+    spec.containers[0] = {
+      ...spec.containers[0]!,
+      envFrom: [{ secretRef: { name: 'api-keys' } }],
+      env: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'tok', key: 'k' } } }],
+    };
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: spec });
     let err: unknown;
     try {
@@ -59,11 +63,21 @@ describe('SandboxRouter', () => {
     expect(r.namespace).toBe('agent-sandbox-system');
     expect(r.serviceName).toBe('sandbox-router-svc');
     expect(r.port).toBe(8080);
-    expect(r.podLabels).toEqual({ 'app.kubernetes.io/name': 'sandbox-router', 'app.kubernetes.io/component': 'sandbox-router', app: 'sandbox-router' });
+    expect(r.podLabels).toEqual({
+      'app.kubernetes.io/name': 'sandbox-router',
+      'app.kubernetes.io/component': 'sandbox-router',
+      app: 'sandbox-router',
+    });
     const objs = r.objects.map((o) => o.toJson());
     expect(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
-      'ClusterRole/sandbox-router', 'ClusterRoleBinding/sandbox-router', 'ClusterRoleBinding/sandbox-router-auth-delegator', 'Deployment/sandbox-router',
-      'NetworkPolicy/sandbox-router', 'PodDisruptionBudget/sandbox-router', 'Service/sandbox-router-svc', 'ServiceAccount/sandbox-router',
+      'ClusterRole/sandbox-router',
+      'ClusterRoleBinding/sandbox-router',
+      'ClusterRoleBinding/sandbox-router-auth-delegator',
+      'Deployment/sandbox-router',
+      'NetworkPolicy/sandbox-router',
+      'PodDisruptionBudget/sandbox-router',
+      'Service/sandbox-router-svc',
+      'ServiceAccount/sandbox-router',
     ]);
     for (const o of objs) {
       if (!o.kind.startsWith('Cluster')) expect(o.metadata.namespace).toBe('agent-sandbox-system');
@@ -72,26 +86,40 @@ describe('SandboxRouter', () => {
     const dep = objs.find((o) => o.kind === 'Deployment');
     const c = dep.spec.template.spec.containers[0];
     expect(c.image).toBe(ROUTER_IMAGE);
-    expect(c.args.filter((a: string) => a.startsWith('--authz') || a.startsWith('--cache'))).toEqual(['--cache-enabled=true', '--authz-mode=tokenreview', '--authz-tokenreview-require-token=true']);
+    expect(c.args.filter((a: string) => a.startsWith('--authz') || a.startsWith('--cache'))).toEqual([
+      '--cache-enabled=true',
+      '--authz-mode=tokenreview',
+      '--authz-tokenreview-require-token=true',
+    ]);
     expect(dep.spec.template.metadata.labels).toMatchObject(r.podLabels);
   });
 
   test('allow-all must be acknowledged', async () => {
     const { e } = await env();
-    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] })).toThrow(/authorization.acknowledgeUnauthenticated: allow-all lets anyone/);
+    expect(() =>
+      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] }),
+    ).toThrow(/authorization.acknowledgeUnauthenticated: allow-all lets anyone/);
   });
 
   test('scoped-token mounts the key Secret', async () => {
     const { e } = await env();
-    const r = e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'scoped-token', secretName: 'router-key' }, callers: [] });
+    const r = e.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'scoped-token', secretName: 'router-key' },
+      callers: [],
+    });
     const pod = r.objects.map((o) => o.toJson()).find((o) => o.kind === 'Deployment').spec.template.spec;
-    expect(pod.containers[0].args).toContain('--authz-scoped-token-secret-file=/etc/sandbox-router/scoped-token/secret');
+    expect(pod.containers[0].args).toContain(
+      '--authz-scoped-token-secret-file=/etc/sandbox-router/scoped-token/secret',
+    );
     expect(pod.volumes).toContainEqual({ name: 'scoped-token', secret: { secretName: 'router-key' } });
   });
 
   test.each(['v0.4.6', 'v0.5.0'] as const)('%s has no router manifests: refused', async (tag) => {
     const { e } = await env(tag);
-    expect(() => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] })).toThrow(UnsupportedByReleaseError);
+    expect(() =>
+      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] }),
+    ).toThrow(UnsupportedByReleaseError);
   });
 });
 
@@ -109,22 +137,46 @@ describe('SandboxNetworkPolicy', () => {
     expect(np.apiObject.toJson()).toEqual({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
-      metadata: { name: 'py-sandbox-policy', namespace: 'agent-sandboxes', labels: { 'agentplane.dev/environment': 'env' } },
+      metadata: {
+        name: 'py-sandbox-policy',
+        namespace: 'agent-sandboxes',
+        labels: { 'agentplane.dev/environment': 'env' },
+      },
       spec: {
         podSelector: { matchLabels: { 'agentplane.dev/template': 'py', 'agentplane.dev/environment': 'env' } },
         policyTypes: ['Ingress', 'Egress'],
         ingress: [
           {
             from: [
-              { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agent-sandbox-system' } }, podSelector: { matchLabels: r.podLabels } },
-              { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ci' } }, podSelector: { matchLabels: { app: 'runner' } } },
+              {
+                namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'agent-sandbox-system' } },
+                podSelector: { matchLabels: r.podLabels },
+              },
+              {
+                namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ci' } },
+                podSelector: { matchLabels: { app: 'runner' } },
+              },
             ],
             ports: [{ port: 8888, protocol: 'TCP' }],
           },
         ],
         egress: [
-          { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] },
-          { to: [{ ipBlock: { cidr: '10.40.0.0/16', except: ['10.40.1.0/24'] } }], ports: [{ port: 443, protocol: 'TCP' }] },
+          {
+            to: [
+              {
+                namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+                podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+              },
+            ],
+            ports: [
+              { port: 53, protocol: 'UDP' },
+              { port: 53, protocol: 'TCP' },
+            ],
+          },
+          {
+            to: [{ ipBlock: { cidr: '10.40.0.0/16', except: ['10.40.1.0/24'] } }],
+            ports: [{ port: 443, protocol: 'TCP' }],
+          },
         ],
       },
     });
@@ -135,7 +187,11 @@ describe('SandboxNetworkPolicy', () => {
   test('an egress entry without ports, or with two kinds of destination, is refused', async () => {
     const { e, rc } = await env();
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
-    expect(() => e.addNetworkPolicy('np', { template: t, egress: [{ cidr: '0.0.0.0/0', ports: [] }] })).toThrow(/egress.0.ports: give at least one port/);
-    expect(() => e.addNetworkPolicy('np2', { template: t, egress: [{ cidr: '0.0.0.0/0', namespace: 'x', ports: [{ port: 1 }] }] })).toThrow(/give either namespace\/podLabels or cidr/);
+    expect(() => e.addNetworkPolicy('np', { template: t, egress: [{ cidr: '0.0.0.0/0', ports: [] }] })).toThrow(
+      /egress.0.ports: give at least one port/,
+    );
+    expect(() =>
+      e.addNetworkPolicy('np2', { template: t, egress: [{ cidr: '0.0.0.0/0', namespace: 'x', ports: [{ port: 1 }] }] }),
+    ).toThrow(/give either namespace\/podLabels or cidr/);
   });
 });

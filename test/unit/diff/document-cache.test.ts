@@ -7,9 +7,16 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { diffManifests, ManifestParseError, parseManifests, readManifestDir, type DocumentCache } from '../../../src/diff/index.js';
+import {
+  diffManifests,
+  ManifestParseError,
+  parseManifests,
+  readManifestDir,
+  type DocumentCache,
+} from '../../../src/diff/index.js';
 
-const pool = (name: string, extra = ''): string => `apiVersion: example.dev/v1\nkind: Pool\nmetadata:\n  name: ${name}\n  namespace: agents\nspec:\n  template: t${extra}\n`;
+const pool = (name: string, extra = ''): string =>
+  `apiVersion: example.dev/v1\nkind: Pool\nmetadata:\n  name: ${name}\n  namespace: agents\nspec:\n  template: t${extra}\n`;
 
 /** A CRD of kind Pool whose `spec.replicas` defaults to `replicas`. */
 const crd = (replicas: number): string => `apiVersion: apiextensions.k8s.io/v1
@@ -64,7 +71,9 @@ describe('document cache', () => {
         error = err;
       }
       expect(error).toBeInstanceOf(ManifestParseError);
-      expect((error as Error).message).toMatch(new RegExp(`^x\\.yaml is not valid YAML: .* at line ${line}, column \\d+$`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^x\\.yaml is not valid YAML: .* at line ${line}, column \\d+$`),
+      );
     }
   });
 
@@ -77,13 +86,19 @@ describe('document cache', () => {
 
   it('still compares an object whose text did not change when the CRD default it is filled from changed', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-doccache-'));
-    for (const [side, replicas] of [['base', 1], ['head', 3]] as const) {
+    for (const [side, replicas] of [
+      ['base', 1],
+      ['head', 3],
+    ] as const) {
       mkdirSync(path.join(dir, side));
       writeFileSync(path.join(dir, side, 'all.yaml'), `---\n${crd(replicas)}---\n${pool('a')}`);
     }
     return (async () => {
       const documents: DocumentCache = new Map();
-      const [base, head] = [await readManifestDir(path.join(dir, 'base'), 'base', { documents }), await readManifestDir(path.join(dir, 'head'), 'head', { documents })];
+      const [base, head] = [
+        await readManifestDir(path.join(dir, 'base'), 'base', { documents }),
+        await readManifestDir(path.join(dir, 'head'), 'head', { documents }),
+      ];
       expect(head.objects[1]).toBe(base.objects[1]);
       const report = diffManifests(base, head);
       const poolDiff = report.objects.find((o) => o.kind === 'Pool');
@@ -96,7 +111,10 @@ describe('document cache', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-doccache-envs-'));
     for (const env of ['dev', 'prod']) {
       mkdirSync(path.join(dir, env));
-      writeFileSync(path.join(dir, env, 'environment.json'), JSON.stringify({ apiVersion: 'agentplane.dev/v1alpha1', kind: 'EnvironmentDescriptor', name: env }));
+      writeFileSync(
+        path.join(dir, env, 'environment.json'),
+        JSON.stringify({ apiVersion: 'agentplane.dev/v1alpha1', kind: 'EnvironmentDescriptor', name: env }),
+      );
       writeFileSync(path.join(dir, env, '01.yaml'), `---\n${pool('a')}`);
     }
     const documents: DocumentCache = new Map();

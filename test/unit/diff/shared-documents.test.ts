@@ -12,13 +12,19 @@ const set = (label: string, text: string) => documentSet(label, splitDocuments('
 const template = (image: string): string =>
   `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxTemplate\nmetadata:\n  name: python\n  namespace: agents\nspec:\n  podTemplate:\n    spec:\n      containers:\n      - name: runtime\n        image: ${image}\n`;
 const pool = `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxWarmPool\nmetadata:\n  name: pool\n  namespace: agents\nspec:\n  sandboxTemplateRef:\n    name: python\n  updateStrategy:\n    type: Recreate\n`;
-const cm = (name: string, value: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: agents\n  labels:\n    name: not-this\n  name: ${name}\ndata:\n  k: ${value}\n`;
+const cm = (name: string, value: string): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: agents\n  labels:\n    name: not-this\n  name: ${name}\ndata:\n  k: ${value}\n`;
 
 describe('documents shared by both sides', () => {
   it('counts a shared document unchanged and compares the one that differs', () => {
-    const report = diffManifests(set('base', `---\n${cm('a', '1')}---\n${cm('b', '1')}`), set('head', `---\n${cm('a', '1')}---\n${cm('b', '2')}`));
+    const report = diffManifests(
+      set('base', `---\n${cm('a', '1')}---\n${cm('b', '1')}`),
+      set('head', `---\n${cm('a', '1')}---\n${cm('b', '2')}`),
+    );
     expect(report.counts).toEqual({ added: 0, removed: 0, changed: 1, unchanged: 1 });
-    expect(report.objects.map((o) => [o.key, o.fields.map((f) => f.path)])).toEqual([['v1/ConfigMap/agents/b', ['data.k']]]);
+    expect(report.objects.map((o) => [o.key, o.fields.map((f) => f.path)])).toEqual([
+      ['v1/ConfigMap/agents/b', ['data.k']],
+    ]);
   });
 
   it('refuses a changed document whose key a shared document already holds', () => {
@@ -35,15 +41,31 @@ describe('documents shared by both sides', () => {
   });
 
   it('warm-pool-roll names a pool whose text is the same on both sides', () => {
-    const report = diffManifests(set('base', `---\n${template('img:v1')}---\n${pool}`), set('head', `---\n${template('img:v2')}---\n${pool}`));
+    const report = diffManifests(
+      set('base', `---\n${template('img:v1')}---\n${pool}`),
+      set('head', `---\n${template('img:v2')}---\n${pool}`),
+    );
     expect(report.risks.filter((r) => r.rule === 'warm-pool-roll')).toEqual([
-      expect.objectContaining({ object: 'extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool', message: 'template python changed: pool rollout required for warm pool pool (strategy: Recreate)' }),
+      expect.objectContaining({
+        object: 'extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool',
+        message: 'template python changed: pool rollout required for warm pool pool (strategy: Recreate)',
+      }),
     ]);
   });
 
   it('reads the key of the plain block layout, and leaves every other layout to the parser', () => {
-    expect(scanIdentity(`---\n${cm('a', '1')}`)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', namespace: 'agents' });
-    expect(scanIdentity(`---\n${template('x')}`)).toEqual({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', name: 'python', namespace: 'agents' });
+    expect(scanIdentity(`---\n${cm('a', '1')}`)).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'a',
+      namespace: 'agents',
+    });
+    expect(scanIdentity(`---\n${template('x')}`)).toEqual({
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxTemplate',
+      name: 'python',
+      namespace: 'agents',
+    });
     const unread = [
       '--- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n', // flow style on the marker line
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n', // flow metadata
@@ -59,9 +81,23 @@ describe('documents shared by both sides', () => {
     ];
     for (const text of unread) expect([text, scanIdentity(text)]).toEqual([text, undefined]);
     // Wherever the scanner reads a key, it is the key the parser reads.
-    for (const text of [`---\n${cm('a', '1')}`, `---\n${template('x')}`, `---\n${pool}`, "apiVersion: 'v1'\nkind: \"Secret\"\nmetadata:\n  # c\n  name: s\n\n  annotations:\n    namespace: x\n"]) {
-      const [obj] = loadAll(text, undefined, { schema: CORE_SCHEMA }) as Array<{ apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }>;
-      expect(scanIdentity(text)).toEqual({ apiVersion: obj!.apiVersion, kind: obj!.kind, name: obj!.metadata.name, ...(obj!.metadata.namespace ? { namespace: obj!.metadata.namespace } : {}) });
+    for (const text of [
+      `---\n${cm('a', '1')}`,
+      `---\n${template('x')}`,
+      `---\n${pool}`,
+      'apiVersion: \'v1\'\nkind: "Secret"\nmetadata:\n  # c\n  name: s\n\n  annotations:\n    namespace: x\n',
+    ]) {
+      const [obj] = loadAll(text, undefined, { schema: CORE_SCHEMA }) as Array<{
+        apiVersion: string;
+        kind: string;
+        metadata: { name: string; namespace?: string };
+      }>;
+      expect(scanIdentity(text)).toEqual({
+        apiVersion: obj!.apiVersion,
+        kind: obj!.kind,
+        name: obj!.metadata.name,
+        ...(obj!.metadata.namespace ? { namespace: obj!.metadata.namespace } : {}),
+      });
     }
   });
 });

@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { diffManifests, ManifestSourceError, readManifestDir, readManifestSource } from '../../../src/diff/index.js';
 
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-C', cwd, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], { encoding: 'utf8' });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-C', cwd, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], {
+    encoding: 'utf8',
+  });
 
 function repoWithTwoCommits(): string {
   const repo = mkdtempSync(path.join(tmpdir(), 'agentplane-src-'));
@@ -17,7 +20,8 @@ function repoWithTwoCommits(): string {
   mkdirSync(path.join(repo, 'manifests'));
   mkdirSync(path.join(repo, 'node_modules'));
   writeFileSync(path.join(repo, '.gitignore'), 'node_modules/\n');
-  const pool = (replicas: number): string => `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxWarmPool\nmetadata:\n  name: pool\n  namespace: agents\nspec:\n  replicas: ${replicas}\n  sandboxTemplateRef:\n    name: python\n`;
+  const pool = (replicas: number): string =>
+    `apiVersion: extensions.agents.x-k8s.io/v1beta1\nkind: SandboxWarmPool\nmetadata:\n  name: pool\n  namespace: agents\nspec:\n  replicas: ${replicas}\n  sandboxTemplateRef:\n    name: python\n`;
   writeFileSync(path.join(repo, 'manifests', 'pool.yaml'), pool(1));
   git(repo, 'add', '.');
   git(repo, 'commit', '-q', '-m', 'one');
@@ -34,26 +38,38 @@ describe('manifest sources', () => {
     const [base, head] = [await readManifestSource('base', opts), await readManifestSource('HEAD', opts)];
     expect([base.label, head.label]).toEqual(['base', 'HEAD']);
     const report = diffManifests(base, head);
-    expect(report.objects.map((o) => o.fields)).toEqual([[{ path: 'spec.replicas', op: 'changed', before: 1, after: 2 }]]);
+    expect(report.objects.map((o) => o.fields)).toEqual([
+      [{ path: 'spec.replicas', op: 'changed', before: 1, after: 2 }],
+    ]);
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
   it('a failing synth names the ref and the command, and still removes the worktree', async () => {
     const repo = repoWithTwoCommits();
-    await expect(readManifestSource('base', { repo, synthCommand: ['sh', '-c', 'echo broken template >&2; exit 3'] })).rejects.toThrow(/^synth of git ref base failed \(sh -c .*\): broken template$/);
+    await expect(
+      readManifestSource('base', { repo, synthCommand: ['sh', '-c', 'echo broken template >&2; exit 3'] }),
+    ).rejects.toThrow(/^synth of git ref base failed \(sh -c .*\): broken template$/);
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
   it('an argument that is neither a directory nor a ref is refused with what to pass instead', async () => {
-    await expect(readManifestSource('no-such-ref-or-dir', { repo: repoWithTwoCommits() })).rejects.toBeInstanceOf(ManifestSourceError);
+    await expect(readManifestSource('no-such-ref-or-dir', { repo: repoWithTwoCommits() })).rejects.toBeInstanceOf(
+      ManifestSourceError,
+    );
   });
 
   it('a directory with environment subdirectories keys objects by environment, so equal names in two environments never collide', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-envs-'));
     for (const env of ['dev', 'prod']) {
       mkdirSync(path.join(dir, env));
-      writeFileSync(path.join(dir, env, 'environment.json'), JSON.stringify({ apiVersion: 'agentplane.dev/v1alpha1', kind: 'EnvironmentDescriptor', name: env }));
-      writeFileSync(path.join(dir, env, '01.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: agents\ndata:\n  tier: ${env}\n`);
+      writeFileSync(
+        path.join(dir, env, 'environment.json'),
+        JSON.stringify({ apiVersion: 'agentplane.dev/v1alpha1', kind: 'EnvironmentDescriptor', name: env }),
+      );
+      writeFileSync(
+        path.join(dir, env, '01.yaml'),
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: agents\ndata:\n  tier: ${env}\n`,
+      );
     }
     const set = await readManifestDir(dir);
     expect(set.objects).toHaveLength(2);

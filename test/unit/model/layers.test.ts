@@ -61,7 +61,9 @@ const GRAPH = new Map(FILES.map((f) => [f, importsOf(f)]));
 
 describe('layers', () => {
   test('every import target exists', () => {
-    const missing = [...GRAPH].flatMap(([from, tos]) => tos.filter((to) => !GRAPH.has(to)).map((to) => `${path.relative(SRC, from)} -> ${path.relative(SRC, to)}`));
+    const missing = [...GRAPH].flatMap(([from, tos]) =>
+      tos.filter((to) => !GRAPH.has(to)).map((to) => `${path.relative(SRC, from)} -> ${path.relative(SRC, to)}`),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -88,7 +90,8 @@ describe('layers', () => {
       state.set(file, 'open');
       stack.push(file);
       for (const to of GRAPH.get(file) ?? []) {
-        if (state.get(to) === 'open') cycles.push([...stack.slice(stack.indexOf(to)), to].map((f) => path.relative(SRC, f)).join(' -> '));
+        if (state.get(to) === 'open')
+          cycles.push([...stack.slice(stack.indexOf(to)), to].map((f) => path.relative(SRC, f)).join(' -> '));
         else if (!state.has(to)) visit(to);
       }
       stack.pop();
@@ -99,7 +102,17 @@ describe('layers', () => {
   });
 
   test('the rule is checked on real imports: model is imported by every other layer', () => {
-    const importers = new Set([...GRAPH].filter(([, tos]) => tos.some((to) => layerOf(to) === 'model')).map(([from]) => layerOf(from)));
-    expect([...importers].filter((l) => l !== 'model' && l !== 'index').sort()).toEqual(['adapter', 'cli', 'constructs', 'diff', 'releases', 'synth', 'verify']);
+    const importers = new Set(
+      [...GRAPH].filter(([, tos]) => tos.some((to) => layerOf(to) === 'model')).map(([from]) => layerOf(from)),
+    );
+    expect([...importers].filter((l) => l !== 'model' && l !== 'index').sort()).toEqual([
+      'adapter',
+      'cli',
+      'constructs',
+      'diff',
+      'releases',
+      'synth',
+      'verify',
+    ]);
   });
 });

@@ -4,8 +4,19 @@
  * is added to it and the model is not updated.
  */
 import {
-  CORE_GROUP, DNS_LABEL, familyOfServedVersions, familyOfTag, FAMILY_VERSION, gvr, isPlainObject, RELEASE_FAMILIES, RELEASE_TAGS, resourceName,
-  RESOURCES, SANDBOX_KINDS, storageVersionOf,
+  CORE_GROUP,
+  DNS_LABEL,
+  familyOfServedVersions,
+  familyOfTag,
+  FAMILY_VERSION,
+  gvr,
+  isPlainObject,
+  RELEASE_FAMILIES,
+  RELEASE_TAGS,
+  resourceName,
+  RESOURCES,
+  SANDBOX_KINDS,
+  storageVersionOf,
 } from '../../../src/model/index.js';
 import { CATALOG } from '../../../src/releases/catalog.js';
 import { SUPPORTED_RELEASES } from '../../../src/releases/index.js';
@@ -15,15 +26,18 @@ describe('release table', () => {
     expect([...RELEASE_TAGS]).toEqual([...SUPPORTED_RELEASES]);
   });
 
-  test.each(RELEASE_TAGS)('%s: familyOfTag gives the catalog family, and the family version is every kind\'s storage version', (tag) => {
-    const facts = CATALOG[tag];
-    expect(familyOfTag(tag)).toBe(facts.family);
-    for (const kind of SANDBOX_KINDS) {
-      expect(storageVersionOf(facts.crds[kind])).toBe(FAMILY_VERSION[facts.family]);
-      expect(RESOURCES[kind]).toEqual({ group: facts.crds[kind].group, plural: facts.crds[kind].plural });
-      expect(resourceName(kind)).toBe(facts.crds[kind].crdName);
-    }
-  });
+  test.each(RELEASE_TAGS)(
+    "%s: familyOfTag gives the catalog family, and the family version is every kind's storage version",
+    (tag) => {
+      const facts = CATALOG[tag];
+      expect(familyOfTag(tag)).toBe(facts.family);
+      for (const kind of SANDBOX_KINDS) {
+        expect(storageVersionOf(facts.crds[kind])).toBe(FAMILY_VERSION[facts.family]);
+        expect(RESOURCES[kind]).toEqual({ group: facts.crds[kind].group, plural: facts.crds[kind].plural });
+        expect(resourceName(kind)).toBe(facts.crds[kind].crdName);
+      }
+    },
+  );
 
   test('every family has at least one catalog release', () => {
     expect(RELEASE_FAMILIES.map((f) => RELEASE_TAGS.some((t) => CATALOG[t].family === f))).toEqual([true, true]);
@@ -45,16 +59,36 @@ describe('release table', () => {
 
   test('gvr: group and plural of the kind at the family version', () => {
     expect(gvr('Sandbox', 'v0.5')).toEqual({ group: CORE_GROUP, version: 'v1beta1', plural: 'sandboxes' });
-    expect(gvr('SandboxClaim', 'v0.4')).toEqual({ group: 'extensions.agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxclaims' });
+    expect(gvr('SandboxClaim', 'v0.4')).toEqual({
+      group: 'extensions.agents.x-k8s.io',
+      version: 'v1alpha1',
+      plural: 'sandboxclaims',
+    });
   });
 });
 
 describe('name rules and guards', () => {
-  test.each([['a', true], ['sbx-1', true], ['-a', false], ['a-', false], ['A', false], ['a_b', false], ['', false]])('DNS_LABEL %j: %s', (name, ok) => {
+  test.each([
+    ['a', true],
+    ['sbx-1', true],
+    ['-a', false],
+    ['a-', false],
+    ['A', false],
+    ['a_b', false],
+    ['', false],
+  ])('DNS_LABEL %j: %s', (name, ok) => {
     expect(DNS_LABEL.test(name)).toBe(ok);
   });
 
   test('isPlainObject: objects only, never null or arrays', () => {
-    expect([{}, { a: 1 }, null, [], 'x', 1, undefined].map(isPlainObject)).toEqual([true, true, false, false, false, false, false]);
+    expect([{}, { a: 1 }, null, [], 'x', 1, undefined].map(isPlainObject)).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

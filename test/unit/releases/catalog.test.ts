@@ -20,8 +20,12 @@ describe('release catalog', () => {
     expect(releaseFacts('v0.4.6').commit).toBe('d0c124d4a1fded4ed4aecb92753696b4dd8de17b');
     expect(releaseFacts('v0.5.0').commit).toBe('a1a58a019a5479ec6cd77f95234927da7a1f434d');
     expect(releaseFacts('v0.5.6').commit).toBe('211b7579cabed9460c1a692eb687084ff4c5879d');
-    expect(releaseFacts('v0.5.6').controllerImage).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
-    expect(releaseFacts('v0.5.6').controllerImagePlaceholder).toBe('ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller');
+    expect(releaseFacts('v0.5.6').controllerImage).toBe(
+      'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+    );
+    expect(releaseFacts('v0.5.6').controllerImagePlaceholder).toBe(
+      'ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller',
+    );
     expect(SUPPORTED_RELEASES.map((t) => releaseFacts(t).hasManageWebhookCertsFlag)).toEqual([false, false, true]);
     expect(SUPPORTED_RELEASES.map((t) => releaseFacts(t).family)).toEqual(['v0.4', 'v0.5', 'v0.5']);
   });
@@ -40,7 +44,11 @@ describe('release catalog', () => {
         expect(crd.conversionStrategy).toBe('Webhook');
       }
     }
-    expect(releaseFacts('v0.5.6').crds.SandboxWarmPool.versions[0]!.printerColumns.map((c) => c.name)).toEqual(['Ready', 'Desired', 'Age']);
+    expect(releaseFacts('v0.5.6').crds.SandboxWarmPool.versions[0]!.printerColumns.map((c) => c.name)).toEqual([
+      'Ready',
+      'Desired',
+      'Age',
+    ]);
     expect(releaseFacts('v0.5.6').crds.Sandbox.crdName).toBe('sandboxes.agents.x-k8s.io');
   });
 
@@ -49,7 +57,9 @@ describe('release catalog', () => {
     const crd = v056.files.find((f) => f.path === 'k8s/crds/agents.x-k8s.io_sandboxes.yaml')!;
     expect(crd.size).toBe(393338);
     expect(crd.sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(v056.files.find((f) => f.path === 'packages/sandboxd/spec/process/v1/process.proto')!.mirrorPath).toBe('sandboxd-spec/process/v1/process.proto');
+    expect(v056.files.find((f) => f.path === 'packages/sandboxd/spec/process/v1/process.proto')!.mirrorPath).toBe(
+      'sandboxd-spec/process/v1/process.proto',
+    );
     expect(releaseFacts('v0.4.6').files.map((f) => f.path)).toHaveLength(9);
     for (const tag of SUPPORTED_RELEASES) {
       const facts = releaseFacts(tag);
@@ -60,6 +70,8 @@ describe('release catalog', () => {
 
   test('an unknown tag throws UnknownReleaseError with a hint', () => {
     expect(() => releaseFacts('v0.5.1')).toThrow(UnknownReleaseError);
-    expect(() => releaseFacts('latest')).toThrow(/unknown Agent Sandbox release "latest": supported releases are v0.4.6, v0.5.0, v0.5.6/);
+    expect(() => releaseFacts('latest')).toThrow(
+      /unknown Agent Sandbox release "latest": supported releases are v0.4.6, v0.5.0, v0.5.6/,
+    );
   });
 });

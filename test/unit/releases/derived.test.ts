@@ -5,7 +5,12 @@ import { Ajv } from 'ajv';
 import { derivedPath, readDerived, writeDerived } from '../../../src/releases/derived.js';
 import { loadRelease, parsedDocumentsKey, PARSED_DOCUMENTS } from '../../../src/releases/load.js';
 import { releaseFacts } from '../../../src/releases/supported.js';
-import { cachedValidator, STANDALONE_FORMATS, VALIDATOR_CODE, validatorCodeKey } from '../../../src/releases/validator-cache.js';
+import {
+  cachedValidator,
+  STANDALONE_FORMATS,
+  VALIDATOR_CODE,
+  validatorCodeKey,
+} from '../../../src/releases/validator-cache.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -70,7 +75,11 @@ describe('parsed release files in the derived cache', () => {
       const { loadRelease } = await import(${JSON.stringify(join(ROOT, 'src/releases/load.ts'))});
       const r = await loadRelease('v0.5.6', { mirror: ${JSON.stringify(SHARED_MIRROR)}, cacheDir: ${JSON.stringify(cacheDir)} });
       process.stdout.write(JSON.stringify({ crd: r.objects.get(${JSON.stringify(SANDBOX_CRD)}), controller: r.objects.get(${JSON.stringify(CONTROLLER)}) }));`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
     if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
     return JSON.parse(r.stdout) as Record<string, unknown>;
   }
@@ -88,7 +97,19 @@ describe('parsed release files in the derived cache', () => {
       const intactCrdEntry = readFileSync(crdEntry);
 
       flipByte(crdEntry); // a damaged entry
-      copyFileSync(join(cache.dir, '.derived', PARSED_DOCUMENTS, readdirSync(join(cache.dir, '.derived', PARSED_DOCUMENTS)).find((n) => join(cache.dir, '.derived', PARSED_DOCUMENTS, n) !== controllerEntry && join(cache.dir, '.derived', PARSED_DOCUMENTS, n) !== crdEntry)!), controllerEntry); // another file's intact entry
+      copyFileSync(
+        join(
+          cache.dir,
+          '.derived',
+          PARSED_DOCUMENTS,
+          readdirSync(join(cache.dir, '.derived', PARSED_DOCUMENTS)).find(
+            (n) =>
+              join(cache.dir, '.derived', PARSED_DOCUMENTS, n) !== controllerEntry &&
+              join(cache.dir, '.derived', PARSED_DOCUMENTS, n) !== crdEntry,
+          )!,
+        ),
+        controllerEntry,
+      ); // another file's intact entry
       expect(loadInFreshProcess(cache.dir)).toEqual(JSON.parse(JSON.stringify(expected)));
       expect(readFileSync(crdEntry)).toEqual(intactCrdEntry); // rebuilt
 
@@ -117,7 +138,11 @@ describe('compiled validators in the derived cache', () => {
   const FORMATS = ['int32', 'int64'] as const;
   function freshAjv(): Ajv {
     const ajv = new Ajv({ allErrors: true, code: { source: true, formats: STANDALONE_FORMATS } });
-    for (const f of FORMATS) ajv.addFormat(f, { type: 'number', validate: (n: number) => Number.isInteger(n) && (f === 'int64' || Math.abs(n) < 2 ** 31) });
+    for (const f of FORMATS)
+      ajv.addFormat(f, {
+        type: 'number',
+        validate: (n: number) => Number.isInteger(n) && (f === 'int64' || Math.abs(n) < 2 ** 31),
+      });
     return ajv;
   }
   const schema = {
@@ -142,7 +167,11 @@ describe('compiled validators in the derived cache', () => {
 
       const second = cachedValidator(freshAjv(), key, prepare, cache.dir);
       expect(compiled).toBe(1); // loaded, not compiled
-      for (const value of [{ name: 'abc', replicas: 3 }, { name: 'abcd', replicas: 2 ** 31, extra: 1 }, { replicas: 1.5 }]) {
+      for (const value of [
+        { name: 'abc', replicas: 3 },
+        { name: 'abcd', replicas: 2 ** 31, extra: 1 },
+        { replicas: 1.5 },
+      ]) {
         expect(second(value)).toBe(first(value));
         expect(second.errors ?? null).toEqual(first.errors ?? null);
       }
@@ -153,7 +182,9 @@ describe('compiled validators in the derived cache', () => {
       const third = cachedValidator(freshAjv(), key, prepare, cache.dir);
       expect(compiled).toBe(2); // the damaged code was not run
       expect(third({ name: 'ab' })).toBe(true);
-      expect(cachedValidator(freshAjv(), validatorCodeKey('another preparation', 'test-fingerprint'), prepare, cache.dir)).toBeDefined();
+      expect(
+        cachedValidator(freshAjv(), validatorCodeKey('another preparation', 'test-fingerprint'), prepare, cache.dir),
+      ).toBeDefined();
       expect(compiled).toBe(3); // another key: not served from this entry
     } finally {
       cache.cleanup();

@@ -9,7 +9,9 @@ import { CATALOG } from '../../../src/releases/catalog.js';
 import type { ReleaseTag } from '../../../src/releases/types.js';
 
 /** The read-only mirror the project tests against (`../shared/agent-sandbox/releases`). */
-export const SHARED_MIRROR = resolve(process.env.AGENTPLANE_MIRROR ?? resolve(process.cwd(), '../shared/agent-sandbox/releases'));
+export const SHARED_MIRROR = resolve(
+  process.env.AGENTPLANE_MIRROR ?? resolve(process.cwd(), '../shared/agent-sandbox/releases'),
+);
 
 /** A fresh temporary directory; removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -35,7 +37,9 @@ function makeWritable(path: string): void {
  * upstream raw-file host would. `hits` records request paths; `status` forces an HTTP status for every request; `tamper`
  * names an upstream path whose bytes are served with one byte changed.
  */
-export async function startRawServer(opts: { status?: number; tamper?: string } = {}): Promise<{ port: number; hits: string[]; close: () => Promise<void> }> {
+export async function startRawServer(
+  opts: { status?: number; tamper?: string } = {},
+): Promise<{ port: number; hits: string[]; close: () => Promise<void> }> {
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
     const url = req.url ?? '/';
@@ -62,7 +66,15 @@ export async function startRawServer(opts: { status?: number; tamper?: string } 
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address() as AddressInfo;
-  return { port, hits, close: () => new Promise<void>((ok) => { server.close(() => ok()); server.closeAllConnections(); }) };
+  return {
+    port,
+    hits,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  };
 }
 
 const UPSTREAM_PREFIX = 'https://raw.githubusercontent.com/';

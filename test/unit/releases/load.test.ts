@@ -3,7 +3,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
-  ChecksumMismatchError, MissingFileError, SourceUnreachableError, UnknownReleaseError, loadRelease, releaseFacts, sha256Hex,
+  ChecksumMismatchError,
+  MissingFileError,
+  SourceUnreachableError,
+  UnknownReleaseError,
+  loadRelease,
+  releaseFacts,
+  sha256Hex,
 } from '../../../src/releases/index.js';
 import { copyMirror, loopbackFetch, SHARED_MIRROR, startRawServer, tempDir } from './helpers.js';
 
@@ -11,7 +17,9 @@ const CONTROLLER = 'k8s/controller.yaml';
 
 describe('loadRelease from a mirror', () => {
   let cache: ReturnType<typeof tempDir>;
-  beforeEach(() => { cache = tempDir('cache'); });
+  beforeEach(() => {
+    cache = tempDir('cache');
+  });
   afterEach(() => cache.cleanup());
 
   test('loads every pinned file of v0.5.6, verified, parsed, and caches them', async () => {
@@ -24,7 +32,9 @@ describe('loadRelease from a mirror', () => {
     }
     const controller = release.objects.get(CONTROLLER)!;
     expect(controller.map((o) => o.kind)).toContain('Deployment');
-    expect(release.objects.get('k8s/crds/agents.x-k8s.io_sandboxes.yaml')!.map((o) => o.metadata?.name)).toEqual(['sandboxes.agents.x-k8s.io']);
+    expect(release.objects.get('k8s/crds/agents.x-k8s.io_sandboxes.yaml')!.map((o) => o.metadata?.name)).toEqual([
+      'sandboxes.agents.x-k8s.io',
+    ]);
     // non-manifest files are kept as bytes only
     expect(release.files.has('packages/sandboxd/spec/process/v1/process.proto')).toBe(true);
     expect(release.objects.has('helm/values.yaml')).toBe(false);
@@ -74,7 +84,9 @@ describe('loadRelease from a mirror', () => {
   });
 
   test('a mirror directory that does not exist is SourceUnreachableError', async () => {
-    const err = await loadRelease('v0.4.6', { mirror: join(cache.dir, 'no-such-mirror'), cacheDir: cache.dir }).catch((e: unknown) => e);
+    const err = await loadRelease('v0.4.6', { mirror: join(cache.dir, 'no-such-mirror'), cacheDir: cache.dir }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SourceUnreachableError);
     expect((err as SourceUnreachableError).source).toContain('no-such-mirror');
     expect((err as Error).message).toMatch(/does not exist/);
@@ -95,18 +107,24 @@ describe('loadRelease from a mirror', () => {
       // 1) the mirror loses a file: the cached copy serves it
       rmSync(join(mirror.dir, 'v0.4.6', CONTROLLER));
       const fromCache = await loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir });
-      expect(sha256Hex(fromCache.files.get(CONTROLLER)!)).toBe(releaseFacts('v0.4.6').files.find((f) => f.path === CONTROLLER)!.sha256);
+      expect(sha256Hex(fromCache.files.get(CONTROLLER)!)).toBe(
+        releaseFacts('v0.4.6').files.find((f) => f.path === CONTROLLER)!.sha256,
+      );
       // 2) the cached copy is corrupted and the mirror cannot supply it: the corrupt copy is not used
       const cached = join(cache.dir, 'v0.4.6', CONTROLLER);
       writeFileSync(cached, 'tampered\n');
-      await expect(loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir })).rejects.toBeInstanceOf(MissingFileError);
+      await expect(loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir })).rejects.toBeInstanceOf(
+        MissingFileError,
+      );
       expect(existsSync(cached)).toBe(false);
       // 3) with the mirror restored the file is refetched and cached again
       copyMirror(mirror.dir, 'v0.4.6');
       writeFileSync(cached, 'tampered again\n');
       const healed = await loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir });
       expect(healed.files.get(CONTROLLER)!.toString()).not.toContain('tampered');
-      expect(sha256Hex(readFileSync(cached))).toBe(releaseFacts('v0.4.6').files.find((f) => f.path === CONTROLLER)!.sha256);
+      expect(sha256Hex(readFileSync(cached))).toBe(
+        releaseFacts('v0.4.6').files.find((f) => f.path === CONTROLLER)!.sha256,
+      );
     } finally {
       mirror.cleanup();
     }
@@ -115,18 +133,29 @@ describe('loadRelease from a mirror', () => {
 
 describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)', () => {
   let cache: ReturnType<typeof tempDir>;
-  beforeEach(() => { cache = tempDir('cache'); });
+  beforeEach(() => {
+    cache = tempDir('cache');
+  });
   afterEach(() => cache.cleanup());
 
   test('fetches each pinned file at the pinned commit and verifies it', async () => {
     const server = await startRawServer();
     const asked: string[] = [];
     try {
-      const release = await loadRelease('v0.5.0', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(server.port, asked) });
+      const release = await loadRelease('v0.5.0', {
+        mirror: false,
+        cacheDir: cache.dir,
+        fetch: loopbackFetch(server.port, asked),
+      });
       const facts = releaseFacts('v0.5.0');
       expect(release.files.size).toBe(facts.files.length);
       expect(asked.sort()).toEqual(
-        facts.files.map((f) => `https://raw.githubusercontent.com/kubernetes-sigs/agent-sandbox/a1a58a019a5479ec6cd77f95234927da7a1f434d/${f.path}`).sort(),
+        facts.files
+          .map(
+            (f) =>
+              `https://raw.githubusercontent.com/kubernetes-sigs/agent-sandbox/a1a58a019a5479ec6cd77f95234927da7a1f434d/${f.path}`,
+          )
+          .sort(),
       );
       // second load is served from the verified cache: no request
       const before = server.hits.length;
@@ -140,7 +169,11 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
   test('changed bytes from upstream are a ChecksumMismatchError naming the upstream source', async () => {
     const server = await startRawServer({ tamper: 'k8s/rbac.generated.yaml' });
     try {
-      const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(server.port) }).catch((e: unknown) => e);
+      const err = await loadRelease('v0.4.6', {
+        mirror: false,
+        cacheDir: cache.dir,
+        fetch: loopbackFetch(server.port),
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ChecksumMismatchError);
       expect((err as ChecksumMismatchError).file).toBe('k8s/rbac.generated.yaml');
       expect((err as ChecksumMismatchError).source).toBe('upstream github.com/kubernetes-sigs/agent-sandbox');
@@ -153,9 +186,15 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
   test('HTTP 404 is MissingFileError with the URL', async () => {
     const server = await startRawServer({ status: 404 });
     try {
-      const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(server.port) }).catch((e: unknown) => e);
+      const err = await loadRelease('v0.4.6', {
+        mirror: false,
+        cacheDir: cache.dir,
+        fetch: loopbackFetch(server.port),
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MissingFileError);
-      expect((err as MissingFileError).source).toMatch(/d0c124d4a1fded4ed4aecb92753696b4dd8de17b\/k8s\/.* answered 404/);
+      expect((err as MissingFileError).source).toMatch(
+        /d0c124d4a1fded4ed4aecb92753696b4dd8de17b\/k8s\/.* answered 404/,
+      );
       expect((err as MissingFileError).hint).toMatch(/does not resolve upstream/);
     } finally {
       await server.close();
@@ -165,7 +204,11 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
   test('HTTP 503 is SourceUnreachableError', async () => {
     const server = await startRawServer({ status: 503 });
     try {
-      const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(server.port) }).catch((e: unknown) => e);
+      const err = await loadRelease('v0.4.6', {
+        mirror: false,
+        cacheDir: cache.dir,
+        fetch: loopbackFetch(server.port),
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnreachableError);
       expect((err as Error).message).toContain('HTTP 503');
     } finally {
@@ -179,7 +222,12 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
     const { port } = silent.address() as AddressInfo;
     try {
       const started = Date.now();
-      const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(port), timeoutMs: 300 }).catch((e: unknown) => e);
+      const err = await loadRelease('v0.4.6', {
+        mirror: false,
+        cacheDir: cache.dir,
+        fetch: loopbackFetch(port),
+        timeoutMs: 300,
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnreachableError);
       expect((err as Error).message).toMatch(/timeout/i);
       expect(Date.now() - started).toBeLessThan(5000);
@@ -193,7 +241,9 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
     const server = await startRawServer();
     const port = server.port;
     await server.close(); // nothing listens on the port now
-    const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(port) }).catch((e: unknown) => e);
+    const err = await loadRelease('v0.4.6', { mirror: false, cacheDir: cache.dir, fetch: loopbackFetch(port) }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SourceUnreachableError);
     expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
     expect((err as Error).message).toMatch(/ECONNREFUSED|fetch failed/);

@@ -1,8 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  LockFileInvalidError, LockMismatchError, compareLock, lockFor, loadRelease, openApiSchema, readLock, schemaFingerprint, writeLock,
-  type LoadedRelease, type LockFile,
+  LockFileInvalidError,
+  LockMismatchError,
+  compareLock,
+  lockFor,
+  loadRelease,
+  openApiSchema,
+  readLock,
+  schemaFingerprint,
+  writeLock,
+  type LoadedRelease,
+  type LockFile,
 } from '../../../src/releases/index.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
 
@@ -23,10 +32,18 @@ describe('lock file', () => {
     expect(lock.release).toBe('v0.5.6');
     expect(lock.commit).toBe('211b7579cabed9460c1a692eb687084ff4c5879d');
     expect(Object.keys(lock.files)).toHaveLength(v056.facts.files.length);
-    expect(lock.files['k8s/controller.yaml']).toBe(v056.facts.files.find((f) => f.path === 'k8s/controller.yaml')!.sha256);
+    expect(lock.files['k8s/controller.yaml']).toBe(
+      v056.facts.files.find((f) => f.path === 'k8s/controller.yaml')!.sha256,
+    );
     expect(Object.keys(lock.crdFingerprints)).toEqual([
-      'Sandbox/v1alpha1', 'Sandbox/v1beta1', 'SandboxClaim/v1alpha1', 'SandboxClaim/v1beta1',
-      'SandboxTemplate/v1alpha1', 'SandboxTemplate/v1beta1', 'SandboxWarmPool/v1alpha1', 'SandboxWarmPool/v1beta1',
+      'Sandbox/v1alpha1',
+      'Sandbox/v1beta1',
+      'SandboxClaim/v1alpha1',
+      'SandboxClaim/v1beta1',
+      'SandboxTemplate/v1alpha1',
+      'SandboxTemplate/v1beta1',
+      'SandboxWarmPool/v1alpha1',
+      'SandboxWarmPool/v1beta1',
     ]);
     expect(lock.crdFingerprints['Sandbox/v1beta1']).toBe(schemaFingerprint(openApiSchema(v056, 'Sandbox', 'v1beta1')));
     expect(lock.images).toEqual({ controller: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6' });
@@ -34,7 +51,10 @@ describe('lock file', () => {
 
   test('write then read round-trips; the text is stable 2-space JSON with a trailing newline', () => {
     const path = join(tmp.dir, 'agentplane.lock.json');
-    const lock = lockFor(v056, { router: 'example.com/router@sha256:' + 'a'.repeat(64), controller: v056.facts.controllerImage });
+    const lock = lockFor(v056, {
+      router: 'example.com/router@sha256:' + 'a'.repeat(64),
+      controller: v056.facts.controllerImage,
+    });
     writeLock(path, lock);
     const text = readFileSync(path, 'utf8');
     expect(text.endsWith('}\n')).toBe(true);
@@ -63,10 +83,18 @@ describe('lock file', () => {
     const b: LockFile = { ...lockFor(v050, images(v050)) };
     const diffs = compareLock(a, b);
     expect(diffs[0]).toBe('release: lock has v0.5.6, environment has v0.5.0');
-    expect(diffs[1]).toBe('commit: lock has 211b7579cabed9460c1a692eb687084ff4c5879d, environment has a1a58a019a5479ec6cd77f95234927da7a1f434d');
-    expect(diffs).toContain(`files[helm/values.yaml]: in the lock (${a.files['helm/values.yaml']}) but not in the environment`);
-    expect(diffs).toContain(`crdFingerprints[Sandbox/v1beta1]: lock has ${a.crdFingerprints['Sandbox/v1beta1']}, environment has ${b.crdFingerprints['Sandbox/v1beta1']}`);
-    expect(diffs).toContain('images[controller]: lock has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6, environment has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0');
+    expect(diffs[1]).toBe(
+      'commit: lock has 211b7579cabed9460c1a692eb687084ff4c5879d, environment has a1a58a019a5479ec6cd77f95234927da7a1f434d',
+    );
+    expect(diffs).toContain(
+      `files[helm/values.yaml]: in the lock (${a.files['helm/values.yaml']}) but not in the environment`,
+    );
+    expect(diffs).toContain(
+      `crdFingerprints[Sandbox/v1beta1]: lock has ${a.crdFingerprints['Sandbox/v1beta1']}, environment has ${b.crdFingerprints['Sandbox/v1beta1']}`,
+    );
+    expect(diffs).toContain(
+      'images[controller]: lock has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6, environment has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0',
+    );
     const err = new LockMismatchError(diffs);
     expect(err.reason).toBe('LockMismatch');
     expect(err.message).toContain('  - release: lock has v0.5.6, environment has v0.5.0');

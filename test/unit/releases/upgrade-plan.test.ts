@@ -3,7 +3,17 @@
  * in FACTS.md §2 appear field by field, and each jump gets the verdict its storage story calls for.
  */
 import {
-  BLOCKING_DEFECTS, SUPPORTED_RELEASES, compareTags, convertedPoolName, crdObject, diffCrdSchemas, loadRelease, planUpgrade, type LiveUpgradeState, type LoadedRelease, type ReleaseTag,
+  BLOCKING_DEFECTS,
+  SUPPORTED_RELEASES,
+  compareTags,
+  convertedPoolName,
+  crdObject,
+  diffCrdSchemas,
+  loadRelease,
+  planUpgrade,
+  type LiveUpgradeState,
+  type LoadedRelease,
+  type ReleaseTag,
 } from '../../../src/releases/index.js';
 
 let r046: LoadedRelease;
@@ -15,23 +25,41 @@ beforeAll(async () => {
 
 describe('diffCrdSchemas between pinned releases (FACTS.md §2)', () => {
   it('v0.5.0 -> v0.5.6 SandboxWarmPool: replicas gains default 1 and is no longer required; observedGeneration and Desired column added', () => {
-    const summaries = diffCrdSchemas(crdObject(r050, 'SandboxWarmPool'), crdObject(r056, 'SandboxWarmPool')).map((c) => c.summary);
-    expect(summaries).toEqual(expect.arrayContaining([
-      'SandboxWarmPool v1beta1 spec.replicas: default none -> 1',
-      'SandboxWarmPool v1beta1 spec.replicas: no longer required',
-      'SandboxWarmPool v1beta1 status.observedGeneration added (integer/int64)',
-      'SandboxWarmPool v1beta1: printer column Desired (.spec.replicas) added',
-    ]));
+    const summaries = diffCrdSchemas(crdObject(r050, 'SandboxWarmPool'), crdObject(r056, 'SandboxWarmPool')).map(
+      (c) => c.summary,
+    );
+    expect(summaries).toEqual(
+      expect.arrayContaining([
+        'SandboxWarmPool v1beta1 spec.replicas: default none -> 1',
+        'SandboxWarmPool v1beta1 spec.replicas: no longer required',
+        'SandboxWarmPool v1beta1 status.observedGeneration added (integer/int64)',
+        'SandboxWarmPool v1beta1: printer column Desired (.spec.replicas) added',
+      ]),
+    );
   });
 
   it('v0.4.6 -> v0.5.0 SandboxClaim: v1beta1 added as storage, sandboxTemplateRef renamed to warmPoolRef across the storage move', () => {
     const changes = diffCrdSchemas(crdObject(r046, 'SandboxClaim'), crdObject(r050, 'SandboxClaim'));
-    expect(changes.map((c) => c.change)).toEqual(expect.arrayContaining(['conversion-changed', 'version-added', 'storage-changed', 'deprecated-changed', 'field-renamed']));
-    expect(changes.find((c) => c.change === 'field-renamed')).toMatchObject({ version: 'v1alpha1 -> v1beta1', before: 'spec.sandboxTemplateRef', after: 'spec.warmPoolRef' });
+    expect(changes.map((c) => c.change)).toEqual(
+      expect.arrayContaining([
+        'conversion-changed',
+        'version-added',
+        'storage-changed',
+        'deprecated-changed',
+        'field-renamed',
+      ]),
+    );
+    expect(changes.find((c) => c.change === 'field-renamed')).toMatchObject({
+      version: 'v1alpha1 -> v1beta1',
+      before: 'spec.sandboxTemplateRef',
+      after: 'spec.warmPoolRef',
+    });
   });
 
   it('v0.5.0 -> v0.5.6 Sandbox: workloadRef removed, schedulingGroup added, the volumeClaimTemplates CEL rule added', () => {
-    const changes = diffCrdSchemas(crdObject(r050, 'Sandbox'), crdObject(r056, 'Sandbox')).filter((c) => c.version === 'v1beta1');
+    const changes = diffCrdSchemas(crdObject(r050, 'Sandbox'), crdObject(r056, 'Sandbox')).filter(
+      (c) => c.version === 'v1beta1',
+    );
     expect(changes.filter((c) => c.path.startsWith('spec')).map((c) => `${c.change} ${c.path}`)).toEqual([
       'field-removed spec.podTemplate.spec.workloadRef',
       'field-added spec.podTemplate.spec.schedulingGroup',
@@ -52,19 +80,35 @@ describe('planUpgrade', () => {
     expect(plan.direction).toBe('upgrade');
     expect(plan.unknowns).toHaveLength(1);
     expect(plan.unknowns[0]).toMatch(/^status\.storedVersions /);
-    expect(plan.path).toEqual(['read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)']);
+    expect(plan.path).toEqual([
+      'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)',
+    ]);
     expect(plan.storedVersionsSource).toMatch(/^assumed/);
-    expect(plan.findings.filter((f) => f.topic === 'defect').map((f) => f.source)).toContain('cmd/agent-sandbox-controller/tls.go@v0.5.6');
-    expect(plan.findings.find((f) => f.message.includes('spec.replicas: default none -> 1'))?.operations).toEqual(['createFromTemplate', 'capabilities']);
-    expect(plan.findings.find((f) => f.reason === 'ConditionAdded' && f.message.startsWith('new condition Sandbox/PodScheduled'))?.operations).toEqual(['observe']);
+    expect(plan.findings.filter((f) => f.topic === 'defect').map((f) => f.source)).toContain(
+      'cmd/agent-sandbox-controller/tls.go@v0.5.6',
+    );
+    expect(plan.findings.find((f) => f.message.includes('spec.replicas: default none -> 1'))?.operations).toEqual([
+      'createFromTemplate',
+      'capabilities',
+    ]);
+    expect(
+      plan.findings.find(
+        (f) => f.reason === 'ConditionAdded' && f.message.startsWith('new condition Sandbox/PodScheduled'),
+      )?.operations,
+    ).toEqual(['observe']);
   });
 
   it('v0.4.6 -> v0.5.6 offline is unknown, assumed needs-migration: storage moves v1alpha1 -> v1beta1, conversion renames fields', () => {
     const plan = planUpgrade(r046, r056);
     expect(plan.verdict).toBe('unknown');
     expect(plan.assumedVerdict).toBe('needs-migration');
-    expect(plan.unknowns.map((u) => u.split(' (')[0])).toEqual(['status.storedVersions of the Agent Sandbox CRDs', 'v1alpha1 claims and warm pools']);
-    expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => f.message)).toContain('SandboxClaim: storage version v1alpha1 -> v1beta1; existing objects stay stored as v1alpha1 until rewritten');
+    expect(plan.unknowns.map((u) => u.split(' (')[0])).toEqual([
+      'status.storedVersions of the Agent Sandbox CRDs',
+      'v1alpha1 claims and warm pools',
+    ]);
+    expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => f.message)).toContain(
+      'SandboxClaim: storage version v1alpha1 -> v1beta1; existing objects stay stored as v1alpha1 until rewritten',
+    );
     expect(plan.path).toEqual([
       'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)',
       'from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2',
@@ -81,17 +125,28 @@ describe('planUpgrade', () => {
     expect(plan.findings.find((f) => f.severity === 'block')?.reason).toBe('StoredVersionNotServed');
     expect(plan.direction).toBe('downgrade');
     expect(plan.assumedVerdict).toBeUndefined();
-    expect(plan.findings.find((f) => f.severity === 'block')?.message).toBe('Sandbox: objects are stored as v1beta1, which v0.4.6 does not serve (it serves v1alpha1)');
+    expect(plan.findings.find((f) => f.severity === 'block')?.message).toBe(
+      'Sandbox: objects are stored as v1beta1, which v0.4.6 does not serve (it serves v1alpha1)',
+    );
     expect(plan.path[0]).toMatch(/^no supported release/);
   });
 
   it('with live state: storedVersions [v1alpha1, v1beta1] on v0.5.0 -> v0.5.6 asks for a storage migration and a prune', () => {
-    const plan = planUpgrade(r050, r056, { source: 'context test', storedVersions: { Sandbox: ['v1alpha1', 'v1beta1'], SandboxClaim: ['v1beta1'] } });
+    const plan = planUpgrade(r050, r056, {
+      source: 'context test',
+      storedVersions: { Sandbox: ['v1alpha1', 'v1beta1'], SandboxClaim: ['v1beta1'] },
+    });
     expect(plan.verdict).toBe('needs-migration');
     expect(plan.unknowns).toEqual([]);
     expect(plan.storedVersionsSource).toBe('live (context test)');
-    expect(plan.findings.map((f) => f.message)).toContain('Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]');
-    expect(plan.path).toEqual(['install v0.5.6', 'migrate storage: rewrite every Sandbox object (a no-op update) so it is stored as v1beta1', 'prune status.storedVersions of the Sandbox CRD(s) to [v1beta1]']);
+    expect(plan.findings.map((f) => f.message)).toContain(
+      'Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]',
+    );
+    expect(plan.path).toEqual([
+      'install v0.5.6',
+      'migrate storage: rewrite every Sandbox object (a no-op update) so it is stored as v1beta1',
+      'prune status.storedVersions of the Sandbox CRD(s) to [v1beta1]',
+    ]);
   });
 
   it('with live v1alpha1 claims: a cold claim converts to shadow-pool-<template>, which must exist', () => {
@@ -101,16 +156,30 @@ describe('planUpgrade', () => {
       { namespace: 'agents', name: 'named', template: 'python', warmpool: 'fast' },
     ];
     expect(claims.map(convertedPoolName)).toEqual(['shadow-pool-python', 'pool-a', 'fast']);
-    const plan = planUpgrade(r046, r056, { source: 'ctx', storedVersions: { SandboxClaim: ['v1alpha1'] }, claims, pools: ['agents/pool-a', 'agents/fast'] });
-    expect(plan.findings.filter((f) => f.reason === 'ClaimPoolMissing').map((f) => f.claim)).toEqual([{ namespace: 'agents', name: 'cold', pool: 'shadow-pool-python' }]);
-    expect(plan.path).toContain('before upgrading: claim agents/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim');
+    const plan = planUpgrade(r046, r056, {
+      source: 'ctx',
+      storedVersions: { SandboxClaim: ['v1alpha1'] },
+      claims,
+      pools: ['agents/pool-a', 'agents/fast'],
+    });
+    expect(plan.findings.filter((f) => f.reason === 'ClaimPoolMissing').map((f) => f.claim)).toEqual([
+      { namespace: 'agents', name: 'cold', pool: 'shadow-pool-python' },
+    ]);
+    expect(plan.path).toContain(
+      'before upgrading: claim agents/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim',
+    );
   });
 });
 
 describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
   const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
   const pairs = SUPPORTED_RELEASES.flatMap((f) => SUPPORTED_RELEASES.map((t) => [f, t] as const));
-  const beta = { Sandbox: ['v1beta1'], SandboxClaim: ['v1beta1'], SandboxTemplate: ['v1beta1'], SandboxWarmPool: ['v1beta1'] };
+  const beta = {
+    Sandbox: ['v1beta1'],
+    SandboxClaim: ['v1beta1'],
+    SandboxTemplate: ['v1beta1'],
+    SandboxWarmPool: ['v1beta1'],
+  };
 
   it.each(pairs)('%s -> %s offline is never safe', (f, t) => {
     const plan = planUpgrade(release(f), release(t));
@@ -120,7 +189,12 @@ describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
   });
 
   it('tags order numerically', () => {
-    expect(['v0.5.10', 'v0.4.6', 'v0.5.6', 'v0.5.0'].sort(compareTags)).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v0.5.10']);
+    expect(['v0.5.10', 'v0.4.6', 'v0.5.6', 'v0.5.0'].sort(compareTags)).toEqual([
+      'v0.4.6',
+      'v0.5.0',
+      'v0.5.6',
+      'v0.5.10',
+    ]);
   });
 
   it('v0.5.6 -> v0.5.0 is planned as a downgrade: fields only v0.5.6 defines are pruned, defects it fixed come back', () => {
@@ -128,40 +202,75 @@ describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
     expect(plan.direction).toBe('downgrade');
     expect(plan.verdict).toBe('needs-migration');
     expect(plan.findings.find((x) => x.topic === 'advice')?.message).toMatch(/^v0\.5\.6 -> v0\.5\.0 is a downgrade: /);
-    expect(plan.findings.filter((x) => x.topic === 'defect' && x.message.endsWith('(absent from v0.5.6: the downgrade brings it back)')).map((x) => x.source)).toContain('sandbox-router/README.md@v0.5.6');
+    expect(
+      plan.findings
+        .filter((x) => x.topic === 'defect' && x.message.endsWith('(absent from v0.5.6: the downgrade brings it back)'))
+        .map((x) => x.source),
+    ).toContain('sandbox-router/README.md@v0.5.6');
     expect(plan.path).toContain('downgrade: install v0.5.0 in place of v0.5.6');
     expect(plan.path).not.toContain('install v0.5.0');
     expect(plan.path.some((p) => p.startsWith('from v0.4.x'))).toBe(false);
   });
 
   const defect = BLOCKING_DEFECTS.find((d) => d.id === 'warm-claims-cold-restart')!;
-  const withWarm = (storedVersions: LiveUpgradeState['storedVersions'], warmClaims: string[]): LiveUpgradeState => ({ source: 'ctx', storedVersions, warmClaims });
-
-  it('the cold-restart defect covers v0.5.0 and v0.5.1, cites #1124 and suggests v0.5.6', () => {
-    expect(defect).toMatchObject({ releases: ['v0.5.0', 'v0.5.1'], source: 'kubernetes-sigs/agent-sandbox#1124', fixedIn: 'v0.5.2', suggest: 'v0.5.6' });
+  const withWarm = (storedVersions: LiveUpgradeState['storedVersions'], warmClaims: string[]): LiveUpgradeState => ({
+    source: 'ctx',
+    storedVersions,
+    warmClaims,
   });
 
-  it.each([['v0.5.6', beta], ['v0.4.6', { Sandbox: ['v1alpha1'], SandboxClaim: ['v1alpha1'], SandboxTemplate: ['v1alpha1'], SandboxWarmPool: ['v1alpha1'] }]] as const)(
-    '%s -> v0.5.0 with warm-started claims live is blocked by warm-claims-cold-restart, and suggests v0.5.6', (f, storedVersions) => {
+  it('the cold-restart defect covers v0.5.0 and v0.5.1, cites #1124 and suggests v0.5.6', () => {
+    expect(defect).toMatchObject({
+      releases: ['v0.5.0', 'v0.5.1'],
+      source: 'kubernetes-sigs/agent-sandbox#1124',
+      fixedIn: 'v0.5.2',
+      suggest: 'v0.5.6',
+    });
+  });
+
+  it.each([
+    ['v0.5.6', beta],
+    [
+      'v0.4.6',
+      {
+        Sandbox: ['v1alpha1'],
+        SandboxClaim: ['v1alpha1'],
+        SandboxTemplate: ['v1alpha1'],
+        SandboxWarmPool: ['v1alpha1'],
+      },
+    ],
+  ] as const)(
+    '%s -> v0.5.0 with warm-started claims live is blocked by warm-claims-cold-restart, and suggests v0.5.6',
+    (f, storedVersions) => {
       const plan = planUpgrade(release(f), r050, withWarm(storedVersions, ['agents/a', 'agents/b']));
       expect(plan.verdict).toBe('blocked');
       const block = plan.findings.filter((x) => x.severity === 'block');
       expect(block.map((x) => [x.topic, x.source])).toEqual([['defect', 'kubernetes-sigs/agent-sandbox#1124']]);
-      expect(block[0]!.message).toMatch(/^warm-claims-cold-restart: .*: 2 warm-started claim\(s\) active: agents\/a, agents\/b$/);
-      expect(plan.path).toEqual(['move to v0.5.6 instead of v0.5.0 (warm-claims-cold-restart is fixed in v0.5.2+), or accept the cold restarts with --accept warm-claims-cold-restart']);
+      expect(block[0]!.message).toMatch(
+        /^warm-claims-cold-restart: .*: 2 warm-started claim\(s\) active: agents\/a, agents\/b$/,
+      );
+      expect(plan.path).toEqual([
+        'move to v0.5.6 instead of v0.5.0 (warm-claims-cold-restart is fixed in v0.5.2+), or accept the cold restarts with --accept warm-claims-cold-restart',
+      ]);
       expect(plan.accepted).toEqual([]);
-    });
+    },
+  );
 
   it('accepting the defect by id lifts the block and lists the claims that restart cold', () => {
     const plan = planUpgrade(r056, r050, withWarm(beta, ['agents/a']), [], { accept: ['warm-claims-cold-restart'] });
     expect(plan.verdict).toBe('needs-migration');
     expect(plan.accepted).toEqual(['warm-claims-cold-restart']);
-    expect(plan.findings.find((x) => x.source === defect.source)).toMatchObject({ severity: 'review', topic: 'defect' });
+    expect(plan.findings.find((x) => x.source === defect.source)).toMatchObject({
+      severity: 'review',
+      topic: 'defect',
+    });
     expect(plan.findings.some((x) => x.severity === 'block')).toBe(false);
   });
 
   it('another id does not lift it', () => {
-    expect(planUpgrade(r056, r050, withWarm(beta, ['agents/a']), [], { accept: ['something-else'] }).verdict).toBe('blocked');
+    expect(planUpgrade(r056, r050, withWarm(beta, ['agents/a']), [], { accept: ['something-else'] }).verdict).toBe(
+      'blocked',
+    );
   });
 
   it('no warm-started claim: the defect is reported as not applying; warm claims not read: unknown', () => {
@@ -171,7 +280,9 @@ describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
     const unread = planUpgrade(r056, r050, { source: 'ctx', storedVersions: beta });
     expect(unread.verdict).toBe('unknown');
     expect(unread.assumedVerdict).toBe('needs-migration');
-    expect(unread.unknowns).toEqual(['warm-started claims (warm-claims-cold-restart blocks v0.5.0 while any is active)']);
+    expect(unread.unknowns).toEqual([
+      'warm-started claims (warm-claims-cold-restart blocks v0.5.0 while any is active)',
+    ]);
   });
 
   it('v0.5.6 -> v0.5.6 with live v1beta1 storage is safe; a live CRD that does not exist stores nothing', () => {
@@ -182,19 +293,28 @@ describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
 
 describe('planUpgrade: one finding per change', () => {
   const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
-  const pairs = SUPPORTED_RELEASES.flatMap((f) => SUPPORTED_RELEASES.filter((t) => t !== f).map((t) => [f, t] as const));
+  const pairs = SUPPORTED_RELEASES.flatMap((f) =>
+    SUPPORTED_RELEASES.filter((t) => t !== f).map((t) => [f, t] as const),
+  );
 
   it('covers every ordered pair of the supported releases', () => {
     expect(pairs).toHaveLength(6);
   });
 
   it.each(pairs)('%s -> %s: no finding repeats, in any CRD version compared, and none is lost', (f, t) => {
-    const plan = planUpgrade(release(f), release(t), undefined, SUPPORTED_RELEASES.filter((x) => x !== f && x !== t).map(release));
+    const plan = planUpgrade(
+      release(f),
+      release(t),
+      undefined,
+      SUPPORTED_RELEASES.filter((x) => x !== f && x !== t).map(release),
+    );
     const keys = plan.findings.map((x) => `${x.severity} ${x.topic} ${x.message}`);
     expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
     // the same change seen from two version comparisons reads the same once the version label is taken out
     const schema = plan.findings.filter((x) => x.topic === 'schema');
-    const unlabelled = schema.map((x) => x.message.replace(/ \(versions: [^)]*\)$/, '').replace(/^(\w+) v1\w+( -> v1\w+)?(?=[ :])/, '$1'));
+    const unlabelled = schema.map((x) =>
+      x.message.replace(/ \(versions: [^)]*\)$/, '').replace(/^(\w+) v1\w+( -> v1\w+)?(?=[ :])/, '$1'),
+    );
     expect(unlabelled.filter((m, i) => unlabelled.indexOf(m) !== i)).toEqual([]);
     // every raw schema change is accounted for by exactly one version entry of one finding
     expect(schema.flatMap((x) => x.versions ?? []).length).toBe(plan.schemaChanges.length);
@@ -212,34 +332,78 @@ describe('planUpgrade: one finding per change', () => {
       ['info', 'Sandbox v1beta1 added (served, storage)', ['v1beta1']],
       ['info', 'Sandbox v1alpha1: storage true -> false', ['v1alpha1']],
       ['info', 'Sandbox v1alpha1: deprecated false -> true', ['v1alpha1']],
-      ['review', 'Sandbox spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
-      ['info', 'Sandbox spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
-      ['migrate', 'Sandbox v1alpha1 -> v1beta1 spec.replicas renamed to spec.operatingMode (api/v1alpha1/sandbox_conversion.go@v0.5.6)', ['v1alpha1 -> v1beta1']],
+      [
+        'review',
+        'Sandbox spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        ['v1alpha1', 'v1alpha1 -> v1beta1'],
+      ],
+      [
+        'info',
+        'Sandbox spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        ['v1alpha1', 'v1alpha1 -> v1beta1'],
+      ],
+      [
+        'migrate',
+        'Sandbox v1alpha1 -> v1beta1 spec.replicas renamed to spec.operatingMode (api/v1alpha1/sandbox_conversion.go@v0.5.6)',
+        ['v1alpha1 -> v1beta1'],
+      ],
       ['migrate', 'Sandbox v1alpha1 -> v1beta1 status.replicas removed', ['v1alpha1 -> v1beta1']],
       ['info', 'Sandbox v1alpha1 -> v1beta1 status.nodeName added (string)', ['v1alpha1 -> v1beta1']],
-      ['review', 'Sandbox v1alpha1 -> v1beta1 spec: validation none -> CEL ["volumeClaimTemplates is immutable"]', ['v1alpha1 -> v1beta1']],
+      [
+        'review',
+        'Sandbox v1alpha1 -> v1beta1 spec: validation none -> CEL ["volumeClaimTemplates is immutable"]',
+        ['v1alpha1 -> v1beta1'],
+      ],
       ['info', 'SandboxClaim: conversion strategy None -> Webhook', ['*']],
       ['info', 'SandboxClaim v1beta1 added (served, storage)', ['v1beta1']],
       ['info', 'SandboxClaim v1alpha1: storage true -> false', ['v1alpha1']],
       ['info', 'SandboxClaim v1alpha1: deprecated false -> true', ['v1alpha1']],
-      ['migrate', 'SandboxClaim v1alpha1 -> v1beta1 spec.sandboxTemplateRef renamed to spec.warmPoolRef (extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6)', ['v1alpha1 -> v1beta1']],
+      [
+        'migrate',
+        'SandboxClaim v1alpha1 -> v1beta1 spec.sandboxTemplateRef renamed to spec.warmPoolRef (extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6)',
+        ['v1alpha1 -> v1beta1'],
+      ],
       ['migrate', 'SandboxClaim v1alpha1 -> v1beta1 spec.warmpool removed', ['v1alpha1 -> v1beta1']],
-      ['info', 'SandboxClaim v1alpha1 -> v1beta1 spec.volumeClaimTemplates added (array (atomic list))', ['v1alpha1 -> v1beta1']],
+      [
+        'info',
+        'SandboxClaim v1alpha1 -> v1beta1 spec.volumeClaimTemplates added (array (atomic list))',
+        ['v1alpha1 -> v1beta1'],
+      ],
       ['info', 'SandboxTemplate: conversion strategy None -> Webhook', ['*']],
       ['info', 'SandboxTemplate v1beta1 added (served, storage)', ['v1beta1']],
       ['info', 'SandboxTemplate v1alpha1: storage true -> false', ['v1alpha1']],
       ['info', 'SandboxTemplate v1alpha1: deprecated false -> true', ['v1alpha1']],
       ['info', 'SandboxTemplate v1alpha1: subresources [status] -> []', ['v1alpha1']],
-      ['review', 'SandboxTemplate spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
-      ['migrate', 'SandboxTemplate status removed (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
-      ['info', 'SandboxTemplate spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)', ['v1alpha1', 'v1alpha1 -> v1beta1']],
-      ['info', 'SandboxTemplate v1alpha1 -> v1beta1 spec.volumeClaimTemplatesPolicy added (string, default "Disallowed")', ['v1alpha1 -> v1beta1']],
+      [
+        'review',
+        'SandboxTemplate spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        ['v1alpha1', 'v1alpha1 -> v1beta1'],
+      ],
+      [
+        'migrate',
+        'SandboxTemplate status removed (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        ['v1alpha1', 'v1alpha1 -> v1beta1'],
+      ],
+      [
+        'info',
+        'SandboxTemplate spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        ['v1alpha1', 'v1alpha1 -> v1beta1'],
+      ],
+      [
+        'info',
+        'SandboxTemplate v1alpha1 -> v1beta1 spec.volumeClaimTemplatesPolicy added (string, default "Disallowed")',
+        ['v1alpha1 -> v1beta1'],
+      ],
       ['info', 'SandboxWarmPool: conversion strategy None -> Webhook', ['*']],
       ['info', 'SandboxWarmPool v1beta1 added (served, storage)', ['v1beta1']],
       ['info', 'SandboxWarmPool v1alpha1: storage true -> false', ['v1alpha1']],
       ['info', 'SandboxWarmPool v1alpha1: deprecated false -> true', ['v1alpha1']],
       ['info', 'SandboxWarmPool v1alpha1: printer column Desired (.spec.replicas) added', ['v1alpha1']],
-      ['info', 'SandboxWarmPool v1alpha1 -> v1beta1 status.observedGeneration added (integer/int64)', ['v1alpha1 -> v1beta1']],
+      [
+        'info',
+        'SandboxWarmPool v1alpha1 -> v1beta1 status.observedGeneration added (integer/int64)',
+        ['v1alpha1 -> v1beta1'],
+      ],
       ['review', 'SandboxWarmPool v1alpha1 -> v1beta1 spec.replicas: default none -> 1', ['v1alpha1 -> v1beta1']],
       ['info', 'SandboxWarmPool v1alpha1 -> v1beta1 spec.replicas: no longer required', ['v1alpha1 -> v1beta1']],
     ]);

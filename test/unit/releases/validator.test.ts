@@ -1,6 +1,15 @@
 import {
-  CustomObjectValidator, VersionNotServedError, crdObject, crdSizeBytes, lastAppliedSizeBytes, loadRelease, openApiSchema, schemaFingerprint,
-  servedVersions, type KubeObject, type LoadedRelease,
+  CustomObjectValidator,
+  VersionNotServedError,
+  crdObject,
+  crdSizeBytes,
+  lastAppliedSizeBytes,
+  loadRelease,
+  openApiSchema,
+  schemaFingerprint,
+  servedVersions,
+  type KubeObject,
+  type LoadedRelease,
 } from '../../../src/releases/index.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
 
@@ -23,13 +32,15 @@ function template(): KubeObject {
       podTemplate: {
         spec: {
           automountServiceAccountToken: false,
-          containers: [{
-            name: 'runtime',
-            image: 'registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.6',
-            ports: [{ containerPort: 8888, name: 'http' }],
-            readinessProbe: { httpGet: { path: '/', port: 'http' } },
-            resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: 512 } },
-          }],
+          containers: [
+            {
+              name: 'runtime',
+              image: 'registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.6',
+              ports: [{ containerPort: 8888, name: 'http' }],
+              readinessProbe: { httpGet: { path: '/', port: 'http' } },
+              resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '500m', memory: 512 } },
+            },
+          ],
         },
       },
     },
@@ -45,15 +56,25 @@ describe('CRD schema model', () => {
 
   test('openApiSchema returns the version schema and throws VersionNotServedError for v1beta1 on v0.4.6', () => {
     const schema = openApiSchema(v056, 'Sandbox', 'v1beta1');
-    expect(Object.keys((schema.properties as Record<string, unknown>))).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    expect(Object.keys(schema.properties as Record<string, unknown>)).toEqual([
+      'apiVersion',
+      'kind',
+      'metadata',
+      'spec',
+      'status',
+    ]);
     expect(() => openApiSchema(v046, 'Sandbox', 'v1beta1')).toThrow(VersionNotServedError);
-    expect(() => openApiSchema(v046, 'Sandbox', 'v1beta1')).toThrow(/Sandbox v1beta1 is not served by release v0.4.6 \(served: v1alpha1\)/);
+    expect(() => openApiSchema(v046, 'Sandbox', 'v1beta1')).toThrow(
+      /Sandbox v1beta1 is not served by release v0.4.6 \(served: v1alpha1\)/,
+    );
   });
 
   test('schemaFingerprint ignores key order, sees every change, and tells releases apart', () => {
     expect(schemaFingerprint({ a: 1, b: { c: [1, 2] } })).toBe(schemaFingerprint({ b: { c: [1, 2] }, a: 1 }));
     expect(schemaFingerprint({ a: 1, b: { c: [1, 2] } })).not.toBe(schemaFingerprint({ a: 1, b: { c: [2, 1] } }));
-    expect(schemaFingerprint(openApiSchema(v056, 'Sandbox', 'v1alpha1'))).not.toBe(schemaFingerprint(openApiSchema(v046, 'Sandbox', 'v1alpha1')));
+    expect(schemaFingerprint(openApiSchema(v056, 'Sandbox', 'v1alpha1'))).not.toBe(
+      schemaFingerprint(openApiSchema(v046, 'Sandbox', 'v1alpha1')),
+    );
     expect(schemaFingerprint(openApiSchema(v056, 'Sandbox', 'v1beta1'))).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -81,7 +102,10 @@ describe('CustomObjectValidator', () => {
     const obj = template() as any;
     obj.spec.podTemplate.spec.containers[0].imagee = 'x';
     expect(CustomObjectValidator.forRelease(v056).validate(obj)).toEqual([
-      { path: 'spec.podTemplate.spec.containers[0].imagee', message: 'unknown field "imagee" (not in the CRD schema; check the spelling)' },
+      {
+        path: 'spec.podTemplate.spec.containers[0].imagee',
+        message: 'unknown field "imagee" (not in the CRD schema; check the spelling)',
+      },
     ]);
   });
 
@@ -97,8 +121,12 @@ describe('CustomObjectValidator', () => {
     const got = CustomObjectValidator.forRelease(v056).validate(obj);
     const byPath = Object.fromEntries(got.map((v) => [v.path, v.message]));
     expect(byPath['spec.podTemplate.spec.containers[0].ports[0].containerPort']).toBe('must be integer');
-    expect(byPath['spec.podTemplate.spec.containers[0].readinessProbe.httpGet.port']).toBe('must be an integer or a string');
-    expect(byPath['spec.podTemplate.spec.containers[0].readinessProbe.periodSeconds']).toBe('must match format "int32"');
+    expect(byPath['spec.podTemplate.spec.containers[0].readinessProbe.httpGet.port']).toBe(
+      'must be an integer or a string',
+    );
+    expect(byPath['spec.podTemplate.spec.containers[0].readinessProbe.periodSeconds']).toBe(
+      'must match format "int32"',
+    );
     expect(byPath['spec.networkPolicyManagement']).toBe('must be equal to one of the allowed values');
     expect(byPath['spec.podTemplate.spec.containers[0].name']).toBe('required field is missing');
     expect(byPath['metadata']).toBe('must set name or generateName');
@@ -113,39 +141,58 @@ describe('CustomObjectValidator', () => {
     spec.initContainers = [{ name: 'init', image: 'i:1', readinessProbe: { httpGet: { port: false } } }];
     spec.containers.push({ name: 'second', image: 'i:1', readinessProbe: { httpGet: { port: [] } }, bogus: 1 });
     expect(CustomObjectValidator.forRelease(v056).validate(obj)).toEqual([
-      { path: 'spec.podTemplate.spec.containers[1].bogus', message: 'unknown field "bogus" (not in the CRD schema; check the spelling)' },
-      { path: 'spec.podTemplate.spec.containers[1].readinessProbe.httpGet.port', message: 'must be an integer or a string' },
-      { path: 'spec.podTemplate.spec.initContainers[0].readinessProbe.httpGet.port', message: 'must be an integer or a string' },
+      {
+        path: 'spec.podTemplate.spec.containers[1].bogus',
+        message: 'unknown field "bogus" (not in the CRD schema; check the spelling)',
+      },
+      {
+        path: 'spec.podTemplate.spec.containers[1].readinessProbe.httpGet.port',
+        message: 'must be an integer or a string',
+      },
+      {
+        path: 'spec.podTemplate.spec.initContainers[0].readinessProbe.httpGet.port',
+        message: 'must be an integer or a string',
+      },
     ]);
   });
 
   test('a v1beta1 object against v0.4.6 fails clearly: version not served', () => {
-    expect(CustomObjectValidator.forRelease(v046).validate(template())).toEqual([{
-      path: 'apiVersion',
-      message: 'extensions.agents.x-k8s.io/v1beta1 SandboxTemplate is not served by release v0.4.6 (served: extensions.agents.x-k8s.io/v1alpha1); ' +
-        'write the object as a served version or pin a release that serves v1beta1',
-    }]);
+    expect(CustomObjectValidator.forRelease(v046).validate(template())).toEqual([
+      {
+        path: 'apiVersion',
+        message:
+          'extensions.agents.x-k8s.io/v1beta1 SandboxTemplate is not served by release v0.4.6 (served: extensions.agents.x-k8s.io/v1alpha1); ' +
+          'write the object as a served version or pin a release that serves v1beta1',
+      },
+    ]);
   });
 
   test('fields that exist in one release only: operatingMode (v1beta1) and replicas (v1alpha1)', () => {
     const sandbox = (apiVersion: string, spec: Record<string, unknown>): KubeObject => ({
-      apiVersion, kind: 'Sandbox', metadata: { name: 's' }, spec: { podTemplate: { spec: { containers: [{ name: 'c', image: 'i:1' }] } }, ...spec },
+      apiVersion,
+      kind: 'Sandbox',
+      metadata: { name: 's' },
+      spec: { podTemplate: { spec: { containers: [{ name: 'c', image: 'i:1' }] } }, ...spec },
     });
     const v = CustomObjectValidator.forRelease(v056);
     expect(v.validate(sandbox('agents.x-k8s.io/v1beta1', { operatingMode: 'Suspended' }))).toEqual([]);
     expect(v.validate(sandbox('agents.x-k8s.io/v1beta1', { replicas: 0 }))).toEqual([
       { path: 'spec.replicas', message: 'unknown field "replicas" (not in the CRD schema; check the spelling)' },
     ]);
-    expect(CustomObjectValidator.forRelease(v046).validate(sandbox('agents.x-k8s.io/v1alpha1', { replicas: 2 }))).toEqual([
-      { path: 'spec.replicas', message: 'must be <= 1' },
-    ]);
+    expect(
+      CustomObjectValidator.forRelease(v046).validate(sandbox('agents.x-k8s.io/v1alpha1', { replicas: 2 })),
+    ).toEqual([{ path: 'spec.replicas', message: 'must be <= 1' }]);
   });
 
   test('wrong group and foreign kinds are violations, not exceptions', () => {
     const v = CustomObjectValidator.forRelease(v056);
     expect(v.validate({ ...template(), apiVersion: 'agents.x-k8s.io/v1beta1' })[0]!.path).toBe('apiVersion');
     expect(v.validate({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } })).toEqual([
-      { path: 'kind', message: 'kind "ConfigMap" is not an Agent Sandbox kind (expected one of Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool)' },
+      {
+        path: 'kind',
+        message:
+          'kind "ConfigMap" is not an Agent Sandbox kind (expected one of Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool)',
+      },
     ]);
   });
 });

@@ -17,7 +17,10 @@ jest.setTimeout(120_000);
 const ROOT = process.cwd();
 const DEV = resolve(ROOT, 'examples/dev-gvisor/environment.ts');
 
-function run(args: string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+function run(
+  args: string[],
+  env: Record<string, string> = {},
+): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, ['--import', 'tsx', resolve(ROOT, 'src/cli/main.ts'), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
@@ -39,12 +42,29 @@ describe('agentplane synth', () => {
     const r = run(['--cache-dir', cache, 'synth', '--all-examples', '--out', out, '-o', 'json']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const report = JSON.parse(r.stdout) as { environments: Array<{ environment: string; lock: { outcome: string }; notes: string[] }> };
-    expect(report.environments.map((e) => [e.environment, e.lock.outcome])).toEqual([['dev-gvisor', 'unchanged'], ['dev-python-client', 'unchanged'], ['prod-kata', 'unchanged']]);
-    expect(report.environments[0]!.notes[0]).toMatch(/sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: .*ServerSideApply=true; apply the files of dev-gvisor\/ with kubectl apply --server-side/);
+    const report = JSON.parse(r.stdout) as {
+      environments: Array<{ environment: string; lock: { outcome: string }; notes: string[] }>;
+    };
+    expect(report.environments.map((e) => [e.environment, e.lock.outcome])).toEqual([
+      ['dev-gvisor', 'unchanged'],
+      ['dev-python-client', 'unchanged'],
+      ['prod-kata', 'unchanged'],
+    ]);
+    expect(report.environments[0]!.notes[0]).toMatch(
+      /sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: .*ServerSideApply=true; apply the files of dev-gvisor\/ with kubectl apply --server-side/,
+    );
     expect(readdirSync(join(out, 'prod-kata')).sort()).toEqual([
-      '00-crds.yaml', '01-namespaces.yaml', '02-rbac.yaml', '03-controller.yaml', '04-runtime-classes.yaml', '05-policies.yaml',
-      '06-templates.yaml', '07-warm-pools.yaml', '10-environment.yaml', '11-verify.yaml', 'environment.json',
+      '00-crds.yaml',
+      '01-namespaces.yaml',
+      '02-rbac.yaml',
+      '03-controller.yaml',
+      '04-runtime-classes.yaml',
+      '05-policies.yaml',
+      '06-templates.yaml',
+      '07-warm-pools.yaml',
+      '10-environment.yaml',
+      '11-verify.yaml',
+      'environment.json',
     ]);
   }, 180_000);
 
@@ -54,7 +74,9 @@ describe('agentplane synth', () => {
     const b = run(['--cache-dir', tmp('cache2'), 'synth', DEV, '--stdout', '-o', 'yaml']);
     expect(a.code).toBe(0);
     expect(sha256(a.stdout)).toBe(sha256(b.stdout));
-    expect(a.stdout.startsWith('---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n')).toBe(true);
+    expect(a.stdout.startsWith('---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n')).toBe(
+      true,
+    );
     const docs = a.stdout.split(/^---\n/m).slice(1);
     expect(docs).toHaveLength(29);
     expect(docs.every((d) => d.startsWith('apiVersion: '))).toBe(true);
@@ -69,13 +91,29 @@ describe('agentplane synth', () => {
     const objects = docs.map((d) => d.toJS() as unknown);
     expect(objects).toHaveLength(90); // dev-gvisor 29 + dev-python-client 28 + prod-kata 33
     for (const o of objects) {
-      expect(o).toEqual(expect.objectContaining({ apiVersion: expect.any(String), kind: expect.any(String), metadata: expect.objectContaining({ name: expect.any(String) }) }));
+      expect(o).toEqual(
+        expect.objectContaining({
+          apiVersion: expect.any(String),
+          kind: expect.any(String),
+          metadata: expect.objectContaining({ name: expect.any(String) }),
+        }),
+      );
     }
-    const order = 'the stream holds CRDs and objects of their kinds: apply it in one go (kubectl apply --server-side -f -) only to a cluster that already has these CRDs established; ' +
+    const order =
+      'the stream holds CRDs and objects of their kinds: apply it in one go (kubectl apply --server-side -f -) only to a cluster that already has these CRDs established; ' +
       'on a fresh cluster write the phase files instead (agentplane synth without --stdout) and apply them in file order';
-    const ssa = 'sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: pinned manifests larger than 256 KiB, annotated argocd.argoproj.io/sync-options: ServerSideApply=true; ' +
+    const ssa =
+      'sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: pinned manifests larger than 256 KiB, annotated argocd.argoproj.io/sync-options: ServerSideApply=true; ' +
       'apply them with kubectl apply --server-side (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)';
-    expect(r.stderr.split('\n')).toEqual([`note: dev-gvisor: ${order}`, `note: dev-gvisor: ${ssa}`, `note: dev-python-client: ${order}`, `note: dev-python-client: ${ssa}`, `note: prod-kata: ${order}`, `note: prod-kata: ${ssa}`, '']);
+    expect(r.stderr.split('\n')).toEqual([
+      `note: dev-gvisor: ${order}`,
+      `note: dev-gvisor: ${ssa}`,
+      `note: dev-python-client: ${order}`,
+      `note: dev-python-client: ${ssa}`,
+      `note: prod-kata: ${order}`,
+      `note: prod-kata: ${ssa}`,
+      '',
+    ]);
     expect(r.stderr).not.toMatch(/apply the files/);
 
     const j = run(['--cache-dir', tmp('cache'), 'synth', DEV, '--stdout', '-o', 'json']);
@@ -103,7 +141,9 @@ describe('agentplane synth', () => {
   test('a lock that disagrees stops with exit 5 and the difference; --update-lock rewrites it', () => {
     const dir = tmp('lock');
     const lock = join(dir, 'agentplane.lock.json');
-    const original = JSON.parse(readFileSync(resolve(ROOT, 'examples/dev-gvisor/agentplane.lock.json'), 'utf8')) as { images: Record<string, string> };
+    const original = JSON.parse(readFileSync(resolve(ROOT, 'examples/dev-gvisor/agentplane.lock.json'), 'utf8')) as {
+      images: Record<string, string>;
+    };
     original.images['dev-gvisor/controller'] = 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0';
     writeFileSync(lock, JSON.stringify(original));
     const cache = tmp('cache');
@@ -111,9 +151,23 @@ describe('agentplane synth', () => {
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/dev-gvisor\/controller/);
     expect(r.stderr).toContain('agent-sandbox-controller:v0.5.0');
-    const u = run(['--cache-dir', cache, 'synth', DEV, '--lock', lock, '--update-lock', '--out', tmp('out'), '-o', 'json']);
+    const u = run([
+      '--cache-dir',
+      cache,
+      'synth',
+      DEV,
+      '--lock',
+      lock,
+      '--update-lock',
+      '--out',
+      tmp('out'),
+      '-o',
+      'json',
+    ]);
     expect(u.code).toBe(0);
-    expect(JSON.parse(readFileSync(lock, 'utf8')).images['dev-gvisor/controller']).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6');
+    expect(JSON.parse(readFileSync(lock, 'utf8')).images['dev-gvisor/controller']).toBe(
+      'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+    );
   }, 180_000);
 
   test('usage errors exit 2; a module without defineEnvironments exits 4', () => {

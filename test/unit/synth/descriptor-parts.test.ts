@@ -9,10 +9,21 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiObject } from 'cdk8s';
-import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../../src/constructs/index.js';
+import {
+  DESCRIPTOR_CONFIGMAP,
+  DESCRIPTOR_KEY,
+  sandboxdPodSpec,
+  SANDBOXD_RUNTIME,
+} from '../../../src/constructs/index.js';
 import { DescriptorPartsError, descriptorTextFromConfigMaps } from '../../../src/constructs/descriptor.js';
 import { lastAppliedSizeBytes } from '../../../src/releases/index.js';
-import { ANNOTATION_LIMIT_BYTES, OBJECT_LIMIT_BYTES, ObjectTooLargeError, synthesizeEnvironment, writeSynthesis } from '../../../src/synth/index.js';
+import {
+  ANNOTATION_LIMIT_BYTES,
+  OBJECT_LIMIT_BYTES,
+  ObjectTooLargeError,
+  synthesizeEnvironment,
+  writeSynthesis,
+} from '../../../src/synth/index.js';
 import { readEnvironment } from '../../../src/verify/environment.js';
 import { newEnvironment, release } from '../constructs/fixture.js';
 
@@ -24,13 +35,25 @@ describe('objects the API server would refuse', () => {
   test('1,100 templates: every object fits, the descriptor is stored in parts and reads back', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'big');
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    for (let i = 0; i < 1100; i++) env.addTemplate(`python-sandbox-template-${i}`, { runtimeClass: rc, podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }), runtime: SANDBOXD_RUNTIME });
+    for (let i = 0; i < 1100; i++)
+      env.addTemplate(`python-sandbox-template-${i}`, {
+        runtimeClass: rc,
+        podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }),
+        runtime: SANDBOXD_RUNTIME,
+      });
     const s = synthesizeEnvironment(env);
     const json = s.files.find((f) => f.path === 'big/environment.json')!.content;
     // as one ConfigMap (the text as a JSON string) it would pass the API server's limit
     expect(Buffer.byteLength(JSON.stringify(json))).toBeGreaterThan(OBJECT_LIMIT_BYTES);
-    for (const o of s.objects) if (o.object.kind !== 'CustomResourceDefinition') expect([o.object.metadata?.name, lastAppliedSizeBytes(o.object) <= ANNOTATION_LIMIT_BYTES]).toEqual([o.object.metadata?.name, true]);
-    const maps = s.objects.filter((o) => o.object.kind === 'ConfigMap' && String(o.object.metadata?.name).startsWith(DESCRIPTOR_CONFIGMAP)).map((o) => o.object as unknown as ConfigMap);
+    for (const o of s.objects)
+      if (o.object.kind !== 'CustomResourceDefinition')
+        expect([o.object.metadata?.name, lastAppliedSizeBytes(o.object) <= ANNOTATION_LIMIT_BYTES]).toEqual([
+          o.object.metadata?.name,
+          true,
+        ]);
+    const maps = s.objects
+      .filter((o) => o.object.kind === 'ConfigMap' && String(o.object.metadata?.name).startsWith(DESCRIPTOR_CONFIGMAP))
+      .map((o) => o.object as unknown as ConfigMap);
     expect(maps.length).toBeGreaterThan(5);
     const headMap = maps.find((m) => m.metadata.name === DESCRIPTOR_CONFIGMAP)!;
     const head = { name: headMap.metadata.name, data: headMap.data };
@@ -41,10 +64,16 @@ describe('objects the API server would refuse', () => {
     // a part missing or changed is refused, never read as a shorter descriptor
     const missing = new Map(byName);
     missing.delete(`${DESCRIPTOR_CONFIGMAP}-0002`);
-    expect(() => descriptorTextFromConfigMaps(head, DESCRIPTOR_KEY, (n) => missing.get(n))).toThrow(DescriptorPartsError);
+    expect(() => descriptorTextFromConfigMaps(head, DESCRIPTOR_KEY, (n) => missing.get(n))).toThrow(
+      DescriptorPartsError,
+    );
     const changed = new Map(byName);
-    changed.set(`${DESCRIPTOR_CONFIGMAP}-0001`, { 'environment.json.part': `${byName.get(`${DESCRIPTOR_CONFIGMAP}-0001`)!['environment.json.part']} ` });
-    expect(() => descriptorTextFromConfigMaps(head, DESCRIPTOR_KEY, (n) => changed.get(n))).toThrow(/do not match its sha256/);
+    changed.set(`${DESCRIPTOR_CONFIGMAP}-0001`, {
+      'environment.json.part': `${byName.get(`${DESCRIPTOR_CONFIGMAP}-0001`)!['environment.json.part']} `,
+    });
+    expect(() => descriptorTextFromConfigMaps(head, DESCRIPTOR_KEY, (n) => changed.get(n))).toThrow(
+      /do not match its sha256/,
+    );
     // the verifier reads the written environment.json
     const out = mkdtempSync(join(tmpdir(), 'agentplane-big-'));
     writeSynthesis(out, s);
@@ -56,12 +85,19 @@ describe('objects the API server would refuse', () => {
     const s = synthesizeEnvironment(env);
     const cms = s.objects.filter((o) => String(o.object.metadata?.name).startsWith(DESCRIPTOR_CONFIGMAP));
     expect(cms.map((o) => o.object.metadata?.name)).toEqual([DESCRIPTOR_CONFIGMAP]);
-    expect((cms[0]!.object as unknown as ConfigMap).data[DESCRIPTOR_KEY]).toBe(s.files.find((f) => f.path === 'small/environment.json')!.content);
+    expect((cms[0]!.object as unknown as ConfigMap).data[DESCRIPTOR_KEY]).toBe(
+      s.files.find((f) => f.path === 'small/environment.json')!.content,
+    );
   });
 
   test('another object over 1 MiB fails synthesis naming it, its size and what to do', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'huge');
-    new ApiObject(env, 'blob', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'blob', namespace: 'agents' }, data: { x: 'a'.repeat(OBJECT_LIMIT_BYTES) } });
+    new ApiObject(env, 'blob', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'blob', namespace: 'agents' },
+      data: { x: 'a'.repeat(OBJECT_LIMIT_BYTES) },
+    });
     let error: unknown;
     try {
       synthesizeEnvironment(env);
@@ -69,7 +105,9 @@ describe('objects the API server would refuse', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(ObjectTooLargeError);
-    expect((error as Error).message).toMatch(/^environment huge: 1 object\(s\) over the API server's 1048576-byte object limit, which no apply method lifts:\n {4}- huge\/blob: ConfigMap agents\/blob is 1048\d{3} bytes as JSON\n/);
+    expect((error as Error).message).toMatch(
+      /^environment huge: 1 object\(s\) over the API server's 1048576-byte object limit, which no apply method lifts:\n {4}- huge\/blob: ConfigMap agents\/blob is 1048\d{3} bytes as JSON\n/,
+    );
     expect((error as ObjectTooLargeError).hint).toMatch(/make the named objects smaller/);
   });
 });

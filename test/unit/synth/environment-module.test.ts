@@ -24,22 +24,44 @@ async function failure(file: string): Promise<EnvironmentModuleError> {
 
 describe('environment modules', () => {
   test('the dev-gvisor example module yields its environment, with the release loaded through ctx', async () => {
-    const envs = await loadEnvironmentModule(resolve('examples/dev-gvisor/environment.ts'), { mirror: MIRROR, cacheDir: mkdtempSync(join(tmpdir(), 'agentplane-mod-cache-')) });
-    expect(envs.map((e) => [e.name, e.release.facts.tag, e.templates.map((t) => t.name)])).toEqual([['dev-gvisor', 'v0.5.6', ['shell']]]);
+    const envs = await loadEnvironmentModule(resolve('examples/dev-gvisor/environment.ts'), {
+      mirror: MIRROR,
+      cacheDir: mkdtempSync(join(tmpdir(), 'agentplane-mod-cache-')),
+    });
+    expect(envs.map((e) => [e.name, e.release.facts.tag, e.templates.map((t) => t.name)])).toEqual([
+      ['dev-gvisor', 'v0.5.6', ['shell']],
+    ]);
   });
 
   test('a missing file, a wrong default export, no environment, and a failing build are each named', async () => {
-    expect((await failure('/nonexistent/environment.ts')).message).toContain('/nonexistent/environment.ts: no such file');
-    expect((await failure(moduleFile('export default 42;\n'))).message).toContain('the default export is not made with defineEnvironments(...)');
-    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => {} };\n`))).message).toContain('the module created no AgentEnvironment');
-    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => { throw new Error('boom'); } };\n`))).message).toContain('its build function failed: boom');
+    expect((await failure('/nonexistent/environment.ts')).message).toContain(
+      '/nonexistent/environment.ts: no such file',
+    );
+    expect((await failure(moduleFile('export default 42;\n'))).message).toContain(
+      'the default export is not made with defineEnvironments(...)',
+    );
+    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => {} };\n`))).message).toContain(
+      'the module created no AgentEnvironment',
+    );
+    expect(
+      (await failure(moduleFile(`export default { [${MARK}]: true, build: () => { throw new Error('boom'); } };\n`)))
+        .message,
+    ).toContain('its build function failed: boom');
     expect((await failure(moduleFile('export default ;\n'))).message).toContain('cannot be imported');
   });
 
   test('a CommonJS module (TypeScript compiled as CommonJS puts `export default` on exports.default) is read the same', async () => {
-    const cjs = (value: string): string => moduleFile(`Object.defineProperty(exports, '__esModule', { value: true });\nexports.default = ${value};\n`, 'cjs');
-    expect((await failure(cjs(`{ [${MARK}]: true, build: () => {} }`))).message).toContain('the module created no AgentEnvironment');
+    const cjs = (value: string): string =>
+      moduleFile(
+        `Object.defineProperty(exports, '__esModule', { value: true });\nexports.default = ${value};\n`,
+        'cjs',
+      );
+    expect((await failure(cjs(`{ [${MARK}]: true, build: () => {} }`))).message).toContain(
+      'the module created no AgentEnvironment',
+    );
     expect((await failure(cjs('42'))).message).toContain('the default export is not made with defineEnvironments(...)');
-    expect((await failure(moduleFile('module.exports = 42;\n', 'cjs'))).message).toContain('the default export is not made with defineEnvironments(...)');
+    expect((await failure(moduleFile('module.exports = 42;\n', 'cjs'))).message).toContain(
+      'the default export is not made with defineEnvironments(...)',
+    );
   });
 });

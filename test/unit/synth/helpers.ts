@@ -44,7 +44,11 @@ export function fileHashes(s: EnvironmentSynthesis): Record<string, string> {
  * The golden form of a synthesis: objects AgentPlane writes itself in full; objects taken from the pinned release
  * (they carry the release-commit annotation: install and router) by sha256 of their JSON only, never their content.
  */
-export function goldenOf(s: EnvironmentSynthesis): { files: string[]; own: unknown[]; upstream: Record<string, string> } {
+export function goldenOf(s: EnvironmentSynthesis): {
+  files: string[];
+  own: unknown[];
+  upstream: Record<string, string>;
+} {
   const own: unknown[] = [];
   const upstream: Record<string, string> = {};
   for (const { object } of s.objects) {

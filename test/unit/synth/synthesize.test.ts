@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { ApiObject } from 'cdk8s';
 import { parse, parseAllDocuments } from 'yaml';
 import { DESCRIPTOR_CONFIGMAP, parseEnvironmentDescriptor, PHASES } from '../../../src/constructs/index.js';
-import { DuplicateObjectError, EnvironmentInvalidError, SchemaViolationError, synthesizeEnvironment, yamlDocument } from '../../../src/synth/index.js';
+import {
+  DuplicateObjectError,
+  EnvironmentInvalidError,
+  SchemaViolationError,
+  synthesizeEnvironment,
+  yamlDocument,
+} from '../../../src/synth/index.js';
 import { newEnvironment, podSpec, release } from '../constructs/fixture.js';
 import { exampleSynthesis, fileHashes, goldenOf, synthExample, type ExampleName } from './helpers.js';
 
@@ -17,8 +23,15 @@ describe('synthesizeEnvironment on the examples', () => {
   test('dev-gvisor: numbered phase files, environment.json, apply order', async () => {
     const s = await exampleSynthesis('dev-gvisor');
     expect(s.files.map((f) => f.path)).toEqual([
-      'dev-gvisor/00-crds.yaml', 'dev-gvisor/01-namespaces.yaml', 'dev-gvisor/02-rbac.yaml', 'dev-gvisor/03-controller.yaml',
-      'dev-gvisor/04-runtime-classes.yaml', 'dev-gvisor/06-templates.yaml', 'dev-gvisor/10-environment.yaml', 'dev-gvisor/11-verify.yaml', 'dev-gvisor/environment.json',
+      'dev-gvisor/00-crds.yaml',
+      'dev-gvisor/01-namespaces.yaml',
+      'dev-gvisor/02-rbac.yaml',
+      'dev-gvisor/03-controller.yaml',
+      'dev-gvisor/04-runtime-classes.yaml',
+      'dev-gvisor/06-templates.yaml',
+      'dev-gvisor/10-environment.yaml',
+      'dev-gvisor/11-verify.yaml',
+      'dev-gvisor/environment.json',
     ]);
     const phases = s.objects.map((o) => PHASES.indexOf(o.phase));
     expect(phases).toEqual([...phases].sort((a, b) => a - b));
@@ -31,26 +44,52 @@ describe('synthesizeEnvironment on the examples', () => {
 
   test('prod-kata: templates, pool and policies each in their phase', async () => {
     const s = await exampleSynthesis('prod-kata');
-    const byFile = Object.fromEntries(s.files.map((f) => [f.path, f.path.endsWith('.json') ? [] : parseAllDocuments(f.content).map((d) => d.toJS() as { kind: string; metadata: { name: string } })]));
-    expect(byFile['prod-kata/06-templates.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxTemplate/agent', 'SandboxTemplate/shell']);
-    expect(byFile['prod-kata/07-warm-pools.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['SandboxWarmPool/agent-pool']);
-    expect(byFile['prod-kata/05-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['NetworkPolicy/agent-sandbox-policy', 'NetworkPolicy/shell-sandbox-policy']);
+    const byFile = Object.fromEntries(
+      s.files.map((f) => [
+        f.path,
+        f.path.endsWith('.json')
+          ? []
+          : parseAllDocuments(f.content).map((d) => d.toJS() as { kind: string; metadata: { name: string } }),
+      ]),
+    );
+    expect(byFile['prod-kata/06-templates.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'SandboxTemplate/agent',
+      'SandboxTemplate/shell',
+    ]);
+    expect(byFile['prod-kata/07-warm-pools.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'SandboxWarmPool/agent-pool',
+    ]);
+    expect(byFile['prod-kata/05-policies.yaml']!.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      'NetworkPolicy/agent-sandbox-policy',
+      'NetworkPolicy/shell-sandbox-policy',
+    ]);
     // pods of a pool must never start before their policy exists: policies sort (and sync) before templates and pools
     expect(PHASES.indexOf('policies')).toBeLessThan(PHASES.indexOf('templates'));
     expect(byFile['prod-kata/08-router.yaml']).toBeUndefined();
-    const templates = byFile['prod-kata/06-templates.yaml'] as unknown as Array<{ spec: { networkPolicyManagement: string } }>;
+    const templates = byFile['prod-kata/06-templates.yaml'] as unknown as Array<{
+      spec: { networkPolicyManagement: string };
+    }>;
     expect(templates.map((t) => t.spec.networkPolicyManagement)).toEqual(['Unmanaged', 'Unmanaged']);
   });
 
   test('the descriptor ConfigMap holds exactly environment.json, which parses with the descriptor schema', async () => {
     const s = await exampleSynthesis('prod-kata');
     const json = s.files.find((f) => f.path === 'prod-kata/environment.json')!.content;
-    const cm = s.objects.find((o) => o.object.kind === 'ConfigMap' && o.object.metadata?.name === DESCRIPTOR_CONFIGMAP)!.object as unknown as { data: Record<string, string> };
+    const cm = s.objects.find((o) => o.object.kind === 'ConfigMap' && o.object.metadata?.name === DESCRIPTOR_CONFIGMAP)!
+      .object as unknown as { data: Record<string, string> };
     expect(cm.data['environment.json']).toBe(json);
     const d = parseEnvironmentDescriptor(JSON.parse(json));
-    expect(d.release).toMatchObject({ tag: 'v0.5.6', commit: '211b7579cabed9460c1a692eb687084ff4c5879d', family: 'v0.5' });
-    expect(d.templates.map((t) => `${t.namespace}/${t.name}:${t.runtimeClassName}:${t.networkPolicyManagement}`)).toEqual(['sandboxes/agent:kata-qemu:Unmanaged', 'sandboxes/shell:kata-qemu:Unmanaged']);
-    expect(d.warmPools).toEqual([{ namespace: 'sandboxes', name: 'agent-pool', template: 'agent', replicas: 3, updateStrategy: 'Recreate' }]);
+    expect(d.release).toMatchObject({
+      tag: 'v0.5.6',
+      commit: '211b7579cabed9460c1a692eb687084ff4c5879d',
+      family: 'v0.5',
+    });
+    expect(
+      d.templates.map((t) => `${t.namespace}/${t.name}:${t.runtimeClassName}:${t.networkPolicyManagement}`),
+    ).toEqual(['sandboxes/agent:kata-qemu:Unmanaged', 'sandboxes/shell:kata-qemu:Unmanaged']);
+    expect(d.warmPools).toEqual([
+      { namespace: 'sandboxes', name: 'agent-pool', template: 'agent', replicas: 3, updateStrategy: 'Recreate' },
+    ]);
     expect(d.router).toBeNull();
     expect(d.networkPolicies.map((np) => [np.name, np.ingressFrom, np.egress.map((e) => e.description)])).toEqual([
       ['agent-sandbox-policy', [], ['package proxy', 'artifact store']],
@@ -66,13 +105,16 @@ describe('synthesizeEnvironment on the examples', () => {
     expect(fileHashes(a)).toEqual(fileHashes(b));
   });
 
-  test.each(['dev-gvisor', 'prod-kata'] as ExampleName[])('%s matches its golden file (own objects in full, upstream objects by digest)', async (name) => {
-    const golden = goldenOf(await exampleSynthesis(name));
-    const path = join(GOLDEN_DIR, `${name}.json`);
-    if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(path, `${JSON.stringify(golden, null, 2)}\n`);
-    expect(existsSync(path)).toBe(true); // regenerate with UPDATE_GOLDEN=1 after reviewing the change
-    expect(golden).toEqual(JSON.parse(readFileSync(path, 'utf8')));
-  });
+  test.each(['dev-gvisor', 'prod-kata'] as ExampleName[])(
+    '%s matches its golden file (own objects in full, upstream objects by digest)',
+    async (name) => {
+      const golden = goldenOf(await exampleSynthesis(name));
+      const path = join(GOLDEN_DIR, `${name}.json`);
+      if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(path, `${JSON.stringify(golden, null, 2)}\n`);
+      expect(existsSync(path)).toBe(true); // regenerate with UPDATE_GOLDEN=1 after reviewing the change
+      expect(golden).toEqual(JSON.parse(readFileSync(path, 'utf8')));
+    },
+  );
 });
 
 describe('synthesizeEnvironment checks', () => {
@@ -93,7 +135,9 @@ describe('synthesizeEnvironment checks', () => {
       return undefined;
     })();
     expect(err).toBeInstanceOf(SchemaViolationError);
-    expect((err as SchemaViolationError).violations).toEqual([expect.stringMatching(/^bad\/raw-pool: SandboxWarmPool p: spec\.updateStrategy(\.typ)?: .*typ/)]);
+    expect((err as SchemaViolationError).violations).toEqual([
+      expect.stringMatching(/^bad\/raw-pool: SandboxWarmPool p: spec\.updateStrategy(\.typ)?: .*typ/),
+    ]);
   });
 
   test('constructs write only v1beta1 custom objects on v0.5.6', async () => {
@@ -102,7 +146,10 @@ describe('synthesizeEnvironment checks', () => {
     env.addWarmPool('pool', { template: env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec() }) });
     const s = synthesizeEnvironment(env);
     const custom = s.objects.filter((o) => o.object.apiVersion.includes('agents.x-k8s.io'));
-    expect(custom.map((o) => o.object.apiVersion)).toEqual(['extensions.agents.x-k8s.io/v1beta1', 'extensions.agents.x-k8s.io/v1beta1']);
+    expect(custom.map((o) => o.object.apiVersion)).toEqual([
+      'extensions.agents.x-k8s.io/v1beta1',
+      'extensions.agents.x-k8s.io/v1beta1',
+    ]);
   });
 
   test('two objects with the same identity are refused, both paths named', async () => {
@@ -111,7 +158,9 @@ describe('synthesizeEnvironment checks', () => {
     env.addRuntimeClass('g2', { preset: 'gvisor', scheduling: { nodeSelector: { a: 'b' } } });
     void rc;
     expect(() => synthesizeEnvironment(env)).toThrow(DuplicateObjectError);
-    expect(() => synthesizeEnvironment(env)).toThrow(/node.k8s.io\/RuntimeClass\/\(cluster\)\/gvisor at dup\/g1\/Resource and dup\/g2\/Resource/);
+    expect(() => synthesizeEnvironment(env)).toThrow(
+      /node.k8s.io\/RuntimeClass\/\(cluster\)\/gvisor at dup\/g1\/Resource and dup\/g2\/Resource/,
+    );
   });
 
   test('a construct validation problem stops synthesis with the path', async () => {
@@ -120,17 +169,29 @@ describe('synthesizeEnvironment checks', () => {
     const t = env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Managed' });
     env.addNetworkPolicy('np', { template: t });
     expect(() => synthesizeEnvironment(env)).toThrow(EnvironmentInvalidError);
-    expect(() => synthesizeEnvironment(env)).toThrow(/conf\/t: template agent-sandboxes\/t sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/);
+    expect(() => synthesizeEnvironment(env)).toThrow(
+      /conf\/t: template agent-sandboxes\/t sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/,
+    );
   });
 
   test('YAML is 1.1-quoted, keys sorted, list order kept', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'yaml', { install: false });
     const rc = env.addRuntimeClass('g', { preset: 'gvisor', allNodes: true });
-    env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec(undefined, { env: [{ name: 'Z', value: 'on' }, { name: 'A', value: 'yes' }] }) });
+    env.addTemplate('t', {
+      runtimeClass: rc,
+      podSpec: podSpec(undefined, {
+        env: [
+          { name: 'Z', value: 'on' },
+          { name: 'A', value: 'yes' },
+        ],
+      }),
+    });
     const file = synthesizeEnvironment(env).files.find((f) => f.path === 'yaml/06-templates.yaml')!.content;
     expect(file).toContain('value: "on"');
     expect(file).toContain('value: "yes"');
-    const tmpl = parse(file.replace(/^---\n/, '')) as { spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } } };
+    const tmpl = parse(file.replace(/^---\n/, '')) as {
+      spec: { podTemplate: { spec: { containers: Array<{ env: Array<{ name: string }> }> } } };
+    };
     expect(tmpl.spec.podTemplate.spec.containers[0]!.env.map((e) => e.name)).toEqual(['Z', 'A']);
     expect(Object.keys(tmpl)).toEqual(['apiVersion', 'kind', 'metadata', 'spec']);
   });
@@ -144,16 +205,29 @@ describe('synthesizeEnvironment checks', () => {
 
   test('the CRDs written are the pinned upstream CRDs plus only AgentPlane labels and annotations', async () => {
     const s = await exampleSynthesis('dev-gvisor');
-    const crds = parseAllDocuments(s.files.find((f) => f.path === 'dev-gvisor/00-crds.yaml')!.content).map((d) => d.toJS() as Record<string, any>);
+    const crds = parseAllDocuments(s.files.find((f) => f.path === 'dev-gvisor/00-crds.yaml')!.content).map(
+      (d) => d.toJS() as Record<string, any>,
+    );
     expect(crds).toHaveLength(4);
     for (const crd of crds) {
       const file = Object.values(s.release.facts.crds).find((c) => c.crdName === crd.metadata.name)!.file;
       const upstream = s.release.objects.get(file)![0] as Record<string, any>;
-      const ours = (key: string) => key.startsWith('agentplane.dev/') || key.startsWith('app.kubernetes.io/') || key.startsWith('argocd.argoproj.io/');
-      const strip = (m: Record<string, string> | undefined) => Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !ours(k)));
-      expect({ ...crd, metadata: { ...crd.metadata, labels: strip(crd.metadata.labels), annotations: strip(crd.metadata.annotations) } }).toEqual({
+      const ours = (key: string) =>
+        key.startsWith('agentplane.dev/') ||
+        key.startsWith('app.kubernetes.io/') ||
+        key.startsWith('argocd.argoproj.io/');
+      const strip = (m: Record<string, string> | undefined) =>
+        Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !ours(k)));
+      expect({
+        ...crd,
+        metadata: { ...crd.metadata, labels: strip(crd.metadata.labels), annotations: strip(crd.metadata.annotations) },
+      }).toEqual({
         ...upstream,
-        metadata: { ...upstream.metadata, labels: strip(upstream.metadata.labels), annotations: strip(upstream.metadata.annotations) },
+        metadata: {
+          ...upstream.metadata,
+          labels: strip(upstream.metadata.labels),
+          annotations: strip(upstream.metadata.annotations),
+        },
       });
     }
   });

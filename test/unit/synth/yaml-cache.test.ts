@@ -15,7 +15,11 @@ function streamInFreshProcess(cacheRoot: string): string {
     const { yamlStream } = await import(${JSON.stringify(join(ROOT, 'src/synth/yaml.ts'))});
     const r = await loadRelease('v0.5.6', { mirror: ${JSON.stringify(SHARED_MIRROR)}, cacheDir: ${JSON.stringify(cacheRoot)} });
     process.stdout.write(yamlStream(r.objects.get(${JSON.stringify(SANDBOX_CRD)}), { cacheRoot: ${JSON.stringify(cacheRoot)} }));`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
   return r.stdout;
 }

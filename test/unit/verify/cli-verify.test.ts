@@ -13,7 +13,12 @@ import { DESCRIPTOR } from './fixtures.js';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 function cli(args: string[]): { status: number | null; stderr: string; stdout: string } {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, KUBECONFIG: '' }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/agentplane.js'), ...args], {
+    encoding: 'utf8',
+    cwd: ROOT,
+    env: { ...process.env, KUBECONFIG: '' },
+    timeout: 60_000,
+  });
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
@@ -28,7 +33,24 @@ async function closedPort(): Promise<number> {
 function kubeconfig(server: string, context = 'test'): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-kc-'));
   const file = path.join(dir, 'config');
-  writeFileSync(file, ['apiVersion: v1', 'kind: Config', `current-context: ${context}`, 'clusters:', `- name: c`, `  cluster: {server: "${server}", insecure-skip-tls-verify: true}`, 'users:', '- name: u', '  user: {token: not-a-real-token}', 'contexts:', '- name: test', '  context: {cluster: c, user: u}', ''].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `current-context: ${context}`,
+      'clusters:',
+      `- name: c`,
+      `  cluster: {server: "${server}", insecure-skip-tls-verify: true}`,
+      'users:',
+      '- name: u',
+      '  user: {token: not-a-real-token}',
+      'contexts:',
+      '- name: test',
+      '  context: {cluster: c, user: u}',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
@@ -43,14 +65,26 @@ describe('agentplane verify exit codes', () => {
     const port = await closedPort();
     const r = cli(['verify', '--env', envDir(), '--kubeconfig', kubeconfig(`https://127.0.0.1:${port}`), '-o', 'json']);
     expect(r.status).toBe(7);
-    expect(r.stderr).toContain('error: could not run: cannot use the cluster: cannot reach the API server of context "test" (ECONNREFUSED)');
+    expect(r.stderr).toContain(
+      'error: could not run: cannot use the cluster: cannot reach the API server of context "test" (ECONNREFUSED)',
+    );
     expect(r.stdout).toBe('');
   }, 60_000);
 
   test('a context that is not in the kubeconfig: a usage error (exit 2) naming it', () => {
-    const r = cli(['verify', '--env', envDir(), '--kubeconfig', kubeconfig('https://127.0.0.1:1'), '--context', 'nope']);
+    const r = cli([
+      'verify',
+      '--env',
+      envDir(),
+      '--kubeconfig',
+      kubeconfig('https://127.0.0.1:1'),
+      '--context',
+      'nope',
+    ]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^error: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts\n\(run agentplane verify --help for usage\)\n$/);
+    expect(r.stderr).toMatch(
+      /^error: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts\n\(run agentplane verify --help for usage\)\n$/,
+    );
   }, 60_000);
 
   test('an invalid descriptor: exit 4 with a hint', () => {

@@ -19,7 +19,10 @@ test('from the compiled lib/esm', () => {
   const compiled = join(ROOT, 'lib/esm/src/verify/tuple-reader.js');
   if (!existsSync(compiled)) throw new Error('lib/esm is missing: run `npm run build` first');
   const script = `const { clientSdkEntry } = await import(${JSON.stringify(pathToFileURL(compiled).href)}); process.stdout.write(JSON.stringify(clientSdkEntry()));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
   expect(r.stderr).toBe('');
   expect(JSON.parse(r.stdout)).toEqual({ value: `${pkg.name} ${pkg.version}`, source: 'package.json' });
 });

@@ -13,13 +13,48 @@ function write(obj: unknown): string {
 describe('environment descriptor → verify plan', () => {
   test('maps templates, ports, pools, router, policies and the declared requirements', () => {
     const { descriptor, file } = readEnvironment(write(DESCRIPTOR));
-    const plan = planFromDescriptor(descriptor, path.dirname(file), { transport: 'direct', routerUrl: 'http://127.0.0.1:18080', probeTimeoutMs: 2000 });
+    const plan = planFromDescriptor(descriptor, path.dirname(file), {
+      transport: 'direct',
+      routerUrl: 'http://127.0.0.1:18080',
+      probeTimeoutMs: 2000,
+    });
     expect(plan.release).toBe('v0.5.6');
-    expect(plan.controller).toEqual({ namespace: 'agent-sandbox-system', deployment: 'agent-sandbox-controller', serviceAccount: 'agent-sandbox-controller', image: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6' });
-    expect(plan.templates).toEqual([{ namespace: 'dev-sandboxes', name: 'shell', runtime: 'sandboxd', ports: { rest: 8080, grpc: 9090 }, runtimeImage: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6', runtimeClassName: 'gvisor', networkPolicyManagement: 'Managed', images: { sandboxd: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }, podLabels: { 'agentplane.dev/template': 'shell' } }]);
-    expect(plan.warmPools).toEqual([{ namespace: 'dev-sandboxes', name: 'shell-pool', template: 'shell', replicas: 2 }]);
-    expect(plan.router).toEqual({ namespace: 'agent-sandbox-system', service: 'sandbox-router-svc', podLabels: { app: 'sandbox-router' }, image: 'r:1', url: 'http://127.0.0.1:18080' });
-    expect(plan.networkPolicies[0]).toEqual({ namespace: 'dev-sandboxes', name: 'shell-egress', template: 'shell', allowedEgress: ['0.0.0.0/0 TCP/443'], ingressFrom: [{ namespace: 'agent-sandbox-system', podLabels: { app: 'sandbox-router' } }] });
+    expect(plan.controller).toEqual({
+      namespace: 'agent-sandbox-system',
+      deployment: 'agent-sandbox-controller',
+      serviceAccount: 'agent-sandbox-controller',
+      image: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+    });
+    expect(plan.templates).toEqual([
+      {
+        namespace: 'dev-sandboxes',
+        name: 'shell',
+        runtime: 'sandboxd',
+        ports: { rest: 8080, grpc: 9090 },
+        runtimeImage: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6',
+        runtimeClassName: 'gvisor',
+        networkPolicyManagement: 'Managed',
+        images: { sandboxd: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' },
+        podLabels: { 'agentplane.dev/template': 'shell' },
+      },
+    ]);
+    expect(plan.warmPools).toEqual([
+      { namespace: 'dev-sandboxes', name: 'shell-pool', template: 'shell', replicas: 2 },
+    ]);
+    expect(plan.router).toEqual({
+      namespace: 'agent-sandbox-system',
+      service: 'sandbox-router-svc',
+      podLabels: { app: 'sandbox-router' },
+      image: 'r:1',
+      url: 'http://127.0.0.1:18080',
+    });
+    expect(plan.networkPolicies[0]).toEqual({
+      namespace: 'dev-sandboxes',
+      name: 'shell-egress',
+      template: 'shell',
+      allowedEgress: ['0.0.0.0/0 TCP/443'],
+      ingressFrom: [{ namespace: 'agent-sandbox-system', podLabels: { app: 'sandbox-router' } }],
+    });
     expect(plan.requirements).toEqual([
       { name: 'sandbox-api', required: 'verified' },
       { name: 'controller', required: 'configured' },
@@ -30,10 +65,16 @@ describe('environment descriptor → verify plan', () => {
   });
 
   test('missing file, bad JSON, schema violations and unsupported releases are typed errors with a hint', () => {
-    expect(() => readEnvironment('/nonexistent-dir')).toThrow(new EnvironmentDescriptorError('no environment descriptor at /nonexistent-dir/environment.json', ''));
+    expect(() => readEnvironment('/nonexistent-dir')).toThrow(
+      new EnvironmentDescriptorError('no environment descriptor at /nonexistent-dir/environment.json', ''),
+    );
     expect(() => readEnvironment(write('{nope'))).toThrow(/is not valid JSON/);
-    expect(() => readEnvironment(write({ ...DESCRIPTOR, templates: [{ name: 'x' }] }))).toThrow(/is not a valid environment descriptor: templates\.0\.namespace: /);
+    expect(() => readEnvironment(write({ ...DESCRIPTOR, templates: [{ name: 'x' }] }))).toThrow(
+      /is not a valid environment descriptor: templates\.0\.namespace: /,
+    );
     const { descriptor } = readEnvironment(write({ ...DESCRIPTOR, release: { ...DESCRIPTOR.release, tag: 'v0.9.9' } }));
-    expect(() => planFromDescriptor(descriptor, 'x', { transport: 'direct' })).toThrow(/pins release v0\.9\.9, which this AgentPlane does not support/);
+    expect(() => planFromDescriptor(descriptor, 'x', { transport: 'direct' })).toThrow(
+      /pins release v0\.9\.9, which this AgentPlane does not support/,
+    );
   });
 });

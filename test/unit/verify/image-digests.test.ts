@@ -1,4 +1,11 @@
-import { checkImage, imageEvidence, registryDigest, splitRef, startedContainers, type ContainerImage } from '../../../src/verify/image-digests.js';
+import {
+  checkImage,
+  imageEvidence,
+  registryDigest,
+  splitRef,
+  startedContainers,
+  type ContainerImage,
+} from '../../../src/verify/image-digests.js';
 import { settle } from '../../../src/verify/states.js';
 import { fact } from '../../../src/verify/evidence.js';
 
@@ -6,10 +13,19 @@ const A = `sha256:${'a'.repeat(64)}`;
 const B = `sha256:${'b'.repeat(64)}`;
 const REPO = 'registry.example.internal/agent-sandbox/sandboxd';
 
-const container = (over: Partial<ContainerImage>): ContainerImage => ({ pod: 'sbx/p-1', container: 'sandboxd', pinned: `${REPO}:v0.5.6@${A}`, image: `${REPO}:v0.5.6`, imageID: `${REPO}@${A}`, ...over });
+const container = (over: Partial<ContainerImage>): ContainerImage => ({
+  pod: 'sbx/p-1',
+  container: 'sandboxd',
+  pinned: `${REPO}:v0.5.6@${A}`,
+  image: `${REPO}:v0.5.6`,
+  imageID: `${REPO}@${A}`,
+  ...over,
+});
 
 /** The lower steps of a capability, all proven, so settle() shows what the verified-step facts do. */
-const lower = (['discovered', 'compatible', 'configured'] as const).map((step) => fact({ capability: 'template/sbx/t', step, verdict: 'proven', reason: 'TemplateFound', subject: 's', message: step }));
+const lower = (['discovered', 'compatible', 'configured'] as const).map((step) =>
+  fact({ capability: 'template/sbx/t', step, verdict: 'proven', reason: 'TemplateFound', subject: 's', message: step }),
+);
 
 describe('splitRef and registryDigest', () => {
   test('splits registry, tag and digest; Docker Hub short names are normalised', () => {
@@ -32,7 +48,11 @@ describe('splitRef and registryDigest', () => {
 describe('checkImage', () => {
   test('digest pin: equal imageID digest matches, another digest is skew', () => {
     expect(checkImage(container({}))).toEqual({ kind: 'match', digest: A });
-    expect(checkImage(container({ imageID: `docker-pullable://${REPO}@${B}` }))).toEqual({ kind: 'skew', pinnedDigest: A, runningDigest: B });
+    expect(checkImage(container({ imageID: `docker-pullable://${REPO}@${B}` }))).toEqual({
+      kind: 'skew',
+      pinnedDigest: A,
+      runningDigest: B,
+    });
   });
 
   test('digest pin: empty imageID and a local image id cannot be compared', () => {
@@ -43,25 +63,56 @@ describe('checkImage', () => {
   test('tag-only pin: same reference is tag-only (with the running digest when reported); another tag or repository is ref skew', () => {
     expect(checkImage(container({ pinned: `${REPO}:v0.5.6` }))).toEqual({ kind: 'tag-only', runningDigest: A });
     expect(checkImage(container({ pinned: `${REPO}:v0.5.6`, imageID: '' }))).toEqual({ kind: 'tag-only' });
-    expect(checkImage(container({ pinned: 'busybox:1.36', image: 'docker.io/library/busybox:1.36', imageID: '' }))).toEqual({ kind: 'tag-only' });
-    expect(checkImage(container({ pinned: `${REPO}:v0.5.6`, image: `${REPO}:latest-main` }))).toEqual({ kind: 'ref-skew', pinned: `${REPO}:v0.5.6`, running: `${REPO}:latest-main` });
-    expect(checkImage(container({ pinned: `${REPO}:v0.5.6`, image: 'other.example/sandboxd:v0.5.6' }))).toEqual({ kind: 'ref-skew', pinned: `${REPO}:v0.5.6`, running: 'other.example/sandboxd:v0.5.6' });
+    expect(
+      checkImage(container({ pinned: 'busybox:1.36', image: 'docker.io/library/busybox:1.36', imageID: '' })),
+    ).toEqual({ kind: 'tag-only' });
+    expect(checkImage(container({ pinned: `${REPO}:v0.5.6`, image: `${REPO}:latest-main` }))).toEqual({
+      kind: 'ref-skew',
+      pinned: `${REPO}:v0.5.6`,
+      running: `${REPO}:latest-main`,
+    });
+    expect(checkImage(container({ pinned: `${REPO}:v0.5.6`, image: 'other.example/sandboxd:v0.5.6' }))).toEqual({
+      kind: 'ref-skew',
+      pinned: `${REPO}:v0.5.6`,
+      running: 'other.example/sandboxd:v0.5.6',
+    });
   });
 });
 
 describe('startedContainers', () => {
-  const pod = (name: string, statuses: object[], extra: object = {}) => ({ metadata: { name, namespace: 'sbx', ...extra }, status: { containerStatuses: statuses } });
+  const pod = (name: string, statuses: object[], extra: object = {}) => ({
+    metadata: { name, namespace: 'sbx', ...extra },
+    status: { containerStatuses: statuses },
+  });
   const running = { running: { startedAt: '2026-11-29T12:00:00Z' } };
 
   test('keeps started, pinned containers of live pods; skips waiting containers, unpinned sidecars and pods being deleted', () => {
     const pods = [
-      pod('p-1', [{ name: 'sandboxd', image: `${REPO}:v0.5.6`, imageID: `${REPO}@${A}`, state: running }, { name: 'sidecar', image: 'x:1', imageID: '', state: running }]),
+      pod('p-1', [
+        { name: 'sandboxd', image: `${REPO}:v0.5.6`, imageID: `${REPO}@${A}`, state: running },
+        { name: 'sidecar', image: 'x:1', imageID: '', state: running },
+      ]),
       pod('p-2', [{ name: 'sandboxd', image: `${REPO}:v0.5.6`, state: { waiting: { reason: 'ContainerCreating' } } }]),
-      pod('p-3', [{ name: 'sandboxd', image: `${REPO}:v0.5.6`, imageID: `${REPO}@${B}`, state: running }], { deletionTimestamp: '2026-11-29T12:01:00Z' }),
-      { metadata: { name: 'p-4', namespace: 'sbx' }, status: { initContainerStatuses: [{ name: 'init', image: 'i:1', imageID: `i@${B}`, state: { terminated: { exitCode: 0 } } }] } },
+      pod('p-3', [{ name: 'sandboxd', image: `${REPO}:v0.5.6`, imageID: `${REPO}@${B}`, state: running }], {
+        deletionTimestamp: '2026-11-29T12:01:00Z',
+      }),
+      {
+        metadata: { name: 'p-4', namespace: 'sbx' },
+        status: {
+          initContainerStatuses: [
+            { name: 'init', image: 'i:1', imageID: `i@${B}`, state: { terminated: { exitCode: 0 } } },
+          ],
+        },
+      },
     ];
     expect(startedContainers(pods, { sandboxd: `${REPO}:v0.5.6@${A}`, init: `i:1@${B}` })).toEqual([
-      { pod: 'sbx/p-1', container: 'sandboxd', pinned: `${REPO}:v0.5.6@${A}`, image: `${REPO}:v0.5.6`, imageID: `${REPO}@${A}` },
+      {
+        pod: 'sbx/p-1',
+        container: 'sandboxd',
+        pinned: `${REPO}:v0.5.6@${A}`,
+        image: `${REPO}:v0.5.6`,
+        imageID: `${REPO}@${A}`,
+      },
       { pod: 'sbx/p-4', container: 'init', pinned: `i:1@${B}`, image: 'i:1', imageID: `i@${B}` },
     ]);
   });
@@ -69,34 +120,68 @@ describe('startedContainers', () => {
 
 describe('imageEvidence and the state it leaves', () => {
   test('all digests match: one proven fact listing each pod/container, the capability reaches verified', () => {
-    const ev = imageEvidence('template/sbx/t', 'pods of template sbx/t', [container({}), container({ pod: 'sbx/p-2' })]);
-    expect(ev).toEqual([expect.objectContaining({ capability: 'template/sbx/t', step: 'verified', verdict: 'proven', subject: 'pods of template sbx/t', value: A, message: `2 container(s) run the pinned digest: sbx/p-1/sandboxd ${A}, sbx/p-2/sandboxd ${A}` })]);
+    const ev = imageEvidence('template/sbx/t', 'pods of template sbx/t', [
+      container({}),
+      container({ pod: 'sbx/p-2' }),
+    ]);
+    expect(ev).toEqual([
+      expect.objectContaining({
+        capability: 'template/sbx/t',
+        step: 'verified',
+        verdict: 'proven',
+        subject: 'pods of template sbx/t',
+        value: A,
+        message: `2 container(s) run the pinned digest: sbx/p-1/sandboxd ${A}, sbx/p-2/sandboxd ${A}`,
+      }),
+    ]);
     expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null });
   });
 
   test('one pod on another digest: a missing fact naming pod, container, pinned and running; stays configured', () => {
-    const ev = imageEvidence('template/sbx/t', 'pods of template sbx/t', [container({}), container({ pod: 'sbx/p-2', imageID: `${REPO}@${B}` })]);
-    expect(ev.map((e) => [e.verdict, e.subject])).toEqual([['missing', 'Pod sbx/p-2'], ['proven', 'pods of template sbx/t']]);
+    const ev = imageEvidence('template/sbx/t', 'pods of template sbx/t', [
+      container({}),
+      container({ pod: 'sbx/p-2', imageID: `${REPO}@${B}` }),
+    ]);
+    expect(ev.map((e) => [e.verdict, e.subject])).toEqual([
+      ['missing', 'Pod sbx/p-2'],
+      ['proven', 'pods of template sbx/t'],
+    ]);
     expect(ev[0]).toMatchObject({ field: 'status.containerStatuses[sandboxd].imageID', value: `${REPO}@${B}` });
-    expect(ev[0]!.message).toBe(`image skew: container sandboxd of pod sbx/p-2 runs ${B} (image ${REPO}:v0.5.6), the environment pinned ${REPO}:v0.5.6@${A}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`);
+    expect(ev[0]!.message).toBe(
+      `image skew: container sandboxd of pod sbx/p-2 runs ${B} (image ${REPO}:v0.5.6), the environment pinned ${REPO}:v0.5.6@${A}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
+    );
     const s = settle([...lower, ...ev]);
     expect(s.state).toBe('configured');
     expect(s.next).toBe(`verified not reached: ${ev[0]!.message}`);
   });
 
   test('tag-only pin: unknown, says skew cannot be detected and never claims verified', () => {
-    const ev = imageEvidence('controller', 'pods of Deployment agent-sandbox-system/agent-sandbox-controller', [container({ pinned: `${REPO}:v0.5.6`, container: 'manager' })]);
+    const ev = imageEvidence('controller', 'pods of Deployment agent-sandbox-system/agent-sandbox-controller', [
+      container({ pinned: `${REPO}:v0.5.6`, container: 'manager' }),
+    ]);
     expect(ev).toHaveLength(1);
     expect(ev[0]).toMatchObject({ verdict: 'unknown', step: 'verified', value: `${REPO}:v0.5.6` });
-    expect(ev[0]!.message).toBe(`${REPO}:v0.5.6 is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 1 container(s) (sbx/p-1/manager ${A}); pin a digest (requireDigests: true) to verify`);
-    expect(settle([...lower.map((e) => ({ ...e, capability: 'controller' as const })), ...ev]).state).toBe('configured');
+    expect(ev[0]!.message).toBe(
+      `${REPO}:v0.5.6 is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 1 container(s) (sbx/p-1/manager ${A}); pin a digest (requireDigests: true) to verify`,
+    );
+    expect(settle([...lower.map((e) => ({ ...e, capability: 'controller' as const })), ...ev]).state).toBe(
+      'configured',
+    );
   });
 
   test('no imageID (a runtime that does not report it) and local image ids: unknown, grouped', () => {
-    const ev = imageEvidence('router', 'router pods', [container({ imageID: '' }), container({ pod: 'sbx/p-2', imageID: '' }), container({ pod: 'sbx/p-3', imageID: B })]);
+    const ev = imageEvidence('router', 'router pods', [
+      container({ imageID: '' }),
+      container({ pod: 'sbx/p-2', imageID: '' }),
+      container({ pod: 'sbx/p-3', imageID: B }),
+    ]);
     expect(ev.map((e) => e.verdict)).toEqual(['unknown', 'unknown']);
-    expect(ev[0]!.message).toBe('2 container(s) report no imageID (sbx/p-1/sandboxd, sbx/p-2/sandboxd): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked');
-    expect(ev[1]!.message).toBe(`1 container(s) report a local image id, not a registry digest (sbx/p-3/sandboxd ${B}): the image was loaded into the node, so it cannot be compared with the pinned digest`);
+    expect(ev[0]!.message).toBe(
+      '2 container(s) report no imageID (sbx/p-1/sandboxd, sbx/p-2/sandboxd): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked',
+    );
+    expect(ev[1]!.message).toBe(
+      `1 container(s) report a local image id, not a registry digest (sbx/p-3/sandboxd ${B}): the image was loaded into the node, so it cannot be compared with the pinned digest`,
+    );
   });
 
   test('no containers: no evidence (other probes report missing pods)', () => {
@@ -105,6 +190,8 @@ describe('imageEvidence and the state it leaves', () => {
 
   test('long lists are cut after 10 names', () => {
     const many = Array.from({ length: 12 }, (_, i) => container({ pod: `sbx/p-${i}`, imageID: '' }));
-    expect(imageEvidence('router', 'router pods', many)[0]!.message).toMatch(/\(sbx\/p-0\/sandboxd, .*sbx\/p-9\/sandboxd and 2 more\)/);
+    expect(imageEvidence('router', 'router pods', many)[0]!.message).toMatch(
+      /\(sbx\/p-0\/sandboxd, .*sbx\/p-9\/sandboxd and 2 more\)/,
+    );
   });
 });

@@ -19,12 +19,25 @@ const HOST_DMESG_MENTIONING_GVISOR = [
   '',
 ].join('\n');
 
-const target: RuntimeTarget = { kind: 'sandboxd', transport: 'direct', namespace: 'dev-sandboxes', sandbox: 'shell-x1', pod: 'shell-x1', podIP: '127.10.0.7', restPort: 8080, grpcPort: 9090 };
+const target: RuntimeTarget = {
+  kind: 'sandboxd',
+  transport: 'direct',
+  namespace: 'dev-sandboxes',
+  sandbox: 'shell-x1',
+  pod: 'shell-x1',
+  podIP: '127.10.0.7',
+  restPort: 8080,
+  grpcPort: 9090,
+};
 
 /** A runtime that answers only `dmesg`, with `out`; records the argv it was asked. */
 function fakeRuntime(out: ExecOutput | RuntimeCall<ExecOutput>): RuntimeProber & { asked: string[][] } {
   const asked: string[][] = [];
-  const never = async (): Promise<RuntimeCall<string>> => ({ kind: 'error', durationMs: 0, detail: 'not part of this test' });
+  const never = async (): Promise<RuntimeCall<string>> => ({
+    kind: 'error',
+    durationMs: 0,
+    detail: 'not part of this test',
+  });
   return {
     asked,
     health: never,
@@ -33,7 +46,9 @@ function fakeRuntime(out: ExecOutput | RuntimeCall<ExecOutput>): RuntimeProber &
       asked.push([...argv]);
       expect(t).toBe(target);
       if ('kind' in out) return out;
-      return argv.join(' ') === 'dmesg' ? { kind: 'answered', value: out, durationMs: 12 } : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` };
+      return argv.join(' ') === 'dmesg'
+        ? { kind: 'answered', value: out, durationMs: 12 }
+        : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` };
     },
     async close() {},
   };
@@ -42,7 +57,9 @@ function fakeRuntime(out: ExecOutput | RuntimeCall<ExecOutput>): RuntimeProber &
 describe('gvisorBootLine', () => {
   test('a Sentry log: the boot line at time 0 is found, with or without the syslog priority prefix', () => {
     expect(gvisorBootLine(RUNSC_DMESG)).toBe('[    0.000000] Starting gVisor...');
-    expect(gvisorBootLine(`\n<6>[    0.000000] Starting gVisor...\n<6>[    0.512000] Ready!\n`)).toBe('<6>[    0.000000] Starting gVisor...');
+    expect(gvisorBootLine(`\n<6>[    0.000000] Starting gVisor...\n<6>[    0.512000] Ready!\n`)).toBe(
+      '<6>[    0.000000] Starting gVisor...',
+    );
   });
 
   test('a host kernel whose log mentions gvisor paths and processes is not gVisor (a bare /gvisor/i would say it is)', () => {
@@ -64,34 +81,63 @@ describe('gvisorIsolation', () => {
     const runtime = fakeRuntime({ exitCode: 0, stdout: RUNSC_DMESG, stderr: '' });
     await gvisorIsolation(runtime, target, 2_000, rc, 'gvisor');
     expect(runtime.asked).toEqual([['dmesg']]);
-    expect(rc.list).toEqual([expect.objectContaining({
-      capability: 'runtime-class/gvisor', step: 'verified', verdict: 'proven', subject: 'pod dev-sandboxes/shell-x1', field: 'Execute(dmesg)',
-      value: '[    0.000000] Starting gVisor...', message: 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0', durationMs: 12,
-    })]);
+    expect(rc.list).toEqual([
+      expect.objectContaining({
+        capability: 'runtime-class/gvisor',
+        step: 'verified',
+        verdict: 'proven',
+        subject: 'pod dev-sandboxes/shell-x1',
+        field: 'Execute(dmesg)',
+        value: '[    0.000000] Starting gVisor...',
+        message: 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0',
+        durationMs: 12,
+      }),
+    ]);
   });
 
   test('a host kernel log that mentions gvisor: missing, naming the first line seen and the acceptance test', async () => {
     const rc = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(fakeRuntime({ exitCode: 0, stdout: HOST_DMESG_MENTIONING_GVISOR, stderr: '' }), target, 2_000, rc, 'gvisor');
+    await gvisorIsolation(
+      fakeRuntime({ exitCode: 0, stdout: HOST_DMESG_MENTIONING_GVISOR, stderr: '' }),
+      target,
+      2_000,
+      rc,
+      'gvisor',
+    );
     expect(rc.list).toHaveLength(1);
     expect(rc.list[0]).toMatchObject({
       verdict: 'missing',
-      message: 'isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 0: [    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-)',
+      message:
+        'isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 0: [    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-)',
       missingTest: 'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor',
     });
   });
 
   test('dmesg refused (non-zero exit) or no answer: missing, with what happened', async () => {
     const denied = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(fakeRuntime({ exitCode: 1, stdout: '', stderr: 'dmesg: read kernel buffer failed: Operation not permitted\n' }), target, 2_000, denied, 'gvisor');
+    await gvisorIsolation(
+      fakeRuntime({ exitCode: 1, stdout: '', stderr: 'dmesg: read kernel buffer failed: Operation not permitted\n' }),
+      target,
+      2_000,
+      denied,
+      'gvisor',
+    );
     expect(denied.list[0]!.verdict).toBe('missing');
-    expect(denied.list[0]!.message).toContain('(its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 1: dmesg: read kernel buffer failed: Operation not permitted)');
+    expect(denied.list[0]!.message).toContain(
+      '(its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 1: dmesg: read kernel buffer failed: Operation not permitted)',
+    );
     // Exit 1 with the boot line on stdout is not accepted either: only a successful dmesg counts.
     const odd = new Facts('runtime-class/gvisor');
     await gvisorIsolation(fakeRuntime({ exitCode: 1, stdout: RUNSC_DMESG, stderr: '' }), target, 2_000, odd, 'gvisor');
     expect(odd.list[0]!.verdict).toBe('missing');
     const hung = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(fakeRuntime({ kind: 'timeout', durationMs: 2_000, detail: 'Execute deadline exceeded after 2000 ms' }), target, 2_000, hung, 'gvisor');
+    await gvisorIsolation(
+      fakeRuntime({ kind: 'timeout', durationMs: 2_000, detail: 'Execute deadline exceeded after 2000 ms' }),
+      target,
+      2_000,
+      hung,
+      'gvisor',
+    );
     expect(hung.list[0]!.message).toContain('; Execute deadline exceeded after 2000 ms)');
   });
 });

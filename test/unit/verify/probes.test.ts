@@ -13,8 +13,24 @@ const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/release
 const crd = (opts: { strategy?: string; service?: object; url?: string; caBundle?: string; label?: string }) => ({
   metadata: { name: 'x', ...(opts.label ? { labels: { 'app.kubernetes.io/version': opts.label } } : {}) },
   spec: {
-    versions: [{ name: 'v1beta1', served: true, storage: true }, { name: 'v1alpha1', served: true, storage: false }],
-    ...(opts.strategy ? { conversion: { strategy: opts.strategy, webhook: { clientConfig: { ...(opts.service ? { service: opts.service } : {}), ...(opts.url ? { url: opts.url } : {}), ...(opts.caBundle ? { caBundle: opts.caBundle } : {}) } } } } : {}),
+    versions: [
+      { name: 'v1beta1', served: true, storage: true },
+      { name: 'v1alpha1', served: true, storage: false },
+    ],
+    ...(opts.strategy
+      ? {
+          conversion: {
+            strategy: opts.strategy,
+            webhook: {
+              clientConfig: {
+                ...(opts.service ? { service: opts.service } : {}),
+                ...(opts.url ? { url: opts.url } : {}),
+                ...(opts.caBundle ? { caBundle: opts.caBundle } : {}),
+              },
+            },
+          },
+        }
+      : {}),
   },
   status: { conditions: [{ type: 'Established', status: 'True' }] },
 });
@@ -22,8 +38,16 @@ const PINNED_SVC = { name: 'agent-sandbox-webhook-service', namespace: 'agent-sa
 
 describe('install probe: CRD views and conversion evidence', () => {
   test('viewCrd reads served/storage versions, Established, client config and the release label', () => {
-    expect(viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t', label: 'v0.5.6' }) as never)).toEqual({
-      served: ['v1alpha1', 'v1beta1'], storage: 'v1beta1', established: true, strategy: 'Webhook', service: PINNED_SVC, caBundle: true, versionLabel: 'v0.5.6',
+    expect(
+      viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t', label: 'v0.5.6' }) as never),
+    ).toEqual({
+      served: ['v1alpha1', 'v1beta1'],
+      storage: 'v1beta1',
+      established: true,
+      strategy: 'Webhook',
+      service: PINNED_SVC,
+      caBundle: true,
+      versionLabel: 'v0.5.6',
       schemas: { v1alpha1: undefined, v1beta1: undefined },
     });
   });
@@ -33,23 +57,57 @@ describe('install probe: CRD views and conversion evidence', () => {
   });
 
   test('pinned Service with caBundle on all four CRDs reaches configured; url client config is accepted and said so', () => {
-    const all = (v: ReturnType<typeof viewCrd>) => new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v]));
-    expect(settle(conversionEvidence('v0.5', 'v0.5.6', all(viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t' }) as never)))).state).toBe('configured');
-    const ev = conversionEvidence('v0.5', 'v0.5.6', all(viewCrd(crd({ strategy: 'Webhook', url: 'https://127.0.0.1:9443/convert', caBundle: 'LS0t' }) as never)));
+    const all = (v: ReturnType<typeof viewCrd>) =>
+      new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v]));
+    expect(
+      settle(
+        conversionEvidence(
+          'v0.5',
+          'v0.5.6',
+          all(viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC, caBundle: 'LS0t' }) as never)),
+        ),
+      ).state,
+    ).toBe('configured');
+    const ev = conversionEvidence(
+      'v0.5',
+      'v0.5.6',
+      all(viewCrd(crd({ strategy: 'Webhook', url: 'https://127.0.0.1:9443/convert', caBundle: 'LS0t' }) as never)),
+    );
     expect(settle(ev).state).toBe('configured');
-    expect(ev.find((e) => e.step === 'compatible')!.message).toBe('Sandbox webhook is a URL (https://127.0.0.1:9443/convert): an out-of-cluster controller serves conversion');
+    expect(ev.find((e) => e.step === 'compatible')!.message).toBe(
+      'Sandbox webhook is a URL (https://127.0.0.1:9443/convert): an out-of-cluster controller serves conversion',
+    );
   });
 
   test('a webhook without caBundle stays compatible, naming why', () => {
     const v = viewCrd(crd({ strategy: 'Webhook', service: PINNED_SVC }) as never);
-    const s = settle(conversionEvidence('v0.5', 'v0.5.6', new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v]))));
+    const s = settle(
+      conversionEvidence(
+        'v0.5',
+        'v0.5.6',
+        new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v])),
+      ),
+    );
     expect(s.state).toBe('compatible');
-    expect(s.next).toMatch(/^configured not reached: Sandbox webhook has no caBundle: the controller has not patched it/);
+    expect(s.next).toMatch(
+      /^configured not reached: Sandbox webhook has no caBundle: the controller has not patched it/,
+    );
   });
 
   test('a webhook pointing elsewhere stays discovered', () => {
     const v = viewCrd(crd({ strategy: 'Webhook', service: { ...PINNED_SVC, name: 'other' }, caBundle: 'x' }) as never);
-    const s = settle(conversionEvidence('v0.5', 'v0.5.6', new Map([['Sandbox', v], ['SandboxClaim', v], ['SandboxTemplate', v], ['SandboxWarmPool', v]])));
+    const s = settle(
+      conversionEvidence(
+        'v0.5',
+        'v0.5.6',
+        new Map([
+          ['Sandbox', v],
+          ['SandboxClaim', v],
+          ['SandboxTemplate', v],
+          ['SandboxWarmPool', v],
+        ]),
+      ),
+    );
     expect(s.state).toBe('discovered');
     expect(s.next).toContain('points at agent-sandbox-system/other/convert');
   });
@@ -83,17 +141,31 @@ describe('controller probe: rights from the pinned RBAC', () => {
 
 describe('runtime-class probe: node matching', () => {
   const node = (name: string, labels: Record<string, string>, taints: object[] = [], ready = true) => ({
-    metadata: { name, labels }, spec: { taints }, status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+    metadata: { name, labels },
+    spec: { taints },
+    status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
   });
-  const rc = { metadata: { name: 'gvisor' }, handler: 'runsc', scheduling: { nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' }, tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }] } };
+  const rc = {
+    metadata: { name: 'gvisor' },
+    handler: 'runsc',
+    scheduling: {
+      nodeSelector: { 'sandbox.gke.io/runtime': 'gvisor' },
+      tolerations: [{ key: 'sandbox.gke.io/runtime', operator: 'Equal', value: 'gvisor', effect: 'NoSchedule' }],
+    },
+  };
 
   test('selector, taints and readiness decide', () => {
-    const fits = nodesFor(rc as never, [
-      node('a', {}),
-      node('b', { 'sandbox.gke.io/runtime': 'gvisor' }, [{ key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' }]),
-      node('c', { 'sandbox.gke.io/runtime': 'gvisor' }, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]),
-      node('d', { 'sandbox.gke.io/runtime': 'gvisor' }, [], false),
-    ] as never);
+    const fits = nodesFor(
+      rc as never,
+      [
+        node('a', {}),
+        node('b', { 'sandbox.gke.io/runtime': 'gvisor' }, [
+          { key: 'sandbox.gke.io/runtime', value: 'gvisor', effect: 'NoSchedule' },
+        ]),
+        node('c', { 'sandbox.gke.io/runtime': 'gvisor' }, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]),
+        node('d', { 'sandbox.gke.io/runtime': 'gvisor' }, [], false),
+      ] as never,
+    );
     expect(fits).toEqual([
       { node: 'a', fits: false, reason: 'lacks label sandbox.gke.io/runtime=gvisor' },
       { node: 'b', fits: true, reason: 'Ready and matches' },
@@ -105,7 +177,9 @@ describe('runtime-class probe: node matching', () => {
   test('a class without scheduling fits every Ready node; Exists tolerations match any value', () => {
     expect(nodesFor({ handler: 'runc' } as never, [node('a', {})] as never)[0]!.fits).toBe(true);
     const exists = { scheduling: { nodeSelector: {}, tolerations: [{ key: 'k', operator: 'Exists' }] } };
-    expect(nodesFor(exists as never, [node('a', {}, [{ key: 'k', value: 'v', effect: 'NoExecute' }])] as never)[0]!.fits).toBe(true);
+    expect(
+      nodesFor(exists as never, [node('a', {}, [{ key: 'k', value: 'v', effect: 'NoExecute' }])] as never)[0]!.fits,
+    ).toBe(true);
   });
 });
 
@@ -122,17 +196,55 @@ describe('network probe: selectors and coverage', () => {
 
   test('an ingress-only policy does not restrict egress', () => {
     const pod = { metadata: { namespace: 'sbx', name: 'p', labels: { app: 'sandbox' } } };
-    const pol = { metadata: { namespace: 'sbx', name: 'in-only' }, spec: { podSelector: {}, policyTypes: ['Ingress'] } };
-    expect(podCoverage(pod as never, [pol] as never, new Set(['in-only'])).problems).toEqual(['no policy restricts egress of pod sbx/p (selected by in-only for ingress only)']);
+    const pol = {
+      metadata: { namespace: 'sbx', name: 'in-only' },
+      spec: { podSelector: {}, policyTypes: ['Ingress'] },
+    };
+    expect(podCoverage(pod as never, [pol] as never, new Set(['in-only'])).problems).toEqual([
+      'no policy restricts egress of pod sbx/p (selected by in-only for ingress only)',
+    ]);
   });
 });
 
 describe('router probe: admission by template policies', () => {
-  const base = { environment: 'e', release: 'v0.5.6', source: 's', controller: { namespace: 'a', deployment: 'b', serviceAccount: 'c' }, runtimeClasses: [], warmPools: [], transport: 'direct', requirements: [], probeTimeoutMs: 5000, readyTimeoutMs: 1000 } as const;
+  const base = {
+    environment: 'e',
+    release: 'v0.5.6',
+    source: 's',
+    controller: { namespace: 'a', deployment: 'b', serviceAccount: 'c' },
+    runtimeClasses: [],
+    warmPools: [],
+    transport: 'direct',
+    requirements: [],
+    probeTimeoutMs: 5000,
+    readyTimeoutMs: 1000,
+  } as const;
   test('Managed templates admit app=sandbox-router in agent-sandbox-system only', () => {
-    const plan = { ...base, templates: [{ namespace: 'sbx', name: 'py', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Managed' }], networkPolicies: [] };
-    expect(routerAdmission({ ...plan, router: { namespace: 'agent-sandbox-system', service: 's', podLabels: { app: 'sandbox-router', extra: 'x' } } } as VerifyPlan)).toEqual([]);
-    expect(routerAdmission({ ...plan, router: { namespace: 'default', service: 's', podLabels: { 'app.kubernetes.io/name': 'sandbox-router' } } } as VerifyPlan)).toEqual([
+    const plan = {
+      ...base,
+      templates: [
+        {
+          namespace: 'sbx',
+          name: 'py',
+          runtime: 'sandboxd',
+          ports: { rest: 8080 },
+          networkPolicyManagement: 'Managed',
+        },
+      ],
+      networkPolicies: [],
+    };
+    expect(
+      routerAdmission({
+        ...plan,
+        router: { namespace: 'agent-sandbox-system', service: 's', podLabels: { app: 'sandbox-router', extra: 'x' } },
+      } as VerifyPlan),
+    ).toEqual([]);
+    expect(
+      routerAdmission({
+        ...plan,
+        router: { namespace: 'default', service: 's', podLabels: { 'app.kubernetes.io/name': 'sandbox-router' } },
+      } as VerifyPlan),
+    ).toEqual([
       'template sbx/py (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router default/{"app.kubernetes.io/name":"sandbox-router"}',
     ]);
   });
@@ -140,11 +252,30 @@ describe('router probe: admission by template policies', () => {
   test('Unmanaged templates use the environment policy ingress peers; declared policies include the managed ones', () => {
     const plan = {
       ...base,
-      templates: [{ namespace: 'sbx', name: 'py', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Unmanaged' }, { namespace: 'sbx', name: 'm', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Managed' }],
-      networkPolicies: [{ namespace: 'sbx', name: 'sbx-py', template: 'py', allowedEgress: [], ingressFrom: [{ namespace: 'routers', podLabels: { app: 'r' } }] }],
+      templates: [
+        {
+          namespace: 'sbx',
+          name: 'py',
+          runtime: 'sandboxd',
+          ports: { rest: 8080 },
+          networkPolicyManagement: 'Unmanaged',
+        },
+        { namespace: 'sbx', name: 'm', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Managed' },
+      ],
+      networkPolicies: [
+        {
+          namespace: 'sbx',
+          name: 'sbx-py',
+          template: 'py',
+          allowedEgress: [],
+          ingressFrom: [{ namespace: 'routers', podLabels: { app: 'r' } }],
+        },
+      ],
       router: { namespace: 'routers', service: 's', podLabels: { app: 'r' } },
     } as unknown as VerifyPlan;
-    expect(routerAdmission(plan)).toEqual(['template sbx/m (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router routers/{"app":"r"}']);
+    expect(routerAdmission(plan)).toEqual([
+      'template sbx/m (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router routers/{"app":"r"}',
+    ]);
     expect([...declaredPolicies(plan)].sort()).toEqual(['m-network-policy', 'sbx-py']);
   });
 });
@@ -152,9 +283,26 @@ describe('router probe: admission by template policies', () => {
 describe('existing sandbox: runtime kind from the pod', () => {
   test('sandboxd by container name or image, ports from its args; python runtime by port 8888; else none', async () => {
     const { runtimeOfPod } = await import('../../../src/verify/probes/existing-sandbox.js');
-    expect(runtimeOfPod({ spec: { containers: [{ name: 'sandboxd', image: 'x' }] } } as never)).toEqual({ kind: 'sandboxd', rest: 8080, grpc: 9090 });
-    expect(runtimeOfPod({ spec: { containers: [{ name: 'rt', image: 'reg/sandboxd:v1', args: ['--rest-port=18080', '--grpc-port', '19090'] }] } } as never)).toEqual({ kind: 'sandboxd', rest: 18080, grpc: 19090 });
-    expect(runtimeOfPod({ spec: { containers: [{ name: 'py', image: 'python-runtime', ports: [{ containerPort: 8888 }] }] } } as never)).toEqual({ kind: 'python-runtime', rest: 8888 });
-    expect(runtimeOfPod({ spec: { containers: [{ name: 'busybox', image: 'busybox' }] } } as never)).toEqual({ kind: 'none', why: 'no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: busybox)' });
+    expect(runtimeOfPod({ spec: { containers: [{ name: 'sandboxd', image: 'x' }] } } as never)).toEqual({
+      kind: 'sandboxd',
+      rest: 8080,
+      grpc: 9090,
+    });
+    expect(
+      runtimeOfPod({
+        spec: {
+          containers: [{ name: 'rt', image: 'reg/sandboxd:v1', args: ['--rest-port=18080', '--grpc-port', '19090'] }],
+        },
+      } as never),
+    ).toEqual({ kind: 'sandboxd', rest: 18080, grpc: 19090 });
+    expect(
+      runtimeOfPod({
+        spec: { containers: [{ name: 'py', image: 'python-runtime', ports: [{ containerPort: 8888 }] }] },
+      } as never),
+    ).toEqual({ kind: 'python-runtime', rest: 8888 });
+    expect(runtimeOfPod({ spec: { containers: [{ name: 'busybox', image: 'busybox' }] } } as never)).toEqual({
+      kind: 'none',
+      why: 'no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: busybox)',
+    });
   });
 });

@@ -7,7 +7,9 @@ const output = readFileSync(new URL('../../../src/verify/OUTPUT.md', import.meta
 describe('reason codes', () => {
   test('every evidence and adapter reason is CamelCase and documented in src/verify/OUTPUT.md with its meaning', () => {
     const all = { ...EVIDENCE_REASONS, ...ADAPTER_REASONS };
-    const undocumented = Object.entries(all).filter(([code, meaning]) => !output.includes(`| \`${code}\` | ${meaning.replace(/\|/g, '\\|')} |`));
+    const undocumented = Object.entries(all).filter(
+      ([code, meaning]) => !output.includes(`| \`${code}\` | ${meaning.replace(/\|/g, '\\|')} |`),
+    );
     expect(undocumented).toEqual([]);
     expect(Object.keys(all).filter((code) => !/^[A-Z][A-Za-z0-9]*$/.test(code))).toEqual([]);
   });

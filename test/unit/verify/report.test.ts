@@ -13,10 +13,23 @@ const proven = (capability: string, step: 'discovered' | 'compatible' | 'configu
 
 function sample(leftovers: string[] = []) {
   const evidence = [
-    ...(['discovered', 'compatible', 'configured', 'verified'] as const).map((s) => proven('sandbox-api', s, `sandbox-api ${s}`)),
+    ...(['discovered', 'compatible', 'configured', 'verified'] as const).map((s) =>
+      proven('sandbox-api', s, `sandbox-api ${s}`),
+    ),
     ...(['discovered', 'compatible', 'configured'] as const).map((s) => proven('runtime-exec', s, `runtime-exec ${s}`)),
-    fact({ capability: 'runtime-exec', step: 'verified', verdict: 'unknown', reason: 'RuntimeTimeout', subject: 'sandboxd 127.10.0.3:9090', message: 'runtime API did not answer in 5s; pod Ready=True', at, durationMs: 5000 }),
-    ...(['discovered', 'compatible', 'configured'] as const).map((s) => proven('network-isolation', s, `netpol ${s} | piped`)),
+    fact({
+      capability: 'runtime-exec',
+      step: 'verified',
+      verdict: 'unknown',
+      reason: 'RuntimeTimeout',
+      subject: 'sandboxd 127.10.0.3:9090',
+      message: 'runtime API did not answer in 5s; pod Ready=True',
+      at,
+      durationMs: 5000,
+    }),
+    ...(['discovered', 'compatible', 'configured'] as const).map((s) =>
+      proven('network-isolation', s, `netpol ${s} | piped`),
+    ),
   ];
   return buildReport({
     environment: { name: 'dev-gvisor', release: 'v0.5.6', source: 'dist/dev-gvisor' },
@@ -54,7 +67,12 @@ describe('buildReport', () => {
   });
 
   test('leftovers make the outcome not-verified even when every capability met its requirement', () => {
-    const r = buildReport({ ...sample(), requirements: [{ name: 'sandbox-api', required: 'verified' }], evidence: sample().capabilities[0]!.evidence, leftovers: ['Sandbox sbx/verify-abc: delete timed out'] });
+    const r = buildReport({
+      ...sample(),
+      requirements: [{ name: 'sandbox-api', required: 'verified' }],
+      evidence: sample().capabilities[0]!.evidence,
+      leftovers: ['Sandbox sbx/verify-abc: delete timed out'],
+    });
     expect(r.capabilities[0]!.met).toBe(true);
     expect(r.outcome).toBe('not-verified');
   });
@@ -64,7 +82,16 @@ describe('renderers', () => {
   test('json parses back and matches the stable schema exactly', () => {
     const parsed = JSON.parse(renderJson(sample()));
     expect(VerifyReportSchema.parse(parsed)).toEqual(parsed);
-    expect(Object.keys(parsed)).toEqual(['schema', 'environment', 'tuple', 'capabilities', 'leftovers', 'outcome', 'startedAt', 'durationMs']);
+    expect(Object.keys(parsed)).toEqual([
+      'schema',
+      'environment',
+      'tuple',
+      'capabilities',
+      'leftovers',
+      'outcome',
+      'startedAt',
+      'durationMs',
+    ]);
     expect(Object.keys(parsed.capabilities[0])).toEqual(['name', 'state', 'required', 'met', 'evidence', 'next']);
     expect(VerifyReportSchema.safeParse({ ...parsed, extra: 1 }).success).toBe(false);
   });
@@ -92,7 +119,9 @@ describe('renderers', () => {
     const xml = renderJunit(sample(['Sandbox sbx/<x>: left']));
     expect(xml).toContain('<testsuites name="agentplane-verify" tests="4" failures="2" time="6.200">');
     expect(xml).toContain('<testcase classname="agentplane.verify" name="runtime-exec" time="5.000">');
-    expect(xml).toContain('<failure message="configured &lt; verified: verified not reached: runtime API did not answer in 5s; pod Ready=True" type="configured">');
+    expect(xml).toContain(
+      '<failure message="configured &lt; verified: verified not reached: runtime API did not answer in 5s; pod Ready=True" type="configured">',
+    );
     expect(xml).toContain('Sandbox sbx/&lt;x&gt;: left');
     expect((xml.match(/<testcase /g) ?? []).length).toBe(4);
   });

@@ -1,17 +1,40 @@
 import { fact } from '../../../src/verify/evidence.js';
 import { orderProbes, ProbeGraphError, runProbes, type Probe } from '../../../src/verify/runner.js';
 
-const probe = (id: string, after: string[], run: Probe['run'], deadlineMs = 1000): Probe => ({ id, after, covers: ['controller'], timeoutStep: 'configured', deadlineMs, run });
-const proven = (id: string) => async () => [fact({ capability: 'controller', step: 'discovered', verdict: 'proven', reason: 'DeploymentFound', subject: id, message: `${id} ran` })];
+const probe = (id: string, after: string[], run: Probe['run'], deadlineMs = 1000): Probe => ({
+  id,
+  after,
+  covers: ['controller'],
+  timeoutStep: 'configured',
+  deadlineMs,
+  run,
+});
+const proven = (id: string) => async () => [
+  fact({
+    capability: 'controller',
+    step: 'discovered',
+    verdict: 'proven',
+    reason: 'DeploymentFound',
+    subject: id,
+    message: `${id} ran`,
+  }),
+];
 
 describe('orderProbes', () => {
   test('dependencies run first; independent probes keep their order', () => {
-    const order = orderProbes([probe('c', ['b'], proven('c')), probe('a', [], proven('a')), probe('b', ['a'], proven('b')), probe('d', [], proven('d'))]);
+    const order = orderProbes([
+      probe('c', ['b'], proven('c')),
+      probe('a', [], proven('a')),
+      probe('b', ['a'], proven('b')),
+      probe('d', [], proven('d')),
+    ]);
     expect(order.map((p) => p.id)).toEqual(['a', 'b', 'c', 'd']);
   });
 
   test('a cycle is an error naming it', () => {
-    expect(() => orderProbes([probe('a', ['b'], proven('a')), probe('b', ['a'], proven('b'))])).toThrow(new ProbeGraphError('probes depend on each other in a cycle: a -> b -> a'));
+    expect(() => orderProbes([probe('a', ['b'], proven('a')), probe('b', ['a'], proven('b'))])).toThrow(
+      new ProbeGraphError('probes depend on each other in a cycle: a -> b -> a'),
+    );
   });
 
   test('an unknown dependency is an error', () => {
@@ -51,29 +74,60 @@ describe('runProbes', () => {
     let aborted = false;
     const ev = await runProbes(
       [
-        probe('hangs', [], (ctx) => new Promise(() => {
-          ctx.signal.addEventListener('abort', () => { aborted = true; });
-        }), 50),
+        probe(
+          'hangs',
+          [],
+          (ctx) =>
+            new Promise(() => {
+              ctx.signal.addEventListener('abort', () => {
+                aborted = true;
+              });
+            }),
+          50,
+        ),
       ],
       { progress: () => undefined },
     );
     expect(aborted).toBe(true);
     expect(ev).toHaveLength(1);
-    expect(ev[0]).toMatchObject({ capability: 'controller', step: 'configured', verdict: 'unknown', message: 'probe hangs did not finish within 50ms; nothing it would have checked counts' });
+    expect(ev[0]).toMatchObject({
+      capability: 'controller',
+      step: 'configured',
+      verdict: 'unknown',
+      message: 'probe hangs did not finish within 50ms; nothing it would have checked counts',
+    });
   });
 
   test('a probe that throws yields unknown evidence with the error', async () => {
-    const ev = await runProbes([probe('boom', [], async () => { throw new Error('socket hang up'); })], { progress: () => undefined });
+    const ev = await runProbes(
+      [
+        probe('boom', [], async () => {
+          throw new Error('socket hang up');
+        }),
+      ],
+      { progress: () => undefined },
+    );
     expect(ev[0]).toMatchObject({ verdict: 'unknown', message: 'probe boom stopped with an error: socket hang up' });
   });
 
   test('after an interrupt, remaining probes are reported as not run', async () => {
     const outer = new AbortController();
     const ev = await runProbes(
-      [probe('first', [], async () => { outer.abort(); return []; }), probe('second', ['first'], proven('second'))],
+      [
+        probe('first', [], async () => {
+          outer.abort();
+          return [];
+        }),
+        probe('second', ['first'], proven('second')),
+      ],
       { progress: () => undefined, signal: outer.signal },
     );
-    expect(ev).toEqual([expect.objectContaining({ verdict: 'unknown', message: 'probe second was not run: verification was interrupted' })]);
+    expect(ev).toEqual([
+      expect.objectContaining({
+        verdict: 'unknown',
+        message: 'probe second was not run: verification was interrupted',
+      }),
+    ]);
   });
 });
 
@@ -86,7 +140,12 @@ describe('parallel runs', () => {
   };
   test('independent probes overlap up to the bound; evidence comes in dependency order, not completion order', async () => {
     const log: string[] = [];
-    const probes = [probe('a', [], slow('a', 60, log)), probe('b', [], slow('b', 10, log)), probe('c', [], slow('c', 10, log)), probe('d', ['a', 'b'], slow('d', 1, log))];
+    const probes = [
+      probe('a', [], slow('a', 60, log)),
+      probe('b', [], slow('b', 10, log)),
+      probe('c', [], slow('c', 10, log)),
+      probe('d', ['a', 'b'], slow('d', 1, log)),
+    ];
     const ev = await runProbes(probes, { progress: () => undefined, concurrency: 2 });
     expect(ev.map((e) => e.subject)).toEqual(['a', 'b', 'c', 'd']);
     expect(log.slice(0, 2)).toEqual(['start a', 'start b']); // c waits for a free slot
@@ -94,7 +153,10 @@ describe('parallel runs', () => {
   });
   test('concurrency 1 runs one after another', async () => {
     const log: string[] = [];
-    await runProbes([probe('a', [], slow('a', 5, log)), probe('b', [], slow('b', 5, log))], { progress: () => undefined, concurrency: 1 });
+    await runProbes([probe('a', [], slow('a', 5, log)), probe('b', [], slow('b', 5, log))], {
+      progress: () => undefined,
+      concurrency: 1,
+    });
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b']);
   });
 });

@@ -15,7 +15,9 @@ async function flakyRuntime(failAt: number): Promise<{ port: number; close: () =
   let executes = 0;
   const server = http.createServer((req, res) => {
     let raw = '';
-    req.on('data', (c) => { raw += c; });
+    req.on('data', (c) => {
+      raw += c;
+    });
     req.on('end', () => {
       if (req.method === 'GET') return res.end('{"status":"ok"}');
       executes += 1;
@@ -32,9 +34,20 @@ async function flakyRuntime(failAt: number): Promise<{ port: number; close: () =
 async function prove(failAt: number, samples: number) {
   const rt = await flakyRuntime(failAt);
   const exec = new Facts('runtime-exec');
-  exec.proven('discovered', 't', 'RuntimeDeclared', 'd').proven('compatible', 't', 'RuntimeSpoken', 's').proven('configured', 't', 'TransportReachesRuntime', 'c');
+  exec
+    .proven('discovered', 't', 'RuntimeDeclared', 'd')
+    .proven('compatible', 't', 'RuntimeSpoken', 's')
+    .proven('configured', 't', 'TransportReachesRuntime', 'c');
   const prober = new AdapterRuntimeProber({});
-  const target = { kind: 'python-runtime' as const, transport: 'direct' as const, namespace: 'sbx', sandbox: 's1', pod: 's1', podIP: '127.0.0.1', restPort: rt.port };
+  const target = {
+    kind: 'python-runtime' as const,
+    transport: 'direct' as const,
+    namespace: 'sbx',
+    sandbox: 's1',
+    pod: 's1',
+    podIP: '127.0.0.1',
+    restPort: rt.port,
+  };
   const ok = await proveExecution(prober, target, { probeTimeoutMs: 2000, runId: 'r1', samples }, exec, 'pod s1 Ready');
   await prober.close();
   await rt.close();
@@ -46,7 +59,12 @@ test('one failure at position 4 of 5 keeps runtime-exec at configured and is rep
   expect(r.ok).toBe(false);
   expect(r.state).toBe('configured');
   expect(r.failing).toHaveLength(1);
-  expect(r.failing[0]).toMatchObject({ step: 'verified', verdict: 'unknown', reason: 'RuntimeError', value: 'sample 4/5' });
+  expect(r.failing[0]).toMatchObject({
+    step: 'verified',
+    verdict: 'unknown',
+    reason: 'RuntimeError',
+    value: 'sample 4/5',
+  });
 });
 
 test('a failure after the sample is not seen: 5 in a row verify, and 3 of a 3-sample pass only with 3', async () => {

@@ -1,10 +1,21 @@
 import { fact, type Evidence, type FactInput } from '../../../src/verify/evidence.js';
 import { meets, settle } from '../../../src/verify/states.js';
 
-const base = { capability: 'runtime-exec', reason: 'RuntimeDeclared', subject: 'x', message: 'm', at: '2026-01-01T00:00:00.000Z' } as const;
-const e = (step: FactInput['step'], verdict: FactInput['verdict'], message = `${step} ${verdict}`, extra: Partial<FactInput> = {}): Evidence =>
-  fact({ ...base, step, verdict, message, ...extra });
-const ladder = (upTo: number): Evidence[] => (['discovered', 'compatible', 'configured', 'verified'] as const).slice(0, upTo).map((s) => e(s, 'proven'));
+const base = {
+  capability: 'runtime-exec',
+  reason: 'RuntimeDeclared',
+  subject: 'x',
+  message: 'm',
+  at: '2026-01-01T00:00:00.000Z',
+} as const;
+const e = (
+  step: FactInput['step'],
+  verdict: FactInput['verdict'],
+  message = `${step} ${verdict}`,
+  extra: Partial<FactInput> = {},
+): Evidence => fact({ ...base, step, verdict, message, ...extra });
+const ladder = (upTo: number): Evidence[] =>
+  (['discovered', 'compatible', 'configured', 'verified'] as const).slice(0, upTo).map((s) => e(s, 'proven'));
 
 describe('settle', () => {
   test('no evidence is absent, naming the first missing step', () => {
@@ -17,11 +28,18 @@ describe('settle', () => {
 
   test('a timeout (unknown) at verified leaves the state at configured with the reason', () => {
     const s = settle([...ladder(3), e('verified', 'unknown', 'runtime API did not answer in 5s; pod Ready=True')]);
-    expect(s).toEqual({ state: 'configured', next: 'verified not reached: runtime API did not answer in 5s; pod Ready=True' });
+    expect(s).toEqual({
+      state: 'configured',
+      next: 'verified not reached: runtime API did not answer in 5s; pod Ready=True',
+    });
   });
 
   test('one proven and one missing fact at the same step does not advance (no lucky single success)', () => {
-    const s = settle([...ladder(3), e('verified', 'proven', 'nonce 1 echoed'), e('verified', 'missing', 'nonce 2 answered "wrong"')]);
+    const s = settle([
+      ...ladder(3),
+      e('verified', 'proven', 'nonce 1 echoed'),
+      e('verified', 'missing', 'nonce 2 answered "wrong"'),
+    ]);
     expect(s.state).toBe('configured');
     expect(s.next).toBe('verified not reached: nonce 2 answered "wrong"');
   });
@@ -38,7 +56,12 @@ describe('settle', () => {
   });
 
   test('a contradiction makes the capability failed, whatever else was proven', () => {
-    expect(settle([...ladder(3), e('verified', 'contradicted', 'conversion failed: x509 unknown authority although caBundle is set')])).toEqual({
+    expect(
+      settle([
+        ...ladder(3),
+        e('verified', 'contradicted', 'conversion failed: x509 unknown authority although caBundle is set'),
+      ]),
+    ).toEqual({
       state: 'failed',
       next: 'conversion failed: x509 unknown authority although caBundle is set',
     });
@@ -49,8 +72,15 @@ describe('settle', () => {
   });
 
   test('the missing acceptance test is named in next', () => {
-    const s = settle([...ladder(3), e('verified', 'unknown', 'NetworkPolicy enforcement cannot be read from the API', { missingTest: 'netpol-enforcement' })]);
-    expect(s.next).toBe('verified not reached: NetworkPolicy enforcement cannot be read from the API (acceptance test missing: netpol-enforcement)');
+    const s = settle([
+      ...ladder(3),
+      e('verified', 'unknown', 'NetworkPolicy enforcement cannot be read from the API', {
+        missingTest: 'netpol-enforcement',
+      }),
+    ]);
+    expect(s.next).toBe(
+      'verified not reached: NetworkPolicy enforcement cannot be read from the API (acceptance test missing: netpol-enforcement)',
+    );
   });
 });
 

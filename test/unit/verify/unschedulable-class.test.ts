@@ -9,24 +9,71 @@ import { unschedulableClass } from '../../../src/verify/probes/workload/class-ga
 import type { ProbeRun } from '../../../src/verify/runner.js';
 
 const deps = { plan: { runtimeClasses: ['kata-qemu'] } } as unknown as ProbeDeps;
-const run = (evidence: Evidence[]): ProbeRun => ({ signal: new AbortController().signal, deadlineMs: 1000, evidence, note: () => undefined });
-const rc = (step: Evidence['step'], verdict: Evidence['verdict'], reason: Evidence['reason'], value?: string, capability = 'runtime-class/kata-qemu') =>
-  fact({ capability: capability as Evidence['capability'], step, verdict, reason, subject: 'RuntimeClass kata-qemu', message: 'm', ...(value ? { value } : {}) });
+const run = (evidence: Evidence[]): ProbeRun => ({
+  signal: new AbortController().signal,
+  deadlineMs: 1000,
+  evidence,
+  note: () => undefined,
+});
+const rc = (
+  step: Evidence['step'],
+  verdict: Evidence['verdict'],
+  reason: Evidence['reason'],
+  value?: string,
+  capability = 'runtime-class/kata-qemu',
+) =>
+  fact({
+    capability: capability as Evidence['capability'],
+    step,
+    verdict,
+    reason,
+    subject: 'RuntimeClass kata-qemu',
+    message: 'm',
+    ...(value ? { value } : {}),
+  });
 
 describe('unschedulableClass', () => {
   test('no Ready node matches its scheduling: skipped, naming the nodes', async () => {
-    const ev = [rc('discovered', 'proven', 'RuntimeClassFound'), rc('compatible', 'missing', 'NoNodeMatchesRuntimeClass', 'node-a lacks label katacontainers.io/kata-runtime=true')];
-    expect(await unschedulableClass(deps, 'kata-qemu', run(ev))).toBe('RuntimeClass kata-qemu has no Ready node matching its scheduling (node-a lacks label katacontainers.io/kata-runtime=true)');
+    const ev = [
+      rc('discovered', 'proven', 'RuntimeClassFound'),
+      rc(
+        'compatible',
+        'missing',
+        'NoNodeMatchesRuntimeClass',
+        'node-a lacks label katacontainers.io/kata-runtime=true',
+      ),
+    ];
+    expect(await unschedulableClass(deps, 'kata-qemu', run(ev))).toBe(
+      'RuntimeClass kata-qemu has no Ready node matching its scheduling (node-a lacks label katacontainers.io/kata-runtime=true)',
+    );
   });
 
   test('the class does not exist: skipped', async () => {
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'missing', 'RuntimeClassNotFound')]))).toBe('RuntimeClass kata-qemu does not exist');
+    expect(
+      await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'missing', 'RuntimeClassNotFound')])),
+    ).toBe('RuntimeClass kata-qemu does not exist');
   });
 
-  test('a class that could not be read (403) or that fits a node is tried; another class\'s evidence does not count', async () => {
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'unknown', 'Forbidden')]))).toBeUndefined();
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b')]))).toBeUndefined();
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('compatible', 'missing', 'NoNodeMatchesRuntimeClass', 'node-a not Ready', 'runtime-class/gvisor')]))).toBeUndefined();
-    expect(await unschedulableClass(deps, 'kata-qemu', run([rc('configured', 'missing', 'NoTemplateUsesRuntimeClass')]))).toBeUndefined();
+  test("a class that could not be read (403) or that fits a node is tried; another class's evidence does not count", async () => {
+    expect(
+      await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'unknown', 'Forbidden')])),
+    ).toBeUndefined();
+    expect(
+      await unschedulableClass(
+        deps,
+        'kata-qemu',
+        run([rc('compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b')]),
+      ),
+    ).toBeUndefined();
+    expect(
+      await unschedulableClass(
+        deps,
+        'kata-qemu',
+        run([rc('compatible', 'missing', 'NoNodeMatchesRuntimeClass', 'node-a not Ready', 'runtime-class/gvisor')]),
+      ),
+    ).toBeUndefined();
+    expect(
+      await unschedulableClass(deps, 'kata-qemu', run([rc('configured', 'missing', 'NoTemplateUsesRuntimeClass')])),
+    ).toBeUndefined();
   });
 });

@@ -15,9 +15,12 @@ import { runtimeClassProbe } from '../runtime-class.js';
  */
 export async function unschedulableClass(deps: ProbeDeps, name: string, ctx: ProbeRun): Promise<string | undefined> {
   const capability = `runtime-class/${name}`;
-  const evidence = deps.plan.runtimeClasses.includes(name) ? ctx.evidence : await runtimeClassProbe(deps, name).run(ctx);
+  const evidence = deps.plan.runtimeClasses.includes(name)
+    ? ctx.evidence
+    : await runtimeClassProbe(deps, name).run(ctx);
   const mine = (e: Evidence): boolean => e.capability === capability && e.verdict === 'missing';
-  if (evidence.some((e) => mine(e) && e.reason === 'RuntimeClassNotFound')) return `RuntimeClass ${name} does not exist`;
+  if (evidence.some((e) => mine(e) && e.reason === 'RuntimeClassNotFound'))
+    return `RuntimeClass ${name} does not exist`;
   const noNode = evidence.find((e) => mine(e) && e.reason === 'NoNodeMatchesRuntimeClass');
   if (noNode === undefined) return undefined;
   return `RuntimeClass ${name} has no Ready node matching its scheduling (${noNode.value ?? 'no nodes'})`;

@@ -20,7 +20,11 @@ export interface WorkloadFacts {
   readonly rc?: Facts;
 }
 
-export function workloadFacts(family: ReleaseFamily, template: TemplatePlan, pool: WarmPoolPlan | undefined): WorkloadFacts {
+export function workloadFacts(
+  family: ReleaseFamily,
+  template: TemplatePlan,
+  pool: WarmPoolPlan | undefined,
+): WorkloadFacts {
   return {
     template: new Facts(`template/${template.namespace}/${template.name}`),
     exec: new Facts('runtime-exec'),
@@ -37,7 +41,9 @@ export function workloadFacts(family: ReleaseFamily, template: TemplatePlan, poo
 
 /** Every piece of evidence recorded, in capability order. */
 export function allEvidence(f: WorkloadFacts): Evidence[] {
-  return [f.template, f.exec, f.files, f.api, f.ctrl, f.conv, f.router, f.wp, f.ext, f.rc].flatMap((x) => x?.list ?? []);
+  return [f.template, f.exec, f.files, f.api, f.ctrl, f.conv, f.router, f.wp, f.ext, f.rc].flatMap(
+    (x) => x?.list ?? [],
+  );
 }
 
 /** The recorders whose `verified` step needs a Ready probe sandbox (all but conversion and router). */

@@ -12,27 +12,45 @@ import { claimView, sandboxView } from '../../../adapter/kubernetes/views.js';
 import { formatMs } from '../../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
-import { CLAIM_REFERENCE_GRACE_MS, referencedKind, stuckClaimMessage, type ReferencedObject } from '../claim-reference.js';
+import {
+  CLAIM_REFERENCE_GRACE_MS,
+  referencedKind,
+  stuckClaimMessage,
+  type ReferencedObject,
+} from '../claim-reference.js';
 import { ref, type ProbeDeps } from '../common.js';
 import { reconnected, settled, type Readiness } from './readiness.js';
 
-export async function claimAndWait(deps: ProbeDeps, template: TemplatePlan, declared: WarmPoolPlan | undefined, ctx: ProbeRun): Promise<Readiness> {
+export async function claimAndWait(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  declared: WarmPoolPlan | undefined,
+  ctx: ProbeRun,
+): Promise<Readiness> {
   const started = Date.now();
   const pool = declared ?? (await probePool(deps, template, ctx));
-  if ('refused' in pool) return { ready: false, reason: 'ProbeCreateRefused', why: pool.refused, waitedMs: Date.now() - started };
+  if ('refused' in pool)
+    return { ready: false, reason: 'ProbeCreateRefused', why: pool.refused, waitedMs: Date.now() - started };
   const claimName = await createClaim(deps, template, pool, ctx);
-  if (typeof claimName !== 'string') return { ready: false, reason: 'ProbeCreateRefused', why: claimName.refused, waitedMs: Date.now() - started };
+  if (typeof claimName !== 'string')
+    return { ready: false, reason: 'ProbeCreateRefused', why: claimName.refused, waitedMs: Date.now() - started };
   const bound = await waitBound(deps, pool, claimName, started, ctx);
   if (bound.kind === 'not-bound') return bound.readiness;
   return waitSandboxReady(deps, pool, claimName, bound.claim, started, ctx);
 }
 
 /** A one-replica pool of the verifier's own, labelled, so the claim path (the only v1beta1 way to a sandbox) can run. */
-async function probePool(deps: ProbeDeps, template: TemplatePlan, ctx: ProbeRun): Promise<WarmPoolPlan | { refused: string }> {
+async function probePool(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  ctx: ProbeRun,
+): Promise<WarmPoolPlan | { refused: string }> {
   const name = deps.workload.name(`p-${template.name}`);
   const pref = ref('SandboxWarmPool', 'v1beta1', template.namespace);
   deps.workload.track(pref, 'SandboxWarmPool', name);
-  ctx.note(`template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 1)`);
+  ctx.note(
+    `template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 1)`,
+  );
   const made = await deps.cluster.createCustom(pref, {
     apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
     kind: 'SandboxWarmPool',
@@ -40,31 +58,53 @@ async function probePool(deps: ProbeDeps, template: TemplatePlan, ctx: ProbeRun)
     spec: { replicas: 1, sandboxTemplateRef: { name: template.name } },
   });
   deps.workload.created(pref, name, made);
-  if (made.kind !== 'ok') return { refused: `could not create probe SandboxWarmPool ${name}: ${made.kind === 'failed' ? made.error.message : made.message}` };
+  if (made.kind !== 'ok')
+    return {
+      refused: `could not create probe SandboxWarmPool ${name}: ${made.kind === 'failed' ? made.error.message : made.message}`,
+    };
   return { namespace: template.namespace, name, template: template.name, replicas: 1 };
 }
 
 /** Creates the probe claim through the adapter (the client path); its name, or why the create was refused. */
-async function createClaim(deps: ProbeDeps, template: TemplatePlan, pool: WarmPoolPlan, ctx: ProbeRun): Promise<string | { refused: string }> {
+async function createClaim(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  pool: WarmPoolPlan,
+  ctx: ProbeRun,
+): Promise<string | { refused: string }> {
   const adapter = new KubeCapabilityAdapter({ client: deps.cluster.client, labels: deps.workload.labels() });
   const operationId = `agentplane-verify/${deps.workload.runId}/${pool.namespace}/${pool.name}`;
   const cref = ref('SandboxClaim', 'v1beta1', pool.namespace);
   const claimName = sessionName(pool.name, operationId);
   deps.workload.track(cref, 'SandboxClaim', claimName);
   ctx.note(`creating probe SandboxClaim ${pool.namespace}/${claimName} on pool ${pool.name}`);
-  const created = await adapter.createFromTemplate({ namespace: pool.namespace, template: template.name, warmPool: pool.name }, '', operationId);
+  const created = await adapter.createFromTemplate(
+    { namespace: pool.namespace, template: template.name, warmPool: pool.name },
+    '',
+    operationId,
+  );
   deps.workload.created(cref, claimName, created);
-  if (created.kind !== 'ok') return { refused: `could not create probe claim on ${pool.name}: ${created.kind === 'failed' ? created.error.message : created.message}` };
+  if (created.kind !== 'ok')
+    return {
+      refused: `could not create probe claim on ${pool.name}: ${created.kind === 'failed' ? created.error.message : created.message}`,
+    };
   return claimName;
 }
 
-type Bound = { readonly kind: 'bound'; readonly claim: Obj } | { readonly kind: 'not-bound'; readonly readiness: Readiness };
+type Bound =
+  { readonly kind: 'bound'; readonly claim: Obj } | { readonly kind: 'not-bound'; readonly readiness: Readiness };
 
 /**
  * Waits until the claim names a Sandbox. The watch sees no event while nothing changes, so the wait runs in slices of
  * the grace and a TemplateNotFound/WarmPoolNotFound condition's age is checked after each.
  */
-async function waitBound(deps: ProbeDeps, pool: WarmPoolPlan, claimName: string, started: number, ctx: ProbeRun): Promise<Bound> {
+async function waitBound(
+  deps: ProbeDeps,
+  pool: WarmPoolPlan,
+  claimName: string,
+  started: number,
+  ctx: ProbeRun,
+): Promise<Bound> {
   const cref = ref('SandboxClaim', 'v1beta1', pool.namespace);
   const graceMs = deps.plan.claimReferenceGraceMs ?? CLAIM_REFERENCE_GRACE_MS;
   let claim: Obj | undefined;
@@ -85,25 +125,53 @@ async function waitBound(deps: ProbeDeps, pool: WarmPoolPlan, claimName: string,
       },
       { timeoutMs: Math.max(0, Math.min(left, graceMs)), signal: ctx.signal, progress: ctx.note },
     );
-    if (bound.kind !== 'timeout' || ctx.signal.aborted || stuck() || Date.now() - started >= deps.plan.readyTimeoutMs) break;
+    if (bound.kind !== 'timeout' || ctx.signal.aborted || stuck() || Date.now() - started >= deps.plan.readyTimeoutMs)
+      break;
   }
   const view = claim ? claimView(claim, 'v0.5') : undefined;
   const held = stuck();
   if (held && view?.boundSandbox === undefined) {
     const target = await referencedObject(deps, pool, held);
-    return { kind: 'not-bound', readiness: { ready: false, reason: 'ClaimReferenceMissing', why: stuckClaimMessage(pool.namespace, claimName, held, target), ...(view ? { claim: view } : {}), waitedMs: Date.now() - started } };
+    return {
+      kind: 'not-bound',
+      readiness: {
+        ready: false,
+        reason: 'ClaimReferenceMissing',
+        why: stuckClaimMessage(pool.namespace, claimName, held, target),
+        ...(view ? { claim: view } : {}),
+        waitedMs: Date.now() - started,
+      },
+    };
   }
   if (bound.kind !== 'matched') {
     const own = view ? view.phase.reason : 'claim not readable';
-    const limit = ctx.signal.aborted ? 'was interrupted before it bound a Sandbox' : `bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)}`;
+    const limit = ctx.signal.aborted
+      ? 'was interrupted before it bound a Sandbox'
+      : `bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)}`;
     const reason = ctx.signal.aborted ? 'ProbeInterrupted' : 'ClaimNotBound';
-    return { kind: 'not-bound', readiness: { ready: false, reason, why: `claim ${claimName} ${limit} (${own})`, ...(view ? { claim: view } : {}), waitedMs: Date.now() - started } };
+    return {
+      kind: 'not-bound',
+      readiness: {
+        ready: false,
+        reason,
+        why: `claim ${claimName} ${limit} (${own})`,
+        ...(view ? { claim: view } : {}),
+        waitedMs: Date.now() - started,
+      },
+    };
   }
   return { kind: 'bound', claim: bound.obj };
 }
 
 /** Waits until the bound Sandbox is Ready at its generation and controlled by the claim (the claim's phase says so). */
-async function waitSandboxReady(deps: ProbeDeps, pool: WarmPoolPlan, claimName: string, claim: Obj, started: number, ctx: ProbeRun): Promise<Readiness> {
+async function waitSandboxReady(
+  deps: ProbeDeps,
+  pool: WarmPoolPlan,
+  claimName: string,
+  claim: Obj,
+  started: number,
+  ctx: ProbeRun,
+): Promise<Readiness> {
   const sbName = claimView(claim, 'v0.5').boundSandbox!;
   const sref = ref('Sandbox', 'v1beta1', pool.namespace);
   let last = '';
@@ -123,18 +191,39 @@ async function waitSandboxReady(deps: ProbeDeps, pool: WarmPoolPlan, claimName: 
   if (w.kind === 'matched') {
     const view = claimView(claim, 'v0.5', w.obj);
     const sandbox = sandboxView(w.obj, 'v0.5');
-    if (view.phase.phase === 'Ready') return { ready: true, why: `${view.phase.reason}${reconnected(w)}`, sandbox, claim: view, waitedMs };
+    if (view.phase.phase === 'Ready')
+      return { ready: true, why: `${view.phase.reason}${reconnected(w)}`, sandbox, claim: view, waitedMs };
     return { ready: false, reason: 'ProbeSandboxEnded', why: view.phase.reason, sandbox, claim: view, waitedMs };
   }
   const view = claimView(claim, 'v0.5');
-  if (w.kind === 'failed') return { ready: false, reason: 'ProbeWatchFailed', why: `watching Sandbox ${sbName} failed: ${w.error.message}`, claim: view, waitedMs };
-  const limit = ctx.signal.aborted ? 'interrupted before it was ready' : `not ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
+  if (w.kind === 'failed')
+    return {
+      ready: false,
+      reason: 'ProbeWatchFailed',
+      why: `watching Sandbox ${sbName} failed: ${w.error.message}`,
+      claim: view,
+      waitedMs,
+    };
+  const limit = ctx.signal.aborted
+    ? 'interrupted before it was ready'
+    : `not ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
   const reason = ctx.signal.aborted ? 'ProbeInterrupted' : 'ProbeNotReadyInTime';
-  return { ready: false, reason, why: `claim ${claimName} ${limit}: ${last}`, claim: view, ...(w.last ? { sandbox: sandboxView(w.last, 'v0.5') } : {}), waitedMs };
+  return {
+    ready: false,
+    reason,
+    why: `claim ${claimName} ${limit}: ${last}`,
+    claim: view,
+    ...(w.last ? { sandbox: sandboxView(w.last, 'v0.5') } : {}),
+    waitedMs,
+  };
 }
 
 /** The pool or template a stuck probe claim's reason names, and whether it exists now. */
-async function referencedObject(deps: ProbeDeps, pool: WarmPoolPlan, held: MissingReference): Promise<ReferencedObject> {
+async function referencedObject(
+  deps: ProbeDeps,
+  pool: WarmPoolPlan,
+  held: MissingReference,
+): Promise<ReferencedObject> {
   const kind = referencedKind(held.reason);
   const name = kind === 'SandboxTemplate' ? pool.template : pool.name;
   const r = await deps.cluster.getCustom(ref(kind, 'v1beta1', pool.namespace), name);

@@ -10,7 +10,12 @@ import type { ProbeRun } from '../../runner.js';
 import { ref, type ProbeDeps } from '../common.js';
 import { reconnected, settled, type Readiness } from './readiness.js';
 
-export async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, version: string, ctx: ProbeRun): Promise<Readiness> {
+export async function sandboxAndWait(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  version: string,
+  ctx: ProbeRun,
+): Promise<Readiness> {
   const started = Date.now();
   const tpl = await deps.cluster.getCustom(ref('SandboxTemplate', version, template.namespace), template.name);
   if (tpl.kind !== 'ok' || tpl.value === undefined) {
@@ -24,7 +29,12 @@ export async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, ve
   const created = await deps.cluster.createCustom(sref, probeSandbox(deps, template, version, name, tpl.value));
   deps.workload.created(sref, name, created);
   if (created.kind !== 'ok') {
-    return { ready: false, reason: 'ProbeCreateRefused', why: `could not create probe Sandbox ${name}: ${created.kind === 'failed' ? created.error.message : created.kind}`, waitedMs: Date.now() - started };
+    return {
+      ready: false,
+      reason: 'ProbeCreateRefused',
+      why: `could not create probe Sandbox ${name}: ${created.kind === 'failed' ? created.error.message : created.kind}`,
+      waitedMs: Date.now() - started,
+    };
   }
   const family = deps.facts.family;
   let last = 'no status yet';
@@ -44,10 +54,24 @@ export async function sandboxAndWait(deps: ProbeDeps, template: TemplatePlan, ve
     const sandbox = sandboxView(w.obj, family);
     const p = sandbox.phase;
     if (p.phase === 'Ready') return { ready: true, why: `${p.reason}${reconnected(w)}`, sandbox, waitedMs: w.waitedMs };
-    return { ready: false, reason: 'ProbeSandboxEnded', why: `probe Sandbox ${name} ended ${p.phase}: ${p.reason}`, sandbox, waitedMs: w.waitedMs };
+    return {
+      ready: false,
+      reason: 'ProbeSandboxEnded',
+      why: `probe Sandbox ${name} ended ${p.phase}: ${p.reason}`,
+      sandbox,
+      waitedMs: w.waitedMs,
+    };
   }
-  if (w.kind === 'failed') return { ready: false, reason: 'ProbeWatchFailed', why: `watching probe Sandbox ${name} failed: ${w.error.message}`, waitedMs: w.waitedMs };
-  const limit = ctx.signal.aborted ? 'interrupted before it was Ready' : `not Ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
+  if (w.kind === 'failed')
+    return {
+      ready: false,
+      reason: 'ProbeWatchFailed',
+      why: `watching probe Sandbox ${name} failed: ${w.error.message}`,
+      waitedMs: w.waitedMs,
+    };
+  const limit = ctx.signal.aborted
+    ? 'interrupted before it was Ready'
+    : `not Ready within ${formatMs(deps.plan.readyTimeoutMs)}`;
   return {
     ready: false,
     reason: ctx.signal.aborted ? 'ProbeInterrupted' : 'ProbeNotReadyInTime',
@@ -64,7 +88,20 @@ function probeSandbox(deps: ProbeDeps, template: TemplatePlan, version: string, 
   return {
     apiVersion: `agents.x-k8s.io/${version}`,
     kind: 'Sandbox',
-    metadata: { name, namespace: template.namespace, labels, annotations: { 'agentplane.dev/verify-template': template.name } } as Obj['metadata'],
-    spec: { podTemplate: { metadata: { labels: { ...t.podLabels, ...labels }, ...(t.podAnnotations ? { annotations: t.podAnnotations } : {}) }, spec: t.podSpec } },
+    metadata: {
+      name,
+      namespace: template.namespace,
+      labels,
+      annotations: { 'agentplane.dev/verify-template': template.name },
+    } as Obj['metadata'],
+    spec: {
+      podTemplate: {
+        metadata: {
+          labels: { ...t.podLabels, ...labels },
+          ...(t.podAnnotations ? { annotations: t.podAnnotations } : {}),
+        },
+        spec: t.podSpec,
+      },
+    },
   };
 }

@@ -4,8 +4,21 @@ import type { WaitFaults } from '../../../adapter/kubernetes/cluster.js';
 import type { ReadinessReason } from '../../reasons.js';
 
 export type Readiness =
-  | { readonly ready: true; readonly why: string; readonly sandbox: SandboxView; readonly claim?: ClaimView; readonly waitedMs: number }
-  | { readonly ready: false; readonly reason: ReadinessReason; readonly why: string; readonly sandbox?: SandboxView; readonly claim?: ClaimView; readonly waitedMs: number };
+  | {
+      readonly ready: true;
+      readonly why: string;
+      readonly sandbox: SandboxView;
+      readonly claim?: ClaimView;
+      readonly waitedMs: number;
+    }
+  | {
+      readonly ready: false;
+      readonly reason: ReadinessReason;
+      readonly why: string;
+      readonly sandbox?: SandboxView;
+      readonly claim?: ClaimView;
+      readonly waitedMs: number;
+    };
 
 /** Ended waiting: a terminal phase is Ready, Failed or Finished. */
 export function settled(phase: string): boolean {

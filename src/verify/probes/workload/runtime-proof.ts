@@ -14,14 +14,27 @@ import type { Facts } from '../common.js';
  * whether all did. The first failure stops the sample: a silent or hanging runtime gives `unknown` (state stays
  * configured), a wrong answer `missing`; either names its position (`sample k of N`).
  */
-export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarget, opts: { probeTimeoutMs: number; runId: string; samples: number; signal?: AbortSignal }, exec: Facts, podState: string): Promise<boolean> {
+export async function proveExecution(
+  runtime: RuntimeProber,
+  target: RuntimeTarget,
+  opts: { probeTimeoutMs: number; runId: string; samples: number; signal?: AbortSignal },
+  exec: Facts,
+  podState: string,
+): Promise<boolean> {
   const { probeTimeoutMs, samples } = opts;
   const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
   // Ready flips when the container starts, before the runtime listens (FACTS.md §10.1): a refused connection is
   // retried until the probe deadline; a hang is not (it already used the whole deadline).
   const contact = await firstContact(runtime, target, probeTimeoutMs, opts.signal);
   if (contact.kind !== 'answered') {
-    exec.add('verified', 'unknown', subject, runtimeFailureReason(contact), `runtime API did not answer: ${describeFailure(contact, probeTimeoutMs)}; ${podState}`, { field: 'health', durationMs: contact.durationMs });
+    exec.add(
+      'verified',
+      'unknown',
+      subject,
+      runtimeFailureReason(contact),
+      `runtime API did not answer: ${describeFailure(contact, probeTimeoutMs)}; ${podState}`,
+      { field: 'health', durationMs: contact.durationMs },
+    );
     return false;
   }
   const durations: number[] = [];
@@ -33,22 +46,51 @@ export async function proveExecution(runtime: RuntimeProber, target: RuntimeTarg
     const nonce = `agentplane-${opts.runId}-${round}-${Math.random().toString(36).slice(2, 10)}`;
     const r = await runtime.execute(target, ['echo', nonce], probeTimeoutMs);
     if (r.kind !== 'answered') {
-      exec.add('verified', 'unknown', subject, runtimeFailureReason(r), `sample ${round} of ${samples} failed after ${round - 1} success(es): runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`, { field: `Execute(echo <nonce ${round}>)`, value: `sample ${round}/${samples}`, durationMs: r.durationMs });
+      exec.add(
+        'verified',
+        'unknown',
+        subject,
+        runtimeFailureReason(r),
+        `sample ${round} of ${samples} failed after ${round - 1} success(es): runtime API did not answer: ${describeFailure(r, probeTimeoutMs)}; ${podState}`,
+        { field: `Execute(echo <nonce ${round}>)`, value: `sample ${round}/${samples}`, durationMs: r.durationMs },
+      );
       return false;
     }
     const out = r.value.stdout.trim();
     if (r.value.exitCode !== 0 || out !== nonce) {
-      exec.add('verified', 'missing', subject, 'NonceMismatch', `sample ${round} of ${samples}: runtime answered exit ${r.value.exitCode} "${out.slice(0, 80)}" to echo ${nonce}; expected exit 0 and the nonce`, { field: `Execute(echo <nonce ${round}>)`, value: out.slice(0, 80), durationMs: r.durationMs });
+      exec.add(
+        'verified',
+        'missing',
+        subject,
+        'NonceMismatch',
+        `sample ${round} of ${samples}: runtime answered exit ${r.value.exitCode} "${out.slice(0, 80)}" to echo ${nonce}; expected exit 0 and the nonce`,
+        { field: `Execute(echo <nonce ${round}>)`, value: out.slice(0, 80), durationMs: r.durationMs },
+      );
       return false;
     }
     durations.push(r.durationMs);
   }
-  exec.proven('verified', subject, 'NonceEchoed', `${samples} of ${samples} nonce commands in a row echoed exactly (exit 0), slowest ${formatMs(Math.max(...durations))}`, { field: 'Execute(echo <nonce>)', value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) });
+  exec.proven(
+    'verified',
+    subject,
+    'NonceEchoed',
+    `${samples} of ${samples} nonce commands in a row echoed exactly (exit 0), slowest ${formatMs(Math.max(...durations))}`,
+    {
+      field: 'Execute(echo <nonce>)',
+      value: `${samples}/${samples}`,
+      durationMs: durations.reduce((a, b) => a + b, 0),
+    },
+  );
   return true;
 }
 
 /** Health calls until one is answered, retrying refused connections every 250 ms within `deadlineMs` in all. */
-async function firstContact(runtime: RuntimeProber, target: RuntimeTarget, deadlineMs: number, signal?: AbortSignal): Promise<RuntimeCall<string>> {
+async function firstContact(
+  runtime: RuntimeProber,
+  target: RuntimeTarget,
+  deadlineMs: number,
+  signal?: AbortSignal,
+): Promise<RuntimeCall<string>> {
   const started = Date.now();
   let attempts = 0;
   for (;;) {
@@ -56,20 +98,32 @@ async function firstContact(runtime: RuntimeProber, target: RuntimeTarget, deadl
     const remaining = deadlineMs - (Date.now() - started);
     const r = await runtime.health(target, Math.max(1, remaining));
     if (r.kind !== 'silent' || signal?.aborted || deadlineMs - (Date.now() - started) < 250) {
-      return r.kind === 'silent' ? { ...r, durationMs: Date.now() - started, detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(Date.now() - started)}` } : r;
+      return r.kind === 'silent'
+        ? {
+            ...r,
+            durationMs: Date.now() - started,
+            detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(Date.now() - started)}`,
+          }
+        : r;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
-export function describeFailure(r: { kind: 'timeout' | 'silent' | 'error'; detail: string }, deadlineMs: number): string {
+export function describeFailure(
+  r: { kind: 'timeout' | 'silent' | 'error'; detail: string },
+  deadlineMs: number,
+): string {
   if (r.kind === 'timeout') return `no answer in ${formatMs(deadlineMs)} (${r.detail})`;
   if (r.kind === 'silent') return `nothing answers (${r.detail})`;
   return r.detail;
 }
 
 /** The reason code of a runtime call that got no usable answer. */
-export function runtimeFailureReason(r: { kind: 'timeout' | 'silent' | 'error'; redirect?: true }): RuntimeFailureReason {
+export function runtimeFailureReason(r: {
+  kind: 'timeout' | 'silent' | 'error';
+  redirect?: true;
+}): RuntimeFailureReason {
   if (r.kind === 'error' && r.redirect) return 'RuntimeRedirected';
   return r.kind === 'timeout' ? 'RuntimeTimeout' : r.kind === 'silent' ? 'RuntimeSilent' : 'RuntimeError';
 }

@@ -11,18 +11,52 @@ import { describeFailure, proveExecution, runtimeFailureReason } from './runtime
 import type { ProbeSandbox } from './sandbox-ready.js';
 
 /** Proves execution and records what it means for the template, the Sandbox API and the warm pool; whether it held. */
-export async function executionEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox, ctx: ProbeRun): Promise<boolean> {
+export async function executionEvidence(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  f: WorkloadFacts,
+  sb: ProbeSandbox,
+  ctx: ProbeRun,
+): Promise<boolean> {
   const { plan } = deps;
-  ctx.note(`asking ${template.runtime} in ${sb.name} over ${plan.transport} (deadline ${formatMs(plan.probeTimeoutMs)} per call)`);
-  const ok = await proveExecution(deps.runtime, sb.target, { probeTimeoutMs: plan.probeTimeoutMs, runId: deps.workload.runId, samples: sampleSize(plan), signal: ctx.signal }, f.exec, sb.podState);
+  ctx.note(
+    `asking ${template.runtime} in ${sb.name} over ${plan.transport} (deadline ${formatMs(plan.probeTimeoutMs)} per call)`,
+  );
+  const ok = await proveExecution(
+    deps.runtime,
+    sb.target,
+    { probeTimeoutMs: plan.probeTimeoutMs, runId: deps.workload.runId, samples: sampleSize(plan), signal: ctx.signal },
+    f.exec,
+    sb.podState,
+  );
   const subject = `runtime of ${sb.name}`;
   for (const x of [f.template, f.api]) {
-    if (ok) x.proven('verified', subject, 'RuntimeAnswered', `runtime answered ${sampleSize(plan)} nonce commands in a row over ${plan.transport}`);
-    else x.add('verified', 'unknown', subject, 'RuntimeNotVerified', `runtime API not verified (see runtime-exec); ${sb.podState}`);
+    if (ok)
+      x.proven(
+        'verified',
+        subject,
+        'RuntimeAnswered',
+        `runtime answered ${sampleSize(plan)} nonce commands in a row over ${plan.transport}`,
+      );
+    else
+      x.add(
+        'verified',
+        'unknown',
+        subject,
+        'RuntimeNotVerified',
+        `runtime API not verified (see runtime-exec); ${sb.podState}`,
+      );
   }
   if (f.wp) {
     if (ok) f.wp.proven('verified', subject, 'RuntimeAnswered', 'runtime of the adopted sandbox answered');
-    else f.wp.add('verified', 'unknown', subject, 'RuntimeNotVerified', `runtime of the adopted sandbox did not answer correctly; ${sb.podState}`);
+    else
+      f.wp.add(
+        'verified',
+        'unknown',
+        subject,
+        'RuntimeNotVerified',
+        `runtime of the adopted sandbox did not answer correctly; ${sb.podState}`,
+      );
   }
   return ok;
 }
@@ -36,18 +70,46 @@ function routerClients(deps: ProbeDeps): NonNullable<ProbeDeps['plan']['clients'
  * Writes a file and reads it back (the python runtime: upload, list, exists, download). With a declared router-mode
  * client this goes through the router, the client's own path; else over the verifier's transport.
  */
-export async function fileEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox): Promise<void> {
+export async function fileEvidence(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  f: WorkloadFacts,
+  sb: ProbeSandbox,
+): Promise<void> {
   if (template.runtime !== 'sandboxd' && template.runtime !== 'python-runtime') return;
   const { plan } = deps;
-  const via = routerClients(deps).length > 0 && plan.router?.url ? 'router' as const : undefined;
+  const via = routerClients(deps).length > 0 && plan.router?.url ? ('router' as const) : undefined;
   const path = `.agentplane-verify-${deps.workload.runId}`;
   const content = `agentplane-verify ${deps.workload.runId} ${Date.now()}`;
   const r = await deps.runtime.fileRoundTrip(sb.target, path, content, plan.probeTimeoutMs, via);
   const subject = `runtime of ${sb.name}`;
   const over = via === 'router' ? `the router (the declared client's path)` : plan.transport;
-  if (r.kind === 'answered' && r.value === content) f.files.proven('verified', subject, 'FileRoundTrip', `wrote and read back ${path} (${content.length} bytes) over ${over}`, { durationMs: r.durationMs });
-  else if (r.kind === 'answered') f.files.add('verified', 'missing', subject, 'FileContentDiffers', `file read back differs from what was written (${JSON.stringify(r.value.slice(0, 60))})`, { durationMs: r.durationMs });
-  else f.files.add('verified', 'unknown', subject, runtimeFailureReason(r), `file round trip over ${over}: ${describeFailure(r, plan.probeTimeoutMs)}; ${sb.podState}`, { durationMs: r.durationMs });
+  if (r.kind === 'answered' && r.value === content)
+    f.files.proven(
+      'verified',
+      subject,
+      'FileRoundTrip',
+      `wrote and read back ${path} (${content.length} bytes) over ${over}`,
+      { durationMs: r.durationMs },
+    );
+  else if (r.kind === 'answered')
+    f.files.add(
+      'verified',
+      'missing',
+      subject,
+      'FileContentDiffers',
+      `file read back differs from what was written (${JSON.stringify(r.value.slice(0, 60))})`,
+      { durationMs: r.durationMs },
+    );
+  else
+    f.files.add(
+      'verified',
+      'unknown',
+      subject,
+      runtimeFailureReason(r),
+      `file round trip over ${over}: ${describeFailure(r, plan.probeTimeoutMs)}; ${sb.podState}`,
+      { durationMs: r.durationMs },
+    );
 }
 
 /**
@@ -58,7 +120,13 @@ export async function fileEvidence(deps: ProbeDeps, template: TemplatePlan, f: W
  * NXDOMAIN, refused dial, timeout or another 5xx, the router itself silent or slow; with whether the per-sandbox Service
  * exists (the router's DNS fallback needs it).
  */
-export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, sb: ProbeSandbox, directOk: boolean): Promise<void> {
+export async function routerEvidence(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  f: WorkloadFacts,
+  sb: ProbeSandbox,
+  directOk: boolean,
+): Promise<void> {
   const url = deps.plan.router?.url;
   if (!url) return;
   const clients = routerClients(deps);
@@ -69,11 +137,31 @@ export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f:
       const nonce = `agentplane-${deps.workload.runId}-client-${Math.random().toString(36).slice(2, 10)}`;
       const r = await deps.runtime.execute(target, ['echo', nonce], deps.plan.probeTimeoutMs, 'router');
       if (r.kind === 'answered' && r.value.exitCode === 0 && r.value.stdout.trim() === nonce) {
-        f.router.proven('verified', `router ${url}`, 'ClientPathAnswered', `${who}: execute of a nonce on ${template.runtime} port ${target.restPort} of ${sb.name} answered exactly through the router`, { durationMs: r.durationMs });
+        f.router.proven(
+          'verified',
+          `router ${url}`,
+          'ClientPathAnswered',
+          `${who}: execute of a nonce on ${template.runtime} port ${target.restPort} of ${sb.name} answered exactly through the router`,
+          { durationMs: r.durationMs },
+        );
       } else if (r.kind === 'answered') {
-        f.router.add('verified', 'missing', `router ${url}`, 'ClientPathFailed', `${who}: execute through the router answered exit ${r.value.exitCode} "${r.value.stdout.trim().slice(0, 60)}", not the nonce`, { durationMs: r.durationMs });
+        f.router.add(
+          'verified',
+          'missing',
+          `router ${url}`,
+          'ClientPathFailed',
+          `${who}: execute through the router answered exit ${r.value.exitCode} "${r.value.stdout.trim().slice(0, 60)}", not the nonce`,
+          { durationMs: r.durationMs },
+        );
       } else {
-        f.router.add('verified', 'unknown', `router ${url}`, runtimeFailureReason(r), `${who}: execute through the router on port ${target.restPort}: ${describeFailure(r, deps.plan.probeTimeoutMs)}`, { durationMs: r.durationMs });
+        f.router.add(
+          'verified',
+          'unknown',
+          `router ${url}`,
+          runtimeFailureReason(r),
+          `${who}: execute through the router on port ${target.restPort}: ${describeFailure(r, deps.plan.probeTimeoutMs)}`,
+          { durationMs: r.durationMs },
+        );
       }
     }
     return;
@@ -88,17 +176,46 @@ export async function routerEvidence(deps: ProbeDeps, template: TemplatePlan, f:
       continue;
     }
     const svc = await deps.cluster.service(template.namespace, sb.name);
-    const service = svc.kind !== 'ok' ? 'per-sandbox Service not readable' : svc.value ? `per-sandbox Service ${template.namespace}/${sb.name} exists` : `no per-sandbox Service ${template.namespace}/${sb.name} (the router's DNS fallback has nothing to resolve)`;
+    const service =
+      svc.kind !== 'ok'
+        ? 'per-sandbox Service not readable'
+        : svc.value
+          ? `per-sandbox Service ${template.namespace}/${sb.name} exists`
+          : `no per-sandbox Service ${template.namespace}/${sb.name} (the router's DNS fallback has nothing to resolve)`;
     const cause = routerCause(r);
-    const direct = directOk ? `the direct path (${deps.plan.transport}) answered every sample` : `the direct path (${deps.plan.transport}) failed too`;
-    f.router.add('verified', 'unknown', subject, cause, `sample ${i} of ${samples} through the router (name-based, as clients call it) failed after ${i - 1} success(es): ${describeFailure(r, deps.plan.probeTimeoutMs)}; ${direct}; ${service}`, { field: 'health via router', value: `sample ${i}/${samples}`, durationMs: r.durationMs, cause: directOk ? 'router-path-differs' : 'both-paths-fail' });
+    const direct = directOk
+      ? `the direct path (${deps.plan.transport}) answered every sample`
+      : `the direct path (${deps.plan.transport}) failed too`;
+    f.router.add(
+      'verified',
+      'unknown',
+      subject,
+      cause,
+      `sample ${i} of ${samples} through the router (name-based, as clients call it) failed after ${i - 1} success(es): ${describeFailure(r, deps.plan.probeTimeoutMs)}; ${direct}; ${service}`,
+      {
+        field: 'health via router',
+        value: `sample ${i}/${samples}`,
+        durationMs: r.durationMs,
+        cause: directOk ? 'router-path-differs' : 'both-paths-fail',
+      },
+    );
     return;
   }
-  f.router.proven('verified', subject, 'RouterReachedRuntime', `${template.runtime} health of ${sb.name} answered ${samples} of ${samples} times in a row through the router by name (no pod-IP header)`, { field: 'health via router', value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) });
+  f.router.proven(
+    'verified',
+    subject,
+    'RouterReachedRuntime',
+    `${template.runtime} health of ${sb.name} answered ${samples} of ${samples} times in a row through the router by name (no pod-IP header)`,
+    { field: 'health via router', value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) },
+  );
 }
 
 /** The cause class of a failed call through the router, from the router's own answer (`{"detail": …}`, FACTS.md §6). */
-export function routerCause(r: { kind: 'timeout' | 'silent' | 'error'; detail: string; redirect?: true }): RouterCause | ReturnType<typeof runtimeFailureReason> {
+export function routerCause(r: {
+  kind: 'timeout' | 'silent' | 'error';
+  detail: string;
+  redirect?: true;
+}): RouterCause | ReturnType<typeof runtimeFailureReason> {
   if (r.kind !== 'error' || r.redirect) return runtimeFailureReason(r);
   const d = r.detail.toLowerCase();
   if (!/\b5\d\d\b/.test(d)) return 'RuntimeError';
@@ -108,4 +225,5 @@ export function routerCause(r: { kind: 'timeout' | 'silent' | 'error'; detail: s
   return 'RouterUpstream5xx';
 }
 
-export type RouterCause = 'RouterUpstreamNxdomain' | 'RouterUpstreamRefused' | 'RouterUpstreamTimeout' | 'RouterUpstream5xx';
+export type RouterCause =
+  'RouterUpstreamNxdomain' | 'RouterUpstreamRefused' | 'RouterUpstreamTimeout' | 'RouterUpstream5xx';

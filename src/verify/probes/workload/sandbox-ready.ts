@@ -24,23 +24,47 @@ export interface ProbeSandbox {
 
 /** Subject of the wait's evidence: the Sandbox when one was seen, else the probe for the template. */
 function waitSubject(template: TemplatePlan, r: Readiness): string {
-  return r.sandbox ? `Sandbox ${template.namespace}/${r.sandbox.meta.name}` : `probe for ${template.namespace}/${template.name}`;
+  return r.sandbox
+    ? `Sandbox ${template.namespace}/${r.sandbox.meta.name}`
+    : `probe for ${template.namespace}/${template.name}`;
 }
 
-export async function notReadyEvidence(deps: ProbeDeps, template: TemplatePlan, f: WorkloadFacts, r: Extract<Readiness, { ready: false }>): Promise<void> {
+export async function notReadyEvidence(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  f: WorkloadFacts,
+  r: Extract<Readiness, { ready: false }>,
+): Promise<void> {
   const podName = r.sandbox?.podName;
   const warnings = podName ? await podWarnings(deps, template.namespace, podName) : [];
   const why = `${r.why}${warnings.length ? `; pod ${podName} events: ${warnings.slice(0, 5).map(describeWarning).join('; ')}` : ''}`;
-  for (const x of needingReady(f)) x.add('verified', 'unknown', waitSubject(template, r), r.reason, why, { durationMs: r.waitedMs });
+  for (const x of needingReady(f))
+    x.add('verified', 'unknown', waitSubject(template, r), r.reason, why, { durationMs: r.waitedMs });
   if (f.rc && podName) await nodeFailureEvidence(deps, f.rc, template, podName);
 }
 
-export async function readyEvidence(deps: ProbeDeps, template: TemplatePlan, runtime: RuntimeKind, f: WorkloadFacts, r: Extract<Readiness, { ready: true }>): Promise<ProbeSandbox> {
+export async function readyEvidence(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  runtime: RuntimeKind,
+  f: WorkloadFacts,
+  r: Extract<Readiness, { ready: true }>,
+): Promise<ProbeSandbox> {
   const subject = waitSubject(template, r);
   const { name, generation } = r.sandbox.meta;
   const readyMsg = `Sandbox ${name} Ready=True at its current generation ${generation} after ${formatMs(r.waitedMs)}`;
-  for (const x of [f.template, f.exec, f.files, f.api]) x.proven('verified', subject, 'SandboxReady', readyMsg, { field: 'status.conditions[Ready]', value: 'True', durationMs: r.waitedMs });
-  f.ctrl.proven('verified', subject, 'ControllerReconciled', `the controller reconciled ${name} to Ready at generation ${generation}`);
+  for (const x of [f.template, f.exec, f.files, f.api])
+    x.proven('verified', subject, 'SandboxReady', readyMsg, {
+      field: 'status.conditions[Ready]',
+      value: 'True',
+      durationMs: r.waitedMs,
+    });
+  f.ctrl.proven(
+    'verified',
+    subject,
+    'ControllerReconciled',
+    `the controller reconciled ${name} to Ready at generation ${generation}`,
+  );
   if (r.claim) {
     const msg = `claim ${r.claim.meta.name} bound Sandbox ${name}, which it controls (adoption finished), Ready at generation ${generation}`;
     f.wp?.proven('verified', `SandboxClaim ${template.namespace}/${r.claim.meta.name}`, 'ClaimBoundSandbox', msg);
@@ -50,16 +74,35 @@ export async function readyEvidence(deps: ProbeDeps, template: TemplatePlan, run
 }
 
 /** Reads the probe sandbox's pod for its IP and readiness, and builds the runtime target. */
-async function probeSandbox(deps: ProbeDeps, template: TemplatePlan, runtime: RuntimeKind, r: Extract<Readiness, { ready: true }>): Promise<ProbeSandbox> {
+async function probeSandbox(
+  deps: ProbeDeps,
+  template: TemplatePlan,
+  runtime: RuntimeKind,
+  r: Extract<Readiness, { ready: true }>,
+): Promise<ProbeSandbox> {
   const { podName } = r.sandbox;
   const podR = await deps.cluster.pod(template.namespace, podName);
   const pod = podR.kind === 'ok' && podR.value ? podView(podR.value) : undefined;
   const podIP = pod?.ip ?? r.sandbox.podIPs[0];
-  const podState = pod ? `pod ${podName} Ready=${pod.ready ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}` : `pod ${podName} not readable (${podR.kind === 'ok' ? 'not found' : podR.kind})`;
-  return { name: r.sandbox.meta.name, ...(pod ? { pod } : {}), podState, target: runtimeTarget(template, runtime, deps.plan.transport, r.sandbox.meta.name, podName, podIP) };
+  const podState = pod
+    ? `pod ${podName} Ready=${pod.ready ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`
+    : `pod ${podName} not readable (${podR.kind === 'ok' ? 'not found' : podR.kind})`;
+  return {
+    name: r.sandbox.meta.name,
+    ...(pod ? { pod } : {}),
+    podState,
+    target: runtimeTarget(template, runtime, deps.plan.transport, r.sandbox.meta.name, podName, podIP),
+  };
 }
 
-function runtimeTarget(template: TemplatePlan, kind: RuntimeKind, transport: VerifyPlan['transport'], sandbox: string, pod: string, podIP: string | undefined): RuntimeTarget {
+function runtimeTarget(
+  template: TemplatePlan,
+  kind: RuntimeKind,
+  transport: VerifyPlan['transport'],
+  sandbox: string,
+  pod: string,
+  podIP: string | undefined,
+): RuntimeTarget {
   return {
     kind,
     transport,
