@@ -7,8 +7,8 @@ import type { VerifyReport } from '../report.js';
 function xml(text: string): string {
   // XML 1.0 forbids most control characters; drop them, escape the five specials.
   // eslint-disable-next-line no-control-regex
-  return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '')
+  const printable = text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+  return printable
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
