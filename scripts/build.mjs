@@ -19,6 +19,9 @@ execFileSync(
   [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')],
   { stdio: 'inherit' },
 );
+// Files the compiled modules read at run time beside themselves (tsc copies only .ts output): the sandboxd client's
+// protobuf description, loaded by src/adapter/runtime/sandboxd.ts.
+cpSync(join(root, 'src/adapter/runtime/proto'), join(lib, 'esm/src/adapter/runtime/proto'), { recursive: true });
 
 await build({
   entryPoints: [join(root, 'src/index.ts')],

@@ -302,6 +302,14 @@ export class AgentEnvironment extends Chart {
   /** Refuses further `add*` calls (synthesis calls it). Idempotent. */
   seal(): void {
     this.sealed = true;
+    this.checkClients();
+  }
+
+  /** @throws ClientIncompatibleError when a declared client cannot use the environment as declared. */
+  private checkClients(): void {
+    const router = this.routers[0];
+    for (const client of this.clients)
+      client.check({ warmPools: this.warmPools, ...(router !== undefined ? { router } : {}) });
   }
 
   /**
@@ -322,10 +330,8 @@ export class AgentEnvironment extends Chart {
         `${this.node.path}: the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE`,
       );
     }
-    const router = this.routers[0];
-    for (const client of this.clients)
-      client.check({ warmPools: this.warmPools, ...(router !== undefined ? { router } : {}) });
     try {
+      this.checkClients();
       this.descriptor();
     } catch (err) {
       problems.push(messageOf(err));

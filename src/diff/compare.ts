@@ -10,21 +10,11 @@ import type { ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 import { assessRisks, type ComparedPair, type HeadObjects, type Risk } from './risk.js';
 import { isShared, pairSets, type PairedSets } from './pairing.js';
+import type { ManifestSet } from './manifest-set.js';
 import { firstOf } from './schema-lookup.js';
 import type { ScopeLookup } from './scope.js';
 import { redactSecretPair } from './secrets.js';
 import { fieldChanges, type FieldChange } from './structural.js';
-
-/** One side of a comparison: a label for people (`dist/`, `main`, `live (context kind-a)`) and its objects. */
-export interface ManifestSet {
-  readonly label: string;
-  readonly objects: readonly KubeObject[];
-  /**
-   * The environment of `objects[i]` when the set holds several (synth writes one directory per environment); an
-   * array, not a map by object, because a document cache (`DocumentCache`, sources.ts) shares one object among environments.
-   */
-  readonly environments?: ReadonlyArray<string | undefined>;
-}
 
 export interface DiffOptions {
   /** Extra schemas for defaulting (e.g. the pinned release's), used after the CRDs found in each set. */
@@ -201,3 +191,5 @@ function headObjects(sets: PairedSets, normalized: (key: ObjectKey) => KubeObjec
     },
   };
 }
+
+export type { ManifestSet };

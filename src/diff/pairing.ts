@@ -14,7 +14,7 @@ import type { SchemaLookup } from './normalize.js';
 import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
 import { clusterScopedBy, scopeLookupFromObjects, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
 import { parseDocument, type DocumentCache, type ManifestDocument } from './sources.js';
-import type { ManifestSet } from './compare.js';
+import type { ManifestSet } from './manifest-set.js';
 
 /** A document that is the same text in the same environment on both sides; `object` once parsed. */
 export interface SharedDocument {

@@ -11,7 +11,7 @@ import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
 import { AgentPlaneError } from '../model/errors.js';
 import { isKubeObject } from '../releases/kube-object.js';
-import type { ManifestSet } from './compare.js';
+import type { ManifestSet } from './manifest-set.js';
 
 const run = promisify(execFile);
 

@@ -8,709 +8,761 @@ export const UPSTREAM_REPO = 'kubernetes-sigs/agent-sandbox';
 /** Pinned facts per supported release (`dev/tools/release@tag`, `k8s/crds/*.yaml@tag`, `cmd/agent-sandbox-controller/main.go@tag`). */
 export const CATALOG: Readonly<Record<ReleaseTag, ReleaseFacts>> = {
   'v0.4.6': {
-    tag: 'v0.4.6',
-    family: 'v0.4',
-    commit: 'd0c124d4a1fded4ed4aecb92753696b4dd8de17b',
-    controllerImage: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.4.6',
-    controllerImagePlaceholder: 'ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller',
-    coreAssetOrder: ['k8s/controller.yaml', 'k8s/crds/agents.x-k8s.io_sandboxes.yaml', 'k8s/rbac.generated.yaml'],
-    extensionsAssetOrder: [
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-      'k8s/extensions-rbac.generated.yaml',
-      'k8s/extensions.controller.yaml',
-      'k8s/extensions.yaml',
+    "tag": "v0.4.6",
+    "family": "v0.4",
+    "commit": "d0c124d4a1fded4ed4aecb92753696b4dd8de17b",
+    "controllerImage": "registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.4.6",
+    "controllerImagePlaceholder": "ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller",
+    "coreAssetOrder": [
+      "k8s/controller.yaml",
+      "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+      "k8s/rbac.generated.yaml"
     ],
-    hasManageWebhookCertsFlag: false,
-    crds: {
-      Sandbox: {
-        kind: 'Sandbox',
-        crdName: 'sandboxes.agents.x-k8s.io',
-        group: 'agents.x-k8s.io',
-        plural: 'sandboxes',
-        scope: 'Namespaced',
-        conversionStrategy: 'None',
-        versions: [
+    "extensionsAssetOrder": [
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+      "k8s/extensions-rbac.generated.yaml",
+      "k8s/extensions.controller.yaml",
+      "k8s/extensions.yaml"
+    ],
+    "hasManageWebhookCertsFlag": false,
+    "crds": {
+      "Sandbox": {
+        "kind": "Sandbox",
+        "crdName": "sandboxes.agents.x-k8s.io",
+        "group": "agents.x-k8s.io",
+        "plural": "sandboxes",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
           {
-            name: 'v1alpha1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['scale', 'status'],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-      },
-      SandboxClaim: {
-        kind: 'SandboxClaim',
-        crdName: 'sandboxclaims.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxclaims',
-        scope: 'Namespaced',
-        conversionStrategy: 'None',
-        versions: [
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['status'],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-      },
-      SandboxTemplate: {
-        kind: 'SandboxTemplate',
-        crdName: 'sandboxtemplates.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxtemplates',
-        scope: 'Namespaced',
-        conversionStrategy: 'None',
-        versions: [
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['status'],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-      },
-      SandboxWarmPool: {
-        kind: 'SandboxWarmPool',
-        crdName: 'sandboxwarmpools.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxwarmpools',
-        scope: 'Namespaced',
-        conversionStrategy: 'None',
-        versions: [
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['scale', 'status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'integer',
-                jsonPath: '.status.readyReplicas',
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1alpha1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "scale",
+              "status"
             ],
-          },
+            "printerColumns": []
+          }
         ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
+        "file": "k8s/crds/agents.x-k8s.io_sandboxes.yaml"
       },
+      "SandboxClaim": {
+        "kind": "SandboxClaim",
+        "crdName": "sandboxclaims.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxclaims",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
+            ],
+            "printerColumns": []
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml"
+      },
+      "SandboxTemplate": {
+        "kind": "SandboxTemplate",
+        "crdName": "sandboxtemplates.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxtemplates",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
+            ],
+            "printerColumns": []
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml"
+      },
+      "SandboxWarmPool": {
+        "kind": "SandboxWarmPool",
+        "crdName": "sandboxwarmpools.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxwarmpools",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "scale",
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "integer",
+                "jsonPath": ".status.readyReplicas"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml"
+      }
     },
-    files: [
+    "files": [
       {
-        path: 'k8s/controller.yaml',
-        mirrorPath: 'k8s/controller.yaml',
-        sha256: 'cb679d18e144b23d2445f58280fbaca1e4263efee3bb3e618657a632bea951b6',
-        size: 1631,
+        "path": "k8s/controller.yaml",
+        "mirrorPath": "k8s/controller.yaml",
+        "sha256": "cb679d18e144b23d2445f58280fbaca1e4263efee3bb3e618657a632bea951b6",
+        "size": 1631
       },
       {
-        path: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-        mirrorPath: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-        sha256: '7fa5718c53a50c8a54e5573e9d2a2d5106663c2a899a5968585edd99659fe928',
-        size: 196698,
+        "path": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "mirrorPath": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "sha256": "7fa5718c53a50c8a54e5573e9d2a2d5106663c2a899a5968585edd99659fe928",
+        "size": 196698
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-        sha256: '83c6f0cb2602ad057127990c0876b936929e96605d4adfd2a63bf2a90a4e7718',
-        size: 4163,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "sha256": "83c6f0cb2602ad057127990c0876b936929e96605d4adfd2a63bf2a90a4e7718",
+        "size": 4163
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-        sha256: '421ef5273c3f3ccfc4caaacec7b53eeeae1734208cc1005a94fcdd4b0a8beec8',
-        size: 203590,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "sha256": "421ef5273c3f3ccfc4caaacec7b53eeeae1734208cc1005a94fcdd4b0a8beec8",
+        "size": 203590
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-        sha256: '6d7b2e2109c71165e685ff6d3267968b4ddccdbe6e5311378fc06f99205e11ed',
-        size: 2104,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "sha256": "6d7b2e2109c71165e685ff6d3267968b4ddccdbe6e5311378fc06f99205e11ed",
+        "size": 2104
       },
       {
-        path: 'k8s/extensions-rbac.generated.yaml',
-        mirrorPath: 'k8s/extensions-rbac.generated.yaml',
-        sha256: '1d4da3c5fdf3b829b9ea0a0cae5f605f45a158b7367c4b54f1023bbe0e4b33c6',
-        size: 1217,
+        "path": "k8s/extensions-rbac.generated.yaml",
+        "mirrorPath": "k8s/extensions-rbac.generated.yaml",
+        "sha256": "1d4da3c5fdf3b829b9ea0a0cae5f605f45a158b7367c4b54f1023bbe0e4b33c6",
+        "size": 1217
       },
       {
-        path: 'k8s/extensions.controller.yaml',
-        mirrorPath: 'k8s/extensions.controller.yaml',
-        sha256: '5dd52fe403d2efeb3c52a2927a051bae1039b4484fed218390c7cc319d9a2da6',
-        size: 812,
+        "path": "k8s/extensions.controller.yaml",
+        "mirrorPath": "k8s/extensions.controller.yaml",
+        "sha256": "5dd52fe403d2efeb3c52a2927a051bae1039b4484fed218390c7cc319d9a2da6",
+        "size": 812
       },
       {
-        path: 'k8s/extensions.yaml',
-        mirrorPath: 'k8s/extensions.yaml',
-        sha256: '40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d',
-        size: 336,
+        "path": "k8s/extensions.yaml",
+        "mirrorPath": "k8s/extensions.yaml",
+        "sha256": "40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d",
+        "size": 336
       },
       {
-        path: 'k8s/rbac.generated.yaml',
-        mirrorPath: 'k8s/rbac.generated.yaml',
-        sha256: 'e76e6276dd359d39abf7c84ac1190c29cf55496fec74e958f636a48d3b5ca5e5',
-        size: 757,
-      },
-    ],
+        "path": "k8s/rbac.generated.yaml",
+        "mirrorPath": "k8s/rbac.generated.yaml",
+        "sha256": "e76e6276dd359d39abf7c84ac1190c29cf55496fec74e958f636a48d3b5ca5e5",
+        "size": 757
+      }
+    ]
   },
   'v0.5.0': {
-    tag: 'v0.5.0',
-    family: 'v0.5',
-    commit: 'a1a58a019a5479ec6cd77f95234927da7a1f434d',
-    controllerImage: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0',
-    controllerImagePlaceholder: 'ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller',
-    coreAssetOrder: ['k8s/controller.yaml', 'k8s/crds/agents.x-k8s.io_sandboxes.yaml', 'k8s/rbac.generated.yaml'],
-    extensionsAssetOrder: [
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-      'k8s/extensions-rbac.generated.yaml',
-      'k8s/extensions.controller.yaml',
-      'k8s/extensions.yaml',
+    "tag": "v0.5.0",
+    "family": "v0.5",
+    "commit": "a1a58a019a5479ec6cd77f95234927da7a1f434d",
+    "controllerImage": "registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0",
+    "controllerImagePlaceholder": "ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller",
+    "coreAssetOrder": [
+      "k8s/controller.yaml",
+      "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+      "k8s/rbac.generated.yaml"
     ],
-    hasManageWebhookCertsFlag: false,
-    crds: {
-      Sandbox: {
-        kind: 'Sandbox',
-        crdName: 'sandboxes.agents.x-k8s.io',
-        group: 'agents.x-k8s.io',
-        plural: 'sandboxes',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
+    "extensionsAssetOrder": [
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+      "k8s/extensions-rbac.generated.yaml",
+      "k8s/extensions.controller.yaml",
+      "k8s/extensions.yaml"
+    ],
+    "hasManageWebhookCertsFlag": false,
+    "crds": {
+      "Sandbox": {
+        "kind": "Sandbox",
+        "crdName": "sandboxes.agents.x-k8s.io",
+        "group": "agents.x-k8s.io",
+        "plural": "sandboxes",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
           {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['status'],
-            printerColumns: [],
-          },
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: ['scale', 'status'],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-      },
-      SandboxClaim: {
-        kind: 'SandboxClaim',
-        crdName: 'sandboxclaims.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxclaims',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
-          {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'string',
-                jsonPath: ".status.conditions[?(@.type=='Ready')].status",
-              },
-              {
-                name: 'Sandbox',
-                type: 'string',
-                jsonPath: '.status.sandbox.name',
-              },
-              {
-                name: 'Reason',
-                type: 'string',
-                jsonPath: ".status.conditions[?(@.type=='Ready')].reason",
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
             ],
+            "printerColumns": []
           },
           {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: ['status'],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-      },
-      SandboxTemplate: {
-        kind: 'SandboxTemplate',
-        crdName: 'sandboxtemplates.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxtemplates',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
-          {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: [],
-            printerColumns: [],
-          },
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: [],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-      },
-      SandboxWarmPool: {
-        kind: 'SandboxWarmPool',
-        crdName: 'sandboxwarmpools.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxwarmpools',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
-          {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['scale', 'status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'integer',
-                jsonPath: '.status.readyReplicas',
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [
+              "scale",
+              "status"
             ],
+            "printerColumns": []
+          }
+        ],
+        "file": "k8s/crds/agents.x-k8s.io_sandboxes.yaml"
+      },
+      "SandboxClaim": {
+        "kind": "SandboxClaim",
+        "crdName": "sandboxclaims.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxclaims",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].status"
+              },
+              {
+                "name": "Sandbox",
+                "type": "string",
+                "jsonPath": ".status.sandbox.name"
+              },
+              {
+                "name": "Reason",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].reason"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
           },
           {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: ['scale', 'status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'integer',
-                jsonPath: '.status.readyReplicas',
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [
+              "status"
             ],
-          },
+            "printerColumns": []
+          }
         ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml"
       },
+      "SandboxTemplate": {
+        "kind": "SandboxTemplate",
+        "crdName": "sandboxtemplates.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxtemplates",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [],
+            "printerColumns": []
+          },
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [],
+            "printerColumns": []
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml"
+      },
+      "SandboxWarmPool": {
+        "kind": "SandboxWarmPool",
+        "crdName": "sandboxwarmpools.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxwarmpools",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "scale",
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "integer",
+                "jsonPath": ".status.readyReplicas"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          },
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [
+              "scale",
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "integer",
+                "jsonPath": ".status.readyReplicas"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml"
+      }
     },
-    files: [
+    "files": [
       {
-        path: 'k8s/controller.yaml',
-        mirrorPath: 'k8s/controller.yaml',
-        sha256: 'ecee13858bcb38d384226db70fa7f751b4bca29ae650b3f21d28e5ce779b1e3f',
-        size: 2633,
+        "path": "k8s/controller.yaml",
+        "mirrorPath": "k8s/controller.yaml",
+        "sha256": "ecee13858bcb38d384226db70fa7f751b4bca29ae650b3f21d28e5ce779b1e3f",
+        "size": 2633
       },
       {
-        path: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-        mirrorPath: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-        sha256: '6f01b87b6c976a393901cb86322c3e19fcd293fdfc2864615dc08e05273f3c7d',
-        size: 393223,
+        "path": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "mirrorPath": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "sha256": "6f01b87b6c976a393901cb86322c3e19fcd293fdfc2864615dc08e05273f3c7d",
+        "size": 393223
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-        sha256: '1c8373b6842e12b8a0e641db1594eaf5ff9e0e82506b7c866ff1c55631cc5437',
-        size: 13282,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "sha256": "1c8373b6842e12b8a0e641db1594eaf5ff9e0e82506b7c866ff1c55631cc5437",
+        "size": 13282
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-        sha256: '3c0cb41b40f6e979ca681ad9605fa66a4757654ec423f65227c2c79ac0c56df6',
-        size: 407232,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "sha256": "3c0cb41b40f6e979ca681ad9605fa66a4757654ec423f65227c2c79ac0c56df6",
+        "size": 407232
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-        sha256: '48bed43477f0fe5dfe9705d2bcca22fd828cab0e852a80211daf9d38cddff980',
-        size: 4216,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "sha256": "48bed43477f0fe5dfe9705d2bcca22fd828cab0e852a80211daf9d38cddff980",
+        "size": 4216
       },
       {
-        path: 'k8s/extensions-rbac.generated.yaml',
-        mirrorPath: 'k8s/extensions-rbac.generated.yaml',
-        sha256: 'c40a97bf17e3c1a8d13dd0d549142c97bb46ef6f20926330fc70d475f66ea66a',
-        size: 1189,
+        "path": "k8s/extensions-rbac.generated.yaml",
+        "mirrorPath": "k8s/extensions-rbac.generated.yaml",
+        "sha256": "c40a97bf17e3c1a8d13dd0d549142c97bb46ef6f20926330fc70d475f66ea66a",
+        "size": 1189
       },
       {
-        path: 'k8s/extensions.controller.yaml',
-        mirrorPath: 'k8s/extensions.controller.yaml',
-        sha256: '3085b9b5bcd0ae82ccd66526a13d6ba8aa9ae34b5eca00fe642301a95e1be524',
-        size: 1056,
+        "path": "k8s/extensions.controller.yaml",
+        "mirrorPath": "k8s/extensions.controller.yaml",
+        "sha256": "3085b9b5bcd0ae82ccd66526a13d6ba8aa9ae34b5eca00fe642301a95e1be524",
+        "size": 1056
       },
       {
-        path: 'k8s/extensions.yaml',
-        mirrorPath: 'k8s/extensions.yaml',
-        sha256: '40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d',
-        size: 336,
+        "path": "k8s/extensions.yaml",
+        "mirrorPath": "k8s/extensions.yaml",
+        "sha256": "40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d",
+        "size": 336
       },
       {
-        path: 'k8s/rbac.generated.yaml',
-        mirrorPath: 'k8s/rbac.generated.yaml',
-        sha256: '243dd3e849ec33e6ce15b685179c55abe0ebaaf33823934ff15e62b4cdeb96fa',
-        size: 1064,
-      },
-    ],
+        "path": "k8s/rbac.generated.yaml",
+        "mirrorPath": "k8s/rbac.generated.yaml",
+        "sha256": "243dd3e849ec33e6ce15b685179c55abe0ebaaf33823934ff15e62b4cdeb96fa",
+        "size": 1064
+      }
+    ]
   },
   'v0.5.6': {
-    tag: 'v0.5.6',
-    family: 'v0.5',
-    commit: '211b7579cabed9460c1a692eb687084ff4c5879d',
-    controllerImage: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
-    controllerImagePlaceholder: 'ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller',
-    coreAssetOrder: ['k8s/controller.yaml', 'k8s/crds/agents.x-k8s.io_sandboxes.yaml', 'k8s/rbac.generated.yaml'],
-    extensionsAssetOrder: [
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-      'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-      'k8s/extensions-rbac.generated.yaml',
-      'k8s/extensions.controller.yaml',
-      'k8s/extensions.yaml',
+    "tag": "v0.5.6",
+    "family": "v0.5",
+    "commit": "211b7579cabed9460c1a692eb687084ff4c5879d",
+    "controllerImage": "registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6",
+    "controllerImagePlaceholder": "ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller",
+    "coreAssetOrder": [
+      "k8s/controller.yaml",
+      "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+      "k8s/rbac.generated.yaml"
     ],
-    hasManageWebhookCertsFlag: true,
-    crds: {
-      Sandbox: {
-        kind: 'Sandbox',
-        crdName: 'sandboxes.agents.x-k8s.io',
-        group: 'agents.x-k8s.io',
-        plural: 'sandboxes',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
+    "extensionsAssetOrder": [
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+      "k8s/extensions-rbac.generated.yaml",
+      "k8s/extensions.controller.yaml",
+      "k8s/extensions.yaml"
+    ],
+    "hasManageWebhookCertsFlag": true,
+    "crds": {
+      "Sandbox": {
+        "kind": "Sandbox",
+        "crdName": "sandboxes.agents.x-k8s.io",
+        "group": "agents.x-k8s.io",
+        "plural": "sandboxes",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
           {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'string',
-                jsonPath: ".status.conditions[?(@.type=='Ready')].status",
-              },
-              {
-                name: 'Reason',
-                type: 'string',
-                jsonPath: ".status.conditions[?(@.type=='Ready')].reason",
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
             ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].status"
+              },
+              {
+                "name": "Reason",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].reason"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
           },
           {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: ['scale', 'status'],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-      },
-      SandboxClaim: {
-        kind: 'SandboxClaim',
-        crdName: 'sandboxclaims.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxclaims',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
-          {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'string',
-                jsonPath: ".status.conditions[?(@.type=='Ready')].status",
-              },
-              {
-                name: 'Sandbox',
-                type: 'string',
-                jsonPath: '.status.sandbox.name',
-              },
-              {
-                name: 'Reason',
-                type: 'string',
-                jsonPath: ".status.conditions[?(@.type=='Ready')].reason",
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [
+              "scale",
+              "status"
             ],
-          },
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: ['status'],
-            printerColumns: [],
-          },
+            "printerColumns": []
+          }
         ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
+        "file": "k8s/crds/agents.x-k8s.io_sandboxes.yaml"
       },
-      SandboxTemplate: {
-        kind: 'SandboxTemplate',
-        crdName: 'sandboxtemplates.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxtemplates',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
+      "SandboxClaim": {
+        "kind": "SandboxClaim",
+        "crdName": "sandboxclaims.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxclaims",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
           {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: [],
-            printerColumns: [],
-          },
-          {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: [],
-            printerColumns: [],
-          },
-        ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-      },
-      SandboxWarmPool: {
-        kind: 'SandboxWarmPool',
-        crdName: 'sandboxwarmpools.extensions.agents.x-k8s.io',
-        group: 'extensions.agents.x-k8s.io',
-        plural: 'sandboxwarmpools',
-        scope: 'Namespaced',
-        conversionStrategy: 'Webhook',
-        versions: [
-          {
-            name: 'v1beta1',
-            served: true,
-            storage: true,
-            deprecated: false,
-            subresources: ['scale', 'status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'integer',
-                jsonPath: '.status.readyReplicas',
-              },
-              {
-                name: 'Desired',
-                type: 'integer',
-                jsonPath: '.spec.replicas',
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
             ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].status"
+              },
+              {
+                "name": "Sandbox",
+                "type": "string",
+                "jsonPath": ".status.sandbox.name"
+              },
+              {
+                "name": "Reason",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].reason"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
           },
           {
-            name: 'v1alpha1',
-            served: true,
-            storage: false,
-            deprecated: true,
-            subresources: ['scale', 'status'],
-            printerColumns: [
-              {
-                name: 'Ready',
-                type: 'integer',
-                jsonPath: '.status.readyReplicas',
-              },
-              {
-                name: 'Desired',
-                type: 'integer',
-                jsonPath: '.spec.replicas',
-              },
-              {
-                name: 'Age',
-                type: 'date',
-                jsonPath: '.metadata.creationTimestamp',
-              },
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [
+              "status"
             ],
-          },
+            "printerColumns": []
+          }
         ],
-        file: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml"
       },
+      "SandboxTemplate": {
+        "kind": "SandboxTemplate",
+        "crdName": "sandboxtemplates.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxtemplates",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [],
+            "printerColumns": []
+          },
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [],
+            "printerColumns": []
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml"
+      },
+      "SandboxWarmPool": {
+        "kind": "SandboxWarmPool",
+        "crdName": "sandboxwarmpools.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxwarmpools",
+        "scope": "Namespaced",
+        "conversionStrategy": "Webhook",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "scale",
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "integer",
+                "jsonPath": ".status.readyReplicas"
+              },
+              {
+                "name": "Desired",
+                "type": "integer",
+                "jsonPath": ".spec.replicas"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          },
+          {
+            "name": "v1alpha1",
+            "served": true,
+            "storage": false,
+            "deprecated": true,
+            "subresources": [
+              "scale",
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "integer",
+                "jsonPath": ".status.readyReplicas"
+              },
+              {
+                "name": "Desired",
+                "type": "integer",
+                "jsonPath": ".spec.replicas"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml"
+      }
     },
-    files: [
+    "files": [
       {
-        path: 'helm/values.yaml',
-        mirrorPath: 'helm/values.yaml',
-        sha256: '5cae92d7fb1d6d219bdcce9c5fb268e1c78497fb1478e5532eaa5e74738c3730',
-        size: 4625,
+        "path": "helm/values.yaml",
+        "mirrorPath": "helm/values.yaml",
+        "sha256": "5cae92d7fb1d6d219bdcce9c5fb268e1c78497fb1478e5532eaa5e74738c3730",
+        "size": 4625
       },
       {
-        path: 'k8s/controller.yaml',
-        mirrorPath: 'k8s/controller.yaml',
-        sha256: 'ecee13858bcb38d384226db70fa7f751b4bca29ae650b3f21d28e5ce779b1e3f',
-        size: 2633,
+        "path": "k8s/controller.yaml",
+        "mirrorPath": "k8s/controller.yaml",
+        "sha256": "ecee13858bcb38d384226db70fa7f751b4bca29ae650b3f21d28e5ce779b1e3f",
+        "size": 2633
       },
       {
-        path: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-        mirrorPath: 'k8s/crds/agents.x-k8s.io_sandboxes.yaml',
-        sha256: '9e60ea33d214c74588f3d07b7f606121fe0544df05d0e7310ceec1267c5887f4',
-        size: 393338,
+        "path": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "mirrorPath": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "sha256": "9e60ea33d214c74588f3d07b7f606121fe0544df05d0e7310ceec1267c5887f4",
+        "size": 393338
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml',
-        sha256: '6d8a4cc45c3c5a3d3a2f2013a67035726940d4e1d24177e8e119716b883cdd35',
-        size: 13282,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "sha256": "6d8a4cc45c3c5a3d3a2f2013a67035726940d4e1d24177e8e119716b883cdd35",
+        "size": 13282
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml',
-        sha256: 'af22468bd579fd6779fbe93cf6516dec7b08606d4fb225ed910890b27d0d6819',
-        size: 406728,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "sha256": "af22468bd579fd6779fbe93cf6516dec7b08606d4fb225ed910890b27d0d6819",
+        "size": 406728
       },
       {
-        path: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-        mirrorPath: 'k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml',
-        sha256: 'cd217c623532e81c57cac24c3eccd02b23b6e8886bb50a609d61309cca548258',
-        size: 4483,
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "sha256": "cd217c623532e81c57cac24c3eccd02b23b6e8886bb50a609d61309cca548258",
+        "size": 4483
       },
       {
-        path: 'k8s/extensions-rbac.generated.yaml',
-        mirrorPath: 'k8s/extensions-rbac.generated.yaml',
-        sha256: 'c40a97bf17e3c1a8d13dd0d549142c97bb46ef6f20926330fc70d475f66ea66a',
-        size: 1189,
+        "path": "k8s/extensions-rbac.generated.yaml",
+        "mirrorPath": "k8s/extensions-rbac.generated.yaml",
+        "sha256": "c40a97bf17e3c1a8d13dd0d549142c97bb46ef6f20926330fc70d475f66ea66a",
+        "size": 1189
       },
       {
-        path: 'k8s/extensions.controller.yaml',
-        mirrorPath: 'k8s/extensions.controller.yaml',
-        sha256: '0519b62e9aa3e02ffae89847c217af2cffd807a7eebf0349e1775483ac9f9408',
-        size: 1134,
+        "path": "k8s/extensions.controller.yaml",
+        "mirrorPath": "k8s/extensions.controller.yaml",
+        "sha256": "0519b62e9aa3e02ffae89847c217af2cffd807a7eebf0349e1775483ac9f9408",
+        "size": 1134
       },
       {
-        path: 'k8s/extensions.yaml',
-        mirrorPath: 'k8s/extensions.yaml',
-        sha256: '40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d',
-        size: 336,
+        "path": "k8s/extensions.yaml",
+        "mirrorPath": "k8s/extensions.yaml",
+        "sha256": "40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d",
+        "size": 336
       },
       {
-        path: 'k8s/kustomization.yaml',
-        mirrorPath: 'k8s/kustomization.yaml',
-        sha256: '2da747579f9407bd67d815f79e4acb2f0cfd382f073be4b8b422561d4302e112',
-        size: 2756,
+        "path": "k8s/kustomization.yaml",
+        "mirrorPath": "k8s/kustomization.yaml",
+        "sha256": "2da747579f9407bd67d815f79e4acb2f0cfd382f073be4b8b422561d4302e112",
+        "size": 2756
       },
       {
-        path: 'k8s/rbac.generated.yaml',
-        mirrorPath: 'k8s/rbac.generated.yaml',
-        sha256: '0d559e2b96c913aca5fc80252b7ab68160b1874f4fb35acf6decde0ac766d111',
-        size: 1071,
+        "path": "k8s/rbac.generated.yaml",
+        "mirrorPath": "k8s/rbac.generated.yaml",
+        "sha256": "0d559e2b96c913aca5fc80252b7ab68160b1874f4fb35acf6decde0ac766d111",
+        "size": 1071
       },
       {
-        path: 'packages/sandboxd/spec/filesystem/v1/filesystem.yaml',
-        mirrorPath: 'sandboxd-spec/filesystem/v1/filesystem.yaml',
-        sha256: '78832a420f03b14d101a02a63235272a560a0f5cdd971b80534c84affebf184a',
-        size: 8358,
+        "path": "packages/sandboxd/spec/filesystem/v1/filesystem.yaml",
+        "mirrorPath": "sandboxd-spec/filesystem/v1/filesystem.yaml",
+        "sha256": "78832a420f03b14d101a02a63235272a560a0f5cdd971b80534c84affebf184a",
+        "size": 8358
       },
       {
-        path: 'packages/sandboxd/spec/process/v1/process.proto',
-        mirrorPath: 'sandboxd-spec/process/v1/process.proto',
-        sha256: 'd233a27fe9f63945984a52b74d47c6ffdf2f81ebbe61f954413bb933299cbfda',
-        size: 4086,
+        "path": "packages/sandboxd/spec/process/v1/process.proto",
+        "mirrorPath": "sandboxd-spec/process/v1/process.proto",
+        "sha256": "d233a27fe9f63945984a52b74d47c6ffdf2f81ebbe61f954413bb933299cbfda",
+        "size": 4086
       },
       {
-        path: 'sandbox-router/deploy/deployment.yaml',
-        mirrorPath: 'sandbox-router/deploy/deployment.yaml',
-        sha256: '387420a9662d7e321f0551ff4d136b783dbf0a12835d1e106828783bdd7b2c40',
-        size: 3997,
+        "path": "sandbox-router/deploy/deployment.yaml",
+        "mirrorPath": "sandbox-router/deploy/deployment.yaml",
+        "sha256": "387420a9662d7e321f0551ff4d136b783dbf0a12835d1e106828783bdd7b2c40",
+        "size": 3997
       },
       {
-        path: 'sandbox-router/deploy/networkpolicy.yaml',
-        mirrorPath: 'sandbox-router/deploy/networkpolicy.yaml',
-        sha256: '7a08c69d6619a2a2429cf2e588bb168f1c8b518ac62dc5424cdbf8141138036f',
-        size: 2958,
+        "path": "sandbox-router/deploy/networkpolicy.yaml",
+        "mirrorPath": "sandbox-router/deploy/networkpolicy.yaml",
+        "sha256": "7a08c69d6619a2a2429cf2e588bb168f1c8b518ac62dc5424cdbf8141138036f",
+        "size": 2958
       },
       {
-        path: 'sandbox-router/deploy/pdb.yaml',
-        mirrorPath: 'sandbox-router/deploy/pdb.yaml',
-        sha256: 'afb78d8239aef1a1278ddadcd10578c14ac6713f413db72e8edf6cbc291c2bb0',
-        size: 612,
+        "path": "sandbox-router/deploy/pdb.yaml",
+        "mirrorPath": "sandbox-router/deploy/pdb.yaml",
+        "sha256": "afb78d8239aef1a1278ddadcd10578c14ac6713f413db72e8edf6cbc291c2bb0",
+        "size": 612
       },
       {
-        path: 'sandbox-router/deploy/rbac-tokenreview.yaml',
-        mirrorPath: 'sandbox-router/deploy/rbac-tokenreview.yaml',
-        sha256: '2c0969259f8d838c5e99fcb93889d0cb8a65e1e0ea7e3a3f469817ca6ae12481',
-        size: 1162,
+        "path": "sandbox-router/deploy/rbac-tokenreview.yaml",
+        "mirrorPath": "sandbox-router/deploy/rbac-tokenreview.yaml",
+        "sha256": "2c0969259f8d838c5e99fcb93889d0cb8a65e1e0ea7e3a3f469817ca6ae12481",
+        "size": 1162
       },
       {
-        path: 'sandbox-router/deploy/rbac.yaml',
-        mirrorPath: 'sandbox-router/deploy/rbac.yaml',
-        sha256: '09916f57f306361e891d868807abb481dca20a862bf1a6cb8566e1a87f04f5dc',
-        size: 2997,
+        "path": "sandbox-router/deploy/rbac.yaml",
+        "mirrorPath": "sandbox-router/deploy/rbac.yaml",
+        "sha256": "09916f57f306361e891d868807abb481dca20a862bf1a6cb8566e1a87f04f5dc",
+        "size": 2997
       },
       {
-        path: 'sandbox-router/deploy/service.yaml',
-        mirrorPath: 'sandbox-router/deploy/service.yaml',
-        sha256: '26279293b705680fea5b9460c7c4bf989ce85458bbbc224574ff2b494b80282f',
-        size: 786,
+        "path": "sandbox-router/deploy/service.yaml",
+        "mirrorPath": "sandbox-router/deploy/service.yaml",
+        "sha256": "26279293b705680fea5b9460c7c4bf989ce85458bbbc224574ff2b494b80282f",
+        "size": 786
       },
       {
-        path: 'sandbox-router/deploy/serviceaccount.yaml',
-        mirrorPath: 'sandbox-router/deploy/serviceaccount.yaml',
-        sha256: 'fbd382a88bd2217e66cda0bbc452e0a7b12fce1bb4d69d7a8fe580dea9e5d964',
-        size: 191,
-      },
-    ],
+        "path": "sandbox-router/deploy/serviceaccount.yaml",
+        "mirrorPath": "sandbox-router/deploy/serviceaccount.yaml",
+        "sha256": "fbd382a88bd2217e66cda0bbc452e0a7b12fce1bb4d69d7a8fe580dea9e5d964",
+        "size": 191
+      }
+    ]
   },
 };

@@ -18,6 +18,7 @@ import {
   type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { messageOf } from '../constructs/render.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup } from './scope.js';
@@ -76,8 +77,13 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   const check = env.check();
   const problems = [...childProblems(env), ...check.problems];
   if (problems.length > 0) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
-  // CapacityError (a ConstructError) when declared nodes cannot hold what the environment asks for.
-  const capacity: RuntimeClassCapacity[] = capacityOf(env);
+  let capacity: RuntimeClassCapacity[] = [];
+  try {
+    capacity = capacityOf(env);
+  } catch (err) {
+    // A CapacityError: declared nodes cannot hold what the environment asks for.
+    throw new EnvironmentInvalidError(env.name, [messageOf(err)]);
+  }
   const release = env.release;
   if (check.duplicates.length > 0) throw new DuplicateObjectError(env.name, [...check.duplicates]);
   if (check.violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, [...check.violations]);

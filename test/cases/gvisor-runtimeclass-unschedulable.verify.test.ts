@@ -6,6 +6,7 @@
  */
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import { podView } from '../../src/adapter/kubernetes/views.js';
+import { releaseFacts } from '../../src/releases/supported.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
 import { Facts } from '../../src/verify/probes/common.js';
 import { isolationEvidence } from '../../src/verify/probes/isolation.js';
@@ -102,6 +103,7 @@ describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVis
     ({
       cluster,
       runtime,
+      facts: releaseFacts('v0.5.6'),
       plan: {
         probeTimeoutMs: 2_000,
         templates: [

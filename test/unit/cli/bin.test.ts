@@ -45,9 +45,10 @@ function traced(
   };
 }
 
-// model/package-info.js (the version for commander's -V; node:fs only) is the one library leaf start-up reads.
+// model/package-info.js (the version for commander's -V; node:fs only) and model/errors.js (the error base UsageError
+// extends; no imports) are the library leaves start-up reads.
 const LIBRARY =
-  /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.js))|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
+  /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.js|errors\.js))|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
 
 test.each([
   [['--help'], 0],
