@@ -77,7 +77,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   const check = env.check();
   const problems = [...childProblems(env), ...check.problems];
   if (problems.length > 0) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
-  let capacity: RuntimeClassCapacity[] = [];
+  let capacity: RuntimeClassCapacity[];
   try {
     capacity = capacityOf(env);
   } catch (err) {
