@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AgentPlaneError } from '../model/errors.js';
+import { withSortedKeys } from '../model/objects.js';
 import { SUPPORT_STATES } from '../model/states.js';
 
 /** Name of the descriptor ConfigMap; its key is `environment.json`. */
@@ -175,19 +176,7 @@ export function parseEnvironmentDescriptor(value: unknown): EnvironmentDescripto
  * order give the same bytes), 2-space indent, trailing newline. Used for both environment.json and the ConfigMap.
  */
 export function descriptorJson(descriptor: EnvironmentDescriptor): string {
-  return `${JSON.stringify(sortKeys(descriptor), null, 2)}\n`;
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
+  return `${JSON.stringify(withSortedKeys(descriptor), null, 2)}\n`;
 }
 
 /**
