@@ -22,6 +22,8 @@ execFileSync(
 // Files the compiled modules read at run time beside themselves (tsc copies only .ts output): the sandboxd client's
 // protobuf description, loaded by src/adapter/runtime/sandboxd.ts.
 cpSync(join(root, 'src/adapter/runtime/proto'), join(lib, 'esm/src/adapter/runtime/proto'), { recursive: true });
+// The tested-combinations matrix `agentplane compat` reads, at the same path relative to the compiled command.
+cpSync(join(root, 'test/compat/matrix.json'), join(lib, 'esm/test/compat/matrix.json'));
 
 await build({
   entryPoints: [join(root, 'src/index.ts')],

@@ -13,6 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import { z } from 'zod';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
@@ -26,6 +27,7 @@ import { readTuple } from '../../verify/tuple-reader.js';
 import type { AdapterError } from '../../adapter/types.js';
 import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
 import { describeError } from '../errors.js';
+import { UsageError } from '../usage-error.js';
 import { recordFailedReads, type FailedRead } from '../failed-reads.js';
 import { outputOption, renderReport, renderWith, type OutputFormat } from '../output.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
@@ -158,7 +160,12 @@ function incompleteMessage(tuple: CompatibilityTuple, failed: readonly FailedRea
 }
 
 function readMatrix(file: URL | string): Matrix {
-  if (!existsSync(file)) return { generatedBy: 'none: no matrix file', rows: [] };
+  // No matrix is no answer: every part would read "not tested" although nothing was looked up.
+  if (!existsSync(file))
+    throw new UsageError(
+      `no tested-combinations matrix at ${file instanceof URL ? fileURLToPath(file) : file}`,
+      'pass --matrix FILE (a test/compat/matrix.json written by scripts/gen-compat-matrix.ts); an installed package ships its own',
+    );
   return MatrixSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
