@@ -170,7 +170,9 @@ test('a claim that never becomes Ready: bounded wait with progress, at most 1 AP
   expect(t.state).toBe('configured');
   expect(t.next).toMatch(/not ready within 8s|bound no Sandbox within 8s/);
   const s = cluster.stats();
-  expect(s.waitingMs).toBeGreaterThanOrEqual(7_000);
+  // The wait covered most of the 8 s deadline (the claim's create and the first reads come before it), so the
+  // request rate below is measured over a real wait.
+  expect(s.waitingMs).toBeGreaterThanOrEqual(6_000);
   expect(s.requestsWhileWaiting / (s.waitingMs / 1000)).toBeLessThanOrEqual(1);
   expect(await leftoversOf('aa0005')).toEqual([]);
 }, 180_000);
