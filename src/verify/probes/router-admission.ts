@@ -43,6 +43,8 @@ interface Peer {
 
 interface IngressRule {
   from?: Peer[];
+  /** client-node's typed model names `from` so (a reserved word in its generator). */
+  _from?: Peer[];
   ports?: Array<{ port?: number | string; endPort?: number; protocol?: string }>;
 }
 
@@ -137,12 +139,13 @@ export function policyAdmits(policy: Obj, router: RouterPod, port: number): Tri 
   const ns = policy.metadata?.namespace ?? '';
   const rules = (policy.spec as { ingress?: IngressRule[] } | undefined)?.ingress ?? [];
   return any(
-    rules.map((r) =>
-      and(
-        r.from === undefined || r.from.length === 0 ? true : any(r.from.map((p) => peerAdmits(p, ns, router))),
+    rules.map((r) => {
+      const from = r.from ?? r._from;
+      return and(
+        from === undefined || from.length === 0 ? true : any(from.map((p) => peerAdmits(p, ns, router))),
         portAdmits(r.ports, port),
-      ),
-    ),
+      );
+    }),
   );
 }
 

@@ -158,7 +158,7 @@ test('policies add up: a second live policy admitting the live router pod makes 
   });
   const { facts } = await configured([tp('py', 'Managed')]);
   expect(facts.map((e) => [e.verdict, e.reason, e.value])).toEqual([
-    ['proven', 'RouterAdmittedByPolicies', `${ns}/py-network-policy, ${ns}/py-admit-router`],
+    ['proven', 'RouterAdmittedByPolicies', `${ns}/py-admit-router, ${ns}/py-network-policy`],
   ]);
   await net.deleteNamespacedNetworkPolicy({ namespace: ns, name: 'py-admit-router' });
 });

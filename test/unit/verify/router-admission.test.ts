@@ -33,6 +33,12 @@ test('case 11: the default peer does not admit the shipped router; it admits app
     routerPods: ['default/r-1'],
   });
   expect(judgeAdmission('sbx', sandboxLabels, [controllerDefault], [managed], 8080).verdict).toBe('admitted');
+  // The same policy as client-node's typed model reads it (`_from`): judged alike, never "every source".
+  const typed = {
+    ...controllerDefault,
+    spec: { ...controllerDefault.spec, ingress: [{ _from: controllerDefault.spec.ingress[0]!.from }] },
+  };
+  expect(judgeAdmission('sbx', sandboxLabels, [typed], [shipped], 8080).verdict).toBe('not-admitted');
   // One router pod not admitted is enough to fail: any pod may serve a request.
   expect(judgeAdmission('sbx', sandboxLabels, [controllerDefault], [managed, shipped], 8080).routerPods).toEqual([
     'default/r-1',
