@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { InvalidArgumentError } from 'commander';
 import { UsageError } from './usage-error.js';
 
@@ -142,5 +143,11 @@ export function httpUrl(value: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new InvalidArgumentError(`"${value}" is not an http or https URL: give e.g. http://127.0.0.1:8080`);
+  return value;
+}
+
+/** An IPv4 or IPv6 address (e.g. `--router-canary-host 10.0.3.7`). */
+export function ipAddress(value: string): string {
+  if (isIP(value) === 0) throw new InvalidArgumentError(`"${value}" is not an IP address: give e.g. 10.0.3.7`);
   return value;
 }

@@ -108,6 +108,8 @@ export const EnvironmentDescriptorSchema = z
         podLabels: Labels,
         image: z.string(),
         authorizationMode: z.enum(['tokenreview', 'scoped-token', 'allow-all']),
+        /** `true` when the environment chose allow-all explicitly (construct `acknowledgeUnauthenticated`); absent otherwise. */
+        acknowledgeUnauthenticated: z.literal(true).optional(),
       })
       .strict()
       .nullable(),

@@ -479,6 +479,7 @@ export class AgentEnvironment extends Chart {
               podLabels: { ...router.podLabels },
               image: router.image,
               authorizationMode: router.authorizationMode,
+              ...(router.acknowledgeUnauthenticated ? { acknowledgeUnauthenticated: true as const } : {}),
             },
       networkPolicies: policies.map((np) => ({
         namespace: np.namespace,

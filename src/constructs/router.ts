@@ -139,6 +139,8 @@ export class SandboxRouter extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   readonly image: string;
   readonly authorizationMode: RouterAuthorization['mode'];
+  /** Whether the environment accepted a router that authenticates nobody (allow-all; written into the descriptor). */
+  readonly acknowledgeUnauthenticated: boolean;
   /** Ports the router may dial on sandbox pods. */
   readonly sandboxPorts: readonly number[];
   /** Who may reach the proxy port. */
@@ -154,6 +156,8 @@ export class SandboxRouter extends Construct {
     assertPinned(this.node.path, 'SandboxRouter image', p.image, ctx.requireDigests);
     this.image = p.image;
     this.authorizationMode = p.authorization.mode;
+    this.acknowledgeUnauthenticated =
+      p.authorization.mode === 'allow-all' && p.authorization.acknowledgeUnauthenticated;
     const controllerNs =
       release.objects.get('k8s/controller.yaml')?.find((o) => o.kind === 'Namespace')?.metadata?.name ??
       'agent-sandbox-system';

@@ -186,6 +186,8 @@ export class VerifierJob extends Construct {
       '--transport',
       this.transport,
       ...(routerUrl ? ['--router-url', routerUrl] : []),
+      // The router's negative probes point it at a listener on this pod's IP (expanded by the kubelet from the env below).
+      ...(routerUrl ? ['--router-canary-host', '$(AGENTPLANE_POD_IP)'] : []),
       '--probe-timeout',
       p.probeTimeout,
       '--ready-timeout',
@@ -232,6 +234,9 @@ export class VerifierJob extends Construct {
                 env: [
                   { name: 'AGENTPLANE_RUN', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
                   { name: 'AGENTPLANE_JOB', value: p.name },
+                  ...(routerUrl
+                    ? [{ name: 'AGENTPLANE_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } }]
+                    : []),
                 ],
                 resources: { requests: quantities, limits: quantities },
                 securityContext: {

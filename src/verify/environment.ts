@@ -68,6 +68,8 @@ export function readEnvironment(dir: string): { descriptor: EnvironmentDescripto
 export interface PlanOptions {
   readonly transport: TransportKind;
   readonly routerUrl?: string;
+  /** Address of this verifier the router can dial, for the router's negative probes (see RouterPlan.canaryHost). */
+  readonly routerCanaryHost?: string;
   /** Per runtime call, ms. Default 5000. */
   readonly probeTimeoutMs?: number;
   /** For a workload object to become Ready, ms. Default 120000. */
@@ -148,7 +150,10 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
             service: d.router.serviceName,
             podLabels: d.router.podLabels,
             image: d.router.image,
+            authorizationMode: d.router.authorizationMode,
+            acknowledgeUnauthenticated: d.router.acknowledgeUnauthenticated === true,
             ...(opts.routerUrl ? { url: opts.routerUrl } : {}),
+            ...(opts.routerCanaryHost ? { canaryHost: opts.routerCanaryHost } : {}),
           },
         }
       : {}),

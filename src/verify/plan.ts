@@ -57,6 +57,17 @@ export interface RouterPlan {
   readonly podLabels: Readonly<Record<string, string>>;
   /** Image the environment pinned for the router container; unset = not known (no image-digest check of router pods). */
   readonly image?: string;
+  /** Authorization mode the environment declares (descriptor `router.authorizationMode`); unset = not declared (plan from flags). */
+  readonly authorizationMode?: 'tokenreview' | 'scoped-token' | 'allow-all';
+  /** The environment chose a router that authenticates nobody on purpose (construct `acknowledgeUnauthenticated: true`). */
+  readonly acknowledgeUnauthenticated?: boolean;
+  /**
+   * Address of this verifier that the router can dial (`--router-canary-host`; in the VerifierJob its pod IP): the negative
+   * probes point the router at a listener opened there, proving that no upstream connection was made. A loopback address
+   * says the verifier shares the router's network namespace (a router run as a local process), so `X-Sandbox-Pod-IP:
+   * 127.0.0.1` is checked against it too. Unset: refusals are seen, but that nothing was dialled stays unproven.
+   */
+  readonly canaryHost?: string;
 }
 
 /** One declared client SDK: the path its calls take (descriptor `clients[]`). */

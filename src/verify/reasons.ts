@@ -176,8 +176,26 @@ export const PROBE_REASONS = {
   NoRouterUrl: 'no router URL to call /healthz',
   RouterHealthy: 'the router answered /healthz',
   RouterUnhealthy: 'the router did not answer /healthz well',
-  RouterAdmittedByPolicies: "every template's policy admits router pods",
-  RouterNotAdmitted: "a template's policy does not admit router pods",
+  RouterAdmittedByPolicies:
+    "the live NetworkPolicies selecting a template's pods admit the live router pods (or none restricts their ingress)",
+  RouterNotAdmitted:
+    "a live NetworkPolicy selecting a template's pods admits none of the live router pods (`value` names the policy)",
+  RouterPodsNotFound: 'no live router pods, so policy admission cannot be judged from the cluster',
+  RouterAdmissionUnknown:
+    'a live policy names a peer the verifier cannot judge (unread namespace label, named port, ipBlock without pod IP)',
+  RouterRefusedNegative:
+    "a negative probe was refused with a 4xx and the verifier's listener it named saw no connection",
+  RouterDialedCanary: "the router connected to the verifier's listener for a request it should refuse",
+  RouterAcceptedNegative: 'the router did not refuse a negative probe: it answered 2xx or 5xx (it tried the upstream)',
+  RouterNoConnectionUnproven:
+    "a negative probe was refused or not sent, but no listener of the verifier's proves no upstream connection was made",
+  RouterNegativeUnanswered: 'a negative probe got no usable answer (timeout, refused connection, redirect)',
+  RouterRequiresCredentials: 'a request without credentials was refused with 401 or 403',
+  RouterUnauthenticated:
+    "a request without credentials passed the router's authorization (allow-all), and the environment did not acknowledge it",
+  RouterUnauthenticatedAcknowledged:
+    "a request without credentials passed the router's authorization; the environment acknowledged allow-all",
+  RouterAuthorizationUnknown: 'the request without credentials got no answer telling whether the router authenticates',
   // network, lifecycle, snapshot
   NoNamespacesDeclared: 'the environment declares no sandbox namespaces',
   NetworkPoliciesServed: 'NetworkPolicies are served',

@@ -70,7 +70,8 @@ export interface RuntimeProber {
 export class AdapterRuntimeProber implements RuntimeProber {
   private readonly transports = new Map<TransportKind, Transport>();
 
-  constructor(private readonly opts: { client?: KubeClient; routerUrl?: string }) {}
+  /** `routerToken`: bearer token for a router that demands credentials (tokenreview, scoped-token); default none. */
+  constructor(private readonly opts: { client?: KubeClient; routerUrl?: string; routerToken?: string }) {}
 
   async health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>> {
     const started = Date.now();
@@ -160,7 +161,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
     else if (kind === 'router') {
       if (!this.opts.routerUrl)
         return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
-      made = new RouterTransport(this.opts.routerUrl);
+      made = new RouterTransport(this.opts.routerUrl, this.opts.routerToken ? { token: this.opts.routerToken } : {});
     } else {
       if (!this.opts.client) return { kind: 'no', detail: 'port-forward needs a cluster connection' };
       made = new PortForwardTransport(this.opts.client);

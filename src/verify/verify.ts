@@ -15,6 +15,7 @@ import { installProbe } from './probes/install.js';
 import { snapshotProbe, suspendProbe } from './probes/lifecycle.js';
 import { networkProbe } from './probes/network.js';
 import { routerProbe } from './probes/router.js';
+import { routerNegativeProbe } from './probes/router-negative.js';
 import { runtimeClassProbe } from './probes/runtime-class.js';
 import { templateProbe } from './probes/template.js';
 import { unboundedLifetimesProbe } from './probes/unbounded-lifetimes.js';
@@ -116,6 +117,14 @@ export function planProbes(
     ),
   );
   probes.push(...workloads);
+  // After the workloads: their probe Sandboxes give the negative probes a live Sandbox name.
+  if (plan.router)
+    probes.push(
+      routerNegativeProbe(
+        deps,
+        workloads.map((w) => w.id),
+      ),
+    );
   probes.push(
     networkProbe(
       deps,

@@ -24,6 +24,7 @@ import {
   environmentPath,
   existingFile,
   httpUrl,
+  ipAddress,
   parseDuration,
   sampleCount,
   sandboxRefs,
@@ -71,6 +72,7 @@ interface VerifyFlags {
   junit?: string;
   transport: 'port-forward' | 'direct' | 'router';
   routerUrl?: string;
+  routerCanaryHost?: string;
   /** Milliseconds (parsed by {@link parseDuration}). */
   probeTimeout: number;
   readyTimeout: number;
@@ -128,6 +130,11 @@ export function registerVerify(program: Command): void {
       '--router-url <url>',
       'base URL (http or https) of the sandbox-router proxy port, for router health and the router transport',
       httpUrl,
+    )
+    .option(
+      '--router-canary-host <ip>',
+      "an address of this machine the router can dial (in the VerifierJob: its pod IP): the router's negative probes point it at a listener there to prove nothing was forwarded; without it that part stays unproven",
+      ipAddress,
     )
     .addOption(
       new Option('--probe-timeout <duration>', 'deadline of each runtime call: 5s, 500ms, 2m or milliseconds')
@@ -214,6 +221,7 @@ export function registerVerify(program: Command): void {
         plan = planFromDescriptor(descriptor, source, {
           transport: flags.transport,
           ...(flags.routerUrl ? { routerUrl: flags.routerUrl } : {}),
+          ...(flags.routerCanaryHost ? { routerCanaryHost: flags.routerCanaryHost } : {}),
           probeTimeoutMs: flags.probeTimeout,
           readyTimeoutMs: flags.readyTimeout,
           samples: flags.samples,

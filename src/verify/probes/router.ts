@@ -1,43 +1,16 @@
 /**
  * Probe of `router` (FACTS.md §6, §8, §10.5): discovered = Service `<ns>/<service>` exists (or, for a router run
  * outside the cluster, its URL answers); compatible = `GET /healthz` on the proxy port answers `{"status":"ok"}`
- * (`sandbox-router/README.md@v0.5.6`); configured = every template's policy admits the router's namespace and pod
- * labels (Managed default: pods `app: sandbox-router` in `agent-sandbox-system`,
- * `extensions/controllers/sandboxtemplate_controller.go@v0.5.6`; Unmanaged: the environment's own ingress peers).
- * `verified` comes from the workload probe: a sandbox's runtime health answered through the router.
+ * (`sandbox-router/README.md@v0.5.6`); configured = the live NetworkPolicies selecting every template's pods admit the
+ * live router pods (./router-admission.ts; case 11). `verified` comes from the workload probe (a sandbox's runtime
+ * answered through the router by name) and from the negative probes (./router-negative.ts; case 14).
  */
+import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import { httpCall } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
-import type { VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';
-import { selects } from './network.js';
-
-/** Upstream's default ingress peer of a Managed template policy. */
-export const MANAGED_ROUTER_PEER = { namespace: 'agent-sandbox-system', podLabels: { app: 'sandbox-router' } } as const;
-
-/** Templates whose policies do not admit the router, with why (pure). */
-export function routerAdmission(plan: VerifyPlan): string[] {
-  const router = plan.router;
-  if (!router) return [];
-  const problems: string[] = [];
-  for (const t of plan.templates) {
-    const peers =
-      t.networkPolicyManagement === 'Managed'
-        ? [MANAGED_ROUTER_PEER]
-        : plan.networkPolicies
-            .filter((p) => p.namespace === t.namespace && p.template === t.name)
-            .flatMap((p) => p.ingressFrom);
-    const ok = peers.some(
-      (p) => p.namespace === router.namespace && selects({ matchLabels: { ...p.podLabels } }, router.podLabels),
-    );
-    if (!ok)
-      problems.push(
-        `template ${t.namespace}/${t.name} (${t.networkPolicyManagement}) admits ${peers.map((p) => `${p.namespace}/${JSON.stringify(p.podLabels)}`).join(', ') || 'no ingress peers'}, not the router ${router.namespace}/${JSON.stringify(router.podLabels)}`,
-      );
-  }
-  return problems;
-}
+import { judgeAdmission, liveRouterPods, liveTemplatePodLabels } from './router-admission.js';
 
 export function routerProbe(deps: ProbeDeps): Probe {
   return {
@@ -116,16 +89,90 @@ export function routerProbe(deps: ProbeDeps): Probe {
         f.add('compatible', 'missing', `router ${router.url}`, 'RouterUnhealthy', `GET /healthz: ${health.text}`, {
           durationMs: health.durationMs,
         });
-      const problems = routerAdmission(deps.plan);
-      if (problems.length === 0)
-        f.proven(
-          'configured',
-          `router ${router.namespace}`,
-          'RouterAdmittedByPolicies',
-          `every template's policy admits router pods ${JSON.stringify(router.podLabels)} in ${router.namespace}`,
-        );
-      for (const p of problems) f.add('configured', 'missing', `router ${router.namespace}`, 'RouterNotAdmitted', p);
+      await admissionEvidence(deps, f, svc.kind === 'ok' ? svc.value : undefined);
       return f.list;
     },
   };
+}
+
+/** `configured`: per template, whether the live policies selecting its pods admit the live router pods. */
+async function admissionEvidence(deps: ProbeDeps, f: Facts, service: Obj | undefined): Promise<void> {
+  const router = deps.plan.router!;
+  const subject = `router ${router.namespace}`;
+  const live = await liveRouterPods(deps, service);
+  if (live.kind !== 'ok') {
+    f.failedCall('configured', `router pods in ${router.namespace}`, live);
+    return;
+  }
+  const { pods, via } = live.value;
+  if (pods.length === 0) {
+    f.add(
+      'configured',
+      'unknown',
+      subject,
+      'RouterPodsNotFound',
+      `no live router pods (${via}): whether template policies admit the router cannot be read from the cluster`,
+    );
+    return;
+  }
+  const described = pods.map((p) => `${p.namespace}/${p.name} ${JSON.stringify(p.labels)}`).join(', ');
+  const policies = new Map<string, Obj[]>();
+  for (const t of deps.plan.templates) {
+    const tsubject = `template ${t.namespace}/${t.name}`;
+    const labels = await liveTemplatePodLabels(deps, t);
+    if (labels.kind !== 'ok') {
+      f.failedCall('configured', `${tsubject} pod labels`, labels);
+      continue;
+    }
+    if (!labels.value) {
+      f.add(
+        'configured',
+        'unknown',
+        tsubject,
+        'RouterAdmissionUnknown',
+        `${tsubject}: no live pod and no SandboxTemplate to read pod labels from`,
+      );
+      continue;
+    }
+    if (!policies.has(t.namespace)) {
+      const r = await deps.cluster.networkPolicies(t.namespace);
+      if (r.kind !== 'ok') {
+        f.failedCall('configured', `NetworkPolicies in ${t.namespace}`, r);
+        continue;
+      }
+      policies.set(t.namespace, r.value);
+    }
+    const a = judgeAdmission(t.namespace, labels.value.labels, policies.get(t.namespace)!, pods, t.ports.rest);
+    const seen = `router pods ${described} (${via}); ${tsubject} pods from ${labels.value.source}; port ${t.ports.rest}`;
+    if (a.verdict === 'admitted')
+      f.proven(
+        'configured',
+        tsubject,
+        'RouterAdmittedByPolicies',
+        a.selecting.length === 0
+          ? `no live NetworkPolicy restricts ingress to the pods of ${tsubject}; ${seen}`
+          : `live NetworkPolicies ${a.selecting.join(', ')} admit every router pod; ${seen}`,
+        { value: a.selecting.join(', ') },
+      );
+    else if (a.verdict === 'not-admitted')
+      for (const name of a.selecting)
+        f.add(
+          'configured',
+          'missing',
+          tsubject,
+          'RouterNotAdmitted',
+          `router not admitted by NetworkPolicy ${name} (router pods ${a.routerPods.join(', ')}): no rule of the live policies selecting the pods of ${tsubject} admits them; ${seen}`,
+          { field: 'NetworkPolicy', value: name },
+        );
+    else
+      f.add(
+        'configured',
+        'unknown',
+        tsubject,
+        'RouterAdmissionUnknown',
+        `live NetworkPolicies ${a.selecting.join(', ')} name peers the verifier cannot judge for router pods ${a.routerPods.join(', ')} (a namespace label it did not read, a named port, or an ipBlock without the pod IP); ${seen}`,
+      );
+  }
+  if (deps.plan.templates.length === 0)
+    f.proven('configured', subject, 'RouterAdmittedByPolicies', `no template declared; router pods ${described}`);
 }

@@ -107,6 +107,11 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
       `option '--router-url <url>' argument 'ftp://127.0.0.1' is invalid. "ftp://127.0.0.1" is not an http or https URL`,
     ],
     [
+      'verify --router-canary-host',
+      ['verify', '--env', dev, '--router-canary-host', 'pod-ip'],
+      `option '--router-canary-host <ip>' argument 'pod-ip' is invalid. "pod-ip" is not an IP address: give e.g. 10.0.3.7`,
+    ],
+    [
       'verify --junit in a missing dir',
       ['verify', '--env', dev, '--junit', '/nonexistent/report.xml'],
       `option '--junit <file>' argument '/nonexistent/report.xml' is invalid. the directory /nonexistent does not exist`,

@@ -153,6 +153,13 @@ describe('VerifierJob', () => {
       '--router-url',
       expect.stringMatching(/^http:\/\/sandbox-router-svc\.[a-z0-9-]+\.svc:\d+$/),
     ]);
+    // The router's negative probes name a listener on the Job pod's own IP (case 14).
+    expect(args.slice(args.indexOf('--router-canary-host'), args.indexOf('--router-canary-host') + 2)).toEqual([
+      '--router-canary-host',
+      '$(AGENTPLANE_POD_IP)',
+    ]);
+    const env = objs.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].env;
+    expect(env).toContainEqual({ name: 'AGENTPLANE_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
   });
 
   test('props are validated with the construct path', async () => {

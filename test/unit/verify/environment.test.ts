@@ -47,6 +47,9 @@ describe('environment descriptor → verify plan', () => {
       podLabels: { app: 'sandbox-router' },
       image: 'r:1',
       url: 'http://127.0.0.1:18080',
+      // The fixture's descriptor declares allow-all without the acknowledgement constructs write.
+      authorizationMode: 'allow-all',
+      acknowledgeUnauthenticated: false,
     });
     expect(plan.networkPolicies[0]).toEqual({
       namespace: 'dev-sandboxes',

@@ -3,7 +3,6 @@ import { controllerNeeds, describeNeed, KNOWN_GAPS } from '../../../src/verify/p
 import { crdView as viewCrd } from '../../../src/adapter/kubernetes/views.js';
 import { conversionEvidence } from '../../../src/verify/probes/install.js';
 import { declaredPolicies, podCoverage, selects } from '../../../src/verify/probes/network.js';
-import { routerAdmission } from '../../../src/verify/probes/router.js';
 import { nodesFor } from '../../../src/verify/probes/runtime-class.js';
 import { settle } from '../../../src/verify/states.js';
 import type { VerifyPlan } from '../../../src/verify/plan.js';
@@ -206,76 +205,15 @@ describe('network probe: selectors and coverage', () => {
   });
 });
 
-describe('router probe: admission by template policies', () => {
-  const base = {
-    environment: 'e',
-    release: 'v0.5.6',
-    source: 's',
-    controller: { namespace: 'a', deployment: 'b', serviceAccount: 'c' },
-    runtimeClasses: [],
-    warmPools: [],
-    transport: 'direct',
-    requirements: [],
-    probeTimeoutMs: 5000,
-    readyTimeoutMs: 1000,
-  } as const;
-  test('Managed templates admit app=sandbox-router in agent-sandbox-system only', () => {
+describe('network probe: declared policies', () => {
+  test("the environment's own policies and the controller's for Managed templates", () => {
     const plan = {
-      ...base,
       templates: [
-        {
-          namespace: 'sbx',
-          name: 'py',
-          runtime: 'sandboxd',
-          ports: { rest: 8080 },
-          networkPolicyManagement: 'Managed',
-        },
+        { namespace: 'sbx', name: 'py', networkPolicyManagement: 'Unmanaged' },
+        { namespace: 'sbx', name: 'm', networkPolicyManagement: 'Managed' },
       ],
-      networkPolicies: [],
-    };
-    expect(
-      routerAdmission({
-        ...plan,
-        router: { namespace: 'agent-sandbox-system', service: 's', podLabels: { app: 'sandbox-router', extra: 'x' } },
-      } as VerifyPlan),
-    ).toEqual([]);
-    expect(
-      routerAdmission({
-        ...plan,
-        router: { namespace: 'default', service: 's', podLabels: { 'app.kubernetes.io/name': 'sandbox-router' } },
-      } as VerifyPlan),
-    ).toEqual([
-      'template sbx/py (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router default/{"app.kubernetes.io/name":"sandbox-router"}',
-    ]);
-  });
-
-  test('Unmanaged templates use the environment policy ingress peers; declared policies include the managed ones', () => {
-    const plan = {
-      ...base,
-      templates: [
-        {
-          namespace: 'sbx',
-          name: 'py',
-          runtime: 'sandboxd',
-          ports: { rest: 8080 },
-          networkPolicyManagement: 'Unmanaged',
-        },
-        { namespace: 'sbx', name: 'm', runtime: 'sandboxd', ports: { rest: 8080 }, networkPolicyManagement: 'Managed' },
-      ],
-      networkPolicies: [
-        {
-          namespace: 'sbx',
-          name: 'sbx-py',
-          template: 'py',
-          allowedEgress: [],
-          ingressFrom: [{ namespace: 'routers', podLabels: { app: 'r' } }],
-        },
-      ],
-      router: { namespace: 'routers', service: 's', podLabels: { app: 'r' } },
+      networkPolicies: [{ namespace: 'sbx', name: 'sbx-py', template: 'py', allowedEgress: [], ingressFrom: [] }],
     } as unknown as VerifyPlan;
-    expect(routerAdmission(plan)).toEqual([
-      'template sbx/m (Managed) admits agent-sandbox-system/{"app":"sandbox-router"}, not the router routers/{"app":"r"}',
-    ]);
     expect([...declaredPolicies(plan)].sort()).toEqual(['m-network-policy', 'sbx-py']);
   });
 });

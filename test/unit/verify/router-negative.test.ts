@@ -1,0 +1,54 @@
+/**
+ * The router's negative probes (rule 5, case 14), the pure judgements and the verifier's listener: a refusal counts
+ * only with a listener that proves no connection; a connection or a 2xx/5xx answer is a finding; a router that lets a
+ * credential-less request through is a finding unless the environment acknowledged allow-all.
+ */
+import { connect } from 'node:net';
+import { Canary, isLoopback, judgeAuthorization, judgeNegative } from '../../../src/verify/probes/router-negative.js';
+
+test('negative probes: refused + owned listener untouched = proven; refused without a listener = unproven', () => {
+  expect(judgeNegative({ status: 400 }, true, 0)).toEqual({ verdict: 'proven', reason: 'RouterRefusedNegative' });
+  expect(judgeNegative({ status: 401 }, false, 0)).toEqual({
+    verdict: 'unknown',
+    reason: 'RouterNoConnectionUnproven',
+  });
+  // A connection to the listener outweighs any answer, a 4xx relayed from upstream included.
+  expect(judgeNegative({ status: 400 }, true, 1)).toEqual({ verdict: 'missing', reason: 'RouterDialedCanary' });
+  expect(judgeNegative({ status: 200 }, true, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
+  expect(judgeNegative({ status: 502 }, false, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
+  expect(judgeNegative({ failure: 'no answer within 2000 ms' }, true, 0)).toEqual({
+    verdict: 'unknown',
+    reason: 'RouterNegativeUnanswered',
+  });
+});
+
+test('authorization: 401/403 proven; passed through = finding unless acknowledged; other 4xx tells nothing', () => {
+  expect(judgeAuthorization({ status: 401 }, false).reason).toBe('RouterRequiresCredentials');
+  expect(judgeAuthorization({ status: 403 }, true).reason).toBe('RouterRequiresCredentials');
+  expect(judgeAuthorization({ status: 200 }, false)).toEqual({ verdict: 'missing', reason: 'RouterUnauthenticated' });
+  expect(judgeAuthorization({ status: 502 }, true)).toEqual({
+    verdict: 'proven',
+    reason: 'RouterUnauthenticatedAcknowledged',
+  });
+  expect(judgeAuthorization({ status: 400 }, true).verdict).toBe('unknown');
+  expect(judgeAuthorization({ failure: 'ECONNREFUSED' }, true).reason).toBe('RouterAuthorizationUnknown');
+});
+
+test('the listener counts connections and records the first request line', async () => {
+  const c = await Canary.open('127.0.0.1');
+  if (typeof c === 'string') throw new Error(c);
+  expect(c.connections).toBe(0);
+  const reply = await new Promise<string>((resolve, reject) => {
+    const s = connect(c.port, '127.0.0.1', () => s.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n'));
+    let out = '';
+    s.on('data', (d) => (out += d.toString()));
+    s.on('end', () => resolve(out));
+    s.on('error', reject);
+  });
+  expect(reply).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*agentplane-canary$/);
+  expect(c.connections).toBe(1);
+  expect(c.request).toBe('GET /v1/health HTTP/1.1');
+  await c.close();
+  expect(typeof (await Canary.open('192.0.2.1'))).toBe('string'); // not an address of this machine
+  expect([isLoopback('127.0.0.2'), isLoopback('::1'), isLoopback('10.0.0.1')]).toEqual([true, true, false]);
+});
