@@ -2,8 +2,8 @@
  * SandboxClaim: a request for one sandbox from a warm pool. v1beta1 names the pool (`spec.warmPoolRef.name`,
  * `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`); v1alpha1 (v0.4.6) names the template and the pool
  * (`spec.sandboxTemplateRef.name` + `spec.warmpool`). Claims are applied after templates and pools
- * (case 05-claim-before-template-ordering); a pool named by string must exist in the environment.
- * Every claim is written with an explicit `spec.lifecycle` (case 06-warm-claim-immortal): a `shutdownPolicy` (never the
+ * (case claim-before-template-ordering); a pool named by string must exist in the environment.
+ * Every claim is written with an explicit `spec.lifecycle` (case warm-claim-immortal): a `shutdownPolicy` (never the
  * CRD default `Retain`, which keeps the claim object forever) and an expiry (`shutdownTime` and/or
  * `ttlSecondsAfterFinished`, the same fields in every supported family: `k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml`
  * @v0.4.6, @v0.5.0, @v0.5.6); a claim without one fails synthesis unless it, or the environment, opts into `'unbounded'`.

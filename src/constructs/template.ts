@@ -26,7 +26,7 @@ export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
 
 /** The process in the pod that executes commands, and its endpoint. */
 export interface TemplateRuntime {
-  /** `sandboxd` (FACTS §5b: gRPC 9090 + REST 8080, bound to 127.0.0.1), `python-runtime` (§5a: HTTP 8888), or `custom`. */
+  /** `sandboxd` (gRPC 9090 + REST 8080 on 127.0.0.1, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), `python-runtime` (HTTP 8888, `examples/python-runtime-sandbox/main.py@v0.5.6`), or `custom`. */
   readonly kind: 'sandboxd' | 'python-runtime' | 'custom';
   /** Name of the container that runs it. */
   readonly container: string;
@@ -301,7 +301,7 @@ export class SandboxTemplate extends Construct {
   /**
    * The effective `networkPolicyManagement`.
    * @throws ConflictError when own policies exist and the template also asks for a Managed policy or custom managed rules
-   *   (NetworkPolicies only add up, so the controller's policy would re-open what ours close: case 10-netpol-effective-coverage).
+   *   (NetworkPolicies only add up, so the controller's policy would re-open what ours close: case netpol-effective-coverage).
    */
   get networkPolicyManagement(): NetworkPolicyManagement {
     if (this.policies.length === 0) return this.explicitManagement ?? 'Managed';

@@ -1,5 +1,5 @@
 /**
- * Probe of `router` (FACTS.md §6, §8, §10.5): discovered = Service `<ns>/<service>` exists (or, for a router run
+ * Probe of `router` (`sandbox-router/README.md@v0.5.6`, `extensions/controllers/sandboxtemplate_controller.go@v0.5.6`): discovered = Service `<ns>/<service>` exists (or, for a router run
  * outside the cluster, its URL answers); compatible = `GET /healthz` on the proxy port answers `{"status":"ok"}`
  * (`sandbox-router/README.md@v0.5.6`); configured = every template's policy admits the router's namespace and pod
  * labels (Managed default: pods `app: sandbox-router` in `agent-sandbox-system`,
