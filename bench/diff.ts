@@ -1,11 +1,11 @@
 /**
  * Diff benchmark (issue 16): two synthesized environments of N objects each (the pinned v0.5.6 CRDs included), 1 %
  * of them changed in one field (50 at 5,000), at each size of BENCH_DIFF_SIZES (default 5000,50000,200000); and the
- * defaults-noise case (case 27) at 5,000: the base holds the objects as the API server returns them (schema defaults
- * filled, status, managedFields, keys in another order), the head as synthesized. `agentplane diff` (the CLI, start-up
- * included) and dyff (github.com/homeport/dyff, installed by scripts/install-dyff.sh from the Go module proxy; the rows
- * say skipped when it cannot be had) run paired on the same inputs (bench/paired.ts); each tool's count of reported
- * changes is shown below the table.
+ * defaults-noise case (case diff-defaults-noise) at 5,000: the base holds the objects as the API server returns them
+ * (schema defaults filled, status, managedFields, keys in another order), the head as synthesized. `agentplane diff`
+ * (the CLI, start-up included) and dyff (github.com/homeport/dyff, installed by scripts/install-dyff.sh from the Go
+ * module proxy; the rows say skipped when it cannot be had) run paired on the same inputs (bench/paired.ts); each
+ * tool's count of reported changes is shown below the table.
  *
  *   npx tsx bench/diff.ts            (BENCH_DIFF_SIZES=5000 BENCH_PAIRS=7)
  */

@@ -1,5 +1,5 @@
 /**
- * The reproduction bundle of case 19 (../shared/cases/19-import-release-bundle.md), shared by its test
+ * The reproduction bundle of case import-release-bundle, shared by its test
  * (test/cases/import-release-bundle.test.ts: what the import produces) and its benchmark (bench/import.ts: how long it
  * takes and how much memory it needs), so the figure is measured on the input the test checks.
  */

@@ -1,5 +1,5 @@
 /**
- * Import benchmark (case 19, ../shared/cases/19-import-release-bundle.md): `cdk8s import` through our import path
+ * Import benchmark (case import-release-bundle): `cdk8s import` through our import path
  * (scripts/crd-bundle.ts: keep only the CRDs, open the open schemas, run cdk8s-cli) on the case's ~820 KB v0.5.6
  * bundle (bench/import-bundle.ts, the input test/cases/import-release-bundle.test.ts checks). Prints the medians
  * of BENCH_RUNS runs (default 3) of the extraction (in-process), the cdk8s-cli process's wall time (spawn to exit)
@@ -55,11 +55,11 @@ try {
   process.stdout.write(
     [
       '',
-      `### Import (case 19): ${(Buffer.byteLength(bundle) / 1024).toFixed(0)} KiB release bundle with the v0.5.6 CRDs, ${RUNS} runs, medians`,
+      `### Import (case import-release-bundle): ${(Buffer.byteLength(bundle) / 1024).toFixed(0)} KiB release bundle with the v0.5.6 CRDs, ${RUNS} runs, medians`,
       '',
       '| what | extraction (in-process) | cdk8s import process wall time | peak RSS | budget (60 s, 1 GiB) |',
       '| --- | --- | --- | --- | --- |',
-      `| case 19 bundle -> 3 binding modules | ${median(extractMs).toFixed(0)} ms | ${s.toFixed(1)} s | ${m.toFixed(0)} MiB | ${status} |`,
+      `| import-release-bundle bundle -> 3 binding modules | ${median(extractMs).toFixed(0)} ms | ${s.toFixed(1)} s | ${m.toFixed(0)} MiB | ${status} |`,
       '',
     ].join('\n'),
   );

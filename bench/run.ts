@@ -161,5 +161,5 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-// Then the import benchmark (case 19): time and memory of cdk8s import on the case's release bundle.
+// Then the import benchmark (case import-release-bundle): time and memory of cdk8s import on the case's release bundle.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import.ts')], { cwd: ROOT, stdio: 'inherit' });

@@ -3,7 +3,7 @@
  * Deployments, empty and comment-only documents mixed in), keep only the CustomResourceDefinitions, make open schemas
  * importable, and run `cdk8s import` (cdk8s-cli) on them, measuring time and peak memory of the import process.
  *
- * Known cdk8s-cli behaviour worked around here (see ../shared/cases/19-import-release-bundle.md):
+ * Known cdk8s-cli behaviour worked around here (see case import-release-bundle):
  * - a version whose openAPIV3Schema is open at the top (`x-kubernetes-preserve-unknown-fields: true`) without a
  *   `spec` property gets props with `metadata` only (cdk8s#2152, cdk8s-cli#1068); we add an open `spec`
  *   (`additionalProperties` of unknown values), which cdk8s turns into `spec?: { [key: string]: any }`;

@@ -17,7 +17,7 @@ const KINDS = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] 
 
 /**
  * `--manage-webhook-certs` exists only from v0.5.6 (`cmd/agent-sandbox-controller/main.go@{v0.4.6,v0.5.0,v0.5.6}`,
- * FACTS.md §3 flag table); the index does not record controller flags, so this one fact is kept here.
+ * its flag definitions); the index does not record controller flags, so this one fact is kept here.
  */
 const MANAGE_WEBHOOK_CERTS_FLAG: Record<(typeof TAGS)[number], boolean> = {
   'v0.4.6': false,

@@ -5,7 +5,7 @@
  *
  * Entries that share a prefix form one import: their CRDs are grouped by (group, version) across files, so cdk8s writes
  * one module per API group holding every kind of every version (one input per file would leave only the last kind,
- * case 18-import-same-group-overwrite). Two inputs defining one group/version/kind with different schemas, and an
+ * case import-same-group-overwrite). Two inputs defining one group/version/kind with different schemas, and an
  * entry whose file holds no CRD, are refused.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -5,8 +5,9 @@
 import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
 
 /**
- * sandboxd image. Upstream publishes sandboxd only as a staging `latest-main` build (FACTS §5b), which AgentPlane refuses:
- * build it from `packages/sandboxd@v0.5.6` (or mirror a build) and pin the tag here, with `@sha256:...` once known.
+ * sandboxd image. Upstream publishes sandboxd only as a staging `latest-main` build
+ * (`packages/sandboxd/USER_GUIDE.md@v0.5.6`), which AgentPlane refuses: build it from `packages/sandboxd@v0.5.6` (or
+ * mirror a build) and pin the tag here, with `@sha256:...` once known.
  */
 export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
 

@@ -7,9 +7,9 @@
 import { k8s } from 'cdk8s-plus-28';
 import { AgentEnvironment, defineEnvironments } from '../../src/index.js';
 
-/** The python runtime as upstream promotes it (FACTS §5a: uvicorn on 0.0.0.0:8888, user 1000, files under /app). */
+/** The python runtime as upstream promotes it (uvicorn on 0.0.0.0:8888, user 1000, files under /app: `examples/python-runtime-sandbox/{main.py,Dockerfile}@v0.5.6`). */
 export const PYTHON_RUNTIME_IMAGE = 'registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.6';
-/** The router is published only as a staging build (FACTS §10.6): build or mirror it and pin the tag here. */
+/** The router is published only as a staging build (`dev/tools/tag-promote-images@v0.5.6`): build or mirror it and pin the tag here. */
 export const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
 
 export default defineEnvironments(async (ctx) => {

@@ -4,7 +4,7 @@
  * sandboxes, and network policies that admit no ingress and allow egress only to cluster DNS, the package proxy and
  * the artifact store.
  *
- * No router: sandboxd listens on 127.0.0.1 only (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, FACTS §10.3), so a
+ * No router: sandboxd listens on 127.0.0.1 only (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so a
  * router could not reach it; clients and the verifier reach sandboxd inside the pod. An environment whose runtime
  * listens on the pod IP adds `env.addRouter(...)` and passes the router to `addNetworkPolicy({ router })`.
  */

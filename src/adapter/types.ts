@@ -58,7 +58,7 @@ export interface SessionRef {
   readonly via: 'claim' | 'sandbox';
   readonly operationId: string;
   readonly uid: string;
-  /** For claims: the template the session was requested from, and what is known of the version it got (case 04). */
+  /** For claims: the template the session was requested from, and what is known of the version it got (case recreate-adopts-stale-template). */
   readonly template?: SessionTemplate;
 }
 
@@ -100,10 +100,11 @@ export interface Observation {
   readonly podIPs: readonly string[];
   readonly resourceVersion: string;
   /**
-   * Claims bound to an existing Sandbox (case 04): the blueprint hash the bound Sandbox was made from. Adoption removes
-   * the label, so it comes, in this order, from the Sandbox's own label, the pool members' labels the adapter stored on the
-   * claim at create (annotation `agentplane.dev/pool-template-hashes`), `ref.template.hash`, or a live pool member with the
-   * same blueprint; absent when none of those tells it (see `templateReason`). Source: kubernetes/template-hash.ts.
+   * Claims bound to an existing Sandbox (case recreate-adopts-stale-template): the blueprint hash the bound Sandbox was
+   * made from. Adoption removes the label, so it comes, in this order, from the Sandbox's own label, the pool members'
+   * labels the adapter stored on the claim at create (annotation `agentplane.dev/pool-template-hashes`),
+   * `ref.template.hash`, or a live pool member with the same blueprint; absent when none of those tells it (see
+   * `templateReason`). Source: kubernetes/template-hash.ts.
    */
   readonly templateHash?: string;
   /** The hash the pool's members at the template's current blueprint carry; absent when not determinable (see `templateReason`). */

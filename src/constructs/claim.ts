@@ -2,8 +2,8 @@
  * SandboxClaim: a request for one sandbox from a warm pool. v1beta1 names the pool (`spec.warmPoolRef.name`,
  * `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`); v1alpha1 (v0.4.6) names the template and the pool
  * (`spec.sandboxTemplateRef.name` + `spec.warmpool`). Claims are applied after templates and pools
- * (case 05-claim-before-template-ordering); a pool named by string must exist in the environment.
- * Every claim is written with an explicit `spec.lifecycle` (case 06-warm-claim-immortal): a `shutdownPolicy` (never the
+ * (case claim-before-template-ordering); a pool named by string must exist in the environment.
+ * Every claim is written with an explicit `spec.lifecycle` (case warm-claim-immortal): a `shutdownPolicy` (never the
  * CRD default `Retain`, which keeps the claim object forever) and an expiry (`shutdownTime` and/or
  * `ttlSecondsAfterFinished`, the same fields in every supported family: `k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml`
  * @v0.4.6, @v0.5.0, @v0.5.6); a claim without one fails synthesis unless it, or the environment, opts into `'unbounded'`.
@@ -11,9 +11,12 @@
 import { ApiObject, Lazy } from 'cdk8s';
 import { Construct, type IConstruct } from 'constructs';
 import { z } from 'zod';
+import type { ReleaseFamily } from '../model/releases.js';
+import type { SharedSpecOf, SpecOf } from './bindings.js';
 import { apiVersionFor, contextScope } from './context.js';
 import { UnboundedLifetimeError } from './bounds-errors.js';
 import { MissingReferenceError } from './errors.js';
+import type { Json } from './kube-object.js';
 import {
   LIFECYCLE_PROP_SCHEMA,
   resolveClaimLifecycle,
@@ -79,20 +82,18 @@ export class SandboxClaim extends Construct {
     this.poolRef = p.pool;
     this.namespace = p.namespace ?? (typeof p.pool === 'string' ? ctx.defaultNamespace : p.pool.namespace);
     ctx.useNamespace(this.namespace);
-    const v1beta1 = apiVersionFor(ctx.release, 'SandboxClaim').endsWith('/v1beta1');
+    const family = ctx.release.facts.family;
     const resolved = resolveClaimLifecycle(p.lifecycle, ctx.claimLifecycle);
     if (resolved === undefined)
       throw new UnboundedLifetimeError(this.node.path, `claim ${this.namespace}/${this.name}`);
     this.lifecycle = resolved;
     const lifecycle = {
-      lifecycle: {
-        shutdownPolicy: resolved.shutdownPolicy,
-        ...(resolved.shutdownTime !== undefined ? { shutdownTime: resolved.shutdownTime } : {}),
-        ...(resolved.ttlSecondsAfterFinished !== undefined
-          ? { ttlSecondsAfterFinished: resolved.ttlSecondsAfterFinished }
-          : {}),
-      },
-    };
+      shutdownPolicy: resolved.shutdownPolicy,
+      ...(resolved.shutdownTime !== undefined ? { shutdownTime: resolved.shutdownTime } : {}),
+      ...(resolved.ttlSecondsAfterFinished !== undefined
+        ? { ttlSecondsAfterFinished: resolved.ttlSecondsAfterFinished }
+        : {}),
+    } satisfies ClaimLifecycleSpec;
     this.node.addValidation({
       validate: () => {
         try {
@@ -107,14 +108,7 @@ export class SandboxClaim extends Construct {
       apiVersion: apiVersionFor(ctx.release, 'SandboxClaim'),
       kind: 'SandboxClaim',
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
-      spec: Lazy.any({
-        produce: () => {
-          const pool = this.pool;
-          return v1beta1
-            ? { warmPoolRef: { name: pool.name }, ...lifecycle }
-            : { sandboxTemplateRef: { name: pool.template.name }, warmpool: pool.name, ...lifecycle };
-        },
-      }),
+      spec: Lazy.any({ produce: () => claimSpec(family, this.pool, lifecycle) }),
     });
   }
 
@@ -133,6 +127,23 @@ export class SandboxClaim extends Construct {
       );
     }
     return match;
+  }
+}
+
+/** `spec.lifecycle` as every supported family writes it. */
+type ClaimLifecycleSpec = NonNullable<SharedSpecOf<'SandboxClaim'>['lifecycle']>;
+
+/** The claim's spec on `family`: v0.5 (v1beta1) names the pool; v0.4 (v1alpha1) names the template and the pool. */
+function claimSpec(family: ReleaseFamily, pool: SandboxWarmPool, lifecycle: ClaimLifecycleSpec): Json {
+  switch (family) {
+    case 'v0.5':
+      return { warmPoolRef: { name: pool.name }, lifecycle } satisfies SpecOf<'v0.5', 'SandboxClaim'>;
+    case 'v0.4':
+      return {
+        sandboxTemplateRef: { name: pool.template.name },
+        warmpool: pool.name,
+        lifecycle,
+      } satisfies SpecOf<'v0.4', 'SandboxClaim'>;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The controller's RBAC scopes (case 09-controller-rbac-gaps). The controller's rights are the pinned release's generated
+ * The controller's RBAC scopes (case controller-rbac-gaps). The controller's rights are the pinned release's generated
  * ClusterRoles (`k8s/rbac.generated.yaml@tag`, `k8s/extensions-rbac.generated.yaml@tag`), bound to its ServiceAccount by the
  * ClusterRoleBindings of `k8s/controller.yaml@tag` and `k8s/extensions.yaml@tag`. A resource may be narrowed from cluster
  * scope to namespaces only where the controller does not list or watch it: no supported release (v0.4.6, v0.5.0, v0.5.6)

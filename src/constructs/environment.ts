@@ -2,7 +2,8 @@
  * AgentEnvironment: the cdk8s Chart that ties one environment together — the pinned install, runtime classes,
  * templates, warm pools, claims, router and network policies — and describes itself for the verifier
  * ({@link EnvironmentDescriptor}, also written as ConfigMap `agentplane-environment`).
- * The chart has no namespace of its own, so nothing is stamped onto cluster-scoped objects (case 20).
+ * The chart has no namespace of its own, so nothing is stamped onto cluster-scoped objects (case
+ * chart-namespace-cluster-scoped).
  *
  * Complete in the construct tree: Namespaces and the descriptor ConfigMap exist from construction on, the checks run as
  * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
@@ -67,7 +68,8 @@ export interface AgentEnvironmentProps {
   readonly requiredStates?: Readonly<Record<string, RequiredState>>;
   /**
    * Lifecycle of every claim that sets none (e.g. `{ ttlSecondsAfterFinished: 3600 }`), or `'unbounded'` to let such
-   * claims live until deleted. Default: none, so a claim without `lifecycle` fails synthesis (case 06).
+   * claims live until deleted. Default: none, so a claim without `lifecycle` fails synthesis (case
+   * warm-claim-immortal).
    */
   readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }

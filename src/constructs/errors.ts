@@ -67,7 +67,7 @@ export class UnpinnedImageError extends ConstructError {
   }
 }
 
-/** An image a supported release publishes with a known defect (`KNOWN_DEFECTIVE_IMAGES`, case 02), not accepted by the template. */
+/** An image a supported release publishes with a known defect (`KNOWN_DEFECTIVE_IMAGES`, case runtime-exec-starves-probe), not accepted by the template. */
 export class KnownDefectiveImageError extends ConstructError {
   override readonly reason = 'KnownDefectiveImage';
   readonly image: string;
@@ -127,7 +127,7 @@ export interface RbacNarrowingDetails {
 
 /**
  * Narrowing the controller's RBAC (`AgentSandboxInstall` prop `rbac`) to namespaces where the controller cannot run with
- * it (case 09-controller-rbac-gaps): the controller would be forbidden its cluster-wide watch and crash-loop, or the
+ * it (case controller-rbac-gaps): the controller would be forbidden its cluster-wide watch and crash-loop, or the
  * resource is cluster-scoped. Fields: {@link RbacNarrowingDetails}.
  */
 export class RbacNarrowingError extends ConstructError implements RbacNarrowingDetails {

@@ -1,5 +1,5 @@
 /**
- * Image references: the pinning rule (case 15-unpinned-image-tags) and the images of a pod spec.
+ * Image references: the pinning rule (case unpinned-image-tags) and the images of a pod spec.
  * Reference form: `[registry/]repository[:tag][@sha256:<64 hex>]`, parsed by the releases layer's `parseImage`.
  */
 import { parseImage } from '../releases/index.js';

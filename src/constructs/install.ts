@@ -3,7 +3,8 @@
  * (`k8s/kustomization.yaml@v0.5.6`, `dev/tools/release@tag`): the core files, then the extension files, with the
  * controller Deployment declared once (the extensions copy in `k8s/extensions.controller.yaml@tag` is folded into the
  * core Deployment: its extra args such as `--extensions`, ports, volume mounts and volumes), the `ko://` placeholder
- * replaced by the release image, and every object stamped with the release tag and commit (case 16-duplicate-controller-deployment).
+ * replaced by the release image, and every object stamped with the release tag and commit (case
+ * duplicate-controller-deployment).
  */
 import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
@@ -69,7 +70,7 @@ export interface AgentSandboxInstallProps {
    * move from the ClusterRole to a Role + RoleBinding `<clusterRole>-namespaced` in each namespace, and the controller's
    * events elsewhere (e.g. leader election in its own namespace) are refused. No release has a flag restricting the
    * controller's watch to namespaces (`cmd/agent-sandbox-controller/main.go@tag`), so narrowing a watched resource (e.g.
-   * `networkPolicies`) or a cluster-scoped one (`customResourceDefinitions`) fails (case 09-controller-rbac-gaps).
+   * `networkPolicies`) or a cluster-scoped one (`customResourceDefinitions`) fails (case controller-rbac-gaps).
    */
   readonly rbac?: Readonly<Record<string, ControllerRbacScope>>;
   /**
@@ -125,7 +126,7 @@ const PropsSchema = z
 /**
  * CRDs whose pinned manifest is larger than this (256 KiB) are marked `argocd.argoproj.io/sync-options: ServerSideApply=true`
  * and must be applied with `kubectl apply --server-side`: client-side apply copies the object into an annotation limited to
- * 262144 bytes (case 28-crd-annotation-too-long; v0.5.x Sandbox and SandboxTemplate CRDs are ~393 KB and ~407 KB).
+ * 262144 bytes (case crd-annotation-too-long; v0.5.x Sandbox and SandboxTemplate CRDs are ~393 KB and ~407 KB).
  */
 export const SERVER_SIDE_APPLY_THRESHOLD = 256 * 1024;
 

@@ -1,8 +1,9 @@
 /**
- * Claim lifetimes (case 06-warm-claim-immortal): the `spec.lifecycle` AgentPlane writes on every SandboxClaim. Fields
+ * Claim lifetimes (case warm-claim-immortal): the `spec.lifecycle` AgentPlane writes on every SandboxClaim. Fields
  * are the same in every supported family (`k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml`@v0.4.6, @v0.5.0,
  * @v0.5.6): `shutdownPolicy` (CRD default `Retain`, persisted before any controller logic runs), `shutdownTime`
- * (absolute expiry) and `ttlSecondsAfterFinished` (timer from the `Finished` condition, FACTS §1.7).
+ * (absolute expiry) and `ttlSecondsAfterFinished` (timer from the `Finished` condition,
+ * `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`).
  */
 import { z } from 'zod';
 

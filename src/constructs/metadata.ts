@@ -15,7 +15,7 @@ export const ANNOTATION_RELEASE = 'agentplane.dev/release';
 /**
  * Pod label put on every sandbox pod through the template's `podTemplate.metadata.labels` (value: template name).
  * AgentPlane selects sandbox pods by this label rather than the controller's `agents.x-k8s.io/sandbox-template-ref-hash`,
- * which v0.5.0 did not stamp on warm-pool pods (case 10-netpol-effective-coverage).
+ * which v0.5.0 did not stamp on warm-pool pods (case netpol-effective-coverage).
  */
 export const LABEL_TEMPLATE = 'agentplane.dev/template';
 /** Pod and object label naming the environment. */
@@ -24,5 +24,5 @@ export const LABEL_ENVIRONMENT = 'agentplane.dev/environment';
 export const ANNOTATION_SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 /** Argo CD sync options annotation; AgentPlane writes `ServerSideApply=true` on objects too large for client-side apply. */
 export const ANNOTATION_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
-/** kubectl's client-side-apply annotation; never emitted (case 28-crd-annotation-too-long). */
+/** kubectl's client-side-apply annotation; never emitted (case crd-annotation-too-long). */
 export const ANNOTATION_LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

@@ -3,7 +3,7 @@
  * endpoint admits only the router's pods (peer taken from the SandboxRouter construct, one value) and the declared
  * callers; egress is an allowlist with DNS explicit. Declaring it makes the template `networkPolicyManagement: Unmanaged`
  * so the controller's own policy (which allows 0.0.0.0/0 minus private ranges, `sandboxtemplate_controller.go@v0.5.6`)
- * does not add to it (case 10-netpol-effective-coverage).
+ * does not add to it (case netpol-effective-coverage).
  */
 import type { ApiObject } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
@@ -185,8 +185,8 @@ export class SandboxNetworkPolicy extends Construct {
 }
 
 /**
- * Refuses a router path that cannot work (case 14 construct side): sandboxd binds 127.0.0.1 only
- * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, FACTS §10.3), so no pod-IP dial reaches it; otherwise at least one
+ * Refuses a router path that cannot work (case router-podip-ssrf construct side): sandboxd binds 127.0.0.1 only
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so no pod-IP dial reaches it; otherwise at least one
  * runtime port must be among the ports the router's egress allows (`sandboxPorts`, upstream 8888).
  * @throws UnreachableError naming the runtime's and the router's side.
  */

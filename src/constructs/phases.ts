@@ -1,6 +1,7 @@
 /**
  * Apply phases: the order in which an environment's objects must reach the cluster. Synthesis writes one numbered
- * file per phase (`00-crds.yaml`, ...) and the phase number as the Argo CD sync wave (case 05-claim-before-template-ordering).
+ * file per phase (`00-crds.yaml`, ...) and the phase number as the Argo CD sync wave (case
+ * claim-before-template-ordering).
  */
 import type { ApiObject } from 'cdk8s';
 

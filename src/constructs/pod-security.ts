@@ -1,6 +1,6 @@
 /**
  * Secure defaults and checks for sandbox pod specs (JSON form, as `k8s.toJson_PodSpec` returns it).
- * Defaults follow the hardening upstream recommends for sandboxes (`examples/policy/**@v0.5.6`, FACTS §8):
+ * Defaults follow the hardening upstream recommends for sandboxes (`examples/policy/**@v0.5.6`):
  * no service-account token, non-root, RuntimeDefault seccomp, no privilege escalation, all capabilities dropped.
  */
 import { isPlainObject } from '../model/objects.js';

@@ -1,12 +1,14 @@
 /**
  * SandboxRouter: the Go sandbox-router from the release's deploy manifests (`sandbox-router/deploy/*.yaml@v0.5.6`),
  * moved into one namespace, with the image given as a prop (upstream publishes no pinned router image and its manifest
- * says `:latest`, FACTS §10.6 and case 15) and an explicit authorization mode (upstream defaults to allow-all).
- * Its pods carry both upstream's labels and `app: sandbox-router`, which the controller's managed template policy admits
- * (`sandboxtemplate_controller.go@v0.5.6`), and `namespace` / `podLabels` are exported so policies and clients derive
- * from one value (FACTS §10.5). Its own NetworkPolicy admits only the declared `callers` on the proxy port and only the
- * declared `metricsScraper` on the metrics port (upstream admits every namespace on the proxy port, case 14); every
- * Managed template of the environment must admit it through the controller's fixed peer (case 11, {@link routerPeerProblems}).
+ * says `:latest`, `dev/tools/tag-promote-images@v0.5.6`, case unpinned-image-tags) and an explicit authorization mode
+ * (upstream defaults to allow-all). Its pods carry both upstream's labels and `app: sandbox-router`, which the
+ * controller's managed template policy admits (`sandboxtemplate_controller.go@v0.5.6`), and `namespace` / `podLabels`
+ * are exported so policies and clients derive from one value (upstream's own deploy files use other labels and
+ * namespace, `sandbox-router/deploy/*.yaml@v0.5.6`). Its own NetworkPolicy admits only the declared `callers` on the
+ * proxy port and only the declared `metricsScraper` on the metrics port (upstream admits every namespace on the proxy
+ * port, case router-podip-ssrf); every Managed template of the environment must admit it through the controller's fixed
+ * peer (case netpol-router-peer-mismatch, {@link routerPeerProblems}).
  */
 import type { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
@@ -30,7 +32,7 @@ export interface RouterPeer {
 
 /**
  * The only router the controller-managed template policy admits: pods `app: sandbox-router` in namespace
- * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`, FACTS §8); a code constant upstream.
+ * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`); a code constant upstream.
  */
 export const CONTROLLER_POLICY_ROUTER_PEER = {
   namespace: 'agent-sandbox-system',
@@ -311,9 +313,9 @@ function containerPort(container: Json, name: string, fallback: number): number 
 }
 
 /**
- * Managed templates of the router's environment whose controller policy cannot admit this router (case 11): the
- * controller's fixed peer ({@link CONTROLLER_POLICY_ROUTER_PEER}) must match the router's namespace and pod labels.
- * A template with custom managed rules or own policies is judged by those, not here.
+ * Managed templates of the router's environment whose controller policy cannot admit this router (case
+ * netpol-router-peer-mismatch): the controller's fixed peer ({@link CONTROLLER_POLICY_ROUTER_PEER}) must match the
+ * router's namespace and pod labels. A template with custom managed rules or own policies is judged by those, not here.
  */
 export function routerPeerProblems(router: SandboxRouter): UnreachableError[] {
   const scope = contextScope(router) ?? router.node.root;

@@ -1,7 +1,7 @@
 /**
  * SandboxRuntimeClass: a `node.k8s.io/v1` RuntimeClass for sandbox pods with gVisor and Kata presets. A RuntimeClass
  * without scheduling rules lets pods land on nodes that lack the handler, where they never start, so `scheduling` is
- * required unless `allNodes: true` says every node has the handler (case 12-gvisor-runtimeclass-unschedulable).
+ * required unless `allNodes: true` says every node has the handler (case gvisor-runtimeclass-unschedulable).
  * Upstream ships no RuntimeClass (`k8s/@v0.5.6`); names and handlers follow its examples
  * (`examples/quickstart/gvisor.md@v0.5.6`: `gvisor`/`runsc`; `examples/gke-swap/runtimes/kata/deploy_cluster.sh@v0.5.6`: `kata-qemu`).
  */
@@ -29,7 +29,7 @@ export interface RuntimeScheduling {
   readonly tolerations?: readonly k8s.Toleration[];
 }
 
-/** The nodes that match a RuntimeClass's scheduling rules, for the capacity check at synthesis (case 13). */
+/** The nodes that match a RuntimeClass's scheduling rules, for the capacity check at synthesis (case kata-runtimeclass-pending). */
 export interface RuntimeNodes {
   /** How many such nodes there are (≥ 1). */
   readonly count: number;

@@ -1,9 +1,10 @@
 /**
  * A pod spec that runs sandboxd as the process that executes commands in a sandbox
- * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, `packages/sandboxd/USER_GUIDE.md@v0.5.6`; FACTS §5b).
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, `packages/sandboxd/USER_GUIDE.md@v0.5.6`).
  * sandboxd binds gRPC (9090) and REST (8080) to 127.0.0.1 only, so the kubelet cannot probe it over the pod IP
- * (FACTS §10.3): readiness is an exec probe that speaks HTTP to `127.0.0.1:8080/v1/health` through bash's `/dev/tcp`
- * (the image is Debian bookworm-slim, which has bash; inferred, not run against a cluster here).
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`): readiness is an exec probe that speaks HTTP to
+ * `127.0.0.1:8080/v1/health` through bash's `/dev/tcp` (the image is Debian bookworm-slim, which has bash; inferred,
+ * not run against a cluster here).
  */
 import { k8s } from 'cdk8s-plus-28';
 import type { TemplateRuntime } from './template.js';
@@ -26,7 +27,7 @@ export const SANDBOXD_RUNTIME: TemplateRuntime = {
 
 /** Props of {@link sandboxdPodSpec}. */
 export interface SandboxdPodSpecProps {
-  /** sandboxd image, pinned by tag and, where known, digest. Upstream publishes only a staging `latest-main` (FACTS §5b), so teams build or mirror one. */
+  /** sandboxd image, pinned by tag and, where known, digest. Upstream publishes only a staging `latest-main` (`packages/sandboxd/USER_GUIDE.md@v0.5.6`), so teams build or mirror one. */
   readonly image: string;
   /** cpu/memory for sandboxd (requests = limits). Default `{ cpu: '500m', memory: '512Mi' }`. */
   readonly resources?: { readonly cpu: string; readonly memory: string };

@@ -9,6 +9,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../releases/index.js';
+import type { SharedSpecOf } from './bindings.js';
 import { apiVersionFor, findContext, type EnvironmentContext } from './context.js';
 import { ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError } from './errors.js';
 import { assertPinned, podSpecImages, type ContainerImage } from './images.js';
@@ -26,7 +27,7 @@ export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
 
 /** The process in the pod that executes commands, and its endpoint. */
 export interface TemplateRuntime {
-  /** `sandboxd` (FACTS §5b: gRPC 9090 + REST 8080, bound to 127.0.0.1), `python-runtime` (§5a: HTTP 8888), or `custom`. */
+  /** `sandboxd` (gRPC 9090 + REST 8080 on 127.0.0.1, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), `python-runtime` (HTTP 8888, `examples/python-runtime-sandbox/main.py@v0.5.6`), or `custom`. */
   readonly kind: 'sandboxd' | 'python-runtime' | 'custom';
   /** Name of the container that runs it. */
   readonly container: string;
@@ -39,6 +40,12 @@ export interface TemplateNetworkRules {
   readonly ingress?: readonly k8s.NetworkPolicyIngressRule[];
   readonly egress?: readonly k8s.NetworkPolicyEgressRule[];
 }
+
+/** The template's `spec.networkPolicyManagement` and `spec.networkPolicy`, as every supported family writes them. */
+type NetworkSpec = Pick<SharedSpecOf<'SandboxTemplate'>, 'networkPolicyManagement' | 'networkPolicy'>;
+
+/** Custom rules for the controller-managed policy in JSON form. */
+type ManagedPolicyRules = NonNullable<NetworkSpec['networkPolicy']>;
 
 /** Props of {@link SandboxTemplate}. */
 export interface SandboxTemplateProps {
@@ -143,7 +150,7 @@ export class SandboxTemplate extends Construct {
   readonly release: LoadedRelease;
   readonly apiObject: ApiObject;
   private readonly explicitManagement?: NetworkPolicyManagement;
-  private readonly customRules?: Json;
+  private readonly customRules?: ManagedPolicyRules;
   private readonly policies: string[] = [];
 
   constructor(scope: Construct, id: string, props: SandboxTemplateProps) {
@@ -237,15 +244,15 @@ export class SandboxTemplate extends Construct {
       this.customRules = plain({
         ...(p.networkPolicy.ingress !== undefined
           ? {
-              ingress: (p.networkPolicy.ingress as k8s.NetworkPolicyIngressRule[]).map((r) =>
-                k8s.toJson_NetworkPolicyIngressRule(r),
+              ingress: (p.networkPolicy.ingress as k8s.NetworkPolicyIngressRule[]).map(
+                (r) => k8s.toJson_NetworkPolicyIngressRule(r) as Json,
               ),
             }
           : {}),
         ...(p.networkPolicy.egress !== undefined
           ? {
-              egress: (p.networkPolicy.egress as k8s.NetworkPolicyEgressRule[]).map((r) =>
-                k8s.toJson_NetworkPolicyEgressRule(r),
+              egress: (p.networkPolicy.egress as k8s.NetworkPolicyEgressRule[]).map(
+                (r) => k8s.toJson_NetworkPolicyEgressRule(r) as Json,
               ),
             }
           : {}),
@@ -253,18 +260,17 @@ export class SandboxTemplate extends Construct {
     }
 
     this.podLabels = { ...(p.podMetadata?.labels ?? {}), [LABEL_TEMPLATE]: this.name, [LABEL_ENVIRONMENT]: ctx.name };
-    const podTemplate: Json = {
-      metadata: {
-        labels: { ...this.podLabels },
-        ...(p.podMetadata?.annotations !== undefined ? { annotations: { ...p.podMetadata.annotations } } : {}),
+    const fixed = {
+      podTemplate: {
+        metadata: {
+          labels: { ...this.podLabels },
+          ...(p.podMetadata?.annotations !== undefined ? { annotations: { ...p.podMetadata.annotations } } : {}),
+        },
+        spec: podSpec,
       },
-      spec: podSpec,
-    };
-    const fixed: Json = {
-      podTemplate,
       envVarsInjectionPolicy: p.envVarsInjectionPolicy,
       ...(p.service !== undefined ? { service: p.service } : {}),
-    };
+    } satisfies Omit<SharedSpecOf<'SandboxTemplate'>, keyof NetworkSpec>;
     this.node.addValidation({
       validate: () => {
         try {
@@ -279,7 +285,9 @@ export class SandboxTemplate extends Construct {
       apiVersion: apiVersionFor(ctx.release, 'SandboxTemplate'),
       kind: 'SandboxTemplate',
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
-      spec: Lazy.any({ produce: () => ({ ...fixed, ...this.networkSpec() }) }),
+      spec: Lazy.any({
+        produce: (): Json => ({ ...fixed, ...this.networkSpec() }) satisfies SharedSpecOf<'SandboxTemplate'>,
+      }),
     });
   }
 
@@ -290,7 +298,7 @@ export class SandboxTemplate extends Construct {
 
   /** Whether the template gives custom rules for the controller-managed policy (they replace the controller's router peer). */
   get hasCustomManagedRules(): boolean {
-    return this.customRules !== undefined && (this.customRules as Json)['ingress'] !== undefined;
+    return this.customRules?.ingress !== undefined;
   }
 
   /** Names of the environment's own policies for this template's pods, in declaration order. */
@@ -301,7 +309,7 @@ export class SandboxTemplate extends Construct {
   /**
    * The effective `networkPolicyManagement`.
    * @throws ConflictError when own policies exist and the template also asks for a Managed policy or custom managed rules
-   *   (NetworkPolicies only add up, so the controller's policy would re-open what ours close: case 10-netpol-effective-coverage).
+   *   (NetworkPolicies only add up, so the controller's policy would re-open what ours close: case netpol-effective-coverage).
    */
   get networkPolicyManagement(): NetworkPolicyManagement {
     if (this.policies.length === 0) return this.explicitManagement ?? 'Managed';
@@ -321,7 +329,7 @@ export class SandboxTemplate extends Construct {
     return 'Unmanaged';
   }
 
-  private networkSpec(): Json {
+  private networkSpec(): NetworkSpec {
     const management = this.networkPolicyManagement;
     return {
       networkPolicyManagement: management,

@@ -1,11 +1,12 @@
 /**
  * VerifierAccess: the least-privilege identity `agentplane verify` runs as — a ServiceAccount, a ClusterRole for the
  * few cluster-scoped reads (named CRDs, nodes, RuntimeClasses, and SubjectAccessReviews to check the controller's
- * rights, case 09), and per-namespace Roles for what the probes read (including pod lists in the controller and router
- * namespaces, for the running image digests, case 15) and the labelled probe objects they create and delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did not create (the in-cluster
- * Job's one report ConfigMap is its own); the
- * runtime is reached through `pods/portforward` (the production transport to a loopback-only sandboxd,
- * FACTS.md §10.3), which can be turned off for router/direct set-ups.
+ * rights, case controller-rbac-gaps), and per-namespace Roles for what the probes read (including pod lists in the
+ * controller and router namespaces, for the running image digests, case unpinned-image-tags) and the labelled probe
+ * objects they create and delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did
+ * not create (the in-cluster Job's one report ConfigMap is its own); the runtime is reached through `pods/portforward`
+ * (the production transport to a loopback-only sandboxd, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), which can be
+ * turned off for router/direct set-ups.
  *
  * Place it in a chart without a namespace (cluster-scoped objects must not carry one); every namespaced object here
  * sets its namespace explicitly.
@@ -166,7 +167,7 @@ export class VerifierAccess extends Construct {
     };
     for (const ns of [...new Set(p.sandboxNamespaces)]) add(ns, verifierSandboxRules(p));
     // Pods are listed (by the Deployment's / router's pod labels) to compare running image digests with the pinned
-    // ones (the `images` probe, case 15); list cannot be narrowed by name.
+    // ones (the `images` probe, case unpinned-image-tags); list cannot be narrowed by name.
     const podList: VerifierRule = { apiGroups: [''], resources: ['pods'], verbs: ['list'] };
     add(p.controllerNamespace, [
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'], resourceNames: [p.controllerName] },

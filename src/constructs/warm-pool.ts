@@ -6,6 +6,7 @@
 import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import { z } from 'zod';
+import type { SharedSpecOf } from './bindings.js';
 import { apiVersionFor } from './context.js';
 import { ConstructPropsError } from './errors.js';
 import { LABEL_ENVIRONMENT } from './metadata.js';
@@ -82,7 +83,7 @@ export class SandboxWarmPool extends Construct {
         replicas: this.replicas,
         sandboxTemplateRef: { name: this.template.name },
         updateStrategy: { type: this.updateStrategy },
-      },
+      } satisfies SharedSpecOf<'SandboxWarmPool'>,
     });
   }
 }

@@ -2,8 +2,8 @@
  * Comparing against a cluster the way `kubectl diff` does: BASE is each desired object as it is live, HEAD is what
  * the API server would store if it were applied (server-side apply with `dryRun=All`), so server defaults, admission
  * mutations and core-type defaults show on both sides and cancel out. Nothing is read from the client-side
- * `last-applied-configuration` annotation (case 28). The reader is passed in; the CLI builds it on the adapter's
- * KubeClient.
+ * `last-applied-configuration` annotation (case crd-annotation-too-long). The reader is passed in; the CLI builds it on
+ * the adapter's KubeClient.
  */
 import type { KubeObject } from '../releases/index.js';
 import { AgentPlaneError } from '../model/errors.js';

@@ -77,8 +77,9 @@ export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
 
 /**
  * Label and annotation keys under `agents.x-k8s.io/` on the four Agent Sandbox kinds are written by the controller
- * (template ref hash, pod name, claim bookkeeping such as `claim-first-ready-at`, FACTS.md §1.9,
- * `extensions/controllers/sandboxclaim_controller.go@v0.5.6`); users may not set that domain on claims.
+ * (template ref hash, pod name, claim bookkeeping such as `claim-first-ready-at`,
+ * `api/v1beta1/sandbox_types.go@v0.5.6`, `extensions/controllers/sandboxclaim_controller.go@v0.5.6`); users may not set
+ * that domain on claims.
  */
 export const CONTROLLER_KEY_PREFIX = 'agents.x-k8s.io/';
 const AGENT_SANDBOX_KINDS: ReadonlySet<string> = new Set(SANDBOX_KINDS);

@@ -1,6 +1,6 @@
 /**
  * Object scope for the diff: the API server ignores `metadata.namespace` on a cluster-scoped object and never returns
- * one, so a stray namespace (a cdk8s Chart namespace stamped on a RuntimeClass, case 20-chart-namespace-cluster-scoped)
+ * one, so a stray namespace (a cdk8s Chart namespace stamped on a RuntimeClass, case chart-namespace-cluster-scoped)
  * is dropped before objects are keyed and compared; it is never reported as drift.
  *
  * Scope comes from the core table (`CLUSTER_SCOPED_KINDS`, src/releases/scope.ts), then the `spec.scope` of the

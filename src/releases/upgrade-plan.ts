@@ -72,7 +72,7 @@ export interface LiveUpgradeState {
   readonly pools?: readonly string[];
   /**
    * Warm-started claims, `namespace/name`: claims bound to a Sandbox whose name differs from the claim's (adopted from a
-   * pool, FACTS.md §1.7). Undefined when not read.
+   * pool, `extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6`). Undefined when not read.
    */
   readonly warmClaims?: readonly string[];
 }
@@ -227,7 +227,7 @@ const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
 const union = (...lists: ReadonlyArray<readonly string[]>): string[] => [...new Set(lists.flat())];
 
 /**
- * Condition types and reasons each release's controllers write (FACTS.md §1.8; `controllers/sandbox_controller.go@tag`,
+ * Condition types and reasons each release's controllers write (`controllers/sandbox_controller.go@tag`,
  * `extensions/controllers/sandboxclaim_controller.go@tag`). A bound claim's Ready is the Sandbox's Ready copied
  * verbatim, and its Finished mirrors the Sandbox's, so claim conditions carry Sandbox reasons too.
  */
@@ -262,7 +262,7 @@ export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<stri
   },
 };
 
-/** Known upstream defects per release (FACTS.md §10, cases/README.md notes). */
+/** Known upstream defects per release, each with the upstream file (`path@tag`) it is read from. */
 export const KNOWN_DEFECTS: ReadonlyArray<{
   readonly releases: readonly ReleaseTag[];
   readonly message: string;
@@ -583,7 +583,8 @@ export function planUpgrade(
     }
   }
 
-  // Live v1alpha1 claims convert to pools that must exist (FACTS.md §1.7, item 13 of §10).
+  // Live v1alpha1 claims convert to pools that must exist (`extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6`,
+  // `docs/api-migration-guide.md@v0.5.6`).
   if (served(to, 'SandboxClaim').includes('v1beta1') && !served(from, 'SandboxClaim').includes('v1beta1')) {
     if (live === undefined)
       unknowns.push('v1alpha1 claims and warm pools (whether each claim converts to a pool that exists)');

@@ -1,5 +1,5 @@
 /**
- * What an environment needs from its nodes, per RuntimeClass (case 13-kata-runtimeclass-pending): each template's pod
+ * What an environment needs from its nodes, per RuntimeClass (case kata-runtimeclass-pending): each template's pod
  * (requests and limits + the class's overhead) and each pool's pods (replicas + the claims that take members from it,
  * since the pool replenishes each claimed member) — and, where the RuntimeClass declares its nodes, how many nodes the
  * pods take (first-fit decreasing by requests), refusing a pod no node can hold or pods the declared nodes cannot.

@@ -1,5 +1,5 @@
 /**
- * Which objects are cluster-scoped (case 20-chart-namespace-cluster-scoped): the constructs layer decides it while
+ * Which objects are cluster-scoped (case chart-namespace-cluster-scoped): the constructs layer decides it while
  * rendering (src/constructs/render.ts); re-exported here for the synth API.
  */
 export { isClusterScoped } from '../constructs/render.js';

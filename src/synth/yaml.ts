@@ -1,7 +1,7 @@
 /**
  * YAML text for manifests: yaml 2 with `{ version: '1.1', lineWidth: 0 }` like cdk8s (YAML 1.1 quoting keeps `on`/`yes`
  * strings quoted), map keys sorted, list order kept (env order carries meaning), every document preceded by `---`
- * (case 21-synth-determinism); no anchors or aliases, even for objects that share a reference.
+ * (case synth-determinism); no anchors or aliases, even for objects that share a reference.
  *
  * Large documents (the pinned CRDs, 130–400 KB each, 0.1–0.3 s to emit) are emitted once: their text is kept in memory
  * for the process and, given a cache root, as a derived cache entry (releases' derived.ts: header with key and payload

@@ -1,5 +1,5 @@
 /**
- * Running image digests against the pinned ones (case 15-unpinned-image-tags, verifier side). Pure: reads the pod
+ * Running image digests against the pinned ones (case unpinned-image-tags, verifier side). Pure: reads the pod
  * objects the API returns and the references the environment pinned; the probe (./probes/image-digests.ts) does the reads.
  *
  * What a container status tells (Kubernetes core/v1 ContainerStatus): `image` is the reference the runtime runs (as the

@@ -6,7 +6,7 @@ import type { TransportKind } from '../adapter/types.js';
 import type { ReleaseTag } from '../releases/index.js';
 import type { Requirement } from './report.js';
 
-/** The runtime server a template's pods run (FACTS.md §5): sandboxd (REST + gRPC, loopback in the pod) or the legacy python runtime (HTTP 8888). */
+/** The runtime server a template's pods run (`packages/sandboxd/**@v0.5.6`, `examples/python-runtime-sandbox/main.py@v0.5.6`): sandboxd (REST + gRPC, loopback in the pod) or the legacy python runtime (HTTP 8888). */
 export type RuntimeKind = 'sandboxd' | 'python-runtime';
 
 export interface TemplatePlan {
@@ -53,7 +53,7 @@ export interface RouterPlan {
   readonly service: string;
   /** Base URL the verifier uses to reach the router, e.g. `http://127.0.0.1:18080`; unset = not reachable from here. */
   readonly url?: string;
-  /** Labels of the router pods (FACTS.md §10.5: template policies admit `app: sandbox-router`). */
+  /** Labels of the router pods (template policies admit `app: sandbox-router`, `extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). */
   readonly podLabels: Readonly<Record<string, string>>;
   /** Image the environment pinned for the router container; unset = not known (no image-digest check of router pods). */
   readonly image?: string;
@@ -90,7 +90,8 @@ export interface VerifyPlan {
   readonly source: string;
   /**
    * Where the controller runs; `image` is the one the environment pins (default: the release's image); `rbacNarrowed`
-   * lists the controller resources the environment's install narrowed to namespaces (the `rbac` prop, case 09).
+   * lists the controller resources the environment's install narrowed to namespaces (the `rbac` prop, case
+   * controller-rbac-gaps).
    */
   readonly controller: {
     readonly namespace: string;
@@ -120,7 +121,7 @@ export interface VerifyPlan {
   readonly samples?: number;
   /** Deadline for a workload Sandbox/claim to become Ready (ms). Default 120000. */
   readonly readyTimeoutMs: number;
-  /** How long (ms) a probe claim may sit at Ready=False/TemplateNotFound|WarmPoolNotFound before the verifier stops waiting (case 05). Default 60000 (`CLAIM_REFERENCE_GRACE_MS`). */
+  /** How long (ms) a probe claim may sit at Ready=False/TemplateNotFound|WarmPoolNotFound before the verifier stops waiting (case claim-before-template-ordering). Default 60000 (`CLAIM_REFERENCE_GRACE_MS`). */
   readonly claimReferenceGraceMs?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Which state each declared capability must reach (issue 4): `verified` for everything (runtime classes too:
+ * Which state each declared capability must reach: `verified` for everything (runtime classes too:
  * isolation is proven, not assumed), except `network-isolation` and `suspend-resume`, which must be `configured`.
  * The environment may override per capability.
  */

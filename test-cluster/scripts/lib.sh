@@ -119,7 +119,7 @@ tc_key_dir() {
   local c="$1" v gv h
   v="$(tc_version "$c")" || return 1
   gv="$(go env GOVERSION)-$(go env GOOS)-$(go env GOARCH)"
-  # Tags and extra files join the key only where a component has them (the older components' keys stay as they were).
+  # Tags and extra files join the key only where a component has them (so adding them to one component leaves the others' cache keys alone).
   local tags extra; tags="$(tc_tags "$c")"; extra="$(tc_extra_files "$c")"
   # shellcheck disable=SC2086
   h="$( { cat "$TC_GO/$c/go.mod" "$TC_GO/$c/go.sum" $extra; tc_ldflags "$c"; [ -z "$tags" ] || echo "tags=$tags"; } | tc_sha256)"

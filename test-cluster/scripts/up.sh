@@ -3,7 +3,7 @@
 #
 #   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
-#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0, for now the default): kwok nodes alone, no real node.
+#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0, the default): kwok nodes alone, no real node.
 #   AGENTPLANE_TEST_CLUSTER_REAL_NODE=1: kwok nodes + the real node (kubelet + containerd), tainted agentplane.io/real-node.
 #   --real-node-only: the real node alone, untainted (no kwok nodes): every pod runs for real, e.g. an environment
 #     applied unchanged (examples/dev-gvisor).

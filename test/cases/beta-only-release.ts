@@ -1,6 +1,7 @@
 /**
- * Fixture for case 07: "a release that serves only v1beta1". No pinned release does, so it is v0.5.6's pinned facts and
- * CRDs with v1alpha1 removed from every CRD, tagged v0.6.0. Used by the unit and cluster halves of the case.
+ * Fixture for case storedversions-upgrade-path: "a release that serves only v1beta1". No pinned release does, so it is
+ * v0.5.6's pinned facts and CRDs with v1alpha1 removed from every CRD, tagged v0.6.0. Used by the unit and cluster
+ * halves of the case.
  */
 import {
   releaseFacts,

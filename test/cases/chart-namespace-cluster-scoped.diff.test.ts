@@ -1,5 +1,5 @@
 /**
- * Case 20-chart-namespace-cluster-scoped, diff half: a cdk8s Chart namespace stamped onto cluster-scoped objects (the
+ * Case chart-namespace-cluster-scoped, diff half: a cdk8s Chart namespace stamped onto cluster-scoped objects (the
  * RuntimeClass, the four pinned CRDs, the controller ClusterRole/ClusterRoleBinding, the Namespace) is ignored by the
  * API server, so the diff drops it before keying and comparing: no drift, no risk. Namespaced objects keep theirs.
  */
@@ -30,7 +30,7 @@ async function reproduction(): Promise<KubeObject[]> {
 const stamped = (objects: readonly KubeObject[]): KubeObject[] =>
   objects.map((o) => (CLUSTER_KINDS.includes(o.kind) ? { ...o, metadata: { ...o.metadata, namespace: 'sbx' } } : o));
 
-describe('case 20: the diff never reports namespace drift on cluster-scoped objects', () => {
+describe('case chart-namespace-cluster-scoped: the diff never reports namespace drift on cluster-scoped objects', () => {
   let synthesized: KubeObject[];
   beforeAll(async () => {
     synthesized = await reproduction();

@@ -1,5 +1,5 @@
 /**
- * Case 20-chart-namespace-cluster-scoped: a chart namespace is never stamped onto cluster-scoped objects. Scope comes from
+ * Case chart-namespace-cluster-scoped: a chart namespace is never stamped onto cluster-scoped objects. Scope comes from
  * the pinned CRD's `spec.scope` and a table of core kinds.
  */
 import { jest } from '@jest/globals';
@@ -12,7 +12,7 @@ jest.setTimeout(120_000);
 
 const CLUSTER_KINDS = ['ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'Namespace', 'RuntimeClass'];
 
-describe('case 20: chart namespace on cluster-scoped objects', () => {
+describe('case chart-namespace-cluster-scoped: chart namespace on cluster-scoped objects', () => {
   test("a Chart with namespace 'sbx' holding the RuntimeClass and the install: cluster-scoped objects carry no namespace", async () => {
     const rel = await release('v0.5.6');
     const env = newEnvironment(rel, 'env', { install: false });

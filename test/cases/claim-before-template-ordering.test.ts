@@ -1,5 +1,5 @@
 /**
- * Case 05-claim-before-template-ordering (construct side): whatever the declaration order, synthesis orders CRDs →
+ * Case claim-before-template-ordering (construct side): whatever the declaration order, synthesis orders CRDs →
  * Namespace → RBAC → controller → RuntimeClass → SandboxTemplate → SandboxWarmPool → SandboxClaim by file prefix and
  * Argo CD sync wave; a claim naming a pool absent from the environment fails with the construct path.
  */
@@ -10,7 +10,7 @@ import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js'
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
 
-describe('case 05: claim before template', () => {
+describe('case claim-before-template-ordering: claim before template', () => {
   test('a claim declared first is still applied after its template and pool', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
     env.addClaim('c1', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 600 } }); // declared first, by name

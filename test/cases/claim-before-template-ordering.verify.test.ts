@@ -1,11 +1,12 @@
 /**
- * Case 05-claim-before-template-ordering (verifier side): a claim at Ready=False/TemplateNotFound or WarmPoolNotFound is
+ * Case claim-before-template-ordering (verifier side): a claim at Ready=False/TemplateNotFound or WarmPoolNotFound is
  * not terminal (the reference may be applied a moment later) but it is not left to wait forever either: the adapter
  * judges it Pending with the condition's age, and after the grace the verifier says how long it has held, whether the
  * referenced object exists and what to do, keeping every capability the probe covers below `verified`.
  *
  * The claim is the real v0.5.6 claim from the contract fixture (written by the real controller), unbound, with the Ready
- * condition the claim controller writes when the pool's template is absent (FACTS.md §1.8; no fixture holds that state).
+ * condition the claim controller writes when the pool's template is absent
+ * (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`; no fixture holds that state).
  */
 import { claimPhase, type ClaimObject } from '../../src/adapter/kubernetes/phase.js';
 import type { CapabilityName } from '../../src/adapter/types.js';
@@ -60,7 +61,7 @@ function evidenceFor(capability: CapabilityName, why: string) {
   return f.list;
 }
 
-describe('case 05 claim-before-template-ordering (verifier)', () => {
+describe('case claim-before-template-ordering (verifier)', () => {
   test('the grace is 60 s', () => {
     expect(CLAIM_REFERENCE_GRACE_MS).toBe(60_000);
   });

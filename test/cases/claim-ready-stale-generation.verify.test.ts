@@ -1,8 +1,8 @@
 /**
- * Case 01 (verifier side): a claim's Ready condition copied from an older generation, or a Ready Sandbox not yet
- * adopted by the claim, never counts as ready. The verifier judges a claim through the adapter's `claimPhase` (bound
- * Sandbox, its own generation, controller-owned by the claim) and keeps execution below `verified` with the reason.
- * The end-to-end claim path on the real controller is in test/cluster/verify/verify-runtime.test.ts.
+ * Case claim-ready-stale-generation (verifier side): a claim's Ready condition copied from an older generation, or a
+ * Ready Sandbox not yet adopted by the claim, never counts as ready. The verifier judges a claim through the adapter's
+ * `claimPhase` (bound Sandbox, its own generation, controller-owned by the claim) and keeps execution below `verified`
+ * with the reason. The end-to-end claim path on the real controller is in test/cluster/verify/verify-runtime.test.ts.
  */
 import { claimPhase, type ClaimObject, type SandboxObject } from '../../src/adapter/kubernetes/phase.js';
 import { Facts } from '../../src/verify/probes/common.js';
@@ -26,7 +26,7 @@ function evidenceFor(why: string) {
   return f.list;
 }
 
-describe('case 01 claim-ready-stale-generation (verifier)', () => {
+describe('case claim-ready-stale-generation (verifier)', () => {
   test('a Ready=True condition written for an older Sandbox generation is unknown: reconcile pending, not ready', () => {
     const sandbox: SandboxObject = {
       metadata: {

@@ -1,7 +1,7 @@
 /**
- * Case 09-controller-rbac-gaps (constructs side): the controller's RBAC comes from the pinned generated RBAC files, and a
+ * Case controller-rbac-gaps (constructs side): the controller's RBAC comes from the pinned generated RBAC files, and a
  * narrowing of a resource the controller lists/watches cluster-wide fails synthesis, because no supported release has a
- * flag restricting the controller's watch to namespaces (FACTS.md §3 flags table, `cmd/agent-sandbox-controller/main.go@tag`).
+ * flag restricting the controller's watch to namespaces (`cmd/agent-sandbox-controller/main.go@tag`).
  * The verifier side is controller-rbac-gaps.verify.test.ts.
  */
 import { jest } from '@jest/globals';
@@ -23,7 +23,7 @@ function attempt(fn: () => unknown): unknown {
   return undefined;
 }
 
-describe('case 09: controller RBAC narrowing checked against the watch scope', () => {
+describe('case controller-rbac-gaps: controller RBAC narrowing checked against the watch scope', () => {
   test('reproduction: v0.5.6 with rbac.networkPolicies "namespace:sbx" fails with RbacNarrowingError at the construct path', async () => {
     const rel = await release('v0.5.6');
     const err = attempt(

@@ -1,5 +1,5 @@
 /**
- * Case 08, diff side (../shared/cases/08-conversion-cabundle-drift.md): the conversion caBundle the controller writes
+ * Case conversion-cabundle-drift, diff side: the conversion caBundle the controller writes
  * into the CRDs is not drift while the controller manages certificates; service name, namespace, path and strategy
  * still are. Uses the pinned v0.5.6 Sandbox CRD (mirror, sha256-verified).
  */
@@ -36,7 +36,7 @@ function controller(args: string[]): KubeObject {
   };
 }
 
-describe('case 08: conversion-cabundle-drift (diff)', () => {
+describe('case conversion-cabundle-drift (diff)', () => {
   let desired: Crd;
   beforeAll(async () => {
     desired = crdObject(await loadRelease('v0.5.6'), 'Sandbox') as Crd;

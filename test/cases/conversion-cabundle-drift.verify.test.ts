@@ -1,7 +1,8 @@
 /**
- * Case 08 (verifier side): the verifier exercises conversion and reports a CA/TLS mismatch as its own failure, while a
- * webhook the controller has not yet patched (no caBundle) stays below configured. The real round trip (v1alpha1 GET
- * of a v1beta1 Sandbox through the loopback webhook) is in test/cluster/verify/verify-runtime.test.ts.
+ * Case conversion-cabundle-drift (verifier side): the verifier exercises conversion and reports a CA/TLS mismatch as
+ * its own failure, while a webhook the controller has not yet patched (no caBundle) stays below configured. The real
+ * round trip (v1alpha1 GET of a v1beta1 Sandbox through the loopback webhook) is in
+ * test/cluster/verify/verify-runtime.test.ts.
  */
 import * as k8s from '@kubernetes/client-node';
 import { classifyKubeError } from '../../src/adapter/kubernetes/errors.js';
@@ -33,7 +34,7 @@ const crd = (caBundle?: string) =>
     },
   } as never);
 
-describe('case 08 conversion-cabundle-drift (verifier)', () => {
+describe('case conversion-cabundle-drift (verifier)', () => {
   test('the desired (synthesized) CRD without caBundle: compatible, configured missing with the reason', () => {
     const ev = conversionEvidence('v0.5', 'v0.5.6', new Map(KINDS.map((k) => [k, crd()])));
     const s = settle(ev);

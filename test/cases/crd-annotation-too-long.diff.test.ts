@@ -1,5 +1,5 @@
 /**
- * Case 28, diff side (../shared/cases/28-crd-annotation-too-long.md): the diff works from live state, never from the
+ * Case crd-annotation-too-long, diff side: the diff works from live state, never from the
  * client-side `last-applied-configuration` annotation, which large CRDs applied server-side do not carry and which
  * goes stale whenever anything but `kubectl apply` edits the object.
  */
@@ -8,7 +8,7 @@ import { crdObject, loadRelease, type KubeObject } from '../../src/releases/inde
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-describe('case 28: crd-annotation-too-long (diff)', () => {
+describe('case crd-annotation-too-long (diff)', () => {
   let crd: KubeObject;
   beforeAll(async () => {
     crd = crdObject(await loadRelease('v0.5.6'), 'Sandbox');

@@ -1,5 +1,5 @@
 /**
- * Case 28-crd-annotation-too-long: CRDs whose pinned manifest exceeds 256 KiB are marked for server-side apply
+ * Case crd-annotation-too-long: CRDs whose pinned manifest exceeds 256 KiB are marked for server-side apply
  * (`argocd.argoproj.io/sync-options: ServerSideApply=true`) and the output says to use `kubectl apply --server-side`;
  * no last-applied annotation is ever emitted; any object whose JSON would exceed the 262144-byte annotation limit
  * under client-side apply is marked too (with a note), or fails synthesis in strict mode.
@@ -23,7 +23,7 @@ function marked(s: ReturnType<typeof synthesizeEnvironment>): string[] {
     .sort();
 }
 
-describe('case 28: CRDs too large for client-side apply', () => {
+describe('case crd-annotation-too-long: CRDs too large for client-side apply', () => {
   test.each(['v0.5.0', 'v0.5.6'] as const)(
     '%s: the Sandbox and SandboxTemplate CRDs are marked and the notes say --server-side',
     async (tag) => {

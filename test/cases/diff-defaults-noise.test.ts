@@ -1,5 +1,5 @@
 /**
- * Case 27 (../shared/cases/27-diff-defaults-noise.md): server defaults, status, managedFields and key order must not
+ * Case diff-defaults-noise: server defaults, status, managedFields and key order must not
  * show as changes; an env reorder must. Defaults come from the pinned v0.5.6 CRDs, loaded and sha256-verified from the mirror.
  */
 import { diffManifests, schemaLookupFromRelease, type ManifestSet } from '../../src/diff/index.js';
@@ -85,7 +85,7 @@ function live(): KubeObject[] {
   ];
 }
 
-describe('case 27: diff-defaults-noise', () => {
+describe('case diff-defaults-noise', () => {
   let schemaFor: ReturnType<typeof schemaLookupFromRelease>;
   beforeAll(async () => {
     schemaFor = schemaLookupFromRelease(await loadRelease('v0.5.6'));

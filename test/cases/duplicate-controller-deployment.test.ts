@@ -1,5 +1,5 @@
 /**
- * Case 16-duplicate-controller-deployment: the install declares the controller Deployment exactly once, with
+ * Case duplicate-controller-deployment: the install declares the controller Deployment exactly once, with
  * `--extensions` iff extensions are requested; a synth-wide check refuses any duplicate (group, kind, namespace, name).
  */
 import { jest } from '@jest/globals';
@@ -14,7 +14,7 @@ function deployments(install: AgentSandboxInstall): Array<Record<string, any>> {
   return install.objects.map((o) => o.toJson()).filter((o) => o.kind === 'Deployment');
 }
 
-describe('case 16: duplicate controller Deployment', () => {
+describe('case duplicate-controller-deployment: duplicate controller Deployment', () => {
   test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
     '%s with extensions: one Deployment with --extensions',
     async (tag) => {

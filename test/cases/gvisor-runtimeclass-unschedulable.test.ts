@@ -1,5 +1,5 @@
 /**
- * Case 12-gvisor-runtimeclass-unschedulable (construct side): a RuntimeClass needs scheduling rules (nodeSelector,
+ * Case gvisor-runtimeclass-unschedulable (construct side): a RuntimeClass needs scheduling rules (nodeSelector,
  * tolerations) for the nodes with the handler, or an explicit all-nodes opt-in.
  */
 import { jest } from '@jest/globals';
@@ -10,7 +10,7 @@ import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js'
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
 
-describe('case 12: gVisor RuntimeClass without scheduling', () => {
+describe('case gvisor-runtimeclass-unschedulable: gVisor RuntimeClass without scheduling', () => {
   test('the reproduction (gvisor/runsc, no scheduling) is refused with the path and what to do', () => {
     let err: unknown;
     try {

@@ -1,8 +1,9 @@
 /**
- * Case 12 (verifier side): gVisor moves to `compatible` only when a Ready node matches the RuntimeClass scheduling;
- * three nodes, only node-b has the handler label; `verified` only once the runtime inside the pod answers `dmesg` with
- * the gVisor Sentry's log. The real scheduler/admission path is in test/cluster/verify/verify-runtime-class.test.ts;
- * FailedCreatePodSandBox events per node on the real API server in test/cluster/verify/verify-pod-events.test.ts.
+ * Case gvisor-runtimeclass-unschedulable (verifier side): gVisor moves to `compatible` only when a Ready node matches
+ * the RuntimeClass scheduling; three nodes, only node-b has the handler label; `verified` only once the runtime inside
+ * the pod answers `dmesg` with the gVisor Sentry's log. The real scheduler/admission path is in
+ * test/cluster/verify/verify-runtime-class.test.ts; FailedCreatePodSandBox events per node on the real API server in
+ * test/cluster/verify/verify-pod-events.test.ts.
  */
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import { podView } from '../../src/adapter/kubernetes/views.js';
@@ -22,7 +23,7 @@ const node = (name: string, labels: Record<string, string> = {}) => ({
   status: { conditions: [{ type: 'Ready', status: 'True' }] },
 });
 
-describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
+describe('case gvisor-runtimeclass-unschedulable (verifier)', () => {
   test('a class without scheduling matches every node, including those without the handler (what the construct forbids)', () => {
     const fits = nodesFor(
       { metadata: { name: 'gvisor' }, handler: 'runsc' } as never,
@@ -56,7 +57,7 @@ describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
  * sandboxd natively, no runsc), so the runtime is a fake answering `dmesg` only; and the unit project has no API
  * server, so the cluster answers just the two reads the probes make (the RuntimeClass and the three nodes of the case).
  */
-describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVisor kernel answering', () => {
+describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor kernel answering', () => {
   const gvisor = {
     apiVersion: 'node.k8s.io/v1',
     kind: 'RuntimeClass',

@@ -1,5 +1,5 @@
 /**
- * Case 19 (../shared/cases/19-import-release-bundle.md): import tools choke on real release bundles (non-CRD documents,
+ * Case import-release-bundle: import tools choke on real release bundles (non-CRD documents,
  * empty and comment-only documents, ~400 KB schemas, open schemas). Our import path (scripts/crd-bundle.ts, used by
  * `npm run import`) must keep only the CRDs and say what it skipped, complete on the ~800 KB set, map int-or-string to
  * a number-or-string type, and give an open schema an open `spec`. Its time and memory budget (60 s, 1 GiB) is
@@ -32,7 +32,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => work.cleanup());
 
-describe('case 19: import-release-bundle', () => {
+describe('case import-release-bundle', () => {
   test('the bundle is the ~800 KB real set', () => {
     expect(Buffer.byteLength(bundle)).toBeGreaterThan(800_000);
   });

@@ -1,5 +1,5 @@
 /**
- * Case 18 (../shared/cases/18-import-same-group-overwrite.md): the three extension CRDs ship as separate files of one
+ * Case import-same-group-overwrite: the three extension CRDs ship as separate files of one
  * group; imported one input per file, cdk8s writes one module per group and only the last kind survives. The import step
  * (scripts/import-bindings.ts) groups the CRDs of entries sharing a prefix by (group, version) across files, refuses
  * one group/version/kind defined twice with different schemas (naming both inputs) and refuses an entry without a CRD.
@@ -28,7 +28,7 @@ async function refusal(cdk8sYaml: string): Promise<BindingsError> {
   return err as BindingsError;
 }
 
-describe('case 18: import-same-group-overwrite', () => {
+describe('case import-same-group-overwrite', () => {
   test('three extension files under one prefix (no aliases) give one module exporting all three kinds at both versions', async () => {
     const out = join(work.dir, 'ext');
     await generateBindings(yamlOf([...EXT_FILES, EXT_FILES[0]!].map((f) => `ext:=releases/v0.5.6/${f}`)), out, opts);

@@ -1,10 +1,10 @@
 /**
- * Case 13 (../shared/cases/13-kata-runtimeclass-pending.md), construct side: Kata overhead comes from a pinned,
+ * Case kata-runtimeclass-pending, construct side: Kata overhead comes from a pinned,
  * sourced profile per hypervisor (kata-deploy's RuntimeClasses) unless overridden, and synthesis states each template's
  * and pool's need (requests and limits + overhead, × pods) per RuntimeClass; with the class's nodes declared it counts
  * the nodes the pods take and refuses a pod no node holds or pods the nodes cannot. The case's input: template
  * requests 500m/512Mi, warm pool replicas 2, two Kata nodes. The unschedulable node selector is the verifier's side
- * (case 12's probe, test/cases/gvisor-runtimeclass-unschedulable.verify.test.ts).
+ * (case gvisor-runtimeclass-unschedulable's probe, test/cases/gvisor-runtimeclass-unschedulable.verify.test.ts).
  */
 import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
@@ -50,7 +50,7 @@ async function kataEnv(
   return { e, rc };
 }
 
-describe('case 13: kata-runtimeclass-pending', () => {
+describe('case kata-runtimeclass-pending', () => {
   test('the kata-qemu overhead is the pinned kata-deploy figure with its source, written into the RuntimeClass', async () => {
     const { e, rc } = await kataEnv();
     expect(rc.name).toBe('kata-qemu');

@@ -1,8 +1,8 @@
 /**
- * Case 10-netpol-effective-coverage (construct side): when the environment declares its own NetworkPolicies for sandbox
+ * Case netpol-effective-coverage (construct side): when the environment declares its own NetworkPolicies for sandbox
  * pods, the template is written `networkPolicyManagement: Unmanaged` so the controller's broad default policy does not add
  * to ours; asking for both fails synthesis. Our policy selects pods by labels the template itself puts on every pod, so it
- * also covers warm-pool pods on v0.5.0, where the controller's template-hash label was missing.
+ * also covers warm-pool pods on v0.5.0, which the controller does not stamp with the template-hash label.
  */
 import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
@@ -12,7 +12,7 @@ import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js'
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
 
-describe('case 10: effective NetworkPolicy coverage', () => {
+describe('case netpol-effective-coverage: effective NetworkPolicy coverage', () => {
   test.each(['v0.5.0', 'v0.5.6'] as const)(
     '%s: own egress-dns-only policy makes the template Unmanaged and selects the pool pods by template labels',
     async (tag) => {

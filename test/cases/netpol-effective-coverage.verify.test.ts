@@ -1,6 +1,6 @@
 /**
- * Case 10 (verifier side): for each sandbox pod, the union of the policies selecting it by its real labels decides;
- * an undeclared controller policy re-opening egress, or no policy at all, fails network isolation.
+ * Case netpol-effective-coverage (verifier side): for each sandbox pod, the union of the policies selecting it by its
+ * real labels decides; an undeclared controller policy re-opening egress, or no policy at all, fails network isolation.
  */
 import { declaredPolicies, podCoverage } from '../../src/verify/probes/network.js';
 import type { VerifyPlan } from '../../src/verify/plan.js';
@@ -48,7 +48,7 @@ const plan = {
   ],
 } as unknown as VerifyPlan;
 
-describe('case 10 netpol-effective-coverage (verifier)', () => {
+describe('case netpol-effective-coverage (verifier)', () => {
   test('our DNS-only policy plus the controller default policy: egress wider than declared', () => {
     const c = podCoverage(
       pod({ app: 'sandbox', 'agents.x-k8s.io/sandbox-template-ref-hash': 'abc' }) as never,

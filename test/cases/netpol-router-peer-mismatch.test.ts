@@ -1,8 +1,9 @@
 /**
- * Case 11 (../shared/cases/11-netpol-router-peer-mismatch.md), construct side: the controller-managed template policy
- * admits only pods `app: sandbox-router` in namespace `agent-sandbox-system` (FACTS §8). A router declared elsewhere
- * with templates left on that policy fails synthesis naming both sides; with the environment's own policy the peer
- * comes from the router's namespace and pod labels (one value), so it always matches.
+ * Case netpol-router-peer-mismatch, construct side: the controller-managed template policy
+ * admits only pods `app: sandbox-router` in namespace `agent-sandbox-system`
+ * (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). A router declared elsewhere with templates left on
+ * that policy fails synthesis naming both sides; with the environment's own policy the peer comes from the router's
+ * namespace and pod labels (one value), so it always matches.
  */
 import { jest } from '@jest/globals';
 import { EnvironmentInvalidError, SANDBOXD_RUNTIME, synthesizeEnvironment, UnreachableError } from '../../src/index.js';
@@ -25,7 +26,7 @@ async function env(routerNamespace?: string) {
   return { e, rc, py, router };
 }
 
-describe('case 11: netpol-router-peer-mismatch', () => {
+describe('case netpol-router-peer-mismatch', () => {
   test('the fixed peer is the v0.5.6 controller constant', () => {
     expect(CONTROLLER_POLICY_ROUTER_PEER).toEqual({
       namespace: 'agent-sandbox-system',

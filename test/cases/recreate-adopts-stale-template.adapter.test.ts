@@ -1,9 +1,9 @@
 /**
- * Case 04 (adapter side): the template hash a session actually got. The case's live state, as objects: pool `py-pool`
- * (replicas 2, Recreate) serving template `py`, whose image went from `:1.0` to `:1.1`; both old members carried the old
- * blueprint hash, one is Terminating, claim `c7` was bound to the other. The adapter stored the members' hash labels on
- * `c7` when creating it (adoption then removed the label from the Sandbox). The real controller producing these states
- * is exercised in test/cluster/adapter-template-hash.test.ts.
+ * Case recreate-adopts-stale-template (adapter side): the template hash a session actually got. The case's live state,
+ * as objects: pool `py-pool` (replicas 2, Recreate) serving template `py`, whose image went from `:1.0` to `:1.1`; both
+ * old members carried the old blueprint hash, one is Terminating, claim `c7` was bound to the other. The adapter stored
+ * the members' hash labels on `c7` when creating it (adoption then removed the label from the Sandbox). The real
+ * controller producing these states is exercised in test/cluster/adapter-template-hash.test.ts.
  */
 import { POOL_HASHES_ANNOTATION } from '../../src/adapter/kubernetes/resources.js';
 import {

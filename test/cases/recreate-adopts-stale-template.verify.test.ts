@@ -1,7 +1,7 @@
 /**
- * Case 04 (verifier side): "updated ready" counts only Ready pool members at the template's current blueprint (the
- * adapter's comparison after the controller's own);
- * a claim bound to an old-template sandbox is flagged StaleAdoption.
+ * Case recreate-adopts-stale-template (verifier side): "updated ready" counts only Ready pool members at the template's
+ * current blueprint (the adapter's comparison after the controller's own); a claim bound to an old-template sandbox is
+ * flagged StaleAdoption.
  */
 import { claimView, sandboxView, templateView, warmPoolView } from '../../src/adapter/kubernetes/views.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
@@ -51,7 +51,7 @@ const views = (sandboxes: readonly object[], claims: readonly object[] = []) => 
 const sb = (o: object) => sandboxView(o as never, 'v0.5');
 const tpl = (o: object) => templateView(o as never);
 
-describe('case 04 recreate-adopts-stale-template (verifier)', () => {
+describe('case recreate-adopts-stale-template (verifier)', () => {
   test('two old members (one terminating) and a claim bound to an adopted old sandbox: rollout progressing, StaleAdoption flagged', () => {
     const sandboxes = [
       member('py-pool-a', 'registry.example/runtime:1.0'),

@@ -1,5 +1,5 @@
 /**
- * Case 14 (../shared/cases/14-router-podip-ssrf.md), construct side: the router is transport, not the authorization
+ * Case router-podip-ssrf, construct side: the router is transport, not the authorization
  * boundary, so in every mode a NetworkPolicy limits who reaches it — its own policy admits only the declared `callers`
  * on the proxy port and only the declared metrics scraper on the metrics port (upstream: every namespace on 8080);
  * allow-all must be chosen explicitly; and a router path that cannot reach the runtime (sandboxd bound to 127.0.0.1, or
@@ -25,7 +25,7 @@ function routerIngress(objects: ReadonlyArray<{ toJson(): any }>): Rule[] {
   return objects.map((o) => o.toJson()).find((o) => o.kind === 'NetworkPolicy').spec.ingress as Rule[];
 }
 
-describe('case 14: router-podip-ssrf (construct side)', () => {
+describe('case router-podip-ssrf (construct side)', () => {
   test('callers are required: a router without them is refused', async () => {
     const { e } = await env();
     expect(() =>

@@ -1,5 +1,5 @@
 /**
- * Case 02 (runtime-exec-starves-probe), release-pinning side: the python runtime images promoted with v0.4.6 and v0.5.0
+ * Case runtime-exec-starves-probe, release-pinning side: the python runtime images promoted with v0.4.6 and v0.5.0
  * run /execute on the server's event loop (kubernetes-sigs/agent-sandbox#1015, #1375; fixed in v0.5.6), so a template
  * pinning one fails synthesis with the defect named, unless the template accepts that defect by id.
  */
@@ -13,7 +13,7 @@ jest.setTimeout(60_000);
 const PYTHON = 'registry.k8s.io/agent-sandbox/python-runtime-sandbox';
 const RUNTIME = { kind: 'python-runtime' as const, container: 'main', ports: [8888] };
 
-describe('case 02: known-defective python runtime images', () => {
+describe('case runtime-exec-starves-probe: known-defective python runtime images', () => {
   test('the catalog matches the promoted v0.4.6 and v0.5.0 tags, also through a mirror keeping the path, and nothing else', () => {
     expect(KNOWN_DEFECTIVE_IMAGES.map((d) => [d.id, d.tags, d.fixedIn])).toEqual([
       ['python-runtime-blocking-execute', ['v0.4.6', 'v0.5.0'], 'v0.5.6'],

@@ -1,8 +1,9 @@
 /**
- * Case 02 (runtime-exec-starves-probe), adapter side: every runtime probe has its own deadline, and the probe for each runtime
- * kind comes from its documented contract (python runtime: GET / on 8888; sandboxd: GET /v1/health on 8080, gRPC on 9090).
- * The pre-v0.5.6 python runtime cannot be built here: a local stand-in following its contract (fixtures/python-runtime-fake.mjs,
- * mode `blocking`) runs each command synchronously, blocking every other request like main.py@v0.4.6 / v0.5.0 did.
+ * Case runtime-exec-starves-probe, adapter side: every runtime probe has its own deadline, and the probe for each
+ * runtime kind comes from its documented contract (python runtime: GET / on 8888; sandboxd: GET /v1/health on 8080,
+ * gRPC on 9090). The pre-v0.5.6 python runtime cannot be built here: a local stand-in following its contract
+ * (fixtures/python-runtime-fake.mjs, mode `blocking`) runs each command synchronously, blocking every other request
+ * like main.py@v0.4.6 / v0.5.0 did.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,7 @@
 /**
- * Case 02 (verifier side): every runtime probe has its own deadline; a runtime that accepts the connection and never
- * answers (the pre-v0.5.6 python runtime while `sleep 900` runs) keeps execution at `configured` with evidence.
+ * Case runtime-exec-starves-probe (verifier side): every runtime probe has its own deadline; a runtime that accepts the
+ * connection and never answers (the pre-v0.5.6 python runtime while `sleep 900` runs) keeps execution at `configured`
+ * with evidence.
  *
  * The hanging python runtime is a small local server on 127.0.0.1 that follows the documented contract
  * (`examples/python-runtime-sandbox/main.py@v0.5.0`: `POST /execute` blocks while a command runs) — the python runtime
@@ -78,7 +79,7 @@ async function run(): Promise<{ state: string; next: string | null; ms: number; 
   return { ...settle(exec.list), ms: Date.now() - started, ok };
 }
 
-describe('case 02 runtime-exec-starves-probe (verifier)', () => {
+describe('case runtime-exec-starves-probe (verifier)', () => {
   test('a runtime that never answers stays configured after its own deadline, evidence names deadline and pod state', async () => {
     mode = 'hang';
     const r = await run();

@@ -1,5 +1,5 @@
 /**
- * Case 07 storedversions-upgrade-path (../shared/cases/07-storedversions-upgrade-path.md), without a cluster: the plan
+ * Case storedversions-upgrade-path, without a cluster: the plan
  * from the case's live state (given here as read; the read itself is test/cluster/cases/storedversions-upgrade-path),
  * and the CLI offline, which must answer `unknown` (exit 12) instead of `safe` from a schema diff and assumed storage.
  */
@@ -33,7 +33,7 @@ const live: LiveUpgradeState = {
   warmClaims: ['agents/a', 'agents/b'],
 };
 
-describe('case 07 storedversions-upgrade-path', () => {
+describe('case storedversions-upgrade-path', () => {
   test('--to v0.5.0 with warm-started claims is blocked citing agent-sandbox#1124 and suggesting v0.5.6', () => {
     const plan = planUpgrade(r056, r050, live);
     expect(plan.verdict).toBe('blocked');

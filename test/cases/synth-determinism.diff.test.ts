@@ -1,5 +1,5 @@
 /**
- * Case 21, diff side (../shared/cases/21-synth-determinism.md): map key order and object order never make a change,
+ * Case synth-determinism, diff side: map key order and object order never make a change,
  * list order does, multi-document streams separated by `---` are read document by document, and the rendered diff
  * is byte-identical however the inputs were ordered.
  */
@@ -38,7 +38,7 @@ function build(order: 'forward' | 'reverse', env: readonly string[]): KubeObject
 
 const set = (label: string, objects: KubeObject[]): ManifestSet => ({ label, objects });
 
-describe('case 21: synth-determinism (diff)', () => {
+describe('case synth-determinism (diff)', () => {
   it('two runs with different insertion orders give no change', () => {
     const report = diffManifests(
       set('run-1', build('forward', ['A', 'B'])),

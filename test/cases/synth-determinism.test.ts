@@ -1,5 +1,5 @@
 /**
- * Case 21-synth-determinism: same code, same bytes — across runs, declaration orders and the iteration order of
+ * Case synth-determinism: same code, same bytes — across runs, declaration orders and the iteration order of
  * object literals, Sets and Maps. Lists keep declared order (env order carries meaning); the stdout stream separates
  * documents with `---`. (The CLI side, `synth --stdout` twice, is in test/unit/synth/cli.test.ts.)
  */
@@ -60,7 +60,7 @@ function digest(syntheses: EnvironmentSynthesis[]): string {
   return h.digest('hex');
 }
 
-describe('case 21: synthesis determinism', () => {
+describe('case synth-determinism: synthesis determinism', () => {
   test('two runs and reversed declaration/iteration orders give byte-identical output', async () => {
     const rel = await release('v0.5.6');
     const first = digest(build(rel, { reverse: false }));

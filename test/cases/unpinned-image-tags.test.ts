@@ -1,5 +1,5 @@
 /**
- * Case 15-unpinned-image-tags: synthesis fails with a typed error and the construct path on `latest*` tags, `ko://`
+ * Case unpinned-image-tags: synthesis fails with a typed error and the construct path on `latest*` tags, `ko://`
  * placeholders and images with neither tag nor digest; with `requireDigests` also on images without a digest.
  * The release records no image digests (index.json has tags only), so tag pinning is the default and digests are opt-in.
  */
@@ -29,7 +29,7 @@ function thrown(fn: () => unknown): unknown {
   return undefined;
 }
 
-describe('case 15: unpinned image tags', () => {
+describe('case unpinned-image-tags: unpinned image tags', () => {
   test('a template running sandboxd:latest-main is refused, naming path, container and value', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx', { install: false });
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });

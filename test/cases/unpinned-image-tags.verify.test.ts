@@ -1,5 +1,5 @@
 /**
- * Case 15-unpinned-image-tags (verifier side): "The verifier compares running containers' image digests with the pinned
+ * Case unpinned-image-tags (verifier side): "The verifier compares running containers' image digests with the pinned
  * ones and reports skew." An environment pinned by digest whose sandboxd pods drifted per node (one node ran a stale
  * cached image under IfNotPresent, kubernetes-sigs/agent-sandbox#1458 review) does not reach verified, and the evidence
  * names pod, container, pinned and running digest; a tag-only pin is reported as unable to detect skew. The pins come
@@ -37,7 +37,7 @@ const lower = (['discovered', 'compatible', 'configured'] as const).map((step) =
   }),
 );
 
-describe('case 15 unpinned-image-tags (verifier)', () => {
+describe('case unpinned-image-tags (verifier)', () => {
   const digestPinned = {
     ...DESCRIPTOR,
     templates: [

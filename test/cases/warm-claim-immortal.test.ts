@@ -1,5 +1,5 @@
 /**
- * Case 06 (../shared/cases/06-warm-claim-immortal.md), construct side: a claim without a lifecycle fails with its
+ * Case warm-claim-immortal, construct side: a claim without a lifecycle fails with its
  * construct path unless it or the environment opts into 'unbounded'; a claim with a lifecycle is written with an
  * explicit shutdownPolicy (never left to the CRD default Retain) and its expiry, on every supported family, and passes
  * the pinned CRD schema. The verifier side is warm-claim-immortal.verify.test.ts.
@@ -33,7 +33,7 @@ function claimSpec(env: AgentEnvironment, name: string): Record<string, unknown>
   return obj.spec as Record<string, unknown>;
 }
 
-describe('case 06: warm-claim-immortal', () => {
+describe('case warm-claim-immortal', () => {
   test('c1 (no lifecycle) fails with its construct path and reason unbounded-lifetime', async () => {
     const env = await withPool();
     let err: unknown;

@@ -1,9 +1,9 @@
 /**
- * Case 06 (verifier side): live claims and sandboxes with no expiry older than the threshold (24 h) are listed as
- * findings — unknown evidence on the controller's `verified` step, so they show without lowering the configured state
- * the environment requires. Sandboxes owned by a claim follow their claim, pool members are meant to wait.
- * FAKE, and why: the unit project has no API server and the real one cannot back-date creationTimestamp; the cluster
- * here answers only the two list calls the probe makes.
+ * Case warm-claim-immortal (verifier side): live claims and sandboxes with no expiry older than the threshold (24 h)
+ * are listed as findings — unknown evidence on the controller's `verified` step, so they show without lowering the
+ * configured state the environment requires. Sandboxes owned by a claim follow their claim, pool members are meant to
+ * wait. FAKE, and why: the unit project has no API server and the real one cannot back-date creationTimestamp; the
+ * cluster here answers only the two list calls the probe makes.
  */
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
@@ -44,7 +44,7 @@ const SANDBOXES = [
   sandbox('bare-dated', 48, undefined, '2026-12-03T00:00:00Z'),
 ];
 
-describe('case 06 warm-claim-immortal (verifier)', () => {
+describe('case warm-claim-immortal (verifier)', () => {
   test('lists exactly the claims and unowned sandboxes with no expiry older than 24 h, oldest first', () => {
     expect(UNBOUNDED_LIFETIME_THRESHOLD_MS).toBe(86_400_000);
     expect(

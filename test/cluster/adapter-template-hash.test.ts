@@ -1,9 +1,9 @@
 /**
- * Case 04 on the adapter side, against the real v0.5.6 controller of the test cluster: the template hash a session got.
- * One template, two pools of one replica (Recreate and the default OnReplenish). Every hash asserted is the
- * `agents.x-k8s.io/sandbox-template-hash` label read back from the API; what happens after the template's image changes
- * is what this controller does (Recreate replaces its unclaimed member at once; OnReplenish keeps its old member and
- * hands it to the next claim, kubernetes-sigs/agent-sandbox#311).
+ * Case recreate-adopts-stale-template on the adapter side, against the real v0.5.6 controller of the test cluster: the
+ * template hash a session got. One template, two pools of one replica (Recreate and the default OnReplenish). Every
+ * hash asserted is the `agents.x-k8s.io/sandbox-template-hash` label read back from the API; what happens after the
+ * template's image changes is what this controller does (Recreate replaces its unclaimed member at once; OnReplenish
+ * keeps its old member and hands it to the next claim, kubernetes-sigs/agent-sandbox#311).
  */
 import * as k8s from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';

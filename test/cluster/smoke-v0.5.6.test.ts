@@ -1,5 +1,5 @@
 /**
- * Smoke test of the real test cluster on Agent Sandbox v0.5.6 (issue 3): the environment synthesized by AgentPlane's
+ * Smoke test of the real test cluster on Agent Sandbox v0.5.6: the environment synthesized by AgentPlane's
  * constructs (test-cluster/env/v0.5.6.ts), applied by test-cluster/install.ts; its SandboxTemplate + SandboxWarmPool and
  * a new SandboxClaim reach Ready through the real controller; the real sandbox-router answers sandboxd's `/v1/health`
  * through the pod IP (router cache path, `sandbox-router/cache/cache.go@v0.5.6`); sandboxd's gRPC ProcessService Execute

@@ -1,6 +1,7 @@
 /**
- * Case 15 (verifier side) on the test cluster: the image-digest probe reads the pods the real controller made for a
- * warm pool and compares each container's `status.containerStatuses[].imageID` with the digest the environment pinned.
+ * Case unpinned-image-tags (verifier side) on the test cluster: the image-digest probe reads the pods the real
+ * controller made for a warm pool and compares each container's `status.containerStatuses[].imageID` with the digest
+ * the environment pinned.
  *
  * What the test cluster puts there: kwok's `pod-ready` stage (test-cluster/.run/kwok-stages.yaml) writes `image` = the
  * spec image and `imageID: ""` — no runtime pulls anything. So the first test sees the real shape (no imageID: unknown).

@@ -2,8 +2,8 @@
  * The adapter's one connection to a Kubernetes API server (@kubernetes/client-node 1.4).
  *
  * `KubeClient.connect` honours `--kubeconfig` / `--context`, checks the context, cluster and user exist, and routes
- * kubeconfig `exec` users through {@link ExecCredentialAuth} (refresh at expiry and once on 401, case 25).
- * `call` runs one API call with a deadline and classifies every failure once (kubernetes/errors.ts, case 22).
+ * kubeconfig `exec` users through {@link ExecCredentialAuth} (refresh at expiry and once on 401, case client-node-exec-credential).
+ * `call` runs one API call with a deadline and classifies every failure once (kubernetes/errors.ts, case client-node-1x-errors).
  */
 import * as k8s from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';

@@ -2,7 +2,7 @@
  * Generic cluster reads, writes and watch waits on top of {@link KubeClient} (which classifies every failure and
  * applies deadlines), used by the verifier's probes and the compatibility worksheet. Every call returns a Result;
  * nothing here throws for an API answer. Waiting is done with watches, never polling: one read for the current state
- * and resourceVersion, then a watch stream, re-read and resumed after an end, a 410 or a fault (case 24), with backoff
+ * and resourceVersion, then a watch stream, re-read and resumed after an end, a 410 or a fault (case client-node-watch-reconnect), with backoff
  * so requests/s while waiting stay at or below about one.
  */
 import * as k8s from '@kubernetes/client-node';
@@ -297,7 +297,7 @@ export class Cluster {
     return r;
   }
 
-  /** Merge-patches a custom object (explicit media type, case 23). */
+  /** Merge-patches a custom object (explicit media type, case client-node-patch-content-type). */
   patchCustom(ref: CustomRef, name: string, body: Obj): Promise<Result<Obj>> {
     return this.client.call(
       { verb: 'patch', resource: `${ref.plural}.${ref.group}`, contentType: k8s.PatchStrategy.MergePatch },

@@ -1,5 +1,6 @@
 /**
- * Reading `status.conditions` without trusting stale or ambiguous evidence (case 01, FACTS.md §1.8).
+ * Reading `status.conditions` without trusting stale or ambiguous evidence (case claim-ready-stale-generation;
+ * `controllers/sandbox_controller.go@v0.5.6`, `extensions/controllers/sandboxclaim_controller.go@v0.5.6`).
  *
  * A condition counts only when its `observedGeneration` equals the `metadata.generation` of the object it describes;
  * an older (or missing) observedGeneration is *unknown*: it neither grants nor denies. The order of the array never

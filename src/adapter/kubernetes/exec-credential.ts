@@ -1,6 +1,6 @@
 /**
  * Kubeconfig `exec` credentials (client.authentication.k8s.io ExecCredential) with a cache that refreshes when the
- * credential's `expirationTimestamp` passes and can be invalidated after a 401 (case 25: exec tokens with short lifetimes).
+ * credential's `expirationTimestamp` passes and can be invalidated after a 401 (case client-node-exec-credential: exec tokens with short lifetimes).
  *
  * client-node 1.4's built-in ExecAuth caches by expiry but cannot be told to drop a credential the server rejected, and
  * reports a missing plugin as a bare ENOENT; this authenticator replaces it for `exec` users (see client.ts).

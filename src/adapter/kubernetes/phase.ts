@@ -1,7 +1,8 @@
 /**
- * Session phase from spec plus current-generation conditions only (DESIGN.md §5; case 01).
+ * Session phase from spec plus current-generation conditions only (DESIGN.md §5; case claim-ready-stale-generation).
  *
- * Upstream facts used (FACTS.md §1.4, §1.7, §1.8):
+ * Upstream facts used (`controllers/sandbox_controller.go@{v0.4.6,v0.5.0,v0.5.6}`,
+ * `extensions/controllers/sandboxclaim_controller.go@v0.5.6`):
  * - Sandbox Ready=True/`DependenciesReady` means Pod Running + Ready + an IP (+ Service); it says nothing about the runtime
  *   (`controllers/sandbox_controller.go@v0.5.6`).
  * - v0.5 suspends with `spec.operatingMode: Suspended` (condition `Suspended`); v0.4 with `spec.replicas: 0`, and then reports
@@ -12,7 +13,7 @@
  *   Sandbox's generation, and only once the Sandbox is controller-owned by the claim (adoption finished).
  * - An unbound claim whose pool or template is absent sits at Ready=False/`WarmPoolNotFound`/`TemplateNotFound`
  *   (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`). That is not terminal: the reference may be applied a
- *   moment later (case 05; kubernetes-sigs/agent-sandbox#444, fixed by #609), though the claim may then wait up to about a
+ *   moment later (case claim-before-template-ordering; kubernetes-sigs/agent-sandbox#444, fixed by #609), though the claim may then wait up to about a
  *   minute before the controller re-reconciles it (#1310/#1315, not fixed in v0.5.6). Such claims are Pending, with the
  *   condition's age.
  */
@@ -78,7 +79,7 @@ const FAILED_REASONS = new Set([
   'VolumeClaimTemplatesError',
   'AdoptionConflict',
 ]);
-/** Claim Ready=False reasons that clear once the named pool/template exists and the controller re-reconciles (case 05). */
+/** Claim Ready=False reasons that clear once the named pool/template exists and the controller re-reconciles (case claim-before-template-ordering). */
 const MISSING_REFERENCE_REASONS: ReadonlySet<string> = new Set<MissingReferenceReason>([
   'TemplateNotFound',
   'WarmPoolNotFound',
@@ -112,7 +113,7 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
     const suspended = readCondition(sb, 'Suspended');
     if (suspended.value === 'true')
       return { phase: 'Suspended', reason: `Suspended=True/${suspended.reason}`, ...og(suspended.observedGeneration) };
-    // Conditions written for an older generation say nothing about the suspension asked for since (case 01).
+    // Conditions written for an older generation say nothing about the suspension asked for since (case claim-ready-stale-generation).
     const stale = readCondition(sb, 'Ready');
     if (
       stale.present &&

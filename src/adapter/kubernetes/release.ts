@@ -1,7 +1,7 @@
 /**
  * Which Agent Sandbox release family is live on a cluster: from the served API versions (discovery, readable by every
  * authenticated user) and, when the caller may read CRDs, the install's `app.kubernetes.io/version` label and the CRDs'
- * served/storage versions and conversion strategy. Version facts: FACTS.md §1.2 (`k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
+ * served/storage versions and conversion strategy. Version facts: `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`.
  */
 import * as k8s from '@kubernetes/client-node';
 import { familyOfServedVersions, familyOfTag, type ReleaseFamily } from '../../model/releases.js';

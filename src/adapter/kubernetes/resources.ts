@@ -7,7 +7,7 @@ export const OPERATION_LABEL = 'agentplane.dev/operation';
 export const OPERATION_ANNOTATION = 'agentplane.dev/operation-id';
 /** Annotation recording the SandboxTemplate generation the session was requested at. */
 export const TEMPLATE_GENERATION_ANNOTATION = 'agentplane.dev/template-generation';
-/** Annotation on a claim: the pool members' `agents.x-k8s.io/sandbox-template-hash` labels listed just before it was created, `{"<hash>": ["<sandbox>", …]}` (case 04). */
+/** Annotation on a claim: the pool members' `agents.x-k8s.io/sandbox-template-hash` labels listed just before it was created, `{"<hash>": ["<sandbox>", …]}` (case recreate-adopts-stale-template). */
 export const POOL_HASHES_ANNOTATION = 'agentplane.dev/pool-template-hashes';
 /** Label every object AgentPlane manages carries. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';

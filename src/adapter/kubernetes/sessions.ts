@@ -48,9 +48,9 @@ export interface KubeSessionsOptions {
 /** Upper bound on an operation id's length (characters); it is stored whole in an annotation. */
 export const MAX_OPERATION_ID = 512;
 
-/** Annotation naming the backing Pod of a Sandbox (FACTS.md §1.9). */
+/** Annotation naming the backing Pod of a Sandbox (`api/v1beta1/sandbox_types.go@v0.5.6`). */
 const POD_NAME_ANNOTATION = 'agents.x-k8s.io/pod-name';
-/** Annotation naming the template a Sandbox was made from (FACTS.md §1.9). */
+/** Annotation naming the template a Sandbox was made from (`api/v1beta1/sandbox_types.go@v0.5.6`). */
 const TEMPLATE_REF_ANNOTATION = 'agents.x-k8s.io/sandbox-template-ref';
 
 type Obj = Record<string, unknown> & {
@@ -221,7 +221,7 @@ export class KubeSessions {
         message: `SandboxTemplate ${scope.namespace}/${scope.template} is at generation ${generation}, the request expects ${templateVersion}: observe the template again`,
       };
     }
-    // Pool members with their hash labels, listed before the claim exists: adoption removes the label (case 04).
+    // Pool members with their hash labels, listed before the claim exists: adoption removes the label (case recreate-adopts-stale-template).
     const listed = await this.listMembers(family, scope.namespace, scope.warmPool);
     const body = {
       apiVersion: `${claims.group}/${claims.version}`,
@@ -276,9 +276,9 @@ export class KubeSessions {
   }
 
   /**
-   * Observes a session: phase from spec plus current-generation conditions; a claim is judged by its bound Sandbox (case 01).
+   * Observes a session: phase from spec plus current-generation conditions; a claim is judged by its bound Sandbox (case claim-ready-stale-generation).
    * For a claim bound to an existing Sandbox, also `templateHash`, `currentTemplateHash`, `staleTemplate` and
-   * `templateReason` (case 04; three more reads: the pool, its template, its members), each absent when not determinable.
+   * `templateReason` (case recreate-adopts-stale-template; three more reads: the pool, its template, its members), each absent when not determinable.
    */
   async observe(ref: SessionRef): Promise<Result<Observation>> {
     const rel = await this.liveRelease();
@@ -358,7 +358,7 @@ export class KubeSessions {
   }
 
   /**
-   * Template version of a claim's bound Sandbox (case 04): reads the claim's pool, the pool's template and the pool's live
+   * Template version of a claim's bound Sandbox (case recreate-adopts-stale-template): reads the claim's pool, the pool's template and the pool's live
    * members (label `agents.x-k8s.io/warm-pool-sandbox`); see template-hash.ts. Read failures leave fields unknown, with
    * the reason; they never fail the observation.
    */
@@ -484,7 +484,7 @@ export class KubeSessions {
 
   /**
    * Sets a Sandbox's `spec.operatingMode` (v0.5) or `spec.replicas` (v0.4) by JSON merge patch with an explicit
-   * `application/merge-patch+json` media type (case 23; NOTES-ECOSYSTEM.md §2). Returns the patched Sandbox's resourceVersion.
+   * `application/merge-patch+json` media type (case client-node-patch-content-type; NOTES-ECOSYSTEM.md §2). Returns the patched Sandbox's resourceVersion.
    */
   async setSuspended(namespace: string, sandbox: string, suspended: boolean): Promise<Result<string>> {
     const rel = await this.liveRelease();

@@ -1,7 +1,7 @@
 /**
- * Which template version a session's Sandbox was made from, as far as the cluster lets it be told (case 04).
+ * Which template version a session's Sandbox was made from, as far as the cluster lets it be told (case recreate-adopts-stale-template).
  *
- * Facts (FACTS.md §1.9, §7):
+ * Facts (`api/v1beta1/sandbox_types.go@v0.5.6`, `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`):
  * - The v0.5.6 warm-pool controller labels each member Sandbox (and its pod template) with
  *   `agents.x-k8s.io/sandbox-template-hash` = FNV-1a-32 hex of the Go JSON of the template's `SandboxBlueprint`
  *   (`computeSandboxBlueprintHash`, `buildSandboxCR`, `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`).
@@ -21,7 +21,7 @@ import { blueprintDrift, sameBlueprint, type SandboxBlueprint, type TemplateBlue
 
 /** Blueprint hash label on warm-pool Sandboxes (`api/v1beta1/sandbox_types.go@v0.5.6`). */
 export const TEMPLATE_HASH_LABEL = 'agents.x-k8s.io/sandbox-template-hash';
-/** Label carrying namehash(pool) on a pool's Sandboxes while it owns them (FACTS.md §1.9). */
+/** Label carrying namehash(pool) on a pool's Sandboxes while it owns them (`api/v1beta1/sandbox_types.go@v0.5.6`). */
 export const WARM_POOL_LABEL = 'agents.x-k8s.io/warm-pool-sandbox';
 
 /** A Sandbox as listed: labels, owner and deletion state, plus the blueprint. */

@@ -30,8 +30,8 @@ type Obj = {
 /**
  * Reads what an upgrade plan needs from the cluster: each Agent Sandbox CRD's `status.storedVersions` and served
  * versions, the install's release label (`app.kubernetes.io/version` on the Sandbox CRD), the warm-started claims
- * (bound to a Sandbox whose name is not the claim's: adopted from a pool, FACTS.md §1.7), and, when v1alpha1 claims are
- * stored and served, those claims and the warm pools (their names change in v1beta1, FACTS.md §2).
+ * (bound to a Sandbox whose name is not the claim's: adopted from a pool, `extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6`), and, when v1alpha1 claims are
+ * stored and served, those claims and the warm pools (their names change in v1beta1, `k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml@v0.5.6`).
  * @throws {LiveStateError} a read the cluster refused, naming the call, the context and the right to grant.
  */
 export async function readUpgradeState(

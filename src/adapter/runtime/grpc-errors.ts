@@ -1,4 +1,4 @@
-/** Maps gRPC status codes from sandboxd's ProcessService to AdapterErrors (error codes: FACTS.md §5b, `pkg/server/process.go@v0.5.6`). */
+/** Maps gRPC status codes from sandboxd's ProcessService to AdapterErrors (error codes: `packages/sandboxd/pkg/server/process.go@v0.5.6`). */
 import { status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { AdapterError } from '../types.js';
 

@@ -2,7 +2,7 @@
  * One bounded HTTP/1.1 call to a runtime server over a transport endpoint (Node's built-in fetch): deadline via
  * AbortSignal, request size checked before sending, response read up to a cap. Failures come back classified.
  * Redirects are never followed (`redirect: 'manual'`): a 3xx is a `redirect` failure naming its Location, so no command,
- * file or bearer token ever reaches an address the transport did not choose (case 14).
+ * file or bearer token ever reaches an address the transport did not choose (case router-podip-ssrf).
  */
 import type { AdapterError, Result } from '../types.js';
 import type { HttpEndpoint } from '../transports/types.js';

@@ -1,13 +1,14 @@
 /**
- * Client of the legacy python runtime (`examples/python-runtime-sandbox/main.py@v0.5.6`, FACTS.md §5a): HTTP on port 8888,
+ * Client of the legacy python runtime (`examples/python-runtime-sandbox/main.py@v0.5.6`): HTTP on port 8888,
  * `GET /` answers `{"status":"ok",...}`, `POST /execute {"command": "<string>"}` answers 200
  * `{"stdout","stderr","exit_code"}`. The server splits `command` with shell-word rules and runs it without a shell, so argv is
  * joined with POSIX quoting. It has no per-request environment or working directory. Pre-v0.5.6 images block every other
- * request while a command runs (case 02), which is why every call here carries its own deadline.
- * Files (`main.py@v0.5.6`, confined to /app): `POST /upload` (multipart part `file`, its filename the relative target path),
- * `GET /download/<path>`, `GET /list/<path>`, `GET /exists/<path>`, paths quoted as the official client quotes them
- * (`urllib.parse.quote(path, safe='')`, `k8s_agent_sandbox/files/filesystem.py@1.0.8`). Through the router each call also
- * carries `X-Sandbox-Timeout` (seconds), as that client sends it (`k8s_agent_sandbox/connector.py@1.0.8`).
+ * request while a command runs (case runtime-exec-starves-probe), which is why every call here carries its own
+ * deadline. Files (`main.py@v0.5.6`, confined to /app): `POST /upload` (multipart part `file`, its filename the
+ * relative target path), `GET /download/<path>`, `GET /list/<path>`, `GET /exists/<path>`, paths quoted as the official
+ * client quotes them (`urllib.parse.quote(path, safe='')`, `k8s_agent_sandbox/files/filesystem.py@1.0.8`). Through the
+ * router each call also carries `X-Sandbox-Timeout` (seconds), as that client sends it
+ * (`k8s_agent_sandbox/connector.py@1.0.8`).
  */
 import type { Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';

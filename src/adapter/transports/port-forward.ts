@@ -1,8 +1,8 @@
 /**
  * The `port-forward` transport: a loopback listener per (pod, port) whose every connection is piped through the API
  * server's pod port-forward (client-node `PortForward`, one WebSocket per connection). This is the production path to
- * sandboxd, whose listeners bind 127.0.0.1 inside the pod (FACTS.md §5b, §10.3). Needs `create pods/portforward` in the
- * session's namespace, nothing broader; never `pods/exec`.
+ * sandboxd, whose listeners bind 127.0.0.1 inside the pod (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). Needs
+ * `create pods/portforward` in the session's namespace, nothing broader; never `pods/exec`.
  */
 import * as k8s from '@kubernetes/client-node';
 import net from 'node:net';

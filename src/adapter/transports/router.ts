@@ -1,5 +1,5 @@
 /**
- * The `router` transport: HTTP/1.1 through the sandbox-router, addressed by headers (FACTS.md §6;
+ * The `router` transport: HTTP/1.1 through the sandbox-router, addressed by headers (`sandbox-router/README.md@v0.5.6`,
  * `sandbox-router/proxy/headers.go@v0.5.6`): `X-Sandbox-ID` (Sandbox name), `X-Sandbox-Namespace`, `X-Sandbox-Port`, and
  * `X-Sandbox-Pod-IP` only when asked for (clients address by name). The router's upstream transport is HTTP/1.1 only (`ForceAttemptHTTP2: false`,
  * `sandbox-router/proxy/proxy.go@v0.5.6`), so gRPC is `unsupported` here: never a fallback to something else.
@@ -16,7 +16,7 @@ export class RouterTransport implements Transport {
    * @param opts.token bearer token for routers running `--authz-mode=tokenreview|scoped-token` (the router strips it before
    *   forwarding, `sandbox-router/proxy/proxy.go@v0.5.6`). Default: none.
    * @param opts.podIPHeader send `X-Sandbox-Pod-IP` when the pod IP is known. Default false: requests are addressed by name,
-   *   the path the SDKs take without a pod IP (router cache, then DNS; case 03), and the only one `scoped-token` routers
+   *   the path the SDKs take without a pod IP (router cache, then DNS; case router-warm-nxdomain), and the only one `scoped-token` routers
    *   accept (`sandbox-router/authz/scopedtoken.go@v0.5.6`).
    */
   constructor(

@@ -9,7 +9,7 @@ export interface RuntimeTarget {
   readonly namespace: string;
   /** Sandbox name (router `X-Sandbox-ID`). */
   readonly sandboxName: string;
-  /** Pod name (port-forward); defaults to the Sandbox name, as upstream names the pod after the Sandbox (FACTS.md §1.4). */
+  /** Pod name (port-forward); defaults to the Sandbox name, as upstream names the pod after the Sandbox (`controllers/sandbox_controller.go@v0.5.6`). */
   readonly podName?: string;
   /** Pod IP (direct; router `X-Sandbox-Pod-IP`). */
   readonly podIP?: string;

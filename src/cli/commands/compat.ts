@@ -1,7 +1,7 @@
 /**
  * `agentplane compat [--env DIR] --kubeconfig FILE`: the compatibility worksheet of one cluster. For each of the nine
  * parts of the compatibility tuple (DESIGN.md §1): the value read live (verify's tuple reader), what the pinned
- * release of the environment was built for (FACTS.md §9, `go.mod@tag`, `dev/tools/release@tag`), and whether the
+ * release of the environment was built for (`go.mod@tag`, `dev/tools/release@tag`), and whether the
  * project's own cluster tests ran with that value for that release (the committed, generated matrix
  * `test/compat/matrix.json`, written by `scripts/gen-compat-matrix.ts`). Output: markdown or json.
  * Like is compared with like: the controller by where it runs (in the cluster, or out of it as the test harness's local

@@ -1,10 +1,10 @@
 /**
- * A probe claim stuck at Ready=False/`TemplateNotFound` or `WarmPoolNotFound` (case 05). The adapter judges such a claim
+ * A probe claim stuck at Ready=False/`TemplateNotFound` or `WarmPoolNotFound` (case claim-before-template-ordering). The adapter judges such a claim
  * Pending (the reference may appear later); the verifier waits at most a bounded grace for it and then says whether the
  * referenced object exists now, how long the condition has held, and what to do — instead of waiting out the whole
  * ready timeout.
  *
- * Upstream facts (FACTS.md §1.7, §1.8): the claim names a pool (`spec.warmPoolRef.name`), the pool a template; the claim
+ * Upstream facts (`extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`): the claim names a pool (`spec.warmPoolRef.name`), the pool a template; the claim
  * controller reports the missing one as its Ready reason (`extensions/controllers/sandboxclaim_controller.go@v0.5.6`).
  * A claim created before its template stayed stuck until kubernetes-sigs/agent-sandbox#609 (#444); even after the
  * template appears the claim may wait up to about a minute for a re-reconcile (#1310/#1315, not fixed in v0.5.6).

@@ -5,7 +5,7 @@
  * discovered = the Deployment exists; compatible = its image is the pinned one (or the environment's declared mirror
  * of it); configured = Available=True at the Deployment's current generation AND every right the pinned RBAC grants
  * (plus known upstream gaps; in the namespaces the environment's `rbac` prop narrowed a resource to, see
- * {@link scopedNeeds}) is allowed for its ServiceAccount by SubjectAccessReview (case 09).
+ * {@link scopedNeeds}) is allowed for its ServiceAccount by SubjectAccessReview (case controller-rbac-gaps).
  * External mode (the controller runs outside the cluster, e.g. the test cluster): discovered = its ServiceAccount
  * exists; compatible = the live CRDs' release label equals the pinned release (the binary's version cannot be read from
  * the API; the evidence says so); configured = the SubjectAccessReviews as above.
@@ -28,7 +28,7 @@ export interface Need {
 }
 
 /**
- * Rights the controller needs although the pinned RBAC of some tags lacks them (case 09):
+ * Rights the controller needs although the pinned RBAC of some tags lacks them (case controller-rbac-gaps):
  * core-group `events` create for leader-election events (kubernetes-sigs/agent-sandbox#1079, fixed in v0.5.6 only).
  */
 export const KNOWN_GAPS: readonly Need[] = [{ verb: 'create', group: '', resource: 'events' }];
@@ -174,7 +174,7 @@ export function controllerProbe(
                 'missing',
                 subject,
                 'ExtensionsDisabled',
-                'controller runs without --extensions: claims, templates and pools are never reconciled (FACTS.md §10.12)',
+                'controller runs without --extensions: claims, templates and pools are never reconciled (cmd/agent-sandbox-controller/main.go@v0.5.6)',
                 { field: 'args', value: args.join(' ') },
               );
           }

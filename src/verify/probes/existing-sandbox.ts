@@ -1,6 +1,7 @@
 /**
  * `agentplane verify --sandbox <ns>/<name>`: checks the runtime of one existing Sandbox without creating anything
- * (case 02). The runtime kind and ports come from the pod's containers, per the pinned runtime specs (FACTS.md §5):
+ * (case runtime-exec-starves-probe). The runtime kind and ports come from the pod's containers, per the pinned runtime specs (`packages/sandboxd/**@v0.5.6`,
+ * `examples/python-runtime-sandbox/main.py@v0.5.6`):
  * a container named `sandboxd` (or an image named `…/sandboxd…`) is sandboxd — REST `/v1/health` on `--rest-port`
  * (8080) and gRPC on `--grpc-port` (9090), `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`; a container port 8888 is
  * the python runtime (`examples/python-runtime-sandbox/main.py@v0.5.6`). Never a single assumed port or path.
@@ -82,7 +83,7 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
         'compatible',
         `pod ${namespace}/${podName}`,
         'RuntimeSpoken',
-        `${rt.kind} is a runtime the adapter speaks (FACTS.md §5)`,
+        `${rt.kind} is a runtime the adapter speaks`,
       );
       const { phase } = sb;
       const { ip: podIP, ready: podReady } = podView(podR.value);

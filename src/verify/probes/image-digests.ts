@@ -1,5 +1,5 @@
 /**
- * Probe `images` (case 15-unpinned-image-tags, verifier side): compares what the pods run (`status.containerStatuses[]
+ * Probe `images` (case unpinned-image-tags, verifier side): compares what the pods run (`status.containerStatuses[]
  * .imageID` / `.image`) with what the environment pinned, and adds the outcome to the `verified` step of the capability
  * the pods belong to (outcomes and verdicts: ../image-digests.ts):
  * - `controller`: pods selected by the controller Deployment's `spec.selector.matchLabels`, its first container against

@@ -1,6 +1,6 @@
 /**
  * Probe of the installed APIs: `sandbox-api`, `extensions-api` and `conversion` from the live CRDs, judged against the
- * pinned release facts (served/storage versions per kind, FACTS.md §1.2, `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
+ * pinned release facts (served/storage versions per kind, `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
  *
  * - discovered: the CRD objects exist;
  * - compatible: served and storage versions equal the pinned ones (and the install's `app.kubernetes.io/version`
@@ -24,7 +24,7 @@ import { Facts, reads, type ProbeDeps } from './common.js';
 const CORE: readonly SandboxKind[] = ['Sandbox'];
 const EXTENSIONS: readonly SandboxKind[] = ['SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
 
-/** The pinned Service the conversion webhook must name (`k8s/crds/*.yaml@v0.5.6`, FACTS.md §1.3). */
+/** The pinned Service the conversion webhook must name (`k8s/crds/*.yaml@v0.5.6`). */
 export const WEBHOOK_SERVICE = {
   name: 'agent-sandbox-webhook-service',
   namespace: 'agent-sandbox-system',

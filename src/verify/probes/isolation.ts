@@ -1,5 +1,5 @@
 /**
- * Isolation seen from inside a sandbox (case 12): the `verified` step of `runtime-class/<name>` needs the runtime to
+ * Isolation seen from inside a sandbox (case gvisor-runtimeclass-unschedulable): the `verified` step of `runtime-class/<name>` needs the runtime to
  * answer with evidence of the isolating kernel, not only a pod that ran with `runtimeClassName` set.
  *
  * gVisor: the Sentry keeps its own kernel log, which it starts with one line at time zero, `Starting gVisor...`

@@ -3,7 +3,7 @@
  *
  * suspend-resume: v0.5 suspends with `spec.operatingMode: Suspended` and reports `Suspended=True/PodTerminated`;
  * v0.4.6 uses `spec.replicas: 0` and then reports Ready=True with no pod (`controllers/sandbox_controller.go@v0.4.6`,
- * FACTS.md §1.8, §7). discovered = the Sandbox API of the release is served (from the install probe); compatible = the
+ * `controllers/sandbox_controller.go@v0.5.6`). discovered = the Sandbox API of the release is served (from the install probe); compatible = the
  * release's suspend field (operatingMode or replicas) is in the pinned schema; configured = the controller that
  * carries it out is configured (controller probe). verified needs a round trip (suspend, then resume gives Ready=True
  * with a new pod UID), which this verifier does not run yet: it stays unknown, naming that acceptance test.

@@ -1,6 +1,6 @@
 /**
- * Probe of `network-isolation` (case 10). NetworkPolicies only add: a pod is as open as the union of every policy
- * selecting it. For each running sandbox pod (label `agents.x-k8s.io/sandbox-name-hash`, FACTS.md §1.9) in the
+ * Probe of `network-isolation` (case netpol-effective-coverage). NetworkPolicies only add: a pod is as open as the union of every policy
+ * selecting it. For each running sandbox pod (label `agents.x-k8s.io/sandbox-name-hash`, `api/v1beta1/sandbox_types.go@v0.5.6`) in the
  * environment's namespaces, the probe finds the policies selecting it by its real labels and fails on "no policy
  * selects this pod" or "egress wider than declared" (an undeclared policy, such as the controller's default
  * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges, also selects it).

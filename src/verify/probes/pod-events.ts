@@ -1,5 +1,5 @@
 /**
- * Warning events of a probe pod that never got Ready, folded per reason and node (case 12: FailedCreatePodSandBox
+ * Warning events of a probe pod that never got Ready, folded per reason and node (case gvisor-runtimeclass-unschedulable: FailedCreatePodSandBox
  * events are reported per node). The kubelet records sandbox-creation failures as core/v1 Events on the Pod with
  * `source.host` = its node (events written through events.k8s.io/v1 carry it in `reportingInstance`, with
  * `reportingController` — `reportingComponent` in core/v1 — `kubelet`) and
@@ -138,7 +138,7 @@ export async function runtimeClassSandboxFailures(
 }
 
 /**
- * Case 12: one `missing` line per node where pods under the template's RuntimeClass in its namespace (the probe pod and
+ * Case gvisor-runtimeclass-unschedulable: one `missing` line per node where pods under the template's RuntimeClass in its namespace (the probe pod and
  * its siblings, such as warm-pool members) could not get a sandbox (FailedCreatePodSandBox), so the class is not
  * verified while it fails on some node.
  */

@@ -1,5 +1,5 @@
 /**
- * Probe of `router` (FACTS.md §6, §8, §10.5): discovered = Service `<ns>/<service>` exists (or, for a router run
+ * Probe of `router` (`sandbox-router/README.md@v0.5.6`, `extensions/controllers/sandboxtemplate_controller.go@v0.5.6`): discovered = Service `<ns>/<service>` exists (or, for a router run
  * outside the cluster, its URL answers); compatible = `GET /healthz` on the proxy port answers `{"status":"ok"}`
  * (`sandbox-router/README.md@v0.5.6`); configured = the live NetworkPolicies selecting every template's pods admit the
  * live router pods (./router-admission.ts; case 11). `verified` comes from the workload probe (a sandbox's runtime

@@ -1,5 +1,5 @@
 /**
- * Probe of `runtime-class/<name>` (case 12): discovered = the RuntimeClass exists; compatible = at least one Ready node
+ * Probe of `runtime-class/<name>` (case gvisor-runtimeclass-unschedulable): discovered = the RuntimeClass exists; compatible = at least one Ready node
  * matches its `scheduling` (nodeSelector labels, and its tolerations cover the node's NoSchedule/NoExecute taints);
  * configured = a declared template sets `runtimeClassName` to it. `verified` comes from the workload probe: a pod ran
  * under it on a matching node AND the runtime answered with evidence of the isolating kernel (gVisor: `dmesg`

@@ -3,7 +3,7 @@
  * validates against the pinned CRD schema of its apiVersion (unknown fields are errors; the releases layer's
  * CustomObjectValidator), else its apiVersion is the one pinned for the release; configured = its network policy
  * set-up is what the environment declares — Managed: the controller made `<template>-network-policy` owned by the
- * template (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`, FACTS.md §8); Unmanaged: no such policy
+ * template (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`); Unmanaged: no such policy
  * (the environment's own policies apply) — and its runtimeClassName is the declared one. `verified` comes from the
  * workload probe.
  */
@@ -114,7 +114,7 @@ export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: L
             'missing',
             subject,
             'ManagedPolicyNotOwned',
-            `NetworkPolicy ${template.name}-network-policy exists but is not owned by the template: the controller's reconcile fails on it (FACTS.md §8)`,
+            `NetworkPolicy ${template.name}-network-policy exists but is not owned by the template: the controller's reconcile fails on it (extensions/controllers/sandboxtemplate_controller.go@v0.5.6)`,
           );
         else
           f.proven(

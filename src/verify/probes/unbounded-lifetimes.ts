@@ -1,7 +1,7 @@
 /**
- * Live claims and sandboxes with no expiry (case 06-warm-claim-immortal): a SandboxClaim without
+ * Live claims and sandboxes with no expiry (case warm-claim-immortal): a SandboxClaim without
  * `spec.lifecycle.shutdownTime`/`ttlSecondsAfterFinished`, or a Sandbox owned by no claim or pool without
- * `spec.shutdownTime`, keeps its pod and auto-refreshed service-account token until someone deletes it (FACTS §1.4, §1.7).
+ * `spec.shutdownTime`, keeps its pod and auto-refreshed service-account token until someone deletes it (`api/v1beta1/sandbox_types.go@v0.5.6`, `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`).
  * Objects older than a threshold are listed as findings: `unknown` evidence on the `controller` capability's `verified`
  * step, which never lowers the configured state the environment requires, so they show in the report without failing it.
  * Sandboxes owned by a claim follow their claim; pool members are meant to stay until claimed.

@@ -1,11 +1,12 @@
 /**
- * Probe of `warm-pool/<ns>/<name>` before any workload (case 04). A pool's `readyReplicas` counts Ready members of any
+ * Probe of `warm-pool/<ns>/<name>` before any workload (case recreate-adopts-stale-template). A pool's `readyReplicas` counts Ready members of any
  * template version (kubernetes-sigs/agent-sandbox#1327), so the verifier counts "updated ready" itself: members
  * (Sandboxes controller-owned by the pool, not being deleted) whose blueprint is the template's current one (the
  * controller's own comparison, {@link staleness}), Ready at their current generation. discovered = the pool exists; compatible = it serves the declared
  * template; configured = status observed at the pool's generation (v0.5.6 `status.observedGeneration`) and updated
  * ready ≥ replicas, and no claim of the pool holds a stale-template sandbox ("StaleAdoption").
- * Facts: `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`, FACTS.md §1.6, §7.
+ * Facts: `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`,
+ * `extensions/api/v1beta1/sandboxwarmpool_types.go@v0.5.6`.
  */
 import { blueprintDrift } from '../../adapter/kubernetes/blueprint.js';
 import type { ClaimView, SandboxView, TemplateView, WarmPoolView } from '../../adapter/kubernetes/views.js';

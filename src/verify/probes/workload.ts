@@ -6,11 +6,11 @@
  * generation, then asks the runtime two distinct nonce commands over the client's transport.
  *
  * `verified` needs all of: Ready=True at the Sandbox's current generation (a claim is judged by its bound Sandbox, and
- * only once that Sandbox is controller-owned by the claim: case 01), and both nonces echoed exactly (no lucky single
+ * only once that Sandbox is controller-owned by the claim: case claim-ready-stale-generation), and both nonces echoed exactly (no lucky single
  * success). A Ready pod whose runtime is silent, hangs past the deadline or answers wrong stays `configured`, with
- * evidence saying which (case 02). Isolation (gVisor/Kata) is verified only by a kernel the runtime reports from inside
+ * evidence saying which (case runtime-exec-starves-probe). Isolation (gVisor/Kata) is verified only by a kernel the runtime reports from inside
  * (isolation.ts). A probe that never gets Ready carries its pod's Warning events (pod-events.ts), and a runtime class
- * gets one `missing` line per node where pods under it got FailedCreatePodSandBox (case 12). A template under a
+ * gets one `missing` line per node where pods under it got FailedCreatePodSandBox (case gvisor-runtimeclass-unschedulable). A template under a
  * RuntimeClass that cannot run a pod gets no probe object (workload/class-gate.ts). The objects are deleted by the
  * run's cleanup; an object whose create was refused is not tracked (../workload.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * Case 22 (client-node-1x-errors) on the real API server with the real client-node 1.4: one classifier maps 404 (API not
+ * Case client-node-1x-errors on the real API server with the real client-node 1.4: one classifier maps 404 (API not
  * served vs object missing), 403 (verb, resource, user named), 401 (context and user named, never the token) and a refused
  * connection to typed outcomes.
  */

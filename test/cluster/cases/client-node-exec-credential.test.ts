@@ -1,5 +1,5 @@
 /**
- * Case 25 (client-node-exec-credential) on the real API server: a kubeconfig `exec` user whose plugin (a small shell script)
+ * Case client-node-exec-credential on the real API server: a kubeconfig `exec` user whose plugin (a small shell script)
  * hands out real ServiceAccount tokens minted with the TokenRequest API and bound to a Secret, with an `expirationTimestamp`
  * the test controls. The adapter re-runs the plugin when that expiry passes, and once after a 401 (the test revokes a token
  * by deleting its bound Secret, which the API server checks on every request); a 401 that persists is reported naming the

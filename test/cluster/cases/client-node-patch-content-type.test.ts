@@ -1,8 +1,8 @@
 /**
- * Case 23 (client-node-patch-content-type) on the real API server: the adapter suspends a v1beta1 Sandbox by JSON merge patch
- * sent as `application/merge-patch+json` (client-node 1.x `setHeaderOptions`); the field changes and controller-written fields
- * survive. A merge-shaped body under client-node's default JSON-patch media type is refused, and the typed error names the
- * content type that was sent.
+ * Case client-node-patch-content-type on the real API server: the adapter suspends a v1beta1 Sandbox by JSON merge
+ * patch sent as `application/merge-patch+json` (client-node 1.x `setHeaderOptions`); the field changes and
+ * controller-written fields survive. A merge-shaped body under client-node's default JSON-patch media type is refused,
+ * and the typed error names the content type that was sent.
  */
 import * as k8s from '@kubernetes/client-node';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';

@@ -1,5 +1,5 @@
 /**
- * Case 24 (client-node-watch-reconnect) against the real API server: `Cluster.waitFor` rides out connections cut by a
+ * Case client-node-watch-reconnect against the real API server: `Cluster.waitFor` rides out connections cut by a
  * real TCP proxy (in this test, on 127.0.0.1) and a real `410 Gone` from the API server, stays polite (request rate
  * read from the API server's own `/metrics`, apiserver_request_total, not from our counters), holds its deadline,
  * records reconnects and re-reads the object before it reports success.
@@ -155,7 +155,7 @@ test('connections cut every 1.5 s: the wait resumes, counts reconnects, re-reads
     await new Promise((r) => setTimeout(r, 1_000)); // cut watches are counted when the server sees them end
     const served = total(before, await configmapRequests());
     process.stderr.write(
-      `case 24 cuts: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${p.connections()} connections, ${w.reconnects} reconnects\n`,
+      `case client-node-watch-reconnect cuts: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${p.connections()} connections, ${w.reconnects} reconnects\n`,
     );
     expect(served / seconds).toBeLessThanOrEqual(1.2);
     expect(served).toBeGreaterThanOrEqual(2);
@@ -180,7 +180,7 @@ test.skip('a real 410 storm: every resume is stale; the wait backs off (≤ 1 re
   await new Promise((r) => setTimeout(r, 500));
   const served = total(before, await configmapRequests());
   process.stderr.write(
-    `case 24 410 storm: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${w.gone} x 410\n`,
+    `case client-node-watch-reconnect 410 storm: ${served} configmap requests in ${seconds.toFixed(1)} s (${(served / seconds).toFixed(2)}/s), ${w.gone} x 410\n`,
   );
   expect(served / seconds).toBeLessThanOrEqual(1.2);
 }, 30_000);

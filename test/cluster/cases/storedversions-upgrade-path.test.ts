@@ -1,5 +1,5 @@
 /**
- * Case 07 storedversions-upgrade-path, live part, on a v0.5.6 test cluster of its own (own run dir and pod net: it
+ * Case storedversions-upgrade-path, live part, on a v0.5.6 test cluster of its own (own run dir and pod net: it
  * rewrites the cluster-scoped Sandbox CRD's status, which other tests read). The history of an install that came
  * from v0.4.x is written through the API server's /status subresource (`status.storedVersions: [v1alpha1, v1beta1]`
  * on sandboxes.agents.x-k8s.io); three Sandboxes are created as v1alpha1 (converted by the real webhook) and two

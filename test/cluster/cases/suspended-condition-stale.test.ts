@@ -1,5 +1,5 @@
 /**
- * Case 17 (suspended-condition-stale) on the real v0.5.6 controller: a Sandbox suspended through `spec.operatingMode`
+ * Case suspended-condition-stale on the real v0.5.6 controller: a Sandbox suspended through `spec.operatingMode`
  * observes as Suspended, and `startExecution` returns the typed `SessionSuspended` without touching the transport; after
  * resume (the controller leaves its own Suspended condition beside Ready) it is Running and the command runs. The
  * case's exact condition arrays (stale Suspended=True at an older generation, either order) are judged in

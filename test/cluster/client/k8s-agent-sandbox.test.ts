@@ -1,5 +1,5 @@
 /**
- * Client contract (issue 15): the official Python client k8s-agent-sandbox 1.0.8 (venv from test/client/setup-venv.sh,
+ * Client contract: the official Python client k8s-agent-sandbox 1.0.8 (venv from test/client/setup-venv.sh,
  * hash-pinned) runs as an application would — create from a warm pool, `echo hello`, write, read, list, exists, delete —
  * against an environment AgentPlane synthesized (client, pool, router, python runtime), through the test cluster's real
  * Go sandbox-router to the upstream python runtime (the stand-in runs its main.py per pod). AGREEMENT: AgentPlane's

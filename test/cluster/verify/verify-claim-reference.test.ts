@@ -1,5 +1,5 @@
 /**
- * Case 05 on the real v0.5.6 controller.
+ * Case claim-before-template-ordering on the real v0.5.6 controller.
  * 1. The verifier never creates its probe claim on a pool or template that is not on the cluster (the adapter's
  *    createFromTemplate reads both first), so it reports that at once instead of waiting.
  * 2. A claim applied before its pool and template: the real controller writes Ready=False/WarmPoolNotFound, which the
@@ -150,6 +150,6 @@ test('a claim applied before its pool and template: the real controller reports 
     500,
   );
   console.log(
-    `case 05: claim left its missing-reference state ${Date.now() - applied} ms after template+pool were applied; states seen: ${seen.join(' | ')}`,
+    `case claim-before-template-ordering: claim left its missing-reference state ${Date.now() - applied} ms after template+pool were applied; states seen: ${seen.join(' | ')}`,
   );
 }, 200_000);

@@ -185,7 +185,7 @@ function tokenKubeconfig(token: string): string {
   return file;
 }
 
-test('case 22: credentials the API server refuses (401) exit 8; an identity without rights (403 on the probes) exits 9 with the cause in the report', async () => {
+test('case client-node-1x-errors: credentials the API server refuses (401) exit 8; an identity without rights (403 on the probes) exits 9 with the cause in the report', async () => {
   const bogus = spawnSync(
     process.execPath,
     [

@@ -1,9 +1,9 @@
 /**
- * Case 09 on the cluster: the controller probe asks the real API server, by SubjectAccessReview, whether the
- * controller's ServiceAccount holds every right of the pinned RBAC (plus known upstream gaps). The test cluster's
- * controller runs under exactly the pinned RBAC of v0.5.6, so it passes; a ServiceAccount with no bindings is reported
- * with every missing right listed, and the capability stays below configured. Also case 22 (verifier side): an API
- * that refuses connections makes the run "could not run", never a state.
+ * Case controller-rbac-gaps on the cluster: the controller probe asks the real API server, by SubjectAccessReview,
+ * whether the controller's ServiceAccount holds every right of the pinned RBAC (plus known upstream gaps). The test
+ * cluster's controller runs under exactly the pinned RBAC of v0.5.6, so it passes; a ServiceAccount with no bindings is
+ * reported with every missing right listed, and the capability stays below configured. Also case client-node-1x-errors
+ * (verifier side): an API that refuses connections makes the run "could not run", never a state.
  */
 import net from 'node:net';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
@@ -130,7 +130,7 @@ test('deployment mode reads the controller Deployment: image against the pin, ro
   });
 }, 120_000);
 
-test('case 09: a controller Deployment at the pinned image that is not Available (crash-looping) keeps the controller at compatible', async () => {
+test('case controller-rbac-gaps: a controller Deployment at the pinned image that is not Available (crash-looping) keeps the controller at compatible', async () => {
   const k8sApi = await import('@kubernetes/client-node');
   const apps = c.kc.makeApiClient(k8sApi.AppsV1Api);
   const name = 'agent-sandbox-controller';

@@ -1,9 +1,10 @@
 /**
- * Case 10 on the cluster: the environment declares its own DNS-only egress policy for the template's pods (so synth
- * would write the template Unmanaged), but the live template is Managed, so the real controller also creates
- * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges. The verifier looks at the probe pod's real labels,
- * finds both policies selecting it and keeps network isolation below configured: "egress wider than declared".
- * Enforcement itself cannot be shown here (no CNI): verified always names the missing acceptance test.
+ * Case netpol-effective-coverage on the cluster: the environment declares its own DNS-only egress policy for the
+ * template's pods (so synth would write the template Unmanaged), but the live template is Managed, so the real
+ * controller also creates `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges. The verifier looks at
+ * the probe pod's real labels, finds both policies selecting it and keeps network isolation below configured: "egress
+ * wider than declared". Enforcement itself cannot be shown here (no CNI): verified always names the missing acceptance
+ * test.
  */
 import * as k8s from '@kubernetes/client-node';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';

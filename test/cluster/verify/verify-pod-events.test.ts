@@ -1,7 +1,8 @@
 /**
- * Case 12 on the cluster: pods under a RuntimeClass land on nodes whose runtime lacks the handler and never start; the
- * verifier reports their FailedCreatePodSandBox events, one line per node (the probe pod and its warm-pool siblings,
- * one per node by pod anti-affinity), and the probe pod's own events in the template's evidence.
+ * Case gvisor-runtimeclass-unschedulable on the cluster: pods under a RuntimeClass land on nodes whose runtime lacks
+ * the handler and never start; the verifier reports their FailedCreatePodSandBox events, one line per node (the probe
+ * pod and its warm-pool siblings, one per node by pod anti-affinity), and the probe pod's own events in the template's
+ * evidence.
  *
  * How the pods are kept from starting: the test adds three Nodes that kwok does NOT manage (no `kwok.x-k8s.io/node=fake`
  * annotation, test-cluster/README.md), marks it Ready through the status subresource, and labels and taints it so that

@@ -1,8 +1,9 @@
 /**
- * Case 12 on the cluster: a RuntimeClass moves discovered → compatible only when a Ready node matches its scheduling,
- * configured when a template references it, and stays below verified when isolation cannot be seen from inside the
- * sandbox (the test cluster runs sandboxd natively: its dmesg never names gVisor), naming the missing acceptance test.
- * A template under a class no Ready node matches, or under one that does not exist, gets no probe object and no wait.
+ * Case gvisor-runtimeclass-unschedulable on the cluster: a RuntimeClass moves discovered → compatible only when a Ready
+ * node matches its scheduling, configured when a template references it, and stays below verified when isolation cannot
+ * be seen from inside the sandbox (the test cluster runs sandboxd natively: its dmesg never names gVisor), naming the
+ * missing acceptance test. A template under a class no Ready node matches, or under one that does not exist, gets no
+ * probe object and no wait.
  */
 import * as k8s from '@kubernetes/client-node';
 import { runVerify } from '../../../src/verify/index.js';

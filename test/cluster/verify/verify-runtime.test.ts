@@ -1,9 +1,10 @@
 /**
- * Runtime readiness for real (issue 4 tests; cases 01, 02, 08 on the cluster): the verifier runs under its own
- * least-privilege identity (VerifierAccess, no pods/exec) against the real API server, controller, router and sandboxd
- * stand-ins. A healthy sandboxd template reaches `verified` for runtime-exec over the direct transport (standing in for
- * port-forward, which needs a kubelet the test cluster lacks) and answers health through the router; a Ready sandbox whose
- * runtime is silent, or hangs past the deadline, stays `configured` with the reason; every probe object is deleted.
+ * Runtime readiness for real (cases claim-ready-stale-generation, runtime-exec-starves-probe,
+ * conversion-cabundle-drift on the cluster): the verifier runs under its own least-privilege identity (VerifierAccess,
+ * no pods/exec) against the real API server, controller, router and sandboxd stand-ins. A healthy sandboxd template
+ * reaches `verified` for runtime-exec over the direct transport (standing in for port-forward, which needs a kubelet
+ * the test cluster lacks) and answers health through the router; a Ready sandbox whose runtime is silent, or hangs past
+ * the deadline, stays `configured` with the reason; every probe object is deleted.
  */
 import { loadRelease, type LoadedRelease } from '../../../src/releases/index.js';
 import { runVerify, RUN_LABEL } from '../../../src/verify/index.js';

@@ -1,8 +1,8 @@
 /**
- * Warm pools on the cluster (case 04): a declared pool at the template's current pod template is `configured`
- * (updated ready ≥ replicas) and `verified` through a probe claim that the real controller binds and adopts. After the
- * template's image changes, a claim still bound to an old-template sandbox is flagged StaleAdoption (claimed sandboxes
- * are never rolled, `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`).
+ * Warm pools on the cluster (case recreate-adopts-stale-template): a declared pool at the template's current pod
+ * template is `configured` (updated ready ≥ replicas) and `verified` through a probe claim that the real controller
+ * binds and adopts. After the template's image changes, a claim still bound to an old-template sandbox is flagged
+ * StaleAdoption (claimed sandboxes are never rolled, `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`).
  */
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
 import { runVerify } from '../../../src/verify/index.js';

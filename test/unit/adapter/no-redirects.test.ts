@@ -1,7 +1,8 @@
 /**
- * Rule: no HTTP client of the product follows a redirect (case 14 (d)). Two real loopback servers the test owns: the
- * first answers every request with a redirect to the second; the second counts the connections it gets, which must stay
- * 0 for every runtime client call over every HTTP transport, and the outcome is the typed `redirect` failure.
+ * Rule: no HTTP client of the product follows a redirect (case router-podip-ssrf (d)). Two real loopback servers the
+ * test owns: the first answers every request with a redirect to the second; the second counts the connections it gets,
+ * which must stay 0 for every runtime client call over every HTTP transport, and the outcome is the typed `redirect`
+ * failure.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

@@ -1,4 +1,4 @@
-/** Phase from spec plus current-generation conditions only (case 01, FACTS.md §1.8): pure logic over API-shaped objects. */
+/** Phase from spec plus current-generation conditions only (case claim-ready-stale-generation): pure logic over API-shaped objects. */
 import { readCondition } from '../../../src/adapter/kubernetes/conditions.js';
 import {
   claimPhase,
@@ -52,7 +52,7 @@ test('duplicate entries of one type: the newest generation wins; disagreement at
   expect(readCondition(conflicting, 'Ready').value).toBe('unknown');
 });
 
-test('case 01: claim copy says Ready at generation 2; the bound Sandbox is at generation 4 with Ready for 2 -> Unknown, reconcile pending', () => {
+test('case claim-ready-stale-generation: claim copy says Ready at generation 2; the bound Sandbox is at generation 4 with Ready for 2 -> Unknown, reconcile pending', () => {
   const claim: ClaimObject = {
     metadata: { name: 'c1', generation: 3, uid: 'claim-uid' },
     status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [ready('True', 2)] },
@@ -85,7 +85,7 @@ test('case 01: claim copy says Ready at generation 2; the bound Sandbox is at ge
   });
 });
 
-test('case 01 variant B: claim says SandboxNotReady, Sandbox Ready at its generation but still owned by the pool -> not Ready (adoption incomplete)', () => {
+test('case claim-ready-stale-generation variant B: claim says SandboxNotReady, Sandbox Ready at its generation but still owned by the pool -> not Ready (adoption incomplete)', () => {
   const claim: ClaimObject = {
     metadata: { name: 'c1', generation: 1, uid: 'claim-uid' },
     status: { sandbox: { name: 'py-pool-k2x9q' }, conditions: [ready('False', 1, 'SandboxNotReady')] },
@@ -113,7 +113,7 @@ test('case 01 variant B: claim says SandboxNotReady, Sandbox Ready at its genera
   expect(claimPhase(claim, adopted, 'v0.5').phase).toBe('Ready');
 });
 
-test('claim without a bound Sandbox: terminal claim reasons are Failed/Finished, others (a missing pool included, case 05) Pending', () => {
+test('claim without a bound Sandbox: terminal claim reasons are Failed/Finished, others (a missing pool included, case claim-before-template-ordering) Pending', () => {
   const claim = (reason: string): ClaimObject => ({
     metadata: { name: 'c', generation: 2 },
     status: { conditions: [ready('False', 2, reason)] },

@@ -1,6 +1,7 @@
 /**
  * The python-runtime client. The real runtime image cannot be built here, so these tests run against a small local
- * stand-in that follows the documented contract (fixtures/python-runtime-fake.mjs; FACTS.md §5a), in its own process.
+ * stand-in that follows the documented contract (fixtures/python-runtime-fake.mjs;
+ * `examples/python-runtime-sandbox/main.py@v0.5.6`), in its own process.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';

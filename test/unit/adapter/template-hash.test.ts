@@ -1,7 +1,7 @@
 /**
- * Template version of a session's Sandbox (case 04): blueprint comparison with the controller's semantics and where a
- * blueprint hash can honestly come from. Objects are shaped as the v0.5.6 controller wrote them on the test cluster
- * (a pool member and the same Sandbox after adoption, read back with kubectl).
+ * Template version of a session's Sandbox (case recreate-adopts-stale-template): blueprint comparison with the
+ * controller's semantics and where a blueprint hash can honestly come from. Objects are shaped as the v0.5.6 controller
+ * wrote them on the test cluster (a pool member and the same Sandbox after adoption, read back with kubectl).
  */
 import {
   blueprintDrift,

@@ -1,7 +1,7 @@
 /**
  * AgentSandboxInstall `rbac` prop: keys from the pinned controller ClusterRoles (`k8s/rbac.generated.yaml@tag`,
  * `k8s/extensions-rbac.generated.yaml@tag`), 'cluster' leaves the output as pinned, a resource the controller neither
- * lists nor watches (events) moves to per-namespace Roles, anything else is refused (case 09-controller-rbac-gaps).
+ * lists nor watches (events) moves to per-namespace Roles, anything else is refused (case controller-rbac-gaps).
  */
 import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';

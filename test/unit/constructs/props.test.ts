@@ -1,4 +1,4 @@
-/** Props errors show the offending value as JSON, never `[object Object]` (issue 13 item 5). */
+/** Props errors show the offending value as JSON, never `[object Object]`. */
 import { showValue } from '../../../src/constructs/props.js';
 import { ConstructPropsError } from '../../../src/index.js';
 import { newEnvironment, podSpec, release } from './fixture.js';

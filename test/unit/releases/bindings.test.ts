@@ -30,7 +30,7 @@ describe('generated CRD bindings (imports/)', () => {
     expect(gvk).toEqual({ apiVersion, kind });
   });
 
-  test('every kind of every version of every imported CRD has exactly one class, in the module of its release and group (case 18)', () => {
+  test('every kind of every version of every imported CRD has exactly one class, in the module of its release and group (case import-same-group-overwrite)', () => {
     const gvks = (mod: Record<string, unknown>) =>
       Object.values(mod)
         .filter((v): v is { GVK: { apiVersion: string; kind: string } } => typeof v === 'function' && 'GVK' in v)

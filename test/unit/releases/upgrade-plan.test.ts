@@ -1,6 +1,7 @@
 /**
- * Schema diff and upgrade classification over the three pinned releases (mirror, sha256-verified): the changes listed
- * in FACTS.md §2 appear field by field, and each jump gets the verdict its storage story calls for.
+ * Schema diff and upgrade classification over the three pinned releases (mirror, sha256-verified): the changes between
+ * `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}` appear field by field, and each jump gets the verdict its storage story
+ * calls for.
  */
 import {
   BLOCKING_DEFECTS,
@@ -23,7 +24,7 @@ beforeAll(async () => {
   [r046, r050, r056] = await Promise.all([loadRelease('v0.4.6'), loadRelease('v0.5.0'), loadRelease('v0.5.6')]);
 });
 
-describe('diffCrdSchemas between pinned releases (FACTS.md §2)', () => {
+describe('diffCrdSchemas between pinned releases', () => {
   it('v0.5.0 -> v0.5.6 SandboxWarmPool: replicas gains default 1 and is no longer required; observedGeneration and Desired column added', () => {
     const summaries = diffCrdSchemas(crdObject(r050, 'SandboxWarmPool'), crdObject(r056, 'SandboxWarmPool')).map(
       (c) => c.summary,
@@ -171,7 +172,7 @@ describe('planUpgrade', () => {
   });
 });
 
-describe('planUpgrade: never guesses (rule 8 of issue 11)', () => {
+describe('planUpgrade: never guesses', () => {
   const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
   const pairs = SUPPORTED_RELEASES.flatMap((f) => SUPPORTED_RELEASES.map((t) => [f, t] as const));
   const beta = {

@@ -100,7 +100,7 @@ describe('synthesizeEnvironment on the examples', () => {
     expect(d.images['controller']).toBe('registry.example.internal/k8s/agent-sandbox/agent-sandbox-controller:v0.5.6');
   });
 
-  test('two independent runs give byte-identical files (case 21)', async () => {
+  test('two independent runs give byte-identical files (case synth-determinism)', async () => {
     const [a, b] = [await synthExample('prod-kata'), await synthExample('prod-kata')];
     expect(fileHashes(a)).toEqual(fileHashes(b));
   });

@@ -2,7 +2,7 @@
 import type { Result } from '../../../adapter/types.js';
 import type { Facts } from '../common.js';
 
-/** Evidence for `conversion` from a v1alpha1 read of a v1beta1 object: TLS failures contradict a configured webhook (case 08). */
+/** Evidence for `conversion` from a v1alpha1 read of a v1beta1 object: TLS failures contradict a configured webhook (case conversion-cabundle-drift). */
 export function conversionReadEvidence(conv: Facts, subject: string, r: Result<unknown>): void {
   if (r.kind === 'ok' && r.value)
     conv.proven(

@@ -2,7 +2,7 @@
  * The v0.5 probe object, made the way a client makes one: a SandboxClaim through the adapter's `createFromTemplate` on
  * the template's declared warm pool, or on a labelled one-replica pool of the verifier's own when none is declared.
  * Then two watches: 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the
- * claim (case 01). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case 05).
+ * claim (case claim-ready-stale-generation). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case claim-before-template-ordering).
  */
 import { KubeCapabilityAdapter } from '../../../adapter/adapter.js';
 import type { Obj, WaitOutcome } from '../../../adapter/kubernetes/cluster.js';

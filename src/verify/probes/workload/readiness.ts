@@ -25,7 +25,7 @@ export function settled(phase: string): boolean {
   return phase === 'Ready' || phase === 'Failed' || phase === 'Finished';
 }
 
-/** A note for the evidence of a wait that had to reconnect (case 24): `; watch reconnected 2 time(s), 1 × 410`, else empty. */
+/** A note for the evidence of a wait that had to reconnect (case client-node-watch-reconnect): `; watch reconnected 2 time(s), 1 × 410`, else empty. */
 export function reconnected(w: WaitFaults): string {
   if (w.reconnects === 0) return '';
   return `; watch reconnected ${w.reconnects} time(s)${w.gone ? `, ${w.gone} × 410 Gone` : ''}${w.errors ? `, ${w.errors} error(s)` : ''}`;

@@ -25,12 +25,7 @@ export function runtimeConfigEvidence(
     'RuntimeDeclared',
     `template runs ${template.runtime} (ports ${template.ports.rest}${template.ports.grpc ? `/${template.ports.grpc}` : ''})`,
   );
-  f.exec.proven(
-    'compatible',
-    subject,
-    'RuntimeSpoken',
-    `${template.runtime} is a runtime the adapter speaks (FACTS.md §5)`,
-  );
+  f.exec.proven('compatible', subject, 'RuntimeSpoken', `${template.runtime} is a runtime the adapter speaks`);
   if (template.runtime === 'sandboxd' && transport === 'router') {
     f.exec.add(
       'configured',

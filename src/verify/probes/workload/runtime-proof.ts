@@ -23,7 +23,7 @@ export async function proveExecution(
 ): Promise<boolean> {
   const { probeTimeoutMs, samples } = opts;
   const subject = `${target.kind} of ${target.sandbox} via ${target.transport}`;
-  // Ready flips when the container starts, before the runtime listens (FACTS.md §10.1): a refused connection is
+  // Ready flips when the container starts, before the runtime listens (`controllers/sandbox_controller.go@v0.5.6`): a refused connection is
   // retried until the probe deadline; a hang is not (it already used the whole deadline).
   const contact = await firstContact(runtime, target, probeTimeoutMs, opts.signal);
   if (contact.kind !== 'answered') {

@@ -115,7 +115,7 @@ export async function fileEvidence(
 /**
  * When a router URL is known: with a declared router-mode client, the client's own calls through the router (a nonce
  * `execute` on the client's port with its headers). Without one, the runtime's health through the router exactly as the SDKs address it by name
- * (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`), `samples` times in a row (case 03). A failure is compared
+ * (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`), `samples` times in a row (case router-warm-nxdomain). A failure is compared
  * with the direct path (`directOk`, the client transport's own sample) and classified: the router's upstream DNS
  * NXDOMAIN, refused dial, timeout or another 5xx, the router itself silent or slow; with whether the per-sandbox Service
  * exists (the router's DNS fallback needs it).
@@ -210,7 +210,7 @@ export async function routerEvidence(
   );
 }
 
-/** The cause class of a failed call through the router, from the router's own answer (`{"detail": …}`, FACTS.md §6). */
+/** The cause class of a failed call through the router, from the router's own answer (`{"detail": …}`, `sandbox-router/README.md@v0.5.6`). */
 export function routerCause(r: {
   kind: 'timeout' | 'silent' | 'error';
   detail: string;
