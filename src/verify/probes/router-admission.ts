@@ -1,5 +1,5 @@
 /**
- * Whether the live NetworkPolicies selecting a template's pods admit the live router pods (rule 1, case 11). Both sides
+ * Whether the live NetworkPolicies selecting a template's pods admit the live router pods (case netpol-router-peer-mismatch). Both sides
  * are read from the cluster, never from the descriptor: the router pods are the ones behind the router's Service (its
  * `spec.selector`), or, with no Service, the pods in the router namespace carrying the declared labels; the template's
  * pods are its live pods (label `agents.x-k8s.io/sandbox-template-ref-hash`, `api/v1beta1/sandbox_types.go@v0.5.6`), or,

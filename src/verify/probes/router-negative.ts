@@ -1,5 +1,5 @@
 /**
- * The router as an attack surface (rule 5, case 14): requests without credentials that a router must refuse.
+ * The router as an attack surface (case router-podip-ssrf): requests without credentials that a router must refuse.
  * (a) `X-Sandbox-ID: ../kube-system/x`, not a DNS label; (b) a Sandbox's name with `X-Sandbox-Pod-IP` naming an address
  * that is not its pod's; (c) `X-Sandbox-Pod-IP: 127.0.0.1`. Each counts only when refused with a 4xx and no upstream
  * connection was made, proved against a listener the verifier opens at the plan's canary host (where the router can
@@ -20,7 +20,7 @@ import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
 /** The three negative probes. */
 export type NegativeKind = 'invalid-id' | 'foreign-pod-ip' | 'loopback-pod-ip';
 
-/** The sandbox id of probe (a): a path, not a DNS label (case 14). */
+/** The sandbox id of probe (a): a path, not a DNS label (case router-podip-ssrf). */
 export const INVALID_SANDBOX_ID = '../kube-system/x';
 /** How long after an answer a late connection to the canary still counts (a router may retry its dial). */
 const LATE_DIAL_MS = 250;

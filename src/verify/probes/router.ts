@@ -2,8 +2,8 @@
  * Probe of `router` (`sandbox-router/README.md@v0.5.6`, `extensions/controllers/sandboxtemplate_controller.go@v0.5.6`): discovered = Service `<ns>/<service>` exists (or, for a router run
  * outside the cluster, its URL answers); compatible = `GET /healthz` on the proxy port answers `{"status":"ok"}`
  * (`sandbox-router/README.md@v0.5.6`); configured = the live NetworkPolicies selecting every template's pods admit the
- * live router pods (./router-admission.ts; case 11). `verified` comes from the workload probe (a sandbox's runtime
- * answered through the router by name) and from the negative probes (./router-negative.ts; case 14).
+ * live router pods (./router-admission.ts; case netpol-router-peer-mismatch). `verified` comes from the workload probe (a sandbox's runtime
+ * answered through the router by name) and from the negative probes (./router-negative.ts; case router-podip-ssrf).
  */
 import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import { httpCall } from '../../adapter/runtime/http.js';

@@ -1,5 +1,5 @@
 /**
- * Case 11 (../shared/cases/11-netpol-router-peer-mismatch.md), verifier side, on the cluster: whether a template's
+ * Case netpol-router-peer-mismatch, verifier side, on the cluster: whether a template's
  * policies admit the router comes from the live NetworkPolicies and the live router pods, never from the descriptor.
  * The real controller makes the Managed template's default policy (peer: namespace agent-sandbox-system + label
  * `app: sandbox-router`); the router pod runs with the shipped labels (`app.kubernetes.io/name: sandbox-router`) in
@@ -110,7 +110,7 @@ beforeAll(async () => {
   });
 }, 60_000);
 
-test("case 11: the controller's default policy names another namespace and label than the live router pod: not admitted", async () => {
+test("case netpol-router-peer-mismatch: the controller's default policy names another namespace and label than the live router pod: not admitted", async () => {
   const { facts, state } = await configured([tp('py', 'Managed')]);
   expect(facts.map((e) => [e.verdict, e.reason, e.subject, e.value])).toEqual([
     ['missing', 'RouterNotAdmitted', `template ${ns}/py`, `${ns}/py-network-policy`],

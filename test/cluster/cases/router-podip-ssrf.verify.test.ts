@@ -1,5 +1,5 @@
 /**
- * Case 14 (../shared/cases/14-router-podip-ssrf.md), verifier side, against the real v0.5.6 sandbox-router binary the
+ * Case router-podip-ssrf, verifier side, against the real v0.5.6 sandbox-router binary the
  * test cluster runs: the cluster's own router (`--authz-mode=allow-all --allow-loopback-pod-ip`, test-cluster/README.md)
  * and routers this file starts from the same cached binary with other flags — upstream's defaults, tokenreview with and
  * without `--authz-tokenreview-require-token`, scoped-token. The verifier sends (a) `X-Sandbox-ID: ../kube-system/x`,

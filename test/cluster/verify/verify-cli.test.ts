@@ -70,7 +70,7 @@ function descriptor(template: string): string {
       'runtime-files',
     ]
       .map((capability) => ({ capability, required: 'verified' }))
-      // The test cluster's router is a local allow-all process that forwards the negative probes (case 14): it can be
+      // The test cluster's router is a local allow-all process that forwards the negative probes (case router-podip-ssrf): it can be
       // required compatible at most (router-podip-ssrf.verify.test.ts).
       .concat([
         { capability: 'network-isolation', required: 'configured' },

@@ -100,7 +100,7 @@ test('healthy sandboxd template: runtime-exec, files, template, extensions and c
   const routed = row(report, 'router').evidence.find((e) => e.step === 'verified')!;
   expect([routed.verdict, routed.reason, routed.value]).toEqual(['proven', 'RouterReachedRuntime', '5/5']);
   // The router is not verified here: it runs outside the cluster with no pod whose admission could be read, and the
-  // cluster's router (allow-all) lets a request without credentials through (case 14, router-podip-ssrf.verify.test.ts).
+  // cluster's router (allow-all) lets a request without credentials through (router-podip-ssrf.verify.test.ts).
   const router = row(report, 'router');
   expect(router.state).toBe('compatible');
   expect(router.evidence.filter((e) => e.verdict !== 'proven').map((e) => e.reason)).toEqual(

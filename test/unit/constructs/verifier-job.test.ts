@@ -153,7 +153,7 @@ describe('VerifierJob', () => {
       '--router-url',
       expect.stringMatching(/^http:\/\/sandbox-router-svc\.[a-z0-9-]+\.svc:\d+$/),
     ]);
-    // The router's negative probes name a listener on the Job pod's own IP (case 14).
+    // The router's negative probes name a listener on the Job pod's own IP (case router-podip-ssrf).
     expect(args.slice(args.indexOf('--router-canary-host'), args.indexOf('--router-canary-host') + 2)).toEqual([
       '--router-canary-host',
       '$(AGENTPLANE_POD_IP)',

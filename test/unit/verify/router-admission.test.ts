@@ -1,6 +1,6 @@
 /**
- * Live policy admission of the router (rule 1, case 11), the pure part: NetworkPolicy ingress semantics over the live
- * router pods' namespace and labels. Case 11's shapes: the controller's default peer (agent-sandbox-system +
+ * Live policy admission of the router (case netpol-router-peer-mismatch), the pure part: NetworkPolicy ingress semantics over the live
+ * router pods' namespace and labels. The case's shapes: the controller's default peer (agent-sandbox-system +
  * app=sandbox-router) against the shipped router (default + app.kubernetes.io/name=sandbox-router).
  */
 import { inCidr, judgeAdmission, portAdmits, selectsTri } from '../../../src/verify/probes/router-admission.js';
@@ -26,7 +26,7 @@ const controllerDefault = {
 const shipped = { name: 'r-1', namespace: 'default', labels: { 'app.kubernetes.io/name': 'sandbox-router' } };
 const managed = { name: 'r-2', namespace: 'agent-sandbox-system', labels: { app: 'sandbox-router', x: 'y' } };
 
-test('case 11: the default peer does not admit the shipped router; it admits app=sandbox-router in agent-sandbox-system', () => {
+test('case netpol-router-peer-mismatch: the default peer does not admit the shipped router; it admits app=sandbox-router in agent-sandbox-system', () => {
   expect(judgeAdmission('sbx', sandboxLabels, [controllerDefault], [shipped], 8080)).toEqual({
     verdict: 'not-admitted',
     selecting: ['sbx/py-network-policy'],

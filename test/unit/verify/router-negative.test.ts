@@ -1,5 +1,5 @@
 /**
- * The router's negative probes (rule 5, case 14), the pure judgements and the verifier's listener: a refusal counts
+ * The router's negative probes (case router-podip-ssrf), the pure judgements and the verifier's listener: a refusal counts
  * only with a listener that proves no connection; a connection or a 2xx/5xx answer is a finding; a router that lets a
  * credential-less request through is a finding unless the environment acknowledged allow-all.
  */
