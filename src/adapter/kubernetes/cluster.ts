@@ -318,7 +318,8 @@ export class Cluster {
    * an object's resourceVersion is its last write, which an unchanged object keeps after etcd compacted past it, so
    * resuming from it would be answered 410 again and again. Re-opens after a failure back off exponentially with
    * jitter up to a cap ({@link backoffMs}), so requests stay near or below one per second while the server is
-   * unreachable or erroring; the deadline holds throughout. A match seen on the stream is confirmed by a fresh read before it is returned.
+   * unreachable or erroring; the deadline holds throughout. A match seen on the stream is confirmed by a fresh read
+   * before it is returned.
    * @param path collection path, e.g. `/apis/agents.x-k8s.io/v1beta1/namespaces/sbx/sandboxes`
    * @param get reads the object now (start, every resume, and the confirming read)
    */
