@@ -116,9 +116,10 @@ export async function fileEvidence(
 /**
  * When a router URL is known: with a declared router-mode client, the client's own calls through the router (a nonce
  * `execute` on the client's port with its headers). Without one, nonce commands (sandboxd: REST health) through the
- * router exactly as the SDKs address it by name (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`), `samples` times in a row (case
- * 03). A failure is compared with the direct path (`directOk`, the client transport's own sample) and classified
- * ({@link routerCause}) from the router's answer, a control call with the pod-IP header and the per-sandbox Service.
+ * router exactly as the SDKs address it by name (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`),
+ * `samples` times in a row (case 03). A failure is compared with the direct path (`directOk`, the client transport's
+ * own sample) and classified ({@link routerCause}) from the router's answer, a control call with the pod-IP header and
+ * the per-sandbox Service.
  */
 export async function routerEvidence(
   deps: ProbeDeps,
