@@ -44,9 +44,9 @@ export interface ExecOutput {
 
 export interface RuntimeProber {
   /**
-   * Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's transport
-   * or through the router; `router-pod-ip` adds `X-Sandbox-Pod-IP` (the router skips its cache and DNS), a control for
-   * telling a failed name resolution from a pod the router cannot reach.
+   * Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's
+   * transport or through the router; `router-pod-ip` adds `X-Sandbox-Pod-IP` (the router skips its cache and DNS), a
+   * control for telling a failed name resolution from a pod the router cannot reach.
    */
   health(target: RuntimeTarget, deadlineMs: number, via?: 'router' | 'router-pod-ip'): Promise<RuntimeCall<string>>;
   /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. Over the target's transport or through the router. */
