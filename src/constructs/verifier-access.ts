@@ -107,6 +107,8 @@ export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRu
     { apiGroups: [EXTENSIONS_GROUP], resources: [RESOURCES.SandboxTemplate.plural], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
     { apiGroups: [''], resources: ['events'], verbs: ['list'] },
+    // The per-sandbox Service: the router's DNS fallback needs it (case router-warm-nxdomain).
+    { apiGroups: [''], resources: ['services'], verbs: ['get'] },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
   ];
   if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['create'] });

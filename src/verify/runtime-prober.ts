@@ -43,8 +43,12 @@ export interface ExecOutput {
 }
 
 export interface RuntimeProber {
-  /** Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's transport or through the router. */
-  health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>>;
+  /**
+   * Health endpoint (sandboxd `GET /v1/health` → `{"status":"ok"}`; python runtime `GET /`), over the target's
+   * transport or through the router; `router-pod-ip` adds `X-Sandbox-Pod-IP` (the router skips its cache and DNS), a
+   * control for telling a failed name resolution from a pod the router cannot reach.
+   */
+  health(target: RuntimeTarget, deadlineMs: number, via?: 'router' | 'router-pod-ip'): Promise<RuntimeCall<string>>;
   /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. Over the target's transport or through the router. */
   execute(
     target: RuntimeTarget,
@@ -69,13 +73,18 @@ export interface RuntimeProber {
 /** Adapter-backed prober. `routerUrl` enables `router` transport and router health checks. */
 export class AdapterRuntimeProber implements RuntimeProber {
   private readonly transports = new Map<TransportKind, Transport>();
+  private byPodIP: Transport | undefined;
 
   /** `routerToken`: bearer token for a router that demands credentials (tokenreview, scoped-token); default none. */
   constructor(private readonly opts: { client?: KubeClient; routerUrl?: string; routerToken?: string }) {}
 
-  async health(target: RuntimeTarget, deadlineMs: number, via?: 'router'): Promise<RuntimeCall<string>> {
+  async health(
+    target: RuntimeTarget,
+    deadlineMs: number,
+    via?: 'router' | 'router-pod-ip',
+  ): Promise<RuntimeCall<string>> {
     const started = Date.now();
-    const t = this.transport(via ?? target.transport);
+    const t = via === 'router-pod-ip' ? this.podIPRouter() : this.transport(via ?? target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
     const r =
       target.kind === 'sandboxd'
@@ -150,7 +159,14 @@ export class AdapterRuntimeProber implements RuntimeProber {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.transports.values()].map((t) => t.close()));
+    await Promise.all([...this.transports.values(), ...(this.byPodIP ? [this.byPodIP] : [])].map((t) => t.close()));
+  }
+
+  private podIPRouter(): { kind: 'ok'; value: Transport } | { kind: 'no'; detail: string } {
+    if (!this.opts.routerUrl)
+      return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
+    this.byPodIP ??= new RouterTransport(this.opts.routerUrl, { podIPHeader: true });
+    return { kind: 'ok', value: this.byPodIP };
   }
 
   private transport(kind: TransportKind): { kind: 'ok'; value: Transport } | { kind: 'no'; detail: string } {

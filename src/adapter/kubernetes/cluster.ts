@@ -314,9 +314,12 @@ export class Cluster {
   /**
    * Waits until the named object satisfies `ready` (or `gone` is asked and it disappears): read it, watch from its
    * resourceVersion, and on end-of-stream, a `410 Gone` (HTTP or in-stream) or a transport error read it again and
-   * resume from the fresh resourceVersion. Re-opens after a failure back off exponentially with jitter up to a cap
-   * ({@link backoffMs}), so requests stay near or below one per second while the server is unreachable or erroring;
-   * the deadline holds throughout. A match seen on the stream is confirmed by a fresh read before it is returned.
+   * resume. After a 410 the resumes open without a resourceVersion (the server sends the current state, then changes):
+   * an object's resourceVersion is its last write, which an unchanged object keeps after etcd compacted past it, so
+   * resuming from it would be answered 410 again and again. Re-opens after a failure back off exponentially with
+   * jitter up to a cap ({@link backoffMs}), so requests stay near or below one per second while the server is
+   * unreachable or erroring; the deadline holds throughout. A match seen on the stream is confirmed by a fresh read
+   * before it is returned.
    * @param path collection path, e.g. `/apis/agents.x-k8s.io/v1beta1/namespaces/sbx/sandboxes`
    * @param get reads the object now (start, every resume, and the confirming read)
    */
@@ -343,6 +346,7 @@ export class Cluster {
     const timeout = (): WaitOutcome => finish({ kind: 'timeout', ...(last ? { last } : {}) });
     let attempt = 0;
     let confirming = false;
+    let expired = false;
     for (let round = 0; ; round += 1) {
       if (round > 0 && !confirming) {
         faults.reconnects += 1;
@@ -372,10 +376,14 @@ export class Cluster {
       last = read.value;
       confirming = false;
       if (ready(last)) return finish({ kind: 'matched', obj: last ?? { metadata: { name } } });
-      const stream = await this.watchOnce(path, name, last?.metadata?.resourceVersion, ready, deadline, opts);
+      const from = expired ? undefined : last?.metadata?.resourceVersion;
+      const stream = await this.watchOnce(path, name, from, ready, deadline, opts);
       if (stream.kind === 'refused') return finish({ kind: 'failed', error: stream.error });
       if (stream.kind === 'stopped') return timeout();
-      if (stream.kind === 'gone') faults.gone += 1;
+      if (stream.kind === 'gone') {
+        faults.gone += 1;
+        expired = true;
+      }
       if (stream.kind === 'error') faults.errors += 1;
       // A stream that ran a while and ended normally (the server's timeout) resumes at once; anything else backs off.
       attempt = stream.kind === 'ended' && stream.healthy ? 0 : attempt + 1;

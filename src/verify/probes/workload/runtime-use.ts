@@ -8,6 +8,7 @@ import { formatMs } from '../../evidence.js';
 import type { ProbeDeps } from '../common.js';
 import type { WorkloadFacts } from './facts.js';
 import { describeFailure, proveExecution, runtimeFailureReason } from './runtime-proof.js';
+import { routerCause, routerCauseNote } from './router-cause.js';
 import type { ProbeSandbox } from './sandbox-ready.js';
 
 /** Proves execution and records what it means for the template, the Sandbox API and the warm pool; whether it held. */
@@ -114,11 +115,11 @@ export async function fileEvidence(
 
 /**
  * When a router URL is known: with a declared router-mode client, the client's own calls through the router (a nonce
- * `execute` on the client's port with its headers). Without one, the runtime's health through the router exactly as the SDKs address it by name
- * (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`), `samples` times in a row (case router-warm-nxdomain). A failure is compared
- * with the direct path (`directOk`, the client transport's own sample) and classified: the router's upstream DNS
- * NXDOMAIN, refused dial, timeout or another 5xx, the router itself silent or slow; with whether the per-sandbox Service
- * exists (the router's DNS fallback needs it).
+ * `execute` on the client's port with its headers). Without one, nonce commands (sandboxd: REST health) through the
+ * router exactly as the SDKs address it by name (`X-Sandbox-ID`, `-Namespace`, `-Port`, no `X-Sandbox-Pod-IP`),
+ * `samples` times in a row (case router-warm-nxdomain). A failure is compared with the direct path (`directOk`, the client transport's
+ * own sample) and classified ({@link routerCause}) from the router's answer, a control call with the pod-IP header and
+ * the per-sandbox Service.
  */
 export async function routerEvidence(
   deps: ProbeDeps,
@@ -169,20 +170,37 @@ export async function routerEvidence(
   const samples = sampleSize(deps.plan);
   const subject = `router ${url} -> ${template.namespace}/${sb.name}`;
   const durations: number[] = [];
+  // sandboxd executes over gRPC, which the HTTP/1.1-only router cannot carry (proxy.go@v0.5.6): its REST health then.
+  const what = template.runtime === 'sandboxd' ? 'health' : 'execute';
   for (let i = 1; i <= samples; i += 1) {
-    const r = await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router');
-    if (r.kind === 'answered') {
-      durations.push(r.durationMs);
-      continue;
+    const nonce = `agentplane-${deps.workload.runId}-router-${i}-${Math.random().toString(36).slice(2, 8)}`;
+    const run =
+      what === 'health'
+        ? await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router')
+        : await deps.runtime.execute(sb.target, ['echo', nonce], deps.plan.probeTimeoutMs, 'router');
+    if (run.kind === 'answered') {
+      const v = run.value;
+      if (typeof v === 'string' || (v.exitCode === 0 && v.stdout.trim() === nonce)) {
+        durations.push(run.durationMs);
+        continue;
+      }
     }
+    const r =
+      run.kind !== 'answered'
+        ? run
+        : {
+            kind: 'error' as const,
+            durationMs: run.durationMs,
+            detail: `execute answered ${JSON.stringify(run.value).slice(0, 80)}, not the nonce`,
+          };
     const svc = await deps.cluster.service(template.namespace, sb.name);
-    const service =
-      svc.kind !== 'ok'
-        ? 'per-sandbox Service not readable'
-        : svc.value
-          ? `per-sandbox Service ${template.namespace}/${sb.name} exists`
-          : `no per-sandbox Service ${template.namespace}/${sb.name} (the router's DNS fallback has nothing to resolve)`;
-    const cause = routerCause(r);
+    const control = sb.target.podIP
+      ? await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router-pod-ip')
+      : undefined;
+    const ctx = {
+      service: svc.kind === 'ok' ? svc.value !== undefined : undefined,
+      byPodIP: control ? (control.kind === 'answered' ? ('answered' as const) : ('failed' as const)) : undefined,
+    };
     const direct = directOk
       ? `the direct path (${deps.plan.transport}) answered every sample`
       : `the direct path (${deps.plan.transport}) failed too`;
@@ -190,10 +208,10 @@ export async function routerEvidence(
       'verified',
       'unknown',
       subject,
-      cause,
-      `sample ${i} of ${samples} through the router (name-based, as clients call it) failed after ${i - 1} success(es): ${describeFailure(r, deps.plan.probeTimeoutMs)}; ${direct}; ${service}`,
+      run.kind === 'answered' ? 'NonceMismatch' : routerCause(r, ctx),
+      `${what} sample ${i} of ${samples} through the router (by name, as clients call it) failed after ${i - 1} success(es): ${describeFailure(r, deps.plan.probeTimeoutMs)}; ${direct}; ${routerCauseNote(ctx, sb.name, template.namespace)}`,
       {
-        field: 'health via router',
+        field: `${what} via router`,
         value: `sample ${i}/${samples}`,
         durationMs: r.durationMs,
         cause: directOk ? 'router-path-differs' : 'both-paths-fail',
@@ -205,25 +223,7 @@ export async function routerEvidence(
     'verified',
     subject,
     'RouterReachedRuntime',
-    `${template.runtime} health of ${sb.name} answered ${samples} of ${samples} times in a row through the router by name (no pod-IP header)`,
-    { field: 'health via router', value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) },
+    `${template.runtime} of ${sb.name} answered ${samples} of ${samples} ${what === 'health' ? 'health calls' : 'nonce commands'} in a row through the router by name (no pod-IP header)`,
+    { field: `${what} via router`, value: `${samples}/${samples}`, durationMs: durations.reduce((a, b) => a + b, 0) },
   );
 }
-
-/** The cause class of a failed call through the router, from the router's own answer (`{"detail": …}`, `sandbox-router/README.md@v0.5.6`). */
-export function routerCause(r: {
-  kind: 'timeout' | 'silent' | 'error';
-  detail: string;
-  redirect?: true;
-}): RouterCause | ReturnType<typeof runtimeFailureReason> {
-  if (r.kind !== 'error' || r.redirect) return runtimeFailureReason(r);
-  const d = r.detail.toLowerCase();
-  if (!/\b5\d\d\b/.test(d)) return 'RuntimeError';
-  if (/no such host|nxdomain|server misbehaving|lookup /.test(d)) return 'RouterUpstreamNxdomain';
-  if (/connection refused|econnrefused/.test(d)) return 'RouterUpstreamRefused';
-  if (/timeout|deadline|timed out/.test(d)) return 'RouterUpstreamTimeout';
-  return 'RouterUpstream5xx';
-}
-
-export type RouterCause =
-  'RouterUpstreamNxdomain' | 'RouterUpstreamRefused' | 'RouterUpstreamTimeout' | 'RouterUpstream5xx';
