@@ -57,6 +57,10 @@ const quantities = z
   })
   .strict();
 
+/**
+ * zod schema of the `controller` prop ({@link ControllerDeploymentProps}).
+ * @internal
+ */
 export const ControllerDeploymentSchema = z
   .object({
     replicas: z.number().int().min(0).max(100).optional(),
@@ -93,7 +97,10 @@ function plain(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
-/** Writes the settings into the controller Deployment (JSON form) and its container named `container`. */
+/**
+ * Writes the settings into the controller Deployment (JSON form) and its container named `container`.
+ * @internal
+ */
 export function applyControllerSettings(
   deployment: Json,
   container: Json,

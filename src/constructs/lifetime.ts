@@ -29,7 +29,10 @@ export interface ResolvedClaimLifecycle {
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** zod schema of {@link ClaimLifecycle}, shared by claim and environment props. */
+/**
+ * zod schema of {@link ClaimLifecycle}, shared by claim and environment props.
+ * @internal
+ */
 export const CLAIM_LIFECYCLE_SCHEMA = z
   .object({
     shutdownPolicy: z.enum(['Delete', 'DeleteForeground', 'Retain']).default('Delete'),
@@ -46,7 +49,10 @@ export const CLAIM_LIFECYCLE_SCHEMA = z
       "give shutdownTime and/or ttlSecondsAfterFinished (a lifecycle without either never expires), or use 'unbounded' to opt out explicitly",
   });
 
-/** Props value of a lifecycle: a bounded one or the named opt-out. */
+/**
+ * Props value of a lifecycle: a bounded one or the named opt-out.
+ * @internal
+ */
 export const LIFECYCLE_PROP_SCHEMA = z.union([z.literal('unbounded'), CLAIM_LIFECYCLE_SCHEMA]);
 
 /**

@@ -71,10 +71,8 @@ const PropsSchema = z
 /** The four CRD names of Agent Sandbox (`k8s/crds/*.yaml@v0.5.6`). */
 const CRD_NAMES = SANDBOX_KINDS.map(resourceName);
 
-type Parsed = z.output<typeof PropsSchema>;
-
 /** Cluster-wide rules of the verifier (pure; exported for tests and docs). */
-export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): VerifierRule[] {
+export function verifierClusterRules(p: { readonly checkControllerRbac: boolean }): VerifierRule[] {
   const rules: VerifierRule[] = [
     {
       apiGroups: ['apiextensions.k8s.io'],
@@ -91,7 +89,7 @@ export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): Ve
 }
 
 /** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
-export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRule[] {
+export function verifierSandboxRules(p: { readonly portForward: boolean }): VerifierRule[] {
   const rules: VerifierRule[] = [
     {
       apiGroups: [CORE_GROUP],

@@ -16,8 +16,6 @@ import { requirementsFor } from './requirements.js';
 import type { RequiredState } from './states.js';
 import { AgentPlaneError } from '../model/errors.js';
 
-export { EnvironmentDescriptorSchema, type EnvironmentDescriptor };
-
 /** The descriptor could not be read or is not valid; `hint` says what to do. */
 export class EnvironmentDescriptorError extends AgentPlaneError {
   readonly reason = 'EnvironmentDescriptorInvalid';
