@@ -25,7 +25,10 @@ import type { AdapterReason } from './reasons.js';
 
 export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
   readonly client: KubeClient;
-  /** Commands: without them the adapter runs none (`startExecution` is `unsupported`, `NoExecutionTransport`). */
+  /**
+   * Commands: without them the adapter runs none (`startExecution` is `unsupported`, `NoExecutionTransport`).
+   * @default - none: the adapter runs no commands
+   */
   readonly executions?: ExecutionOptions;
 }
 
@@ -37,8 +40,12 @@ export interface ExecutionOptions {
   readonly supportStates: SupportLookup;
   /** The runtime a template's pods run (`template/<ns>/<name>` → spec); undefined = unknown, execution refused. */
   readonly runtimes: (template: `template/${string}/${string}`) => RuntimeSpec | undefined;
+  /** @default - DEFAULT_LIMITS of the runtime layer: 30 s deadline, 1 MiB request, 4 MiB response */
   readonly limits?: Partial<CallLimits>;
-  /** Executions kept for `queryExecution`. Default 256. */
+  /**
+   * Executions kept for `queryExecution`.
+   * @default 256
+   */
   readonly registryCapacity?: number;
 }
 

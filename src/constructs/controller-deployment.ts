@@ -10,9 +10,19 @@ import { child, list, type Json } from './kube-object.js';
 /** Compute resources of the controller container, as Kubernetes quantities (`'500m'`, `'128Mi'`). */
 export interface ControllerResources {
   /** @default none */
-  readonly requests?: { readonly cpu?: string; readonly memory?: string };
+  readonly requests?: {
+    /** @default - none */
+    readonly cpu?: string;
+    /** @default - none */
+    readonly memory?: string;
+  };
   /** @default none */
-  readonly limits?: { readonly cpu?: string; readonly memory?: string };
+  readonly limits?: {
+    /** @default - none */
+    readonly cpu?: string;
+    /** @default - none */
+    readonly memory?: string;
+  };
 }
 
 /** Settings of the controller Deployment (AgentSandboxInstallProps.controller). */

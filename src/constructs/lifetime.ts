@@ -11,11 +11,20 @@ export type ShutdownPolicy = 'Delete' | 'DeleteForeground' | 'Retain';
 
 /** A bounded claim lifetime: at least one of `shutdownTime` and `ttlSecondsAfterFinished`. */
 export interface ClaimLifecycle {
-  /** Default `Delete`, always written (never left to the CRD default `Retain`, which keeps the claim object forever). */
+  /**
+   * What expiry removes; always written (never left to the CRD default `Retain`, which keeps the claim object forever).
+   * @default 'Delete'
+   */
   readonly shutdownPolicy?: ShutdownPolicy;
-  /** Absolute expiry, RFC 3339 UTC (e.g. `2026-12-31T00:00:00Z`). The claim controller enforces it. */
+  /**
+   * Absolute expiry, RFC 3339 UTC (e.g. `2026-12-31T00:00:00Z`). The claim controller enforces it.
+   * @default - none (give it or `ttlSecondsAfterFinished`)
+   */
   readonly shutdownTime?: string;
-  /** Seconds after the sandbox reports `Finished` before the claim expires (≥ 0). */
+  /**
+   * Seconds after the sandbox reports `Finished` before the claim expires (≥ 0).
+   * @default - none (give it or `shutdownTime`)
+   */
   readonly ttlSecondsAfterFinished?: number;
 }
 

@@ -29,25 +29,47 @@ export interface VerifierRule {
 export interface VerifierAccessProps {
   /** Namespace of the verifier's ServiceAccount. */
   readonly namespace: string;
-  /** Name of the ServiceAccount, ClusterRole, Roles and bindings. Default `agentplane-verifier`. */
+  /**
+   * Name of the ServiceAccount, ClusterRole, Roles and bindings.
+   * @default 'agentplane-verifier'
+   */
   readonly name?: string;
   /** Namespaces holding the environment's templates, pools and probe sandboxes. At least one. */
   readonly sandboxNamespaces: readonly string[];
-  /** Namespace of the Agent Sandbox controller. Default `agent-sandbox-system` (`k8s/controller.yaml@v0.5.6`). */
+  /**
+   * Namespace of the Agent Sandbox controller.
+   * @default 'agent-sandbox-system' (`k8s/controller.yaml@v0.5.6`)
+   */
   readonly controllerNamespace?: string;
-  /** Controller Deployment and ServiceAccount name. Default `agent-sandbox-controller`. */
+  /**
+   * Controller Deployment and ServiceAccount name.
+   * @default 'agent-sandbox-controller'
+   */
   readonly controllerName?: string;
-  /** Namespace of the sandbox-router Service, when the environment has a router. Default: none. */
+  /**
+   * Namespace of the sandbox-router Service, when the environment has a router.
+   * @default - none
+   */
   readonly routerNamespace?: string;
-  /** Router Service name. Default `sandbox-router-svc`. */
+  /**
+   * Router Service name.
+   * @default 'sandbox-router-svc'
+   */
   readonly routerService?: string;
-  /** Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport). Default `true`. */
+  /**
+   * Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport).
+   * @default true
+   */
   readonly portForward?: boolean;
-  /** Grant SubjectAccessReview create, to check the controller's rights. Default `true`. */
+  /**
+   * Grant SubjectAccessReview create, to check the controller's rights.
+   * @default true
+   */
   readonly checkControllerRbac?: boolean;
   /**
    * Name of the ConfigMap in `namespace` the in-cluster verifier writes its report to: get/update/patch on that one
-   * name, and create on ConfigMaps (RBAC cannot narrow create by name). Default: none (no ConfigMap rights).
+   * name, and create on ConfigMaps (RBAC cannot narrow create by name).
+   * @default - none (no ConfigMap rights)
    */
   readonly reportConfigMap?: string;
 }

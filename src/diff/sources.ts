@@ -159,7 +159,10 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** How BASE/HEAD are read. */
 export interface ReadOptions {
-  /** Shared parse results; give both sides the same cache (see {@link DocumentCache}). Default: none. */
+  /**
+   * Shared parse results; give both sides the same cache (see {@link DocumentCache}).
+   * @default - none
+   */
   readonly documents?: DocumentCache;
 }
 
@@ -229,11 +232,14 @@ export async function readManifestDir(
 }
 
 export interface GitRefOptions extends ReadOptions {
-  /** The repository (default: the current directory). */
+  /**
+   * The repository.
+   * @default - the current directory
+   */
   readonly repo?: string;
   /**
    * The synth command run inside the ref's worktree, as argv; `{out}` is replaced by the output directory.
-   * Default: `node bin/agentplane.js synth --all-examples --out {out}` (the ref's own CLI, so the ref's code decides the output).
+   * @default ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}'] (the ref's own CLI, so the ref's code decides the output)
    */
   readonly synthCommand?: readonly string[];
 }

@@ -29,14 +29,24 @@ export type FetchFunction = (url: string, init: { signal: AbortSignal; redirect:
 /** Options for loadRelease. */
 export interface FetchOptions {
   /**
-   * Mirror directory (`<mirror>/<tag>/<path>`). Default: defaultMirror(). `false`: use no mirror, fetch from upstream.
+   * Mirror directory (`<mirror>/<tag>/<path>`). `false`: use no mirror, fetch from upstream.
+   * @default - defaultMirror(): `AGENTPLANE_MIRROR`, else none (fetch from upstream)
    */
   mirror?: string | false;
-  /** Cache root; files go to `<cacheDir>/<tag>/<path>`. Default: defaultCacheDir(). */
+  /**
+   * Cache root; files go to `<cacheDir>/<tag>/<path>`.
+   * @default - defaultCacheDir()
+   */
   cacheDir?: string;
-  /** fetch implementation for the upstream source. Default: the global fetch. */
+  /**
+   * fetch implementation for the upstream source.
+   * @default - the global fetch
+   */
   fetch?: FetchFunction;
-  /** Timeout per upstream request in milliseconds. Default 30000. */
+  /**
+   * Timeout per upstream request in milliseconds.
+   * @default 30000
+   */
   timeoutMs?: number;
 }
 

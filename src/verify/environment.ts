@@ -65,12 +65,22 @@ export function readEnvironment(dir: string): { descriptor: EnvironmentDescripto
 /** Options the descriptor cannot know: how this verifier reaches things. */
 export interface PlanOptions {
   readonly transport: TransportKind;
+  /** @default - none: the router is reached through the API server */
   readonly routerUrl?: string;
-  /** Per runtime call, ms. Default 5000. */
+  /**
+   * Per runtime call, ms.
+   * @default 5000
+   */
   readonly probeTimeoutMs?: number;
-  /** For a workload object to become Ready, ms. Default 120000. */
+  /**
+   * For a workload object to become Ready, ms.
+   * @default 120000
+   */
   readonly readyTimeoutMs?: number;
-  /** Consecutive successes per network-reached capability. Default DEFAULT_SAMPLES. */
+  /**
+   * Consecutive successes per network-reached capability.
+   * @default DEFAULT_SAMPLES (5)
+   */
   readonly samples?: number;
 }
 
