@@ -386,7 +386,7 @@ export class AgentEnvironment extends Chart {
   }
 
   /**
-   * The descriptor of this environment, validated against {@link EnvironmentDescriptorSchema}. Lists are sorted by
+   * The descriptor of this environment, validated against the {@link EnvironmentDescriptor} schema. Lists are sorted by
    * namespace/name. Default required states: `sandbox-api` verified; `extensions-api` verified (with extensions);
    * `controller` configured; `conversion` configured (v0.5.x); `runtime-class/<name>` verified;
    * `template/<ns>/<name>` configured; `warm-pool/<ns>/<name>` verified when replicas > 0 else configured; `router` verified;

@@ -61,7 +61,7 @@ export interface ControllerOwnedField {
   readonly whenEmpty?: true;
 }
 
-/** Fields controllers own on objects AgentPlane declares (besides {@link CONTROLLER_KEY_PREFIX} labels and annotations). */
+/** Fields controllers own on objects AgentPlane declares (besides `CONTROLLER_KEY_PREFIX` labels and annotations). */
 export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
   {
     kind: 'CustomResourceDefinition',

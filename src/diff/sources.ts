@@ -117,7 +117,7 @@ export function parseManifests(file: string, text: string, cache?: DocumentCache
 
 /**
  * One document of a manifest file, not parsed yet: `text` from its `---` line to the next, `line` its first line in
- * `file` (0-based). A file with directives or `...` markers is one document (see {@link CROSS_DOCUMENT_SYNTAX}).
+ * `file` (0-based). A file with directives or `...` markers is one document (see `CROSS_DOCUMENT_SYNTAX`).
  */
 export interface ManifestDocument {
   readonly file: string;
