@@ -12,7 +12,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { dump } from 'js-yaml';
 import { crdObject, loadRelease, type KubeObject, type SandboxKind } from '../src/releases/index.js';
 import { paired, pairedRow, PAIRS, runOnce, skippedRow } from './paired.js';
@@ -143,10 +142,8 @@ const dyffPath = (() => {
 /** The version is in the install directory's name (`dyff-<version>`); `go install` builds report `(development)` themselves. */
 const dyffVersion = dyffPath ? path.basename(path.dirname(dyffPath)).replace(/^dyff-/, '') : '';
 
-const { compiledCliUsable } = (await import(pathToFileURL(path.join(ROOT, 'bin/start-mode.js')).href)) as {
-  compiledCliUsable(root: string, argv: string[]): boolean;
-};
-const cliMode = compiledCliUsable(ROOT, ['diff']) ? 'compiled lib/' : 'tsx: lib/ missing or stale, run npm run build';
+// bin/ runs the compiled lib/ only (`npm run build` first).
+const cliMode = 'compiled lib/';
 
 const rows: string[] = [];
 const counts: string[] = [];

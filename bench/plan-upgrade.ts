@@ -10,7 +10,6 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 7);
 const ROOT = resolve(import.meta.dirname, '..');
@@ -29,12 +28,9 @@ const load = (): string =>
     .join(' ');
 
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
-const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as {
-  compiledCliUsable(root: string, argv: string[]): boolean;
-};
 const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-plan-'));
 const argv = ['--mirror', MIRROR, '--cache-dir', cacheDir, 'plan-upgrade', '--from', 'v0.4.6', '--to', 'v0.5.6'];
-const mode = compiledCliUsable(ROOT, argv) ? 'compiled lib/' : 'tsx: lib/ missing or stale';
+const mode = 'compiled lib/'; // bin/ runs lib/ only, built above
 const gnuTime = existsSync('/usr/bin/time');
 const loadBefore = load();
 

@@ -9,7 +9,6 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { median, paired, PAIRED_HEADER, pairedRow, PAIRS, runOnce, skippedRow, type Run } from './paired.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
@@ -87,12 +86,8 @@ export default defineEnvironments(async (ctx) => {
   return file;
 }
 
-const { compiledCliUsable } = (await import(pathToFileURL(join(ROOT, 'bin/start-mode.js')).href)) as {
-  compiledCliUsable(root: string, argv: string[]): boolean;
-};
-const cliMode = compiledCliUsable(ROOT, ['--mirror', MIRROR, 'synth'])
-  ? 'compiled lib/'
-  : 'tsx: lib/ missing or stale, run npm run build';
+// bin/ runs the compiled lib/ only.
+if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js'))) throw new Error('lib/ is missing: run `npm run build` first');
 
 /**
  * Paired rows (bench/paired.ts): the `agentplane synth` command on install + one template (warm cache) against
@@ -101,7 +96,7 @@ const cliMode = compiledCliUsable(ROOT, ['--mirror', MIRROR, 'synth'])
 const pairedRows: string[] = [];
 const kubectl = kubectlVersion();
 const k8sDir = join(MIRROR, 'v0.5.6/k8s');
-const synthWork = `synth install + one template (CLI, ${cliMode}, warm cache)`;
+const synthWork = 'synth install + one template (CLI, compiled lib/, warm cache)';
 if (kubectl === undefined) {
   pairedRows.push(skippedRow(synthWork, 'kubectl is not installed', 1));
 } else if (!existsSync(join(k8sDir, 'kustomization.yaml'))) {
@@ -161,5 +156,8 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-// Then the import benchmark (case import-release-bundle): time and memory of cdk8s import on the case's release bundle.
+// Then CLI start-up (`--help` under 300 ms) and the import benchmark (case import-release-bundle).
+spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/cli-start.ts')], { cwd: ROOT, stdio: 'inherit' });
+console.log('');
+// The import benchmark (case import-release-bundle): time and memory of cdk8s import on the case's release bundle.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import.ts')], { cwd: ROOT, stdio: 'inherit' });

@@ -41,7 +41,6 @@ export {
   CustomObjectValidator,
   planUpgrade,
   diffCrdSchemas,
-  LockFileSchema,
   compareLock,
   lockFor,
   readLock,
@@ -58,7 +57,9 @@ export {
   VersionNotServedError,
   type CrdFacts,
   type CrdVersionFacts,
+  type FetchFunction,
   type FetchOptions,
+  type FetchResponse,
   type KubeObject,
   type LoadedRelease,
   type LockFile,
@@ -76,3 +77,30 @@ export {
   type UpgradeVerdict,
 } from './releases/index.js';
 export { AgentPlaneError, type ExitCategory } from './model/errors.js';
+// Types the public signatures above use.
+export type { PropProblem } from './constructs/errors.js';
+export type { ClientEnvironmentView } from './constructs/client.js';
+export type { RouterPeer } from './constructs/router.js';
+export type { ContainerImage } from './constructs/images.js';
+export type { PodResources, Resources } from './constructs/resources.js';
+export type { VerifierJobScope } from './constructs/verifier-job.js';
+export type { ResourceFigures } from './synth/capacity.js';
+export type { YamlStreamOptions } from './synth/yaml.js';
+export type { SourceOrigin } from './releases/errors.js';
+export type { PrinterColumnFacts } from './releases/types.js';
+export type {
+  ClientCall,
+  ClientMode,
+  ClientModeFacts,
+  ClientRuntimeApi,
+  ClientSdkFacts,
+} from './releases/client-sdk.js';
+export type {
+  AdapterOperation,
+  FindingSeverity,
+  LiveClaim,
+  LiveUpgradeState,
+  PlanOptions,
+  UpgradeDirection,
+  WithFacts,
+} from './releases/upgrade-plan.js';

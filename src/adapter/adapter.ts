@@ -23,9 +23,34 @@ import type {
 import type { KubeClient } from './kubernetes/client.js';
 import type { AdapterReason } from './reasons.js';
 
+// The types the adapter's public signatures use, so the `/adapter` entry point documents and exports them.
+export type {
+  AdapterError,
+  CapabilityAdapter,
+  CapabilityReport,
+  ExecutionRef,
+  ExecutionRequest,
+  ExecutionStatus,
+  Observation,
+  Result,
+  SessionPhase,
+  SessionRef,
+  SessionTemplate,
+  Termination,
+} from './types.js';
+export type { AdapterReason } from './reasons.js';
+export type { ApiConstructor, CallInfo, KubeClient } from './kubernetes/client.js';
+export type { KubeSessionsOptions, SessionScope } from './kubernetes/sessions.js';
+export type { RuntimeSpec, SupportLookup } from './runtime/executions.js';
+export type { CallLimits } from './runtime/limits.js';
+export type { HttpEndpoint, RuntimeTarget, Transport } from './transports/types.js';
+
 export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
   readonly client: KubeClient;
-  /** Commands: without them the adapter runs none (`startExecution` is `unsupported`, `NoExecutionTransport`). */
+  /**
+   * Commands: without them the adapter runs none (`startExecution` is `unsupported`, `NoExecutionTransport`).
+   * @default - none: the adapter runs no commands
+   */
   readonly executions?: ExecutionOptions;
 }
 
@@ -37,8 +62,12 @@ export interface ExecutionOptions {
   readonly supportStates: SupportLookup;
   /** The runtime a template's pods run (`template/<ns>/<name>` → spec); undefined = unknown, execution refused. */
   readonly runtimes: (template: `template/${string}/${string}`) => RuntimeSpec | undefined;
+  /** @default - DEFAULT_LIMITS of the runtime layer: 30 s deadline, 1 MiB request, 4 MiB response */
   readonly limits?: Partial<CallLimits>;
-  /** Executions kept for `queryExecution`. Default 256. */
+  /**
+   * Executions kept for `queryExecution`.
+   * @default 256
+   */
   readonly registryCapacity?: number;
 }
 
@@ -60,17 +89,17 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     }
   }
 
-  /** See {@link KubeSessions.createFromTemplate}: idempotent by operation id; v0.4 → `unsupported`. */
+  /** See `KubeSessions.createFromTemplate`: idempotent by operation id; v0.4 → `unsupported`. */
   createFromTemplate(scope: SessionScope, templateVersion: string, operationId: string): Promise<Result<SessionRef>> {
     return this.sessions.createFromTemplate(scope, templateVersion, operationId);
   }
 
-  /** See {@link KubeSessions.observe}: phase from current-generation conditions; claims judged by their bound Sandbox. */
+  /** See `KubeSessions.observe`: phase from current-generation conditions; claims judged by their bound Sandbox. */
   observe(ref: SessionRef): Promise<Result<Observation>> {
     return this.sessions.observe(ref);
   }
 
-  /** See {@link KubeSessions.terminate}: preconditioned on uid (and `intentVersion` when not `''`); gone → `already-gone`. */
+  /** See `KubeSessions.terminate`: preconditioned on uid (and `intentVersion` when not `''`); gone → `already-gone`. */
   terminate(ref: SessionRef, intentVersion: string): Promise<Result<Termination>> {
     return this.sessions.terminate(ref, intentVersion);
   }

@@ -32,13 +32,19 @@ import { SandboxWarmPool } from './warm-pool.js';
 export interface SandboxClaimProps {
   /** The pool to claim from: the construct, or the name of a pool of the same environment and namespace. Required. */
   readonly pool: SandboxWarmPool | string;
-  /** Object name. Default: the construct id. */
+  /**
+   * Object name.
+   * @default - the construct id
+   */
   readonly name?: string;
-  /** Namespace. Default: the pool's namespace (construct) or the environment's `defaultNamespace` (name). */
+  /**
+   * Namespace.
+   * @default - the pool's namespace (construct) or the environment's `defaultNamespace` (name)
+   */
   readonly namespace?: string;
   /**
    * `spec.lifecycle`: when the claim expires and what expiry removes, or `'unbounded'` to opt this claim out of expiry.
-   * Default: the environment's `claimLifecycle`; with neither, synthesis fails ({@link UnboundedLifetimeError}).
+   * @default - the environment's `claimLifecycle`; with neither, synthesis fails ({@link UnboundedLifetimeError})
    */
   readonly lifecycle?: ClaimLifecycle | 'unbounded';
 }

@@ -29,11 +29,20 @@ export interface SandboxClientProps {
   readonly version: string;
   /** Connection mode, named after the client's config class (see `CLIENT_MODES`). */
   readonly mode: ClientMode;
-  /** The pool the application passes to `create_sandbox(warmpool=…)`. Default: every pool of the environment must suit the client. */
+  /**
+   * The pool the application passes to `create_sandbox(warmpool=…)`.
+   * @default - none: every pool of the environment must suit the client
+   */
   readonly warmPool?: SandboxWarmPool;
-  /** `server_port` of python-runtime modes. Default `8888` (the client's default). */
+  /**
+   * `server_port` of python-runtime modes.
+   * @default 8888
+   */
   readonly serverPort?: number;
-  /** `router_namespace` of the tunnel mode. Default `agent-sandbox-system` (the client's default). */
+  /**
+   * `router_namespace` of the tunnel mode.
+   * @default - the client's router Service namespace (`agent-sandbox-system`)
+   */
   readonly routerNamespace?: string;
 }
 

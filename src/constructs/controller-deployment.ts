@@ -10,9 +10,19 @@ import { child, list, type Json } from './kube-object.js';
 /** Compute resources of the controller container, as Kubernetes quantities (`'500m'`, `'128Mi'`). */
 export interface ControllerResources {
   /** @default none */
-  readonly requests?: { readonly cpu?: string; readonly memory?: string };
+  readonly requests?: {
+    /** @default - none */
+    readonly cpu?: string;
+    /** @default - none */
+    readonly memory?: string;
+  };
   /** @default none */
-  readonly limits?: { readonly cpu?: string; readonly memory?: string };
+  readonly limits?: {
+    /** @default - none */
+    readonly cpu?: string;
+    /** @default - none */
+    readonly memory?: string;
+  };
 }
 
 /** Settings of the controller Deployment (AgentSandboxInstallProps.controller). */
@@ -57,6 +67,10 @@ const quantities = z
   })
   .strict();
 
+/**
+ * zod schema of the `controller` prop ({@link ControllerDeploymentProps}).
+ * @internal
+ */
 export const ControllerDeploymentSchema = z
   .object({
     replicas: z.number().int().min(0).max(100).optional(),
@@ -93,7 +107,10 @@ function plain(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
-/** Writes the settings into the controller Deployment (JSON form) and its container named `container`. */
+/**
+ * Writes the settings into the controller Deployment (JSON form) and its container named `container`.
+ * @internal
+ */
 export function applyControllerSettings(
   deployment: Json,
   container: Json,

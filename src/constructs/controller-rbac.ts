@@ -28,7 +28,10 @@ const NamespaceScopeSchema = z
   .max('namespace:'.length + 63)
   .regex(NAMESPACE_SCOPE, 'must be "cluster" or "namespace:<namespace>" with a DNS-label namespace');
 
-/** zod schema of the `rbac` prop: resource key -> scope; default `{}` (every resource as pinned). */
+/**
+ * zod schema of the `rbac` prop: resource key -> scope; default `{}` (every resource as pinned).
+ * @internal
+ */
 export const ControllerRbacSchema = z
   .record(
     z.string(),

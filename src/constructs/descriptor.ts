@@ -1,13 +1,13 @@
 /**
  * The environment descriptor: what an environment declares and what the verifier must check, written by synthesis as
  * `dist/<environment>/environment.json` and as ConfigMap `agentplane-environment` (key `environment.json`).
- * The zod schema is the contract between the constructs (writer) and the verifier (reader).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AgentPlaneError } from '../model/errors.js';
 import { withSortedKeys } from '../model/objects.js';
-import { SUPPORT_STATES } from '../model/states.js';
+import type { Assert, SameType } from '../model/same-type.js';
+import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 
 /** Name of the descriptor ConfigMap; its key is `environment.json`. */
 export const DESCRIPTOR_CONFIGMAP = 'agentplane-environment';
@@ -16,7 +16,122 @@ export const DESCRIPTOR_KEY = 'environment.json';
 const Labels = z.record(z.string(), z.string());
 const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.optional() }).strict();
 
-/** Schema of `environment.json` (`apiVersion: agentplane.dev/v1alpha1`, `kind: EnvironmentDescriptor`). */
+/**
+ * `environment.json` (`apiVersion: agentplane.dev/v1alpha1`, `kind: EnvironmentDescriptor`): what the environment
+ * declares and the verifier checks. Written by the constructs, read by the verifier.
+ */
+export interface EnvironmentDescriptor {
+  apiVersion: 'agentplane.dev/v1alpha1';
+  kind: 'EnvironmentDescriptor';
+  /** Environment name (also the dist folder). */
+  name: string;
+  release: {
+    tag: string;
+    commit: string;
+    family: 'v0.4' | 'v0.5';
+    /** apiVersion written per kind, e.g. `{ SandboxTemplate: 'extensions.agents.x-k8s.io/v1beta1' }`. */
+    apiVersions: Record<string, string>;
+  };
+  /** `null` when the environment does not install the controller itself. */
+  install: {
+    namespace: string;
+    controllerDeployment: string;
+    controllerImage: string;
+    extensions: boolean;
+    certificates: 'controller' | 'external';
+    /** CRD names marked for server-side apply (over 256 KiB). */
+    serverSideApply: string[];
+    /**
+     * Controller resources the install's `rbac` prop narrowed to namespaces (`plural` or `plural.group`); absent when
+     * none is. The verifier checks the controller's rights on them in these namespaces instead of cluster-wide.
+     */
+    rbacNarrowed?: { resources: string[]; namespaces: string[] }[];
+  } | null;
+  runtimeClasses: {
+    name: string;
+    handler: string;
+    preset: 'gvisor' | 'kata';
+    overhead: { cpu?: string; memory?: string } | null;
+    /** `null` when `allNodes`. */
+    scheduling: { nodeSelector: Record<string, string>; tolerations: Record<string, unknown>[] } | null;
+    allNodes: boolean;
+  }[];
+  templates: {
+    namespace: string;
+    name: string;
+    runtimeClassName: string;
+    networkPolicyManagement: 'Managed' | 'Unmanaged';
+    /** Labels every sandbox pod of the template carries. */
+    podLabels: Record<string, string>;
+    runtime: { kind: 'sandboxd' | 'python-runtime' | 'custom'; container: string; ports: number[] };
+    images: { container: string; image: string }[];
+  }[];
+  warmPools: {
+    namespace: string;
+    name: string;
+    template: string;
+    replicas: number;
+    updateStrategy: 'Recreate' | 'OnReplenish';
+  }[];
+  claims: { namespace: string; name: string; warmPool: string }[];
+  router: {
+    namespace: string;
+    serviceName: string;
+    port: number;
+    podLabels: Record<string, string>;
+    image: string;
+    authorizationMode: 'tokenreview' | 'scoped-token' | 'allow-all';
+    /**
+     * `true` when the environment chose allow-all explicitly (construct `acknowledgeUnauthenticated`).
+     * @default - absent: not acknowledged
+     */
+    acknowledgeUnauthenticated?: true;
+  } | null;
+  networkPolicies: {
+    namespace: string;
+    name: string;
+    template: string;
+    podSelector: Record<string, string>;
+    /** Peer pods in `namespace` (all its pods when `podLabels` is absent). */
+    ingressFrom: { namespace: string; podLabels?: Record<string, string> }[];
+    ingressPorts: number[];
+    dns: { namespace: string; podLabels?: Record<string, string> } | null;
+    egress: {
+      description?: string;
+      namespace?: string;
+      podLabels?: Record<string, string>;
+      cidr?: string;
+      except?: string[];
+      ports: { port: number; protocol: 'TCP' | 'UDP' | 'SCTP' }[];
+    }[];
+  }[];
+  /** Every image the environment runs, by role (`controller`, `router`, `template/<ns>/<name>/<container>`). */
+  images: Record<string, string>;
+  /** The state each capability must reach for `verify` to pass (DESIGN §1 capability names). */
+  capabilities: { capability: string; required: RequiredState }[];
+  /**
+   * The application's client SDKs (`env.addClient`): mode, the runtime API it speaks, whether it goes through the
+   * router or to the pod, the runtime ports it names, the headers it sets, the pools it claims from. Absent when none
+   * is declared.
+   */
+  clients?: {
+    sdk: string;
+    version: string;
+    mode: string;
+    runtimeApi: 'python-runtime' | 'sandboxd';
+    via: 'router' | 'pod';
+    ports: number[];
+    headers: string[];
+    warmPools: { namespace: string; name: string }[];
+    routerNamespace?: string;
+  }[];
+}
+
+/**
+ * zod schema of {@link EnvironmentDescriptor}, the contract between the constructs (writer) and the verifier (reader);
+ * it must infer exactly that interface (checked below).
+ * @internal
+ */
 export const EnvironmentDescriptorSchema = z
   .object({
     apiVersion: z.literal('agentplane.dev/v1alpha1'),
@@ -166,9 +281,12 @@ export const EnvironmentDescriptorSchema = z
   })
   .strict();
 
-export type EnvironmentDescriptor = z.infer<typeof EnvironmentDescriptorSchema>;
+/** @internal */
+export type EnvironmentDescriptorMatchesSchema = Assert<
+  SameType<EnvironmentDescriptor, z.infer<typeof EnvironmentDescriptorSchema>>
+>;
 
-/** Parses a descriptor (e.g. `environment.json` read by the verifier). @throws z.ZodError naming each bad field. */
+/** Parses a descriptor (e.g. `environment.json` read by the verifier). @throws a zod error naming each bad field. */
 export function parseEnvironmentDescriptor(value: unknown): EnvironmentDescriptor {
   return EnvironmentDescriptorSchema.parse(value);
 }

@@ -54,22 +54,40 @@ import { VerifierJob, type VerifierJobProps } from './verifier-job.js';
 export interface AgentEnvironmentProps {
   /** The verified release (from `loadRelease`). Required. */
   readonly release: LoadedRelease;
-  /** Environment name: dist folder, label value, descriptor name (DNS label). Default: the construct id. */
+  /**
+   * Environment name: dist folder, label value, descriptor name (DNS label).
+   * @default - the construct id
+   */
   readonly name?: string;
-  /** Install options, or `false` when the controller is installed by someone else. Default `{}` (install with extensions). */
+  /**
+   * Install options, or `false` when the controller is installed by someone else.
+   * @default {} (install with extensions)
+   */
   readonly install?: Omit<AgentSandboxInstallProps, 'release' | 'requireDigests'> | false;
-  /** Namespace for templates, pools and claims that name none, and for the descriptor ConfigMap. Default `agent-sandboxes`. */
+  /**
+   * Namespace for templates, pools and claims that name none, and for the descriptor ConfigMap.
+   * @default 'agent-sandboxes'
+   */
   readonly defaultNamespace?: string;
-  /** Write a Namespace object for every namespace the environment uses (except the controller's). Default `true`. */
+  /**
+   * Write a Namespace object for every namespace the environment uses (except the controller's).
+   * @default true
+   */
   readonly createNamespaces?: boolean;
-  /** Refuse images without a digest. Default `false` (upstream records no digests for its images). */
+  /**
+   * Refuse images without a digest.
+   * @default false (upstream records no digests for its images)
+   */
   readonly requireDigests?: boolean;
-  /** Overrides of the required state per capability, e.g. `{ 'runtime-exec': 'configured' }`. Default: see {@link AgentEnvironment.descriptor}. */
+  /**
+   * Overrides of the required state per capability, e.g. `{ 'runtime-exec': 'configured' }`.
+   * @default - per capability, see {@link AgentEnvironment.descriptor}
+   */
   readonly requiredStates?: Readonly<Record<string, RequiredState>>;
   /**
    * Lifecycle of every claim that sets none (e.g. `{ ttlSecondsAfterFinished: 3600 }`), or `'unbounded'` to let such
-   * claims live until deleted. Default: none, so a claim without `lifecycle` fails synthesis (case
-   * warm-claim-immortal).
+   * claims live until deleted.
+   * @default - none, so a claim without `lifecycle` fails synthesis (case warm-claim-immortal)
    */
   readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }
@@ -369,7 +387,7 @@ export class AgentEnvironment extends Chart {
   }
 
   /**
-   * The descriptor of this environment, validated against {@link EnvironmentDescriptorSchema}. Lists are sorted by
+   * The descriptor of this environment, validated against the {@link EnvironmentDescriptor} schema. Lists are sorted by
    * namespace/name. Default required states: `sandbox-api` verified; `extensions-api` verified (with extensions);
    * `controller` configured; `conversion` configured (v0.5.x); `runtime-class/<name>` verified;
    * `template/<ns>/<name>` configured; `warm-pool/<ns>/<name>` verified when replicas > 0 else configured; `router` verified;

@@ -66,12 +66,7 @@ export {
   SANDBOXD_RUNTIME,
   type SandboxdPodSpecProps,
 } from './sandboxd.js';
-export {
-  descriptorJson,
-  EnvironmentDescriptorSchema,
-  parseEnvironmentDescriptor,
-  type EnvironmentDescriptor,
-} from './descriptor.js';
+export { descriptorJson, parseEnvironmentDescriptor, type EnvironmentDescriptor } from './descriptor.js';
 export { SUPPORT_STATES, type RequiredState, type SupportState } from '../model/states.js';
 export {
   ConflictError,

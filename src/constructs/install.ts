@@ -40,37 +40,56 @@ export type CertificateMode =
    * controller's `--webhook-cert-dir`; the controller runs with `--manage-webhook-certs=false` (`cmd/agent-sandbox-controller/tls.go@v0.5.6`).
    * `injectCaFrom` (`<namespace>/<Certificate>`) is written as `cert-manager.io/inject-ca-from` on the four CRDs.
    */
-  | { readonly external: { readonly secretName: string; readonly injectCaFrom?: string } };
+  | {
+      readonly external: {
+        readonly secretName: string;
+        /** @default - none (no `cert-manager.io/inject-ca-from` annotation) */
+        readonly injectCaFrom?: string;
+      };
+    };
 
 /** Props of {@link AgentSandboxInstall}. */
 export interface AgentSandboxInstallProps {
   /** The verified release (from `loadRelease`). Required. */
   readonly release: LoadedRelease;
-  /** Install the extension CRDs (SandboxTemplate, SandboxWarmPool, SandboxClaim) and run the controller with `--extensions`. Default `true`. */
+  /**
+   * Install the extension CRDs (SandboxTemplate, SandboxWarmPool, SandboxClaim) and run the controller with `--extensions`.
+   * @default true
+   */
   readonly extensions?: boolean;
   /**
    * Registry (and path prefix) that replaces `registry.k8s.io` in the controller image, e.g. `mirror.example.com/k8s`
-   * gives `mirror.example.com/k8s/agent-sandbox/agent-sandbox-controller:<tag>`. Default: none.
+   * gives `mirror.example.com/k8s/agent-sandbox/agent-sandbox-controller:<tag>`.
+   * @default - none (`registry.k8s.io`)
    */
   readonly registryMirror?: string;
-  /** Digest of the controller image, `sha256:<64 hex>`, appended as `@<digest>`. Default: none (tag only). */
+  /**
+   * Digest of the controller image, `sha256:<64 hex>`, appended as `@<digest>`.
+   * @default - none (tag only)
+   */
   readonly controllerDigest?: string;
-  /** Webhook certificates. Default `'controller'`. `external` is refused where the release has no `--manage-webhook-certs` flag (v0.4.6, v0.5.0). */
+  /**
+   * Webhook certificates. `external` is refused where the release has no `--manage-webhook-certs` flag (v0.4.6, v0.5.0).
+   * @default 'controller'
+   */
   readonly certificates?: CertificateMode;
-  /** Refuse images without a digest. Default: the enclosing environment's `requireDigests`, else `false`. */
+  /**
+   * Refuse images without a digest.
+   * @default - the enclosing environment's `requireDigests`, else `false`
+   */
   readonly requireDigests?: boolean;
   /**
    * Scope of the controller's rights per resource of its pinned ClusterRoles (`k8s/rbac.generated.yaml@tag`,
    * `k8s/extensions-rbac.generated.yaml@tag`; see {@link AgentSandboxInstall.controllerResources}). Key: the resource's
    * plural name, compared without case (`networkPolicies` = `networking.k8s.io/networkpolicies`; subresources such as
    * `sandboxes/status` go with their resource). Value: `'cluster'` (as pinned), `'namespace:<ns>'` or a list of them.
-   * Default `{}`: every resource as pinned, output unchanged.
    *
    * Only a resource the controller neither lists nor watches may be narrowed (on v0.4.6–v0.5.6: `events`); its rules then
    * move from the ClusterRole to a Role + RoleBinding `<clusterRole>-namespaced` in each namespace, and the controller's
    * events elsewhere (e.g. leader election in its own namespace) are refused. No release has a flag restricting the
    * controller's watch to namespaces (`cmd/agent-sandbox-controller/main.go@tag`), so narrowing a watched resource (e.g.
    * `networkPolicies`) or a cluster-scoped one (`customResourceDefinitions`) fails (case controller-rbac-gaps).
+   * @default {} (every resource as pinned, output unchanged)
    */
   readonly rbac?: Readonly<Record<string, ControllerRbacScope>>;
   /**

@@ -12,11 +12,20 @@ export type ShutdownPolicy = 'Delete' | 'DeleteForeground' | 'Retain';
 
 /** A bounded claim lifetime: at least one of `shutdownTime` and `ttlSecondsAfterFinished`. */
 export interface ClaimLifecycle {
-  /** Default `Delete`, always written (never left to the CRD default `Retain`, which keeps the claim object forever). */
+  /**
+   * What expiry removes; always written (never left to the CRD default `Retain`, which keeps the claim object forever).
+   * @default 'Delete'
+   */
   readonly shutdownPolicy?: ShutdownPolicy;
-  /** Absolute expiry, RFC 3339 UTC (e.g. `2026-12-31T00:00:00Z`). The claim controller enforces it. */
+  /**
+   * Absolute expiry, RFC 3339 UTC (e.g. `2026-12-31T00:00:00Z`). The claim controller enforces it.
+   * @default - none (give it or `ttlSecondsAfterFinished`)
+   */
   readonly shutdownTime?: string;
-  /** Seconds after the sandbox reports `Finished` before the claim expires (≥ 0). */
+  /**
+   * Seconds after the sandbox reports `Finished` before the claim expires (≥ 0).
+   * @default - none (give it or `shutdownTime`)
+   */
   readonly ttlSecondsAfterFinished?: number;
 }
 
@@ -30,7 +39,10 @@ export interface ResolvedClaimLifecycle {
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** zod schema of {@link ClaimLifecycle}, shared by claim and environment props. */
+/**
+ * zod schema of {@link ClaimLifecycle}, shared by claim and environment props.
+ * @internal
+ */
 export const CLAIM_LIFECYCLE_SCHEMA = z
   .object({
     shutdownPolicy: z.enum(['Delete', 'DeleteForeground', 'Retain']).default('Delete'),
@@ -47,7 +59,10 @@ export const CLAIM_LIFECYCLE_SCHEMA = z
       "give shutdownTime and/or ttlSecondsAfterFinished (a lifecycle without either never expires), or use 'unbounded' to opt out explicitly",
   });
 
-/** Props value of a lifecycle: a bounded one or the named opt-out. */
+/**
+ * Props value of a lifecycle: a bounded one or the named opt-out.
+ * @internal
+ */
 export const LIFECYCLE_PROP_SCHEMA = z.union([z.literal('unbounded'), CLAIM_LIFECYCLE_SCHEMA]);
 
 /**

@@ -20,35 +20,64 @@ import { DNS_LABEL } from '../model/names.js';
 /** Pods in one namespace, selected by labels. */
 export interface PodPeer {
   readonly namespace: string;
-  /** Labels the pods carry. Default: all pods of the namespace. */
+  /**
+   * Labels the pods carry.
+   * @default - all pods of the namespace
+   */
   readonly podLabels?: Readonly<Record<string, string>>;
 }
 
 /** One allowed egress destination: pods (`namespace` [+ `podLabels`]) or an address block (`cidr` [- `except`]). */
 export interface EgressAllow {
-  /** What it is for (kept in the descriptor). */
+  /**
+   * What it is for (kept in the descriptor).
+   * @default - none
+   */
   readonly description?: string;
+  /** @default - none (give `namespace` or `cidr`) */
   readonly namespace?: string;
+  /** @default - all pods of `namespace` */
   readonly podLabels?: Readonly<Record<string, string>>;
+  /** @default - none (give `namespace` or `cidr`) */
   readonly cidr?: string;
+  /** @default - none */
   readonly except?: readonly string[];
-  /** Ports; at least one. `protocol` default `TCP`. */
-  readonly ports: readonly { readonly port: number; readonly protocol?: 'TCP' | 'UDP' | 'SCTP' }[];
+  /** Ports; at least one. */
+  readonly ports: readonly {
+    readonly port: number;
+    /** @default 'TCP' */
+    readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
+  }[];
 }
 
 /** Props of {@link SandboxNetworkPolicy}. */
 export interface SandboxNetworkPolicyProps {
   /** The template whose pods the policy selects (by `agentplane.dev/template`). Required. */
   readonly template: SandboxTemplate;
-  /** Object name. Default `<template>-sandbox-policy`. */
+  /**
+   * Object name.
+   * @default - `<template>-sandbox-policy`
+   */
   readonly name?: string;
-  /** The router whose pods may reach the runtime endpoint. Default: none. */
+  /**
+   * The router whose pods may reach the runtime endpoint.
+   * @default - none
+   */
   readonly router?: SandboxRouter;
-  /** Other pods that may reach the runtime endpoint. Default: none. */
+  /**
+   * Other pods that may reach the runtime endpoint.
+   * @default - none
+   */
   readonly callers?: readonly PodPeer[];
-  /** Cluster DNS the pods may query on 53/UDP+TCP, or `false` for none. Default `{ namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }`. */
+  /**
+   * Cluster DNS the pods may query on 53/UDP+TCP, or `false` for none.
+   * @default { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }
+   */
   readonly dns?: PodPeer | false;
-  /** Egress allowlist besides DNS. Default: nothing else. */
+  /**
+   * Egress allowlist besides DNS.
+   * @default - nothing else
+   */
   readonly egress?: readonly EgressAllow[];
 }
 

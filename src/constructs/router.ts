@@ -27,6 +27,7 @@ import { contextScope } from './context.js';
 /** Pods in one namespace, selected by labels (all pods of the namespace when `podLabels` is left out). */
 export interface RouterPeer {
   readonly namespace: string;
+  /** @default - all pods of the namespace */
   readonly podLabels?: Readonly<Record<string, string>>;
 }
 
@@ -41,10 +42,24 @@ export const CONTROLLER_POLICY_ROUTER_PEER = {
 
 /** How the router authorizes requests (`--authz-mode`, `sandbox-router/config/flags.go@v0.5.6`). Required: there is no default. */
 export type RouterAuthorization =
-  /** Bearer tokens checked with TokenReview; `requireToken` (default `true`) refuses token-less requests. */
-  | { readonly mode: 'tokenreview'; readonly requireToken?: boolean; readonly audiences?: readonly string[] }
-  /** HMAC tokens bound to (namespace, name, exp); key from Secret `secretName` / `secretKey` (default `secret`, ≥ 32 bytes). */
-  | { readonly mode: 'scoped-token'; readonly secretName: string; readonly secretKey?: string }
+  /** Bearer tokens checked with TokenReview. */
+  | {
+      readonly mode: 'tokenreview';
+      /**
+       * Refuse requests without a token.
+       * @default true
+       */
+      readonly requireToken?: boolean;
+      /** @default - not passed: TokenReview with the API server's own audiences */
+      readonly audiences?: readonly string[];
+    }
+  /** HMAC tokens bound to (namespace, name, exp); key from Secret `secretName` / `secretKey` (≥ 32 bytes). */
+  | {
+      readonly mode: 'scoped-token';
+      readonly secretName: string;
+      /** @default 'secret' */
+      readonly secretKey?: string;
+    }
   /** No authorization. Must be acknowledged explicitly. */
   | { readonly mode: 'allow-all'; readonly acknowledgeUnauthenticated: true };
 
@@ -54,17 +69,32 @@ export interface SandboxRouterProps {
   readonly image: string;
   /** Authorization mode. Required; never allow-all unless acknowledged. */
   readonly authorization: RouterAuthorization;
-  /** Namespace. Default: the controller namespace of the release (`agent-sandbox-system`), where the default template policy expects the router. */
+  /**
+   * Namespace, where the default template policy expects the router.
+   * @default - the controller namespace of the release (`agent-sandbox-system`)
+   */
   readonly namespace?: string;
-  /** Replicas. Default `2` (upstream's deployment). */
+  /**
+   * Replicas.
+   * @default 2 (upstream's deployment)
+   */
   readonly replicas?: number;
-  /** Ports the router may dial on sandbox pods (its NetworkPolicy egress). Default `[8888]` (upstream). */
+  /**
+   * Ports the router may dial on sandbox pods (its NetworkPolicy egress).
+   * @default [8888] (upstream)
+   */
   readonly sandboxPorts?: readonly number[];
-  /** Pod-IP cache (`--cache-enabled`; needs the pods ClusterRole). Default `true` (upstream deploy example). */
+  /**
+   * Pod-IP cache (`--cache-enabled`; needs the pods ClusterRole).
+   * @default true (upstream deploy example)
+   */
   readonly cache?: boolean;
   /** Who may call the router on its proxy port (its NetworkPolicy ingress). Required; `[]` admits nobody. */
   readonly callers: readonly RouterPeer[];
-  /** Who may scrape the metrics port. Default: nobody. */
+  /**
+   * Who may scrape the metrics port.
+   * @default - nobody
+   */
   readonly metricsScraper?: RouterPeer;
 }
 

@@ -25,7 +25,10 @@ export type RuntimePreset = 'gvisor' | 'kata';
 export interface RuntimeScheduling {
   /** Labels that only nodes with the handler carry. Required, at least one entry. */
   readonly nodeSelector: Readonly<Record<string, string>>;
-  /** Tolerations for taints on those nodes. Default: none. */
+  /**
+   * Tolerations for taints on those nodes.
+   * @default - none
+   */
   readonly tolerations?: readonly k8s.Toleration[];
 }
 
@@ -40,23 +43,49 @@ export interface RuntimeNodes {
 /** Props of {@link SandboxRuntimeClass}. */
 export interface SandboxRuntimeClassProps {
   readonly preset: RuntimePreset;
-  /** Kata only: the hypervisor, which picks the pinned profile (name, handler, overhead). Default `qemu`. */
+  /**
+   * Kata only: the hypervisor, which picks the pinned profile (name, handler, overhead).
+   * @default 'qemu'
+   */
   readonly hypervisor?: KataHypervisor;
-  /** RuntimeClass name. Default: the profile's (`gvisor`; `kata-<hypervisor>`, e.g. `kata-qemu`). */
+  /**
+   * RuntimeClass name.
+   * @default - the profile's (`gvisor`; `kata-<hypervisor>`, e.g. `kata-qemu`)
+   */
   readonly name?: string;
-  /** CRI handler. Default: the profile's (`runsc`; `kata-<hypervisor>`). */
+  /**
+   * CRI handler.
+   * @default - the profile's (`runsc`; `kata-<hypervisor>`)
+   */
   readonly handler?: string;
   /**
    * Fixed per-pod overhead (quantities such as `250m`, `160Mi`) counted by the scheduler and quota. Default: the pinned
    * profile (`overhead-profiles.ts`: none for gvisor; kata-deploy's figure per hypervisor, e.g. 250m/160Mi for qemu).
    * `false`: none.
+   * @default - the pinned profile (`overhead-profiles.ts`: none for gvisor; kata-deploy's figure per hypervisor, e.g. 250m/160Mi for qemu)
    */
-  readonly overhead?: { readonly cpu?: string; readonly memory?: string } | false;
-  /** Where pods may run. Required unless `allNodes` is true; both at once is an error. */
+  readonly overhead?:
+    | {
+        /** @default - none */
+        readonly cpu?: string;
+        /** @default - none */
+        readonly memory?: string;
+      }
+    | false;
+  /**
+   * Where pods may run. Required unless `allNodes` is true; both at once is an error.
+   * @default - none: then `allNodes` must be true
+   */
   readonly scheduling?: RuntimeScheduling;
-  /** Every node has the handler: no scheduling rules. Default `false`. */
+  /**
+   * Every node has the handler: no scheduling rules.
+   * @default false
+   */
   readonly allNodes?: boolean;
-  /** The nodes the scheduling rules select, so synthesis can check that every pool fits. Default: undeclared (no check). */
+  /**
+   * The nodes the scheduling rules select, so synthesis can check that every pool fits.
+   * @default - undeclared (no capacity check)
+   */
   readonly nodes?: RuntimeNodes;
 }
 

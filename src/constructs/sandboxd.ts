@@ -29,13 +29,25 @@ export const SANDBOXD_RUNTIME: TemplateRuntime = {
 export interface SandboxdPodSpecProps {
   /** sandboxd image, pinned by tag and, where known, digest. Upstream publishes only a staging `latest-main` (`packages/sandboxd/USER_GUIDE.md@v0.5.6`), so teams build or mirror one. */
   readonly image: string;
-  /** cpu/memory for sandboxd (requests = limits). Default `{ cpu: '500m', memory: '512Mi' }`. */
+  /**
+   * cpu/memory for sandboxd (requests = limits).
+   * @default { cpu: '500m', memory: '512Mi' }
+   */
   readonly resources?: { readonly cpu: string; readonly memory: string };
-  /** Size limit of the `/workspace` emptyDir (quantity). Default `1Gi`. */
+  /**
+   * Size limit of the `/workspace` emptyDir (quantity).
+   * @default '1Gi'
+   */
   readonly workspaceSize?: string;
-  /** Optional workload container sharing `/workspace`; it gets `SANDBOXD_GRPC_ADDR` / `SANDBOXD_REST_ADDR`. Default: none. */
+  /**
+   * Optional workload container sharing `/workspace`; it gets `SANDBOXD_GRPC_ADDR` / `SANDBOXD_REST_ADDR`.
+   * @default - none
+   */
   readonly workload?: k8s.Container;
-  /** Uid/gid the pod runs as. Default `1000` (the sandboxd image's user). */
+  /**
+   * Uid/gid the pod runs as.
+   * @default 1000 (the sandboxd image's user)
+   */
   readonly user?: number;
 }
 

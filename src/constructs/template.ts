@@ -37,7 +37,9 @@ export interface TemplateRuntime {
 
 /** Custom rules for the controller-managed policy (`spec.networkPolicy`); they replace the controller's default lists wholesale. */
 export interface TemplateNetworkRules {
+  /** @default - not written (the controller's default ingress list) */
   readonly ingress?: readonly k8s.NetworkPolicyIngressRule[];
+  /** @default - not written (the controller's default egress list) */
   readonly egress?: readonly k8s.NetworkPolicyEgressRule[];
 }
 
@@ -49,33 +51,59 @@ type ManagedPolicyRules = NonNullable<NetworkSpec['networkPolicy']>;
 
 /** Props of {@link SandboxTemplate}. */
 export interface SandboxTemplateProps {
-  /** Object name (DNS label). Default: the construct id. */
+  /**
+   * Object name (DNS label).
+   * @default - the construct id
+   */
   readonly name?: string;
-  /** Namespace. Default: the environment's `defaultNamespace`. */
+  /**
+   * Namespace.
+   * @default - the environment's `defaultNamespace`
+   */
   readonly namespace?: string;
   /** Runtime class of every sandbox pod. Required: isolation is delegated to the RuntimeClass (`docs/security/threat_model.md@v0.5.6`). */
   readonly runtimeClass: SandboxRuntimeClass;
   /** The pod spec (cdk8s-plus-28). Every container needs cpu and memory limits; `runtimeClassName` may be left out. */
   readonly podSpec: k8s.PodSpec;
-  /** Extra labels/annotations of sandbox pods (keys under `agents.x-k8s.io/` are dropped by the controller and refused here). Default: none. */
+  /**
+   * Extra labels/annotations of sandbox pods (keys under `agents.x-k8s.io/` are dropped by the controller and refused here).
+   * @default - none
+   */
   readonly podMetadata?: {
+    /** @default - none */
     readonly labels?: Readonly<Record<string, string>>;
+    /** @default - none */
     readonly annotations?: Readonly<Record<string, string>>;
   };
-  /** The runtime endpoint. Default: `custom`, the first container, its declared container ports. */
+  /**
+   * The runtime endpoint.
+   * @default - `custom`, the first container, its declared container ports
+   */
   readonly runtime?: TemplateRuntime;
-  /** Default: `Unmanaged` when a SandboxNetworkPolicy of the environment selects this template, else `Managed`. */
+  /**
+   * Who manages the NetworkPolicy of the template's pods: the controller (`Managed`) or the environment's own policies.
+   * @default - `Unmanaged` when a SandboxNetworkPolicy of the environment selects this template, else `Managed`
+   */
   readonly networkPolicyManagement?: NetworkPolicyManagement;
-  /** Custom rules for the controller-managed policy. Default: none (the controller's defaults). Not allowed with own policies. */
+  /**
+   * Custom rules for the controller-managed policy. Not allowed with own policies.
+   * @default - none (the controller's defaults)
+   */
   readonly networkPolicy?: TemplateNetworkRules;
-  /** Whether claims may set env. Default `Disallowed`. */
+  /**
+   * Whether claims may set env.
+   * @default 'Disallowed'
+   */
   readonly envVarsInjectionPolicy?: 'Allowed' | 'Overrides' | 'Disallowed';
-  /** `true`: the controller creates a headless Service per sandbox. Default: unset (upstream: keep an existing one, create none). */
+  /**
+   * `true`: the controller creates a headless Service per sandbox.
+   * @default - unset (upstream: keep an existing one, create none)
+   */
   readonly service?: boolean;
   /**
    * Ids of known image defects (`KNOWN_DEFECTIVE_IMAGES` of the releases layer) this template accepts, e.g.
-   * `['python-runtime-blocking-execute']` to keep the v0.5.0 python runtime. Default: none, so a known-defective image
-   * fails synthesis with {@link KnownDefectiveImageError}.
+   * `['python-runtime-blocking-execute']` to keep the v0.5.0 python runtime.
+   * @default - none, so a known-defective image fails synthesis with {@link KnownDefectiveImageError}
    */
   readonly acceptKnownDefects?: readonly string[];
 }

@@ -30,25 +30,47 @@ export interface VerifierRule {
 export interface VerifierAccessProps {
   /** Namespace of the verifier's ServiceAccount. */
   readonly namespace: string;
-  /** Name of the ServiceAccount, ClusterRole, Roles and bindings. Default `agentplane-verifier`. */
+  /**
+   * Name of the ServiceAccount, ClusterRole, Roles and bindings.
+   * @default 'agentplane-verifier'
+   */
   readonly name?: string;
   /** Namespaces holding the environment's templates, pools and probe sandboxes. At least one. */
   readonly sandboxNamespaces: readonly string[];
-  /** Namespace of the Agent Sandbox controller. Default `agent-sandbox-system` (`k8s/controller.yaml@v0.5.6`). */
+  /**
+   * Namespace of the Agent Sandbox controller.
+   * @default 'agent-sandbox-system' (`k8s/controller.yaml@v0.5.6`)
+   */
   readonly controllerNamespace?: string;
-  /** Controller Deployment and ServiceAccount name. Default `agent-sandbox-controller`. */
+  /**
+   * Controller Deployment and ServiceAccount name.
+   * @default 'agent-sandbox-controller'
+   */
   readonly controllerName?: string;
-  /** Namespace of the sandbox-router Service, when the environment has a router. Default: none. */
+  /**
+   * Namespace of the sandbox-router Service, when the environment has a router.
+   * @default - none
+   */
   readonly routerNamespace?: string;
-  /** Router Service name. Default `sandbox-router-svc`. */
+  /**
+   * Router Service name.
+   * @default 'sandbox-router-svc'
+   */
   readonly routerService?: string;
-  /** Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport). Default `true`. */
+  /**
+   * Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport).
+   * @default true
+   */
   readonly portForward?: boolean;
-  /** Grant SubjectAccessReview create, to check the controller's rights. Default `true`. */
+  /**
+   * Grant SubjectAccessReview create, to check the controller's rights.
+   * @default true
+   */
   readonly checkControllerRbac?: boolean;
   /**
    * Name of the ConfigMap in `namespace` the in-cluster verifier writes its report to: get/update/patch on that one
-   * name, and create on ConfigMaps (RBAC cannot narrow create by name). Default: none (no ConfigMap rights).
+   * name, and create on ConfigMaps (RBAC cannot narrow create by name).
+   * @default - none (no ConfigMap rights)
    */
   readonly reportConfigMap?: string;
 }
@@ -72,10 +94,8 @@ const PropsSchema = z
 /** The four CRD names of Agent Sandbox (`k8s/crds/*.yaml@v0.5.6`). */
 const CRD_NAMES = SANDBOX_KINDS.map(resourceName);
 
-type Parsed = z.output<typeof PropsSchema>;
-
 /** Cluster-wide rules of the verifier (pure; exported for tests and docs). */
-export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): VerifierRule[] {
+export function verifierClusterRules(p: { readonly checkControllerRbac: boolean }): VerifierRule[] {
   const rules: VerifierRule[] = [
     {
       apiGroups: ['apiextensions.k8s.io'],
@@ -92,7 +112,7 @@ export function verifierClusterRules(p: Pick<Parsed, 'checkControllerRbac'>): Ve
 }
 
 /** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
-export function verifierSandboxRules(p: Pick<Parsed, 'portForward'>): VerifierRule[] {
+export function verifierSandboxRules(p: { readonly portForward: boolean }): VerifierRule[] {
   const rules: VerifierRule[] = [
     {
       apiGroups: [CORE_GROUP],

@@ -17,13 +17,25 @@ import { requireContext, SandboxTemplate } from './template.js';
 export interface SandboxWarmPoolProps {
   /** The template whose sandboxes the pool keeps. Required. */
   readonly template: SandboxTemplate;
-  /** Object name (DNS label). Default: the construct id. The namespace is the template's. */
+  /**
+   * Object name (DNS label). The namespace is the template's.
+   * @default - the construct id
+   */
   readonly name?: string;
-  /** Number of warm sandboxes, ≥ 0. Default `1`. Always written (v0.4.6 and v0.5.0 require it). */
+  /**
+   * Number of warm sandboxes, ≥ 0. Always written (v0.4.6 and v0.5.0 require it).
+   * @default 1
+   */
   readonly replicas?: number;
-  /** `Recreate`: replace stale unclaimed members when the template changes; `OnReplenish` (upstream default): only on replenish. Default `OnReplenish`. */
+  /**
+   * `Recreate`: replace stale unclaimed members when the template changes; `OnReplenish` (upstream default): only on replenish.
+   * @default 'OnReplenish'
+   */
   readonly updateStrategy?: 'Recreate' | 'OnReplenish';
-  /** Allow a template that takes Secrets (they would pass from one tenant to the next). Default `false`. */
+  /**
+   * Allow a template that takes Secrets (they would pass from one tenant to the next).
+   * @default false
+   */
   readonly allowTenantCredentials?: boolean;
 }
 

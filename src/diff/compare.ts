@@ -17,14 +17,21 @@ import { redactSecretPair } from './secrets.js';
 import { fieldChanges, type FieldChange } from './structural.js';
 
 export interface DiffOptions {
-  /** Extra schemas for defaulting (e.g. the pinned release's), used after the CRDs found in each set. */
+  /**
+   * Extra schemas for defaulting (e.g. the pinned release's), used after the CRDs found in each set.
+   * @default - none: only the CRDs found in each set
+   */
   readonly schemaFor?: SchemaLookup;
   /**
    * Extra scopes (e.g. the pinned release's, `scopeLookupFromRelease`), used after the core table and the CRDs found in
    * each set to decide which objects are cluster-scoped (their `metadata.namespace` is dropped before comparing).
+   * @default - none: the core table and the CRDs found in each set
    */
   readonly scopeFor?: ScopeLookup;
-  /** Overrides the detection of who manages the conversion caBundle (see {@link caBundleExternallyManaged}). */
+  /**
+   * Overrides the detection of who manages the conversion caBundle (see {@link caBundleExternallyManaged}).
+   * @default - detected from the head set's CRDs and controller flags
+   */
   readonly caBundleExternallyManaged?: boolean;
 }
 

@@ -57,3 +57,6 @@ export {
 export { LiveObjectError, readLiveSets, type LiveReader, type UnreadableObject } from './live.js';
 export { fieldChanges, type FieldChange } from './structural.js';
 export { renderPlan, renderPlanMarkdown, renderPlanText } from './render-plan.js';
+// Types the diff's public signatures use.
+export type { ControllerOwnedField } from './normalize.js';
+export type { ComparedPair } from './risk.js';

@@ -18,12 +18,15 @@ import { dropDefaultOnly, fillSchemaDefaults, type SchemaNode } from './schema-d
 export type SchemaLookup = (apiVersion: string, kind: string) => SchemaNode | undefined;
 
 export interface NormalizeOptions {
-  /** Schemas for defaulting. Default: none (no defaults applied). */
+  /**
+   * Schemas for defaulting.
+   * @default - none (no defaults applied)
+   */
   readonly schemaFor?: SchemaLookup;
   /**
    * Whether someone other than the manifests writes the CRDs' conversion `caBundle`: the agent-sandbox controller
-   * (v0.5.x default, `--manage-webhook-certs=true`, `cmd/agent-sandbox-controller/tls.go@v0.5.6`) or a CA injector.
-   * Default true. When false the `caBundle` is compared like any other field.
+   * (v0.5.x default, `--manage-webhook-certs=true`, `cmd/agent-sandbox-controller/tls.go@v0.5.6`) or a CA injector. When false the `caBundle` is compared like any other field.
+   * @default true
    */
   readonly caBundleExternallyManaged?: boolean;
 }
@@ -58,7 +61,7 @@ export interface ControllerOwnedField {
   readonly whenEmpty?: true;
 }
 
-/** Fields controllers own on objects AgentPlane declares (besides {@link CONTROLLER_KEY_PREFIX} labels and annotations). */
+/** Fields controllers own on objects AgentPlane declares (besides `CONTROLLER_KEY_PREFIX` labels and annotations). */
 export const CONTROLLER_OWNED: readonly ControllerOwnedField[] = [
   {
     kind: 'CustomResourceDefinition',

@@ -117,7 +117,7 @@ export function parseManifests(file: string, text: string, cache?: DocumentCache
 
 /**
  * One document of a manifest file, not parsed yet: `text` from its `---` line to the next, `line` its first line in
- * `file` (0-based). A file with directives or `...` markers is one document (see {@link CROSS_DOCUMENT_SYNTAX}).
+ * `file` (0-based). A file with directives or `...` markers is one document (see `CROSS_DOCUMENT_SYNTAX`).
  */
 export interface ManifestDocument {
   readonly file: string;
@@ -159,7 +159,10 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** How BASE/HEAD are read. */
 export interface ReadOptions {
-  /** Shared parse results; give both sides the same cache (see {@link DocumentCache}). Default: none. */
+  /**
+   * Shared parse results; give both sides the same cache (see {@link DocumentCache}).
+   * @default - none
+   */
   readonly documents?: DocumentCache;
 }
 
@@ -229,11 +232,14 @@ export async function readManifestDir(
 }
 
 export interface GitRefOptions extends ReadOptions {
-  /** The repository (default: the current directory). */
+  /**
+   * The repository.
+   * @default - the current directory
+   */
   readonly repo?: string;
   /**
    * The synth command run inside the ref's worktree, as argv; `{out}` is replaced by the output directory.
-   * Default: `node bin/agentplane.js synth --all-examples --out {out}` (the ref's own CLI, so the ref's code decides the output).
+   * @default ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}'] (the ref's own CLI, so the ref's code decides the output)
    */
   readonly synthCommand?: readonly string[];
 }

@@ -10,17 +10,43 @@ import { UPSTREAM_REPO } from './catalog.js';
 import { MissingFileError, ReleaseError, SourceUnreachableError, type SourceOrigin } from './errors.js';
 import type { PinnedFile, ReleaseFacts } from './types.js';
 
+/**
+ * The part of a fetch response the upstream source reads. The global `fetch` of Node 20+ returns one; declared here so
+ * the package's types need neither DOM nor Node fetch typings in the consumer's project.
+ */
+export interface FetchResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly ok: boolean;
+  readonly headers: { get(name: string): string | null };
+  readonly body: { cancel(): Promise<void> } | null;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** A fetch implementation as the upstream source calls it: the global `fetch` is one. */
+export type FetchFunction = (url: string, init: { signal: AbortSignal; redirect: 'manual' }) => Promise<FetchResponse>;
+
 /** Options for loadRelease. */
 export interface FetchOptions {
   /**
-   * Mirror directory (`<mirror>/<tag>/<path>`). Default: defaultMirror(). `false`: use no mirror, fetch from upstream.
+   * Mirror directory (`<mirror>/<tag>/<path>`). `false`: use no mirror, fetch from upstream.
+   * @default - defaultMirror(): `AGENTPLANE_MIRROR`, else none (fetch from upstream)
    */
   mirror?: string | false;
-  /** Cache root; files go to `<cacheDir>/<tag>/<path>`. Default: defaultCacheDir(). */
+  /**
+   * Cache root; files go to `<cacheDir>/<tag>/<path>`.
+   * @default - defaultCacheDir()
+   */
   cacheDir?: string;
-  /** fetch implementation for the upstream source. Default: the global fetch. */
-  fetch?: typeof fetch;
-  /** Timeout per upstream request in milliseconds. Default 30000. */
+  /**
+   * fetch implementation for the upstream source.
+   * @default - the global fetch
+   */
+  fetch?: FetchFunction;
+  /**
+   * Timeout per upstream request in milliseconds.
+   * @default 30000
+   */
   timeoutMs?: number;
 }
 
@@ -110,14 +136,14 @@ export class RedirectRefusedError extends ReleaseError {
  * RedirectRefusedError (never followed, so no request goes to its target); network errors, timeouts and other non-2xx
  * are SourceUnreachableError.
  */
-export function upstreamSource(fetchImpl: typeof fetch = globalThis.fetch, timeoutMs = 30_000): FileSource {
+export function upstreamSource(fetchImpl: FetchFunction = globalThis.fetch, timeoutMs = 30_000): FileSource {
   const name = `upstream github.com/${UPSTREAM_REPO}`;
   return {
     name,
     origin: 'upstream',
     async read(facts, file) {
       const url = upstreamUrl(facts.commit, file.path);
-      let res: Response;
+      let res: FetchResponse;
       try {
         res = await fetchImpl(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
       } catch (err) {

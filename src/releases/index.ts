@@ -28,7 +28,9 @@ export {
   MirrorDirectoryMissingError,
   RedirectRefusedError,
   upstreamUrl,
+  type FetchFunction,
   type FetchOptions,
+  type FetchResponse,
 } from './fetch.js';
 export { defaultCacheDir, sha256Hex } from './cache.js';
 export { loadRelease } from './load.js';
@@ -49,7 +51,7 @@ export {
   type JsonSchema,
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
-export { LockFileSchema, compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
+export { compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
 export {
   KNOWN_RENAMES,
   diffCrdSchemas,

@@ -4,16 +4,33 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
+import type { Assert, SameType } from '../model/same-type.js';
 import { openApiSchema, schemaFingerprint, servedVersions } from './crd-schema.js';
 import { LockFileInvalidError } from './errors.js';
 import type { LoadedRelease, SandboxKind } from './types.js';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex sha256');
 
+/** A parsed lock file. */
+export interface LockFile {
+  lockVersion: 1;
+  /** The release tag, e.g. `v0.5.6`. */
+  release: string;
+  /** The release's 40-character git commit. */
+  commit: string;
+  /** Upstream path -> sha256 of the pinned file. */
+  files: Record<string, string>;
+  /** `<Kind>/<version>` -> schemaFingerprint of that served version's openAPIV3Schema. */
+  crdFingerprints: Record<string, string>;
+  /** Logical name (e.g. `controller`) -> image reference. */
+  images: Record<string, string>;
+  /** `<environment>/<sdk>/<mode>` -> client version; only when an environment declares a client. */
+  clients?: Record<string, string>;
+}
+
 /**
- * Shape of the lock file. `files`: upstream path -> sha256; `crdFingerprints`: `<Kind>/<version>` -> schemaFingerprint of
- * that served version's openAPIV3Schema; `images`: logical name (e.g. `controller`) -> image reference; `clients`
- * (only when an environment declares one): `<environment>/<sdk>/<mode>` -> client version.
+ * zod schema of {@link LockFile}; it must infer exactly that interface (checked below).
+ * @internal
  */
 export const LockFileSchema = z.strictObject({
   lockVersion: z.literal(1),
@@ -25,8 +42,8 @@ export const LockFileSchema = z.strictObject({
   clients: z.record(z.string(), z.string().min(1)).optional(),
 });
 
-/** A parsed lock file. */
-export type LockFile = z.infer<typeof LockFileSchema>;
+/** @internal */
+export type LockFileMatchesSchema = Assert<SameType<LockFile, z.infer<typeof LockFileSchema>>>;
 
 /** The lock an environment on `release` with these `images` (and declared `clients`) must match. */
 export function lockFor(

@@ -105,7 +105,10 @@ export const BLOCKING_DEFECTS: readonly BlockingDefect[] = [
 
 /** Options of {@link planUpgrade}. */
 export interface PlanOptions {
-  /** Ids of {@link BLOCKING_DEFECTS} the operator accepts: they are reported but no longer block. */
+  /**
+   * Ids of `BLOCKING_DEFECTS` (releases layer) the operator accepts: they are reported but no longer block.
+   * @default - none
+   */
   readonly accept?: readonly string[];
 }
 
@@ -339,7 +342,10 @@ export const KNOWN_DEFECTS: ReadonlyArray<{
 ];
 
 /** What the plan reads of a release other than `from` and `to`: its pinned facts only. */
-type WithFacts = { readonly facts: ReleaseFacts };
+/** A release as far as the plan reads it: its facts (a LoadedRelease is one). */
+export interface WithFacts {
+  readonly facts: ReleaseFacts;
+}
 
 function storageVersion(release: WithFacts, kind: SandboxKind): string | undefined {
   return storageVersionOf(release.facts.crds[kind]);

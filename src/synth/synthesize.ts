@@ -28,7 +28,10 @@ export { ANNOTATION_LIMIT_BYTES, OBJECT_LIMIT_BYTES };
 
 /** Options of {@link synthesizeEnvironment}. */
 export interface SynthOptions {
-  /** Fail (ObjectTooLargeError) instead of warning when an object would exceed the annotation limit under client-side apply. Default `false`. */
+  /**
+   * Fail (ObjectTooLargeError) instead of warning when an object would exceed the annotation limit under client-side apply.
+   * @default false
+   */
   readonly strict?: boolean;
 }
 

@@ -23,7 +23,10 @@ export function yamlDocument(obj: unknown): string {
 
 /** Options of {@link yamlStream}. */
 export interface YamlStreamOptions {
-  /** Where emitted large documents are kept between processes (a release cache root); none: memory only. */
+  /**
+   * Where emitted large documents are kept between processes (a release cache root).
+   * @default - none: memory only
+   */
   readonly cacheRoot?: string;
 }
 

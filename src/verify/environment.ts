@@ -16,8 +16,6 @@ import { requirementsFor } from './requirements.js';
 import type { RequiredState } from './states.js';
 import { AgentPlaneError } from '../model/errors.js';
 
-export { EnvironmentDescriptorSchema, type EnvironmentDescriptor };
-
 /** The descriptor could not be read or is not valid; `hint` says what to do. */
 export class EnvironmentDescriptorError extends AgentPlaneError {
   readonly reason = 'EnvironmentDescriptorInvalid';
@@ -67,14 +65,27 @@ export function readEnvironment(dir: string): { descriptor: EnvironmentDescripto
 /** Options the descriptor cannot know: how this verifier reaches things. */
 export interface PlanOptions {
   readonly transport: TransportKind;
+  /** @default - none: the router is reached through the API server */
   readonly routerUrl?: string;
-  /** Address of this verifier the router can dial, for the router's negative probes (see RouterPlan.canaryHost). */
+  /**
+   * Address of this verifier the router can dial, for the router's negative probes (see RouterPlan.canaryHost).
+   * @default - none: the no-connection part of the negative probes stays unproven
+   */
   readonly routerCanaryHost?: string;
-  /** Per runtime call, ms. Default 5000. */
+  /**
+   * Per runtime call, ms.
+   * @default 5000
+   */
   readonly probeTimeoutMs?: number;
-  /** For a workload object to become Ready, ms. Default 120000. */
+  /**
+   * For a workload object to become Ready, ms.
+   * @default 120000
+   */
   readonly readyTimeoutMs?: number;
-  /** Consecutive successes per network-reached capability. Default DEFAULT_SAMPLES. */
+  /**
+   * Consecutive successes per network-reached capability.
+   * @default DEFAULT_SAMPLES (5)
+   */
   readonly samples?: number;
 }
 

@@ -96,7 +96,7 @@ export interface PodView {
   };
 }
 
-interface StatusView {
+export interface StatusView {
   readonly name?: string;
   readonly image?: string;
   readonly imageID?: string;

@@ -49,3 +49,13 @@ export { renderTable } from './render/table.js';
 export { renderJson } from './render/json.js';
 export { renderMarkdown } from './render/markdown.js';
 export { renderJunit } from './render/junit.js';
+// Types the verifier's public signatures use.
+export type { CapabilityName } from '../model/capabilities.js';
+export type { TransportKind } from '../adapter/types.js';
+export type { CustomRef } from '../adapter/kubernetes/cluster.js';
+export type { ClientPlan } from './plan.js';
+export type { EnvironmentSummary } from './report.js';
+export type { StatusView } from './image-digests.js';
+export type { FactInput } from './evidence.js';
+export type { ProbeDeps } from './probes/common.js';
+export type { RunOptions } from './runner.js';

@@ -64,13 +64,25 @@ export function orderProbes(probes: readonly Probe[]): Probe[] {
 }
 
 export interface RunOptions {
-  /** Where progress lines go; default process.stderr. */
+  /**
+   * Where progress lines go.
+   * @default - lines to process.stderr
+   */
   readonly progress?: (line: string) => void;
-  /** Aborts the whole run (e.g. SIGINT); probes not yet started are reported as not run. */
+  /**
+   * Aborts the whole run (e.g. SIGINT); probes not yet started are reported as not run.
+   * @default - none (not abortable)
+   */
   readonly signal?: AbortSignal;
-  /** Clock, for tests; default Date.now. */
+  /**
+   * Clock, for tests.
+   * @default Date.now
+   */
   readonly now?: () => number;
-  /** Most probes running at once; default {@link DEFAULT_CONCURRENCY}. 1 runs them one after another. */
+  /**
+   * Most probes running at once; 1 runs them one after another.
+   * @default DEFAULT_CONCURRENCY (8)
+   */
   readonly concurrency?: number;
 }
 

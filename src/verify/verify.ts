@@ -48,21 +48,44 @@ export class VerifyCouldNotRunError extends AgentPlaneError {
 export interface VerifyOptions {
   readonly plan: VerifyPlan;
   readonly client: KubeClient;
-  /** The pinned release's verified files: enables schema checks of templates and the controller RBAC list from the pinned RBAC. */
+  /**
+   * The pinned release's verified files: enables schema checks of templates and the controller RBAC list from the pinned RBAC.
+   * @default - none: no schema checks, the controller RBAC list of the known gaps
+   */
   readonly loaded?: LoadedRelease;
-  /** `deployment` (default) reads the controller Deployment; `external` for a controller run outside the cluster. */
+  /**
+   * `deployment` reads the controller Deployment; `external` for a controller run outside the cluster.
+   * @default 'deployment'
+   */
   readonly controllerMode?: 'deployment' | 'external';
-  /** Image the environment pins for the controller (a mirror of the release image); default the release image. */
+  /**
+   * Image the environment pins for the controller (a mirror of the release image).
+   * @default - the release image
+   */
   readonly controllerImage?: string;
+  /** @default - an AdapterRuntimeProber on `client` (through the plan's router URL when it has one) */
   readonly runtime?: RuntimeProber;
+  /** @default - lines to stderr */
   readonly progress?: (line: string) => void;
-  /** Abort (SIGINT): remaining probes are not run; cleanup still runs. */
+  /**
+   * Abort (SIGINT): remaining probes are not run; cleanup still runs.
+   * @default - none (not abortable)
+   */
   readonly signal?: AbortSignal;
-  /** Run id (6 hex) for object names and labels; random by default. */
+  /**
+   * Run id (6 hex) for object names and labels.
+   * @default - random
+   */
   readonly runId?: string;
-  /** Most probes running at once (runner.ts DEFAULT_CONCURRENCY by default). */
+  /**
+   * Most probes running at once.
+   * @default DEFAULT_CONCURRENCY of the runner (8)
+   */
   readonly concurrency?: number;
-  /** Bound on waiting for workload objects to disappear, ms. Default 30000. */
+  /**
+   * Bound on waiting for workload objects to disappear, ms.
+   * @default 30000
+   */
   readonly cleanupWaitMs?: number;
 }
 

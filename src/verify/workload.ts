@@ -82,7 +82,7 @@ export class Workload {
 
   /**
    * Settles a {@link track}ed object by the answer to its create: one that cannot exist (see
-   * {@link createMayHaveSucceeded}) is no longer tracked, so cleanup neither deletes it nor reports it as left behind.
+   * `createMayHaveSucceeded`) is no longer tracked, so cleanup neither deletes it nor reports it as left behind.
    */
   created(ref: CustomRef, name: string, r: Result<unknown>): void {
     if (createMayHaveSucceeded(r)) return;

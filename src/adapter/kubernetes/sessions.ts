@@ -41,7 +41,10 @@ export interface SessionScope {
 }
 
 export interface KubeSessionsOptions {
-  /** Extra labels put on every claim created (e.g. a verifier run id so its workload objects can be found and cleaned up). */
+  /**
+   * Extra labels put on every claim created (e.g. a verifier run id so its workload objects can be found and cleaned up).
+   * @default - none
+   */
   readonly labels?: Readonly<Record<string, string>>;
 }
 

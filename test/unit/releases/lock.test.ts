@@ -71,7 +71,7 @@ describe('lock file', () => {
     writeFileSync(path, '{ not json');
     expect(() => readLock(path)).toThrow(LockFileInvalidError);
     expect(() => readLock(path)).toThrow(/not JSON/);
-    const lock = lockFor(v056, images(v056)) as Record<string, unknown>;
+    const lock = lockFor(v056, images(v056));
     writeFileSync(path, JSON.stringify({ ...lock, commit: 'abc', extra: true }));
     expect(() => readLock(path)).toThrow(/commit: must be a 40-character git commit/);
     expect(() => readLock(path)).toThrow(/extra/);
