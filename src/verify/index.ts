@@ -32,9 +32,9 @@ export {
   startedContainers,
   type ContainerImage,
   type ImageCheck,
-  type PodView,
   type SplitRef,
 } from './image-digests.js';
+export type { PodView } from '../adapter/kubernetes/views.js';
 export { imageDigestsProbe, IMAGE_DIGESTS_PROBE } from './probes/image-digests.js';
 export { runVerify, planProbes, VerifyCouldNotRunError, type VerifyOptions, type VerifyResult } from './verify.js';
 export {

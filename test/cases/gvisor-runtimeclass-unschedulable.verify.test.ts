@@ -4,6 +4,7 @@
  * the gVisor Sentry's log. The real scheduler/admission path is in test/cluster/verify/verify-runtime-class.test.ts;
  * FailedCreatePodSandBox events per node on the real API server in test/cluster/verify/verify-pod-events.test.ts.
  */
+import { nodeView, runtimeClassView } from '../../src/adapter/kubernetes/views.js';
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import { podView } from '../../src/adapter/kubernetes/views.js';
 import { releaseFacts } from '../../src/releases/supported.js';
@@ -25,8 +26,8 @@ const node = (name: string, labels: Record<string, string> = {}) => ({
 describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
   test('a class without scheduling matches every node, including those without the handler (what the construct forbids)', () => {
     const fits = nodesFor(
-      { metadata: { name: 'gvisor' }, handler: 'runsc' } as never,
-      [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never,
+      runtimeClassView({ metadata: { name: 'gvisor' }, handler: 'runsc' }),
+      [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')].map(nodeView),
     );
     expect(fits.filter((f) => f.fits).map((f) => f.node)).toEqual(['node-a', 'node-b', 'node-c']);
   });
@@ -39,8 +40,8 @@ describe('case 12 gvisor-runtimeclass-unschedulable (verifier)', () => {
     };
     expect(
       nodesFor(
-        rc as never,
-        [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never,
+        runtimeClassView(rc),
+        [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')].map(nodeView),
       ),
     ).toEqual([
       { node: 'node-a', fits: false, reason: 'lacks label agentplane.dev/runsc=true' },

@@ -8,6 +8,7 @@
  */
 import { planFromDescriptor } from '../../src/verify/environment.js';
 import { fact } from '../../src/verify/evidence.js';
+import { podView } from '../../src/adapter/kubernetes/views.js';
 import { imageEvidence, startedContainers } from '../../src/verify/image-digests.js';
 import { settle } from '../../src/verify/states.js';
 import { DESCRIPTOR } from '../unit/verify/fixtures.js';
@@ -62,7 +63,7 @@ describe('case 15 unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers(pods, template.images!),
+      startedContainers(pods.map(podView), template.images!),
     );
     expect(ev.map((e) => [e.step, e.verdict, e.subject, e.value])).toEqual([
       ['verified', 'missing', 'Pod dev-sandboxes/shell-pool-b2', `${SANDBOXD}@${STALE}`],
@@ -82,7 +83,7 @@ describe('case 15 unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers(pods, template.images!),
+      startedContainers(pods.map(podView), template.images!),
     );
     expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null });
   });
@@ -96,7 +97,7 @@ describe('case 15 unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers(pods, tagPlan.templates[0]!.images!),
+      startedContainers(pods.map(podView), tagPlan.templates[0]!.images!),
     );
     expect(ev.map((e) => e.verdict)).toEqual(['unknown']);
     expect(ev[0]!.message).toContain(
@@ -123,7 +124,7 @@ describe('case 15 unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers([drifted], { sandboxd: `${SANDBOXD}:v0.5.6` }),
+      startedContainers([podView(drifted)], { sandboxd: `${SANDBOXD}:v0.5.6` }),
     );
     expect(ev.map((e) => [e.verdict, e.field])).toEqual([['missing', 'status.containerStatuses[sandboxd].image']]);
     expect(ev[0]!.message).toMatch(

@@ -7,6 +7,7 @@ import {
   type ContainerImage,
 } from '../../../src/verify/image-digests.js';
 import { settle } from '../../../src/verify/states.js';
+import { podView } from '../../../src/adapter/kubernetes/views.js';
 import { fact } from '../../../src/verify/evidence.js';
 
 const A = `sha256:${'a'.repeat(64)}`;
@@ -105,7 +106,7 @@ describe('startedContainers', () => {
         },
       },
     ];
-    expect(startedContainers(pods, { sandboxd: `${REPO}:v0.5.6@${A}`, init: `i:1@${B}` })).toEqual([
+    expect(startedContainers(pods.map(podView), { sandboxd: `${REPO}:v0.5.6@${A}`, init: `i:1@${B}` })).toEqual([
       {
         pod: 'sbx/p-1',
         container: 'sandboxd',
