@@ -81,9 +81,9 @@ export class ClusterReads {
     return r.kind === 'ok' ? { kind: 'ok', value: r.value !== undefined } : r;
   }
 
-  /** Identity of the objects of `kind` carrying `labelSelector`. */
-  labelled(kind: SandboxKind, namespace: string, labelSelector: string): Promise<Result<ObjectMeta[]>> {
-    return many(this.cluster.listCustom(this.ref(kind, namespace), labelSelector), metaOf);
+  /** Identity of the objects at `ref` carrying `labelSelector`. */
+  labelled(ref: CustomRef, labelSelector: string): Promise<Result<ObjectMeta[]>> {
+    return many(this.cluster.listCustom(ref, labelSelector), metaOf);
   }
 
   pod(namespace: string, name: string): Promise<Result<PodView | undefined>> {

@@ -204,8 +204,12 @@ export function sandboxView(o: Obj, family: ReleaseFamily): SandboxView {
 export interface ClaimView {
   readonly meta: ObjectMeta;
   readonly boundSandbox?: string;
-  /** `spec.warmPoolRef.name`, when the claim names a pool. */
+  /** `spec.warmPoolRef.name` (v1beta1), when the claim names a pool. */
   readonly warmPool?: string;
+  /** `spec.sandboxTemplateRef.name`: v1alpha1 claims name their template (v1beta1 ones reach it through the pool). */
+  readonly template?: string;
+  /** `spec.warmpool` of a v1alpha1 claim: `default` (or unset), `none`, or a pool name. */
+  readonly warmpool?: string;
   /** Whether `spec.lifecycle` sets `shutdownTime` or `ttlSecondsAfterFinished` (the claim expires on its own). */
   readonly expires: boolean;
   readonly phase: PhaseJudgement;
@@ -234,13 +238,18 @@ function claimOf(o: Obj, family: ReleaseFamily, sandbox: SandboxObject | 'missin
   const bound = ((o.status ?? {}) as { sandbox?: { name?: unknown } }).sandbox?.name;
   const spec = (o.spec ?? {}) as {
     warmPoolRef?: { name?: unknown };
+    sandboxTemplateRef?: { name?: unknown };
+    warmpool?: unknown;
     lifecycle?: { shutdownTime?: unknown; ttlSecondsAfterFinished?: unknown };
   };
   const pool = spec.warmPoolRef?.name;
+  const template = spec.sandboxTemplateRef?.name;
   const view: ClaimView = {
     meta: metaOf(o),
-    ...(typeof bound === 'string' ? { boundSandbox: bound } : {}),
+    ...(typeof bound === 'string' && bound !== '' ? { boundSandbox: bound } : {}),
     ...(typeof pool === 'string' ? { warmPool: pool } : {}),
+    ...(typeof template === 'string' ? { template } : {}),
+    ...(typeof spec.warmpool === 'string' ? { warmpool: spec.warmpool } : {}),
     expires: spec.lifecycle?.shutdownTime != null || spec.lifecycle?.ttlSecondsAfterFinished != null,
     phase: claimPhase(o as ClaimObject, sandbox, family),
     condition: conditionOf(o),
@@ -414,8 +423,11 @@ export interface DeploymentView {
   readonly observedGeneration?: number;
   readonly updatedReplicas: number;
   readonly availableReplicas: number;
-  /** Available condition status (`True`/`False`/…) and reason, when there is one. */
-  readonly available?: { readonly status?: string; readonly reason?: string };
+  /**
+   * Condition `type`. Deployment conditions carry no observedGeneration: they are as current as
+   * `status.observedGeneration`, so they count only when that equals the Deployment's generation.
+   */
+  readonly condition: (type: string) => ConditionReading;
 }
 
 export function deploymentView(o: Obj): DeploymentView {
@@ -432,7 +444,11 @@ export function deploymentView(o: Obj): DeploymentView {
     };
   };
   const container = d.spec?.template?.spec?.containers?.[0];
-  const available = (d.status?.conditions ?? []).find((c) => c.type === 'Available');
+  const observed = d.status?.observedGeneration;
+  const dated: Conditioned = {
+    metadata: { generation: d.metadata?.generation ?? 0 },
+    status: { conditions: (d.status?.conditions ?? []).map((c) => ({ ...c, observedGeneration: observed })) },
+  };
   return {
     meta: metaOf(o),
     image: container?.image ?? '',
@@ -442,14 +458,7 @@ export function deploymentView(o: Obj): DeploymentView {
     ...(d.status?.observedGeneration !== undefined ? { observedGeneration: d.status.observedGeneration } : {}),
     updatedReplicas: d.status?.updatedReplicas ?? 0,
     availableReplicas: d.status?.availableReplicas ?? 0,
-    ...(available
-      ? {
-          available: {
-            ...(available.status ? { status: available.status } : {}),
-            ...(available.reason ? { reason: available.reason } : {}),
-          },
-        }
-      : {}),
+    condition: (type) => readCondition(dated, type),
   };
 }
 

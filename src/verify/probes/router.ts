@@ -10,7 +10,8 @@ import { httpCall } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
 import type { VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
-import { Facts, type ProbeDeps } from './common.js';
+import { isPlainObject } from '../../model/objects.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 import { selects } from './network.js';
 
 /** Upstream's default ingress peer of a Managed template policy. */
@@ -39,6 +40,16 @@ export function routerAdmission(plan: VerifyPlan): string[] {
   return problems;
 }
 
+/** Whether a `/healthz` body is the router's `{"status":"ok"}`. */
+function healthyBody(body: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return isPlainObject(parsed) && parsed['status'] === 'ok';
+  } catch {
+    return false;
+  }
+}
+
 export function routerProbe(deps: ProbeDeps): Probe {
   return {
     id: 'router',
@@ -53,7 +64,7 @@ export function routerProbe(deps: ProbeDeps): Probe {
         return f.add('discovered', 'missing', 'environment', 'NoRouterDeclared', 'the environment declares no router')
           .list;
       const subject = `Service ${router.namespace}/${router.service}`;
-      const svc = await deps.cluster.service(router.namespace, router.service);
+      const svc = await reads(deps).service(router.namespace, router.service);
       let health: { ok: boolean; text: string; durationMs: number } | undefined;
       if (router.url) {
         const r = await httpCall(
@@ -64,14 +75,8 @@ export function routerProbe(deps: ProbeDeps): Probe {
         );
         if (r.kind === 'ok') {
           const body = r.value.body.toString('utf8');
-          let status: unknown;
-          try {
-            status = (JSON.parse(body) as { status?: unknown }).status;
-          } catch {
-            status = undefined;
-          }
           health = {
-            ok: r.value.status === 200 && status === 'ok',
+            ok: r.value.status === 200 && healthyBody(body),
             text: `${r.value.status} ${body.slice(0, 80)}`,
             durationMs: r.value.durationMs,
           };

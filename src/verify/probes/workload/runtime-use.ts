@@ -5,7 +5,7 @@
 import { sampleSize, type TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { formatMs } from '../../evidence.js';
-import type { ProbeDeps } from '../common.js';
+import { reads, type ProbeDeps } from '../common.js';
 import type { WorkloadFacts } from './facts.js';
 import { describeFailure, proveExecution, runtimeFailureReason } from './runtime-proof.js';
 import type { ProbeSandbox } from './sandbox-ready.js';
@@ -175,7 +175,7 @@ export async function routerEvidence(
       durations.push(r.durationMs);
       continue;
     }
-    const svc = await deps.cluster.service(template.namespace, sb.name);
+    const svc = await reads(deps).service(template.namespace, sb.name);
     const service =
       svc.kind !== 'ok'
         ? 'per-sandbox Service not readable'
