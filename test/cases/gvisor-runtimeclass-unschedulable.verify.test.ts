@@ -130,7 +130,7 @@ describe('case 12 gvisor-runtimeclass-unschedulable: verified only with the gVis
 
   test('runsc answers dmesg with its boot log: discovered → compatible (node-b) → configured → verified', async () => {
     const { evidence, settled } = await ladder(RUNSC_DMESG);
-    expect(settled).toEqual({ state: 'verified', next: null });
+    expect(settled).toEqual({ state: 'verified', next: null, nextReason: null });
     expect(evidence.map((e) => [e.step, e.verdict, e.reason, e.value])).toEqual([
       ['discovered', 'proven', 'RuntimeClassFound', 'runsc'],
       ['compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b'],

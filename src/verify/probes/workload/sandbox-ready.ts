@@ -37,8 +37,18 @@ export async function notReadyEvidence(
   const podName = r.sandbox?.podName;
   const warnings = podName ? await podWarnings(deps, template.namespace, podName) : [];
   const why = `${r.why}${warnings.length ? `; pod ${podName} events: ${warnings.slice(0, 5).map(describeWarning).join('; ')}` : ''}`;
+  // The pod's warnings also as data: `field` names the pod, `value` lists `reason@node×count` (node `-` when none).
+  const events = warnings.length
+    ? {
+        field: `events[pod=${podName}]`,
+        value: warnings
+          .slice(0, 5)
+          .map((w) => `${w.reason}@${w.node ?? '-'}×${w.count}`)
+          .join(', '),
+      }
+    : {};
   for (const x of needingReady(f))
-    x.add('verified', 'unknown', waitSubject(template, r), r.reason, why, { durationMs: r.waitedMs });
+    x.add('verified', 'unknown', waitSubject(template, r), r.reason, why, { durationMs: r.waitedMs, ...events });
   if (f.rc && podName) await nodeFailureEvidence(deps, f.rc, template, podName);
 }
 
