@@ -119,9 +119,9 @@ test('deployment mode reads the controller Deployment: image against the pin, ro
     field: 'status.observedGeneration',
   });
   const ext = report.capabilities.find((r) => r.name === 'extensions-api')!;
-  expect(ext.evidence.find((e) => e.step === 'configured')).toMatchObject({
+  expect(ext.evidence.find((e) => e.reason === 'ExtensionsDisabled')).toMatchObject({
+    step: 'configured',
     verdict: 'missing',
-    reason: 'ExtensionsDisabled',
     value: '--leader-elect=true',
   });
   expect(report.tuple.controller).toEqual({
