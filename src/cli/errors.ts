@@ -36,7 +36,7 @@ export function exitCodeFor(err: unknown): ExitCodeValue {
  */
 export function describeError(err: unknown, prefix = ''): string {
   if (!(err instanceof Error)) return `error: ${prefix}${String(err)}`;
-  const hint = (err as { hint?: unknown }).hint;
+  const hint = 'hint' in err ? err.hint : undefined;
   const parts = [`error: ${prefix}${err.message}`];
   const shown = err instanceof AgentPlaneError && err.hintInMessage;
   if (typeof hint === 'string' && hint.length > 0 && !shown) parts.push(`hint: ${hint}`);

@@ -5,6 +5,7 @@
  */
 import type { Cluster } from '../adapter/kubernetes/cluster.js';
 import type { AdapterError } from '../adapter/types.js';
+import { isPlainObject } from '../model/objects.js';
 
 /** One call the cluster did not answer: the Cluster method with its arguments (e.g. `crd sandboxes.agents.x-k8s.io`) and the classified error. */
 export interface FailedRead {
@@ -26,11 +27,10 @@ export function recordFailedReads(cluster: Cluster): { readonly cluster: Cluster
         const out: unknown = value.apply(target, args);
         if (!(out instanceof Promise)) return out;
         return out.then((r: unknown) => {
-          const result = r as { kind?: string; error?: AdapterError } | null;
-          if (result?.kind === 'failed' && result.error !== undefined)
+          if (isPlainObject(r) && r['kind'] === 'failed' && r['error'] !== undefined)
             failed.push({
               call: [prop, ...args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))].join(' '),
-              error: result.error,
+              error: r['error'] as AdapterError,
             });
           return r;
         });

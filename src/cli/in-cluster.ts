@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { KubeClient } from '../adapter/kubernetes/client.js';
+import { metaOf } from '../adapter/kubernetes/views.js';
 import {
   DESCRIPTOR_CONFIGMAP,
   DESCRIPTOR_KEY,
@@ -159,9 +160,12 @@ export function reportConfigMap(
 }
 
 /** Creates or replaces the report ConfigMap. Returns an error message, or undefined when written. */
-export async function writeReport(client: KubeClient, cm: k8s.V1ConfigMap): Promise<string | undefined> {
+export async function writeReport(
+  client: KubeClient,
+  { name, namespace }: ConfigMapRef,
+  cm: k8s.V1ConfigMap,
+): Promise<string | undefined> {
   const api = client.api(k8s.CoreV1Api);
-  const { name, namespace } = cm.metadata as { name: string; namespace: string };
   const replaced = await client.call(`update configmaps in ${namespace}`, () =>
     api.replaceNamespacedConfigMap({ name, namespace, body: cm }),
   );
@@ -211,7 +215,7 @@ export async function readReport(
       error: `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not a ${String(VerifyReportSchema.shape.schema.value)} report`,
       category: 'invalid',
     };
-  const a = got.value.metadata?.annotations ?? {};
+  const a = metaOf(got.value).annotations;
   const code = a['agentplane.dev/exit-code'];
   return {
     report: parsed.data as VerifyReport,

@@ -4,7 +4,7 @@
  * is a {@link LiveObjectError} (that object is left out and named); anything else stops the diff.
  */
 import { KubeClient, type KubeConnectOptions } from '../adapter/kubernetes/client.js';
-import { KubeObjects } from '../adapter/kubernetes/objects.js';
+import { KubeObjects, refOf } from '../adapter/kubernetes/objects.js';
 import { LiveObjectError, type LiveReader } from '../diff/index.js';
 import type { KubeObject } from '../releases/index.js';
 import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
@@ -19,7 +19,8 @@ interface CallError {
 
 /** `<what> <Kind> <ns>/<name>: <cause>`, without the object's content; a Secret's server message is left out too (it may echo values). */
 function describe(what: string, obj: KubeObject, error: CallError): string {
-  const id = `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`;
+  const ref = refOf(obj);
+  const id = `${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
   return `${what} ${id}: ${obj.kind === 'Secret' ? `${error.category}${error.code ? ` (HTTP ${error.code})` : ''}` : error.message}`;
 }
 
@@ -59,13 +60,7 @@ export function kubeLiveReader(opts: KubeConnectOptions): LiveReader {
   return {
     label: `live (context ${client.context})`,
     async get(obj) {
-      const ns = obj.metadata?.namespace;
-      const r = await objects.get({
-        apiVersion: obj.apiVersion,
-        kind: obj.kind,
-        name: String(obj.metadata?.name),
-        ...(ns ? { namespace: ns } : {}),
-      });
+      const r = await objects.get(refOf(obj));
       if (r.kind === 'ok') return r.value;
       if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api') return undefined;
       throw callError('cannot read', obj, r.kind === 'failed' ? r.error : { category: r.kind, message: r.message });

@@ -289,8 +289,7 @@ export class SandboxRouter extends Construct {
     }
     this.objects = objects;
     this.node.addValidation({
-      validate: () =>
-        routerPeerProblems(this).map((e) => e.message.slice(this.node.path.length + 2).split('\n  hint:')[0]!),
+      validate: () => routerPeerProblems(this).map((e) => e.detail),
     });
   }
 

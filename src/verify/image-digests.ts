@@ -1,6 +1,6 @@
 /**
- * Running image digests against the pinned ones (case unpinned-image-tags, verifier side). Pure: reads the pod
- * objects the API returns and the references the environment pinned; the probe (./probes/image-digests.ts) does the reads.
+ * Running image digests against the pinned ones (case unpinned-image-tags, verifier side). Pure: reads the adapter's
+ * pod views and the references the environment pinned; the probe (./probes/image-digests.ts) does the reads.
  *
  * What a container status tells (Kubernetes core/v1 ContainerStatus): `image` is the reference the runtime runs (as the
  * runtime spells it, e.g. `docker.io/library/x:1`), `imageID` is what it resolved it to. With containerd and CRI-O the
@@ -19,6 +19,7 @@
 import { canonicalRepository, parseImage } from '../releases/index.js';
 import { fact, type Evidence } from './evidence.js';
 import type { CapabilityName } from '../adapter/types.js';
+import type { PodView } from '../adapter/kubernetes/views.js';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 
@@ -87,22 +88,6 @@ export function checkImage(c: ContainerImage): ImageCheck {
   return running !== undefined ? { kind: 'tag-only', runningDigest: running } : { kind: 'tag-only' };
 }
 
-/** The pod fields read here, as the API returns them. */
-export interface PodView {
-  readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly deletionTimestamp?: string };
-  readonly status?: {
-    readonly containerStatuses?: readonly StatusView[];
-    readonly initContainerStatuses?: readonly StatusView[];
-  };
-}
-
-export interface StatusView {
-  readonly name?: string;
-  readonly image?: string;
-  readonly imageID?: string;
-  readonly state?: { readonly running?: unknown; readonly terminated?: unknown; readonly waiting?: unknown };
-}
-
 /**
  * The containers of `pods` that have started (state running or terminated; a waiting container has pulled nothing yet)
  * and carry a pin in `pins` (container name → pinned reference). Pods being deleted are skipped: they are on their way out.
@@ -110,12 +95,12 @@ export interface StatusView {
 export function startedContainers(pods: readonly PodView[], pins: Readonly<Record<string, string>>): ContainerImage[] {
   const out: ContainerImage[] = [];
   for (const pod of pods) {
-    if (pod.metadata?.deletionTimestamp) continue;
-    const name = `${pod.metadata?.namespace ?? '?'}/${pod.metadata?.name ?? '?'}`;
-    for (const s of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
-      const pinned = s.name !== undefined ? pins[s.name] : undefined;
-      if (pinned === undefined || (s.state?.running === undefined && s.state?.terminated === undefined)) continue;
-      out.push({ pod: name, container: s.name!, pinned, image: s.image ?? '', imageID: s.imageID ?? '' });
+    if (pod.meta.deleting) continue;
+    const name = `${pod.meta.namespace ?? '?'}/${pod.meta.name}`;
+    for (const s of pod.containerStatuses) {
+      const pinned = pins[s.name];
+      if (pinned === undefined || !s.started) continue;
+      out.push({ pod: name, container: s.name, pinned, image: s.image, imageID: s.imageID });
     }
   }
   return out;

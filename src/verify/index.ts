@@ -32,9 +32,9 @@ export {
   startedContainers,
   type ContainerImage,
   type ImageCheck,
-  type PodView,
   type SplitRef,
 } from './image-digests.js';
+export type { PodView } from '../adapter/kubernetes/views.js';
 export { imageDigestsProbe, IMAGE_DIGESTS_PROBE } from './probes/image-digests.js';
 export { runVerify, planProbes, VerifyCouldNotRunError, type VerifyOptions, type VerifyResult } from './verify.js';
 export {
@@ -55,7 +55,6 @@ export type { TransportKind } from '../adapter/types.js';
 export type { CustomRef } from '../adapter/kubernetes/cluster.js';
 export type { ClientPlan } from './plan.js';
 export type { EnvironmentSummary } from './report.js';
-export type { StatusView } from './image-digests.js';
 export type { FactInput } from './evidence.js';
 export type { ProbeDeps } from './probes/common.js';
 export type { RunOptions } from './runner.js';

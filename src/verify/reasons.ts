@@ -45,7 +45,8 @@ export const READINESS_REASONS = {
 
 /** Reasons of the probes' own observations. */
 export const PROBE_REASONS = {
-  // runner
+  // runner, state machine
+  NoEvidence: 'no probe collected evidence for the step (the `nextReason` of a capability whose ladder stops there)',
   ProbeNotRun: 'the probe was not run: verification was interrupted',
   UnboundedLifetime:
     'a live claim or Sandbox has no expiry and is older than the threshold (it keeps its pod and token until deleted)',

@@ -21,6 +21,8 @@ export interface CapabilityRow {
   readonly evidence: readonly Evidence[];
   /** The next missing evidence in plain words; null when nothing is missing. */
   readonly next: string | null;
+  /** The reason code of that evidence; null with `next`. Match this, not `next`. */
+  readonly nextReason: EvidenceReason | null;
 }
 
 export interface EnvironmentSummary {
@@ -65,8 +67,16 @@ export function buildReport(input: {
 }): VerifyReport {
   const capabilities = input.requirements.map((req): CapabilityRow => {
     const evidence = input.evidence.filter((e) => e.capability === req.name);
-    const { state, next } = settle(evidence);
-    return { name: req.name, state, required: req.required, met: meets(state, req.required), evidence, next };
+    const { state, next, nextReason } = settle(evidence);
+    return {
+      name: req.name,
+      state,
+      required: req.required,
+      met: meets(state, req.required),
+      evidence,
+      next,
+      nextReason,
+    };
   });
   const outcome = capabilities.every((c) => c.met) && input.leftovers.length === 0 ? 'verified' : 'not-verified';
   const { environment, tuple, leftovers, startedAt, durationMs } = input;
@@ -117,6 +127,7 @@ export const VerifyReportSchema = z
           met: z.boolean(),
           evidence: z.array(EvidenceSchema.strict()),
           next: z.string().nullable(),
+          nextReason: z.enum(Object.keys(EVIDENCE_REASONS) as [EvidenceReason, ...EvidenceReason[]]).nullable(),
         })
         .strict(),
     ),

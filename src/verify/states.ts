@@ -10,6 +10,7 @@
 import type { SupportState } from '../model/states.js';
 import { SUPPORT_STATES as ORDERED_STATES } from '../model/states.js';
 import { STEPS, type Evidence, type Step } from './evidence.js';
+import type { EvidenceReason } from './reasons.js';
 
 /** A state the environment may require; `failed`/`unsupported` are outcomes, never requirements. */
 export type RequiredState = Exclude<SupportState, 'failed' | 'unsupported'>;
@@ -18,6 +19,8 @@ export interface Settled {
   readonly state: SupportState;
   /** The next missing evidence in plain words, or null when nothing is missing up to `verified`. */
   readonly next: string | null;
+  /** The reason code of that evidence (`NoEvidence` when its step has none); null with `next`. */
+  readonly nextReason: EvidenceReason | null;
 }
 
 /** Position of an ordered state (absent = 0 … verified = 4); -1 for `failed`/`unsupported`. */
@@ -42,19 +45,21 @@ function explain(e: Evidence): string {
 /** Settles the evidence of one capability into a state and the next missing evidence. */
 export function settle(evidence: readonly Evidence[]): Settled {
   const contradiction = evidence.find((e) => e.verdict === 'contradicted');
-  if (contradiction !== undefined) return { state: 'failed', next: `${contradiction.message}` };
+  if (contradiction !== undefined)
+    return { state: 'failed', next: contradiction.message, nextReason: contradiction.reason };
   const unsupported = evidence.find((e) => e.verdict === 'unsupported');
-  if (unsupported !== undefined) return { state: 'unsupported', next: null };
+  if (unsupported !== undefined) return { state: 'unsupported', next: null, nextReason: null };
 
   let state: SupportState = 'absent';
   for (const step of STEPS) {
     const facts = evidence.filter((e) => e.step === step);
-    if (facts.length === 0) return { state, next: `${step} not reached: no evidence was collected for it` };
+    if (facts.length === 0)
+      return { state, next: `${step} not reached: no evidence was collected for it`, nextReason: 'NoEvidence' };
     const blocking = [...facts]
       .filter((e) => e.verdict !== 'proven')
       .sort((a, b) => PRIORITY[a.verdict]! - PRIORITY[b.verdict]!);
-    if (blocking.length > 0) return { state, next: explain(blocking[0]!) };
+    if (blocking.length > 0) return { state, next: explain(blocking[0]!), nextReason: blocking[0]!.reason };
     state = step as Step;
   }
-  return { state, next: null };
+  return { state, next: null, nextReason: null };
 }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Result } from '../adapter/types.js';
 import type { Cluster, CustomRef } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
+import { ClusterReads } from '../adapter/kubernetes/reads.js';
 
 /** Label on everything a verify run creates; value = the run id. */
 export const RUN_LABEL = 'agentplane.dev/verify-run';
@@ -45,12 +46,14 @@ export class Workload {
     string,
     { ref: Omit<CustomRef, 'namespace'>; kind: string; namespaces: Set<string> }
   >();
+  private readonly reads: ClusterReads;
 
   constructor(
     private readonly cluster: Cluster,
     runId?: string,
   ) {
     this.runId = runId ?? randomBytes(3).toString('hex');
+    this.reads = new ClusterReads(cluster);
   }
 
   /** Labels every created object must carry. */
@@ -105,13 +108,10 @@ export class Workload {
     for (const t of this.tracked) targets.set(`${t.ref.plural}.${t.ref.group}/${t.ref.namespace}/${t.name}`, t);
     for (const { ref, kind, namespaces } of this.kinds.values()) {
       for (const namespace of namespaces) {
-        const listed = await this.cluster.listCustom({ ...ref, namespace }, `${RUN_LABEL}=${this.runId}`);
+        const listed = await this.reads.labelled({ ...ref, namespace }, `${RUN_LABEL}=${this.runId}`);
         if (listed.kind !== 'ok') continue;
-        for (const obj of listed.value) {
-          const name = obj.metadata?.name;
-          if (name)
-            targets.set(`${ref.plural}.${ref.group}/${namespace}/${name}`, { ref: { ...ref, namespace }, kind, name });
-        }
+        for (const { name } of listed.value)
+          targets.set(`${ref.plural}.${ref.group}/${namespace}/${name}`, { ref: { ...ref, namespace }, kind, name });
       }
     }
     const leftovers: string[] = [];
@@ -126,14 +126,7 @@ export class Workload {
     }
     const deadline = Date.now() + waitMs;
     for (const t of deleted) {
-      const path = `/apis/${t.ref.group}/${t.ref.version}/namespaces/${t.ref.namespace}/${t.ref.plural}`;
-      const gone = await this.cluster.waitFor(
-        path,
-        t.name,
-        () => this.cluster.getCustom(t.ref, t.name),
-        (o) => o === undefined,
-        { timeoutMs: Math.max(1000, deadline - Date.now()) },
-      );
+      const gone = await this.reads.waitGone(t.ref, t.name, { timeoutMs: Math.max(1000, deadline - Date.now()) });
       if (gone.kind === 'timeout')
         leftovers.push(
           `${t.kind} ${t.ref.namespace}/${t.name}: still present ${Math.round(waitMs / 1000)}s after delete (finalizer or controller not running?)`,

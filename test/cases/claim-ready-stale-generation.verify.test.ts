@@ -88,9 +88,9 @@ describe('case claim-ready-stale-generation (verifier)', () => {
       phase: 'Pending',
       reason: 'adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim',
     });
-    expect(settle(evidenceFor(`claim c1 not ready within 2m: ${p.reason}`))).toEqual({
+    expect(settle(evidenceFor(`claim c1 not ready within 2m: ${p.reason}`))).toMatchObject({
       state: 'configured',
-      next: 'verified not reached: claim c1 not ready within 2m: adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim',
+      nextReason: 'ProbeNotReadyInTime',
     });
   });
 });

@@ -47,7 +47,7 @@ describe('case conversion-cabundle-drift (verifier)', () => {
     const ev = conversionEvidence('v0.5', 'v0.5.6', new Map(KINDS.map((k) => [k, crd('LS0tLS1CRUdJTi')])));
     const f = new Facts('conversion');
     conversionReadEvidence(f, 'Sandbox sbx/s', { kind: 'ok', value: { apiVersion: 'agents.x-k8s.io/v1alpha1' } });
-    expect(settle([...ev, ...f.list])).toEqual({ state: 'verified', next: null });
+    expect(settle([...ev, ...f.list])).toEqual({ state: 'verified', next: null, nextReason: null });
   });
 
   test('caBundle present but the webhook TLS fails: conversion is failed, reported as a CA/TLS mismatch', () => {

@@ -5,6 +5,7 @@
  * test/cluster/verify/verify-runtime-class.test.ts; FailedCreatePodSandBox events per node on the real API server in
  * test/cluster/verify/verify-pod-events.test.ts.
  */
+import { nodeView, runtimeClassView } from '../../src/adapter/kubernetes/views.js';
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import { podView } from '../../src/adapter/kubernetes/views.js';
 import { releaseFacts } from '../../src/releases/supported.js';
@@ -26,8 +27,8 @@ const node = (name: string, labels: Record<string, string> = {}) => ({
 describe('case gvisor-runtimeclass-unschedulable (verifier)', () => {
   test('a class without scheduling matches every node, including those without the handler (what the construct forbids)', () => {
     const fits = nodesFor(
-      { metadata: { name: 'gvisor' }, handler: 'runsc' } as never,
-      [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never,
+      runtimeClassView({ metadata: { name: 'gvisor' }, handler: 'runsc' }),
+      [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')].map(nodeView),
     );
     expect(fits.filter((f) => f.fits).map((f) => f.node)).toEqual(['node-a', 'node-b', 'node-c']);
   });
@@ -40,8 +41,8 @@ describe('case gvisor-runtimeclass-unschedulable (verifier)', () => {
     };
     expect(
       nodesFor(
-        rc as never,
-        [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')] as never,
+        runtimeClassView(rc),
+        [node('node-a'), node('node-b', { 'agentplane.dev/runsc': 'true' }), node('node-c')].map(nodeView),
       ),
     ).toEqual([
       { node: 'node-a', fits: false, reason: 'lacks label agentplane.dev/runsc=true' },
@@ -130,7 +131,7 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
 
   test('runsc answers dmesg with its boot log: discovered → compatible (node-b) → configured → verified', async () => {
     const { evidence, settled } = await ladder(RUNSC_DMESG);
-    expect(settled).toEqual({ state: 'verified', next: null });
+    expect(settled).toEqual({ state: 'verified', next: null, nextReason: null });
     expect(evidence.map((e) => [e.step, e.verdict, e.reason, e.value])).toEqual([
       ['discovered', 'proven', 'RuntimeClassFound', 'runsc'],
       ['compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b'],

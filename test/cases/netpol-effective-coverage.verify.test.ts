@@ -2,6 +2,7 @@
  * Case netpol-effective-coverage (verifier side): for each sandbox pod, the union of the policies selecting it by its
  * real labels decides; an undeclared controller policy re-opening egress, or no policy at all, fails network isolation.
  */
+import { networkPolicyView, podView } from '../../src/adapter/kubernetes/views.js';
 import { declaredPolicies, podCoverage } from '../../src/verify/probes/network.js';
 import type { VerifyPlan } from '../../src/verify/plan.js';
 
@@ -51,8 +52,8 @@ const plan = {
 describe('case netpol-effective-coverage (verifier)', () => {
   test('our DNS-only policy plus the controller default policy: egress wider than declared', () => {
     const c = podCoverage(
-      pod({ app: 'sandbox', 'agents.x-k8s.io/sandbox-template-ref-hash': 'abc' }) as never,
-      [dnsOnly, managed] as never,
+      podView(pod({ app: 'sandbox', 'agents.x-k8s.io/sandbox-template-ref-hash': 'abc' })),
+      [dnsOnly, managed].map(networkPolicyView),
       declaredPolicies(plan),
     );
     expect(c.selectedBy).toEqual(['sbx-egress-dns-only', 'py-network-policy']);
@@ -68,15 +69,19 @@ describe('case netpol-effective-coverage (verifier)', () => {
       networkPolicies: [],
     } as unknown as VerifyPlan;
     const c = podCoverage(
-      pod({ 'agents.x-k8s.io/warm-pool-sandbox': 'f00' }) as never,
-      [managed] as never,
+      podView(pod({ 'agents.x-k8s.io/warm-pool-sandbox': 'f00' })),
+      [managed].map(networkPolicyView),
       declaredPolicies(managedOnly),
     );
     expect(c.problems).toEqual(['no policy selects pod sbx/py-pool-x1: it is unrestricted']);
   });
 
   test('only the declared policy selects the pod: no problem', () => {
-    const c = podCoverage(pod({ app: 'sandbox' }) as never, [dnsOnly, managed] as never, declaredPolicies(plan));
+    const c = podCoverage(
+      podView(pod({ app: 'sandbox' })),
+      [dnsOnly, managed].map(networkPolicyView),
+      declaredPolicies(plan),
+    );
     expect(c).toEqual({ selectedBy: ['sbx-egress-dns-only'], problems: [] });
   });
 });

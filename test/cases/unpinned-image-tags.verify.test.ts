@@ -8,6 +8,7 @@
  */
 import { planFromDescriptor } from '../../src/verify/environment.js';
 import { fact } from '../../src/verify/evidence.js';
+import { podView } from '../../src/adapter/kubernetes/views.js';
 import { imageEvidence, startedContainers } from '../../src/verify/image-digests.js';
 import { settle } from '../../src/verify/states.js';
 import { DESCRIPTOR } from '../unit/verify/fixtures.js';
@@ -62,16 +63,13 @@ describe('case unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers(pods, template.images!),
+      startedContainers(pods.map(podView), template.images!),
     );
-    expect(ev.map((e) => [e.step, e.verdict, e.subject, e.value])).toEqual([
-      ['verified', 'missing', 'Pod dev-sandboxes/shell-pool-b2', `${SANDBOXD}@${STALE}`],
-      ['verified', 'proven', 'pods of template dev-sandboxes/shell', PINNED],
+    expect(ev.map((e) => [e.step, e.verdict, e.reason, e.subject, e.value])).toEqual([
+      ['verified', 'missing', 'ImageDigestDiffers', 'Pod dev-sandboxes/shell-pool-b2', `${SANDBOXD}@${STALE}`],
+      ['verified', 'proven', 'ImageDigestPinned', 'pods of template dev-sandboxes/shell', PINNED],
     ]);
-    expect(ev[0]!.message).toBe(
-      `image skew: container sandboxd of pod dev-sandboxes/shell-pool-b2 runs ${STALE} (image ${SANDBOXD}:v0.5.6), the environment pinned ${SANDBOXD}:v0.5.6@${PINNED}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
-    );
-    expect(settle([...lower, ...ev])).toEqual({ state: 'configured', next: `verified not reached: ${ev[0]!.message}` });
+    expect(settle([...lower, ...ev])).toMatchObject({ state: 'configured', nextReason: 'ImageDigestDiffers' });
   });
 
   test('after the stale pod is replaced every pod runs the pinned digest: verified', () => {
@@ -82,9 +80,9 @@ describe('case unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers(pods, template.images!),
+      startedContainers(pods.map(podView), template.images!),
     );
-    expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null });
+    expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null, nextReason: null });
   });
 
   test('the descriptor as synthesized by default (tag pins, the release records no digests): skew cannot be detected, never verified', () => {
@@ -96,7 +94,7 @@ describe('case unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers(pods, tagPlan.templates[0]!.images!),
+      startedContainers(pods.map(podView), tagPlan.templates[0]!.images!),
     );
     expect(ev.map((e) => e.verdict)).toEqual(['unknown']);
     expect(ev[0]!.message).toContain(
@@ -123,7 +121,7 @@ describe('case unpinned-image-tags (verifier)', () => {
     const ev = imageEvidence(
       'template/dev-sandboxes/shell',
       'pods of template dev-sandboxes/shell',
-      startedContainers([drifted], { sandboxd: `${SANDBOXD}:v0.5.6` }),
+      startedContainers([podView(drifted)], { sandboxd: `${SANDBOXD}:v0.5.6` }),
     );
     expect(ev.map((e) => [e.verdict, e.field])).toEqual([['missing', 'status.containerStatuses[sandboxd].image']]);
     expect(ev[0]!.message).toMatch(

@@ -5,6 +5,7 @@
  * wait. FAKE, and why: the unit project has no API server and the real one cannot back-date creationTimestamp; the
  * cluster here answers only the two list calls the probe makes.
  */
+import { claimView, sandboxView } from '../../src/adapter/kubernetes/views.js';
 import type { Cluster } from '../../src/adapter/kubernetes/cluster.js';
 import type { ProbeDeps } from '../../src/verify/probes/common.js';
 import {
@@ -48,7 +49,11 @@ describe('case warm-claim-immortal (verifier)', () => {
   test('lists exactly the claims and unowned sandboxes with no expiry older than 24 h, oldest first', () => {
     expect(UNBOUNDED_LIFETIME_THRESHOLD_MS).toBe(86_400_000);
     expect(
-      unboundedObjects(CLAIMS as never, SANDBOXES as never, NOW).map((u) => [u.kind, u.name, u.ageMs / 3_600_000]),
+      unboundedObjects(
+        CLAIMS.map((c) => claimView(c, 'v0.5')),
+        SANDBOXES.map((s) => sandboxView(s, 'v0.5')),
+        NOW,
+      ).map((u) => [u.kind, u.name, u.ageMs / 3_600_000]),
     ).toEqual([
       ['SandboxClaim', 'immortal', 72],
       ['Sandbox', 'bare', 48],

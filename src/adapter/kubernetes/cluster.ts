@@ -37,10 +37,13 @@ export interface WaitFaults {
   readonly errors: number;
 }
 
-/** Outcome of {@link Cluster.waitFor}: the object that matched, or the last one seen when the deadline passed. */
+/**
+ * Outcome of {@link Cluster.waitFor}: the object that matched (absent when absence matched), or the last one seen when
+ * the deadline passed.
+ */
 export type WaitOutcome = WaitFaults &
   (
-    | { readonly kind: 'matched'; readonly obj: Obj; readonly waitedMs: number }
+    | { readonly kind: 'matched'; readonly obj?: Obj; readonly waitedMs: number }
     | { readonly kind: 'timeout'; readonly last?: Obj; readonly waitedMs: number }
     | { readonly kind: 'failed'; readonly error: AdapterError; readonly waitedMs: number }
   );
@@ -375,7 +378,7 @@ export class Cluster {
       }
       last = read.value;
       confirming = false;
-      if (ready(last)) return finish({ kind: 'matched', obj: last ?? { metadata: { name } } });
+      if (ready(last)) return finish({ kind: 'matched', ...(last ? { obj: last } : {}) });
       const from = expired ? undefined : last?.metadata?.resourceVersion;
       const stream = await this.watchOnce(path, name, from, ready, deadline, opts);
       if (stream.kind === 'refused') return finish({ kind: 'failed', error: stream.error });

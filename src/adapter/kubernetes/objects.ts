@@ -157,7 +157,8 @@ export class KubeObjects {
   }
 }
 
-function refOf(obj: KubeObject): ObjectRef {
+/** The identity of `obj`: apiVersion, kind, name and namespace. */
+export function refOf(obj: KubeObject): ObjectRef {
   const ns = obj.metadata?.namespace;
   return {
     apiVersion: obj.apiVersion,

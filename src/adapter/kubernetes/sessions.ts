@@ -68,6 +68,9 @@ type Obj = Record<string, unknown> & {
   status?: { sandbox?: { name?: string } };
 };
 
+/** A bound Sandbox as read: what its phase and its template version are judged from. */
+type BoundSandbox = SandboxObject & LabelledSandbox;
+
 /** The words of a non-ok Result, for a reason string. */
 function why(r: Exclude<Result<unknown>, { kind: 'ok' }>): string {
   return r.kind === 'failed' ? r.error.message : r.message;
@@ -332,21 +335,11 @@ export class KubeSessions {
     }
     const claim = obj as ClaimObject;
     const boundName = claim.status?.sandbox?.name;
-    let bound: SandboxObject | 'missing' | undefined;
+    let bound: BoundSandbox | 'missing' | undefined;
     if (boundName) {
-      const sb = await this.client.call(
-        `get ${resourceName('Sandbox')} ${ref.namespace}/${boundName}`,
-        () =>
-          co.getNamespacedCustomObject({
-            ...gvr('Sandbox', family),
-            namespace: ref.namespace,
-            name: boundName,
-          }) as Promise<SandboxObject>,
-      );
-      if (sb.kind === 'ok') bound = sb.value;
-      else if (sb.kind === 'failed' && sb.error.category === 'not-found' && sb.error.missing === 'object')
-        bound = 'missing';
-      else return sb;
+      const sb = await this.boundSandbox(family, ref.namespace, boundName);
+      if (sb.kind !== 'ok') return sb;
+      bound = sb.value;
     }
     const judged = claimPhase(claim, bound, family);
     const sandbox = bound === 'missing' ? undefined : bound;
@@ -418,6 +411,22 @@ export class KubeSessions {
     return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
   }
 
+  /** The Sandbox a claim is bound to, `'missing'` when that name gives 404. */
+  private async boundSandbox(
+    family: ReleaseFamily,
+    namespace: string,
+    name: string,
+  ): Promise<Result<BoundSandbox | 'missing'>> {
+    const co = this.client.api(k8s.CustomObjectsApi);
+    const sb = await this.client.call(
+      `get ${resourceName('Sandbox')} ${namespace}/${name}`,
+      () => co.getNamespacedCustomObject({ ...gvr('Sandbox', family), namespace, name }) as Promise<BoundSandbox>,
+    );
+    if (sb.kind === 'failed' && sb.error.category === 'not-found' && sb.error.missing === 'object')
+      return { kind: 'ok', value: 'missing' };
+    return sb;
+  }
+
   /** Live members of pool `pool` (Sandboxes selected by its pool label, controller-owned by it, not being deleted). */
   private async listMembers(
     family: ReleaseFamily,
@@ -459,20 +468,11 @@ export class KubeSessions {
         reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read (pool members' hashes before create: ${held}): observe() reports the hash of the one it gets`,
       };
     }
-    const co = this.client.api(k8s.CustomObjectsApi);
-    const sb = await this.client.call(
-      `get ${resourceName('Sandbox')} ${scope.namespace}/${boundName}`,
-      () =>
-        co.getNamespacedCustomObject({
-          ...gvr('Sandbox', family),
-          namespace: scope.namespace,
-          name: boundName,
-        }) as Promise<LabelledSandbox>,
-    );
-    if (sb.kind !== 'ok')
+    const sb = await this.boundSandbox(family, scope.namespace, boundName);
+    if (sb.kind !== 'ok' || sb.value === 'missing')
       return {
         ...base,
-        reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${why(sb)}): template hash unknown`,
+        reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${sb.kind === 'ok' ? 'not found' : why(sb)}): template hash unknown`,
       };
     let found = boundTemplateHash(sb.value, [], { ...(listed ? { listed } : {}) });
     let note = '';

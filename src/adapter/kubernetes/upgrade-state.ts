@@ -6,6 +6,8 @@ import type { LiveClaim, LiveUpgradeState, ReleaseFacts, SandboxKind } from '../
 import { AgentPlaneError } from '../../model/errors.js';
 import { SANDBOX_KINDS } from '../../model/releases.js';
 import type { KubeClient } from './client.js';
+import type { Obj } from './cluster.js';
+import { claimView, metaOf, type ClaimView } from './views.js';
 
 /** A live read that failed; the message names the call and the kubeconfig context. */
 export class LiveStateError extends AgentPlaneError {
@@ -20,12 +22,6 @@ export class LiveStateError extends AgentPlaneError {
 }
 
 const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
-
-type Obj = {
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
-  spec?: Record<string, unknown>;
-  status?: Record<string, unknown>;
-};
 
 /**
  * Reads what an upgrade plan needs from the cluster: each Agent Sandbox CRD's `status.storedVersions` and served
@@ -77,40 +73,34 @@ export async function readUpgradeState(
       );
     return r.value.items ?? [];
   };
-  const boundName = (c: Obj): string | undefined => {
-    const name = (c.status?.sandbox as { name?: unknown } | undefined)?.name;
-    return typeof name === 'string' && name !== '' ? name : undefined;
-  };
+  const claimsAt = async (version: string): Promise<ClaimView[]> =>
+    (await list('SandboxClaim', version)).map((c) => claimView(c, facts.family));
   let claims: LiveClaim[] | undefined;
   let pools: string[] | undefined;
-  let claimObjects: Obj[] = [];
+  let claimViews: ClaimView[] = [];
   if (
     (storedVersions.SandboxClaim ?? []).includes('v1alpha1') &&
     (servedLive.SandboxClaim ?? []).includes('v1alpha1')
   ) {
-    claimObjects = await list('SandboxClaim', 'v1alpha1');
-    claims = claimObjects.map((c) => ({
-      namespace: c.metadata?.namespace ?? '',
-      name: c.metadata?.name ?? '',
-      ...(typeof (c.spec?.sandboxTemplateRef as { name?: unknown } | undefined)?.name === 'string'
-        ? { template: (c.spec!.sandboxTemplateRef as { name: string }).name }
-        : {}),
-      ...(typeof c.spec?.warmpool === 'string' ? { warmpool: c.spec.warmpool } : {}),
-      ...(boundName(c) !== undefined ? { sandboxName: boundName(c)! } : {}),
+    claimViews = await claimsAt('v1alpha1');
+    claims = claimViews.map((c) => ({
+      namespace: c.meta.namespace ?? '',
+      name: c.meta.name,
+      ...(c.template !== undefined ? { template: c.template } : {}),
+      ...(c.warmpool !== undefined ? { warmpool: c.warmpool } : {}),
+      ...(c.boundSandbox !== undefined ? { sandboxName: c.boundSandbox } : {}),
     }));
     const poolVersion = (servedLive.SandboxWarmPool ?? [])[0];
     pools =
       poolVersion === undefined
         ? []
-        : (await list('SandboxWarmPool', poolVersion)).map(
-            (p) => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`,
-          );
+        : (await list('SandboxWarmPool', poolVersion)).map(metaOf).map((p) => `${p.namespace ?? ''}/${p.name}`);
   } else if (storageLive.SandboxClaim !== undefined) {
-    claimObjects = await list('SandboxClaim', storageLive.SandboxClaim);
+    claimViews = await claimsAt(storageLive.SandboxClaim);
   }
-  const warmClaims = claimObjects
-    .filter((c) => boundName(c) !== undefined && boundName(c) !== c.metadata?.name)
-    .map((c) => `${c.metadata?.namespace ?? ''}/${c.metadata?.name ?? ''}`)
+  const warmClaims = claimViews
+    .filter((c) => c.boundSandbox !== undefined && c.boundSandbox !== c.meta.name)
+    .map((c) => `${c.meta.namespace ?? ''}/${c.meta.name}`)
     .sort();
   return {
     state: {

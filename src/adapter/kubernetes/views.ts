@@ -3,7 +3,7 @@
  * above the adapter reads raw Kubernetes JSON. Pure functions over the plain objects {@link Cluster} returns.
  */
 import type { Obj } from './cluster.js';
-import { statusCondition } from './conditions.js';
+import { readCondition, statusCondition, type ConditionReading, type Conditioned } from './conditions.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type PhaseJudgement, type SandboxObject } from './phase.js';
 import type { SandboxBlueprint, TemplateBlueprint } from './blueprint.js';
 import { VERSION_LABEL } from './resources.js';
@@ -21,6 +21,8 @@ export interface ObjectMeta {
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
   readonly deleting: boolean;
+  /** `creationTimestamp` in ms since the epoch, when set and valid. */
+  readonly createdAt?: number;
   readonly ownerReferences: ReadonlyArray<{
     readonly kind?: string;
     readonly name?: string;
@@ -29,11 +31,14 @@ export interface ObjectMeta {
   }>;
 }
 
-export function metaOf(o: Obj): ObjectMeta {
-  const m = (o.metadata ?? {}) as Obj['metadata'] & {
+/** `o` is any object with Kubernetes `metadata` (plain JSON or a client-node model). */
+export function metaOf(o: object): ObjectMeta {
+  const m = ((o as Obj).metadata ?? {}) as Obj['metadata'] & {
     annotations?: Record<string, string>;
     deletionTimestamp?: unknown;
+    creationTimestamp?: unknown;
   };
+  const created = typeof m?.creationTimestamp === 'string' ? Date.parse(m.creationTimestamp) : NaN;
   return {
     name: m?.name ?? '?',
     ...(m?.namespace ? { namespace: m.namespace } : {}),
@@ -42,6 +47,7 @@ export function metaOf(o: Obj): ObjectMeta {
     labels: m?.labels ?? {},
     annotations: m?.annotations ?? {},
     deleting: m?.deletionTimestamp !== undefined && m.deletionTimestamp !== null,
+    ...(Number.isNaN(created) ? {} : { createdAt: created }),
     ownerReferences: m?.ownerReferences ?? [],
   };
 }
@@ -60,6 +66,24 @@ export interface PodView {
     readonly args: readonly string[];
     readonly ports: readonly number[];
   }>;
+  /** Init and regular container statuses, in that order: what each runs and whether it has started. */
+  readonly containerStatuses: readonly ContainerStatusView[];
+}
+
+/** One `status.(init)ContainerStatuses[]` entry: `image` as the runtime spells it, `imageID` what it resolved to. */
+export interface ContainerStatusView {
+  readonly name: string;
+  readonly image: string;
+  readonly imageID: string;
+  /** State running or terminated (a waiting container has pulled nothing yet). */
+  readonly started: boolean;
+}
+
+interface RawContainerStatus {
+  name?: string;
+  image?: string;
+  imageID?: string;
+  state?: { running?: unknown; terminated?: unknown };
 }
 
 export function podView(o: Obj): PodView {
@@ -68,7 +92,13 @@ export function podView(o: Obj): PodView {
     runtimeClassName?: string;
     containers?: Array<{ name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }>;
   };
-  const status = (o.status ?? {}) as { podIP?: string; phase?: string };
+  const status = (o.status ?? {}) as {
+    podIP?: string;
+    phase?: string;
+    containerStatuses?: RawContainerStatus[];
+    initContainerStatuses?: RawContainerStatus[];
+  };
+  const statuses = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
   return {
     meta: metaOf(o),
     ...(status.podIP ? { ip: status.podIP } : {}),
@@ -81,6 +111,12 @@ export function podView(o: Obj): PodView {
       ...(c.image ? { image: c.image } : {}),
       args: c.args ?? [],
       ports: (c.ports ?? []).map((p) => p.containerPort ?? 0),
+    })),
+    containerStatuses: statuses.map((c) => ({
+      name: c.name ?? '',
+      image: c.image ?? '',
+      imageID: c.imageID ?? '',
+      started: c.state?.running != null || c.state?.terminated != null,
     })),
   };
 }
@@ -139,39 +175,87 @@ export interface SandboxView {
   readonly phase: PhaseJudgement;
   /** What the controller compares against the template's current blueprint ({@link blueprintDrift}). */
   readonly blueprint: SandboxBlueprint;
+  /** `spec.shutdownTime` (same field on every release tested), when set: the Sandbox expires then. */
+  readonly shutdownTime?: string;
+  /** Condition `type`, trusted only at the Sandbox's current generation ({@link readCondition}). */
+  readonly condition: (type: string) => ConditionReading;
 }
+
+/** The object each Sandbox view was made from, so a claim can be judged by its bound Sandbox ({@link claimWithSandbox}). */
+const SANDBOX_OBJECTS = new WeakMap<SandboxView, SandboxObject>();
 
 export function sandboxView(o: Obj, family: ReleaseFamily): SandboxView {
   const meta = metaOf(o);
-  return {
+  const shutdown = ((o.spec ?? {}) as { shutdownTime?: unknown }).shutdownTime;
+  const view: SandboxView = {
     meta,
     podName: meta.annotations[POD_NAME_ANNOTATION] ?? meta.name,
     podIPs: ((o.status ?? {}) as { podIPs?: string[] }).podIPs ?? [],
     phase: sandboxPhase(o as SandboxObject, family),
     blueprint: o as SandboxBlueprint,
+    ...(typeof shutdown === 'string' ? { shutdownTime: shutdown } : {}),
+    condition: conditionOf(o),
   };
+  SANDBOX_OBJECTS.set(view, o as SandboxObject);
+  return view;
 }
 
 /** A SandboxClaim: the Sandbox it names (when bound) and its phase, judged by that Sandbox when given. */
 export interface ClaimView {
   readonly meta: ObjectMeta;
   readonly boundSandbox?: string;
-  /** `spec.warmPoolRef.name`, when the claim names a pool. */
+  /** `spec.warmPoolRef.name` (v1beta1), when the claim names a pool. */
   readonly warmPool?: string;
+  /** `spec.sandboxTemplateRef.name`: v1alpha1 claims name their template (v1beta1 ones reach it through the pool). */
+  readonly template?: string;
+  /** `spec.warmpool` of a v1alpha1 claim: `default` (or unset), `none`, or a pool name. */
+  readonly warmpool?: string;
+  /** Whether `spec.lifecycle` sets `shutdownTime` or `ttlSecondsAfterFinished` (the claim expires on its own). */
+  readonly expires: boolean;
   readonly phase: PhaseJudgement;
+  /** The claim's own condition `type`, trusted only at the claim's current generation. */
+  readonly condition: (type: string) => ConditionReading;
 }
+
+/** The object and family each claim view was made from ({@link claimWithSandbox}). */
+const CLAIM_OBJECTS = new WeakMap<ClaimView, { readonly o: Obj; readonly family: ReleaseFamily }>();
 
 /** `sandbox`: the bound Sandbox as read (`'missing'` when it is gone, undefined when not read). */
 export function claimView(o: Obj, family: ReleaseFamily, sandbox?: Obj | 'missing'): ClaimView {
+  return claimOf(o, family, sandbox === 'missing' ? 'missing' : (sandbox as SandboxObject | undefined));
+}
+
+/** The claim judged again by its bound Sandbox as now read (`'missing'` when that Sandbox is gone). */
+export function claimWithSandbox(claim: ClaimView, sandbox: SandboxView | 'missing'): ClaimView {
+  const made = CLAIM_OBJECTS.get(claim);
+  if (!made) throw new Error(`claim view ${claim.meta.name} was not made by claimView`);
+  const sb = sandbox === 'missing' ? 'missing' : SANDBOX_OBJECTS.get(sandbox);
+  if (!sb) throw new Error(`sandbox view ${claim.boundSandbox ?? '?'} was not made by sandboxView`);
+  return claimOf(made.o, made.family, sb);
+}
+
+function claimOf(o: Obj, family: ReleaseFamily, sandbox: SandboxObject | 'missing' | undefined): ClaimView {
   const bound = ((o.status ?? {}) as { sandbox?: { name?: unknown } }).sandbox?.name;
-  const pool = ((o.spec ?? {}) as { warmPoolRef?: { name?: unknown } }).warmPoolRef?.name;
-  const sb = sandbox === 'missing' ? 'missing' : (sandbox as SandboxObject | undefined);
-  return {
-    meta: metaOf(o),
-    ...(typeof bound === 'string' ? { boundSandbox: bound } : {}),
-    ...(typeof pool === 'string' ? { warmPool: pool } : {}),
-    phase: claimPhase(o as ClaimObject, sb, family),
+  const spec = (o.spec ?? {}) as {
+    warmPoolRef?: { name?: unknown };
+    sandboxTemplateRef?: { name?: unknown };
+    warmpool?: unknown;
+    lifecycle?: { shutdownTime?: unknown; ttlSecondsAfterFinished?: unknown };
   };
+  const pool = spec.warmPoolRef?.name;
+  const template = spec.sandboxTemplateRef?.name;
+  const view: ClaimView = {
+    meta: metaOf(o),
+    ...(typeof bound === 'string' && bound !== '' ? { boundSandbox: bound } : {}),
+    ...(typeof pool === 'string' ? { warmPool: pool } : {}),
+    ...(typeof template === 'string' ? { template } : {}),
+    ...(typeof spec.warmpool === 'string' ? { warmpool: spec.warmpool } : {}),
+    expires: spec.lifecycle?.shutdownTime != null || spec.lifecycle?.ttlSecondsAfterFinished != null,
+    phase: claimPhase(o as ClaimObject, sandbox, family),
+    condition: conditionOf(o),
+  };
+  CLAIM_OBJECTS.set(view, { o, family });
+  return view;
 }
 
 /** A SandboxTemplate: what a probe Sandbox copies from it and what the template probe compares. */
@@ -189,6 +273,8 @@ export interface TemplateView {
   readonly spec: Readonly<Record<string, unknown>>;
   /** What a current Sandbox must match ({@link blueprintDrift}). */
   readonly blueprint: TemplateBlueprint;
+  /** Condition `type`, trusted only at the template's current generation. */
+  readonly condition: (type: string) => ConditionReading;
 }
 
 export function templateView(o: Obj): TemplateView {
@@ -210,6 +296,7 @@ export function templateView(o: Obj): TemplateView {
     apiVersion: String(o.apiVersion ?? ''),
     spec: (o.spec ?? {}) as Record<string, unknown>,
     blueprint: o as TemplateBlueprint,
+    condition: conditionOf(o),
   };
 }
 
@@ -219,6 +306,8 @@ export interface WarmPoolView {
   readonly replicas: number;
   readonly templateName?: string;
   readonly observedGeneration?: number;
+  /** Condition `type`, trusted only at the pool's current generation. */
+  readonly condition: (type: string) => ConditionReading;
 }
 
 export function warmPoolView(o: Obj): WarmPoolView {
@@ -229,6 +318,7 @@ export function warmPoolView(o: Obj): WarmPoolView {
     replicas: Number(spec.replicas ?? 1),
     ...(spec.sandboxTemplateRef?.name ? { templateName: spec.sandboxTemplateRef.name } : {}),
     ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
+    condition: conditionOf(o),
   };
 }
 
@@ -323,19 +413,29 @@ export function eventView(o: Obj): EventView {
 /** A Deployment: its first container and whether it is Available at its current generation. */
 export interface DeploymentView {
   readonly meta: ObjectMeta;
+  /** Image, args and name of the first container. */
   readonly image: string;
   readonly args: readonly string[];
+  readonly container?: string;
+  /** `spec.selector.matchLabels`: the labels of its pods. */
+  readonly selector: Readonly<Record<string, string>>;
   /** `status.observedGeneration`, when the status has one. */
   readonly observedGeneration?: number;
   readonly updatedReplicas: number;
   readonly availableReplicas: number;
-  /** Available condition status (`True`/`False`/…) and reason, when there is one. */
-  readonly available?: { readonly status?: string; readonly reason?: string };
+  /**
+   * Condition `type`. Deployment conditions carry no observedGeneration: they are as current as
+   * `status.observedGeneration`, so they count only when that equals the Deployment's generation.
+   */
+  readonly condition: (type: string) => ConditionReading;
 }
 
 export function deploymentView(o: Obj): DeploymentView {
   const d = o as Obj & {
-    spec?: { template?: { spec?: { containers?: Array<{ image?: string; args?: string[] }> } } };
+    spec?: {
+      selector?: { matchLabels?: Record<string, string> };
+      template?: { spec?: { containers?: Array<{ name?: string; image?: string; args?: string[] }> } };
+    };
     status?: {
       observedGeneration?: number;
       updatedReplicas?: number;
@@ -344,21 +444,95 @@ export function deploymentView(o: Obj): DeploymentView {
     };
   };
   const container = d.spec?.template?.spec?.containers?.[0];
-  const available = (d.status?.conditions ?? []).find((c) => c.type === 'Available');
+  const observed = d.status?.observedGeneration;
+  const dated: Conditioned = {
+    metadata: { generation: d.metadata?.generation ?? 0 },
+    status: { conditions: (d.status?.conditions ?? []).map((c) => ({ ...c, observedGeneration: observed })) },
+  };
   return {
     meta: metaOf(o),
     image: container?.image ?? '',
     args: container?.args ?? [],
+    ...(container?.name ? { container: container.name } : {}),
+    selector: d.spec?.selector?.matchLabels ?? {},
     ...(d.status?.observedGeneration !== undefined ? { observedGeneration: d.status.observedGeneration } : {}),
     updatedReplicas: d.status?.updatedReplicas ?? 0,
     availableReplicas: d.status?.availableReplicas ?? 0,
-    ...(available
-      ? {
-          available: {
-            ...(available.status ? { status: available.status } : {}),
-            ...(available.reason ? { reason: available.reason } : {}),
-          },
-        }
-      : {}),
+    condition: (type) => readCondition(dated, type),
+  };
+}
+
+/** Condition reader of one object, judged at its own `metadata.generation`. */
+function conditionOf(o: Obj): (type: string) => ConditionReading {
+  return (type) => readCondition(o as Conditioned, type);
+}
+
+/** A label selector (`matchLabels` and `matchExpressions`), as NetworkPolicies and workloads use it. */
+export interface LabelSelectorView {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: ReadonlyArray<{
+    readonly key: string;
+    readonly operator: string;
+    readonly values?: readonly string[];
+  }>;
+}
+
+/** One egress rule: its destinations (`to`, absent = every destination) and ports. */
+export interface EgressRuleView {
+  readonly to?: ReadonlyArray<{ readonly ipBlock?: { readonly cidr?: string; readonly except?: readonly string[] } }>;
+  readonly ports: ReadonlyArray<{ readonly port?: number | string; readonly protocol?: string }>;
+}
+
+/** A NetworkPolicy: which pods it selects and whether (and how widely) it restricts their egress. */
+export interface NetworkPolicyView {
+  readonly meta: ObjectMeta;
+  readonly podSelector?: LabelSelectorView;
+  /** Restricts egress: `policyTypes` names Egress, or (unset) the policy has egress rules. */
+  readonly restrictsEgress: boolean;
+  readonly egress: readonly EgressRuleView[];
+}
+
+export function networkPolicyView(o: Obj): NetworkPolicyView {
+  const spec = (o.spec ?? {}) as {
+    podSelector?: LabelSelectorView;
+    policyTypes?: string[];
+    egress?: Array<{ to?: EgressRuleView['to']; ports?: EgressRuleView['ports'] }>;
+  };
+  return {
+    meta: metaOf(o),
+    ...(spec.podSelector ? { podSelector: spec.podSelector } : {}),
+    restrictsEgress:
+      (spec.policyTypes ?? []).includes('Egress') || (spec.egress !== undefined && spec.policyTypes === undefined),
+    egress: (spec.egress ?? []).map((r) => ({ ...(r.to ? { to: r.to } : {}), ports: r.ports ?? [] })),
+  };
+}
+
+/** One RBAC rule of a Role or ClusterRole. */
+export interface PolicyRuleView {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly resourceNames: readonly string[];
+}
+
+/** A Role or ClusterRole (of a pinned release or the cluster); undefined for any other kind. */
+export interface RoleView {
+  readonly kind: 'Role' | 'ClusterRole';
+  readonly meta: ObjectMeta;
+  readonly rules: readonly PolicyRuleView[];
+}
+
+export function roleView(o: object): RoleView | undefined {
+  const r = o as { kind?: unknown; rules?: Array<Partial<Record<keyof PolicyRuleView, string[]>>> };
+  if (r.kind !== 'Role' && r.kind !== 'ClusterRole') return undefined;
+  return {
+    kind: r.kind,
+    meta: metaOf(o),
+    rules: (r.rules ?? []).map((x) => ({
+      apiGroups: x.apiGroups ?? [''],
+      resources: x.resources ?? [],
+      verbs: x.verbs ?? [],
+      resourceNames: x.resourceNames ?? [],
+    })),
   };
 }

@@ -296,7 +296,11 @@ export function registerVerify(program: Command): void {
         process.exitCode = code;
         if (flags.reportConfigmap && flags.inCluster) {
           // A report nobody can read is a broken wiring: a passing run then exits with the write's failure.
-          const failed = await writeReport(client, reportConfigMap(flags.reportConfigmap, report, runName(), code));
+          const failed = await writeReport(
+            client,
+            flags.reportConfigmap,
+            reportConfigMap(flags.reportConfigmap, report, runName(), code),
+          );
           if (failed !== undefined) {
             process.stderr.write(
               `error: report not written to ConfigMap ${flags.reportConfigmap.namespace}/${flags.reportConfigmap.name}: ${failed}\n`,

@@ -11,11 +11,10 @@
  * the API; the evidence says so); configured = the SubjectAccessReviews as above.
  * `verified` comes from the workload probe: a Sandbox the controller reconciled to Ready at its current generation.
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
-import { deploymentView } from '../../adapter/kubernetes/views.js';
+import { roleView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
-import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 /** One right to check: SubjectAccessReview resource attributes (no namespace = cluster-wide). */
 export interface Need {
@@ -33,36 +32,29 @@ export interface Need {
  */
 export const KNOWN_GAPS: readonly Need[] = [{ verb: 'create', group: '', resource: 'events' }];
 
-interface Rule {
-  apiGroups?: string[];
-  resources?: string[];
-  verbs?: string[];
-  resourceNames?: string[];
-}
-
 /**
  * The rights granted to the controller by the pinned release's ClusterRoles and Roles named `agent-sandbox-controller*`
  * (`k8s/rbac.generated.yaml@tag`, `k8s/extensions-rbac.generated.yaml@tag`, `k8s/controller.yaml@tag`), plus
  * {@link KNOWN_GAPS}; the extensions ClusterRole only when `extensions` is true. Deduplicated, in file order.
  */
-export function controllerNeeds(objects: Iterable<readonly Obj[]>, extensions: boolean): Need[] {
+export function controllerNeeds(objects: Iterable<readonly object[]>, extensions: boolean): Need[] {
   const out = new Map<string, Need>();
   const add = (n: Need): void => {
     out.set(`${n.verb} ${n.group}/${n.resource}/${n.subresource ?? ''} ${n.namespace ?? '*'} ${n.name ?? ''}`, n);
   };
   for (const list of objects) {
     for (const o of list) {
-      const kind = (o as { kind?: string }).kind;
-      const name = o.metadata?.name ?? '';
-      if ((kind !== 'ClusterRole' && kind !== 'Role') || !name.startsWith('agent-sandbox-controller')) continue;
+      const role = roleView(o);
+      const name = role?.meta.name ?? '';
+      if (!role || !name.startsWith('agent-sandbox-controller')) continue;
       if (name.includes('extensions') && !extensions) continue;
-      const namespace = kind === 'Role' ? o.metadata?.namespace : undefined;
-      for (const rule of (o as { rules?: Rule[] }).rules ?? []) {
-        for (const group of rule.apiGroups ?? ['']) {
-          for (const res of rule.resources ?? []) {
+      const namespace = role.kind === 'Role' ? role.meta.namespace : undefined;
+      for (const rule of role.rules) {
+        for (const group of rule.apiGroups) {
+          for (const res of rule.resources) {
             const [resource, subresource] = res.split('/');
-            for (const verb of rule.verbs ?? []) {
-              const names = rule.resourceNames?.length ? rule.resourceNames : [undefined];
+            for (const verb of rule.verbs) {
+              const names = rule.resourceNames.length ? rule.resourceNames : [undefined];
               for (const n of names)
                 add({
                   verb,
@@ -125,14 +117,15 @@ export function controllerProbe(
     timeoutStep: 'configured',
     deadlineMs: 30_000,
     async run(ctx) {
-      const { cluster, plan, facts } = deps;
+      const { plan, facts } = deps;
+      const read = reads(deps);
       const f = new Facts('controller');
       const ext = new Facts('extensions-api');
       const { namespace, deployment, serviceAccount } = plan.controller;
       const subject = `Deployment ${namespace}/${deployment}`;
       let running = false;
       if (opts.mode === 'deployment') {
-        const r = await cluster.deployment(namespace, deployment);
+        const r = await read.deployment(namespace, deployment);
         if (r.kind !== 'ok') f.failedCall('discovered', subject, r);
         else if (r.value === undefined)
           f.add(
@@ -143,7 +136,7 @@ export function controllerProbe(
             `controller Deployment ${namespace}/${deployment} not found`,
           );
         else {
-          const d = deploymentView(r.value);
+          const d = r.value;
           f.proven('discovered', subject, 'DeploymentFound', `controller Deployment ${namespace}/${deployment} exists`);
           const image = d.image;
           const want = opts.image ?? plan.controller.image ?? facts.controllerImage;
@@ -179,7 +172,10 @@ export function controllerProbe(
               );
           }
           const gen = d.meta.generation;
-          const available = d.available;
+          const available = d.condition('Available');
+          const availableStatus = !available.present
+            ? 'absent'
+            : { true: 'True', false: 'False', unknown: 'Unknown' }[available.value];
           if (d.observedGeneration !== gen) {
             f.add(
               'configured',
@@ -189,7 +185,7 @@ export function controllerProbe(
               `Deployment status is for generation ${d.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`,
               { field: 'status.observedGeneration' },
             );
-          } else if (available?.status === 'True' && d.updatedReplicas >= 1) {
+          } else if (available.value === 'true' && d.updatedReplicas >= 1) {
             running = true;
             f.proven(
               'configured',
@@ -204,14 +200,14 @@ export function controllerProbe(
               'missing',
               subject,
               'ControllerNotAvailable',
-              `controller is not Available (${available?.reason ?? 'no Available condition'}); the install stays at compatible until it is`,
-              { field: 'status.conditions[Available]', value: available?.status ?? 'absent' },
+              `controller is not Available (${available.present ? available.reason : 'no Available condition'}); the install stays at compatible until it is`,
+              { field: 'status.conditions[Available]', value: availableStatus },
             );
           }
         }
       } else {
         const saSubject = `ServiceAccount ${namespace}/${serviceAccount}`;
-        const sa = await cluster.serviceAccount(namespace, serviceAccount);
+        const sa = await read.serviceAccount(namespace, serviceAccount);
         if (sa.kind !== 'ok') f.failedCall('discovered', saSubject, sa);
         else if (sa.value === undefined)
           f.add(
@@ -278,10 +274,10 @@ export function controllerProbe(
 }
 
 async function templateStamped(deps: ProbeDeps): Promise<string | undefined> {
-  const version = apiVersionOf(deps.facts);
+  const read = reads(deps);
   for (const t of deps.plan.templates) {
-    const r = await deps.cluster.getCustom(ref('SandboxTemplate', version, t.namespace), t.name);
-    if (r.kind === 'ok' && r.value?.metadata?.labels?.['agents.x-k8s.io/sandbox-template-ref-hash'])
+    const r = await read.template(t.namespace, t.name);
+    if (r.kind === 'ok' && r.value?.meta.labels['agents.x-k8s.io/sandbox-template-ref-hash'])
       return `SandboxTemplate ${t.namespace}/${t.name}`;
   }
   return undefined;

@@ -8,12 +8,11 @@
  * Evidence goes to `runtime-exec`: configured = Ready at the Sandbox's current generation with a pod IP;
  * verified = two nonce commands answered over the client's transport.
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
-import { podView, sandboxView } from '../../adapter/kubernetes/views.js';
+import type { PodView } from '../../adapter/kubernetes/views.js';
 import { sampleSize } from '../plan.js';
 import type { Probe } from '../runner.js';
 import type { RuntimeTarget } from '../runtime-prober.js';
-import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 import { proveExecution } from './workload/runtime-proof.js';
 
 function argPort(args: readonly string[], flag: string): number | undefined {
@@ -27,12 +26,12 @@ function argPort(args: readonly string[], flag: string): number | undefined {
 
 /** Runtime kind and ports of a pod from its containers (pure), or why none was recognised. */
 export function runtimeOfPod(
-  pod: Obj,
+  pod: PodView,
 ):
   | { kind: 'sandboxd'; rest: number; grpc: number }
   | { kind: 'python-runtime'; rest: number }
   | { kind: 'none'; why: string } {
-  const { containers } = podView(pod);
+  const { containers } = pod;
   const sandboxd = containers.find((c) => c.name === 'sandboxd' || /\/sandboxd[^/]*$/.test(c.image ?? ''));
   if (sandboxd) {
     const args = sandboxd.args;
@@ -55,12 +54,13 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
     async run(ctx) {
       const f = new Facts('runtime-exec');
       const subject = `Sandbox ${namespace}/${name}`;
-      const r = await deps.cluster.getCustom(ref('Sandbox', apiVersionOf(deps.facts), namespace), name);
+      const read = reads(deps);
+      const r = await read.sandbox(namespace, name);
       if (r.kind !== 'ok') return f.failedCall('discovered', subject, r).list;
       if (!r.value) return f.add('discovered', 'missing', subject, 'SandboxNotFound', `${subject} does not exist`).list;
-      const sb = sandboxView(r.value, deps.facts.family);
+      const sb = r.value;
       const podName = sb.podName;
-      const podR = await deps.cluster.pod(namespace, podName);
+      const podR = await read.pod(namespace, podName);
       if (podR.kind !== 'ok') return f.failedCall('discovered', `pod ${namespace}/${podName}`, podR).list;
       if (!podR.value)
         return f.add(
@@ -86,7 +86,7 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
         `${rt.kind} is a runtime the adapter speaks`,
       );
       const { phase } = sb;
-      const { ip: podIP, ready: podReady } = podView(podR.value);
+      const { ip: podIP, ready: podReady } = podR.value;
       const podState = `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`;
       if (phase.phase !== 'Ready')
         return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.reason}; ${podState}`)

@@ -14,18 +14,14 @@
  * one: the other probes report missing controllers, routers and pools.
  */
 import type { CapabilityName } from '../../adapter/types.js';
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { PodView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
-import { imageEvidence, startedContainers, type PodView } from '../image-digests.js';
+import { imageEvidence, startedContainers } from '../image-digests.js';
 import type { Probe, ProbeRun } from '../runner.js';
-import { Facts, selector, type ProbeDeps } from './common.js';
+import { Facts, reads, selector, type ProbeDeps } from './common.js';
 
 /** Probe id. */
 export const IMAGE_DIGESTS_PROBE = 'images';
-
-interface PodSpecView {
-  readonly spec?: { readonly containers?: ReadonlyArray<{ readonly name?: string }> };
-}
 
 /**
  * The image-digest probe, or undefined when the plan pins nothing it can compare (no controller Deployment, no router
@@ -66,7 +62,7 @@ export function imageDigestsProbe(
       for (const t of templates) {
         const capability = `template/${t.namespace}/${t.name}` as const;
         const owner = `pods of template ${t.namespace}/${t.name}`;
-        const pods = await deps.cluster.pods(t.namespace, selector(t.podLabels!));
+        const pods = await reads(deps).pods(t.namespace, selector(t.podLabels!));
         if (pods.kind !== 'ok') out.push(...new Facts(capability).failedCall('verified', owner, pods).list);
         else out.push(...compared(capability, owner, pods.value, () => t.images!, idle));
       }
@@ -79,16 +75,13 @@ export function imageDigestsProbe(
 async function controllerPods(deps: ProbeDeps, pinned: string, idle: string[]): Promise<Evidence[]> {
   const { namespace, deployment } = deps.plan.controller;
   const owner = `pods of Deployment ${namespace}/${deployment}`;
-  const d = await deps.cluster.deployment(namespace, deployment);
+  const read = reads(deps);
+  const d = await read.deployment(namespace, deployment);
   // A missing or unreadable Deployment is the controller probe's evidence; there are no pods to compare here.
   if (d.kind !== 'ok' || d.value === undefined) return [];
-  const spec = (
-    d.value as Obj & { spec?: { selector?: { matchLabels?: Record<string, string> }; template?: PodSpecView } }
-  ).spec;
-  const labels = spec?.selector?.matchLabels ?? {};
-  const container = spec?.template?.spec?.containers?.[0]?.name;
+  const { selector: labels, container } = d.value;
   if (Object.keys(labels).length === 0 || container === undefined) return [];
-  const pods = await deps.cluster.pods(namespace, selector(labels));
+  const pods = await read.pods(namespace, selector(labels));
   if (pods.kind !== 'ok') return new Facts('controller').failedCall('verified', owner, pods).list;
   return compared('controller', owner, pods.value, () => ({ [container]: pinned }), idle);
 }
@@ -96,21 +89,22 @@ async function controllerPods(deps: ProbeDeps, pinned: string, idle: string[]): 
 async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun, idle: string[]): Promise<Evidence[]> {
   const router = deps.plan.router!;
   const owner = `router pods ${selector(router.podLabels)} in ${router.namespace}`;
-  const svc = await deps.cluster.service(router.namespace, router.service);
+  const read = reads(deps);
+  const svc = await read.service(router.namespace, router.service);
   if (svc.kind === 'ok' && svc.value === undefined) {
     ctx.note(
       `no Service ${router.namespace}/${router.service}: router pods not compared (the router probe reports it)`,
     );
     return [];
   }
-  const pods = await deps.cluster.pods(router.namespace, selector(router.podLabels));
+  const pods = await read.pods(router.namespace, selector(router.podLabels));
   if (pods.kind !== 'ok') return new Facts('router').failedCall('verified', owner, pods).list;
   return compared(
     'router',
     owner,
     pods.value,
     (pod) => {
-      const first = (pod as PodSpecView).spec?.containers?.[0]?.name;
+      const first = pod.containers[0]?.name;
       return first === undefined ? {} : { [first]: pinned };
     },
     idle,
@@ -124,11 +118,11 @@ async function routerPods(deps: ProbeDeps, pinned: string, ctx: ProbeRun, idle: 
 function compared(
   capability: CapabilityName,
   owner: string,
-  pods: readonly Obj[],
-  pins: (pod: Obj) => Readonly<Record<string, string>>,
+  pods: readonly PodView[],
+  pins: (pod: PodView) => Readonly<Record<string, string>>,
   idle: string[],
 ): Evidence[] {
-  const containers = pods.flatMap((p) => startedContainers([p as PodView], pins(p)));
+  const containers = pods.flatMap((p) => startedContainers([p], pins(p)));
   if (containers.length === 0) idle.push(owner);
   return imageEvidence(capability, owner, containers);
 }

@@ -13,9 +13,9 @@
  *
  * Kata: `uname -r` inside differs from the node's `status.nodeInfo.kernelVersion` (a guest VM kernel).
  */
-import { nodeView, runtimeClassView, type PodView } from '../../adapter/kubernetes/views.js';
+import type { PodView } from '../../adapter/kubernetes/views.js';
 import type { RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
-import type { Facts, ProbeDeps } from './common.js';
+import { reads, type Facts, type ProbeDeps } from './common.js';
 
 /** The gVisor boot line: optional syslog priority, time 0, `Starting gVisor...`. */
 const GVISOR_BOOT_LINE = /^(?:<\d+>)?\[\s*0\.0+\]\s+Starting gVisor\.\.\.\s*$/;
@@ -114,18 +114,17 @@ export async function isolationEvidence(
     rc.add('verified', 'unknown', subject, 'IsolationNotChecked', 'isolation not checked: the runtime did not answer');
     return;
   }
-  const handler = await deps.cluster.runtimeClass(name);
-  const h = handler.kind === 'ok' && handler.value ? runtimeClassView(handler.value).handler : '';
+  const read = reads(deps);
+  const handler = await read.runtimeClass(name);
+  const h = handler.kind === 'ok' && handler.value ? handler.value.handler : '';
   const deadline = deps.plan.probeTimeoutMs;
   if (h === 'runsc') {
     await gvisorIsolation(deps.runtime, target, deadline, rc, name);
   } else if (h.startsWith('kata')) {
     const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
-    const node = spec.nodeName ? await deps.cluster.nodes() : undefined;
+    const node = spec.nodeName ? await read.nodes() : undefined;
     const nodeKernel =
-      node?.kind === 'ok'
-        ? (node.value.map(nodeView).find((n) => n.meta.name === spec.nodeName)?.kernelVersion ?? '')
-        : '';
+      node?.kind === 'ok' ? (node.value.find((n) => n.meta.name === spec.nodeName)?.kernelVersion ?? '') : '';
     const inside = r.kind === 'answered' ? r.value.stdout.trim() : '';
     if (inside && nodeKernel && inside !== nodeKernel)
       rc.proven(

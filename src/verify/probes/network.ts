@@ -8,19 +8,14 @@
  * exists; configured = coverage holds for ≥1 examined pod; verified needs an enforcement test (a non-router pod cannot
  * connect, the router can), which needs an enforcing CNI: it stays unknown, naming that acceptance test.
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { EgressRuleView, LabelSelectorView, NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
 import type { VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { RUN_LABEL } from '../workload.js';
-import { Facts, type ProbeDeps } from './common.js';
-
-interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 /** Whether a label selector selects `labels` (empty selector selects everything). */
-export function selects(sel: LabelSelector | undefined, labels: Readonly<Record<string, string>>): boolean {
+export function selects(sel: LabelSelectorView | undefined, labels: Readonly<Record<string, string>>): boolean {
   for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel?.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
@@ -33,14 +28,9 @@ export function selects(sel: LabelSelector | undefined, labels: Readonly<Record<
   return true;
 }
 
-interface EgressRule {
-  to?: Array<{ ipBlock?: { cidr?: string; except?: string[] }; podSelector?: unknown; namespaceSelector?: unknown }>;
-  ports?: Array<{ port?: number | string; protocol?: string }>;
-}
-
 /** What an egress rule opens, in words, when it opens more than specific pods/namespaces (all destinations, or 0.0.0.0/0 / ::/0). */
-function wideEgress(rule: EgressRule): string | undefined {
-  const ports = (rule.ports ?? []).map((p) => `${p.protocol ?? 'TCP'}/${p.port ?? '*'}`).join(',') || 'all ports';
+function wideEgress(rule: EgressRuleView): string | undefined {
+  const ports = rule.ports.map((p) => `${p.protocol ?? 'TCP'}/${p.port ?? '*'}`).join(',') || 'all ports';
   if (!rule.to || rule.to.length === 0) return `every destination on ${ports}`;
   const wide = rule.to.find((t) => t.ipBlock?.cidr === '0.0.0.0/0' || t.ipBlock?.cidr === '::/0');
   if (wide)
@@ -50,22 +40,15 @@ function wideEgress(rule: EgressRule): string | undefined {
 
 /** Coverage findings for one pod (pure): empty when at least one policy selects it for egress and none adds undeclared wide egress. */
 export function podCoverage(
-  pod: Obj,
-  policies: readonly Obj[],
+  pod: PodView,
+  policies: readonly NetworkPolicyView[],
   declared: ReadonlySet<string>,
 ): { selectedBy: string[]; problems: string[] } {
-  const labels = pod.metadata?.labels ?? {};
-  const podName = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
-  const selecting = policies.filter(
-    (p) =>
-      p.metadata?.namespace === pod.metadata?.namespace &&
-      selects((p.spec as { podSelector?: LabelSelector } | undefined)?.podSelector, labels),
-  );
-  const selectedBy = selecting.map((p) => p.metadata?.name ?? '?');
-  const egressPolicies = selecting.filter((p) => {
-    const spec = (p.spec ?? {}) as { policyTypes?: string[]; egress?: unknown[] };
-    return (spec.policyTypes ?? []).includes('Egress') || (spec.egress !== undefined && spec.policyTypes === undefined);
-  });
+  const { labels, namespace } = pod.meta;
+  const podName = `${namespace}/${pod.meta.name}`;
+  const selecting = policies.filter((p) => p.meta.namespace === namespace && selects(p.podSelector, labels));
+  const selectedBy = selecting.map((p) => p.meta.name);
+  const egressPolicies = selecting.filter((p) => p.restrictsEgress);
   const problems: string[] = [];
   if (selecting.length === 0) problems.push(`no policy selects pod ${podName}: it is unrestricted`);
   else if (egressPolicies.length === 0)
@@ -73,9 +56,9 @@ export function podCoverage(
       `no policy restricts egress of pod ${podName} (selected by ${selectedBy.join(', ')} for ingress only)`,
     );
   for (const p of egressPolicies) {
-    const name = p.metadata?.name ?? '?';
+    const name = p.meta.name;
     if (declared.has(name)) continue;
-    for (const rule of (p.spec as { egress?: EgressRule[] } | undefined)?.egress ?? []) {
+    for (const rule of p.egress) {
       const wide = wideEgress(rule);
       if (wide)
         problems.push(
@@ -117,9 +100,10 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
           'NoNamespacesDeclared',
           'the environment declares no sandbox namespaces',
         ).list;
-      const policies: Obj[] = [];
+      const read = reads(deps);
+      const policies: NetworkPolicyView[] = [];
       for (const ns of namespaces) {
-        const r = await deps.cluster.networkPolicies(ns);
+        const r = await read.networkPolicies(ns);
         if (r.kind !== 'ok') return f.failedCall('discovered', `NetworkPolicies in ${ns}`, r).list;
         policies.push(...r.value);
       }
@@ -129,7 +113,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
         'NetworkPoliciesServed',
         `NetworkPolicies are served (${policies.length} in ${namespaces.join(', ')})`,
       );
-      const names = new Set(policies.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
+      const names = new Set(policies.map((p) => `${p.meta.namespace}/${p.meta.name}`));
       const absent = deps.plan.networkPolicies.filter((p) => !names.has(`${p.namespace}/${p.name}`));
       if (absent.length > 0)
         f.add(
@@ -149,20 +133,20 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
       const declared = declaredPolicies(deps.plan);
       let examined = 0;
       for (const ns of namespaces) {
-        const pods = await deps.cluster.pods(ns, 'agents.x-k8s.io/sandbox-name-hash');
+        const pods = await read.pods(ns, 'agents.x-k8s.io/sandbox-name-hash');
         if (pods.kind !== 'ok') return f.failedCall('configured', `pods in ${ns}`, pods).list;
         for (const pod of pods.value) {
-          if ((pod.status as { phase?: string } | undefined)?.phase !== 'Running') continue;
+          if (pod.phase !== 'Running') continue;
           // Bare probe Sandboxes of this verifier carry no template labels; they say nothing about template coverage.
-          if (pod.metadata?.labels?.[RUN_LABEL]) continue;
+          if (pod.meta.labels[RUN_LABEL]) continue;
           examined += 1;
           const c = podCoverage(pod, policies, declared);
           for (const p of c.problems)
-            f.add('configured', 'missing', `pod ${ns}/${pod.metadata?.name}`, 'PolicyCoverageGap', p);
+            f.add('configured', 'missing', `pod ${ns}/${pod.meta.name}`, 'PolicyCoverageGap', p);
           if (c.problems.length === 0)
             f.proven(
               'configured',
-              `pod ${ns}/${pod.metadata?.name}`,
+              `pod ${ns}/${pod.meta.name}`,
               'PodCovered',
               `selected by ${c.selectedBy.join(', ')}; no undeclared egress`,
             );

@@ -9,8 +9,19 @@ import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import { httpCall } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
 import type { Probe } from '../runner.js';
+import { isPlainObject } from '../../model/objects.js';
 import { Facts, type ProbeDeps } from './common.js';
 import { judgeAdmission, liveRouterPods, liveTemplatePodLabels } from './router-admission.js';
+
+/** Whether a `/healthz` body is the router's `{"status":"ok"}`. */
+function healthyBody(body: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return isPlainObject(parsed) && parsed['status'] === 'ok';
+  } catch {
+    return false;
+  }
+}
 
 export function routerProbe(deps: ProbeDeps): Probe {
   return {
@@ -37,14 +48,8 @@ export function routerProbe(deps: ProbeDeps): Probe {
         );
         if (r.kind === 'ok') {
           const body = r.value.body.toString('utf8');
-          let status: unknown;
-          try {
-            status = (JSON.parse(body) as { status?: unknown }).status;
-          } catch {
-            status = undefined;
-          }
           health = {
-            ok: r.value.status === 200 && status === 'ok',
+            ok: r.value.status === 200 && healthyBody(body),
             text: `${r.value.status} ${body.slice(0, 80)}`,
             durationMs: r.value.durationMs,
           };

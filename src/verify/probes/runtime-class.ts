@@ -8,10 +8,9 @@
  * nothing (workload.ts `unschedulableClass`).
  * RuntimeClass admission merges `scheduling` into pods (`plugin/pkg/admission/runtimeclass/admission.go`, k8s 1.36).
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
-import { nodeView, runtimeClassView } from '../../adapter/kubernetes/views.js';
+import type { NodeView, RuntimeClassView } from '../../adapter/kubernetes/views.js';
 import type { Probe } from '../runner.js';
-import { Facts, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 interface Toleration {
   key?: string;
@@ -35,11 +34,11 @@ function tolerates(tolerations: readonly Toleration[], taint: Taint): boolean {
 
 /** Per node: whether it is Ready and matches the class's scheduling, with the reason when not. Pure. */
 export function nodesFor(
-  runtimeClass: Obj,
-  nodes: readonly Obj[],
+  runtimeClass: RuntimeClassView,
+  nodes: readonly NodeView[],
 ): Array<{ node: string; fits: boolean; reason: string }> {
-  const { nodeSelector: selector, tolerations } = runtimeClassView(runtimeClass);
-  return nodes.map(nodeView).map((n) => {
+  const { nodeSelector: selector, tolerations } = runtimeClass;
+  return nodes.map((n) => {
     const { name, labels } = n.meta;
     if (!n.ready) return { node: name, fits: false, reason: 'node not Ready' };
     const unmet = Object.entries(selector).filter(([k, v]) => labels[k] !== v);
@@ -68,7 +67,8 @@ export function runtimeClassProbe(deps: ProbeDeps, name: string): Probe {
     async run() {
       const f = new Facts(capability);
       const subject = `RuntimeClass ${name}`;
-      const rc = await deps.cluster.runtimeClass(name);
+      const read = reads(deps);
+      const rc = await read.runtimeClass(name);
       if (rc.kind !== 'ok') return f.failedCall('discovered', subject, rc).list;
       if (rc.value === undefined)
         return f.add(
@@ -78,12 +78,12 @@ export function runtimeClassProbe(deps: ProbeDeps, name: string): Probe {
           'RuntimeClassNotFound',
           `RuntimeClass ${name} does not exist: pods naming it are rejected at admission`,
         ).list;
-      const { handler } = runtimeClassView(rc.value);
+      const { handler } = rc.value;
       f.proven('discovered', subject, 'RuntimeClassFound', `RuntimeClass ${name} exists (handler ${handler})`, {
         field: 'handler',
         value: handler,
       });
-      const nodes = await deps.cluster.nodes();
+      const nodes = await read.nodes();
       if (nodes.kind !== 'ok') f.failedCall('compatible', 'nodes', nodes);
       else {
         const fits = nodesFor(rc.value, nodes.value);

@@ -96,7 +96,7 @@ export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: L
       const policies = await read.networkPolicies(template.namespace);
       if (policies.kind !== 'ok')
         return f.failedCall('configured', `NetworkPolicies in ${template.namespace}`, policies).list;
-      const managed = policies.value.find((p) => p.name === `${template.name}-network-policy`);
+      const managed = policies.value.map((p) => p.meta).find((p) => p.name === `${template.name}-network-policy`);
       const ownedByTemplate = (p: ObjectMeta): boolean =>
         p.ownerReferences.some((o) => o.kind === 'SandboxTemplate' && o.uid === tpl.meta.uid);
       if (mgmt === 'Managed') {

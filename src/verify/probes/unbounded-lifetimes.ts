@@ -6,9 +6,9 @@
  * step, which never lowers the configured state the environment requires, so they show in the report without failing it.
  * Sandboxes owned by a claim follow their claim; pool members are meant to stay until claimed.
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { ClaimView, ObjectMeta, SandboxView } from '../../adapter/kubernetes/views.js';
 import type { Probe } from '../runner.js';
-import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 /** Age (ms) from which a live object without expiry is a finding: 24 h. */
 export const UNBOUNDED_LIFETIME_THRESHOLD_MS = 24 * 60 * 60 * 1000;
@@ -21,48 +21,26 @@ export interface UnboundedObject {
   readonly ageMs: number;
 }
 
-function created(o: Obj): number | undefined {
-  const t = (o.metadata as { creationTimestamp?: string } | undefined)?.creationTimestamp;
-  const ms = t === undefined ? NaN : Date.parse(t);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
 /** Claims and sandboxes (pure) with no expiry and older than `thresholdMs` at `now`, oldest first. */
 export function unboundedObjects(
-  claims: readonly Obj[],
-  sandboxes: readonly Obj[],
+  claims: readonly ClaimView[],
+  sandboxes: readonly SandboxView[],
   now: number,
   thresholdMs = UNBOUNDED_LIFETIME_THRESHOLD_MS,
 ): UnboundedObject[] {
   const out: UnboundedObject[] = [];
-  const old = (o: Obj): number | undefined => {
-    const at = created(o);
-    return at !== undefined && now - at >= thresholdMs ? now - at : undefined;
-  };
+  const old = ({ createdAt }: ObjectMeta): number | undefined =>
+    createdAt !== undefined && now - createdAt >= thresholdMs ? now - createdAt : undefined;
   for (const c of claims) {
-    const lc = ((c['spec'] as Record<string, unknown> | undefined)?.['lifecycle'] ?? {}) as Record<string, unknown>;
-    const ageMs = old(c);
-    if (lc['shutdownTime'] === undefined && lc['ttlSecondsAfterFinished'] === undefined && ageMs !== undefined) {
-      out.push({
-        kind: 'SandboxClaim',
-        namespace: String(c.metadata?.namespace),
-        name: String(c.metadata?.name),
-        ageMs,
-      });
-    }
+    const ageMs = old(c.meta);
+    if (!c.expires && ageMs !== undefined)
+      out.push({ kind: 'SandboxClaim', namespace: String(c.meta.namespace), name: c.meta.name, ageMs });
   }
   for (const s of sandboxes) {
-    const owned = (s.metadata?.ownerReferences ?? []).some(
-      (r) => r.kind === 'SandboxClaim' || r.kind === 'SandboxWarmPool',
-    );
-    const ageMs = old(s);
-    if (
-      !owned &&
-      (s['spec'] as Record<string, unknown> | undefined)?.['shutdownTime'] === undefined &&
-      ageMs !== undefined
-    ) {
-      out.push({ kind: 'Sandbox', namespace: String(s.metadata?.namespace), name: String(s.metadata?.name), ageMs });
-    }
+    const owned = s.meta.ownerReferences.some((r) => r.kind === 'SandboxClaim' || r.kind === 'SandboxWarmPool');
+    const ageMs = old(s.meta);
+    if (!owned && s.shutdownTime === undefined && ageMs !== undefined)
+      out.push({ kind: 'Sandbox', namespace: String(s.meta.namespace), name: s.meta.name, ageMs });
   }
   return out.sort((a, b) => b.ageMs - a.ageMs);
 }
@@ -80,14 +58,14 @@ export function unboundedLifetimesProbe(deps: ProbeDeps, now: () => number = Dat
     deadlineMs: 15_000,
     async run() {
       const f = new Facts('controller');
-      const version = apiVersionOf(deps.facts);
+      const read = reads(deps);
       for (const ns of namespaces) {
-        const claims = await deps.cluster.listCustom(ref('SandboxClaim', version, ns));
+        const claims = await read.claims(ns);
         if (claims.kind !== 'ok') {
           f.failedCall('verified', `SandboxClaims in ${ns}`, claims);
           continue;
         }
-        const sandboxes = await deps.cluster.listCustom(ref('Sandbox', version, ns));
+        const sandboxes = await read.sandboxes(ns);
         if (sandboxes.kind !== 'ok') {
           f.failedCall('verified', `Sandboxes in ${ns}`, sandboxes);
           continue;

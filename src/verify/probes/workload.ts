@@ -21,7 +21,7 @@ import type { CapabilityName } from '../../adapter/types.js';
 import type { Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';
-import { apiVersionOf, ref, type ProbeDeps } from './common.js';
+import { apiVersionOf, reads, type ProbeDeps } from './common.js';
 import { isolationEvidence } from './isolation.js';
 import { nodeFailureEvidence } from './pod-events.js';
 import { unschedulableClass } from './workload/class-gate.js';
@@ -87,7 +87,7 @@ async function runWorkload(
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
   if (deps.facts.family === 'v0.5') {
-    const r = await deps.cluster.getCustom(ref('Sandbox', 'v1alpha1', template.namespace), sb.name);
+    const r = await reads(deps).at('v1alpha1').sandbox(template.namespace, sb.name);
     conversionReadEvidence(f.conv, `Sandbox ${template.namespace}/${sb.name}`, r);
   }
   await routerEvidence(deps, template, f, sb, runtimeOk);

@@ -7,6 +7,7 @@ import {
   type ContainerImage,
 } from '../../../src/verify/image-digests.js';
 import { settle } from '../../../src/verify/states.js';
+import { podView } from '../../../src/adapter/kubernetes/views.js';
 import { fact } from '../../../src/verify/evidence.js';
 
 const A = `sha256:${'a'.repeat(64)}`;
@@ -105,7 +106,7 @@ describe('startedContainers', () => {
         },
       },
     ];
-    expect(startedContainers(pods, { sandboxd: `${REPO}:v0.5.6@${A}`, init: `i:1@${B}` })).toEqual([
+    expect(startedContainers(pods.map(podView), { sandboxd: `${REPO}:v0.5.6@${A}`, init: `i:1@${B}` })).toEqual([
       {
         pod: 'sbx/p-1',
         container: 'sandboxd',
@@ -134,7 +135,7 @@ describe('imageEvidence and the state it leaves', () => {
         message: `2 container(s) run the pinned digest: sbx/p-1/sandboxd ${A}, sbx/p-2/sandboxd ${A}`,
       }),
     ]);
-    expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null });
+    expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null, nextReason: null });
   });
 
   test('one pod on another digest: a missing fact naming pod, container, pinned and running; stays configured', () => {
@@ -147,12 +148,10 @@ describe('imageEvidence and the state it leaves', () => {
       ['proven', 'pods of template sbx/t'],
     ]);
     expect(ev[0]).toMatchObject({ field: 'status.containerStatuses[sandboxd].imageID', value: `${REPO}@${B}` });
-    expect(ev[0]!.message).toBe(
-      `image skew: container sandboxd of pod sbx/p-2 runs ${B} (image ${REPO}:v0.5.6), the environment pinned ${REPO}:v0.5.6@${A}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
-    );
+    expect(ev[0]).toMatchObject({ verdict: 'missing', reason: 'ImageDigestDiffers', subject: 'Pod sbx/p-2' });
     const s = settle([...lower, ...ev]);
     expect(s.state).toBe('configured');
-    expect(s.next).toBe(`verified not reached: ${ev[0]!.message}`);
+    expect(s.nextReason).toBe('ImageDigestDiffers');
   });
 
   test('tag-only pin: unknown, says skew cannot be detected and never claims verified', () => {

@@ -5,6 +5,7 @@ import { conversionEvidence } from '../../../src/verify/probes/install.js';
 import { declaredPolicies, podCoverage, selects } from '../../../src/verify/probes/network.js';
 import { nodesFor } from '../../../src/verify/probes/runtime-class.js';
 import { settle } from '../../../src/verify/states.js';
+import { networkPolicyView, nodeView, podView, runtimeClassView } from '../../../src/adapter/kubernetes/views.js';
 import type { VerifyPlan } from '../../../src/verify/plan.js';
 
 const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
@@ -155,7 +156,7 @@ describe('runtime-class probe: node matching', () => {
 
   test('selector, taints and readiness decide', () => {
     const fits = nodesFor(
-      rc as never,
+      runtimeClassView(rc),
       [
         node('a', {}),
         node('b', { 'sandbox.gke.io/runtime': 'gvisor' }, [
@@ -163,7 +164,7 @@ describe('runtime-class probe: node matching', () => {
         ]),
         node('c', { 'sandbox.gke.io/runtime': 'gvisor' }, [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }]),
         node('d', { 'sandbox.gke.io/runtime': 'gvisor' }, [], false),
-      ] as never,
+      ].map(nodeView),
     );
     expect(fits).toEqual([
       { node: 'a', fits: false, reason: 'lacks label sandbox.gke.io/runtime=gvisor' },
@@ -174,10 +175,11 @@ describe('runtime-class probe: node matching', () => {
   });
 
   test('a class without scheduling fits every Ready node; Exists tolerations match any value', () => {
-    expect(nodesFor({ handler: 'runc' } as never, [node('a', {})] as never)[0]!.fits).toBe(true);
+    expect(nodesFor(runtimeClassView({ handler: 'runc' }), [nodeView(node('a', {}))])[0]!.fits).toBe(true);
     const exists = { scheduling: { nodeSelector: {}, tolerations: [{ key: 'k', operator: 'Exists' }] } };
     expect(
-      nodesFor(exists as never, [node('a', {}, [{ key: 'k', value: 'v', effect: 'NoExecute' }])] as never)[0]!.fits,
+      nodesFor(runtimeClassView(exists), [nodeView(node('a', {}, [{ key: 'k', value: 'v', effect: 'NoExecute' }]))])[0]!
+        .fits,
     ).toBe(true);
   });
 });
@@ -199,7 +201,7 @@ describe('network probe: selectors and coverage', () => {
       metadata: { namespace: 'sbx', name: 'in-only' },
       spec: { podSelector: {}, policyTypes: ['Ingress'] },
     };
-    expect(podCoverage(pod as never, [pol] as never, new Set(['in-only'])).problems).toEqual([
+    expect(podCoverage(podView(pod), [pol].map(networkPolicyView), new Set(['in-only'])).problems).toEqual([
       'no policy restricts egress of pod sbx/p (selected by in-only for ingress only)',
     ]);
   });
@@ -221,24 +223,28 @@ describe('network probe: declared policies', () => {
 describe('existing sandbox: runtime kind from the pod', () => {
   test('sandboxd by container name or image, ports from its args; python runtime by port 8888; else none', async () => {
     const { runtimeOfPod } = await import('../../../src/verify/probes/existing-sandbox.js');
-    expect(runtimeOfPod({ spec: { containers: [{ name: 'sandboxd', image: 'x' }] } } as never)).toEqual({
+    expect(runtimeOfPod(podView({ spec: { containers: [{ name: 'sandboxd', image: 'x' }] } }))).toEqual({
       kind: 'sandboxd',
       rest: 8080,
       grpc: 9090,
     });
     expect(
-      runtimeOfPod({
-        spec: {
-          containers: [{ name: 'rt', image: 'reg/sandboxd:v1', args: ['--rest-port=18080', '--grpc-port', '19090'] }],
-        },
-      } as never),
+      runtimeOfPod(
+        podView({
+          spec: {
+            containers: [{ name: 'rt', image: 'reg/sandboxd:v1', args: ['--rest-port=18080', '--grpc-port', '19090'] }],
+          },
+        }),
+      ),
     ).toEqual({ kind: 'sandboxd', rest: 18080, grpc: 19090 });
     expect(
-      runtimeOfPod({
-        spec: { containers: [{ name: 'py', image: 'python-runtime', ports: [{ containerPort: 8888 }] }] },
-      } as never),
+      runtimeOfPod(
+        podView({
+          spec: { containers: [{ name: 'py', image: 'python-runtime', ports: [{ containerPort: 8888 }] }] },
+        }),
+      ),
     ).toEqual({ kind: 'python-runtime', rest: 8888 });
-    expect(runtimeOfPod({ spec: { containers: [{ name: 'busybox', image: 'busybox' }] } } as never)).toEqual({
+    expect(runtimeOfPod(podView({ spec: { containers: [{ name: 'busybox', image: 'busybox' }] } }))).toEqual({
       kind: 'none',
       why: 'no container is sandboxd (name or image) and none exposes the python runtime port 8888 (containers: busybox)',
     });

@@ -92,7 +92,15 @@ describe('renderers', () => {
       'startedAt',
       'durationMs',
     ]);
-    expect(Object.keys(parsed.capabilities[0])).toEqual(['name', 'state', 'required', 'met', 'evidence', 'next']);
+    expect(Object.keys(parsed.capabilities[0])).toEqual([
+      'name',
+      'state',
+      'required',
+      'met',
+      'evidence',
+      'next',
+      'nextReason',
+    ]);
     expect(VerifyReportSchema.safeParse({ ...parsed, extra: 1 }).success).toBe(false);
   });
 

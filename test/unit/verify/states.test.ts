@@ -19,18 +19,26 @@ const ladder = (upTo: number): Evidence[] =>
 
 describe('settle', () => {
   test('no evidence is absent, naming the first missing step', () => {
-    expect(settle([])).toEqual({ state: 'absent', next: 'discovered not reached: no evidence was collected for it' });
+    expect(settle([])).toEqual({
+      state: 'absent',
+      next: 'discovered not reached: no evidence was collected for it',
+      nextReason: 'NoEvidence',
+    });
   });
 
   test('a fully proven ladder is verified with nothing next', () => {
-    expect(settle(ladder(4))).toEqual({ state: 'verified', next: null });
+    expect(settle(ladder(4))).toEqual({ state: 'verified', next: null, nextReason: null });
   });
 
   test('a timeout (unknown) at verified leaves the state at configured with the reason', () => {
-    const s = settle([...ladder(3), e('verified', 'unknown', 'runtime API did not answer in 5s; pod Ready=True')]);
+    const s = settle([
+      ...ladder(3),
+      e('verified', 'unknown', 'runtime API did not answer in 5s', { reason: 'RuntimeTimeout' }),
+    ]);
     expect(s).toEqual({
       state: 'configured',
-      next: 'verified not reached: runtime API did not answer in 5s; pod Ready=True',
+      next: 'verified not reached: runtime API did not answer in 5s',
+      nextReason: 'RuntimeTimeout',
     });
   });
 
@@ -38,33 +46,35 @@ describe('settle', () => {
     const s = settle([
       ...ladder(3),
       e('verified', 'proven', 'nonce 1 echoed'),
-      e('verified', 'missing', 'nonce 2 answered "wrong"'),
+      e('verified', 'missing', 'nonce 2 answered "wrong"', { reason: 'NonceMismatch' }),
     ]);
     expect(s.state).toBe('configured');
-    expect(s.next).toBe('verified not reached: nonce 2 answered "wrong"');
+    expect(s.nextReason).toBe('NonceMismatch');
   });
 
   test('steps are never skipped: verified evidence without configured stays at compatible', () => {
     const s = settle([...ladder(2), e('verified', 'proven')]);
     expect(s.state).toBe('compatible');
-    expect(s.next).toBe('configured not reached: no evidence was collected for it');
+    expect(s.nextReason).toBe('NoEvidence');
   });
 
   test('missing wins over unknown when explaining what is next', () => {
-    const s = settle([e('discovered', 'unknown', 'forbidden to read'), e('discovered', 'missing', 'CRD absent')]);
-    expect(s).toEqual({ state: 'absent', next: 'discovered not reached: CRD absent' });
+    const s = settle([
+      e('discovered', 'unknown', 'forbidden to read', { reason: 'Forbidden' }),
+      e('discovered', 'missing', 'CRD absent', { reason: 'CrdNotInstalled' }),
+    ]);
+    expect(s).toMatchObject({ state: 'absent', nextReason: 'CrdNotInstalled' });
   });
 
   test('a contradiction makes the capability failed, whatever else was proven', () => {
     expect(
       settle([
         ...ladder(3),
-        e('verified', 'contradicted', 'conversion failed: x509 unknown authority although caBundle is set'),
+        e('verified', 'contradicted', 'conversion failed: x509 unknown authority although caBundle is set', {
+          reason: 'ConversionTlsFailure',
+        }),
       ]),
-    ).toEqual({
-      state: 'failed',
-      next: 'conversion failed: x509 unknown authority although caBundle is set',
-    });
+    ).toMatchObject({ state: 'failed', nextReason: 'ConversionTlsFailure' });
   });
 
   test('an unsupported fact makes the capability unsupported', () => {

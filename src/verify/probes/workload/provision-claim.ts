@@ -5,10 +5,10 @@
  * claim (case claim-ready-stale-generation). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case claim-before-template-ordering).
  */
 import { KubeCapabilityAdapter } from '../../../adapter/adapter.js';
-import type { Obj, WaitOutcome } from '../../../adapter/kubernetes/cluster.js';
 import type { MissingReference } from '../../../adapter/kubernetes/phase.js';
+import type { ViewWait } from '../../../adapter/kubernetes/reads.js';
 import { sessionName } from '../../../adapter/kubernetes/sessions.js';
-import { claimView, sandboxView } from '../../../adapter/kubernetes/views.js';
+import { claimWithSandbox, type ClaimView } from '../../../adapter/kubernetes/views.js';
 import { formatMs } from '../../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
@@ -18,7 +18,7 @@ import {
   stuckClaimMessage,
   type ReferencedObject,
 } from '../claim-reference.js';
-import { ref, type ProbeDeps } from '../common.js';
+import { reads, ref, type ProbeDeps } from '../common.js';
 import { reconnected, settled, type Readiness } from './readiness.js';
 
 export async function claimAndWait(
@@ -51,12 +51,9 @@ async function probePool(
   ctx.note(
     `template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 1)`,
   );
-  const made = await deps.cluster.createCustom(pref, {
-    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
-    kind: 'SandboxWarmPool',
-    metadata: { name, namespace: template.namespace, labels: deps.workload.labels() } as Obj['metadata'],
-    spec: { replicas: 1, sandboxTemplateRef: { name: template.name } },
-  });
+  const made = await reads(deps)
+    .at('v1beta1')
+    .createWarmPool(template.namespace, { name, labels: deps.workload.labels(), template: template.name, replicas: 1 });
   deps.workload.created(pref, name, made);
   if (made.kind !== 'ok')
     return {
@@ -92,7 +89,7 @@ async function createClaim(
 }
 
 type Bound =
-  { readonly kind: 'bound'; readonly claim: Obj } | { readonly kind: 'not-bound'; readonly readiness: Readiness };
+  { readonly kind: 'bound'; readonly claim: ClaimView } | { readonly kind: 'not-bound'; readonly readiness: Readiness };
 
 /**
  * Waits until the claim names a Sandbox. The watch sees no event while nothing changes, so the wait runs in slices of
@@ -105,30 +102,28 @@ async function waitBound(
   started: number,
   ctx: ProbeRun,
 ): Promise<Bound> {
-  const cref = ref('SandboxClaim', 'v1beta1', pool.namespace);
+  const read = reads(deps).at('v1beta1');
   const graceMs = deps.plan.claimReferenceGraceMs ?? CLAIM_REFERENCE_GRACE_MS;
-  let claim: Obj | undefined;
+  let view: ClaimView | undefined;
   const stuck = (): MissingReference | undefined => {
-    const m = claim ? claimView(claim, 'v0.5').phase.missingReference : undefined;
+    const m = view?.phase.missingReference;
     return m && (m.ageMs ?? Date.now() - started) >= graceMs ? m : undefined;
   };
-  let bound: WaitOutcome;
+  let bound: ViewWait<ClaimView>;
   for (;;) {
     const left = deps.plan.readyTimeoutMs - (Date.now() - started);
-    bound = await deps.cluster.waitFor(
-      `/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/${pool.namespace}/sandboxclaims`,
+    bound = await read.waitClaim(
+      pool.namespace,
       claimName,
-      () => deps.cluster.getCustom(cref, claimName),
-      (o) => {
-        claim = o;
-        return (o !== undefined && claimView(o, 'v0.5').boundSandbox !== undefined) || stuck() !== undefined;
+      (c) => {
+        view = c;
+        return c?.boundSandbox !== undefined || stuck() !== undefined;
       },
       { timeoutMs: Math.max(0, Math.min(left, graceMs)), signal: ctx.signal, progress: ctx.note },
     );
     if (bound.kind !== 'timeout' || ctx.signal.aborted || stuck() || Date.now() - started >= deps.plan.readyTimeoutMs)
       break;
   }
-  const view = claim ? claimView(claim, 'v0.5') : undefined;
   const held = stuck();
   if (held && view?.boundSandbox === undefined) {
     const target = await referencedObject(deps, pool, held);
@@ -160,7 +155,7 @@ async function waitBound(
       },
     };
   }
-  return { kind: 'bound', claim: bound.obj };
+  return { kind: 'bound', claim: bound.view };
 }
 
 /** Waits until the bound Sandbox is Ready at its generation and controlled by the claim (the claim's phase says so). */
@@ -168,34 +163,34 @@ async function waitSandboxReady(
   deps: ProbeDeps,
   pool: WarmPoolPlan,
   claimName: string,
-  claim: Obj,
+  claim: ClaimView,
   started: number,
   ctx: ProbeRun,
 ): Promise<Readiness> {
-  const sbName = claimView(claim, 'v0.5').boundSandbox!;
-  const sref = ref('Sandbox', 'v1beta1', pool.namespace);
+  const sbName = claim.boundSandbox!;
   let last = '';
   const remaining = Math.max(1000, deps.plan.readyTimeoutMs - (Date.now() - started));
-  const w = await deps.cluster.waitFor(
-    `/apis/agents.x-k8s.io/v1beta1/namespaces/${pool.namespace}/sandboxes`,
-    sbName,
-    () => deps.cluster.getCustom(sref, sbName),
-    (o) => {
-      const p = claimView(claim, 'v0.5', o ?? 'missing').phase;
-      last = p.reason;
-      return settled(p.phase);
-    },
-    { timeoutMs: remaining, signal: ctx.signal, progress: ctx.note },
-  );
+  const w = await reads(deps)
+    .at('v1beta1')
+    .waitSandbox(
+      pool.namespace,
+      sbName,
+      (sb) => {
+        const p = claimWithSandbox(claim, sb ?? 'missing').phase;
+        last = p.reason;
+        return settled(p.phase);
+      },
+      { timeoutMs: remaining, signal: ctx.signal, progress: ctx.note },
+    );
   const waitedMs = Date.now() - started;
   if (w.kind === 'matched') {
-    const view = claimView(claim, 'v0.5', w.obj);
-    const sandbox = sandboxView(w.obj, 'v0.5');
+    const view = claimWithSandbox(claim, w.view);
+    const sandbox = w.view;
     if (view.phase.phase === 'Ready')
       return { ready: true, why: `${view.phase.reason}${reconnected(w)}`, sandbox, claim: view, waitedMs };
     return { ready: false, reason: 'ProbeSandboxEnded', why: view.phase.reason, sandbox, claim: view, waitedMs };
   }
-  const view = claimView(claim, 'v0.5');
+  const view = claim;
   if (w.kind === 'failed')
     return {
       ready: false,
@@ -213,7 +208,7 @@ async function waitSandboxReady(
     reason,
     why: `claim ${claimName} ${limit}: ${last}`,
     claim: view,
-    ...(w.last ? { sandbox: sandboxView(w.last, 'v0.5') } : {}),
+    ...(w.last ? { sandbox: w.last } : {}),
     waitedMs,
   };
 }
@@ -226,7 +221,7 @@ async function referencedObject(
 ): Promise<ReferencedObject> {
   const kind = referencedKind(held.reason);
   const name = kind === 'SandboxTemplate' ? pool.template : pool.name;
-  const r = await deps.cluster.getCustom(ref(kind, 'v1beta1', pool.namespace), name);
-  const exists = r.kind === 'ok' ? r.value !== undefined : { unknown: r.kind === 'failed' ? r.error.message : r.kind };
+  const r = await reads(deps).at('v1beta1').exists(kind, pool.namespace, name);
+  const exists = r.kind === 'ok' ? r.value : { unknown: r.kind === 'failed' ? r.error.message : r.kind };
   return { kind, namespace: pool.namespace, name, exists };
 }

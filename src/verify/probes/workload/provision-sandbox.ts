@@ -2,12 +2,10 @@
  * The v0.4 probe object: a bare labelled Sandbox with the template's pod template (v0.4 provisions no claims through
  * the adapter), waited for with one watch until Ready at its current generation, terminal, or the ready timeout.
  */
-import type { Obj } from '../../../adapter/kubernetes/cluster.js';
-import { sandboxView, templateView } from '../../../adapter/kubernetes/views.js';
 import { formatMs } from '../../evidence.js';
 import type { TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
-import { ref, type ProbeDeps } from '../common.js';
+import { reads, ref, type ProbeDeps } from '../common.js';
 import { reconnected, settled, type Readiness } from './readiness.js';
 
 export async function sandboxAndWait(
@@ -17,7 +15,8 @@ export async function sandboxAndWait(
   ctx: ProbeRun,
 ): Promise<Readiness> {
   const started = Date.now();
-  const tpl = await deps.cluster.getCustom(ref('SandboxTemplate', version, template.namespace), template.name);
+  const read = reads(deps).at(version);
+  const tpl = await read.template(template.namespace, template.name);
   if (tpl.kind !== 'ok' || tpl.value === undefined) {
     const why = `cannot read SandboxTemplate ${template.namespace}/${template.name} to build the probe Sandbox${tpl.kind === 'failed' ? `: ${tpl.error.message}` : ''}`;
     return { ready: false, reason: 'ProbeTemplateUnreadable', why, waitedMs: Date.now() - started };
@@ -26,7 +25,12 @@ export async function sandboxAndWait(
   const name = deps.workload.name(`t-${template.name}`);
   deps.workload.track(sref, 'Sandbox', name);
   ctx.note(`creating probe Sandbox ${template.namespace}/${name}`);
-  const created = await deps.cluster.createCustom(sref, probeSandbox(deps, template, version, name, tpl.value));
+  const created = await read.createSandbox(template.namespace, {
+    name,
+    labels: deps.workload.labels(),
+    annotations: { 'agentplane.dev/verify-template': template.name },
+    template: tpl.value,
+  });
   deps.workload.created(sref, name, created);
   if (created.kind !== 'ok') {
     return {
@@ -36,22 +40,19 @@ export async function sandboxAndWait(
       waitedMs: Date.now() - started,
     };
   }
-  const family = deps.facts.family;
   let last = 'no status yet';
-  const w = await deps.cluster.waitFor(
-    `/apis/agents.x-k8s.io/${version}/namespaces/${template.namespace}/sandboxes`,
+  const w = await read.waitSandbox(
+    template.namespace,
     name,
-    () => deps.cluster.getCustom(sref, name),
-    (o) => {
-      if (!o) return false;
-      const p = sandboxView(o, family).phase;
-      last = p.reason;
-      return settled(p.phase);
+    (sb) => {
+      if (!sb) return false;
+      last = sb.phase.reason;
+      return settled(sb.phase.phase);
     },
     { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal, progress: ctx.note },
   );
   if (w.kind === 'matched') {
-    const sandbox = sandboxView(w.obj, family);
+    const sandbox = w.view;
     const p = sandbox.phase;
     if (p.phase === 'Ready') return { ready: true, why: `${p.reason}${reconnected(w)}`, sandbox, waitedMs: w.waitedMs };
     return {
@@ -76,32 +77,7 @@ export async function sandboxAndWait(
     ready: false,
     reason: ctx.signal.aborted ? 'ProbeInterrupted' : 'ProbeNotReadyInTime',
     why: `probe Sandbox ${name} ${limit} (last: ${last})`,
-    ...(w.last ? { sandbox: sandboxView(w.last, family) } : {}),
+    ...(w.last ? { sandbox: w.last } : {}),
     waitedMs: w.waitedMs,
-  };
-}
-
-/** The probe Sandbox body: the template's pod template, with the run's labels added to the object and its pod. */
-function probeSandbox(deps: ProbeDeps, template: TemplatePlan, version: string, name: string, tpl: Obj): Obj {
-  const t = templateView(tpl);
-  const labels = deps.workload.labels();
-  return {
-    apiVersion: `agents.x-k8s.io/${version}`,
-    kind: 'Sandbox',
-    metadata: {
-      name,
-      namespace: template.namespace,
-      labels,
-      annotations: { 'agentplane.dev/verify-template': template.name },
-    } as Obj['metadata'],
-    spec: {
-      podTemplate: {
-        metadata: {
-          labels: { ...t.podLabels, ...labels },
-          ...(t.podAnnotations ? { annotations: t.podAnnotations } : {}),
-        },
-        spec: t.podSpec,
-      },
-    },
   };
 }

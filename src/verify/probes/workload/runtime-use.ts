@@ -5,7 +5,7 @@
 import { sampleSize, type TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { formatMs } from '../../evidence.js';
-import type { ProbeDeps } from '../common.js';
+import { reads, type ProbeDeps } from '../common.js';
 import type { WorkloadFacts } from './facts.js';
 import { describeFailure, proveExecution, runtimeFailureReason } from './runtime-proof.js';
 import { routerCause, routerCauseNote } from './router-cause.js';
@@ -193,7 +193,7 @@ export async function routerEvidence(
             durationMs: run.durationMs,
             detail: `execute answered ${JSON.stringify(run.value).slice(0, 80)}, not the nonce`,
           };
-    const svc = await deps.cluster.service(template.namespace, sb.name);
+    const svc = await reads(deps).service(template.namespace, sb.name);
     const control = sb.target.podIP
       ? await deps.runtime.health(sb.target, deps.plan.probeTimeoutMs, 'router-pod-ip')
       : undefined;

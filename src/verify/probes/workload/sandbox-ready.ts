@@ -4,11 +4,10 @@
  * one, also the runtime target: the pod, its IP and its ports.
  */
 import type { PodView } from '../../../adapter/kubernetes/views.js';
-import { podView } from '../../../adapter/kubernetes/views.js';
 import { formatMs } from '../../evidence.js';
 import type { RuntimeKind, TemplatePlan, VerifyPlan } from '../../plan.js';
 import type { RuntimeTarget } from '../../runtime-prober.js';
-import type { ProbeDeps } from '../common.js';
+import { reads, type ProbeDeps } from '../common.js';
 import { describeWarning, nodeFailureEvidence, podWarnings } from '../pod-events.js';
 import { needingReady, type WorkloadFacts } from './facts.js';
 import type { Readiness } from './readiness.js';
@@ -38,8 +37,18 @@ export async function notReadyEvidence(
   const podName = r.sandbox?.podName;
   const warnings = podName ? await podWarnings(deps, template.namespace, podName) : [];
   const why = `${r.why}${warnings.length ? `; pod ${podName} events: ${warnings.slice(0, 5).map(describeWarning).join('; ')}` : ''}`;
+  // The pod's warnings also as data: `field` names the pod, `value` lists `reason@node×count` (node `-` when none).
+  const events = warnings.length
+    ? {
+        field: `events[pod=${podName}]`,
+        value: warnings
+          .slice(0, 5)
+          .map((w) => `${w.reason}@${w.node ?? '-'}×${w.count}`)
+          .join(', '),
+      }
+    : {};
   for (const x of needingReady(f))
-    x.add('verified', 'unknown', waitSubject(template, r), r.reason, why, { durationMs: r.waitedMs });
+    x.add('verified', 'unknown', waitSubject(template, r), r.reason, why, { durationMs: r.waitedMs, ...events });
   if (f.rc && podName) await nodeFailureEvidence(deps, f.rc, template, podName);
 }
 
@@ -81,8 +90,8 @@ async function probeSandbox(
   r: Extract<Readiness, { ready: true }>,
 ): Promise<ProbeSandbox> {
   const { podName } = r.sandbox;
-  const podR = await deps.cluster.pod(template.namespace, podName);
-  const pod = podR.kind === 'ok' && podR.value ? podView(podR.value) : undefined;
+  const podR = await reads(deps).pod(template.namespace, podName);
+  const pod = podR.kind === 'ok' ? podR.value : undefined;
   const podIP = pod?.ip ?? r.sandbox.podIPs[0];
   const podState = pod
     ? `pod ${podName} Ready=${pod.ready ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`
