@@ -34,7 +34,7 @@ export {
   type ImageCheck,
   type SplitRef,
 } from './image-digests.js';
-export type { PodView } from '../adapter/kubernetes/views.js';
+export type { ContainerStatusView, ObjectMeta, PodView } from '../adapter/kubernetes/views.js';
 export { imageDigestsProbe, IMAGE_DIGESTS_PROBE } from './probes/image-digests.js';
 export { runVerify, planProbes, VerifyCouldNotRunError, type VerifyOptions, type VerifyResult } from './verify.js';
 export {
