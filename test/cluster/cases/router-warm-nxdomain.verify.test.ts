@@ -23,6 +23,9 @@ import type { VerifyReport } from '../../../src/verify/report.js';
 import { connect, freshNamespace, httpGet, type Cluster } from '../helpers.js';
 import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from '../verify/verifier-env.js';
 
+/** Reasons of the router's path evidence: reached the runtime, or the upstream failure's cause class. */
+const PATH_REASONS = /^Router(ReachedRuntime|Upstream)/;
+
 let c: Cluster;
 let ns: string;
 let kubeconfig: string;
@@ -149,7 +152,8 @@ test('router with its cache disabled: 502 by name for the warm-pool sandbox; rou
   expect(row(report, 'runtime-exec').state).toBe('verified');
   const r = row(report, 'router');
   expect(r.state).not.toBe('verified');
-  const failed = r.evidence.filter((e) => e.step === 'verified');
+  // The path evidence (the negative probes' findings about this allow-all router are case router-podip-ssrf's).
+  const failed = r.evidence.filter((e) => e.step === 'verified' && PATH_REASONS.test(e.reason));
   expect(failed.map((e) => [e.verdict, e.reason, e.value])).toEqual([
     ['unknown', 'RouterUpstreamNxdomain', 'sample 1/20'],
   ]);
@@ -174,7 +178,7 @@ test('router with its cache disabled: 502 by name for the warm-pool sandbox; rou
   expect(routerLog).toMatch(/no such host/);
 }, 240_000);
 
-test('the same sandbox through the cluster router (cache enabled) verifies 20/20', async () => {
+test('the same sandbox through the cluster router (cache enabled): the router path is proven 20/20', async () => {
   const { report } = await runVerify({
     plan: plan(c, [templatePlan(ns, 'pool')], { samples: 20 }),
     client: connectAs(kubeconfig),
@@ -184,7 +188,10 @@ test('the same sandbox through the cluster router (cache enabled) verifies 20/20
     runId: 'c03a02',
   });
   const r = row(report, 'router');
-  expect(r.state).toBe('verified');
-  const ok = r.evidence.find((e) => e.step === 'verified')!;
-  expect([ok.verdict, ok.reason, ok.value]).toEqual(['proven', 'RouterReachedRuntime', '20/20']);
+  const path = r.evidence.filter((e) => e.step === 'verified' && PATH_REASONS.test(e.reason));
+  expect(path.map((e) => [e.verdict, e.reason, e.value])).toEqual([['proven', 'RouterReachedRuntime', '20/20']]);
+  // Only the negative probes keep this router below verified: the test cluster's router is allow-all and dials
+  // loopback pod IPs (case router-podip-ssrf), a finding independent of the path.
+  expect(r.state).not.toBe('verified');
+  expect(['RouterUnauthenticated', 'RouterAcceptedNegative', 'RouterNoConnectionUnproven']).toContain(r.nextReason);
 }, 240_000);
