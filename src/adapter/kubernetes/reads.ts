@@ -12,7 +12,9 @@ import {
   claimView,
   networkPolicyView,
   runtimeClassView,
+  serviceView,
   type NetworkPolicyView,
+  type ServiceView,
   type RuntimeClassView,
   crdView,
   deploymentView,
@@ -90,8 +92,8 @@ export class ClusterReads {
     return one(this.cluster.pod(namespace, name), podView);
   }
 
-  service(namespace: string, name: string): Promise<Result<ObjectMeta | undefined>> {
-    return one(this.cluster.service(namespace, name), metaOf);
+  service(namespace: string, name: string): Promise<Result<ServiceView | undefined>> {
+    return one(this.cluster.service(namespace, name), serviceView);
   }
 
   serviceAccount(namespace: string, name: string): Promise<Result<ObjectMeta | undefined>> {
@@ -198,7 +200,7 @@ export class ClusterReads {
     return many(this.cluster.listCustom(this.ref('SandboxClaim', namespace)), (o) => claimView(o, this.family!));
   }
 
-  /** NetworkPolicies: identity and owners, the pods they select and the egress they allow. */
+  /** NetworkPolicies: identity and owners, the pods they select and the egress and ingress they allow. */
   networkPolicies(namespace: string): Promise<Result<NetworkPolicyView[]>> {
     return many(this.cluster.networkPolicies(namespace), networkPolicyView);
   }

@@ -483,13 +483,33 @@ export interface EgressRuleView {
   readonly ports: ReadonlyArray<{ readonly port?: number | string; readonly protocol?: string }>;
 }
 
-/** A NetworkPolicy: which pods it selects and whether (and how widely) it restricts their egress. */
+/** One `from` peer of an ingress rule. */
+export interface IngressPeerView {
+  readonly podSelector?: LabelSelectorView;
+  readonly namespaceSelector?: LabelSelectorView;
+  readonly ipBlock?: { readonly cidr?: string; readonly except?: readonly string[] };
+}
+
+/** One ingress rule: its sources (`from`, absent or empty = every source) and ports (empty = every port). */
+export interface IngressRuleView {
+  readonly from?: readonly IngressPeerView[];
+  readonly ports: ReadonlyArray<{
+    readonly port?: number | string;
+    readonly endPort?: number;
+    readonly protocol?: string;
+  }>;
+}
+
+/** A NetworkPolicy: which pods it selects and whether (and how widely) it restricts their egress and ingress. */
 export interface NetworkPolicyView {
   readonly meta: ObjectMeta;
   readonly podSelector?: LabelSelectorView;
   /** Restricts egress: `policyTypes` names Egress, or (unset) the policy has egress rules. */
   readonly restrictsEgress: boolean;
   readonly egress: readonly EgressRuleView[];
+  /** Restricts ingress: `policyTypes` unset or empty (Ingress is then implied), or naming Ingress. */
+  readonly restrictsIngress: boolean;
+  readonly ingress: readonly IngressRuleView[];
 }
 
 export function networkPolicyView(o: Obj): NetworkPolicyView {
@@ -497,14 +517,31 @@ export function networkPolicyView(o: Obj): NetworkPolicyView {
     podSelector?: LabelSelectorView;
     policyTypes?: string[];
     egress?: Array<{ to?: EgressRuleView['to']; ports?: EgressRuleView['ports'] }>;
+    // client-node's typed model names `from` `_from` (a reserved word in its generator); raw JSON names it `from`.
+    ingress?: Array<{ from?: IngressPeerView[]; _from?: IngressPeerView[]; ports?: IngressRuleView['ports'] }>;
   };
+  const types = spec.policyTypes;
   return {
     meta: metaOf(o),
     ...(spec.podSelector ? { podSelector: spec.podSelector } : {}),
-    restrictsEgress:
-      (spec.policyTypes ?? []).includes('Egress') || (spec.egress !== undefined && spec.policyTypes === undefined),
+    restrictsEgress: (types ?? []).includes('Egress') || (spec.egress !== undefined && types === undefined),
     egress: (spec.egress ?? []).map((r) => ({ ...(r.to ? { to: r.to } : {}), ports: r.ports ?? [] })),
+    restrictsIngress: types === undefined || types.length === 0 || types.includes('Ingress'),
+    ingress: (spec.ingress ?? []).map((r) => {
+      const from = r.from ?? r._from;
+      return { ...(from ? { from } : {}), ports: r.ports ?? [] };
+    }),
   };
+}
+
+/** A Service: identity and the labels of the pods behind it (`spec.selector`, empty when it selects none). */
+export interface ServiceView {
+  readonly meta: ObjectMeta;
+  readonly selector: Readonly<Record<string, string>>;
+}
+
+export function serviceView(o: Obj): ServiceView {
+  return { meta: metaOf(o), selector: ((o.spec ?? {}) as { selector?: Record<string, string> }).selector ?? {} };
 }
 
 /** One RBAC rule of a Role or ClusterRole. */

@@ -8,11 +8,17 @@
  * cannot be judged from labels (a namespace label the verifier did not read, a named port, an ipBlock without the
  * router pod's IP) is `undefined`: unknown, never admitted.
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
 import { nameHash } from '../../adapter/kubernetes/template-hash.js';
+import type {
+  IngressPeerView,
+  IngressRuleView,
+  LabelSelectorView,
+  NetworkPolicyView,
+  ServiceView,
+} from '../../adapter/kubernetes/views.js';
 import type { Result } from '../../adapter/types.js';
 import type { TemplatePlan } from '../plan.js';
-import { apiVersionOf, ref, selector, type ProbeDeps } from './common.js';
+import { reads, selector, type ProbeDeps } from './common.js';
 
 /** Label every pod of a template carries: namehash of the template name (`extensions/controllers/utils.go@v0.5.6`). */
 export const TEMPLATE_REF_HASH_LABEL = 'agents.x-k8s.io/sandbox-template-ref-hash';
@@ -30,24 +36,6 @@ export interface RouterPod {
   readonly podIP?: string;
 }
 
-interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] }>;
-}
-
-interface Peer {
-  podSelector?: LabelSelector;
-  namespaceSelector?: LabelSelector;
-  ipBlock?: { cidr?: string; except?: string[] };
-}
-
-interface IngressRule {
-  from?: Peer[];
-  /** client-node's typed model names `from` so (a reserved word in its generator). */
-  _from?: Peer[];
-  ports?: Array<{ port?: number | string; endPort?: number; protocol?: string }>;
-}
-
 const and = (a: Tri, b: Tri): Tri =>
   a === false || b === false ? false : a === undefined || b === undefined ? undefined : true;
 const any = (xs: readonly Tri[]): Tri => (xs.includes(true) ? true : xs.includes(undefined) ? undefined : false);
@@ -57,7 +45,7 @@ const any = (xs: readonly Tri[]): Tri => (xs.includes(true) ? true : xs.includes
  * key gives undefined (an empty selector selects everything).
  */
 export function selectsTri(
-  sel: LabelSelector | undefined,
+  sel: LabelSelectorView | undefined,
   labels: Readonly<Record<string, string>>,
   complete: boolean,
 ): Tri {
@@ -100,7 +88,7 @@ export function inCidr(ip: string, cidr: string): Tri {
 }
 
 /** Whether one `from` peer of a policy in `policyNs` admits `router`. */
-export function peerAdmits(peer: Peer, policyNs: string, router: RouterPod): Tri {
+export function peerAdmits(peer: IngressPeerView, policyNs: string, router: RouterPod): Tri {
   if (peer.ipBlock) {
     if (!router.podIP || !peer.ipBlock.cidr) return undefined;
     const inside = inCidr(router.podIP, peer.ipBlock.cidr);
@@ -117,7 +105,7 @@ export function peerAdmits(peer: Peer, policyNs: string, router: RouterPod): Tri
 }
 
 /** Whether a rule's ports include TCP `port` (no ports = every port; a named port cannot be resolved here). */
-export function portAdmits(ports: IngressRule['ports'], port: number): Tri {
+export function portAdmits(ports: IngressRuleView['ports'] | undefined, port: number): Tri {
   if (!ports || ports.length === 0) return true;
   return any(
     ports.map((p) => {
@@ -129,23 +117,16 @@ export function portAdmits(ports: IngressRule['ports'], port: number): Tri {
   );
 }
 
-function isIngressPolicy(p: Obj): boolean {
-  const types = (p.spec as { policyTypes?: string[] } | undefined)?.policyTypes;
-  return types === undefined || types.length === 0 || types.includes('Ingress');
-}
-
 /** Whether the ingress rules of one policy admit `router` on `port`. */
-export function policyAdmits(policy: Obj, router: RouterPod, port: number): Tri {
-  const ns = policy.metadata?.namespace ?? '';
-  const rules = (policy.spec as { ingress?: IngressRule[] } | undefined)?.ingress ?? [];
+export function policyAdmits(policy: NetworkPolicyView, router: RouterPod, port: number): Tri {
+  const ns = policy.meta.namespace ?? '';
   return any(
-    rules.map((r) => {
-      const from = r.from ?? r._from;
-      return and(
-        from === undefined || from.length === 0 ? true : any(from.map((p) => peerAdmits(p, ns, router))),
+    policy.ingress.map((r) =>
+      and(
+        r.from === undefined || r.from.length === 0 ? true : any(r.from.map((p) => peerAdmits(p, ns, router))),
         portAdmits(r.ports, port),
-      );
-    }),
+      ),
+    ),
   );
 }
 
@@ -162,17 +143,14 @@ export interface Admission {
 export function judgeAdmission(
   namespace: string,
   podLabels: Readonly<Record<string, string>>,
-  policies: readonly Obj[],
+  policies: readonly NetworkPolicyView[],
   routers: readonly RouterPod[],
   port: number,
 ): Admission {
   const selecting = policies.filter(
-    (p) =>
-      p.metadata?.namespace === namespace &&
-      isIngressPolicy(p) &&
-      selectsTri((p.spec as { podSelector?: LabelSelector } | undefined)?.podSelector, podLabels, true) === true,
+    (p) => p.meta.namespace === namespace && p.restrictsIngress && selectsTri(p.podSelector, podLabels, true) === true,
   );
-  const names = selecting.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`);
+  const names = selecting.map((p) => `${p.meta.namespace}/${p.meta.name}`);
   if (selecting.length === 0) return { verdict: 'admitted', selecting: [], routerPods: [] };
   const per = routers.map((r) => ({ r, v: any(selecting.map((p) => policyAdmits(p, r, port))) }));
   const denied = per.filter((x) => x.v === false).map((x) => `${x.r.namespace}/${x.r.name}`);
@@ -182,31 +160,26 @@ export function judgeAdmission(
   return { verdict: 'admitted', selecting: names, routerPods: [] };
 }
 
-function terminating(p: Obj): boolean {
-  return (p.metadata as { deletionTimestamp?: unknown } | undefined)?.deletionTimestamp !== undefined;
-}
-
 /** The live router pods: behind the live Service's selector, else those carrying the declared labels; `via` says which. */
 export async function liveRouterPods(
   deps: ProbeDeps,
-  service: Obj | undefined,
+  service: ServiceView | undefined,
 ): Promise<Result<{ pods: RouterPod[]; via: string }>> {
   const router = deps.plan.router!;
-  const svcSelector = (service?.spec as { selector?: Record<string, string> } | undefined)?.selector;
-  const labels = svcSelector && Object.keys(svcSelector).length > 0 ? svcSelector : router.podLabels;
-  const via =
-    labels === svcSelector
-      ? `pods behind Service ${router.namespace}/${router.service} (selector ${selector(labels)})`
-      : `pods ${selector(labels)} in ${router.namespace} (no Service selector to follow)`;
-  const r = await deps.cluster.pods(router.namespace, selector(labels));
+  const bySelector = service !== undefined && Object.keys(service.selector).length > 0;
+  const labels = bySelector ? service.selector : router.podLabels;
+  const via = bySelector
+    ? `pods behind Service ${router.namespace}/${router.service} (selector ${selector(labels)})`
+    : `pods ${selector(labels)} in ${router.namespace} (no Service selector to follow)`;
+  const r = await reads(deps).pods(router.namespace, selector(labels));
   if (r.kind !== 'ok') return r;
   const pods = r.value
-    .filter((p) => !terminating(p))
+    .filter((p) => !p.meta.deleting)
     .map((p) => ({
-      name: p.metadata?.name ?? '?',
-      namespace: p.metadata?.namespace ?? router.namespace,
-      labels: p.metadata?.labels ?? {},
-      ...((p.status as { podIP?: string } | undefined)?.podIP ? { podIP: (p.status as { podIP: string }).podIP } : {}),
+      name: p.meta.name,
+      namespace: p.meta.namespace ?? router.namespace,
+      labels: p.meta.labels,
+      ...(p.ip ? { podIP: p.ip } : {}),
     }));
   return { kind: 'ok', value: { pods, via } };
 }
@@ -215,24 +188,20 @@ export async function liveRouterPods(
 export async function liveTemplatePodLabels(
   deps: ProbeDeps,
   t: TemplatePlan,
-): Promise<Result<{ labels: Record<string, string>; source: string } | undefined>> {
+): Promise<Result<{ labels: Readonly<Record<string, string>>; source: string } | undefined>> {
   const hash = nameHash(t.name);
-  const pods = await deps.cluster.pods(t.namespace, `${TEMPLATE_REF_HASH_LABEL}=${hash}`);
+  const read = reads(deps);
+  const pods = await read.pods(t.namespace, `${TEMPLATE_REF_HASH_LABEL}=${hash}`);
   if (pods.kind !== 'ok') return pods;
-  const pod = pods.value.find((p) => !terminating(p));
-  if (pod)
-    return {
-      kind: 'ok',
-      value: { labels: pod.metadata?.labels ?? {}, source: `pod ${t.namespace}/${pod.metadata?.name}` },
-    };
-  const tmpl = await deps.cluster.getCustom(ref('SandboxTemplate', apiVersionOf(deps.facts), t.namespace), t.name);
+  const pod = pods.value.find((p) => !p.meta.deleting);
+  if (pod) return { kind: 'ok', value: { labels: pod.meta.labels, source: `pod ${t.namespace}/${pod.meta.name}` } };
+  const tmpl = await read.template(t.namespace, t.name);
   if (tmpl.kind !== 'ok') return tmpl;
   if (!tmpl.value) return { kind: 'ok', value: undefined };
-  const spec = tmpl.value.spec as { podTemplate?: { metadata?: { labels?: Record<string, string> } } } | undefined;
   return {
     kind: 'ok',
     value: {
-      labels: { ...(spec?.podTemplate?.metadata?.labels ?? {}), [TEMPLATE_REF_HASH_LABEL]: hash },
+      labels: { ...tmpl.value.podLabels, [TEMPLATE_REF_HASH_LABEL]: hash },
       source: `SandboxTemplate ${t.namespace}/${t.name} (no live pod; the labels it gives its pods)`,
     },
   };

@@ -15,7 +15,7 @@ import type { Result } from '../../adapter/types.js';
 import type { Verdict } from '../evidence.js';
 import type { EvidenceReason } from '../reasons.js';
 import type { Probe } from '../runner.js';
-import { apiVersionOf, Facts, ref, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 
 /** The three negative probes. */
 export type NegativeKind = 'invalid-id' | 'foreign-pod-ip' | 'loopback-pod-ip';
@@ -27,8 +27,8 @@ const LATE_DIAL_MS = 250;
 /** Port named by (c) when the verifier does not share the router's loopback: nothing should listen on TCP 1. */
 const UNOWNED_LOOPBACK_PORT = 1;
 
-/** What one negative request got: an HTTP status, or no usable answer (timeout, refused, redirect). */
-export type NegativeAnswer = { readonly status: number } | { readonly failure: string };
+/** What one negative request got: an HTTP status code, or no usable answer (timeout, refused, redirect). */
+export type NegativeAnswer = { readonly code: number } | { readonly failure: string };
 
 /** Judges one negative probe (pure): a connection to the canary or a non-4xx answer means it was not refused. */
 export function judgeNegative(
@@ -38,7 +38,7 @@ export function judgeNegative(
 ): { verdict: Verdict; reason: EvidenceReason } {
   if (dialled > 0) return { verdict: 'missing', reason: 'RouterDialedCanary' };
   if ('failure' in answer) return { verdict: 'unknown', reason: 'RouterNegativeUnanswered' };
-  if (answer.status >= 400 && answer.status < 500)
+  if (answer.code >= 400 && answer.code < 500)
     return owned
       ? { verdict: 'proven', reason: 'RouterRefusedNegative' }
       : { verdict: 'unknown', reason: 'RouterNoConnectionUnproven' };
@@ -54,8 +54,8 @@ export function judgeAuthorization(
   acknowledged: boolean,
 ): { verdict: Verdict; reason: EvidenceReason } {
   if ('failure' in answer) return { verdict: 'unknown', reason: 'RouterAuthorizationUnknown' };
-  if (answer.status === 401 || answer.status === 403) return { verdict: 'proven', reason: 'RouterRequiresCredentials' };
-  if (answer.status >= 400 && answer.status < 500) return { verdict: 'unknown', reason: 'RouterAuthorizationUnknown' };
+  if (answer.code === 401 || answer.code === 403) return { verdict: 'proven', reason: 'RouterRequiresCredentials' };
+  if (answer.code >= 400 && answer.code < 500) return { verdict: 'unknown', reason: 'RouterAuthorizationUnknown' };
   return acknowledged
     ? { verdict: 'proven', reason: 'RouterUnauthenticatedAcknowledged' }
     : { verdict: 'missing', reason: 'RouterUnauthenticated' };
@@ -122,9 +122,10 @@ export class Canary {
 /** A live Sandbox to name in the probes (the workloads' probe sandboxes exist until cleanup), else a DNS label naming none. */
 async function sandboxToName(deps: ProbeDeps): Promise<{ namespace: string; name: string; live: boolean }> {
   const namespaces = [...new Set(deps.plan.templates.map((t) => t.namespace))];
+  const read = reads(deps);
   for (const ns of namespaces) {
-    const r = await deps.cluster.listCustom(ref('Sandbox', apiVersionOf(deps.facts), ns));
-    const name = r.kind === 'ok' ? r.value.find((s) => s.metadata?.name)?.metadata?.name : undefined;
+    const r = await read.sandboxes(ns);
+    const name = r.kind === 'ok' ? r.value[0]?.meta.name : undefined;
     if (name) return { namespace: ns, name, live: true };
   }
   return {
@@ -172,7 +173,11 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
           `router ${what}`,
         );
         await new Promise((resolve) => setTimeout(resolve, LATE_DIAL_MS));
-        if (r.kind === 'ok') return { status: r.value.status };
+        if (r.kind === 'ok') {
+          // The HTTP answer's status code, named `code` here so it reads apart from an object's `status`.
+          const { status: code } = r.value;
+          return { code };
+        }
         return { failure: r.kind === 'failed' ? r.error.message : r.message };
       };
       try {
@@ -187,7 +192,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
         const declared = router.authorizationMode
           ? `declared authorizationMode ${router.authorizationMode}${router.authorizationMode === 'allow-all' ? (ack ? ' (acknowledged)' : ' (not acknowledged)') : ''}`
           : 'no authorization mode declared';
-        const got = 'failure' in auth ? auth.failure : `answered ${auth.status}`;
+        const got = 'failure' in auth ? auth.failure : `answered ${auth.code}`;
         const authText: Record<string, string> = {
           RouterRequiresCredentials: `a request for ${named} without credentials was refused (${got}); ${declared}`,
           RouterUnauthenticated: `the router authenticates nobody: a request for ${named} without credentials passed its authorization (${got}); ${declared}: anyone who reaches the router can use every sandbox`,
@@ -196,7 +201,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
         };
         f.add('verified', a.verdict, subject, a.reason, authText[a.reason]!, {
           field: 'request without credentials',
-          value: 'failure' in auth ? 'no answer' : String(auth.status),
+          value: 'failure' in auth ? 'no answer' : String(auth.code),
         });
 
         const canary = router.canaryHost ? await open(router.canaryHost) : undefined;
@@ -270,7 +275,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
           const at = c.target
             ? `the verifier's listener ${c.target.host}:${c.target.port}`
             : 'no listener of the verifier';
-          const got = 'failure' in answer ? answer.failure : `answered ${answer.status}`;
+          const got = 'failure' in answer ? answer.failure : `answered ${answer.code}`;
           const text: Record<string, string> = {
             RouterRefusedNegative: `${c.field}: refused (${got}) and ${at} saw no connection`,
             RouterDialedCanary: `${c.field}: the router connected to ${at} (${dialled} connection(s), request "${c.target?.request ?? '?'}"; it ${got}): it forwards what it should refuse`,
@@ -285,7 +290,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
                 ? `dialled ${c.target!.host}:${c.target!.port}`
                 : 'failure' in answer
                   ? 'no answer'
-                  : String(answer.status),
+                  : String(answer.code),
           });
         }
         if (!target)

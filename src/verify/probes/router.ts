@@ -5,12 +5,12 @@
  * live router pods (./router-admission.ts; case netpol-router-peer-mismatch). `verified` comes from the workload probe (a sandbox's runtime
  * answered through the router by name) and from the negative probes (./router-negative.ts; case router-podip-ssrf).
  */
-import type { Obj } from '../../adapter/kubernetes/cluster.js';
+import type { NetworkPolicyView, ServiceView } from '../../adapter/kubernetes/views.js';
 import { httpCall } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
 import type { Probe } from '../runner.js';
 import { isPlainObject } from '../../model/objects.js';
-import { Facts, type ProbeDeps } from './common.js';
+import { Facts, reads, type ProbeDeps } from './common.js';
 import { judgeAdmission, liveRouterPods, liveTemplatePodLabels } from './router-admission.js';
 
 /** Whether a `/healthz` body is the router's `{"status":"ok"}`. */
@@ -37,7 +37,7 @@ export function routerProbe(deps: ProbeDeps): Probe {
         return f.add('discovered', 'missing', 'environment', 'NoRouterDeclared', 'the environment declares no router')
           .list;
       const subject = `Service ${router.namespace}/${router.service}`;
-      const svc = await deps.cluster.service(router.namespace, router.service);
+      const svc = await reads(deps).service(router.namespace, router.service);
       let health: { ok: boolean; text: string; durationMs: number } | undefined;
       if (router.url) {
         const r = await httpCall(
@@ -101,7 +101,7 @@ export function routerProbe(deps: ProbeDeps): Probe {
 }
 
 /** `configured`: per template, whether the live policies selecting its pods admit the live router pods. */
-async function admissionEvidence(deps: ProbeDeps, f: Facts, service: Obj | undefined): Promise<void> {
+async function admissionEvidence(deps: ProbeDeps, f: Facts, service: ServiceView | undefined): Promise<void> {
   const router = deps.plan.router!;
   const subject = `router ${router.namespace}`;
   const live = await liveRouterPods(deps, service);
@@ -121,7 +121,7 @@ async function admissionEvidence(deps: ProbeDeps, f: Facts, service: Obj | undef
     return;
   }
   const described = pods.map((p) => `${p.namespace}/${p.name} ${JSON.stringify(p.labels)}`).join(', ');
-  const policies = new Map<string, Obj[]>();
+  const policies = new Map<string, NetworkPolicyView[]>();
   for (const t of deps.plan.templates) {
     const tsubject = `template ${t.namespace}/${t.name}`;
     const labels = await liveTemplatePodLabels(deps, t);
@@ -140,7 +140,7 @@ async function admissionEvidence(deps: ProbeDeps, f: Facts, service: Obj | undef
       continue;
     }
     if (!policies.has(t.namespace)) {
-      const r = await deps.cluster.networkPolicies(t.namespace);
+      const r = await reads(deps).networkPolicies(t.namespace);
       if (r.kind !== 'ok') {
         f.failedCall('configured', `NetworkPolicies in ${t.namespace}`, r);
         continue;

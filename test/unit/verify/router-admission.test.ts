@@ -3,7 +3,14 @@
  * router pods' namespace and labels. The case's shapes: the controller's default peer (agent-sandbox-system +
  * app=sandbox-router) against the shipped router (default + app.kubernetes.io/name=sandbox-router).
  */
-import { inCidr, judgeAdmission, portAdmits, selectsTri } from '../../../src/verify/probes/router-admission.js';
+import type { Obj } from '../../../src/adapter/kubernetes/cluster.js';
+import { networkPolicyView } from '../../../src/adapter/kubernetes/views.js';
+import {
+  inCidr,
+  judgeAdmission as judgeViews,
+  portAdmits,
+  selectsTri,
+} from '../../../src/verify/probes/router-admission.js';
 
 const sandboxLabels = { 'agents.x-k8s.io/sandbox-template-ref-hash': 'abcd1234', app: 'sandbox' };
 const controllerDefault = {
@@ -23,6 +30,14 @@ const controllerDefault = {
     ],
   },
 };
+/** Judges policies given as the API's JSON, read through the adapter's NetworkPolicy view as the probe reads them. */
+const judgeAdmission = (
+  ns: string,
+  labels: Record<string, string>,
+  policies: object[],
+  routers: Parameters<typeof judgeViews>[3],
+  port: number,
+): ReturnType<typeof judgeViews> => judgeViews(ns, labels, (policies as Obj[]).map(networkPolicyView), routers, port);
 const shipped = { name: 'r-1', namespace: 'default', labels: { 'app.kubernetes.io/name': 'sandbox-router' } };
 const managed = { name: 'r-2', namespace: 'agent-sandbox-system', labels: { app: 'sandbox-router', x: 'y' } };
 

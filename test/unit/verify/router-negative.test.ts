@@ -7,15 +7,15 @@ import { connect } from 'node:net';
 import { Canary, isLoopback, judgeAuthorization, judgeNegative } from '../../../src/verify/probes/router-negative.js';
 
 test('negative probes: refused + owned listener untouched = proven; refused without a listener = unproven', () => {
-  expect(judgeNegative({ status: 400 }, true, 0)).toEqual({ verdict: 'proven', reason: 'RouterRefusedNegative' });
-  expect(judgeNegative({ status: 401 }, false, 0)).toEqual({
+  expect(judgeNegative({ code: 400 }, true, 0)).toEqual({ verdict: 'proven', reason: 'RouterRefusedNegative' });
+  expect(judgeNegative({ code: 401 }, false, 0)).toEqual({
     verdict: 'unknown',
     reason: 'RouterNoConnectionUnproven',
   });
   // A connection to the listener outweighs any answer, a 4xx relayed from upstream included.
-  expect(judgeNegative({ status: 400 }, true, 1)).toEqual({ verdict: 'missing', reason: 'RouterDialedCanary' });
-  expect(judgeNegative({ status: 200 }, true, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
-  expect(judgeNegative({ status: 502 }, false, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
+  expect(judgeNegative({ code: 400 }, true, 1)).toEqual({ verdict: 'missing', reason: 'RouterDialedCanary' });
+  expect(judgeNegative({ code: 200 }, true, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
+  expect(judgeNegative({ code: 502 }, false, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
   expect(judgeNegative({ failure: 'no answer within 2000 ms' }, true, 0)).toEqual({
     verdict: 'unknown',
     reason: 'RouterNegativeUnanswered',
@@ -23,14 +23,14 @@ test('negative probes: refused + owned listener untouched = proven; refused with
 });
 
 test('authorization: 401/403 proven; passed through = finding unless acknowledged; other 4xx tells nothing', () => {
-  expect(judgeAuthorization({ status: 401 }, false).reason).toBe('RouterRequiresCredentials');
-  expect(judgeAuthorization({ status: 403 }, true).reason).toBe('RouterRequiresCredentials');
-  expect(judgeAuthorization({ status: 200 }, false)).toEqual({ verdict: 'missing', reason: 'RouterUnauthenticated' });
-  expect(judgeAuthorization({ status: 502 }, true)).toEqual({
+  expect(judgeAuthorization({ code: 401 }, false).reason).toBe('RouterRequiresCredentials');
+  expect(judgeAuthorization({ code: 403 }, true).reason).toBe('RouterRequiresCredentials');
+  expect(judgeAuthorization({ code: 200 }, false)).toEqual({ verdict: 'missing', reason: 'RouterUnauthenticated' });
+  expect(judgeAuthorization({ code: 502 }, true)).toEqual({
     verdict: 'proven',
     reason: 'RouterUnauthenticatedAcknowledged',
   });
-  expect(judgeAuthorization({ status: 400 }, true).verdict).toBe('unknown');
+  expect(judgeAuthorization({ code: 400 }, true).verdict).toBe('unknown');
   expect(judgeAuthorization({ failure: 'ECONNREFUSED' }, true).reason).toBe('RouterAuthorizationUnknown');
 });
 
