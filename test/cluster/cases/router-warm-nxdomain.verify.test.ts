@@ -190,8 +190,8 @@ test('the same sandbox through the cluster router (cache enabled): the router pa
   const r = row(report, 'router');
   const path = r.evidence.filter((e) => e.step === 'verified' && PATH_REASONS.test(e.reason));
   expect(path.map((e) => [e.verdict, e.reason, e.value])).toEqual([['proven', 'RouterReachedRuntime', '20/20']]);
-  // Only the negative probes keep this router below verified: the test cluster's router is allow-all and dials
-  // loopback pod IPs (case router-podip-ssrf), a finding independent of the path.
+  // What keeps this router below verified is not its path: the test cluster's router is a local process (no pod for
+  // the live admission check) that is allow-all and dials loopback pod IPs (case router-podip-ssrf).
   expect(r.state).not.toBe('verified');
-  expect(['RouterUnauthenticated', 'RouterAcceptedNegative', 'RouterNoConnectionUnproven']).toContain(r.nextReason);
+  expect(r.nextReason).not.toMatch(PATH_REASONS);
 }, 240_000);

@@ -4,9 +4,9 @@
  * against an environment AgentPlane synthesized (client, pool, router, python runtime), through the test cluster's real
  * Go sandbox-router to the upstream python runtime (the stand-in runs its main.py per pod). AGREEMENT: AgentPlane's
  * verdict (runtime-exec and runtime-files `verified`, the router's path to the runtime proven) holds iff every client
- * call succeeds. The router capability itself stays below verified here for another, correct reason: the test
- * cluster's router is allow-all and dials loopback pod IPs, so it forwards the verifier's negative probes
- * (case router-podip-ssrf). The negative is
+ * call succeeds. The router capability itself stays below verified here for other, correct reasons: the test
+ * cluster's router is a local process (no pod for the live admission check), allow-all, and it dials loopback pod
+ * IPs, so it forwards the verifier's negative probes (case router-podip-ssrf). The negative is
  * the same environment with the runtime silent (stand-in mode `none`): the client fails and the verdict stays below.
  * Modes that cannot run on kwok are listed as skipped with the reason.
  */
@@ -30,8 +30,6 @@ const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/release
 const PY_IMAGE = 'registry.local/agentplane-test/python-runtime-sandbox:v0.5.6';
 const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
 const CAPS = ['runtime-exec', 'runtime-files'] as const;
-/** Reasons of the router's attack-surface findings, which block `verified` whatever the client experiences. */
-const ATTACK_SURFACE = ['RouterUnauthenticated', 'RouterAcceptedNegative', 'RouterNoConnectionUnproven'];
 
 /** Modes of the client this file does not drive on kwok, and why (ClientModeFacts of src/releases/client-sdk.ts). */
 const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
@@ -198,7 +196,8 @@ describe('k8s-agent-sandbox 1.0.8, router mode, python runtime through the Go sa
     expect(agrees(report)).toBe(clientSucceeded(steps));
     const router = report.capabilities.find((x) => x.name === 'router')!;
     expect(router.state).not.toBe('verified');
-    expect(ATTACK_SURFACE).toContain(router.nextReason);
+    expect(router.nextReason).not.toBe('RouterReachedRuntime');
+    expect(router.nextReason).not.toMatch(/^RouterUpstream/);
   }, 600_000);
 
   test('silent runtime (stand-in none): the client fails and AgentPlane stays below verified (agreement)', async () => {
