@@ -173,11 +173,11 @@ const clientSucceeded = (steps: Record<string, Step>): boolean =>
 const states = (r: VerifyReport): Record<string, string> =>
   Object.fromEntries(CAPS.map((n) => [n, r.capabilities.find((x) => x.name === n)?.state ?? 'missing']));
 
-/** Whether the router carried the runtime calls: its `verified`-step path evidence is proven. */
+/** Whether the router carried the declared client's calls: its `verified`-step client-path evidence is proven. */
 const routerPathProven = (r: VerifyReport): boolean =>
   r.capabilities
     .find((x) => x.name === 'router')!
-    .evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.reason === 'RouterReachedRuntime');
+    .evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.reason === 'ClientPathAnswered');
 
 const agrees = (r: VerifyReport): boolean => CAPS.every((n) => states(r)[n] === 'verified') && routerPathProven(r);
 
@@ -196,7 +196,7 @@ describe('k8s-agent-sandbox 1.0.8, router mode, python runtime through the Go sa
     expect(agrees(report)).toBe(clientSucceeded(steps));
     const router = report.capabilities.find((x) => x.name === 'router')!;
     expect(router.state).not.toBe('verified');
-    expect(router.nextReason).not.toBe('RouterReachedRuntime');
+    expect(router.nextReason).not.toMatch(/^ClientPath/);
     expect(router.nextReason).not.toMatch(/^RouterUpstream/);
   }, 600_000);
 
