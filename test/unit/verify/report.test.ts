@@ -62,7 +62,7 @@ describe('buildReport', () => {
       ['runtime-exec', 'configured', 'verified', false],
       ['network-isolation', 'configured', 'configured', true],
     ]);
-    expect(r.capabilities[1]!.next).toBe('verified not reached: runtime API did not answer in 5s; pod Ready=True');
+    expect(r.capabilities.map((c) => c.nextReason)).toEqual([null, 'RuntimeTimeout', 'NoEvidence']);
     expect(r.outcome).toBe('not-verified');
   });
 
