@@ -39,7 +39,12 @@ export const READINESS_REASONS = {
   ProbeInterrupted: 'verification was interrupted before the probe Sandbox was Ready',
   ProbeSandboxEnded: 'the probe Sandbox ended Failed or Finished instead of Ready',
   ProbeTemplateUnreadable: 'the SandboxTemplate to build the probe Sandbox from could not be read',
-  ClaimReferenceMissing: 'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound',
+  ClaimReferenceMissing:
+    'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; that object is absent',
+  ClaimNotReReconciled:
+    'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; that object exists',
+  ClaimReferenceUnreadable:
+    'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; whether that object exists is unknown',
   ClaimNotBound: 'the probe claim bound no Sandbox within the ready timeout',
 } as const;
 
