@@ -134,7 +134,8 @@ export const PROBE_REASONS = {
   FileApiSpoken: 'the runtime file API is a spec the adapter speaks',
   FileApiReachable: 'the file API port is reachable over the transport',
   FileApiNotProbed: "this runtime's file API is not probed by the verifier",
-  RuntimeClassUnusable: 'not tried: the RuntimeClass cannot run a pod, so no probe object was created',
+  RuntimeClassUnusable:
+    'not tried: the RuntimeClass cannot run a pod, so no probe object was created (`value` is the runtime-class reason)',
   NoClaimsOnRelease: 'the release family provisions no claims through AgentPlane',
   // workload: the probe sandbox and its runtime
   SandboxReady: 'the Sandbox is Ready at its current generation',
