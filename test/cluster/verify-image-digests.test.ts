@@ -141,9 +141,10 @@ test('as the test cluster reports them (imageID empty): unknown, the template st
   ]);
   expect(settle(template)).toMatchObject({ state: 'configured', nextReason: 'NoImageId' });
   expect(evidence.filter((e) => e.capability === 'router')).toEqual([]);
-  expect(lines).toContain(
-    '[3/3] images: no Service agent-sandbox-system/sandbox-router-svc: router pods not compared (the router probe reports it)',
-  );
+  // Progress lines by their structure: the images probe's note names the router Service it could not find.
+  expect(
+    lines.filter((l) => l.startsWith('[3/3] images: ') && l.includes('agent-sandbox-system/sandbox-router-svc')),
+  ).toHaveLength(1);
 }, 60_000);
 
 test('imageIDs written through pods/status: the pinned digest matches, a stale digest is skew naming pod/container/pinned/running; kwok leaves them', async () => {
@@ -186,13 +187,10 @@ test('the same pods under a tag-only pin: skew cannot be detected, said so, neve
   const tagOnly = `${REPO}:v0.5.6`;
   const { template } = await probe(tagOnly);
   const verified = template.filter((e) => e.step === 'verified');
-  expect(verified.map((e) => e.verdict)).toEqual(['unknown']);
-  expect(verified[0]!.message).toMatch(
-    new RegExp(
-      `^${tagOnly.replace(/[.]/g, '\\.')} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container\\(s\\) \\(.*${STALE_DIGEST}.*\\); pin a digest \\(requireDigests: true\\) to verify$`,
-    ),
-  );
-  expect(settle(template).state).toBe('configured');
+  expect(verified.map((e) => [e.verdict, e.reason, e.field, e.value])).toEqual([
+    ['unknown', 'PinnedByTagOnly', 'status.containerStatuses[].imageID', tagOnly],
+  ]);
+  expect(settle(template)).toMatchObject({ state: 'configured', nextReason: 'PinnedByTagOnly' });
 }, 60_000);
 
 test('controller Deployment pods and in-cluster router pods: controller skew against its pinned digest, router without imageID unknown', async () => {
