@@ -166,7 +166,8 @@ test('a class no Ready node matches, and a class that does not exist: the worklo
   // Progress lines by their structure: one workload note per blocked template, naming its class; no probe created.
   expect(
     lines.filter(
-      (l) => /^workload\//.test(l) && (l.includes(`RuntimeClass ${orphan} `) || l.includes(`RuntimeClass ${absent} `)),
+      (l) =>
+        /\] workload\//.test(l) && (l.includes(`RuntimeClass ${orphan} `) || l.includes(`RuntimeClass ${absent} `)),
     ),
   ).toHaveLength(2);
   expect(lines.some((l) => /creating probe/.test(l))).toBe(false);
