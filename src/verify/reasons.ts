@@ -39,7 +39,12 @@ export const READINESS_REASONS = {
   ProbeInterrupted: 'verification was interrupted before the probe Sandbox was Ready',
   ProbeSandboxEnded: 'the probe Sandbox ended Failed or Finished instead of Ready',
   ProbeTemplateUnreadable: 'the SandboxTemplate to build the probe Sandbox from could not be read',
-  ClaimReferenceMissing: 'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound',
+  ClaimReferenceMissing:
+    'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; that object is absent',
+  ClaimNotReReconciled:
+    'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; that object exists',
+  ClaimReferenceUnreadable:
+    'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; whether that object exists is unknown',
   ClaimNotBound: 'the probe claim bound no Sandbox within the ready timeout',
 } as const;
 
@@ -129,7 +134,8 @@ export const PROBE_REASONS = {
   FileApiSpoken: 'the runtime file API is a spec the adapter speaks',
   FileApiReachable: 'the file API port is reachable over the transport',
   FileApiNotProbed: "this runtime's file API is not probed by the verifier",
-  RuntimeClassUnusable: 'not tried: the RuntimeClass cannot run a pod, so no probe object was created',
+  RuntimeClassUnusable:
+    'not tried: the RuntimeClass cannot run a pod, so no probe object was created (`value` is the runtime-class reason)',
   NoClaimsOnRelease: 'the release family provisions no claims through AgentPlane',
   // workload: the probe sandbox and its runtime
   SandboxReady: 'the Sandbox is Ready at its current generation',

@@ -57,8 +57,11 @@ describe('case netpol-effective-coverage (verifier)', () => {
       declaredPolicies(plan),
     );
     expect(c.selectedBy).toEqual(['sbx-egress-dns-only', 'py-network-policy']);
-    expect(c.problems).toEqual([
-      'egress wider than declared for pod sbx/py-pool-x1: policy py-network-policy, not declared by the environment, also selects it and allows 0.0.0.0/0 except 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16 on all ports',
+    expect(c.problems.map((p) => [p.field, p.value])).toEqual([
+      [
+        'NetworkPolicy/py-network-policy egress',
+        '0.0.0.0/0 except 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 169.254.0.0/16 on all ports',
+      ],
     ]);
   });
 
@@ -73,7 +76,7 @@ describe('case netpol-effective-coverage (verifier)', () => {
       [managed].map(networkPolicyView),
       declaredPolicies(managedOnly),
     );
-    expect(c.problems).toEqual(['no policy selects pod sbx/py-pool-x1: it is unrestricted']);
+    expect(c.problems.map((p) => [p.field, p.value])).toEqual([['selecting policies', 'none']]);
   });
 
   test('only the declared policy selects the pod: no problem', () => {

@@ -141,9 +141,10 @@ test('as the test cluster reports them (imageID empty): unknown, the template st
   ]);
   expect(settle(template)).toMatchObject({ state: 'configured', nextReason: 'NoImageId' });
   expect(evidence.filter((e) => e.capability === 'router')).toEqual([]);
-  expect(lines).toContain(
-    '[3/3] images: no Service agent-sandbox-system/sandbox-router-svc: router pods not compared (the router probe reports it)',
-  );
+  // Progress lines by their structure: the images probe's note names the router Service it could not find.
+  expect(
+    lines.filter((l) => l.startsWith('[3/3] images: ') && l.includes('agent-sandbox-system/sandbox-router-svc')),
+  ).toHaveLength(1);
 }, 60_000);
 
 test('imageIDs written through pods/status: the pinned digest matches, a stale digest is skew naming pod/container/pinned/running; kwok leaves them', async () => {
@@ -186,13 +187,10 @@ test('the same pods under a tag-only pin: skew cannot be detected, said so, neve
   const tagOnly = `${REPO}:v0.5.6`;
   const { template } = await probe(tagOnly);
   const verified = template.filter((e) => e.step === 'verified');
-  expect(verified.map((e) => e.verdict)).toEqual(['unknown']);
-  expect(verified[0]!.message).toMatch(
-    new RegExp(
-      `^${tagOnly.replace(/[.]/g, '\\.')} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for 2 container\\(s\\) \\(.*${STALE_DIGEST}.*\\); pin a digest \\(requireDigests: true\\) to verify$`,
-    ),
-  );
-  expect(settle(template).state).toBe('configured');
+  expect(verified.map((e) => [e.verdict, e.reason, e.field, e.value])).toEqual([
+    ['unknown', 'PinnedByTagOnly', 'status.containerStatuses[].imageID', tagOnly],
+  ]);
+  expect(settle(template)).toMatchObject({ state: 'configured', nextReason: 'PinnedByTagOnly' });
 }, 60_000);
 
 test('controller Deployment pods and in-cluster router pods: controller skew against its pinned digest, router without imageID unknown', async () => {
@@ -277,10 +275,9 @@ test('controller Deployment pods and in-cluster router pods: controller skew aga
     ['controller', 'verified', 'missing', `Pod ${ns}/ctl-1`],
     ['router', 'verified', 'unknown', `router pods app=sandbox-router in ${ns}`],
   ]);
-  expect(evidence[0]!.message).toBe(
-    `image skew: container manager of pod ${ns}/ctl-1 runs ${STALE_DIGEST} (image ${ctlPinned}), the environment pinned ${ctlPinned}: the pod runs other bits than pinned; recreate it from the pinned spec or fix the pin`,
-  );
-  expect(evidence[1]!.message).toBe(
-    `1 container(s) report no imageID (${ns}/router-1/router): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`,
-  );
+  expect(evidence.map((e) => [e.reason, e.field, e.value])).toEqual([
+    ['ImageDigestDiffers', 'status.containerStatuses[manager].imageID', `${CONTROLLER}@${STALE_DIGEST}`],
+    ['NoImageId', 'status.containerStatuses[].imageID', ''],
+  ]);
+  expect(evidence[1]!.message).toContain(`${ns}/router-1/router`);
 }, 60_000);

@@ -10,6 +10,7 @@
  * template appears the claim may wait up to about a minute for a re-reconcile (#1310/#1315, not fixed in v0.5.6).
  */
 import type { MissingReference } from '../../adapter/kubernetes/phase.js';
+import type { ReadinessReason } from '../reasons.js';
 
 /** How long (ms) a probe claim may sit at `TemplateNotFound`/`WarmPoolNotFound` before the verifier stops waiting: 60 s. */
 export const CLAIM_REFERENCE_GRACE_MS = 60_000;
@@ -25,6 +26,12 @@ export interface ReferencedObject {
 /** Which kind a missing-reference reason names. */
 export function referencedKind(reason: MissingReference['reason']): ReferencedObject['kind'] {
   return reason === 'TemplateNotFound' ? 'SandboxTemplate' : 'SandboxWarmPool';
+}
+
+/** The reason code of a stuck claim's evidence, by whether the referenced object exists. */
+export function stuckClaimReason(target: ReferencedObject): ReadinessReason {
+  if (target.exists === true) return 'ClaimNotReReconciled';
+  return target.exists === false ? 'ClaimReferenceMissing' : 'ClaimReferenceUnreadable';
 }
 
 /**

@@ -38,32 +38,48 @@ function wideEgress(rule: EgressRuleView): string | undefined {
   return undefined;
 }
 
+/** One coverage gap of a pod: what was looked at (`field`), what was seen (`value`), and the sentence saying so. */
+export interface CoverageProblem {
+  readonly field: string;
+  readonly value: string;
+  readonly message: string;
+}
+
 /** Coverage findings for one pod (pure): empty when at least one policy selects it for egress and none adds undeclared wide egress. */
 export function podCoverage(
   pod: PodView,
   policies: readonly NetworkPolicyView[],
   declared: ReadonlySet<string>,
-): { selectedBy: string[]; problems: string[] } {
+): { selectedBy: string[]; problems: CoverageProblem[] } {
   const { labels, namespace } = pod.meta;
   const podName = `${namespace}/${pod.meta.name}`;
   const selecting = policies.filter((p) => p.meta.namespace === namespace && selects(p.podSelector, labels));
   const selectedBy = selecting.map((p) => p.meta.name);
   const egressPolicies = selecting.filter((p) => p.restrictsEgress);
-  const problems: string[] = [];
-  if (selecting.length === 0) problems.push(`no policy selects pod ${podName}: it is unrestricted`);
+  const problems: CoverageProblem[] = [];
+  if (selecting.length === 0)
+    problems.push({
+      field: 'selecting policies',
+      value: 'none',
+      message: `no policy selects pod ${podName}: it is unrestricted`,
+    });
   else if (egressPolicies.length === 0)
-    problems.push(
-      `no policy restricts egress of pod ${podName} (selected by ${selectedBy.join(', ')} for ingress only)`,
-    );
+    problems.push({
+      field: 'egress policies',
+      value: 'none',
+      message: `no policy restricts egress of pod ${podName} (selected by ${selectedBy.join(', ')} for ingress only)`,
+    });
   for (const p of egressPolicies) {
     const name = p.meta.name;
     if (declared.has(name)) continue;
     for (const rule of p.egress) {
       const wide = wideEgress(rule);
       if (wide)
-        problems.push(
-          `egress wider than declared for pod ${podName}: policy ${name}, not declared by the environment, also selects it and allows ${wide}`,
-        );
+        problems.push({
+          field: `NetworkPolicy/${name} egress`,
+          value: wide,
+          message: `egress wider than declared for pod ${podName}: policy ${name}, not declared by the environment, also selects it and allows ${wide}`,
+        });
     }
   }
   return { selectedBy, problems };
@@ -142,7 +158,10 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
           examined += 1;
           const c = podCoverage(pod, policies, declared);
           for (const p of c.problems)
-            f.add('configured', 'missing', `pod ${ns}/${pod.meta.name}`, 'PolicyCoverageGap', p);
+            f.add('configured', 'missing', `pod ${ns}/${pod.meta.name}`, 'PolicyCoverageGap', p.message, {
+              field: p.field,
+              value: p.value,
+            });
           if (c.problems.length === 0)
             f.proven(
               'configured',

@@ -132,12 +132,14 @@ async function skippedForClass(
   if (!f.rc || !template.runtimeClassName) return false;
   const blocked = await unschedulableClass(deps, template.runtimeClassName, ctx);
   if (blocked === undefined) return false;
-  const why = `not tried: ${blocked}, so no probe sandbox from this template could start; none was created`;
+  const why = `not tried: ${blocked.why}, so no probe sandbox from this template could start; none was created`;
   const subject = `template ${template.namespace}/${template.name}`;
+  // `value` is the runtime-class probe's reason: why the class cannot run a pod.
+  const seen = { field: `RuntimeClass/${template.runtimeClassName}`, value: blocked.reason };
   ctx.note(why);
-  for (const x of [f.template, f.wp]) x?.add('verified', 'missing', subject, 'RuntimeClassUnusable', why);
+  for (const x of [f.template, f.wp]) x?.add('verified', 'missing', subject, 'RuntimeClassUnusable', why, seen);
   for (const x of [f.exec, f.files, f.api, f.ctrl, f.ext, f.rc])
-    x?.add('verified', 'unknown', subject, 'RuntimeClassUnusable', why);
+    x?.add('verified', 'unknown', subject, 'RuntimeClassUnusable', why, seen);
   return true;
 }
 

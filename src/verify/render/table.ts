@@ -23,7 +23,9 @@ export function renderTable(report: VerifyReport, opts: { color?: boolean } = {}
   });
   for (const row of report.capabilities) {
     const state = row.met ? paint.green(row.state) : paint.red(row.state);
-    table.push([row.name, state, row.required, decisiveEvidence(row), row.next ?? '-']);
+    // The reason code leads the next cell: what OUTPUT.md documents and scripts match.
+    const next = row.next === null ? '-' : row.nextReason ? `[${row.nextReason}] ${row.next}` : row.next;
+    table.push([row.name, state, row.required, decisiveEvidence(row), next]);
   }
   const lines = [
     `environment ${report.environment.name} (release ${report.environment.release}, from ${report.environment.source})`,

@@ -80,20 +80,25 @@ test('a controller policy the environment did not declare also selects the pod: 
   });
   const net = report.capabilities.find((r) => r.name === 'network-isolation')!;
   expect(net.state).toBe('compatible');
-  expect(net.next).toMatch(
-    new RegExp(
-      `^configured not reached: egress wider than declared for pod ${ns}/verify-\\w+-p-py-\\w+: policy py-network-policy, not declared by the environment, also selects it and allows 0\\.0\\.0\\.0/0 except 10\\.0\\.0\\.0/8, 172\\.16\\.0\\.0/12, 192\\.168\\.0\\.0/16, 169\\.254\\.0\\.0/16`,
-    ),
+  expect(net.nextReason).toBe('PolicyCoverageGap');
+  const gap = net.evidence.find((e) => e.reason === 'PolicyCoverageGap')!;
+  expect([gap.step, gap.verdict, gap.field]).toEqual([
+    'configured',
+    'missing',
+    'NetworkPolicy/py-network-policy egress',
+  ]);
+  expect(gap.value).toMatch(
+    /^0\.0\.0\.0\/0 except 10\.0\.0\.0\/8, 172\.16\.0\.0\/12, 192\.168\.0\.0\/16, 169\.254\.0\.0\/16 on /,
   );
+  expect(gap.subject).toMatch(new RegExp(`^pod ${ns}/verify-\\w+-p-py-\\w+$`));
   const t = report.capabilities.find((r) => r.name === `template/${ns}/py`)!;
-  expect(
-    t.evidence.some(
-      (e) =>
-        e.step === 'configured' &&
-        e.verdict === 'missing' &&
-        e.message === 'networkPolicyManagement is Managed, the environment declares Unmanaged',
-    ),
-  ).toBe(true);
+  const mgmt = t.evidence.find((e) => e.reason === 'NetworkPolicyManagementDiffers')!;
+  expect([mgmt.step, mgmt.verdict, mgmt.field, mgmt.value]).toEqual([
+    'configured',
+    'missing',
+    'spec.networkPolicyManagement',
+    'Managed',
+  ]);
   expect(report.leftovers).toEqual([]);
 }, 180_000);
 
@@ -123,7 +128,8 @@ test('with the declared set-up (Managed, no own policy) coverage holds: configur
   const net = report.capabilities.find((r) => r.name === 'network-isolation')!;
   expect(net.state).toBe('configured');
   expect(net.met).toBe(true);
-  expect(net.next).toBe(
-    'verified not reached: enforcement cannot be read from the API: it needs a connection test under an enforcing CNI (acceptance test missing: netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds)',
-  );
+  expect(net.nextReason).toBe('NotTested');
+  const enforcement = net.evidence.find((e) => e.reason === 'NotTested')!;
+  expect([enforcement.step, enforcement.verdict]).toEqual(['verified', 'unknown']);
+  expect(enforcement.missingTest).toMatch(/^netpol-enforcement: /);
 }, 180_000);

@@ -87,10 +87,10 @@ test('healthy sandboxd template: runtime-exec, files, template, extensions and c
     'sandbox-api',
     'conversion',
   ]) {
-    expect({ name, state: row(report, name).state, next: row(report, name).next }).toEqual({
+    expect({ name, state: row(report, name).state, nextReason: row(report, name).nextReason }).toEqual({
       name,
       state: 'verified',
-      next: null,
+      nextReason: null,
     });
   }
   const exec = row(report, 'runtime-exec').evidence.filter((e) => e.step === 'verified');
@@ -133,14 +133,12 @@ test('Ready sandbox with a silent runtime: runtime-exec stays configured, eviden
   });
   const exec = row(report, 'runtime-exec');
   expect(exec.state).toBe('configured');
-  expect(exec.next).toMatch(
-    /^verified not reached: runtime API did not answer: nothing answers \(.*\); pod verify-aa0002-p-silent-\w+ Ready=True IP 127\.\d+\.\d+\.\d+$/,
-  );
-  expect(
-    exec.evidence.some(
-      (e) => e.step === 'verified' && e.verdict === 'proven' && /Ready=True at its current generation/.test(e.message),
-    ),
-  ).toBe(true);
+  expect(exec.nextReason).toBe('RuntimeSilent');
+  const silent = exec.evidence.find((e) => e.reason === 'RuntimeSilent')!;
+  expect([silent.step, silent.verdict, silent.field]).toEqual(['verified', 'unknown', 'health']);
+  expect(silent.subject).toMatch(/^sandboxd of verify-aa0002-p-silent-\w+ via direct$/);
+  const ready = exec.evidence.find((e) => e.step === 'verified' && e.reason === 'SandboxReady')!;
+  expect([ready.verdict, ready.field, ready.value]).toEqual(['proven', 'status.conditions[Ready]', 'True']);
   expect(row(report, `template/${ns}/silent`).state).toBe('configured');
   expect(report.outcome).toBe('not-verified');
   expect(await leftoversOf('aa0002')).toEqual([]);
@@ -158,7 +156,11 @@ test('runtime that hangs past the deadline: stays configured, the deadline is na
   });
   const exec = row(report, 'runtime-exec');
   expect(exec.state).toBe('configured');
-  expect(exec.next).toMatch(/^verified not reached: runtime API did not answer: no answer in 2s /);
+  expect(exec.nextReason).toBe('RuntimeTimeout');
+  // The health call waited out the 2 s probe deadline before giving up.
+  const hung = exec.evidence.find((e) => e.reason === 'RuntimeTimeout')!;
+  expect([hung.step, hung.verdict, hung.field]).toEqual(['verified', 'unknown', 'health']);
+  expect(hung.durationMs).toBeGreaterThanOrEqual(2_000);
   expect(Date.now() - started).toBeLessThan(120_000);
   expect(await leftoversOf('aa0003')).toEqual([]);
 }, 180_000);
@@ -175,7 +177,9 @@ test('a claim that never becomes Ready: bounded wait with progress, at most 1 AP
   });
   const t = report.capabilities.find((r) => r.name === `template/${ns}/unschedulable`)!;
   expect(t.state).toBe('configured');
-  expect(t.next).toMatch(/not ready within 8s|bound no Sandbox within 8s/);
+  expect(['ProbeNotReadyInTime', 'ClaimNotBound']).toContain(t.nextReason);
+  const wait = t.evidence.find((e) => e.reason === t.nextReason)!;
+  expect(wait.durationMs).toBeGreaterThanOrEqual(8_000);
   const s = cluster.stats();
   // The wait covered most of the 8 s deadline (the claim's create and the first reads come before it), so the
   // request rate below is measured over a real wait.

@@ -74,9 +74,12 @@ describe('install probe: CRD views and conversion evidence', () => {
       all(viewCrd(crd({ strategy: 'Webhook', url: 'https://127.0.0.1:9443/convert', caBundle: 'LS0t' }) as never)),
     );
     expect(settle(ev).state).toBe('configured');
-    expect(ev.find((e) => e.step === 'compatible')!.message).toBe(
-      'Sandbox webhook is a URL (https://127.0.0.1:9443/convert): an out-of-cluster controller serves conversion',
-    );
+    const url = ev.find((e) => e.step === 'compatible')!;
+    expect([url.reason, url.field, url.value]).toEqual([
+      'WebhookUrl',
+      'spec.conversion.webhook.clientConfig.url',
+      'https://127.0.0.1:9443/convert',
+    ]);
   });
 
   test('a webhook without caBundle stays compatible, naming why', () => {
@@ -89,27 +92,29 @@ describe('install probe: CRD views and conversion evidence', () => {
       ),
     );
     expect(s.state).toBe('compatible');
-    expect(s.next).toMatch(
-      /^configured not reached: Sandbox webhook has no caBundle: the controller has not patched it/,
-    );
+    expect(s.nextReason).toBe('NoCaBundle');
   });
 
   test('a webhook pointing elsewhere stays discovered', () => {
     const v = viewCrd(crd({ strategy: 'Webhook', service: { ...PINNED_SVC, name: 'other' }, caBundle: 'x' }) as never);
-    const s = settle(
-      conversionEvidence(
-        'v0.5',
-        'v0.5.6',
-        new Map([
-          ['Sandbox', v],
-          ['SandboxClaim', v],
-          ['SandboxTemplate', v],
-          ['SandboxWarmPool', v],
-        ]),
-      ),
+    const ev = conversionEvidence(
+      'v0.5',
+      'v0.5.6',
+      new Map([
+        ['Sandbox', v],
+        ['SandboxClaim', v],
+        ['SandboxTemplate', v],
+        ['SandboxWarmPool', v],
+      ]),
     );
+    const s = settle(ev);
     expect(s.state).toBe('discovered');
-    expect(s.next).toContain('points at agent-sandbox-system/other/convert');
+    expect(s.nextReason).toBe('WebhookServiceDiffers');
+    const differs = ev.find((e) => e.reason === 'WebhookServiceDiffers')!;
+    expect([differs.field, differs.value]).toEqual([
+      'spec.conversion.webhook.clientConfig.service',
+      'agent-sandbox-system/other/convert',
+    ]);
   });
 });
 
@@ -201,9 +206,8 @@ describe('network probe: selectors and coverage', () => {
       metadata: { namespace: 'sbx', name: 'in-only' },
       spec: { podSelector: {}, policyTypes: ['Ingress'] },
     };
-    expect(podCoverage(podView(pod), [pol].map(networkPolicyView), new Set(['in-only'])).problems).toEqual([
-      'no policy restricts egress of pod sbx/p (selected by in-only for ingress only)',
-    ]);
+    const { problems } = podCoverage(podView(pod), [pol].map(networkPolicyView), new Set(['in-only']));
+    expect(problems.map((p) => [p.field, p.value])).toEqual([['egress policies', 'none']]);
   });
 });
 

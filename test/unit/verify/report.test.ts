@@ -62,7 +62,7 @@ describe('buildReport', () => {
       ['runtime-exec', 'configured', 'verified', false],
       ['network-isolation', 'configured', 'configured', true],
     ]);
-    expect(r.capabilities[1]!.next).toBe('verified not reached: runtime API did not answer in 5s; pod Ready=True');
+    expect(r.capabilities.map((c) => c.nextReason)).toEqual([null, 'RuntimeTimeout', 'NoEvidence']);
     expect(r.outcome).toBe('not-verified');
   });
 
@@ -109,7 +109,7 @@ describe('renderers', () => {
     expect(text).toContain('environment dev-gvisor (release v0.5.6, from dist/dev-gvisor)');
     expect(text).toContain('tuple: kubernetes=unknown crdRelease=unknown');
     expect(text).toContain('runtime-exec');
-    expect(text).toContain('verified not reached: runtime API did not answer');
+    expect(text).toMatch(/│ runtime-exec +│ configured +│ verified +│ [^│]*│ \[RuntimeTimeout\] /);
     expect(text).toContain('1 required capability is below the required state');
     expect(text).not.toMatch(/\u001b\[/);
     expect(text).toContain('│ network-isolation │');

@@ -43,15 +43,15 @@ describe('unschedulableClass', () => {
         'node-a lacks label katacontainers.io/kata-runtime=true',
       ),
     ];
-    expect(await unschedulableClass(deps, 'kata-qemu', run(ev))).toBe(
-      'RuntimeClass kata-qemu has no Ready node matching its scheduling (node-a lacks label katacontainers.io/kata-runtime=true)',
-    );
+    const blocked = await unschedulableClass(deps, 'kata-qemu', run(ev));
+    expect(blocked?.reason).toBe('NoNodeMatchesRuntimeClass');
+    expect(blocked?.why).toContain('node-a lacks label katacontainers.io/kata-runtime=true');
   });
 
   test('the class does not exist: skipped', async () => {
     expect(
-      await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'missing', 'RuntimeClassNotFound')])),
-    ).toBe('RuntimeClass kata-qemu does not exist');
+      (await unschedulableClass(deps, 'kata-qemu', run([rc('discovered', 'missing', 'RuntimeClassNotFound')])))?.reason,
+    ).toBe('RuntimeClassNotFound');
   });
 
   test("a class that could not be read (403) or that fits a node is tried; another class's evidence does not count", async () => {

@@ -16,6 +16,7 @@ import {
   CLAIM_REFERENCE_GRACE_MS,
   referencedKind,
   stuckClaimMessage,
+  stuckClaimReason,
   type ReferencedObject,
 } from '../claim-reference.js';
 import { reads, ref, type ProbeDeps } from '../common.js';
@@ -131,7 +132,7 @@ async function waitBound(
       kind: 'not-bound',
       readiness: {
         ready: false,
-        reason: 'ClaimReferenceMissing',
+        reason: stuckClaimReason(target),
         why: stuckClaimMessage(pool.namespace, claimName, held, target),
         ...(view ? { claim: view } : {}),
         waitedMs: Date.now() - started,
