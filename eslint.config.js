@@ -4,7 +4,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['lib/**', 'dist/**', 'node_modules/**', 'imports/**', 'test-cluster/.run*/**', 'coverage/**', 'docs/api/**'] },
+  {
+    ignores: [
+      'lib/**',
+      'dist/**',
+      'node_modules/**',
+      'imports/**',
+      'test-cluster/.run*/**',
+      'coverage/**',
+      'docs/api/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
