@@ -59,7 +59,11 @@ test('declared pool at the current template: configured by updated-ready count, 
     progress: () => undefined,
   });
   const wp = report.capabilities.find((r) => r.name === `warm-pool/${ns}/py-pool`)!;
-  expect({ state: wp.state, next: wp.next }).toEqual({ state: 'verified', next: null, nextReason: null });
+  expect({ state: wp.state, next: wp.next, nextReason: wp.nextReason }).toEqual({
+    state: 'verified',
+    next: null,
+    nextReason: null,
+  });
   expect(wp.evidence.find((e) => e.step === 'configured')!.message).toMatch(
     /^pool ready at the current template: updated ready [1-9]\/1 /,
   );
