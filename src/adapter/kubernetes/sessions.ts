@@ -177,14 +177,11 @@ export class KubeSessions {
     if (existing.value) return { kind: 'ok', value: existing.value.ref }; // a retry: same session
 
     const co = this.client.api(k8s.CustomObjectsApi);
-    const pool = await this.client.call(
-      `get ${resourceName('SandboxWarmPool')} ${scope.namespace}/${scope.warmPool}`,
-      () =>
-        co.getNamespacedCustomObject({
-          ...gvr('SandboxWarmPool', family),
-          namespace: scope.namespace,
-          name: scope.warmPool!,
-        }) as Promise<Obj & { spec?: { sandboxTemplateRef?: { name?: string } } }>,
+    const pool = await this.getCustom<Obj & { spec?: { sandboxTemplateRef?: { name?: string } } }>(
+      'SandboxWarmPool',
+      family,
+      scope.namespace,
+      scope.warmPool!,
     );
     if (pool.kind === 'failed' && pool.error.category === 'not-found' && pool.error.missing === 'object') {
       return {
@@ -202,15 +199,7 @@ export class KubeSessions {
         message: `SandboxWarmPool ${scope.namespace}/${scope.warmPool} serves template "${poolTemplate ?? ''}", not "${scope.template}"`,
       };
     }
-    const tpl = await this.client.call(
-      `get ${resourceName('SandboxTemplate')} ${scope.namespace}/${scope.template}`,
-      () =>
-        co.getNamespacedCustomObject({
-          ...gvr('SandboxTemplate', family),
-          namespace: scope.namespace,
-          name: scope.template,
-        }) as Promise<Obj>,
-    );
+    const tpl = await this.getCustom<Obj>('SandboxTemplate', family, scope.namespace, scope.template);
     if (tpl.kind === 'failed' && tpl.error.category === 'not-found' && tpl.error.missing === 'object') {
       return {
         kind: 'rejected',
@@ -298,17 +287,8 @@ export class KubeSessions {
         reason: 'SandboxApiNotServed',
         message: rel.value.reason,
       };
-    const co = this.client.api(k8s.CustomObjectsApi);
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
-    const got = await this.client.call(
-      `get ${resourceName(kind)} ${ref.namespace}/${ref.name}`,
-      () =>
-        co.getNamespacedCustomObject({
-          ...gvr(kind, family),
-          namespace: ref.namespace,
-          name: ref.name,
-        }) as Promise<Obj>,
-    );
+    const got = await this.getCustom<Obj>(kind, family, ref.namespace, ref.name);
     if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object')
       return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} not found`) };
     if (got.kind !== 'ok') return got;
@@ -364,21 +344,12 @@ export class KubeSessions {
     claim: Obj,
     sandbox: LabelledSandbox,
   ): Promise<TemplateState> {
-    const co = this.client.api(k8s.CustomObjectsApi);
     const poolName = claim.spec?.warmPoolRef?.name;
     const notes: string[] = [];
     let templateName = ref.template?.name ?? claim.spec?.sandboxTemplateRef?.name; // v1alpha1 claims name their template
     let members: LabelledSandbox[] = [];
     if (poolName) {
-      const pool = await this.client.call(
-        `get ${resourceName('SandboxWarmPool')} ${ref.namespace}/${poolName}`,
-        () =>
-          co.getNamespacedCustomObject({
-            ...gvr('SandboxWarmPool', family),
-            namespace: ref.namespace,
-            name: poolName,
-          }) as Promise<Obj>,
-      );
+      const pool = await this.getCustom<Obj>('SandboxWarmPool', family, ref.namespace, poolName);
       if (pool.kind === 'ok') templateName = pool.value.spec?.sandboxTemplateRef?.name ?? templateName;
       else notes.push(`SandboxWarmPool ${ref.namespace}/${poolName} not read (${why(pool)})`);
       const listed = await this.listMembers(family, ref.namespace, poolName);
@@ -388,15 +359,7 @@ export class KubeSessions {
     let template: NamedTemplate | undefined;
     let missing = 'no template name known for this claim';
     if (templateName) {
-      const tpl = await this.client.call(
-        `get ${resourceName('SandboxTemplate')} ${ref.namespace}/${templateName}`,
-        () =>
-          co.getNamespacedCustomObject({
-            ...gvr('SandboxTemplate', family),
-            namespace: ref.namespace,
-            name: templateName,
-          }) as Promise<NamedTemplate>,
-      );
+      const tpl = await this.getCustom<NamedTemplate>('SandboxTemplate', family, ref.namespace, templateName);
       if (tpl.kind === 'ok') template = tpl.value;
       else missing = `SandboxTemplate ${ref.namespace}/${templateName} not read (${why(tpl)})`;
     }
@@ -412,6 +375,20 @@ export class KubeSessions {
   }
 
   /** The Sandbox a claim is bound to, `'missing'` when that name gives 404. */
+  /** One namespaced Agent Sandbox object at the family's served version, named in the call's description. */
+  private getCustom<T extends object>(
+    kind: Parameters<typeof gvr>[0],
+    family: ReleaseFamily,
+    namespace: string,
+    name: string,
+  ): Promise<Result<T>> {
+    const co = this.client.api(k8s.CustomObjectsApi);
+    return this.client.call(
+      `get ${resourceName(kind)} ${namespace}/${name}`,
+      () => co.getNamespacedCustomObject({ ...gvr(kind, family), namespace, name }) as Promise<T>,
+    );
+  }
+
   private async boundSandbox(
     family: ReleaseFamily,
     namespace: string,
