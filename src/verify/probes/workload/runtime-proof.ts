@@ -98,13 +98,13 @@ async function firstContact(
     const remaining = deadlineMs - (Date.now() - started);
     const r = await runtime.health(target, Math.max(1, remaining));
     if (r.kind !== 'silent' || signal?.aborted || deadlineMs - (Date.now() - started) < 250) {
+      // The outcome's duration is the whole contact, not the last attempt: a runtime that starts listening late and
+      // then hangs has still used the full deadline.
+      if (r.kind === 'answered') return r;
+      const durationMs = Date.now() - started;
       return r.kind === 'silent'
-        ? {
-            ...r,
-            durationMs: Date.now() - started,
-            detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(Date.now() - started)}`,
-          }
-        : r;
+        ? { ...r, durationMs, detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(durationMs)}` }
+        : { ...r, durationMs };
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
