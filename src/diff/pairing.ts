@@ -6,6 +6,7 @@
  * are the same on both sides are parsed only when a lookup asks for their group; warm pools only when a template's
  * blueprint changed. Every other document is parsed once for both sides.
  */
+import { appendAll } from '../model/arrays.js';
 import type { KubeObject } from '../releases/index.js';
 import { apiGroup } from '../releases/scope.js';
 import { scanIdentity, type ScannedIdentity } from './document-identity.js';
@@ -59,7 +60,7 @@ function lazyCrds(
     const docs = pending.get(group);
     if (docs === undefined) return;
     pending.delete(group);
-    parsed.push(...docs.map(objectOf));
+    appendAll(parsed, docs.map(objectOf));
     schemas = schemaLookupFromObjects(parsed);
     scopes = scopeLookupFromObjects(parsed);
   };

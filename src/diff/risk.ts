@@ -15,6 +15,7 @@
  * | `immutable-field` | a Sandbox `spec.volumeClaimTemplates` change (immutable, `api/v1beta1/sandbox_types.go@v0.5.6`) |
  * | `secret-change` | a Secret's data changed (values redacted) |
  */
+import { appendAll } from '../model/arrays.js';
 import { isPlainObject } from '../model/objects.js';
 import type { KubeObject } from '../releases/index.js';
 import { diffCrdSchemas } from '../releases/schema-diff.js';
@@ -406,7 +407,7 @@ export function assessRisks(pairs: readonly ComparedPair[], head: HeadObjects): 
       secretRisk(p),
     ])
       if (r !== undefined) out.push(r);
-    out.push(...warmPoolRisks(p, head));
+    appendAll(out, warmPoolRisks(p, head));
   }
   return out;
 }

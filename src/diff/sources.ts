@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
+import { appendAll } from '../model/arrays.js';
 import { AgentPlaneError } from '../model/errors.js';
 import { isKubeObject } from '../releases/kube-object.js';
 import type { ManifestSet } from './manifest-set.js';
@@ -60,7 +61,7 @@ function objectsOf(docs: readonly unknown[]): KubeObject[] {
   const out: KubeObject[] = [];
   for (const value of docs) {
     if (!isKubeObject(value) || value.apiVersion.startsWith(`${OWN_GROUP}/`)) continue;
-    if (value.kind.endsWith('List') && Array.isArray(value.items)) out.push(...value.items.filter(isKubeObject));
+    if (value.kind.endsWith('List') && Array.isArray(value.items)) appendAll(out, value.items.filter(isKubeObject));
     else out.push(value);
   }
   return out;
@@ -111,7 +112,7 @@ function documentTexts(text: string): Array<[string, number]> {
 export function parseManifests(file: string, text: string, cache?: DocumentCache): KubeObject[] {
   if (cache === undefined || CROSS_DOCUMENT_SYNTAX.test(text)) return objectsOf(load(file, text, 0));
   const out: KubeObject[] = [];
-  for (const [doc, line] of documentTexts(text)) out.push(...parseDocument({ file, line, text: doc }, cache));
+  for (const [doc, line] of documentTexts(text)) appendAll(out, parseDocument({ file, line, text: doc }, cache));
   return out;
 }
 
@@ -220,8 +221,9 @@ export async function readManifestDir(
   const documents: ManifestDocument[] = [];
   files.forEach((file, i) => {
     const envDir = envDirs.find((d) => file.startsWith(`${d}${path.sep}`));
-    documents.push(
-      ...splitDocuments(
+    appendAll(
+      documents,
+      splitDocuments(
         path.relative(dir, file) || file,
         texts[i]!,
         envDir === undefined ? undefined : path.relative(dir, envDir),

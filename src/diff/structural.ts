@@ -3,6 +3,7 @@
  * {@link listItemHash}, moves detected), and the walk of its delta into readable field changes.
  */
 import { create, type Delta } from 'jsondiffpatch';
+import { appendAll } from '../model/arrays.js';
 import { listItemHash, listItemLabel } from './identity.js';
 
 /** One changed field. `path` is readable: `spec.podTemplate.spec.containers[name=app].env[name=A].value`. */
@@ -81,12 +82,12 @@ export function fieldChanges(
         hash === undefined
           ? before[index]
           : (before.find((b) => typeof b === 'object' && b !== null && listItemHash(b) === hash) ?? before[index]);
-      out.push(...fieldChanges(baseItem, item, d, join(path, listItemLabel(item, index))));
+      appendAll(out, fieldChanges(baseItem, item, d, join(path, listItemLabel(item, index))));
     }
     return out;
   }
   for (const [key, d] of Object.entries(delta as Record<string, Delta>)) {
-    out.push(...fieldChanges(child(base, key), child(head, key), d, join(path, keySegment(key))));
+    appendAll(out, fieldChanges(child(base, key), child(head, key), d, join(path, keySegment(key))));
   }
   return out;
 }

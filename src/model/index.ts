@@ -1,4 +1,5 @@
 /** The shared vocabulary of every layer; it imports nothing else of AgentPlane's. */
+export { appendAll } from './arrays.js';
 export type { CapabilityName } from './capabilities.js';
 export { BUILT_FOR, TUPLE_KEYS, type TuplePart } from './compatibility.js';
 export { AgentPlaneError, EXIT_CATEGORIES, exitCategoryOfFailure, type ExitCategory } from './errors.js';

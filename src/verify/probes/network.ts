@@ -8,6 +8,7 @@
  * exists; configured = coverage holds for ≥1 examined pod; verified needs an enforcement test (a non-router pod cannot
  * connect, the router can), which needs an enforcing CNI: it stays unknown, naming that acceptance test.
  */
+import { appendAll } from '../../model/arrays.js';
 import type { EgressRuleView, LabelSelectorView, NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
 import type { VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
@@ -121,7 +122,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
       for (const ns of namespaces) {
         const r = await read.networkPolicies(ns);
         if (r.kind !== 'ok') return f.failedCall('discovered', `NetworkPolicies in ${ns}`, r).list;
-        policies.push(...r.value);
+        appendAll(policies, r.value);
       }
       f.proven(
         'discovered',
