@@ -1,25 +1,30 @@
 /**
- * Benchmark of `agentplane verify` on the `dev-gvisor` example against the running test cluster (test-cluster/README.md):
- * wall time of a verify run against the unavoidable waits inside it (controller reconcile + pod Ready, measured as the
- * time the verifier spent in watch-based waits, and the runtime calls), and API requests per second while waiting.
+ * Benchmark of `agentplane verify` on the `dev-gvisor` example with 1, 5 and 20 templates (`BENCH_VERIFY_TEMPLATES`)
+ * against the running test cluster (test-cluster/README.md): wall time of a verify run against the unavoidable waits
+ * inside it (controller reconcile + pod Ready, measured as the time the verifier spent in watch-based waits, and the
+ * runtime calls), the verifier's API requests (per template) and requests per second while waiting.
  *
- * Steps: synthesize examples/dev-gvisor in-process; server-side apply its Namespace, RuntimeClass, SandboxTemplate and
- * ConfigMap to the test cluster (the install itself is already there: the controller runs as a local process); run the
- * verifier `BENCH_RUNS` times (default 3) as in `agentplane verify --controller external --transport direct
- * --router-url …` and print medians as a Markdown table. A last row runs the same template under a RuntimeClass that
+ * Steps, per template count: build dev-gvisor's RuntimeClass and that many sandboxd templates in-process (namespace
+ * `bench-verify-<n>`), synthesize, server-side apply the Namespace, RuntimeClass, SandboxTemplates and ConfigMap to
+ * the test cluster (the install itself is already there: the controller runs as a local process); run the verifier
+ * `BENCH_RUNS` times (default 3) as in `agentplane verify --controller external --transport direct --router-url …`
+ * (`BENCH_VERIFY_CONCURRENCY` sets `--concurrency`) and print medians as a Markdown table. A last row runs the same template under a RuntimeClass that
  * no node matches, so the verifier waits its whole 10 s ready deadline: the requests/s of a long wait.
  *
  * Usage: `npm run cluster:up` (or set AGENTPLANE_TEST_CLUSTER_RUN), then `npx tsx bench/verify.ts`.
  */
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { App } from 'cdk8s';
 import { KubeClient } from '../src/adapter/kubernetes/client.js';
-import { loadEnvironmentModule } from '../src/synth/environment-module.js';
+import { AgentEnvironment, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../src/constructs/index.js';
+import { loadRelease } from '../src/releases/index.js';
 import { synthesizeEnvironment, writeSynthesis } from '../src/synth/index.js';
 import { planFromDescriptor, runVerify } from '../src/verify/index.js';
 import * as k8s from '@kubernetes/client-node';
+import { SANDBOXD_IMAGE } from '../examples/dev-gvisor/environment.js';
 import { kubeConfigFrom, readClusterInfo, serverSideApply, type KubeObject } from '../test-cluster/kube.js';
 
 /** Deletes the bench's own extra objects (a template and a RuntimeClass). */
@@ -29,6 +34,16 @@ async function k8sDelete(kc: k8s.KubeConfig, ...objs: KubeObject[]): Promise<voi
 }
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
+/** Template counts to measure (`BENCH_VERIFY_TEMPLATES`, comma-separated): one environment per count. */
+const SIZES = (process.env['BENCH_VERIFY_TEMPLATES'] ?? '1,5,20').split(',').map(Number);
+const CONCURRENCY = process.env['BENCH_VERIFY_CONCURRENCY']
+  ? Number(process.env['BENCH_VERIFY_CONCURRENCY'])
+  : undefined;
+/** `BENCH_VERIFY_PROGRESS=1` prints the verifier's progress lines on stderr with the time since the run started. */
+const PROGRESS =
+  process.env['BENCH_VERIFY_PROGRESS'] === '1'
+    ? (line: string) => process.stderr.write(`${(performance.now() / 1000).toFixed(2)} ${line}\n`)
+    : () => undefined;
 const ROOT = resolve(import.meta.dirname, '..');
 const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
 const APPLIED_KINDS = new Set([
@@ -41,25 +56,48 @@ const APPLIED_KINDS = new Set([
 ]);
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 
 const info = readClusterInfo();
 if (info.ports.routerHttp === null)
   throw new Error('the test cluster runs v0.4.6 (no router, no sandboxd): start a v0.5.6 cluster');
-const [env] = await loadEnvironmentModule(join(ROOT, 'examples/dev-gvisor/environment.ts'), { mirror: MIRROR });
-const synth = synthesizeEnvironment(env!);
-const dir = mkdtempSync(join(tmpdir(), 'agentplane-bench-verify-'));
-writeSynthesis(dir, synth);
-const objects = synth.objects.map((o) => o.object as KubeObject).filter((o) => APPLIED_KINDS.has(o.kind));
-await serverSideApply(info.kubeconfig, objects);
-process.stderr.write(`applied ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}\n`);
+const release = await loadRelease('v0.5.6', { mirror: MIRROR });
 
-const plan = planFromDescriptor(synth.descriptor, dir, {
-  transport: 'direct',
-  routerUrl: `http://127.0.0.1:${info.ports.routerHttp}`,
-  probeTimeoutMs: 5_000,
-  readyTimeoutMs: 120_000,
-});
-const rows: Array<{
+/**
+ * The dev-gvisor example with `n` sandboxd templates (`shell`, `shell-1`, …) in its own namespace, synthesized and
+ * server-side applied; returns the synthesis and the plan the CLI would build from it.
+ */
+async function environmentOf(n: number) {
+  const env = new AgentEnvironment(new App(), `bench-verify-${n}`, {
+    release,
+    defaultNamespace: `bench-verify-${n}`,
+  });
+  const gvisor = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+  for (let i = 0; i < n; i++)
+    env.addTemplate(i === 0 ? 'shell' : `shell-${i}`, {
+      runtimeClass: gvisor,
+      podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, resources: { cpu: '250m', memory: '256Mi' } }),
+      runtime: SANDBOXD_RUNTIME,
+    });
+  const synth = synthesizeEnvironment(env);
+  const dir = mkdtempSync(join(tmpdir(), 'agentplane-bench-verify-'));
+  writeSynthesis(dir, synth);
+  const objects = synth.objects.map((o) => o.object as KubeObject).filter((o) => APPLIED_KINDS.has(o.kind));
+  await serverSideApply(info.kubeconfig, objects);
+  process.stderr.write(`applied ${objects.length} objects for ${n} template(s)\n`);
+  const plan = planFromDescriptor(synth.descriptor, dir, {
+    transport: 'direct',
+    routerUrl: `http://127.0.0.1:${info.ports.routerHttp}`,
+    probeTimeoutMs: 5_000,
+    readyTimeoutMs: 120_000,
+  });
+  return { synth, objects, plan };
+}
+
+interface Row {
   wallMs: number;
   waitMs: number;
   waits: number;
@@ -68,82 +106,113 @@ const rows: Array<{
   waitRequests: number;
   outcome: string;
   states: string;
-}> = [];
-for (let i = 0; i < RUNS; i++) {
-  const t0 = performance.now();
-  const { report, cluster } = await runVerify({
-    plan,
+}
+const bySize = new Map<number, { rows: Row[]; loadBefore: string; loadAfter: string }>();
+let first: Awaited<ReturnType<typeof environmentOf>> | undefined;
+for (const n of SIZES) {
+  const built = await environmentOf(n);
+  first ??= built;
+  const rows: Row[] = [];
+  const loadBefore = load();
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    const { report, cluster } = await runVerify({
+      plan: built.plan,
+      client: KubeClient.connect({ kubeconfig: info.kubeconfig }),
+      loaded: built.synth.release,
+      controllerMode: 'external',
+      progress: PROGRESS,
+      ...(CONCURRENCY ? { concurrency: CONCURRENCY } : {}),
+    });
+    const wallMs = performance.now() - t0;
+    const s = cluster.stats();
+    const execMs = report.capabilities
+      .flatMap((c) => c.evidence)
+      .filter((e) => e.capability === 'runtime-exec' && e.step === 'verified' && e.field?.startsWith('Execute'))
+      .reduce((acc, e) => acc + (e.durationMs ?? 0), 0);
+    rows.push({
+      wallMs,
+      waitMs: s.waitingMs,
+      waits: s.waits,
+      execMs,
+      requests: s.requests,
+      waitRequests: s.requestsWhileWaiting,
+      outcome: report.outcome,
+      states: report.capabilities.map((c) => `${c.name}=${c.state}`).join(' '),
+    });
+    process.stderr.write(
+      `${n} template(s), run ${i + 1}: ${Math.round(wallMs)} ms, ${s.waits} waits ${s.waitingMs} ms, ${s.requestsWhileWaiting} requests while waiting, ${s.requests} requests in all; ${report.outcome}\n`,
+    );
+  }
+  bySize.set(n, { rows, loadBefore, loadAfter: load() });
+  // The environment's own namespace only (never the install's): the first one stays for the long wait.
+  if (n !== SIZES[0])
+    await k8sDelete(
+      kubeConfigFrom(info.kubeconfig),
+      ...built.objects.filter((o) => o.kind === 'Namespace' && o.metadata.name === `bench-verify-${n}`),
+    );
+}
+const { objects, plan, synth } = first!;
+/**
+ * A long wait: the same template under a RuntimeClass no node matches, so the claim never gets a Ready Sandbox and the
+ * verifier waits its full ready deadline (10 s) on its watches.
+ */
+async function longWait() {
+  const kc = kubeConfigFrom(info.kubeconfig);
+  const shell = objects.find((o) => o.kind === 'SandboxTemplate')!;
+  const stuckClass = {
+    apiVersion: 'node.k8s.io/v1',
+    kind: 'RuntimeClass',
+    metadata: { name: 'bench-nowhere' },
+    handler: 'runsc',
+    scheduling: { nodeSelector: { 'agentplane.dev/no-such-node': 'true' } },
+  } as KubeObject;
+  const stuck = JSON.parse(JSON.stringify(shell)) as KubeObject & {
+    spec: { podTemplate: { spec: { runtimeClassName: string } } };
+  };
+  stuck.metadata = { name: 'bench-stuck', namespace: shell.metadata.namespace! };
+  stuck.spec.podTemplate.spec.runtimeClassName = 'bench-nowhere';
+  await serverSideApply(info.kubeconfig, [stuckClass, stuck]);
+  const stuckPlan = {
+    ...plan,
+    templates: [{ ...plan.templates[0]!, name: 'bench-stuck', runtimeClassName: 'bench-nowhere' }],
+    runtimeClasses: [],
+    readyTimeoutMs: 10_000,
+  };
+  const t1 = performance.now();
+  const long = await runVerify({
+    plan: stuckPlan,
     client: KubeClient.connect({ kubeconfig: info.kubeconfig }),
     loaded: synth.release,
     controllerMode: 'external',
     progress: () => undefined,
   });
-  const wallMs = performance.now() - t0;
-  const s = cluster.stats();
-  const execMs = report.capabilities
-    .flatMap((c) => c.evidence)
-    .filter((e) => e.capability === 'runtime-exec' && e.step === 'verified' && e.field?.startsWith('Execute'))
-    .reduce((n, e) => n + (e.durationMs ?? 0), 0);
-  rows.push({
-    wallMs,
-    waitMs: s.waitingMs,
-    waits: s.waits,
-    execMs,
-    requests: s.requests,
-    waitRequests: s.requestsWhileWaiting,
-    outcome: report.outcome,
-    states: report.capabilities.map((c) => `${c.name}=${c.state}`).join(' '),
-  });
-  process.stderr.write(
-    `run ${i + 1}: ${Math.round(wallMs)} ms, ${s.waits} waits ${s.waitingMs} ms, ${s.requestsWhileWaiting} requests while waiting, ${s.requests} requests in all; ${report.outcome}\n`,
-  );
+  const longWall = performance.now() - t1;
+  const ls = long.cluster.stats();
+  await k8sDelete(kc, stuck, stuckClass);
+  return { longWall, ls, outcome: long.report.outcome };
 }
-// A long wait: the same template under a RuntimeClass no node matches, so the claim never gets a Ready Sandbox and the
-// verifier waits its full ready deadline (10 s) on its watches.
-const kc = kubeConfigFrom(info.kubeconfig);
-const shell = objects.find((o) => o.kind === 'SandboxTemplate')!;
-const stuckClass = {
-  apiVersion: 'node.k8s.io/v1',
-  kind: 'RuntimeClass',
-  metadata: { name: 'bench-nowhere' },
-  handler: 'runsc',
-  scheduling: { nodeSelector: { 'agentplane.dev/no-such-node': 'true' } },
-} as KubeObject;
-const stuck = JSON.parse(JSON.stringify(shell)) as KubeObject & {
-  spec: { podTemplate: { spec: { runtimeClassName: string } } };
-};
-stuck.metadata = { name: 'bench-stuck', namespace: shell.metadata.namespace! };
-stuck.spec.podTemplate.spec.runtimeClassName = 'bench-nowhere';
-await serverSideApply(info.kubeconfig, [stuckClass, stuck]);
-const stuckPlan = {
-  ...plan,
-  templates: [{ ...plan.templates[0]!, name: 'bench-stuck', runtimeClassName: 'bench-nowhere' }],
-  runtimeClasses: [],
-  readyTimeoutMs: 10_000,
-};
-const t1 = performance.now();
-const long = await runVerify({
-  plan: stuckPlan,
-  client: KubeClient.connect({ kubeconfig: info.kubeconfig }),
-  loaded: synth.release,
-  controllerMode: 'external',
-  progress: () => undefined,
-});
-const longWall = performance.now() - t1;
-const ls = long.cluster.stats();
-await k8sDelete(kc, stuck, stuckClass);
+// `BENCH_VERIFY_LONG=0` skips it.
+const longRow = process.env['BENCH_VERIFY_LONG'] === '0' ? undefined : await longWait();
 
-const m = (k: 'wallMs' | 'waitMs' | 'execMs' | 'requests' | 'waitRequests' | 'waits'): number =>
-  median(rows.map((r) => r[k]));
-const unavoidable = m('waitMs') + m('execMs');
+const table = [...bySize].map(([n, { rows, loadBefore, loadAfter }]) => {
+  const m = (k: 'wallMs' | 'waitMs' | 'execMs' | 'requests' | 'waitRequests' | 'waits'): number =>
+    median(rows.map((r) => r[k]));
+  const unavoidable = m('waitMs') + m('execMs');
+  return `| ${n} | ${rows.length} | ${Math.round(m('wallMs'))} ms | ${Math.round(unavoidable)} ms (${m('waitMs')} + ${Math.round(m('execMs'))}) | ${Math.round(m('wallMs') - unavoidable)} ms | ${m('waits')} | ${m('requests')} (${(m('requests') / n).toFixed(1)} per template) | ${m('waitRequests')} | ${(m('waitRequests') / Math.max(0.001, m('waitMs') / 1000)).toFixed(2)} | ${rows[0]!.outcome} | ${loadBefore} → ${loadAfter} |`;
+});
 process.stdout.write(
   [
-    `| runs | wall time | unavoidable waits (watch waits + runtime calls) | overhead | waits | API requests (all) | requests while waiting | requests/s while waiting | outcome |`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
-    `| ${RUNS} | ${Math.round(m('wallMs'))} ms | ${Math.round(unavoidable)} ms (${m('waitMs')} + ${Math.round(m('execMs'))}) | ${Math.round(m('wallMs') - unavoidable)} ms | ${m('waits')} | ${m('requests')} | ${m('waitRequests')} | ${(m('waitRequests') / Math.max(0.001, m('waitMs') / 1000)).toFixed(2)} | ${rows[0]!.outcome} |`,
-    `| 1 (claim never Ready, 10 s deadline) | ${Math.round(longWall)} ms | ${ls.waitingMs} ms waited | ${Math.round(longWall - ls.waitingMs)} ms | ${ls.waits} | ${ls.requests} | ${ls.requestsWhileWaiting} | ${(ls.requestsWhileWaiting / (ls.waitingMs / 1000)).toFixed(2)} | ${long.report.outcome} |`,
+    `| templates | runs | wall time | unavoidable waits (watch waits + runtime calls) | overhead | waits | API requests (all) | requests while waiting | requests/s while waiting | outcome | load avg (before → after) |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    ...table,
+    ...(longRow
+      ? [
+          `| 1 (claim never Ready, 10 s deadline) | 1 | ${Math.round(longRow.longWall)} ms | ${longRow.ls.waitingMs} ms waited | ${Math.round(longRow.longWall - longRow.ls.waitingMs)} ms | ${longRow.ls.waits} | ${longRow.ls.requests} | ${longRow.ls.requestsWhileWaiting} | ${(longRow.ls.requestsWhileWaiting / (longRow.ls.waitingMs / 1000)).toFixed(2)} | ${longRow.outcome} | ${load()} |`,
+        ]
+      : []),
     '',
-    `states (run 1): ${rows[0]!.states}`,
+    `states (${SIZES[0]} template(s), run 1): ${bySize.get(SIZES[0]!)!.rows[0]!.states}`,
     '',
   ].join('\n'),
 );
