@@ -6,7 +6,9 @@
  *   npx tsx scripts/gen-compat-matrix.ts [--release v0.5.6] [--release v0.4.6] [--tests test/cluster/x.test.ts ...]
  *
  * Each release runs on its own cluster (run dir test-cluster/.run-matrix-<release>, pod net 60+) so a shared cluster of
- * other runs is neither reused nor stopped. `--tests` limits the run to some test files (default: every cluster test).
+ * other runs is neither reused nor stopped; v0.5.6 with the real node beside the kwok nodes (its images carry v0.5.6),
+ * the others kwok-only. `--tests` limits the run to some test files and records one row per file, replacing only the
+ * rows of the same release, tuple and file (default: every cluster test, one row replacing all rows of the release).
  * Needs the test cluster (test-cluster/README.md); exits 2 with the reason when it cannot be started.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -22,7 +24,11 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'test/compat/matrix.json');
 const args = process.argv.slice(2);
 const releases = args.flatMap((a, i) => (args[i - 1] === '--release' ? [a] : []));
-const tests = args.flatMap((a, i) => (args[i - 1] === '--tests' ? [a] : []));
+/** `--tests a b …`: every argument after `--tests` up to the next option. */
+const tests = args.flatMap((a, i) => {
+  const at = args.lastIndexOf('--tests', i - 1);
+  return at >= 0 && !a.startsWith('--') && args.slice(at + 1, i).every((x) => !x.startsWith('--')) ? [a] : [];
+});
 if (releases.length === 0) releases.push('v0.5.6', 'v0.4.6');
 
 /** What the harness runs besides the controller (test-cluster/README.md): declared here, the API cannot tell. */
@@ -36,6 +42,31 @@ const CLIENT_ROWS = [
   { clientSdk: 'k8s-agent-sandbox 1.0.8 (router)', runtimeServer: 'python-runtime v0.5.6 (upstream main.py)' },
 ] as const;
 
+/**
+ * What a real-node test file proves live (its row's `proves`): declared here, recorded only when the file ran with
+ * the real node and every test in it passed.
+ */
+const PROVES: Readonly<Record<string, readonly string[]>> = {
+  'test/cluster/real-node-runtimes.test.ts': [
+    'RuntimeClass handler runsc boots gVisor in a real pod; the default handler runc runs on the host kernel',
+  ],
+  'test/cluster/verify/verify-real-node.test.ts': [
+    'runtime-exec verified over the port-forward transport (API server, kubelet, containerd)',
+    'runtime-class (handler runsc) verified from inside the sandbox',
+    'an unknown handler (FailedCreatePodSandBox) and a silent runtime stay below verified',
+  ],
+  'test/cluster/verify/verify-dev-gvisor.test.ts': [
+    'examples/dev-gvisor applied unchanged verifies with exit 0 over port-forward on a real-node-only cluster',
+  ],
+  'test/cluster/cases/netpol-router-peer-mismatch.real-node.test.ts': [
+    'case netpol-router-peer-mismatch: the router the verifier finds not admitted is refused by kube-router; the admitted one connects',
+  ],
+  'test/cluster/verify/verify-real-node-negatives.test.ts': [
+    'NetworkPolicy enforced by kube-router; with kube-router stopped and its rules gone network-isolation stays below verified',
+    'a RuntimeClass gvisor whose handler is runc: isolation stays below verified (NotGvisorKernel)',
+  ],
+};
+
 const matrix: Matrix = existsSync(OUT)
   ? MatrixSchema.parse(JSON.parse(readFileSync(OUT, 'utf8')))
   : { generatedBy: 'scripts/gen-compat-matrix.ts', rows: [] };
@@ -48,6 +79,7 @@ for (const [i, release] of releases.entries()) {
     AGENTPLANE_TEST_CLUSTER_KEEP: '1',
     AGENTPLANE_TEST_CLUSTER_RUN: runDir,
     AGENTPLANE_TEST_CLUSTER_POD_NET: String(60 + i),
+    AGENTPLANE_TEST_CLUSTER_REAL_NODE: release === 'v0.5.6' ? '1' : '0',
     NODE_OPTIONS: '--experimental-vm-modules',
   };
   const resultFile = path.join(ROOT, 'bench/.out', `jest-cluster-${release}.json`);
@@ -108,22 +140,55 @@ for (const [i, release] of releases.entries()) {
   values.controller = `agent-sandbox-controller ${release} (local process)`;
   Object.assign(values, HARNESS[release]);
   execFileSync('bash', [path.join(ROOT, 'test-cluster/scripts/down.sh')], { cwd: ROOT, env, stdio: 'inherit' });
-  matrix.rows = matrix.rows.filter((r) => r.release !== release);
-  matrix.rows.push({
-    release,
-    tuple: values,
-    passed: result.numPassedTests,
-    failed: result.numFailedTests,
-    testFiles: result.testResults.map((t) => path.relative(ROOT, t.name)).sort(),
-    ranAt: new Date().toISOString(),
-  });
+  const realNode = values.containerRuntime?.includes('containerd://') ?? false;
+  const proves = (files: readonly string[], failed: number): Matrix['rows'][number]['proves'] => {
+    const p =
+      realNode && failed === 0 ? files.flatMap((f) => (PROVES[f] ?? []).map((what) => ({ what, test: f }))) : [];
+    return p.length > 0 ? p : undefined;
+  };
+  const fileRows =
+    tests.length > 0
+      ? result.testResults.map((t) => ({
+          files: [path.relative(ROOT, t.name)],
+          passed: t.assertionResults.filter((a) => a.status === 'passed').length,
+          failed: t.assertionResults.filter((a) => a.status === 'failed').length,
+        }))
+      : [
+          {
+            files: result.testResults.map((t) => path.relative(ROOT, t.name)).sort(),
+            passed: result.numPassedTests,
+            failed: result.numFailedTests,
+          },
+        ];
+  const sameRow = (r: Matrix['rows'][number], files: readonly string[]): boolean =>
+    r.release === release &&
+    JSON.stringify(r.tuple) === JSON.stringify(values) &&
+    JSON.stringify(r.testFiles) === JSON.stringify(files);
+  matrix.rows =
+    tests.length > 0
+      ? matrix.rows.filter((r) => !fileRows.some((f) => sameRow(r, f.files)))
+      : matrix.rows.filter((r) => r.release !== release);
+  for (const f of fileRows) {
+    const p = proves(f.files, f.failed);
+    matrix.rows.push({
+      release,
+      tuple: values,
+      passed: f.passed,
+      failed: f.failed,
+      testFiles: f.files,
+      ranAt: new Date().toISOString(),
+      ...(p ? { proves: p } : {}),
+    });
+  }
   // The client contract files run an application's client against the upstream python runtime: one row per client.
   const clientFiles = result.testResults.filter((t) => path.relative(ROOT, t.name).startsWith('test/cluster/client/'));
   for (const client of clientFiles.length > 0 ? CLIENT_ROWS : []) {
     const counted = clientFiles.flatMap((t) => t.assertionResults);
+    const tuple = { ...values, runtimeServer: client.runtimeServer, clientSdk: client.clientSdk };
+    matrix.rows = matrix.rows.filter((r) => r.release !== release || JSON.stringify(r.tuple) !== JSON.stringify(tuple));
     matrix.rows.push({
       release,
-      tuple: { ...values, runtimeServer: client.runtimeServer, clientSdk: client.clientSdk },
+      tuple,
       passed: counted.filter((a) => a.status === 'passed').length,
       failed: counted.filter((a) => a.status === 'failed').length,
       testFiles: clientFiles.map((t) => path.relative(ROOT, t.name)).sort(),

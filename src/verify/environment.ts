@@ -126,6 +126,7 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
         }
       : { ...DEFAULT_CONTROLLER },
     runtimeClasses: d.runtimeClasses.map((r) => r.name),
+    runtimeClassIsolation: Object.fromEntries(d.runtimeClasses.map((r) => [r.name, r.preset])),
     templates: d.templates.map((t) => ({
       namespace: t.namespace,
       name: t.name,

@@ -104,6 +104,8 @@ export interface VerifyPlan {
     }>;
   };
   readonly runtimeClasses: readonly string[];
+  /** The isolation each declared RuntimeClass promises (descriptor `preset`), by class name. */
+  readonly runtimeClassIsolation?: Readonly<Record<string, 'gvisor' | 'kata'>>;
   readonly templates: readonly TemplatePlan[];
   readonly warmPools: readonly WarmPoolPlan[];
   readonly networkPolicies: readonly NetworkPolicyPlan[];

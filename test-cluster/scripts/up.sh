@@ -3,8 +3,10 @@
 #
 #   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
-#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0, the default): kwok nodes alone, no real node.
-#   AGENTPLANE_TEST_CLUSTER_REAL_NODE=1: kwok nodes + the real node (kubelet + containerd), tainted agentplane.io/real-node.
+#   default (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=1): kwok nodes + the real node (kubelet + containerd), tainted
+#     agentplane.io/real-node.
+#   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0): kwok nodes alone, no real node (cheaper: no kubelet,
+#     containerd, kube-router, no image import).
 #   --real-node-only: the real node alone, untainted (no kwok nodes): every pod runs for real, e.g. an environment
 #     applied unchanged (examples/dev-gvisor).
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
@@ -27,7 +29,7 @@ RELEASE="${AGENTPLANE_TEST_CLUSTER_RELEASE:-v0.5.6}"
 NODES="${AGENTPLANE_TEST_CLUSTER_NODES:-1}"
 NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
 NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
-REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-0}"   # 1 once test/compat/matrix.json has the real-node rows (README "The real node")
+REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-1}"
 REAL_NODE_TAINT=1
 # Node i gets podCIDR 127.<POD_NET>.<i>.0/24. Default: derived from the run dir path (20..219), so clusters of different
 # work trees / clones on one machine do not hand out the same pod IPs (the runtime stand-in binds them).

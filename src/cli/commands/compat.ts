@@ -40,6 +40,8 @@ export const MatrixRowSchema = z.object({
   failed: z.number().int().nonnegative(),
   testFiles: z.array(z.string()),
   ranAt: z.string(),
+  /** What the run proved live on that tuple (e.g. `runtime-class/gvisor on real pods`), each with the test file proving it. */
+  proves: z.array(z.object({ what: z.string(), test: z.string() })).optional(),
 });
 export const MatrixSchema = z.object({ generatedBy: z.string(), rows: z.array(MatrixRowSchema) });
 export type Matrix = z.infer<typeof MatrixSchema>;
@@ -81,6 +83,15 @@ function comparable(part: string, value: string, release: ReleaseTag): string | 
   return value;
 }
 
+/**
+ * The container runtime part lists every distinct runtime of the nodes (`containerd://2.2.9, kwok-0.8.0`): it is
+ * covered when each of them ran in some passing row, on its own or beside others.
+ */
+function runtimesCovered(live: string, rows: Matrix['rows']): 'yes' | 'no' {
+  const tested = new Set(rows.flatMap((r) => (r.tuple['containerRuntime'] ?? '').split(', ')));
+  return live.split(', ').every((v) => tested.has(v)) ? 'yes' : 'no';
+}
+
 /** Joins the live tuple, the release facts and the matrix into worksheet rows. */
 export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix: Matrix): WorksheetRow[] {
   const facts = releaseFacts(release);
@@ -108,9 +119,11 @@ export function worksheet(tuple: CompatibilityTuple, release: ReleaseTag, matrix
     const tested =
       want === undefined
         ? 'n/a'
-        : rows.some((r) => comparable(part, r.tuple[part] ?? '', release) === want)
-          ? 'yes'
-          : 'no';
+        : part === 'containerRuntime'
+          ? runtimesCovered(want, rows)
+          : rows.some((r) => comparable(part, r.tuple[part] ?? '', release) === want)
+            ? 'yes'
+            : 'no';
     return { part, live, source: entry.source, builtFor, tested };
   });
 }

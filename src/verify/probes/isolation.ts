@@ -78,10 +78,28 @@ export async function gvisorIsolation(
 }
 
 /**
+ * The isolation RuntimeClass `name` promises (pure): the environment's declared preset, else what its handler or its
+ * name says (`runsc` / a name with `gvisor`: gVisor; `kata*` / a name with `kata`: a VM), else none. The name counts
+ * because a class named `gvisor` whose handler runs runc must not pass as "no extra isolation claimed".
+ */
+export function promisedIsolation(
+  name: string,
+  handler: string,
+  declared: 'gvisor' | 'kata' | undefined,
+): 'gvisor' | 'kata' | 'none' {
+  if (declared !== undefined) return declared;
+  if (handler === 'runsc') return 'gvisor';
+  if (handler.startsWith('kata')) return 'kata';
+  if (/gvisor/i.test(name)) return 'gvisor';
+  if (/kata/i.test(name)) return 'kata';
+  return 'none';
+}
+
+/**
  * The `verified` evidence of RuntimeClass `name` for the probe pod: the pod ran under it (proven, with its node), then
- * isolation from inside by handler — `runsc` via {@link gvisorIsolation}, `kata*` by kernel comparison, any other
- * handler claims no extra isolation (proven once the runtime answered). `runtimeOk` false = the runtime never
- * answered: isolation stays `unknown`. Never throws.
+ * isolation from inside by what the class promises ({@link promisedIsolation}) — gVisor via {@link gvisorIsolation},
+ * a VM by kernel comparison, none: no extra isolation claimed (proven once the runtime answered). `runtimeOk` false =
+ * the runtime never answered: isolation stays `unknown`. Never throws.
  */
 export async function isolationEvidence(
   deps: ProbeDeps,
@@ -118,9 +136,10 @@ export async function isolationEvidence(
   const handler = await read.runtimeClass(name);
   const h = handler.kind === 'ok' && handler.value ? handler.value.handler : '';
   const deadline = deps.plan.probeTimeoutMs;
-  if (h === 'runsc') {
+  const promised = promisedIsolation(name, h, deps.plan.runtimeClassIsolation?.[name]);
+  if (promised === 'gvisor') {
     await gvisorIsolation(deps.runtime, target, deadline, rc, name);
-  } else if (h.startsWith('kata')) {
+  } else if (promised === 'kata') {
     const r = await deps.runtime.execute(target, ['uname', '-r'], deadline);
     const node = spec.nodeName ? await read.nodes() : undefined;
     const nodeKernel =

@@ -23,7 +23,13 @@ import { EXT, sandboxdTemplate } from '../verify/verifier-env.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const runDir = path.join(ROOT, 'test-cluster', `.run-case07-${process.pid}`);
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_POD_NET: '48' };
+// kwok-only: storedVersions and conversion are API-server matters; a real node would only add start-up time.
+const env = {
+  ...process.env,
+  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
+  AGENTPLANE_TEST_CLUSTER_POD_NET: '48',
+  AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0',
+};
 const SANDBOX_CRD = 'sandboxes.agents.x-k8s.io';
 let c: Cluster;
 let ext: k8s.ApiextensionsV1Api;

@@ -119,6 +119,25 @@ describe('compat worksheet', () => {
     expect(routed.find((r) => r.part === 'router')?.tested).toBe('no');
   });
 
+  it('mixed node runtimes are covered when each ran in a passing row, alone or beside others', () => {
+    const rt = (live: string, rows: Array<Record<string, string>>): string | undefined =>
+      worksheet({ ...tuple, containerRuntime: e(live) }, 'v0.5.6', {
+        ...matrix,
+        rows: rows.map((t) => ({ ...matrix.rows[0]!, tuple: t })),
+      }).find((r) => r.part === 'containerRuntime')?.tested;
+    const mixed = { containerRuntime: 'containerd://2.2.9, kwok-0.8.0' };
+    expect(rt('containerd://2.2.9', [mixed])).toBe('yes');
+    expect(rt('kwok-0.8.0, containerd://2.2.9', [mixed])).toBe('yes');
+    expect(rt('containerd://2.2.9, kwok-0.8.0', [{ containerRuntime: 'kwok-0.8.0' }])).toBe('no');
+    expect(rt('containerd://2.2.10', [mixed])).toBe('no');
+    // a failed row covers nothing
+    expect(
+      worksheet({ ...tuple, containerRuntime: e('containerd://2.1.0') }, 'v0.5.6', matrix).find(
+        (r) => r.part === 'containerRuntime',
+      )?.tested,
+    ).toBe('no');
+  });
+
   it('rows of another release never count', () => {
     expect(worksheet(tuple, 'v0.4.6', matrix).filter((r) => r.tested === 'yes')).toEqual([]);
   });

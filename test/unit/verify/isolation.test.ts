@@ -6,7 +6,7 @@
  * for a host kernel), not copied from a real machine.
  */
 import { Facts } from '../../../src/verify/probes/common.js';
-import { gvisorBootLine, gvisorIsolation } from '../../../src/verify/probes/isolation.js';
+import { gvisorBootLine, gvisorIsolation, promisedIsolation } from '../../../src/verify/probes/isolation.js';
 import type { ExecOutput, RuntimeCall, RuntimeProber, RuntimeTarget } from '../../../src/verify/runtime-prober.js';
 import { RUNSC_DMESG } from './fixtures.js';
 
@@ -139,5 +139,17 @@ describe('gvisorIsolation', () => {
       'gvisor',
     );
     expect(hung.list[0]!.message).toContain('; Execute deadline exceeded after 2000 ms)');
+  });
+});
+
+describe('promisedIsolation', () => {
+  test('the declared preset wins over the handler; undeclared, the handler, then the name decides', () => {
+    expect(promisedIsolation('sandboxed', 'runc', 'gvisor')).toBe('gvisor');
+    expect(promisedIsolation('gvisor', 'runsc', undefined)).toBe('gvisor');
+    expect(promisedIsolation('kata-qemu', 'kata-qemu', undefined)).toBe('kata');
+    // a class named gvisor (or kata) whose handler is runc still promises that isolation: it must be proven
+    expect(promisedIsolation('gvisor', 'runc', undefined)).toBe('gvisor');
+    expect(promisedIsolation('my-Kata', 'runc', undefined)).toBe('kata');
+    expect(promisedIsolation('standin', 'runc', undefined)).toBe('none');
   });
 });
