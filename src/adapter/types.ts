@@ -52,9 +52,10 @@ export interface AdapterError {
   readonly http?: HttpRefusal;
 }
 
-/** An HTTP answer a runtime call refused: the status code and the first {@link HTTP_BODY_CHARS} characters of its body. */
+/** An HTTP answer a runtime call refused: its status code and the first {@link HTTP_BODY_CHARS} characters of its body. */
 export interface HttpRefusal {
-  readonly status: number;
+  /** The HTTP status code. */
+  readonly code: number;
   readonly body: string;
 }
 

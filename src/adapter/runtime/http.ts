@@ -32,7 +32,7 @@ export function refusedAnswer(what: string, a: HttpAnswer, verb = 'answered'): A
     category: 'runtime',
     code: a.status,
     message: `${what}: ${verb} ${a.status} ${body}`,
-    http: { status: a.status, body },
+    http: { code: a.status, body },
   };
 }
 

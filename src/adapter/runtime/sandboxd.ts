@@ -340,7 +340,7 @@ function restError(status: number, body: Buffer, what: string): AdapterError {
     category,
     code: status,
     message: `${what}: ${status} ${message}`,
-    http: { status, body: text },
+    http: { code: status, body: text },
     ...(status === 404 ? { missing: 'object' as const } : {}),
   };
 }

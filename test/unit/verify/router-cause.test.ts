@@ -6,13 +6,13 @@ const real502 = {
   kind: 'error' as const,
   detail:
     'sandboxd GET /v1/health via router http://127.0.0.1:41729 -> ns/sb:8080: answered 502 {"detail":"Could not connect to the backend sandbox: sb"}',
-  http: { status: 502, body: '{"detail":"Could not connect to the backend sandbox: sb"}' },
+  http: { code: 502, body: '{"detail":"Could not connect to the backend sandbox: sb"}' },
 };
 /** A refused answer of `status` whose body is `body`; the detail is prose the classifier must not read. */
 const refused = (status: number, body: string) => ({
   kind: 'error' as const,
   detail: 'answered 502 no such host',
-  http: { status, body },
+  http: { code: status, body },
 });
 
 test('the bare connect failure is NXDOMAIN only when the pod-IP control answered and no Service exists', () => {

@@ -32,13 +32,13 @@ export function routerCause(
   r: { kind: 'timeout' | 'silent' | 'error'; detail: string; redirect?: true; http?: HttpRefusal },
   ctx: RouterCauseContext,
 ): RouterCause | ReturnType<typeof runtimeFailureReason> {
-  if (r.kind !== 'error' || r.redirect || r.http === undefined || r.http.status < 500 || r.http.status > 599)
+  if (r.kind !== 'error' || r.redirect || r.http === undefined || r.http.code < 500 || r.http.code > 599)
     return runtimeFailureReason(r);
   const body = r.http.body.toLowerCase();
   if (/no such host|nxdomain/.test(body)) return 'RouterUpstreamNxdomain';
   if (/connection refused|econnrefused/.test(body)) return 'RouterUpstreamRefused';
   if (/timeout|deadline|timed out/.test(body)) return 'RouterUpstreamTimeout';
-  if (r.http.status === 502 && CONNECT_FAILED.test(body) && ctx.byPodIP === 'answered' && ctx.service === false)
+  if (r.http.code === 502 && CONNECT_FAILED.test(body) && ctx.byPodIP === 'answered' && ctx.service === false)
     return 'RouterUpstreamNxdomain';
   return 'RouterUpstream5xx';
 }
