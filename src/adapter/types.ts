@@ -48,7 +48,19 @@ export interface AdapterError {
   readonly missing?: 'api' | 'object';
   /** A TLS or certificate failure: of the connection to the API server, or of a webhook the server called. */
   readonly tls?: true;
+  /** For an HTTP answer the call refused: its status and the start of its body (an intermediary's own words). */
+  readonly http?: HttpRefusal;
 }
+
+/** An HTTP answer a runtime call refused: its status code and the first {@link HTTP_BODY_CHARS} characters of its body. */
+export interface HttpRefusal {
+  /** The HTTP status code. */
+  readonly code: number;
+  readonly body: string;
+}
+
+/** How much of a refused answer's body is kept (and quoted in messages). */
+export const HTTP_BODY_CHARS = 200;
 
 /** A session: the Kubernetes object the adapter created for one operation id, plus the release family that serves it. */
 export interface SessionRef {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { KubeClient } from '../adapter/kubernetes/client.js';
+import type { AdapterError } from '../adapter/types.js';
 import { metaOf } from '../adapter/kubernetes/views.js';
 import {
   DESCRIPTOR_CONFIGMAP,
@@ -164,7 +165,7 @@ export async function writeReport(
   client: KubeClient,
   { name, namespace }: ConfigMapRef,
   cm: k8s.V1ConfigMap,
-): Promise<string | undefined> {
+): Promise<AdapterError | undefined> {
   const api = client.api(k8s.CoreV1Api);
   const replaced = await client.call(`update configmaps in ${namespace}`, () =>
     api.replaceNamespacedConfigMap({ name, namespace, body: cm }),
@@ -175,9 +176,9 @@ export async function writeReport(
       api.createNamespacedConfigMap({ namespace, body: cm }),
     );
     if (created.kind === 'ok') return undefined;
-    return created.kind === 'failed' ? created.error.message : created.message;
+    return created.kind === 'failed' ? created.error : { category: 'internal', message: created.message };
   }
-  return replaced.kind === 'failed' ? replaced.error.message : replaced.message;
+  return replaced.kind === 'failed' ? replaced.error : { category: 'internal', message: replaced.message };
 }
 
 /** What `--from-cluster` read: the report and the run annotations. */

@@ -5,11 +5,13 @@
 import type { WriteStream } from 'node:tty';
 
 /** A line sink for `runVerify({ progress })`. */
-export function progressSink(stream: Pick<WriteStream, 'write' | 'isTTY' | 'columns'>): (line: string) => void {
+export function progressSink(
+  stream: Pick<WriteStream, 'write' | 'isTTY' | 'columns'>,
+): (line: string, kind?: 'waiting') => void {
   if (!stream.isTTY) return (line) => void stream.write(`${line}\n`);
   let status = false;
-  return (line) => {
-    const waiting = / waiting for /.test(line);
+  return (line, kind) => {
+    const waiting = kind === 'waiting';
     const width = Math.max(20, (stream.columns ?? 80) - 1);
     if (waiting) {
       stream.write(`\r\x1b[K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);

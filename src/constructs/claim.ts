@@ -8,7 +8,8 @@
  * `ttlSecondsAfterFinished`, the same fields in every supported family: `k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml`
  * @v0.4.6, @v0.5.0, @v0.5.6); a claim without one fails synthesis unless it, or the environment, opts into `'unbounded'`.
  */
-import { ApiObject, Lazy } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
+import { lazy } from './lazy.js';
 import { Construct, type IConstruct } from 'constructs';
 import { z } from 'zod';
 import type { ReleaseFamily } from '../model/releases.js';
@@ -114,7 +115,7 @@ export class SandboxClaim extends Construct {
       apiVersion: apiVersionFor(ctx.release, 'SandboxClaim'),
       kind: 'SandboxClaim',
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
-      spec: Lazy.any({ produce: () => claimSpec(family, this.pool, lifecycle) }),
+      spec: lazy(() => claimSpec(family, this.pool, lifecycle)),
     });
   }
 

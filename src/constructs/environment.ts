@@ -9,7 +9,8 @@
  * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
  * `app.synth()`, `cdk8s synth` and `Testing.synth()` give the same objects.
  */
-import { App, Chart, Lazy, YamlOutputType } from 'cdk8s';
+import { App, Chart, YamlOutputType } from 'cdk8s';
+import { lazy } from './lazy.js';
 import { k8s } from 'cdk8s-plus-28';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
@@ -35,7 +36,7 @@ import { parseProps } from './props.js';
 import {
   childProblems,
   duplicateObjects,
-  messageOf,
+  problemOf,
   renderObjects,
   schemaViolations,
   tooLargeObjects,
@@ -190,7 +191,7 @@ export class AgentEnvironment extends Chart {
         namespace: this.defaultNamespace,
         labels: { [LABEL_ENVIRONMENT]: this.name, [LABEL_MANAGED_BY]: MANAGED_BY },
       },
-      data: Lazy.any({ produce: () => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) }) }),
+      data: lazy(() => ({ [DESCRIPTOR_KEY]: descriptorJson(this.descriptor()) })),
     });
     setPhase(cm, 'environment');
     this.node.addValidation({
@@ -354,7 +355,7 @@ export class AgentEnvironment extends Chart {
       this.checkClients();
       this.descriptor();
     } catch (err) {
-      problems.push(messageOf(err));
+      problems.push(problemOf(err, this.node.path));
     }
     const rendering = renderObjects(this, this.release);
     for (const p of rendering.problems) if (!problems.includes(p)) problems.push(p);

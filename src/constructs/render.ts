@@ -18,6 +18,8 @@ import {
   type LoadedRelease,
 } from '../releases/index.js';
 import { descriptorConfigMaps, isDescriptorConfigMap } from './descriptor-parts.js';
+import { ConstructError } from './errors.js';
+import { takeRenderError } from './lazy.js';
 import { ANNOTATION_LAST_APPLIED, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE } from './metadata.js';
 import { phaseIndex, phaseOf, type Phase } from './phases.js';
 
@@ -85,12 +87,10 @@ function compareObjects(a: RenderedObject, b: RenderedObject): number {
   );
 }
 
-/** The message without its hint line, and without the wrapper cdk8s puts around errors thrown while rendering an object. */
-export function messageOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text
-    .replace(/^Failed serializing construct at path '[^']*' with name '[^']*': (\w*Error: )?/, '')
-    .split('\n  hint:')[0]!;
+/** A rendering problem as `path: what is wrong`, without the hint: a ConstructError by its own path and detail. */
+export function problemOf(err: unknown, constructPath: string): string {
+  if (err instanceof ConstructError) return `${err.path}: ${err.detail}`;
+  return `${constructPath}: ${err instanceof Error ? err.message : String(err)}`;
 }
 
 /** Whether `obj` is cluster-scoped: Agent Sandbox kinds by the release's CRD scope (`k8s/crds/*.yaml@tag`), others by the core table. */
@@ -111,8 +111,7 @@ export function renderObjects(chart: Chart, release: LoadedRelease): Rendering {
     try {
       object = c.toJson() as KubeObject;
     } catch (err) {
-      const msg = messageOf(err);
-      problems.push(msg.startsWith(chart.node.path) ? msg : `${c.node.path}: ${msg}`);
+      problems.push(problemOf(takeRenderError() ?? err, c.node.path));
       continue;
     }
     const phase = phaseOf(c);

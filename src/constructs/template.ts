@@ -4,7 +4,8 @@
  * serialized with `k8s.toJson_PodSpec`; the runtime class comes from a {@link SandboxRuntimeClass} construct; secure
  * defaults are applied; every sandbox pod carries the label `agentplane.dev/template: <name>`.
  */
-import { ApiObject, Lazy } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
+import { lazy } from './lazy.js';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { z } from 'zod';
@@ -313,9 +314,7 @@ export class SandboxTemplate extends Construct {
       apiVersion: apiVersionFor(ctx.release, 'SandboxTemplate'),
       kind: 'SandboxTemplate',
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
-      spec: Lazy.any({
-        produce: (): Json => ({ ...fixed, ...this.networkSpec() }) satisfies SharedSpecOf<'SandboxTemplate'>,
-      }),
+      spec: lazy((): Json => ({ ...fixed, ...this.networkSpec() }) satisfies SharedSpecOf<'SandboxTemplate'>),
     });
   }
 

@@ -8,7 +8,8 @@
  * GitOps: an Argo CD PostSync hook (deleted before the next run's creation, so the last failed run stays) and, for Flux,
  * the last apply phase (`verify`, after everything it checks) where a Kustomization with `wait: true` health-checks it.
  */
-import { ApiObject, Lazy } from 'cdk8s';
+import { ApiObject } from 'cdk8s';
+import { lazy } from './lazy.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
@@ -157,19 +158,17 @@ export class VerifierJob extends Construct {
         'a pod mounts ConfigMaps of its own namespace only: leave namespace unset',
       );
     }
-    const sources = Lazy.any({
-      produce: () => {
-        const parts = descriptorPartCount(env.descriptorText());
-        return [
-          { configMap: { name: DESCRIPTOR_CONFIGMAP } },
-          ...Array.from({ length: parts }, (_, i) => {
-            const name = descriptorPartName(DESCRIPTOR_CONFIGMAP, i + 1);
-            return {
-              configMap: { name, optional: true, items: [{ key: DESCRIPTOR_PART_KEY, path: `parts/${name}` }] },
-            };
-          }),
-        ];
-      },
+    const sources = lazy(() => {
+      const parts = descriptorPartCount(env.descriptorText());
+      return [
+        { configMap: { name: DESCRIPTOR_CONFIGMAP } },
+        ...Array.from({ length: parts }, (_, i) => {
+          const name = descriptorPartName(DESCRIPTOR_CONFIGMAP, i + 1);
+          return {
+            configMap: { name, optional: true, items: [{ key: DESCRIPTOR_PART_KEY, path: `parts/${name}` }] },
+          };
+        }),
+      ];
     });
     const labels = {
       [LABEL_ENVIRONMENT]: env.name,

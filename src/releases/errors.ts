@@ -20,6 +20,7 @@ export class ReleaseError extends AgentPlaneError {
 /** The tag is not one of the supported releases. `supported` lists the tags the catalog holds. */
 export class UnknownReleaseError extends ReleaseError {
   readonly tag: string;
+  readonly supported: readonly string[];
   constructor(tag: string, supported: readonly string[]) {
     super(
       'UnknownRelease',
@@ -27,6 +28,7 @@ export class UnknownReleaseError extends ReleaseError {
       `pick one of ${supported.join(', ')}; a new release must first be added to the catalog (npm run gen:catalog)`,
     );
     this.tag = tag;
+    this.supported = supported;
   }
 }
 
@@ -93,7 +95,12 @@ export class SourceUnreachableError extends ReleaseError {
 
 /** A kind/version is not served by a release (e.g. v1beta1 on v0.4.6). */
 export class VersionNotServedError extends ReleaseError {
-  constructor(tag: string, kind: string, version: string, served: readonly string[]) {
+  constructor(
+    readonly tag: string,
+    readonly kind: string,
+    readonly version: string,
+    readonly served: readonly string[],
+  ) {
     super(
       'VersionNotServed',
       `${kind} ${version} is not served by release ${tag} (served: ${served.join(', ') || 'none'})`,
@@ -113,11 +120,22 @@ export class ReleaseParseError extends ReleaseError {
   }
 }
 
+/** One problem of a lock file: the field at fault (`(root)` for the file itself) and the kind of problem. */
+export interface LockIssue {
+  readonly field: string;
+  /** `NotJson`, `UnrecognizedKey`, or the schema validator's issue code (`invalid_format`, `invalid_type`, …). */
+  readonly code: string;
+}
+
 /** The lock file exists but its content is not a valid lock. */
 export class LockFileInvalidError extends ReleaseError {
   override readonly exitCategory: ExitCategory = 'invalid';
   readonly path: string;
-  constructor(path: string, detail: string) {
+  constructor(
+    path: string,
+    detail: string,
+    readonly issues: readonly LockIssue[],
+  ) {
     super(
       'LockFileInvalid',
       `lock file ${path} is not valid: ${detail}`,

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Assert, SameType } from '../model/same-type.js';
 import { openApiSchema, schemaFingerprint, servedVersions } from './crd-schema.js';
-import { LockFileInvalidError } from './errors.js';
+import { LockFileInvalidError, type LockIssue } from './errors.js';
 import type { LoadedRelease, SandboxKind } from './types.js';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex sha256');
@@ -79,14 +79,26 @@ export function readLock(path: string): LockFile | undefined {
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new LockFileInvalidError(path, `not JSON (${(err as Error).message})`);
+    throw new LockFileInvalidError(path, `not JSON (${(err as Error).message})`, [
+      { field: '(root)', code: 'NotJson' },
+    ]);
   }
   const parsed = LockFileSchema.safeParse(data);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-    throw new LockFileInvalidError(path, problems.join('; '));
+    throw new LockFileInvalidError(path, problems.join('; '), lockIssues(parsed.error.issues));
   }
   return parsed.data;
+}
+
+/** The schema's issues as fields and codes; an unrecognized key is an issue of that key. */
+function lockIssues(issues: readonly z.core.$ZodIssue[]): LockIssue[] {
+  return issues.flatMap((i) => {
+    const at = i.path.map(String).join('.');
+    if (i.code === 'unrecognized_keys')
+      return i.keys.map((k) => ({ field: at ? `${at}.${k}` : k, code: 'UnrecognizedKey' }));
+    return [{ field: at || '(root)', code: i.code }];
+  });
 }
 
 /** The stable text of a lock: 2-space JSON, top-level fields in schema order, map keys sorted, trailing newline. */
@@ -112,6 +124,7 @@ export function writeLock(path: string, lock: LockFile): void {
     throw new LockFileInvalidError(
       path,
       parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      lockIssues(parsed.error.issues),
     );
   writeFileSync(path, formatLock(parsed.data));
 }

@@ -18,7 +18,7 @@ import {
   type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
-import { messageOf } from '../constructs/render.js';
+import { problemOf } from '../constructs/render.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup } from './scope.js';
@@ -85,7 +85,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     capacity = capacityOf(env);
   } catch (err) {
     // A CapacityError: declared nodes cannot hold what the environment asks for.
-    throw new EnvironmentInvalidError(env.name, [messageOf(err)]);
+    throw new EnvironmentInvalidError(env.name, [problemOf(err, env.node.path)]);
   }
   const release = env.release;
   if (check.duplicates.length > 0) throw new DuplicateObjectError(env.name, [...check.duplicates]);

@@ -91,6 +91,7 @@ const EvidenceSchema = z.object({
   subject: z.string(),
   field: z.string().optional(),
   value: z.string().optional(),
+  observed: z.record(z.string(), z.number()).optional(),
   message: z.string(),
   at: z.string(),
   durationMs: z.number().optional(),

@@ -13,8 +13,8 @@ export interface ProbeRun {
   readonly deadlineMs: number;
   /** Evidence of the probes this one runs after (directly or through others). */
   readonly evidence: readonly Evidence[];
-  /** A progress note for stderr (e.g. "waiting for Sandbox verify-x Ready"). */
-  note(text: string): void;
+  /** A progress note for stderr; `waiting` marks a repeated status line of a long wait (e.g. "waiting for Sandbox x"). */
+  note(text: string, kind?: 'waiting'): void;
 }
 
 /** One bounded check. `run` returns evidence; it must stop work when `signal` aborts. */
@@ -65,10 +65,10 @@ export function orderProbes(probes: readonly Probe[]): Probe[] {
 
 export interface RunOptions {
   /**
-   * Where progress lines go.
+   * Where progress lines go; `waiting` marks the status line of a long wait, which a terminal may overwrite in place.
    * @default - lines to process.stderr
    */
-  readonly progress?: (line: string) => void;
+  readonly progress?: (line: string, kind?: 'waiting') => void;
   /**
    * Aborts the whole run (e.g. SIGINT); probes not yet started are reported as not run.
    * @default - none (not abortable)
@@ -134,7 +134,7 @@ async function runOne(
   probe: Probe,
   tag: string,
   seen: readonly Evidence[],
-  progress: (line: string) => void,
+  progress: (line: string, kind?: 'waiting') => void,
   now: () => number,
   signal?: AbortSignal,
 ): Promise<readonly Evidence[]> {
@@ -167,7 +167,7 @@ async function runOne(
     signal: controller.signal,
     deadlineMs: probe.deadlineMs,
     evidence: seen,
-    note: (text) => progress(`${tag}: ${text}`),
+    note: (text, kind) => progress(`${tag}: ${text}`, kind),
   };
   try {
     const outcome = await Promise.race([probe.run(ctx), deadline]);

@@ -11,7 +11,7 @@ import { DirectTransport } from '../adapter/transports/direct.js';
 import { PortForwardTransport } from '../adapter/transports/port-forward.js';
 import { RouterTransport } from '../adapter/transports/router.js';
 import type { Transport } from '../adapter/transports/types.js';
-import type { Result, TransportKind } from '../adapter/types.js';
+import type { HttpRefusal, Result, TransportKind } from '../adapter/types.js';
 import type { RuntimeKind } from './plan.js';
 
 /** Where a sandbox's runtime server is reached. */
@@ -34,7 +34,14 @@ export type RuntimeCall<T> =
   | { readonly kind: 'answered'; readonly value: T; readonly durationMs: number }
   | { readonly kind: 'timeout'; readonly durationMs: number; readonly detail: string }
   | { readonly kind: 'silent'; readonly durationMs: number; readonly detail: string }
-  | { readonly kind: 'error'; readonly durationMs: number; readonly detail: string; readonly redirect?: true };
+  | {
+      readonly kind: 'error';
+      readonly durationMs: number;
+      readonly detail: string;
+      readonly redirect?: true;
+      /** The HTTP answer the call refused (status and the start of its body), when there was one. */
+      readonly http?: HttpRefusal;
+    };
 
 export interface ExecOutput {
   readonly exitCode: number;
@@ -202,7 +209,7 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
     if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message };
     if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
     if (r.error.category === 'redirect') return { kind: 'error', durationMs, detail: r.error.message, redirect: true };
-    return { kind: 'error', durationMs, detail: r.error.message };
+    return { kind: 'error', durationMs, detail: r.error.message, ...(r.error.http ? { http: r.error.http } : {}) };
   }
   return { kind: 'error', durationMs, detail: r.message };
 }

@@ -65,8 +65,8 @@ export interface VerifyOptions {
   readonly controllerImage?: string;
   /** @default - an AdapterRuntimeProber on `client` (through the plan's router URL when it has one) */
   readonly runtime?: RuntimeProber;
-  /** @default - lines to stderr */
-  readonly progress?: (line: string) => void;
+  /** `waiting` marks the status line of a long wait. @default - lines to stderr */
+  readonly progress?: (line: string, kind?: 'waiting') => void;
   /**
    * Abort (SIGINT): remaining probes are not run; cleanup still runs.
    * @default - none (not abortable)

@@ -85,6 +85,7 @@ describe('case claim-before-template-ordering: claim before template', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(EnvironmentInvalidError);
+    expect((err as EnvironmentInvalidError).reason).toBe('EnvironmentInvalid');
     expect((err as EnvironmentInvalidError).problems).toEqual([
       'sbx/c1: claim agent-sandboxes/c1 names warm pool "py-pool", which the environment does not contain (pools: none)',
     ]);

@@ -34,6 +34,7 @@ describe('case controller-rbac-gaps: controller RBAC narrowing checked against t
         }),
     );
     expect(err).toBeInstanceOf(RbacNarrowingError);
+    expect((err as RbacNarrowingError).reason).toBe('ControllerWatchesCluster');
     const e = err as RbacNarrowingError;
     expect(e.path).toBe('chart/i');
     expect(e.field).toBe('rbac.networkPolicies');
@@ -64,6 +65,7 @@ describe('case controller-rbac-gaps: controller RBAC narrowing checked against t
       ),
     );
     expect(err).toBeInstanceOf(RbacNarrowingError);
+    expect((err as RbacNarrowingError).reason).toBe('ControllerWatchesCluster');
     expect((err as RbacNarrowingError).path).toBe('sbx/install');
     expect((err as RbacNarrowingError).namespaces).toEqual(['sbx', 'team-a']);
   });

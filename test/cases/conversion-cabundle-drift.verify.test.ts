@@ -68,8 +68,7 @@ describe('case conversion-cabundle-drift (verifier)', () => {
     const s = settle([...ev, ...f.list]);
     expect(s.state).toBe('failed');
     const contradicted = f.list.filter((e) => e.verdict === 'contradicted');
-    expect(contradicted.map((e) => e.reason)).toEqual(['ConversionTlsFailure']);
-    expect(contradicted[0]!.message).toContain('x509: certificate signed by unknown authority');
+    expect(contradicted.map((e) => [e.reason, e.cause])).toEqual([['ConversionTlsFailure', 'internal']]);
   });
 
   test('a non-TLS failure of the round trip (e.g. 403) proves nothing either way: stays configured', () => {
@@ -80,6 +79,8 @@ describe('case conversion-cabundle-drift (verifier)', () => {
       error: { category: 'forbidden', code: 403, message: 'forbidden: user "v" may not get sandboxes.agents.x-k8s.io' },
     });
     expect(settle([...ev, ...f.list]).state).toBe('configured');
-    expect(f.list.map((e) => [e.verdict, e.reason])).toEqual([['unknown', 'ConversionReadFailed']]);
+    expect(f.list.map((e) => [e.verdict, e.reason, e.cause])).toEqual([
+      ['unknown', 'ConversionReadFailed', 'forbidden'],
+    ]);
   });
 });

@@ -10,6 +10,7 @@ import { jest } from '@jest/globals';
 import { ApiObject } from 'cdk8s';
 import { ObjectTooLargeError, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
+import { thrownBy } from '../unit/thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -77,6 +78,6 @@ describe('case crd-annotation-too-long: CRDs too large for client-side apply', (
         /^ConfigMap big is 300\d{3} bytes as JSON, over the 262144-byte annotation limit of client-side apply: marked ServerSideApply=true/,
       ),
     ]);
-    expect(() => synthesizeEnvironment(big('strict'), { strict: true })).toThrow(ObjectTooLargeError);
+    thrownBy(() => synthesizeEnvironment(big('strict'), { strict: true }), ObjectTooLargeError, 'ObjectTooLarge');
   });
 });

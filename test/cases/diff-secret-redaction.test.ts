@@ -92,6 +92,7 @@ describe('Secret redaction', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ManifestParseError);
+    expect((caught as ManifestParseError).reason).toBe('ManifestUnparsable');
     expect((caught as Error).message).toBe(
       'secret.yaml is not valid YAML: bad indentation of a mapping entry at line 5, column 7',
     );

@@ -51,6 +51,7 @@ describe('case duplicate-controller-deployment: duplicate controller Deployment'
       err = e;
     }
     expect(err).toBeInstanceOf(DuplicateObjectError);
+    expect((err as DuplicateObjectError).reason).toBe('DuplicateObject');
     expect((err as DuplicateObjectError).duplicates).toEqual([
       'apps/Deployment/agent-sandbox-system/agent-sandbox-controller at sbx/install/Deployment.agent-sandbox-system.agent-sandbox-controller and sbx/extra-controller',
     ]);

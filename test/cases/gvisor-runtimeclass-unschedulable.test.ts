@@ -19,6 +19,7 @@ describe('case gvisor-runtimeclass-unschedulable: gVisor RuntimeClass without sc
       err = e;
     }
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).path).toBe('c/gvisor');
     expect((err as ConstructPropsError).issues).toEqual([
       'scheduling: required: give nodeSelector (and tolerations) for the nodes that have the handler, or set allNodes: true if every node has it (got undefined)',

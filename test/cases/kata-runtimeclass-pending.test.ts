@@ -134,6 +134,7 @@ describe('case kata-runtimeclass-pending', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(EnvironmentInvalidError);
+    expect((err as EnvironmentInvalidError).reason).toBe('EnvironmentInvalid');
     expect((err as EnvironmentInvalidError).problems[0]).toMatch(
       /^sbx\/kata: the pools of RuntimeClass kata-qemu need 2 pod\(s\) requesting 1500m cpu \/ 1344Mi in all, which take 2 node\(s\), but 1 node\(s\) of 1 cpu \/ 1Gi allocatable are declared/,
     );

@@ -8,6 +8,7 @@ import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
 import { EnvironmentInvalidError, synthesizeEnvironment } from '../../src/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
+import { thrownBy } from '../unit/thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -57,7 +58,7 @@ describe('case netpol-effective-coverage: effective NetworkPolicy coverage', () 
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
     const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Managed' });
     env.addNetworkPolicy('np', { template: tpl });
-    expect(() => synthesizeEnvironment(env)).toThrow(EnvironmentInvalidError);
+    thrownBy(() => synthesizeEnvironment(env), EnvironmentInvalidError, 'EnvironmentInvalid');
     expect(() => synthesizeEnvironment(env)).toThrow(
       /sbx\/py: template agent-sandboxes\/py sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/,
     );

@@ -50,6 +50,7 @@ describe('case netpol-router-peer-mismatch', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(EnvironmentInvalidError);
+    expect((err as EnvironmentInvalidError).reason).toBe('EnvironmentInvalid');
     expect((err as EnvironmentInvalidError).problems).toEqual([
       expect.stringMatching(
         /^sbx\/router: template sbx\/py is Managed: the controller's policy py-network-policy admits only/,

@@ -84,7 +84,13 @@ describe('case recreate-adopts-stale-template (verifier)', () => {
         'py-pool-a: podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1',
       ],
       staleAdoptions: [
-        'StaleAdoption: claim c7 is bound to py-pool-c (podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1)',
+        {
+          claim: 'c7',
+          sandbox: 'py-pool-c',
+          drift: [
+            'podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1',
+          ],
+        },
       ],
     });
   });
@@ -137,8 +143,16 @@ describe('case recreate-adopts-stale-template (verifier)', () => {
     ];
     expect(evidence.filter((e) => e.step === 'configured').map((e) => [e.verdict, e.reason, e.value])).toEqual([
       ['missing', 'RolloutProgressing', '0'],
-      ['missing', 'StaleAdoption', undefined],
+      ['missing', 'StaleAdoption', 'py-pool-c'],
     ]);
+    expect(evidence.find((e) => e.reason === 'RolloutProgressing')!.observed).toEqual({
+      updatedReady: 0,
+      replicas: 2,
+      members: 1,
+      ready: 1,
+      stale: 1,
+    });
+    expect(evidence.find((e) => e.reason === 'StaleAdoption')!.field).toBe('SandboxClaim c7');
     expect(settle(evidence).state).toBe('compatible');
   });
 

@@ -9,6 +9,7 @@
 import { jest } from '@jest/globals';
 import { ConstructPropsError, SANDBOXD_RUNTIME, sandboxdPodSpec, UnreachableError } from '../../src/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
+import { thrownBy } from '../unit/thrown.js';
 
 jest.setTimeout(120_000);
 const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
@@ -28,9 +29,11 @@ function routerIngress(objects: ReadonlyArray<{ toJson(): any }>): Rule[] {
 describe('case router-podip-ssrf (construct side)', () => {
   test('callers are required: a router without them is refused', async () => {
     const { e } = await env();
-    expect(() =>
-      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never),
-    ).toThrow(ConstructPropsError);
+    thrownBy(
+      () => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never),
+      ConstructPropsError,
+      'InvalidProps',
+    );
     expect(() =>
       e.addRouter('router2', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' } } as never),
     ).toThrow(/callers: required: the namespaces\/pods that may call the router/);

@@ -37,6 +37,7 @@ describe('case runtime-exec-starves-probe: known-defective python runtime images
       err = e;
     }
     expect(err).toBeInstanceOf(KnownDefectiveImageError);
+    expect((err as KnownDefectiveImageError).reason).toBe('KnownDefectiveImage');
     const e = err as KnownDefectiveImageError;
     expect([e.image, e.defectId]).toEqual([`${PYTHON}:v0.5.0`, 'python-runtime-blocking-execute']);
     expect(e.message).toContain('sbx/py');

@@ -37,6 +37,7 @@ describe('case unpinned-image-tags: unpinned image tags', () => {
       env.addTemplate('py', { runtimeClass: rc, podSpec: sandboxdPodSpec({ image: LATEST_MAIN }) }),
     );
     expect(err).toBeInstanceOf(UnpinnedImageError);
+    expect((err as UnpinnedImageError).reason).toBe('UnpinnedImage');
     expect((err as UnpinnedImageError).path).toBe('sbx/py');
     expect((err as Error).message).toContain(
       `image "${LATEST_MAIN}" in SandboxTemplate py containers[sandboxd] is not pinned: tag "latest-main" floats`,
@@ -53,6 +54,7 @@ describe('case unpinned-image-tags: unpinned image tags', () => {
       }),
     );
     expect(err).toBeInstanceOf(UnpinnedImageError);
+    expect((err as UnpinnedImageError).reason).toBe('UnpinnedImage');
     expect((err as UnpinnedImageError).path).toBe('sbx/router');
   });
 

@@ -94,7 +94,7 @@ describe('case warm-claim-immortal (verifier)', () => {
         'spec.lifecycle',
       ],
     ]);
-    expect(evidence[0]!.message).toContain('has lived 72h with no expiry');
+    expect(evidence[0]!.observed).toEqual({ ageMs: 72 * 3_600_000 });
     const configured = ['discovered', 'compatible', 'configured'].map((step) => ({
       capability: 'controller' as const,
       step: step as 'configured',

@@ -52,7 +52,7 @@ export interface WaitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
   /** A progress line every {@link PROGRESS_EVERY_MS} while waiting (elapsed, deadline, reconnects). */
-  readonly progress?: (text: string) => void;
+  readonly progress?: (text: string, kind: 'waiting') => void;
 }
 
 /** How one watch stream ended. */
@@ -365,6 +365,7 @@ export class Cluster {
         lastProgress = now;
         opts.progress(
           `waiting for ${name}: ${Math.round((now - started) / 1000)}s of ${Math.round(opts.timeoutMs / 1000)}s${faults.reconnects ? `, ${faults.reconnects} reconnect(s)` : ''}`,
+          'waiting',
         );
       }
       const read = await get();

@@ -119,6 +119,16 @@ function describeTarget(ctx: KubeErrorContext, status?: StatusBody): string {
 const WEBHOOK_TLS_FAILURE = /x509:|tls:|certificate|handshake/i;
 
 /**
+ * Whether a 5xx Status says a webhook the API server called (conversion, admission) failed its TLS handshake. The one
+ * place product code reads message text: kube-apiserver v1.36.3 answers such a call with a bare 500 Status (no
+ * `reason`, no `details.causes`) whose `message` relays Go's error, the same shape as a refused connection, so the
+ * text is the only signal (test/cluster/cases/conversion-cabundle-drift.webhook-tls.test.ts).
+ */
+export function isWebhookTlsFailure(code: number, status: StatusBody | undefined): boolean {
+  return code >= 500 && status?.message !== undefined && WEBHOOK_TLS_FAILURE.test(status.message);
+}
+
+/**
  * Maps any failure of a client-node call to an {@link AdapterError}.
  *
  * - 404: `not-found`; `missing: 'object'` when the server's Status names the object, else `missing: 'api'`
@@ -147,8 +157,7 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
     const serverSays = status?.message ? `: ${status.message}` : '';
     const target = describeTarget(ctx, status);
     const verb = ctx.verb ?? 'access';
-    // A webhook the server called (conversion, admission) may fail its TLS handshake; the server passes the cause on.
-    const tls = code >= 500 && status?.message !== undefined && WEBHOOK_TLS_FAILURE.test(status.message);
+    const tls = isWebhookTlsFailure(code, status);
     const base = { code, ...(reason ? { reason } : {}), ...(tls ? { tls: true as const } : {}) };
     switch (code) {
       case 404:

@@ -4,7 +4,7 @@
  * Redirects are never followed (`redirect: 'manual'`): a 3xx is a `redirect` failure naming its Location, so no command,
  * file or bearer token ever reaches an address the transport did not choose (case router-podip-ssrf).
  */
-import type { AdapterError, Result } from '../types.js';
+import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { HttpEndpoint } from '../transports/types.js';
 import { checkRequestSize, type CallLimits } from './limits.js';
 
@@ -23,6 +23,32 @@ export interface HttpRequest {
   readonly contentType?: string;
   /** Extra request headers (after the endpoint's), e.g. the router's `X-Sandbox-Timeout`. */
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A runtime answer the caller refuses (wrong status or shape), as a `runtime` failure that keeps status and body. */
+export function refusedAnswer(what: string, a: HttpAnswer, verb = 'answered'): AdapterError {
+  const body = a.body.toString('utf8').slice(0, HTTP_BODY_CHARS);
+  return {
+    category: 'runtime',
+    code: a.status,
+    message: `${what}: ${verb} ${a.status} ${body}`,
+    http: { code: a.status, body },
+  };
+}
+
+/** A call judged by its status code alone: the code the server answered, or the classified failure (no answer). */
+export type StatusOutcome = { readonly code: number } | { readonly failure: AdapterError };
+
+/** {@link httpCall} for callers that read only the status code; never throws. */
+export async function httpStatus(
+  endpoint: HttpEndpoint,
+  req: HttpRequest,
+  limits: CallLimits,
+  what: string,
+): Promise<StatusOutcome> {
+  const r = await httpCall(endpoint, req, limits, what);
+  if (r.kind === 'ok') return { code: r.value.status };
+  return { failure: r.kind === 'failed' ? r.error : { category: 'internal', message: r.message } };
 }
 
 /** Maps a fetch failure to an AdapterError (timeouts, refused/reset connections). */

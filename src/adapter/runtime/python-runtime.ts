@@ -12,7 +12,7 @@
  */
 import type { Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
-import { httpCall, type HttpAnswer } from './http.js';
+import { httpCall, refusedAnswer, type HttpAnswer } from './http.js';
 import { checkDeadline, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import type { ProcessOptions, ProcessResult } from './process.js';
 
@@ -47,14 +47,7 @@ export class PythonRuntimeClient {
     if (r.kind !== 'ok') return r;
     const parsed = parseJson(r.value.body) as { status?: unknown } | undefined;
     if (r.value.status !== 200 || parsed?.status !== 'ok') {
-      return {
-        kind: 'failed',
-        error: {
-          category: 'runtime',
-          code: r.value.status,
-          message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}`,
-        },
-      };
+      return { kind: 'failed', error: refusedAnswer(what, r.value) };
     }
     return { kind: 'ok', value: { status: 'ok', durationMs: r.value.durationMs } };
   }
@@ -96,14 +89,7 @@ export class PythonRuntimeClient {
       typeof parsed.stdout !== 'string' ||
       typeof parsed.stderr !== 'string'
     ) {
-      return {
-        kind: 'failed',
-        error: {
-          category: 'runtime',
-          code: r.value.status,
-          message: `${what}: unexpected answer ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}`,
-        },
-      };
+      return { kind: 'failed', error: refusedAnswer(what, r.value, 'unexpected answer') };
     }
     return {
       kind: 'ok',
@@ -239,14 +225,7 @@ export class PythonRuntimeFiles {
   }
 
   private unexpected(what: string, a: HttpAnswer): Result<never> {
-    return {
-      kind: 'failed',
-      error: {
-        category: 'runtime',
-        code: a.status,
-        message: `${what}: unexpected answer ${a.status} ${a.body.toString('utf8').slice(0, 200)}`,
-      },
-    };
+    return { kind: 'failed', error: refusedAnswer(what, a, 'unexpected answer') };
   }
 }
 

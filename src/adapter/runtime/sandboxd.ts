@@ -7,10 +7,10 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
-import type { AdapterError, Result } from '../types.js';
+import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { classifyGrpcError } from './grpc-errors.js';
-import { httpCall } from './http.js';
+import { httpCall, refusedAnswer } from './http.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import type { ProcessOptions, ProcessResult } from './process.js';
 
@@ -127,14 +127,7 @@ export class SandboxdClient {
       status = undefined;
     }
     if (r.value.status !== 200 || status !== 'ok') {
-      return {
-        kind: 'failed',
-        error: {
-          category: 'runtime',
-          code: r.value.status,
-          message: `${what}: answered ${r.value.status} ${r.value.body.toString('utf8').slice(0, 200)}`,
-        },
-      };
+      return { kind: 'failed', error: refusedAnswer(what, r.value) };
     }
     return { kind: 'ok', value: { status: 'ok', durationMs: r.value.durationMs } };
   }
@@ -326,7 +319,8 @@ function encodePath(path: string): string {
 
 /** sandboxd REST errors are `{code, message}` (spec/filesystem/v1/filesystem.yaml@v0.5.6). */
 function restError(status: number, body: Buffer, what: string): AdapterError {
-  let message = body.toString('utf8').slice(0, 200);
+  const text = body.toString('utf8').slice(0, HTTP_BODY_CHARS);
+  let message = text;
   try {
     message = (JSON.parse(body.toString('utf8')) as { message?: string }).message ?? message;
   } catch {
@@ -346,6 +340,7 @@ function restError(status: number, body: Buffer, what: string): AdapterError {
     category,
     code: status,
     message: `${what}: ${status} ${message}`,
+    http: { code: status, body: text },
     ...(status === 404 ? { missing: 'object' as const } : {}),
   };
 }

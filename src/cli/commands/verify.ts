@@ -303,10 +303,10 @@ export function registerVerify(program: Command): void {
           );
           if (failed !== undefined) {
             process.stderr.write(
-              `error: report not written to ConfigMap ${flags.reportConfigmap.namespace}/${flags.reportConfigmap.name}: ${failed}\n`,
+              `error: report not written to ConfigMap ${flags.reportConfigmap.namespace}/${flags.reportConfigmap.name}: ${failed.message}\n`,
             );
             if (code === ExitCode.ok)
-              process.exitCode = /forbidden|403/i.test(failed) ? ExitCode.forbidden : ExitCode.cluster;
+              process.exitCode = failed.category === 'forbidden' ? ExitCode.forbidden : ExitCode.cluster;
           }
         }
       } catch (err) {

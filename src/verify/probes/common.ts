@@ -24,19 +24,15 @@ export interface ProbeDeps {
   readonly workload: Workload;
 }
 
+/** The optional parts of a fact beside step, verdict, subject, reason and message. */
+type Extra = Pick<Evidence, 'field' | 'value' | 'observed' | 'durationMs' | 'missingTest' | 'cause'>;
+
 /** A recorder of evidence for one capability. */
 export class Facts {
   readonly list: Evidence[] = [];
   constructor(readonly capability: CapabilityName) {}
 
-  add(
-    step: Step,
-    verdict: Verdict,
-    subject: string,
-    reason: EvidenceReason,
-    message: string,
-    extra: { field?: string; value?: string; durationMs?: number; missingTest?: string; cause?: string } = {},
-  ): this {
+  add(step: Step, verdict: Verdict, subject: string, reason: EvidenceReason, message: string, extra: Extra = {}): this {
     this.list.push(fact({ capability: this.capability, step, verdict, subject, reason, message, ...extra }));
     return this;
   }
@@ -46,7 +42,7 @@ export class Facts {
     subject: string,
     reason: EvidenceReason,
     message: string,
-    extra: { field?: string; value?: string; durationMs?: number } = {},
+    extra: Pick<Extra, 'field' | 'value' | 'observed' | 'durationMs'> = {},
   ): this {
     return this.add(step, 'proven', subject, reason, message, extra);
   }

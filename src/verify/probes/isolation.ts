@@ -59,10 +59,12 @@ export async function gvisorIsolation(
     );
     return;
   }
-  const seen =
-    r.kind === 'answered'
-      ? `exit ${r.value.exitCode}: ${(r.value.stdout || r.value.stderr).trim().split('\n')[0]?.slice(0, 80) ?? ''}`
-      : r.detail;
+  const first =
+    r.kind === 'answered' ? ((r.value.stdout || r.value.stderr).trim().split('\n')[0] ?? '').slice(0, 80) : '';
+  const seen = r.kind === 'answered' ? `exit ${r.value.exitCode}: ${first}` : r.detail;
+  // What was seen: the first line and the exit code of an answer; the kind of failure of a call that got none.
+  const observation =
+    r.kind === 'answered' ? { value: first, observed: { exitCode: r.value.exitCode } } : { cause: r.kind };
   rc.add(
     'verified',
     'missing',
@@ -71,6 +73,7 @@ export async function gvisorIsolation(
     `isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; ${seen})`,
     {
       field: 'Execute(dmesg)',
+      ...observation,
       durationMs: r.durationMs,
       missingTest: `isolation/${name}: a pod under handler runsc whose dmesg names gVisor`,
     },

@@ -9,9 +9,8 @@
  * All evidence is on the `verified` step of `router`; it runs after the workloads, so a live Sandbox name is at hand.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { httpCall, type HttpAnswer } from '../../adapter/runtime/http.js';
+import { httpStatus, type StatusOutcome } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
-import type { Result } from '../../adapter/types.js';
 import type { Verdict } from '../evidence.js';
 import type { EvidenceReason } from '../reasons.js';
 import type { Probe } from '../runner.js';
@@ -28,7 +27,7 @@ const LATE_DIAL_MS = 250;
 const UNOWNED_LOOPBACK_PORT = 1;
 
 /** What one negative request got: an HTTP status code, or no usable answer (timeout, refused, redirect). */
-export type NegativeAnswer = { readonly code: number } | { readonly failure: string };
+export type NegativeAnswer = StatusOutcome;
 
 /** Judges one negative probe (pure): a connection to the canary or a non-4xx answer means it was not refused. */
 export function judgeNegative(
@@ -166,19 +165,14 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
         return c;
       };
       const send = async (headers: Record<string, string>, what: string): Promise<NegativeAnswer> => {
-        const r: Result<HttpAnswer> = await httpCall(
+        const answer = await httpStatus(
           { baseUrl: url, headers, describe: `router ${url}` },
           { method: 'GET', path: '/v1/health' },
           { ...DEFAULT_LIMITS, deadlineMs: deps.plan.probeTimeoutMs },
           `router ${what}`,
         );
         await new Promise((resolve) => setTimeout(resolve, LATE_DIAL_MS));
-        if (r.kind === 'ok') {
-          // The HTTP answer's status code, named `code` here so it reads apart from an object's `status`.
-          const { status: code } = r.value;
-          return { code };
-        }
-        return { failure: r.kind === 'failed' ? r.error.message : r.message };
+        return answer;
       };
       try {
         // Authorization: a Sandbox addressed by name, as clients do, with no credentials.
@@ -192,7 +186,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
         const declared = router.authorizationMode
           ? `declared authorizationMode ${router.authorizationMode}${router.authorizationMode === 'allow-all' ? (ack ? ' (acknowledged)' : ' (not acknowledged)') : ''}`
           : 'no authorization mode declared';
-        const got = 'failure' in auth ? auth.failure : `answered ${auth.code}`;
+        const got = 'failure' in auth ? auth.failure.message : `answered ${auth.code}`;
         const authText: Record<string, string> = {
           RouterRequiresCredentials: `a request for ${named} without credentials was refused (${got}); ${declared}`,
           RouterUnauthenticated: `the router authenticates nobody: a request for ${named} without credentials passed its authorization (${got}); ${declared}: anyone who reaches the router can use every sandbox`,
@@ -275,7 +269,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
           const at = c.target
             ? `the verifier's listener ${c.target.host}:${c.target.port}`
             : 'no listener of the verifier';
-          const got = 'failure' in answer ? answer.failure : `answered ${answer.code}`;
+          const got = 'failure' in answer ? answer.failure.message : `answered ${answer.code}`;
           const text: Record<string, string> = {
             RouterRefusedNegative: `${c.field}: refused (${got}) and ${at} saw no connection`,
             RouterDialedCanary: `${c.field}: the router connected to ${at} (${dialled} connection(s), request "${c.target?.request ?? '?'}"; it ${got}): it forwards what it should refuse`,

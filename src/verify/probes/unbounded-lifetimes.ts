@@ -79,7 +79,7 @@ export function unboundedLifetimesProbe(deps: ProbeDeps, now: () => number = Dat
             `${u.kind} ${u.namespace}/${u.name}`,
             'UnboundedLifetime',
             `${u.kind} ${u.namespace}/${u.name} has lived ${hours}h with no expiry (${field} unset): it keeps its pod and service-account token until deleted`,
-            { field, value: 'unset' },
+            { field, value: 'unset', observed: { ageMs: u.ageMs } },
           );
         }
       }

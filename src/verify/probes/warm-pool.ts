@@ -29,7 +29,15 @@ export interface PoolRollout {
   readonly ready: number;
   readonly updatedReady: number;
   readonly stale: readonly string[];
-  readonly staleAdoptions: readonly string[];
+  readonly staleAdoptions: readonly StaleAdoption[];
+}
+
+/** A claim of the pool bound to a sandbox that is not at the current template, and how the two differ. */
+export interface StaleAdoption {
+  readonly claim: string;
+  readonly sandbox: string;
+  /** The blueprint differences, as {@link staleness} lists them. */
+  readonly drift: readonly string[];
 }
 
 /** Rollout of one pool from live objects (pure). `sandboxes` are all Sandboxes of the namespace; `claims` all claims. */
@@ -57,15 +65,14 @@ export function poolRollout(
     else if (isReady) updatedReady += 1;
   }
   const byName = new Map(sandboxes.map((s) => [s.meta.name, s]));
-  const staleAdoptions: string[] = [];
+  const staleAdoptions: StaleAdoption[] = [];
   for (const c of claims) {
     if (c.warmPool !== poolName) continue;
     const bound = c.boundSandbox;
     const sb = bound ? byName.get(bound) : undefined;
-    if (!sb) continue;
-    const diff = staleness(sb, template);
-    if (diff.length > 0)
-      staleAdoptions.push(`StaleAdoption: claim ${c.meta.name} is bound to ${bound} (${diff.join(', ')})`);
+    if (!bound || !sb) continue;
+    const drift = staleness(sb, template);
+    if (drift.length > 0) staleAdoptions.push({ claim: c.meta.name, sandbox: bound, drift });
   }
   return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions };
 }
@@ -141,10 +148,18 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
       const ro = poolRollout(live, tpl.value, sbs.value, claims.value);
       const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})`;
+      const quantities = {
+        updatedReady: ro.updatedReady,
+        replicas: ro.replicas,
+        members: ro.members,
+        ready: ro.ready,
+        stale: ro.stale.length,
+      };
       if (ro.updatedReady >= ro.replicas)
         f.proven('configured', subject, 'PoolRolledOut', `pool ready at the current template: ${counts}`, {
           field: 'updatedReady',
           value: String(ro.updatedReady),
+          observed: quantities,
         });
       else
         f.add(
@@ -153,9 +168,17 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
           subject,
           'RolloutProgressing',
           `rollout progressing: ${counts}${ro.stale.length ? `; stale: ${ro.stale.slice(0, 3).join('; ')}` : ''}`,
-          { field: 'updatedReady', value: String(ro.updatedReady) },
+          { field: 'updatedReady', value: String(ro.updatedReady), observed: quantities },
         );
-      for (const s of ro.staleAdoptions) f.add('configured', 'missing', subject, 'StaleAdoption', s);
+      for (const s of ro.staleAdoptions)
+        f.add(
+          'configured',
+          'missing',
+          subject,
+          'StaleAdoption',
+          `claim ${s.claim} is bound to ${s.sandbox}, which is not at the current template (${s.drift.join(', ')})`,
+          { field: `SandboxClaim ${s.claim}`, value: s.sandbox },
+        );
       return f.list;
     },
   };

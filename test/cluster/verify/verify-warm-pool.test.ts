@@ -64,16 +64,15 @@ test('declared pool at the current template: configured by updated-ready count, 
     next: null,
     nextReason: null,
   });
-  expect(wp.evidence.find((e) => e.step === 'configured')!.message).toMatch(
-    /^pool ready at the current template: updated ready [1-9]\/1 /,
-  );
+  const configured = wp.evidence.find((e) => e.step === 'configured')!;
+  expect(configured.reason).toBe('PoolRolledOut');
+  expect(configured.observed).toMatchObject({ replicas: 1, stale: 0 });
+  expect(configured.observed!['updatedReady']).toBeGreaterThanOrEqual(1);
   expect(
-    wp.evidence.some(
-      (e) =>
-        e.step === 'verified' &&
-        /^claim py-pool-\w+ bound Sandbox py-pool-\w+, which it controls \(adoption finished\)/.test(e.message),
-    ),
-  ).toBe(true);
+    wp.evidence
+      .filter((e) => e.step === 'verified' && e.reason === 'ClaimBoundSandbox')
+      .map((e) => [e.verdict, e.subject.startsWith(`SandboxClaim ${ns}/py-pool-`)]),
+  ).toEqual([['proven', true]]);
   expect(report.leftovers).toEqual([]);
 }, 180_000);
 
@@ -133,15 +132,8 @@ test('after a template image change, a claim bound to an old-template sandbox is
     progress: () => undefined,
   });
   const wp = report.capabilities.find((r) => r.name === `warm-pool/${ns}/py-pool`)!;
-  expect(
-    wp.evidence.some(
-      (e) =>
-        e.step === 'configured' &&
-        e.verdict === 'missing' &&
-        /^StaleAdoption: claim c7 is bound to py-pool-\w+ \(podTemplate\.spec\.containers\[0\]\.image: us-central1-docker\.pkg\.dev\/k8s-staging-images\/agent-sandbox\/sandboxd:latest-main ≠ template registry\.example\/sandboxd:1\.1\)$/.test(
-          e.message,
-        ),
-    ),
-  ).toBe(true);
+  const stale = wp.evidence.filter((e) => e.step === 'configured' && e.reason === 'StaleAdoption');
+  expect(stale.map((e) => [e.verdict, e.field])).toEqual([['missing', 'SandboxClaim c7']]);
+  expect(stale[0]!.value).toMatch(/^py-pool-\w+$/);
   expect(wp.state).not.toBe('verified');
 }, 180_000);

@@ -82,6 +82,7 @@ test('plugin failures are ExecCredentialErrors naming the command', async () => 
     );
   const missing = await err('missing');
   expect(missing).toBeInstanceOf(ExecCredentialError);
+  expect((missing as ExecCredentialError).reason).toBe('ExecCredentialFailed');
   expect((missing as ExecCredentialError).message).toBe(
     'exec credential plugin "token-helper-not-installed" was not found',
   );

@@ -75,7 +75,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new MirrorDirectoryMissingError('/nonexistent'), ExitCode.release, 'MirrorDirectoryMissing'],
   [new VersionNotServedError('v0.4.6', 'Sandbox', 'v1beta1', ['v1alpha1']), ExitCode.release, 'VersionNotServed'],
   [new ReleaseParseError('f', 'bad'), ExitCode.release, 'ReleaseFileUnparsable'],
-  [new LockFileInvalidError('agentplane.lock.json', 'bad'), ExitCode.invalid, 'LockFileInvalid'],
+  [
+    new LockFileInvalidError('agentplane.lock.json', 'bad', [{ field: '(root)', code: 'NotJson' }]),
+    ExitCode.invalid,
+    'LockFileInvalid',
+  ],
   [new LockMismatchError(['commit differs']), ExitCode.lockMismatch, 'LockMismatch'],
   [new ConstructError('App/Env', 'm', 'h'), ExitCode.invalid, 'ConstructInvalid'],
   [new DescriptorPartsError('part env-0001 missing', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],

@@ -200,6 +200,7 @@ describe('AgentSandboxInstall rbac', () => {
   test('without extensions the extension resources are unknown keys', async () => {
     const err = await failure('v0.5.6', { extensions: false, rbac: { networkPolicies: 'cluster' } });
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).hint).toBe(
       'use one key per resource, one of: customresourcedefinitions, events, leases, persistentvolumeclaims, pods, sandboxes, services (compared without case, so networkPolicies = networkpolicies)',
     );
@@ -208,6 +209,7 @@ describe('AgentSandboxInstall rbac', () => {
   test('an unknown key is a ConstructPropsError naming the key, the ClusterRoles searched and the valid keys', async () => {
     const err = await failure('v0.5.6', { rbac: { networkPolicy: 'namespace:sbx' } });
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     const e = err as ConstructPropsError;
     expect(e.path).toBe('c/i');
     expect(e.issues).toEqual([
@@ -219,6 +221,7 @@ describe('AgentSandboxInstall rbac', () => {
   test('two spellings of one key are refused', async () => {
     const err = await failure('v0.5.6', { rbac: { networkPolicies: 'cluster', networkpolicies: 'cluster' } });
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).issues).toEqual([
       'rbac.networkpolicies: names the same resource (networkpolicies) as rbac.networkPolicies',
     ]);
@@ -231,6 +234,7 @@ describe('AgentSandboxInstall rbac', () => {
   ])('scope %j is refused by prop validation', async (scope, issue) => {
     const err = await failure('v0.5.6', { rbac: { events: scope as 'cluster' } });
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).issues.join('\n')).toContain(issue);
   });
 
@@ -250,6 +254,7 @@ describe('AgentSandboxInstall rbac', () => {
   test('v0.5.0: narrowing pods reports the verbs of both ClusterRoles and no v0.5.6-only flag', async () => {
     const err = await failure('v0.5.0', { rbac: { pods: ['namespace:sbx'] } });
     expect(err).toBeInstanceOf(RbacNarrowingError);
+    expect((err as RbacNarrowingError).reason).toBe('ControllerWatchesCluster');
     const e = err as RbacNarrowingError;
     expect(e.resource).toBe('pods');
     expect(e.verbs).toEqual(['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);

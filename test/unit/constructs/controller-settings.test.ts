@@ -117,6 +117,7 @@ test.each<[string, ControllerDeploymentProps, string, unknown]>([
 ])('%s is refused with the construct path, the prop and the value', async (_what, controller, prop, value) => {
   const err = await deployment(controller).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(ConstructPropsError);
+  expect((err as ConstructPropsError).reason).toBe('InvalidProps');
   const e = err as ConstructPropsError;
   expect(e.path).toBe('c/install');
   expect(e.message.startsWith('c/install: invalid AgentSandboxInstall props:')).toBe(true);

@@ -134,6 +134,7 @@ describe('AgentSandboxInstall', () => {
     async (tag) => {
       const err = await installJson({ tag, certificates: { external: { secretName: 'x' } } }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnsupportedByReleaseError);
+      expect((err as UnsupportedByReleaseError).reason).toBe('UnsupportedByRelease');
       expect((err as Error).message).toContain(`c/install: certificates: external is not possible on ${tag}`);
     },
   );
@@ -141,6 +142,7 @@ describe('AgentSandboxInstall', () => {
   test('unknown props are refused', async () => {
     const err = await installJson({ tag: 'v0.5.6', ...({ extension: true } as object) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).issues.join('\n')).toMatch(/extension/);
   });
 

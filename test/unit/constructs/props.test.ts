@@ -27,6 +27,7 @@ describe('props error values', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).issues).toEqual([
       'template: must be a SandboxTemplate construct (got {"template":"<SandboxTemplate env/py>"})',
     ]);

@@ -5,6 +5,7 @@ import {
   SandboxRuntimeClass,
   type SandboxRuntimeClassProps,
 } from '../../../src/constructs/index.js';
+import { thrownBy } from '../thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -64,7 +65,7 @@ describe('SandboxRuntimeClass', () => {
   });
 
   test('an empty nodeSelector is refused', () => {
-    expect(() => make({ preset: 'gvisor', scheduling: { nodeSelector: {} } })).toThrow(ConstructPropsError);
+    thrownBy(() => make({ preset: 'gvisor', scheduling: { nodeSelector: {} } }), ConstructPropsError, 'InvalidProps');
   });
 
   test('a malformed overhead quantity is refused with the value', () => {
@@ -79,6 +80,7 @@ describe('SandboxRuntimeClass', () => {
         make(props as SandboxRuntimeClassProps);
       } catch (err) {
         expect(err).toBeInstanceOf(ConstructPropsError);
+        expect((err as ConstructPropsError).reason).toBe('InvalidProps');
         return (err as ConstructPropsError).problems.map(({ prop, reason, value }) => ({ prop, reason, value }));
       }
       throw new Error('no error');

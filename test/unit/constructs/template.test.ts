@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
 import { ConflictError, ConstructPropsError, UnpinnedImageError } from '../../../src/constructs/index.js';
 import { IMAGE, newEnvironment, podSpec, release } from './fixture.js';
+import { thrownBy } from '../thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -74,6 +75,7 @@ describe('SandboxTemplate', () => {
       return undefined;
     })();
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).path).toBe('env/py');
     expect((err as ConstructPropsError).issues).toEqual([
       'podSpec.hostNetwork is true: sandbox pods must not share host namespaces',
@@ -96,7 +98,11 @@ describe('SandboxTemplate', () => {
 
   test('an unpinned image is refused with the container named', async () => {
     const { e, rc } = await env();
-    expect(() => e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec('busybox') })).toThrow(UnpinnedImageError);
+    thrownBy(
+      () => e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec('busybox') }),
+      UnpinnedImageError,
+      'UnpinnedImage',
+    );
     expect(() => e.addTemplate('py2', { runtimeClass: rc, podSpec: podSpec('busybox') })).toThrow(
       /env\/py2: image "busybox" in SandboxTemplate py2 containers\[main\] is not pinned: it has neither a tag nor a digest/,
     );
@@ -119,7 +125,7 @@ describe('SandboxTemplate', () => {
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), networkPolicy: rules });
     expect(t.apiObject.toJson().spec.networkPolicy).toEqual({ egress: [{ ports: [{ port: 443, protocol: 'TCP' }] }] });
     e.addNetworkPolicy('np', { template: t });
-    expect(() => t.networkPolicyManagement).toThrow(ConflictError);
+    thrownBy(() => t.networkPolicyManagement, ConflictError, 'Conflict');
     expect(t.node.validate()).toEqual([
       expect.stringMatching(/^template agent-sandboxes\/py sets custom networkPolicy rules/),
     ]);

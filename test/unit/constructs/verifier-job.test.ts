@@ -12,6 +12,7 @@ import { descriptorConfigMaps } from '../../../src/constructs/descriptor-parts.j
 import { readDescriptorDir } from '../../../src/cli/in-cluster.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/index.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
+import { thrownBy } from '../thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -164,12 +165,12 @@ describe('VerifierJob', () => {
 
   test('props are validated with the construct path', async () => {
     const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
-    expect(() => e.addVerifierJob('a', { image: VERIFIER, backoffLimit: -1 })).toThrow(ConstructPropsError);
+    thrownBy(() => e.addVerifierJob('a', { image: VERIFIER, backoffLimit: -1 }), ConstructPropsError, 'InvalidProps');
     expect(() => e.addVerifierJob('b', { image: VERIFIER, probeTimeout: 'soon' })).toThrow(/env\/b.*probeTimeout/s);
     expect(() => e.addVerifierJob('c', { image: 'registry.example.internal/agentplane/verifier:latest' })).toThrow(
       /latest/,
     );
-    expect(() => e.addVerifierJob('d', { image: VERIFIER, transport: 'router' })).toThrow(ConstructError);
+    thrownBy(() => e.addVerifierJob('d', { image: VERIFIER, transport: 'router' }), ConstructError, 'ConstructInvalid');
     expect(() => e.addVerifierJob('f', { image: VERIFIER, namespace: 'elsewhere' })).toThrow(/descriptor ConfigMap/);
   });
 
@@ -204,7 +205,7 @@ describe('VerifierJob', () => {
     // the text is not a descriptor: the reader gets it back whole and refuses it on the schema, not on the parts
     expect(() => readDescriptorDir(dir)).toThrow(/is not a valid environment descriptor/);
     writeFileSync(join(dir, 'parts', String(cms[2]!.metadata!.name)), 'changed');
-    expect(() => readDescriptorDir(dir)).toThrow(EnvironmentDescriptorError);
+    thrownBy(() => readDescriptorDir(dir), EnvironmentDescriptorError, 'EnvironmentDescriptorInvalid');
     expect(() => readDescriptorDir(dir)).toThrow(/sha256/);
   });
 

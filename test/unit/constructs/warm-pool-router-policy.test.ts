@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { k8s } from 'cdk8s-plus-28';
 import { ConstructPropsError, UnsupportedByReleaseError } from '../../../src/constructs/index.js';
+import { thrownBy } from '../thrown.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
@@ -46,6 +47,7 @@ describe('SandboxWarmPool', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(ConstructPropsError);
+    expect((err as ConstructPropsError).reason).toBe('InvalidProps');
     expect((err as ConstructPropsError).path).toBe('env/pool');
     expect((err as ConstructPropsError).issues).toEqual([
       'template py: volume creds mounts Secret tenant-a',
@@ -96,9 +98,12 @@ describe('SandboxRouter', () => {
 
   test('allow-all must be acknowledged', async () => {
     const { e } = await env();
-    expect(() =>
-      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] }),
-    ).toThrow(/authorization.acknowledgeUnauthenticated: allow-all lets anyone/);
+    const err = thrownBy(
+      () => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'allow-all' } as never, callers: [] }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(err.problems).toMatchObject([{ prop: 'authorization.acknowledgeUnauthenticated', reason: 'InvalidValue' }]);
   });
 
   test('scoped-token mounts the key Secret', async () => {
@@ -117,9 +122,11 @@ describe('SandboxRouter', () => {
 
   test.each(['v0.4.6', 'v0.5.0'] as const)('%s has no router manifests: refused', async (tag) => {
     const { e } = await env(tag);
-    expect(() =>
-      e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] }),
-    ).toThrow(UnsupportedByReleaseError);
+    thrownBy(
+      () => e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] }),
+      UnsupportedByReleaseError,
+      'UnsupportedByRelease',
+    );
   });
 });
 
@@ -187,11 +194,21 @@ describe('SandboxNetworkPolicy', () => {
   test('an egress entry without ports, or with two kinds of destination, is refused', async () => {
     const { e, rc } = await env();
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
-    expect(() => e.addNetworkPolicy('np', { template: t, egress: [{ cidr: '0.0.0.0/0', ports: [] }] })).toThrow(
-      /egress.0.ports: give at least one port/,
+    const noPorts = thrownBy(
+      () => e.addNetworkPolicy('np', { template: t, egress: [{ cidr: '0.0.0.0/0', ports: [] }] }),
+      ConstructPropsError,
+      'InvalidProps',
     );
-    expect(() =>
-      e.addNetworkPolicy('np2', { template: t, egress: [{ cidr: '0.0.0.0/0', namespace: 'x', ports: [{ port: 1 }] }] }),
-    ).toThrow(/give either namespace\/podLabels or cidr/);
+    expect(noPorts.problems).toMatchObject([{ prop: 'egress.0.ports', reason: 'TooSmall', value: [] }]);
+    const twoKinds = thrownBy(
+      () =>
+        e.addNetworkPolicy('np2', {
+          template: t,
+          egress: [{ cidr: '0.0.0.0/0', namespace: 'x', ports: [{ port: 1 }] }],
+        }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(twoKinds.problems).toMatchObject([{ prop: 'egress.0', reason: 'AmbiguousDestination' }]);
   });
 });

@@ -71,6 +71,7 @@ describe('document cache', () => {
         error = err;
       }
       expect(error).toBeInstanceOf(ManifestParseError);
+      expect((error as ManifestParseError).reason).toBe('ManifestUnparsable');
       expect((error as Error).message).toMatch(
         new RegExp(`^x\\.yaml is not valid YAML: .* at line ${line}, column \\d+$`),
       );

@@ -7,6 +7,7 @@
 import { loadAll, CORE_SCHEMA } from 'js-yaml';
 import { diffManifests, documentSet, ObjectIdentityError, splitDocuments } from '../../../src/diff/index.js';
 import { scanIdentity } from '../../../src/diff/document-identity.js';
+import { thrownBy } from '../thrown.js';
 
 const set = (label: string, text: string) => documentSet(label, splitDocuments('all.yaml', text));
 const template = (image: string): string =>
@@ -30,7 +31,7 @@ describe('documents shared by both sides', () => {
   it('refuses a changed document whose key a shared document already holds', () => {
     const base = set('base', `---\n${cm('a', '1')}`);
     const head = set('head', `---\n${cm('a', '1')}---\n${cm('a', '2')}`);
-    expect(() => diffManifests(base, head)).toThrow(ObjectIdentityError);
+    thrownBy(() => diffManifests(base, head), ObjectIdentityError, 'ObjectIdentityInvalid');
     expect(() => diffManifests(base, head)).toThrow(/head holds two different objects v1\/ConfigMap\/agents\/a/);
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { renderCatalog } from '../../../scripts/gen-catalog.js';
 import { SUPPORTED_RELEASES, UnknownReleaseError, releaseFacts } from '../../../src/releases/index.js';
 import { SHARED_MIRROR } from './helpers.js';
+import { thrownBy } from '../thrown.js';
 
 describe('release catalog', () => {
   test('supports exactly v0.4.6, v0.5.0, v0.5.6', () => {
@@ -69,9 +70,9 @@ describe('release catalog', () => {
   });
 
   test('an unknown tag throws UnknownReleaseError with a hint', () => {
-    expect(() => releaseFacts('v0.5.1')).toThrow(UnknownReleaseError);
-    expect(() => releaseFacts('latest')).toThrow(
-      /unknown Agent Sandbox release "latest": supported releases are v0.4.6, v0.5.0, v0.5.6/,
-    );
+    expect(thrownBy(() => releaseFacts('v0.5.1'), UnknownReleaseError, 'UnknownRelease').tag).toBe('v0.5.1');
+    const err = thrownBy(() => releaseFacts('latest'), UnknownReleaseError, 'UnknownRelease');
+    expect([err.tag, err.supported]).toEqual(['latest', ['v0.4.6', 'v0.5.0', 'v0.5.6']]);
+    expect(err.hint).toContain('v0.4.6, v0.5.0, v0.5.6');
   });
 });

@@ -11,7 +11,9 @@ import {
   VALIDATOR_CODE,
   validatorCodeKey,
 } from '../../../src/releases/validator-cache.js';
+import { MissingFileError } from '../../../src/releases/errors.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
+import { rejectedBy } from '../thrown.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const SANDBOX_CRD = 'k8s/crds/agents.x-k8s.io_sandboxes.yaml';
@@ -126,7 +128,12 @@ describe('parsed release files in the derived cache', () => {
     try {
       await loadRelease('v0.5.6', { mirror: SHARED_MIRROR, cacheDir: cache.dir });
       flipByte(join(cache.dir, 'v0.5.6', SANDBOX_CRD)); // the cached copy is dropped and the (empty) mirror asked
-      await expect(loadRelease('v0.5.6', { mirror: mirror.dir, cacheDir: cache.dir })).rejects.toThrow(SANDBOX_CRD);
+      const err = await rejectedBy(
+        loadRelease('v0.5.6', { mirror: mirror.dir, cacheDir: cache.dir }),
+        MissingFileError,
+        'MissingFile',
+      );
+      expect(err.file).toBe(SANDBOX_CRD);
     } finally {
       cache.cleanup();
       mirror.cleanup();

@@ -12,6 +12,7 @@ import {
   sha256Hex,
 } from '../../../src/releases/index.js';
 import { copyMirror, loopbackFetch, SHARED_MIRROR, startRawServer, tempDir } from './helpers.js';
+import { rejectedBy } from '../thrown.js';
 
 const CONTROLLER = 'k8s/controller.yaml';
 
@@ -76,6 +77,7 @@ describe('loadRelease from a mirror', () => {
       rmSync(join(mirror.dir, 'v0.4.6', 'k8s/extensions.yaml'));
       const err = await loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MissingFileError);
+      expect((err as MissingFileError).reason).toBe('MissingFile');
       expect((err as MissingFileError).file).toBe('k8s/extensions.yaml');
       expect((err as MissingFileError).source).toContain(mirror.dir);
     } finally {
@@ -88,6 +90,7 @@ describe('loadRelease from a mirror', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(SourceUnreachableError);
+    expect((err as SourceUnreachableError).reason).toBe('MirrorDirectoryMissing');
     expect((err as SourceUnreachableError).source).toContain('no-such-mirror');
     expect((err as Error).message).toMatch(/does not exist/);
   });
@@ -95,6 +98,7 @@ describe('loadRelease from a mirror', () => {
   test('an unknown tag is UnknownReleaseError listing the supported tags', async () => {
     const err = await loadRelease('v9.9.9', { mirror: SHARED_MIRROR, cacheDir: cache.dir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnknownReleaseError);
+    expect((err as UnknownReleaseError).reason).toBe('UnknownRelease');
     expect((err as UnknownReleaseError).tag).toBe('v9.9.9');
     expect((err as Error).message).toContain('v0.4.6, v0.5.0, v0.5.6');
   });
@@ -113,9 +117,12 @@ describe('loadRelease from a mirror', () => {
       // 2) the cached copy is corrupted and the mirror cannot supply it: the corrupt copy is not used
       const cached = join(cache.dir, 'v0.4.6', CONTROLLER);
       writeFileSync(cached, 'tampered\n');
-      await expect(loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir })).rejects.toBeInstanceOf(
+      const missing = await rejectedBy(
+        loadRelease('v0.4.6', { mirror: mirror.dir, cacheDir: cache.dir }),
         MissingFileError,
+        'MissingFile',
       );
+      expect([missing.file, missing.origin]).toEqual([CONTROLLER, 'mirror']);
       expect(existsSync(cached)).toBe(false);
       // 3) with the mirror restored the file is refetched and cached again
       copyMirror(mirror.dir, 'v0.4.6');
@@ -175,6 +182,7 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
         fetch: loopbackFetch(server.port),
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ChecksumMismatchError);
+      expect((err as ChecksumMismatchError).reason).toBe('ChecksumMismatch');
       expect((err as ChecksumMismatchError).file).toBe('k8s/rbac.generated.yaml');
       expect((err as ChecksumMismatchError).source).toBe('upstream github.com/kubernetes-sigs/agent-sandbox');
       expect((err as ChecksumMismatchError).hint).toMatch(/verified mirror/);
@@ -192,6 +200,7 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
         fetch: loopbackFetch(server.port),
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(MissingFileError);
+      expect((err as MissingFileError).reason).toBe('MissingFile');
       expect((err as MissingFileError).source).toMatch(
         /d0c124d4a1fded4ed4aecb92753696b4dd8de17b\/k8s\/.* answered 404/,
       );
@@ -210,6 +219,7 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
         fetch: loopbackFetch(server.port),
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnreachableError);
+      expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
       expect((err as Error).message).toContain('HTTP 503');
     } finally {
       await server.close();
@@ -229,6 +239,7 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
         timeoutMs: 300,
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnreachableError);
+      expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
       expect((err as Error).message).toMatch(/timeout/i);
       expect(Date.now() - started).toBeLessThan(5000);
     } finally {

@@ -12,6 +12,7 @@ import {
   type LoadedRelease,
 } from '../../../src/releases/index.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
+import { thrownBy } from '../thrown.js';
 
 let v046: LoadedRelease;
 let v056: LoadedRelease;
@@ -63,10 +64,8 @@ describe('CRD schema model', () => {
       'spec',
       'status',
     ]);
-    expect(() => openApiSchema(v046, 'Sandbox', 'v1beta1')).toThrow(VersionNotServedError);
-    expect(() => openApiSchema(v046, 'Sandbox', 'v1beta1')).toThrow(
-      /Sandbox v1beta1 is not served by release v0.4.6 \(served: v1alpha1\)/,
-    );
+    const err = thrownBy(() => openApiSchema(v046, 'Sandbox', 'v1beta1'), VersionNotServedError, 'VersionNotServed');
+    expect([err.tag, err.kind, err.version, err.served]).toEqual(['v0.4.6', 'Sandbox', 'v1beta1', ['v1alpha1']]);
   });
 
   test('schemaFingerprint ignores key order, sees every change, and tells releases apart', () => {

@@ -105,6 +105,7 @@ describe('objects the API server would refuse', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(ObjectTooLargeError);
+    expect((error as ObjectTooLargeError).reason).toBe('ObjectTooLarge');
     expect((error as Error).message).toMatch(
       /^environment huge: 1 object\(s\) over the API server's 1048576-byte object limit, which no apply method lifts:\n {4}- huge\/blob: ConfigMap agents\/blob is 1048\d{3} bytes as JSON\n/,
     );

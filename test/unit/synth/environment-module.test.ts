@@ -19,6 +19,7 @@ function moduleFile(body: string, ext = 'mjs'): string {
 async function failure(file: string): Promise<EnvironmentModuleError> {
   const err = await loadEnvironmentModule(file, { mirror: MIRROR }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(EnvironmentModuleError);
+  expect((err as EnvironmentModuleError).reason).toBe('EnvironmentModuleUnusable');
   return err as EnvironmentModuleError;
 }
 

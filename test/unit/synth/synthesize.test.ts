@@ -13,6 +13,7 @@ import {
 } from '../../../src/synth/index.js';
 import { newEnvironment, podSpec, release } from '../constructs/fixture.js';
 import { exampleSynthesis, fileHashes, goldenOf, synthExample, type ExampleName } from './helpers.js';
+import { thrownBy } from '../thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -135,6 +136,7 @@ describe('synthesizeEnvironment checks', () => {
       return undefined;
     })();
     expect(err).toBeInstanceOf(SchemaViolationError);
+    expect((err as SchemaViolationError).reason).toBe('SchemaViolation');
     expect((err as SchemaViolationError).violations).toEqual([
       expect.stringMatching(/^bad\/raw-pool: SandboxWarmPool p: spec\.updateStrategy(\.typ)?: .*typ/),
     ]);
@@ -157,7 +159,7 @@ describe('synthesizeEnvironment checks', () => {
     const rc = env.addRuntimeClass('g1', { preset: 'gvisor', allNodes: true });
     env.addRuntimeClass('g2', { preset: 'gvisor', scheduling: { nodeSelector: { a: 'b' } } });
     void rc;
-    expect(() => synthesizeEnvironment(env)).toThrow(DuplicateObjectError);
+    thrownBy(() => synthesizeEnvironment(env), DuplicateObjectError, 'DuplicateObject');
     expect(() => synthesizeEnvironment(env)).toThrow(
       /node.k8s.io\/RuntimeClass\/\(cluster\)\/gvisor at dup\/g1\/Resource and dup\/g2\/Resource/,
     );
@@ -168,7 +170,7 @@ describe('synthesizeEnvironment checks', () => {
     const rc = env.addRuntimeClass('g', { preset: 'gvisor', allNodes: true });
     const t = env.addTemplate('t', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Managed' });
     env.addNetworkPolicy('np', { template: t });
-    expect(() => synthesizeEnvironment(env)).toThrow(EnvironmentInvalidError);
+    thrownBy(() => synthesizeEnvironment(env), EnvironmentInvalidError, 'EnvironmentInvalid');
     expect(() => synthesizeEnvironment(env)).toThrow(
       /conf\/t: template agent-sandboxes\/t sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/,
     );

@@ -107,8 +107,9 @@ describe('gvisorIsolation', () => {
     expect(rc.list).toHaveLength(1);
     expect(rc.list[0]).toMatchObject({
       verdict: 'missing',
-      message:
-        'isolation not proven: dmesg inside the sandbox does not name gVisor (its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 0: [    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-)',
+      reason: 'NotGvisorKernel',
+      value: '[    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-',
+      observed: { exitCode: 0 },
       missingTest: 'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor',
     });
   });
@@ -122,10 +123,12 @@ describe('gvisorIsolation', () => {
       denied,
       'gvisor',
     );
-    expect(denied.list[0]!.verdict).toBe('missing');
-    expect(denied.list[0]!.message).toContain(
-      '(its first line is not the boot line "[    0.000000] Starting gVisor..."; exit 1: dmesg: read kernel buffer failed: Operation not permitted)',
-    );
+    expect(denied.list[0]).toMatchObject({
+      verdict: 'missing',
+      reason: 'NotGvisorKernel',
+      value: 'dmesg: read kernel buffer failed: Operation not permitted',
+      observed: { exitCode: 1 },
+    });
     // Exit 1 with the boot line on stdout is not accepted either: only a successful dmesg counts.
     const odd = new Facts('runtime-class/gvisor');
     await gvisorIsolation(fakeRuntime({ exitCode: 1, stdout: RUNSC_DMESG, stderr: '' }), target, 2_000, odd, 'gvisor');
@@ -138,7 +141,13 @@ describe('gvisorIsolation', () => {
       hung,
       'gvisor',
     );
-    expect(hung.list[0]!.message).toContain('; Execute deadline exceeded after 2000 ms)');
+    expect(hung.list[0]).toMatchObject({
+      verdict: 'missing',
+      reason: 'NotGvisorKernel',
+      cause: 'timeout',
+      durationMs: 2_000,
+    });
+    expect(hung.list[0]!.value).toBeUndefined();
   });
 });
 

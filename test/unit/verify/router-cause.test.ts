@@ -6,7 +6,14 @@ const real502 = {
   kind: 'error' as const,
   detail:
     'sandboxd GET /v1/health via router http://127.0.0.1:41729 -> ns/sb:8080: answered 502 {"detail":"Could not connect to the backend sandbox: sb"}',
+  http: { code: 502, body: '{"detail":"Could not connect to the backend sandbox: sb"}' },
 };
+/** A refused answer of `status` whose body is `body`; the detail is prose the classifier must not read. */
+const refused = (status: number, body: string) => ({
+  kind: 'error' as const,
+  detail: 'answered 502 no such host',
+  http: { code: status, body },
+});
 
 test('the bare connect failure is NXDOMAIN only when the pod-IP control answered and no Service exists', () => {
   expect(routerCause(real502, { service: false, byPodIP: 'answered' })).toBe('RouterUpstreamNxdomain');
@@ -18,12 +25,11 @@ test('the bare connect failure is NXDOMAIN only when the pod-IP control answered
 
 test('a cause named in the answer is taken; our own timeouts and redirects keep their runtime reasons', () => {
   const ctx = { service: undefined, byPodIP: undefined };
-  expect(routerCause({ kind: 'error', detail: 'answered 502 dial tcp: lookup x: no such host' }, ctx)).toBe(
-    'RouterUpstreamNxdomain',
-  );
-  expect(routerCause({ kind: 'error', detail: 'answered 503 connection refused' }, ctx)).toBe('RouterUpstreamRefused');
-  expect(routerCause({ kind: 'error', detail: 'answered 504 upstream timed out' }, ctx)).toBe('RouterUpstreamTimeout');
-  expect(routerCause({ kind: 'error', detail: 'answered 404 not found' }, ctx)).toBe('RuntimeError');
+  expect(routerCause(refused(502, 'dial tcp: lookup x: no such host'), ctx)).toBe('RouterUpstreamNxdomain');
+  expect(routerCause(refused(503, 'connection refused'), ctx)).toBe('RouterUpstreamRefused');
+  expect(routerCause(refused(504, 'upstream timed out'), ctx)).toBe('RouterUpstreamTimeout');
+  expect(routerCause(refused(404, 'no such host'), ctx)).toBe('RuntimeError');
+  expect(routerCause({ kind: 'error', detail: 'answered 502 no such host' }, ctx)).toBe('RuntimeError');
   expect(routerCause({ kind: 'timeout', detail: 'x' }, ctx)).toBe('RuntimeTimeout');
   expect(routerCause({ kind: 'error', detail: 'answered 307', redirect: true }, ctx)).toBe('RuntimeRedirected');
 });

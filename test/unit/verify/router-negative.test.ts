@@ -16,7 +16,7 @@ test('negative probes: refused + owned listener untouched = proven; refused with
   expect(judgeNegative({ code: 400 }, true, 1)).toEqual({ verdict: 'missing', reason: 'RouterDialedCanary' });
   expect(judgeNegative({ code: 200 }, true, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
   expect(judgeNegative({ code: 502 }, false, 0)).toEqual({ verdict: 'missing', reason: 'RouterAcceptedNegative' });
-  expect(judgeNegative({ failure: 'no answer within 2000 ms' }, true, 0)).toEqual({
+  expect(judgeNegative({ failure: { category: 'timeout', message: 'no answer within 2000 ms' } }, true, 0)).toEqual({
     verdict: 'unknown',
     reason: 'RouterNegativeUnanswered',
   });
@@ -31,7 +31,9 @@ test('authorization: 401/403 proven; passed through = finding unless acknowledge
     reason: 'RouterUnauthenticatedAcknowledged',
   });
   expect(judgeAuthorization({ code: 400 }, true).verdict).toBe('unknown');
-  expect(judgeAuthorization({ failure: 'ECONNREFUSED' }, true).reason).toBe('RouterAuthorizationUnknown');
+  expect(judgeAuthorization({ failure: { category: 'unreachable', message: 'ECONNREFUSED' } }, true).reason).toBe(
+    'RouterAuthorizationUnknown',
+  );
 });
 
 test('the listener counts connections and records the first request line', async () => {

@@ -15,6 +15,7 @@ export function conversionReadEvidence(conv: Facts, subject: string, r: Result<u
     conv.add('verified', 'unknown', subject, 'ConversionObjectNotFound', 'v1alpha1 GET found no object');
   else {
     const text = r.kind === 'failed' ? r.error.message : r.message;
+    const extra = r.kind === 'failed' ? { cause: r.error.category } : {};
     if (r.kind === 'failed' && r.error.tls)
       conv.add(
         'verified',
@@ -22,7 +23,8 @@ export function conversionReadEvidence(conv: Facts, subject: string, r: Result<u
         subject,
         'ConversionTlsFailure',
         `conversion webhook TLS failure although the CRDs carry a caBundle (CA/serving certificate mismatch): ${text}`,
+        extra,
       );
-    else conv.add('verified', 'unknown', subject, 'ConversionReadFailed', `v1alpha1 GET failed: ${text}`);
+    else conv.add('verified', 'unknown', subject, 'ConversionReadFailed', `v1alpha1 GET failed: ${text}`, extra);
   }
 }

@@ -6,6 +6,7 @@
  * whether the per-sandbox Service exists, which the router's DNS fallback `<name>.<ns>.svc.<domain>` needs
  * (`sandbox-router/proxy/resolve.go@v0.5.6`). A router that does name the cause is taken at its word.
  */
+import type { HttpRefusal } from '../../../adapter/types.js';
 import { runtimeFailureReason } from './runtime-proof.js';
 
 export type RouterCause =
@@ -23,20 +24,21 @@ export interface RouterCauseContext {
 
 /**
  * Classifies `r`: a transport outcome of our own (timeout, silence, redirect) keeps its runtime reason; a 5xx whose
- * text names the cause is that cause; the router's bare connect failure is NXDOMAIN only when the router reached the
+ * body names the cause is that cause; the router's bare connect failure is NXDOMAIN only when the router reached the
  * pod by its IP (so resolving the name failed) and no Service exists to give the name a record; else unnamed (5xx).
+ * The router's body is read as text because it is the router's only account of the upstream (no code, no field).
  */
 export function routerCause(
-  r: { kind: 'timeout' | 'silent' | 'error'; detail: string; redirect?: true },
+  r: { kind: 'timeout' | 'silent' | 'error'; detail: string; redirect?: true; http?: HttpRefusal },
   ctx: RouterCauseContext,
 ): RouterCause | ReturnType<typeof runtimeFailureReason> {
-  if (r.kind !== 'error' || r.redirect) return runtimeFailureReason(r);
-  const d = r.detail.toLowerCase();
-  if (!/\b5\d\d\b/.test(d)) return 'RuntimeError';
-  if (/no such host|nxdomain/.test(d)) return 'RouterUpstreamNxdomain';
-  if (/connection refused|econnrefused/.test(d)) return 'RouterUpstreamRefused';
-  if (/timeout|deadline|timed out/.test(d)) return 'RouterUpstreamTimeout';
-  if (/\b502\b/.test(d) && CONNECT_FAILED.test(d) && ctx.byPodIP === 'answered' && ctx.service === false)
+  if (r.kind !== 'error' || r.redirect || r.http === undefined || r.http.code < 500 || r.http.code > 599)
+    return runtimeFailureReason(r);
+  const body = r.http.body.toLowerCase();
+  if (/no such host|nxdomain/.test(body)) return 'RouterUpstreamNxdomain';
+  if (/connection refused|econnrefused/.test(body)) return 'RouterUpstreamRefused';
+  if (/timeout|deadline|timed out/.test(body)) return 'RouterUpstreamTimeout';
+  if (r.http.code === 502 && CONNECT_FAILED.test(body) && ctx.byPodIP === 'answered' && ctx.service === false)
     return 'RouterUpstreamNxdomain';
   return 'RouterUpstream5xx';
 }
