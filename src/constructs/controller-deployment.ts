@@ -6,7 +6,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { z } from 'zod';
 import { child, list, type Json } from './kube-object.js';
-import { QuantitySchema } from './resources.js';
+import { QuantitySchema } from './quantity.js';
 
 /** Compute resources of the controller container, as Kubernetes quantities (`'500m'`, `'128Mi'`). */
 export interface ControllerResources {

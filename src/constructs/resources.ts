@@ -4,11 +4,11 @@
  * counted when it alone is larger, a container without requests requesting its limits; the RuntimeClass overhead is
  * added by the caller).
  */
-import { z } from 'zod';
 import { isPlainObject } from '../model/objects.js';
 import type { PropProblem } from './errors.js';
 import { podContainers, type Json } from './kube-object.js';
 import { showValue } from './props.js';
+import { QUANTITY } from './quantity.js';
 
 /** cpu in millicores, memory in bytes. */
 export interface Resources {
@@ -42,17 +42,6 @@ const BINARY: Readonly<Record<string, number>> = {
   Pi: 2 ** 50,
   Ei: 2 ** 60,
 };
-
-/**
- * A non-negative Kubernetes quantity: the `pattern` the pinned CRDs give every quantity field
- * (`k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml@v0.5.6`) without the `-` sign, since requests,
- * limits, overhead and sizes are never negative: a number, then a binary suffix, a decimal suffix or an exponent.
- */
-export const QUANTITY =
-  /^\+?(?<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:(?<binary>[KMGTPE]i)|(?<decimal>[numkMGTPE])|[eE](?<exponent>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)))?$/;
-
-/** The zod schema of a quantity prop (see {@link QUANTITY}). */
-export const QuantitySchema = z.string().regex(QUANTITY, 'must be a Kubernetes quantity such as 250m, 1.5 or 256Mi');
 
 /** A quantity in base units (`m` divides by 1000). @throws Error for text that is not a {@link QUANTITY}: validate first. */
 export function quantityValue(text: string): number {

@@ -17,7 +17,7 @@ import {
   type OverheadProfile,
 } from './overhead-profiles.js';
 import { parseProps } from './props.js';
-import { QuantitySchema } from './resources.js';
+import { QuantitySchema } from './quantity.js';
 
 /** Isolation presets. */
 export type RuntimePreset = 'gvisor' | 'kata';

@@ -20,7 +20,7 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
 import { VerifierAccess } from './verifier-access.js';
-import { QuantitySchema } from './resources.js';
+import { QuantitySchema } from './quantity.js';
 
 /** Argo CD hook annotations (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_hooks/). */
 export const ARGOCD_HOOK = 'argocd.argoproj.io/hook';

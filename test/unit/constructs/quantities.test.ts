@@ -1,7 +1,7 @@
 /**
  * Quantities are validated where a construct consumes them, so a bad one names the construct path, the prop and the
  * value: a pod spec built by the sandboxdPodSpec helper (which has no path of its own) fails at its SandboxTemplate,
- * and every construct prop that takes a quantity accepts the one grammar the pinned CRDs give (resources.ts QUANTITY).
+ * and every construct prop that takes a quantity accepts the one grammar the pinned CRDs give (quantity.ts QUANTITY).
  */
 import { jest } from '@jest/globals';
 import { App, Chart } from 'cdk8s';
@@ -15,7 +15,8 @@ import {
   type LoadedRelease,
   type SandboxdPodSpecProps,
 } from '../../../src/index.js';
-import { cpuMilli, memoryBytes, QUANTITY, quantityValue } from '../../../src/constructs/resources.js';
+import { QUANTITY } from '../../../src/constructs/quantity.js';
+import { cpuMilli, memoryBytes, quantityValue } from '../../../src/constructs/resources.js';
 import { IMAGE, newEnvironment, podSpec, release } from './fixture.js';
 
 // loading a pinned release takes seconds on a loaded 2-core machine
