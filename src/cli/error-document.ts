@@ -63,7 +63,7 @@ export function errorDocument(err: unknown, command: string, exitCode: number): 
     return doc('InternalError', err instanceof Error ? err.message : String(err), {
       error: err instanceof Error ? err.name : typeof err,
     });
-  const rawHint = (err as { hint?: unknown }).hint;
+  const rawHint = 'hint' in err ? err.hint : undefined;
   const hint = typeof rawHint === 'string' && rawHint.length > 0 ? rawHint : undefined;
   const details: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(err)) {
