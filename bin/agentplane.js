@@ -33,9 +33,16 @@ async function registerTypeScript() {
   require('tsx/cjs/api').register();
   const { register: registerHooks } = await import('node:module');
   registerHooks(new URL('module-hooks.js', import.meta.url), { data: { root: ROOT.href, name } });
-  // require() of this package from a CommonJS module: the ES module entry running here (require(esm), Node >= 20.19),
-  // not the CommonJS bundle, which would be a second copy.
+  // require() of this package from a CommonJS module: the ES module entry running here, not the CommonJS bundle, and
+  // not a transpiled copy of lib/esm (tsx's CommonJS hook would compile it anew): its namespace sits in require's
+  // cache under the entry's file name, so require() returns the very module objects the CLI uses.
   const Module = require('node:module');
+  const entry = import.meta.resolve(name);
+  const cached = new Module(new URL(entry).pathname);
+  cached.filename = cached.id;
+  cached.exports = await import(entry);
+  cached.loaded = true;
+  Module._cache[cached.id] = cached;
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
     if (request === name || request.startsWith(`${name}/`)) return new URL(import.meta.resolve(request)).pathname;

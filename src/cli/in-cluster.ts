@@ -20,6 +20,7 @@ import {
 } from '../constructs/descriptor.js';
 import { REPORT_KEY } from '../constructs/verifier-job.js';
 import { EnvironmentDescriptorError, type VerifyReport, VerifyReportSchema } from '../verify/index.js';
+import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import { UsageError } from './errors.js';
 
 /** Where a pod's ServiceAccount credentials are mounted; `AGENTPLANE_SERVICEACCOUNT_DIR` overrides it (tests run the entry point as a process). */
@@ -182,6 +183,36 @@ export async function writeReport(
 }
 
 /** What `--from-cluster` read: the report and the run annotations. */
+/** The exit category of a failed report read by its adapter category: a missing report is no verification. */
+function storedReportCategory(category: string): ExitCategory {
+  if (category === 'forbidden' || category === 'unauthenticated' || category === 'invalid') return category;
+  if (category === 'not-found') return 'not-verified';
+  return 'cluster';
+}
+
+/**
+ * `verify --from-cluster` could not use the stored report: the ConfigMap could not be read (`category`: the adapter's,
+ * e.g. `not-found`, `forbidden`), or holds no report (`invalid`).
+ */
+export class StoredReportError extends AgentPlaneError {
+  readonly reason = 'StoredReportUnusable';
+  readonly exitCategory: ExitCategory;
+  readonly hint: string;
+  /** The report ConfigMap, `<namespace>/<name>`. */
+  readonly configMap: string;
+  readonly category: string;
+  constructor(ref: ConfigMapRef, message: string, category: string) {
+    super(message);
+    this.configMap = `${ref.namespace}/${ref.name}`;
+    this.category = category;
+    this.exitCategory = storedReportCategory(category);
+    this.hint =
+      category === 'not-found'
+        ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?)'
+        : "check --report-configmap and the identity's rights";
+  }
+}
+
 export interface StoredReport {
   readonly report: VerifyReport;
   readonly run?: string;
@@ -189,33 +220,31 @@ export interface StoredReport {
 }
 
 /** Reads the report ConfigMap. Returns the report, or an error (category + message) when it cannot be read. */
-export async function readReport(
-  client: KubeClient,
-  ref: ConfigMapRef,
-): Promise<StoredReport | { error: string; category: string }> {
+export async function readReport(client: KubeClient, ref: ConfigMapRef): Promise<StoredReport | StoredReportError> {
   const api = client.api(k8s.CoreV1Api);
   const got = await client.call(`get configmaps in ${ref.namespace}`, () =>
     api.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }),
   );
   if (got.kind !== 'ok')
     return got.kind === 'failed'
-      ? { error: got.error.message, category: got.error.category }
-      : { error: got.message, category: 'unknown' };
+      ? new StoredReportError(ref, got.error.message, got.error.category)
+      : new StoredReportError(ref, got.message, 'unknown');
   const text = got.value.data?.[REPORT_KEY];
   if (text === undefined)
-    return { error: `ConfigMap ${ref.namespace}/${ref.name} has no ${REPORT_KEY}`, category: 'invalid' };
+    return new StoredReportError(ref, `ConfigMap ${ref.namespace}/${ref.name} has no ${REPORT_KEY}`, 'invalid');
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    return { error: `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not JSON`, category: 'invalid' };
+    return new StoredReportError(ref, `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not JSON`, 'invalid');
   }
   const parsed = VerifyReportSchema.safeParse(raw);
   if (!parsed.success)
-    return {
-      error: `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not a ${String(VerifyReportSchema.shape.schema.value)} report`,
-      category: 'invalid',
-    };
+    return new StoredReportError(
+      ref,
+      `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not a ${String(VerifyReportSchema.shape.schema.value)} report`,
+      'invalid',
+    );
   const a = metaOf(got.value).annotations;
   const code = a['agentplane.dev/exit-code'];
   return {

@@ -66,24 +66,42 @@ function requestedCommand(argv: readonly string[]): CommandName | undefined {
   return undefined;
 }
 
+/** The command and subcommand named on the command line, e.g. `verify` or `mirror pull` (for error documents). */
+function commandLabel(argv: readonly string[]): string | undefined {
+  if (requested === undefined) return undefined;
+  const sub = program.commands.find((c) => c.name() === requested)?.commands.map((c) => c.name()) ?? [];
+  const next = argv[argv.indexOf(requested) + 1];
+  return next !== undefined && sub.includes(next) ? `${requested} ${next}` : requested;
+}
+
 // Only the requested command is loaded; without one (`--help`, a typo) every command is listed from its summary, so
 // help and suggestions stay whole without loading any layer.
 const requested = requestedCommand(process.argv.slice(2));
 if (requested !== undefined) (await COMMANDS[requested]())(program);
 else for (const [name, summary] of Object.entries(COMMAND_SUMMARIES)) program.command(name).description(summary);
 // A usage error of a command points at that command's help (subcommands inherit the program's pointer otherwise).
-for (const cmd of program.commands) cmd.showHelpAfterError(`(run agentplane ${cmd.name()} --help for usage)`);
+for (const cmd of program.commands) {
+  cmd.showHelpAfterError(`(run agentplane ${cmd.name()} --help for usage)`);
+  for (const sub of cmd.commands)
+    sub.showHelpAfterError(`(run agentplane ${cmd.name()} ${sub.name()} --help for usage)`);
+}
 
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof CommanderError) {
+  if (requested === undefined && err instanceof CommanderError) {
+    // a usage error of the program itself (no command named): commander has printed it; nothing else is loaded
     process.exitCode = err.exitCode === 0 ? 0 : 2;
+  } else if (err instanceof CommanderError && err.exitCode === 0) {
+    process.exitCode = 0; // --help, --version
   } else {
-    const { describeError, exitCodeFor } = await import('./errors.js');
-    process.stderr.write(`${describeError(err)}\n`);
-    if (err instanceof UsageError)
-      process.stderr.write(`(run agentplane ${requested ?? ''}${requested ? ' ' : ''}--help for usage)\n`);
-    process.exitCode = exitCodeFor(err);
+    const { reportFailure, requestedOutput } = await import('./error-document.js');
+    const output = requestedOutput(process.argv.slice(2));
+    reportFailure(err, {
+      command: commandLabel(process.argv.slice(2)) ?? 'agentplane',
+      output: output === 'json' || output === 'yaml' ? output : undefined,
+      ...(err instanceof CommanderError ? { exitCode: 2 } : {}),
+      usageHint: err instanceof UsageError,
+    });
   }
 }

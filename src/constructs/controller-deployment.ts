@@ -6,6 +6,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { z } from 'zod';
 import { child, list, type Json } from './kube-object.js';
+import { QuantitySchema } from './quantity.js';
 
 /** Compute resources of the controller container, as Kubernetes quantities (`'500m'`, `'128Mi'`). */
 export interface ControllerResources {
@@ -53,7 +54,6 @@ export interface ControllerDeploymentProps {
   readonly extraArgs?: readonly string[];
 }
 
-const QUANTITY = /^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+|[numkMGTPE]|[KMGTPE]i)?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_KEY =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
@@ -62,8 +62,8 @@ const MANAGED_FLAGS = ['--extensions', '--manage-webhook-certs'];
 
 const quantities = z
   .object({
-    cpu: z.string().regex(QUANTITY, 'must be a Kubernetes quantity').optional(),
-    memory: z.string().regex(QUANTITY, 'must be a Kubernetes quantity').optional(),
+    cpu: QuantitySchema.optional(),
+    memory: QuantitySchema.optional(),
   })
   .strict();
 

@@ -6,11 +6,11 @@ import type { z } from 'zod';
 import { ConstructPropsError, type PropProblem } from './errors.js';
 
 /**
- * The value as JSON, at most 80 characters: constructs as `<Construct path>`, Maps as objects, Sets as arrays, an object met
- * again (e.g. in a cycle) as `"[repeated]"`, so no message shows `[object Object]`.
+ * The value as plain JSON data: constructs as `<Construct path>`, Maps as objects, Sets as arrays, bigints as `<n>n`,
+ * functions as `[function name]`, an object met again (e.g. in a cycle) as `"[repeated]"`; `undefined` stays undefined.
  */
-export function showValue(value: unknown): string {
-  if (value === undefined) return 'undefined';
+export function plainValue(value: unknown): unknown {
+  if (value === undefined) return undefined;
   const seen = new WeakSet<object>();
   const replacer = (_key: string, v: unknown): unknown => {
     if (typeof v === 'bigint') return `${v}n`;
@@ -23,7 +23,14 @@ export function showValue(value: unknown): string {
     if (v instanceof Set) return [...v];
     return v;
   };
-  const text = JSON.stringify(value, replacer) ?? String(value);
+  const text = JSON.stringify(value, replacer);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** The value as JSON (see {@link plainValue}), at most 80 characters, so no message shows `[object Object]`. */
+export function showValue(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  const text = JSON.stringify(plainValue(value)) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

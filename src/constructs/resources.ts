@@ -4,7 +4,11 @@
  * counted when it alone is larger, a container without requests requesting its limits; the RuntimeClass overhead is
  * added by the caller).
  */
-import type { Json } from './kube-object.js';
+import { isPlainObject } from '../model/objects.js';
+import type { PropProblem } from './errors.js';
+import { podContainers, type Json } from './kube-object.js';
+import { showValue } from './props.js';
+import { QUANTITY } from './quantity.js';
 
 /** cpu in millicores, memory in bytes. */
 export interface Resources {
@@ -18,7 +22,18 @@ export interface PodResources {
   readonly limits: Resources;
 }
 
-const DECIMAL: Readonly<Record<string, number>> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const DECIMAL: Readonly<Record<string, number>> = {
+  '': 1,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 const BINARY: Readonly<Record<string, number>> = {
   Ki: 2 ** 10,
   Mi: 2 ** 20,
@@ -27,16 +42,55 @@ const BINARY: Readonly<Record<string, number>> = {
   Pi: 2 ** 50,
   Ei: 2 ** 60,
 };
-const QUANTITY = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 
-/** A quantity in base units (`m` divides by 1000). @throws Error for text that is not a quantity. */
+/** A quantity in base units (`m` divides by 1000). @throws Error for text that is not a {@link QUANTITY}: validate first. */
 export function quantityValue(text: string): number {
-  const m = QUANTITY.exec(text.trim());
-  if (m === null) throw new Error(`${JSON.stringify(text)} is not a Kubernetes quantity`);
-  const n = Number(m[1]);
-  const suffix = m[2] ?? '';
-  if (suffix === 'm') return n / 1000;
-  return n * (BINARY[suffix] ?? DECIMAL[suffix]!);
+  const g = QUANTITY.exec(text)?.groups;
+  if (g === undefined) throw new Error(`${JSON.stringify(text)} is not a Kubernetes quantity`);
+  const n = Number(g['number']);
+  if (g['exponent'] !== undefined) return n * 10 ** Number(g['exponent']);
+  if (g['binary'] !== undefined) return n * BINARY[g['binary']]!;
+  return n * DECIMAL[g['decimal'] ?? '']!;
+}
+
+/** Whether a value of a quantity field (a string, or a JSON number) is a non-negative quantity. */
+function isQuantity(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0;
+  return typeof value === 'string' && QUANTITY.test(value);
+}
+
+/**
+ * Every quantity of a pod spec (JSON) that is not one, with its prop path under `prop`: requests and limits of each
+ * container (by name) and of the pod, the pod's overhead, and emptyDir size limits (by volume name).
+ */
+export function quantityProblems(podSpec: Json, prop = 'podSpec'): PropProblem[] {
+  const problems: PropProblem[] = [];
+  const check = (where: string, value: unknown): void => {
+    if (value === undefined || value === null || isQuantity(value)) return;
+    problems.push({
+      prop: where,
+      reason: 'NotAQuantity',
+      value,
+      message: `${where}: ${showValue(value)} is not a non-negative Kubernetes quantity (such as 250m, 1.5 or 256Mi)`,
+    });
+  };
+  const checkMap = (where: string, map: unknown): void => {
+    if (isPlainObject(map)) for (const [k, v] of Object.entries(map)) check(`${where}.${k}`, v);
+  };
+  const checkResources = (where: string, res: unknown): void => {
+    if (!isPlainObject(res)) return;
+    checkMap(`${where}.requests`, res['requests']);
+    checkMap(`${where}.limits`, res['limits']);
+  };
+  for (const c of podContainers(podSpec))
+    checkResources(`${prop}.containers.${String(c['name'])}.resources`, c['resources']);
+  checkResources(`${prop}.resources`, podSpec['resources']);
+  checkMap(`${prop}.overhead`, podSpec['overhead']);
+  const volumes = Array.isArray(podSpec['volumes']) ? podSpec['volumes'] : [];
+  for (const v of volumes)
+    if (isPlainObject(v) && isPlainObject(v['emptyDir']))
+      check(`${prop}.volumes.${String(v['name'])}.emptyDir.sizeLimit`, v['emptyDir']['sizeLimit']);
+  return problems;
 }
 
 /** cpu quantity → millicores (rounded up, as the API server does). */

@@ -17,6 +17,7 @@ import {
   type OverheadProfile,
 } from './overhead-profiles.js';
 import { parseProps } from './props.js';
+import { QuantitySchema } from './quantity.js';
 
 /** Isolation presets. */
 export type RuntimePreset = 'gvisor' | 'kata';
@@ -90,7 +91,6 @@ export interface SandboxRuntimeClassProps {
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-const QUANTITY = /^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|k|M|G|T)?$/;
 
 const TolerationSchema = z
   .object({
@@ -117,8 +117,8 @@ const PropsSchema = z
         z.literal(false),
         z
           .object({
-            cpu: z.string().regex(QUANTITY, 'must be a quantity').optional(),
-            memory: z.string().regex(QUANTITY, 'must be a quantity').optional(),
+            cpu: QuantitySchema.optional(),
+            memory: QuantitySchema.optional(),
           })
           .strict(),
       ])
@@ -138,8 +138,8 @@ const PropsSchema = z
         count: z.number().int().min(1),
         allocatable: z
           .object({
-            cpu: z.string().regex(QUANTITY, 'must be a quantity'),
-            memory: z.string().regex(QUANTITY, 'must be a quantity'),
+            cpu: QuantitySchema,
+            memory: QuantitySchema,
           })
           .strict(),
       })

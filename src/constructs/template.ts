@@ -20,7 +20,7 @@ import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
 import { DNS_LABEL } from '../model/names.js';
 import { parseProps } from './props.js';
-import { podResources, type PodResources } from './resources.js';
+import { podResources, quantityProblems, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
@@ -216,7 +216,8 @@ export class SandboxTemplate extends Construct {
     }
     podSpec['runtimeClassName'] = this.runtimeClass.name;
     applySecureDefaults(podSpec);
-    const problems = securityProblems(podSpec);
+    // quantities here, not in the helper that built the pod spec (sandboxdPodSpec), so the error names this construct
+    const problems = [...securityProblems(podSpec), ...quantityProblems(podSpec)];
     const reserved = Object.keys(p.podMetadata?.labels ?? {}).filter(
       (k) => k.startsWith('agents.x-k8s.io/') || k.startsWith('extensions.agents.x-k8s.io/'),
     );

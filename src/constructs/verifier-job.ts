@@ -21,6 +21,7 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
 import { VerifierAccess } from './verifier-access.js';
+import { QuantitySchema } from './quantity.js';
 
 /** Argo CD hook annotations (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_hooks/). */
 export const ARGOCD_HOOK = 'argocd.argoproj.io/hook';
@@ -76,7 +77,6 @@ export interface VerifierJobProps {
 
 const Name = z.string().regex(DNS_LABEL, 'must be a DNS label').max(63);
 const Duration = z.string().regex(/^\d+(ms|s|m)$/, 'must be a duration like 5s, 500ms or 2m');
-const Quantity = z.string().regex(/^\d+(\.\d+)?(m|Ki|Mi|Gi)?$/, 'must be a Kubernetes quantity like 250m or 256Mi');
 const PropsSchema = z
   .object({
     image: z.string().min(1),
@@ -90,7 +90,10 @@ const PropsSchema = z
     backoffLimit: z.number().int().min(0).max(10).default(0),
     activeDeadlineSeconds: z.number().int().min(60).default(900),
     ttlSecondsAfterFinished: z.number().int().min(0).default(86_400),
-    resources: z.object({ cpu: Quantity, memory: Quantity }).strict().default({ cpu: '250m', memory: '256Mi' }),
+    resources: z
+      .object({ cpu: QuantitySchema, memory: QuantitySchema })
+      .strict()
+      .default({ cpu: '250m', memory: '256Mi' }),
     probeTimeout: Duration.default('5s'),
     readyTimeout: Duration.default('120s'),
     reportConfigMap: Name.default(REPORT_CONFIGMAP),

@@ -26,7 +26,7 @@ import { planFromDescriptor, readEnvironment, type CompatibilityTuple } from '..
 import { readTuple } from '../../verify/tuple-reader.js';
 import type { AdapterError } from '../../adapter/types.js';
 import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
-import { describeError } from '../errors.js';
+import { reportFailure } from '../error-document.js';
 import { UsageError } from '../usage-error.js';
 import { recordFailedReads, type FailedRead } from '../failed-reads.js';
 import { outputOption, renderReport, renderWith, type OutputFormat } from '../output.js';
@@ -288,8 +288,8 @@ export function registerCompat(program: Command): void {
           }
           process.exitCode = rows.some((r) => r.tested === 'no') ? 1 : 0;
         } catch (err) {
-          process.stderr.write(`${describeError(err)}\n`);
-          process.exitCode = 2;
+          // an error is 2, like diff(1)
+          reportFailure(err, { command: 'compat', output: flags.output, exitCode: 2 });
         }
       },
     );

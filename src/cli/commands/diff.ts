@@ -18,7 +18,7 @@ import {
 import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
-import { describeError } from '../errors.js';
+import { reportFailure } from '../error-document.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
@@ -107,8 +107,8 @@ export function registerDiff(program: Command): void {
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
         process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;
       } catch (err) {
-        process.stderr.write(`${describeError(err)}\n`);
-        process.exitCode = 2;
+        // an error is 2, like diff(1)
+        reportFailure(err, { command: 'diff', output: flags.output, exitCode: 2 });
       }
     });
 }

@@ -22,7 +22,8 @@ export function registerMirror(program: Command): void {
     .addOption(outputOption('table'))
     .addHelpText(
       'after',
-      '\nExample (air-gapped CI):\n  agentplane mirror pull v0.5.6 --to vendor/agent-sandbox\n  AGENTPLANE_MIRROR=vendor/agent-sandbox agentplane synth environment.ts',
+      '\nExample (air-gapped CI):\n  agentplane mirror pull v0.5.6 --to vendor/agent-sandbox\n  AGENTPLANE_MIRROR=vendor/agent-sandbox agentplane synth environment.ts\n' +
+        'Without GitHub, from a copy of another mirror (read only, every byte checked):\n  agentplane --mirror /media/agent-sandbox mirror pull v0.5.6 --to vendor/agent-sandbox',
     )
     .action(async (releases: string[], flags: { to: string; output: OutputFormat }, cmd: Command) => {
       const unknown = releases.filter((r) => !RELEASE_CHOICES.includes(r));

@@ -13,7 +13,8 @@ import { BLOCKING_DEFECTS, intermediateTags, planUpgrade, type LiveUpgradeState 
 import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
-import { describeError, exitCodeFor, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
+import { reportFailure } from '../error-document.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { PLAN_EXIT_CODES, planExitCodeHelp } from './plan-upgrade-exit-codes.js';
@@ -99,8 +100,7 @@ export function registerPlanUpgrade(program: Command): void {
         );
         process.exitCode = exitCode;
       } catch (err) {
-        process.stderr.write(`${describeError(err)}\n`);
-        process.exitCode = exitCodeFor(err);
+        reportFailure(err, { command: 'plan-upgrade', output: flags.output });
       }
     });
 }

@@ -46,7 +46,8 @@ import {
   VerifyCouldNotRunError,
 } from '../../verify/index.js';
 import type { ExitCategory } from '../../model/errors.js';
-import { describeError, EXIT_CODES, exitCodeFor } from '../errors.js';
+import { EXIT_CODES } from '../errors.js';
+import { reportFailure } from '../error-document.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
@@ -60,6 +61,7 @@ import {
   readReport,
   reportConfigMap,
   runName,
+  StoredReportError,
   writeReport,
   type ConfigMapRef,
 } from '../in-cluster.js';
@@ -84,15 +86,6 @@ interface VerifyFlags {
   descriptorDir?: string;
   reportConfigmap?: ConfigMapRef;
   fromCluster?: boolean;
-}
-
-/** The exit code of a failed API call by its category (for the report ConfigMap). */
-function callExitCode(category: string): number {
-  if (category === 'forbidden') return ExitCode.forbidden;
-  if (category === 'unauthenticated') return ExitCode.unauthenticated;
-  if (category === 'invalid') return ExitCode.invalid;
-  if (category === 'not-found') return ExitCode.notVerified;
-  return ExitCode.cluster;
 }
 
 /**
@@ -235,8 +228,7 @@ export function registerVerify(program: Command): void {
         }
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
-          process.stderr.write(`${describeError(err)}\n`);
-          process.exitCode = exitCodeFor(err);
+          reportFailure(err, { command: 'verify', output: flags.output });
           return;
         }
         throw err;
@@ -251,8 +243,7 @@ export function registerVerify(program: Command): void {
       } catch (err) {
         if (err instanceof KubeconfigError) {
           // a usage error (exit 2): the message once, its hint only when the message does not already end with it
-          process.stderr.write(`${describeError(err)}\n(run agentplane verify --help for usage)\n`);
-          process.exitCode = exitCodeFor(err);
+          reportFailure(err, { command: 'verify', output: flags.output, usageHint: true });
           return;
         }
         throw err;
@@ -311,8 +302,7 @@ export function registerVerify(program: Command): void {
         }
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
-          process.stderr.write(`${describeError(err, 'could not run: ')}\n`);
-          process.exitCode = exitCodeFor(err);
+          reportFailure(err, { command: 'verify', output: flags.output, prefix: 'could not run: ' });
           return;
         }
         throw err;
@@ -333,31 +323,25 @@ async function fromCluster(flags: VerifyFlags): Promise<void> {
     });
   } catch (err) {
     if (err instanceof KubeconfigError) {
-      process.stderr.write(`${describeError(err)}\n`);
-      process.exitCode = exitCodeFor(err);
+      reportFailure(err, { command: 'verify', output: flags.output });
       return;
     }
     throw err;
   }
   const stored = await readReport(client, ref);
-  if ('error' in stored) {
-    process.stderr.write(
-      `error: ${stored.error}\nhint: ${stored.category === 'not-found' ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?)' : "check --report-configmap and the identity's rights"}\n`,
-    );
-    process.exitCode = callExitCode(stored.category);
+  if (stored instanceof StoredReportError) {
+    reportFailure(stored, { command: 'verify', output: flags.output });
     return;
   }
   const { report } = stored;
-  if (flags.output !== 'json')
+  if (flags.output !== 'json' && flags.output !== 'yaml')
     process.stderr.write(
       `report of run ${stored.run ?? '(unnamed)'}, release ${report.environment.release}, started ${report.startedAt}\n`,
     );
-  const text =
-    flags.output === 'json'
-      ? renderJson(report)
-      : flags.output === 'markdown'
-        ? renderMarkdown(report)
-        : renderTable(report, { color: process.stdout.isTTY === true });
+  const text = renderWith(flags.output, () => JSON.parse(renderJson(report)), {
+    table: () => renderTable(report, { color: process.stdout.isTTY === true }),
+    markdown: () => renderMarkdown(report),
+  });
   process.stdout.write(text);
   if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
   process.exitCode =

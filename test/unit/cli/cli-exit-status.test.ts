@@ -111,7 +111,10 @@ test('compat against an unreachable cluster: exit 2, the error and hint on stder
     expect(r.stderr).toBe(
       'error: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n',
     );
-    expect(r.stdout).toBe('');
+    // no worksheet: -o json holds the error document (error-document.test.ts), markdown nothing
+    if (output === 'json')
+      expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'ClusterUnusable', exitCode: 2 });
+    else expect(r.stdout).toBe('');
     expect(r.status).toBe(2);
   }
 });

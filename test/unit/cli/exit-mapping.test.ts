@@ -12,6 +12,7 @@ import { ClusterUnusableError } from '../../../src/cli/commands/compat.js';
 import { notVerifiedCategory } from '../../../src/cli/commands/verify.js';
 import { EXIT_CODES, exitCodeFor, UsageError } from '../../../src/cli/errors.js';
 import { ExitCode, exitCodeHelp } from '../../../src/cli/exit-codes.js';
+import { StoredReportError } from '../../../src/cli/in-cluster.js';
 import { LiveReadError } from '../../../src/cli/live-reader.js';
 import {
   ConflictError,
@@ -54,6 +55,7 @@ import { ProbeGraphError } from '../../../src/verify/runner.js';
 import { VerifyCouldNotRunError } from '../../../src/verify/verify.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
+const REF = { namespace: 'agent-sandboxes', name: 'agentplane-verify-report' };
 const SANDBOX = { apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name: 's', namespace: 'n' } };
 const RBAC = {
   field: 'rbac.pods',
@@ -150,6 +152,13 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new ObjectIdentityError('m', 'h'), ExitCode.invalid, 'ObjectIdentityInvalid'],
   [new ManifestParseError('f', 'line 1'), ExitCode.invalid, 'ManifestUnparsable'],
   [new ManifestSourceError('m', 'h'), ExitCode.invalid, 'ManifestSourceInvalid'],
+  // the exit codes verify --from-cluster gave a failed report read before it had a class
+  [new StoredReportError(REF, 'm', 'not-found'), ExitCode.notVerified, 'StoredReportUnusable'],
+  [new StoredReportError(REF, 'm', 'forbidden'), ExitCode.forbidden, 'StoredReportUnusable'],
+  [new StoredReportError(REF, 'm', 'unauthenticated'), ExitCode.unauthenticated, 'StoredReportUnusable'],
+  [new StoredReportError(REF, 'm', 'invalid'), ExitCode.invalid, 'StoredReportUnusable'],
+  [new StoredReportError(REF, 'm', 'unreachable'), ExitCode.cluster, 'StoredReportUnusable'],
+  [new StoredReportError(REF, 'm', 'unknown'), ExitCode.cluster, 'StoredReportUnusable'],
 ];
 
 /** Names of the error classes declared in src (`class XError extends`). */

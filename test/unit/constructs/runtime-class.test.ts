@@ -70,7 +70,7 @@ describe('SandboxRuntimeClass', () => {
 
   test('a malformed overhead quantity is refused with the value', () => {
     expect(() => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } })).toThrow(
-      /overhead.cpu: must be a quantity \(got "lots"\)/,
+      /overhead.cpu: must be a Kubernetes quantity .*\(got "lots"\)/,
     );
   });
 

@@ -68,7 +68,8 @@ describe('agentplane verify exit codes', () => {
     expect(r.stderr).toContain(
       'error: could not run: cannot use the cluster: cannot reach the API server of context "test" (ECONNREFUSED)',
     );
-    expect(r.stdout).toBe('');
+    // no report: -o json holds the error document instead (test/unit/cli/error-document.test.ts)
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'VerifyCouldNotRun', exitCode: 7 });
   }, 60_000);
 
   test('a context that is not in the kubeconfig: a usage error (exit 2) naming it', () => {
