@@ -4,7 +4,6 @@
  * asked for. stderr keeps the message for people; table and markdown print nothing on stdout, as before.
  */
 import { CommanderError } from 'commander';
-import { z } from 'zod';
 import { plainValue } from '../constructs/props.js';
 import { AgentPlaneError } from '../model/errors.js';
 import { describeError, exitCodeFor } from './errors.js';
@@ -12,38 +11,39 @@ import { toYaml, type OutputChoice } from './output.js';
 
 export const ERROR_API_VERSION = 'agentplane.io/v1alpha1';
 
-/** The error document; strict, so an added or renamed key is a new `apiVersion`. */
-export const ErrorDocumentSchema = z
-  .object({
-    apiVersion: z.literal(ERROR_API_VERSION),
-    kind: z.literal('Error'),
-    /** The command that failed, e.g. `verify`, `mirror pull`. */
-    command: z.string(),
-    /** The error's stable CamelCase reason code (`InvalidUsage` for a bad command line, `InternalError` for a bug). */
-    reason: z.string(),
-    /** The process exit code. */
-    exitCode: z.number().int(),
-    /** The message for people, without the hint; its wording may change. */
-    message: z.string(),
-    /** What to do, when the error says. */
-    hint: z.string().optional(),
-    /** The error's structured fields (construct path, value, file, ...), by the error class; `{}` when it has none. */
-    details: z.record(z.string(), z.unknown()),
-  })
-  .strict();
-
-export type ErrorDocument = z.infer<typeof ErrorDocumentSchema>;
+/**
+ * The error document. Its zod schema, which tests and consumers validate against, is in ./error-document-schema.ts,
+ * so a failing command does not load zod.
+ */
+export interface ErrorDocument {
+  readonly apiVersion: typeof ERROR_API_VERSION;
+  readonly kind: 'Error';
+  /** The command that failed, e.g. `verify`, `mirror pull`. */
+  readonly command: string;
+  /** The error's stable CamelCase reason code (`InvalidUsage` for a bad command line, `InternalError` for a bug). */
+  readonly reason: string;
+  /** The process exit code. */
+  readonly exitCode: number;
+  /** The message for people, without the hint; its wording may change. */
+  readonly message: string;
+  /** What to do, when the error says. */
+  readonly hint?: string;
+  /** The error's structured fields (construct path, value, file, ...), by the error class; `{}` when it has none. */
+  readonly details: Record<string, unknown>;
+}
 
 /** Keys every AgentPlane error has, shown at the top of the document or not at all (the stack stays on stderr). */
-const BASE_KEYS = new Set(['name', 'message', 'stack', 'cause', 'reason', 'exitCategory', 'hintInMessage', 'hint']);
-
-/** The message without the hint some errors append to it (`\n  hint: ...`, `; ...`). */
-function messageWithoutHint(err: AgentPlaneError, hint: string | undefined): string {
-  if (hint === undefined || !err.hintInMessage) return err.message;
-  for (const sep of ['\n  hint: ', '; '])
-    if (err.message.endsWith(`${sep}${hint}`)) return err.message.slice(0, -(sep.length + hint.length));
-  return err.message;
-}
+const BASE_KEYS = new Set([
+  'name',
+  'message',
+  'stack',
+  'cause',
+  'reason',
+  'exitCategory',
+  'hintInMessage',
+  'hint',
+  'summary',
+]);
 
 /** The error document of `err`, thrown by `command`, which exits with `exitCode`. */
 export function errorDocument(err: unknown, command: string, exitCode: number): ErrorDocument {
@@ -70,7 +70,7 @@ export function errorDocument(err: unknown, command: string, exitCode: number): 
     const plain = BASE_KEYS.has(key) ? undefined : plainValue(value);
     if (plain !== undefined) details[key] = plain;
   }
-  return doc(err.reason, messageWithoutHint(err, hint), details, hint);
+  return doc(err.reason, err.summary, details, hint);
 }
 
 /** How a command failed and what it asked for. */

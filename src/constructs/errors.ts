@@ -13,7 +13,7 @@ export class ConstructError extends AgentPlaneError {
   readonly detail: string;
   readonly hint: string;
   constructor(path: string, detail: string, hint: string, reason = 'ConstructInvalid') {
-    super(`${path}: ${detail}\n  hint: ${hint}`);
+    super(`${path}: ${detail}\n  hint: ${hint}`, { summary: `${path}: ${detail}` });
     this.reason = reason;
     this.path = path;
     this.detail = detail;

@@ -26,9 +26,12 @@ export abstract class AgentPlaneError extends Error {
   abstract readonly exitCategory: ExitCategory;
   /** Whether the message already ends with the error's `hint` (the bases that append it say so), so it is printed once. */
   readonly hintInMessage: boolean = false;
-  constructor(message: string, options?: { readonly cause?: unknown }) {
-    super(message, options);
+  /** The message without the hint those bases append: what went wrong, for documents that carry the hint apart. */
+  readonly summary: string;
+  constructor(message: string, options?: { readonly cause?: unknown; readonly summary?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.summary = options?.summary ?? message;
   }
 }
 

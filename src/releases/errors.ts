@@ -11,7 +11,7 @@ export class ReleaseError extends AgentPlaneError {
   override readonly hintInMessage = true;
   readonly hint: string;
   constructor(reason: string, message: string, hint: string, options?: { cause?: unknown }) {
-    super(`${message}\n  hint: ${hint}`, options);
+    super(`${message}\n  hint: ${hint}`, { ...options, summary: message });
     this.reason = reason;
     this.hint = hint;
   }

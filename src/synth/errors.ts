@@ -10,7 +10,7 @@ export abstract class SynthesisError extends AgentPlaneError {
   override readonly hintInMessage = true;
   readonly hint: string;
   constructor(message: string, hint: string) {
-    super(`${message}\n  hint: ${hint}`);
+    super(`${message}\n  hint: ${hint}`, { summary: message });
     this.hint = hint;
   }
 }

@@ -52,7 +52,7 @@ export class KubeconfigError extends AgentPlaneError {
     message: string,
     readonly hint: string,
   ) {
-    super(`${message}; ${hint}`);
+    super(`${message}; ${hint}`, { summary: message });
   }
 }
 

@@ -12,12 +12,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import {
-  errorDocument,
-  ErrorDocumentSchema,
-  requestedOutput,
-  type ErrorDocument,
-} from '../../../src/cli/error-document.js';
+import { ErrorDocumentSchema } from '../../../src/cli/error-document-schema.js';
+import { errorDocument, requestedOutput, type ErrorDocument } from '../../../src/cli/error-document.js';
 import { KubeconfigError } from '../../../src/adapter/kubernetes/errors.js';
 import { ChecksumMismatchError } from '../../../src/releases/errors.js';
 import { MIRROR } from '../constructs/fixture.js';
