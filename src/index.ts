@@ -63,6 +63,7 @@ export {
   type KubeObject,
   type LoadedRelease,
   type LockFile,
+  type LockIssue,
   type MirroredRelease,
   type PinnedFile,
   type ReleaseFacts,

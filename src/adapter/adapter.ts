@@ -31,6 +31,7 @@ export type {
   ExecutionRef,
   ExecutionRequest,
   ExecutionStatus,
+  HttpRefusal,
   Observation,
   Result,
   SessionPhase,

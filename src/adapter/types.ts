@@ -52,10 +52,11 @@ export interface AdapterError {
   readonly http?: HttpRefusal;
 }
 
-/** An HTTP answer a runtime call refused: its status code and the first {@link HTTP_BODY_CHARS} characters of its body. */
+/** An HTTP answer a runtime call refused: its status code and the start of its body. */
 export interface HttpRefusal {
   /** The HTTP status code. */
   readonly code: number;
+  /** The body's first 200 characters (`HTTP_BODY_CHARS`). */
   readonly body: string;
 }
 

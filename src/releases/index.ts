@@ -22,6 +22,7 @@ export {
   SourceUnreachableError,
   UnknownReleaseError,
   VersionNotServedError,
+  type LockIssue,
 } from './errors.js';
 export {
   defaultMirror,
