@@ -1,6 +1,6 @@
 /**
  * What a failed command prints on stdout under `-o json|yaml`: one error document (shape {@link ErrorDocumentSchema},
- * documented in src/verify/OUTPUT.md "Errors"), so a pipeline reading stdout always gets a document in the format it
+ * documented in docs/output.md "Errors"), so a pipeline reading stdout always gets a document in the format it
  * asked for. stderr keeps the message for people; table and markdown print nothing on stdout, as before.
  */
 import { CommanderError } from 'commander';

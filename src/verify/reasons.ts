@@ -1,7 +1,7 @@
 /**
  * The verifier's reason codes: a stable CamelCase `reason` on every piece of evidence (like a Kubernetes condition
  * reason), beside its human message. Logic and tests match these, never message text. Each code maps to the one line
- * src/verify/OUTPUT.md documents it with (a unit test keeps the two in step).
+ * docs/output.md documents it with (a unit test keeps the two in step).
  */
 
 /** Reasons for a failed API call (see `Facts.failedCall`), by the adapter's classified cause. */

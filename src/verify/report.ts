@@ -1,6 +1,6 @@
 /**
  * The verifier's report: one row per capability plus the compatibility tuple. This is the shape `-o json` prints;
- * its schema (`agentplane.verify/v2`) is documented in src/verify/OUTPUT.md and checked by {@link VerifyReportSchema}.
+ * its schema (`agentplane.verify/v2`) is documented in docs/output.md and checked by {@link VerifyReportSchema}.
  */
 import { z } from 'zod';
 import type { CapabilityName, SupportState } from '../adapter/types.js';

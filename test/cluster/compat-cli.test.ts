@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ErrorDocumentSchema } from '../../src/cli/error-document-schema.js';
 import { writeKubeconfig } from './adapter/kube-env.js';
 import { connect, freshNamespace } from './helpers.js';
 
@@ -106,7 +107,15 @@ test('credentials refused (401): exit 2 before any worksheet, naming the user an
   const c = connect();
   const token = 'not-a-valid-token-compat-7c1e';
   const r = compat(writeKubeconfig(c.info, 'ci', { token }));
-  expect(r.stdout).toBe('');
+  // -o json: no worksheet, the error document instead (src/cli/error-document.ts)
+  expect(ErrorDocumentSchema.parse(JSON.parse(r.stdout))).toMatchObject({
+    kind: 'Error',
+    command: 'compat',
+    reason: 'ClusterUnusable',
+    exitCode: 2,
+    details: { category: 'unauthenticated' },
+  });
+  expect(r.stdout).not.toContain(token);
   expect(r.stderr).toMatch(
     /^error: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/,
   );

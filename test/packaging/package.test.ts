@@ -99,6 +99,7 @@ test('the tarball holds the compiled library, its run-time data files, bin/ and 
       'lib/cjs/src/index.d.ts',
       'lib/esm/src/adapter/runtime/proto/process/v1/process.proto',
       'lib/esm/test/compat/matrix.json',
+      'docs/output.md',
     ]),
   );
   expect(packedFiles.filter((f) => /^(src|test|test-cluster|bench|\.ci|scripts|examples)\//.test(f))).toEqual([]);

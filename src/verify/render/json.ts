@@ -1,4 +1,4 @@
-/** `-o json`: the report as stable JSON (schema `agentplane.verify/v2`, see src/verify/OUTPUT.md), two-space indented. */
+/** `-o json`: the report as stable JSON (schema `agentplane.verify/v2`, see docs/output.md), two-space indented. */
 import type { VerifyReport } from '../report.js';
 
 export function renderJson(report: VerifyReport): string {

@@ -23,7 +23,7 @@ export function renderTable(report: VerifyReport, opts: { color?: boolean } = {}
   });
   for (const row of report.capabilities) {
     const state = row.met ? paint.green(row.state) : paint.red(row.state);
-    // The reason code leads the next cell: what OUTPUT.md documents and scripts match.
+    // The reason code leads the next cell: what docs/output.md documents and scripts match.
     const next = row.next === null ? '-' : row.nextReason ? `[${row.nextReason}] ${row.next}` : row.next;
     table.push([row.name, state, row.required, decisiveEvidence(row), next]);
   }
