@@ -1,8 +1,11 @@
 /** Helpers for cluster tests that need the real node (kubelet + containerd, test-cluster/scripts/node.sh). */
 import * as k8s from '@kubernetes/client-node';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { readClusterInfo, type RealNodeInfo } from '../../test-cluster/kube.js';
-import { waitFor, type Cluster } from './helpers.js';
+import { connect, waitFor, type Cluster } from './helpers.js';
 
 /** The sandboxd image the node has imported (test-cluster/scripts/images.sh): sandboxd v0.5.6 + bash + busybox. */
 export const NODE_TOOLS_IMAGE = 'registry.local/agentplane-test/sandboxd:v0.5.6';
@@ -14,6 +17,44 @@ export const NODE_TOOLS_IMAGE = 'registry.local/agentplane-test/sandboxd:v0.5.6'
 export function describeRealNode(name: string, fn: () => void): void {
   if (readClusterInfo().realNode) describe(name, fn);
   else describe.skip(`${name} (skipped: the test cluster runs kwok nodes only)`, fn);
+}
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * A real-node-only cluster of a test file's own (`up.sh --real-node-only`, run dir `test-cluster/.run-<name>-<pid>`),
+ * for tests that change the node (stop kube-router, add RuntimeClasses) or need it untainted. `env` is what its
+ * scripts and CLI runs get; `start()` brings it up and connects, `stop()` removes it.
+ */
+export function ownRealNodeCluster(name: string): {
+  runDir: string;
+  env: NodeJS.ProcessEnv;
+  start: () => Cluster;
+  stop: () => void;
+} {
+  const runDir = path.join(REPO, 'test-cluster', `.run-${name}-${process.pid}`);
+  const env = {
+    ...process.env,
+    AGENTPLANE_TEST_CLUSTER_RUN: runDir,
+    AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(REPO, '../shared/agent-sandbox/releases'),
+  };
+  return {
+    runDir,
+    env,
+    start: () => {
+      const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--real-node-only'], {
+        cwd: REPO,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      if (up.status !== 0) throw new Error(`up.sh --real-node-only failed (exit ${up.status}); logs in ${runDir}/logs`);
+      return connect(runDir);
+    },
+    stop: () => {
+      spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: REPO, env, stdio: 'ignore' });
+    },
+  };
 }
 
 /** The real node of the cluster. @throws when the cluster was started with --kwok-only. */

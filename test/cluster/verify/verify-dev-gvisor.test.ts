@@ -14,29 +14,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js';
-import { connect, type Cluster } from '../helpers.js';
-import { describeRealNode } from '../real-node-helpers.js';
+import type { Cluster } from '../helpers.js';
+import { describeRealNode, ownRealNodeCluster } from '../real-node-helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const runDir = path.join(repo, 'test-cluster', `.run-devgvisor-${process.pid}`);
-const env = {
-  ...process.env,
-  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-  AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(repo, '../shared/agent-sandbox/releases'),
-};
+const own = ownRealNodeCluster('devgvisor');
+const { env } = own;
 describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
   let c: Cluster;
   let out: string;
 
   beforeAll(async () => {
-    const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--real-node-only'], {
-      cwd: repo,
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    if (up.status !== 0) throw new Error(`up.sh --real-node-only failed (exit ${up.status}); logs in ${runDir}/logs`);
-    c = connect(runDir);
+    c = own.start();
     out = mkdtempSync(path.join(tmpdir(), 'agentplane-devgvisor-'));
     const synth = spawnSync(
       'node',
@@ -47,7 +36,7 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
   }, 600_000);
 
   afterAll(() => {
-    spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: 'ignore' });
+    own.stop();
     if (out) rmSync(out, { recursive: true, force: true });
   });
 

@@ -12,21 +12,15 @@ import * as k8s from '@kubernetes/client-node';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
 import { runVerify } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
-import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
-import { describeRealNode, kubeExec, NODE_TOOLS_IMAGE, waitRunning } from '../real-node-helpers.js';
+import { freshNamespace, waitFor, type Cluster } from '../helpers.js';
+import { describeRealNode, kubeExec, NODE_TOOLS_IMAGE, ownRealNodeCluster, waitRunning } from '../real-node-helpers.js';
 import { EXT, plan, templatePlan } from './verifier-env.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const runDir = path.join(repo, 'test-cluster', `.run-negatives-${process.pid}`);
-const env = {
-  ...process.env,
-  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-  AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(repo, '../shared/agent-sandbox/releases'),
-};
+const own = ownRealNodeCluster('negatives');
+const { runDir } = own;
 
 /** Runs argv inside the node's network and mount namespaces (where kube-router's iptables rules live). */
 function inNode(argv: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -39,19 +33,12 @@ describeRealNode('negatives on a real-node-only cluster', () => {
   let ns: string;
 
   beforeAll(async () => {
-    const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--real-node-only'], {
-      cwd: repo,
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    if (up.status !== 0) throw new Error(`up.sh --real-node-only failed (exit ${up.status}); logs in ${runDir}/logs`);
-    c = connect(runDir);
+    c = own.start();
     ns = await freshNamespace(c, 'vfyneg');
   }, 600_000);
 
   afterAll(() => {
-    spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: 'ignore' });
+    own.stop();
   });
 
   /** A pod running the node's tools image: `sleep`, or (`listen`) a busybox nc answering `reached` on port 8080. */
