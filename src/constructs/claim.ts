@@ -17,6 +17,7 @@ import type { SharedSpecOf, SpecOf } from './bindings.js';
 import { apiVersionFor, contextScope } from './context.js';
 import { UnboundedLifetimeError } from './bounds-errors.js';
 import { MissingReferenceError } from './errors.js';
+import { addProblemCheck, thrownErrors } from './problems.js';
 import type { Json } from './kube-object.js';
 import {
   LIFECYCLE_PROP_SCHEMA,
@@ -101,16 +102,7 @@ export class SandboxClaim extends Construct {
         ? { ttlSecondsAfterFinished: resolved.ttlSecondsAfterFinished }
         : {}),
     } satisfies ClaimLifecycleSpec;
-    this.node.addValidation({
-      validate: () => {
-        try {
-          void this.pool;
-          return [];
-        } catch (err) {
-          return [err instanceof MissingReferenceError ? err.detail : String(err)];
-        }
-      },
-    });
+    addProblemCheck(this, () => thrownErrors(() => this.pool));
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: apiVersionFor(ctx.release, 'SandboxClaim'),
       kind: 'SandboxClaim',

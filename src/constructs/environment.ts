@@ -25,7 +25,7 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from './descriptor.js';
-import { ConstructError } from './errors.js';
+import { ConflictError, ConstructError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject, withSortedKeys } from '../model/objects.js';
 import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
@@ -33,15 +33,8 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from 
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
-import {
-  childProblems,
-  duplicateObjects,
-  problemOf,
-  renderObjects,
-  schemaViolations,
-  tooLargeObjects,
-  type Rendering,
-} from './render.js';
+import { addProblemCheck, childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
+import { duplicateObjects, renderObjects, schemaViolations, tooLargeObjects, type Rendering } from './render.js';
 import { SandboxRouter, type SandboxRouterProps } from './router.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
@@ -113,8 +106,8 @@ export { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY };
 
 /** What stands between an environment and its output; every list empty when it can be written. */
 export interface EnvironmentCheck {
-  /** Environment-level problems and objects that could not be rendered (construct path first). */
-  readonly problems: readonly string[];
+  /** Environment-level problems and objects that could not be rendered. */
+  readonly problems: readonly EnvironmentProblem[];
   /** Objects written twice. */
   readonly duplicates: readonly string[];
   /** Agent Sandbox objects the pinned CRD schema refuses. */
@@ -197,7 +190,7 @@ export class AgentEnvironment extends Chart {
     this.node.addValidation({
       validate: () => {
         const c = this.check();
-        return [...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];
+        return [...c.problems.map((p) => p.message), ...c.duplicates, ...c.violations, ...c.tooLarge];
       },
     });
   }
@@ -283,17 +276,26 @@ export class AgentEnvironment extends Chart {
       },
       props,
     );
-    job.node.addValidation({
-      validate: () => {
-        const now = sandboxNamespaces().filter((ns) => !covered.includes(ns));
-        const problems = now.map(
+    addProblemCheck(job, () => {
+      const late = sandboxNamespaces()
+        .filter((ns) => !covered.includes(ns))
+        .map(
           (ns) =>
-            `${job.node.path}: namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`,
+            new ConflictError(
+              job.node.path,
+              `namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`,
+              'call addVerifierJob last',
+            ),
         );
-        if (JSON.stringify(routerOf()) !== JSON.stringify(router))
-          problems.push(`${job.node.path}: the router was added after the VerifierJob; call addVerifierJob last`);
-        return problems;
-      },
+      if (JSON.stringify(routerOf()) !== JSON.stringify(router))
+        late.push(
+          new ConflictError(
+            job.node.path,
+            'the router was added after the VerifierJob; call addVerifierJob last',
+            'call addVerifierJob last',
+          ),
+        );
+      return late;
     });
     return job;
   }
@@ -339,16 +341,24 @@ export class AgentEnvironment extends Chart {
    * pinned CRD schemas refuse. Runs as this chart's cdk8s validation; `agentplane synth` reads it for typed errors.
    */
   check(): EnvironmentCheck {
-    const problems: string[] = [];
+    const problems: EnvironmentProblem[] = [];
     const routers = this.routers;
     if (routers.length > 1)
       problems.push(
-        `${this.node.path}: environment has ${routers.length} routers (${routers.map((r) => r.node.path).join(', ')}); declare one SandboxRouter per environment`,
+        problem(
+          this.node.path,
+          'MultipleRouters',
+          `environment has ${routers.length} routers (${routers.map((r) => r.node.path).join(', ')}); declare one SandboxRouter per environment`,
+        ),
       );
     const app = this.node.root instanceof App ? this.node.root : undefined;
     if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
       problems.push(
-        `${this.node.path}: the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE`,
+        problem(
+          this.node.path,
+          'UnsupportedOutputType',
+          "the app's yamlOutputType FOLDER_PER_CHART_FILE_PER_RESOURCE writes objects without the environment's rendering (sync waves, cluster scope); use FILE_PER_CHART, FILE_PER_APP or FILE_PER_RESOURCE",
+        ),
       );
     }
     try {
@@ -358,7 +368,7 @@ export class AgentEnvironment extends Chart {
       problems.push(problemOf(err, this.node.path));
     }
     const rendering = renderObjects(this, this.release);
-    for (const p of rendering.problems) if (!problems.includes(p)) problems.push(p);
+    for (const p of rendering.problems) if (!problems.some((q) => q.message === p.message)) problems.push(p);
     return {
       problems,
       duplicates: duplicateObjects(rendering.objects),
@@ -377,7 +387,12 @@ export class AgentEnvironment extends Chart {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of cdk8s's Chart.toJson
   override toJson(): any[] {
     const c = this.check();
-    const problems = [...childProblems(this), ...c.problems, ...c.duplicates, ...c.violations, ...c.tooLarge];
+    const problems = [
+      ...[...childProblems(this), ...c.problems].map((p) => p.message),
+      ...c.duplicates,
+      ...c.violations,
+      ...c.tooLarge,
+    ];
     if (problems.length > 0)
       throw new ConstructError(
         this.node.path,

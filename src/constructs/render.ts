@@ -8,7 +8,6 @@
  * server's object limit), which the environment runs as cdk8s validations.
  */
 import { ApiObject, type Chart } from 'cdk8s';
-import type { IConstruct } from 'constructs';
 import {
   apiGroup,
   CustomObjectValidator,
@@ -18,10 +17,10 @@ import {
   type LoadedRelease,
 } from '../releases/index.js';
 import { descriptorConfigMaps, isDescriptorConfigMap } from './descriptor-parts.js';
-import { ConstructError } from './errors.js';
 import { takeRenderError } from './lazy.js';
 import { ANNOTATION_LAST_APPLIED, ANNOTATION_SYNC_OPTIONS, ANNOTATION_SYNC_WAVE } from './metadata.js';
 import { phaseIndex, phaseOf, type Phase } from './phases.js';
+import { problemOf, type EnvironmentProblem } from './problems.js';
 
 /** Client-side apply stores the whole object in an annotation; all annotations together may hold at most this many bytes. */
 export const ANNOTATION_LIMIT_BYTES = 262144;
@@ -44,7 +43,7 @@ export interface RenderedObject {
 /** The rendered objects, and the render errors of objects that could not be rendered (construct path first). */
 export interface Rendering {
   readonly objects: readonly RenderedObject[];
-  readonly problems: readonly string[];
+  readonly problems: readonly EnvironmentProblem[];
 }
 
 const KIND_RANK = [
@@ -87,12 +86,6 @@ function compareObjects(a: RenderedObject, b: RenderedObject): number {
   );
 }
 
-/** A rendering problem as `path: what is wrong`, without the hint: a ConstructError by its own path and detail. */
-export function problemOf(err: unknown, constructPath: string): string {
-  if (err instanceof ConstructError) return `${err.path}: ${err.detail}`;
-  return `${constructPath}: ${err instanceof Error ? err.message : String(err)}`;
-}
-
 /** Whether `obj` is cluster-scoped: Agent Sandbox kinds by the release's CRD scope (`k8s/crds/*.yaml@tag`), others by the core table. */
 export function isClusterScoped(obj: KubeObject, release: LoadedRelease): boolean {
   const group = apiGroup(obj.apiVersion);
@@ -104,7 +97,7 @@ export function isClusterScoped(obj: KubeObject, release: LoadedRelease): boolea
 /** Renders every ApiObject under `chart` for `release`, in apply order. */
 export function renderObjects(chart: Chart, release: LoadedRelease): Rendering {
   const objects: RenderedObject[] = [];
-  const problems: string[] = [];
+  const problems: EnvironmentProblem[] = [];
   for (const c of chart.node.findAll()) {
     if (!(c instanceof ApiObject)) continue;
     let object: KubeObject;
@@ -176,12 +169,4 @@ export function schemaViolations(objects: readonly RenderedObject[], release: Lo
       );
   }
   return violations;
-}
-
-/** Construct validations of every construct under `scope` except `scope` itself, as `<path>: <error>`. */
-export function childProblems(scope: IConstruct): string[] {
-  const problems: string[] = [];
-  for (const c of scope.node.findAll())
-    if (c !== scope) for (const e of c.node.validate()) problems.push(`${c.node.path}: ${e}`);
-  return problems;
 }

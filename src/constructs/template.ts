@@ -13,6 +13,7 @@ import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../re
 import type { SharedSpecOf } from './bindings.js';
 import { apiVersionFor, findContext, type EnvironmentContext } from './context.js';
 import { ConflictError, ConstructError, ConstructPropsError, KnownDefectiveImageError } from './errors.js';
+import { addProblemCheck, thrownErrors } from './problems.js';
 import { assertPinned, podSpecImages, type ContainerImage } from './images.js';
 import { isPlainObject } from '../model/objects.js';
 import { type Json } from './kube-object.js';
@@ -301,16 +302,7 @@ export class SandboxTemplate extends Construct {
       envVarsInjectionPolicy: p.envVarsInjectionPolicy,
       ...(p.service !== undefined ? { service: p.service } : {}),
     } satisfies Omit<SharedSpecOf<'SandboxTemplate'>, keyof NetworkSpec>;
-    this.node.addValidation({
-      validate: () => {
-        try {
-          void this.networkPolicyManagement;
-          return [];
-        } catch (err) {
-          return [err instanceof ConstructError ? err.detail : String(err)];
-        }
-      },
-    });
+    addProblemCheck(this, () => thrownErrors(() => this.networkPolicyManagement));
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: apiVersionFor(ctx.release, 'SandboxTemplate'),
       kind: 'SandboxTemplate',

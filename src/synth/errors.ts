@@ -3,6 +3,7 @@
  * An environment that cannot be synthesized exits with the `invalid` category.
  */
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
+import type { EnvironmentProblem } from '../constructs/index.js';
 
 /** Base class; `hint` is also appended to the message. */
 export abstract class SynthesisError extends AgentPlaneError {
@@ -44,10 +45,11 @@ export class DuplicateObjectError extends SynthesisError {
 /** Problems found by construct validation (cross-construct checks) or thrown while rendering objects. */
 export class EnvironmentInvalidError extends SynthesisError {
   readonly reason = 'EnvironmentInvalid';
-  readonly problems: readonly string[];
-  constructor(environment: string, problems: readonly string[]) {
+  /** Each problem with its construct path and reason code. */
+  readonly problems: readonly EnvironmentProblem[];
+  constructor(environment: string, problems: readonly EnvironmentProblem[]) {
     super(
-      `environment ${environment} is invalid:\n${problems.map((p) => `    - ${p}`).join('\n')}`,
+      `environment ${environment} is invalid:\n${problems.map((p) => `    - ${p.message}`).join('\n')}`,
       'fix the constructs at the named paths',
     );
     this.problems = problems;

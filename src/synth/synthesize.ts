@@ -11,6 +11,7 @@ import {
   ANNOTATION_SYNC_OPTIONS,
   OBJECT_LIMIT_BYTES,
   childProblems,
+  problemOf,
   descriptorJson,
   PHASES,
   phaseIndex,
@@ -18,7 +19,6 @@ import {
   type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
-import { problemOf } from '../constructs/render.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup } from './scope.js';
@@ -78,8 +78,10 @@ export interface EnvironmentSynthesis {
 export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions = {}): EnvironmentSynthesis {
   env.seal();
   const check = env.check();
-  const problems = [...childProblems(env), ...check.problems];
-  if (problems.length > 0) throw new EnvironmentInvalidError(env.name, [...new Set(problems)]);
+  const problems = [...childProblems(env), ...check.problems].filter(
+    (p, i, all) => all.findIndex((q) => q.message === p.message) === i,
+  );
+  if (problems.length > 0) throw new EnvironmentInvalidError(env.name, problems);
   let capacity: RuntimeClassCapacity[];
   try {
     capacity = capacityOf(env);

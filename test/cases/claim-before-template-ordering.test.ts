@@ -86,8 +86,8 @@ describe('case claim-before-template-ordering: claim before template', () => {
     }
     expect(err).toBeInstanceOf(EnvironmentInvalidError);
     expect((err as EnvironmentInvalidError).reason).toBe('EnvironmentInvalid');
-    expect((err as EnvironmentInvalidError).problems).toEqual([
-      'sbx/c1: claim agent-sandboxes/c1 names warm pool "py-pool", which the environment does not contain (pools: none)',
+    expect((err as EnvironmentInvalidError).problems.map((p) => [p.path, p.reason])).toEqual([
+      ['sbx/c1', 'MissingReference'],
     ]);
   });
 });

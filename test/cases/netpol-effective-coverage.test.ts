@@ -58,10 +58,8 @@ describe('case netpol-effective-coverage: effective NetworkPolicy coverage', () 
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
     const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), networkPolicyManagement: 'Managed' });
     env.addNetworkPolicy('np', { template: tpl });
-    thrownBy(() => synthesizeEnvironment(env), EnvironmentInvalidError, 'EnvironmentInvalid');
-    expect(() => synthesizeEnvironment(env)).toThrow(
-      /sbx\/py: template agent-sandboxes\/py sets networkPolicyManagement: Managed while the environment declares its own NetworkPolicies/,
-    );
+    const err = thrownBy(() => synthesizeEnvironment(env), EnvironmentInvalidError, 'EnvironmentInvalid');
+    expect(err.problems.map((p) => [p.path, p.reason])).toEqual([['sbx/py', 'Conflict']]);
   });
 
   test('custom managed rules plus own policies fails synthesis', async () => {
@@ -73,9 +71,8 @@ describe('case netpol-effective-coverage: effective NetworkPolicy coverage', () 
       networkPolicy: { egress: [{ ports: [{ port: k8s.IntOrString.fromNumber(53), protocol: 'UDP' }] }] },
     });
     env.addNetworkPolicy('np', { template: tpl });
-    expect(() => synthesizeEnvironment(env)).toThrow(
-      /sets custom networkPolicy rules while the environment declares its own NetworkPolicies/,
-    );
+    const err = thrownBy(() => synthesizeEnvironment(env), EnvironmentInvalidError, 'EnvironmentInvalid');
+    expect(err.problems.map((p) => [p.path, p.reason])).toEqual([['sbx/py', 'Conflict']]);
   });
 
   test('without own policies the template stays Managed and the descriptor says network isolation is only configured', async () => {
