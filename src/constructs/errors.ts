@@ -25,7 +25,7 @@ export class ConstructError extends AgentPlaneError {
 export interface PropProblem {
   /** Dotted prop path, e.g. `runtime.container`; `(props)` for the props object itself. */
   readonly prop: string;
-  /** Stable CamelCase code, e.g. `NotDnsLabel`, or the validator's issue code (`InvalidType`, `UnrecognizedKeys`). */
+  /** Stable CamelCase code, e.g. `NotDnsLabel`, `Required`, or the validator's issue code (`InvalidType`, `UnrecognizedKeys`). */
   readonly reason: string;
   /** What is wrong, in words, naming the prop, e.g. `runtime.ports: none given ...`. */
   readonly message: string;
@@ -53,17 +53,26 @@ export class ConstructPropsError extends ConstructError {
   }
 }
 
+/** Why an image reference is not pinned, as a stable code. */
+export type UnpinnedCause = 'Placeholder' | 'MalformedDigest' | 'FloatingTag' | 'NoTagOrDigest' | 'DigestRequired';
+
 /** An image is not pinned: `latest*` tag, `ko://` placeholder, no tag or digest, or (when digests are required) no digest. */
 export class UnpinnedImageError extends ConstructError {
   override readonly reason = 'UnpinnedImage';
   readonly image: string;
-  constructor(path: string, where: string, image: string, reason: string) {
+  /** Why it is not pinned (`FloatingTag`, `DigestRequired`, …). */
+  readonly unpinned: UnpinnedCause;
+  /** Where the image is used, e.g. `SandboxTemplate py containers[sandboxd]`. */
+  readonly where: string;
+  constructor(path: string, where: string, image: string, unpinned: UnpinnedCause, detail: string) {
     super(
       path,
-      `image ${JSON.stringify(image)} in ${where} is not pinned: ${reason}`,
+      `image ${JSON.stringify(image)} in ${where} is not pinned: ${detail}`,
       'pin every image by an immutable version tag and, where known, a digest (repo:tag@sha256:<64 hex>); never use latest or ko:// placeholders',
     );
     this.image = image;
+    this.unpinned = unpinned;
+    this.where = where;
   }
 }
 
@@ -72,6 +81,10 @@ export class KnownDefectiveImageError extends ConstructError {
   override readonly reason = 'KnownDefectiveImage';
   readonly image: string;
   readonly defectId: string;
+  /** The first release whose image has the fix. */
+  readonly fixedIn: string;
+  /** Where the defect is reported upstream, e.g. `kubernetes-sigs/agent-sandbox#1015, #1375`. */
+  readonly source: string;
   constructor(
     path: string,
     where: string,
@@ -85,6 +98,8 @@ export class KnownDefectiveImageError extends ConstructError {
     );
     this.image = image;
     this.defectId = defect.id;
+    this.fixedIn = defect.fixedIn;
+    this.source = defect.source;
   }
 }
 

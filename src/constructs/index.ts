@@ -9,7 +9,6 @@ export {
 export {
   ANNOTATION_LIMIT_BYTES,
   OBJECT_LIMIT_BYTES,
-  childProblems,
   duplicateObjects,
   isClusterScoped,
   renderObjects,
@@ -17,6 +16,7 @@ export {
   type RenderedObject,
   type Rendering,
 } from './render.js';
+export { childProblems, problemOf, type EnvironmentProblem } from './problems.js';
 export {
   AgentSandboxInstall,
   SERVER_SIDE_APPLY_THRESHOLD,
@@ -46,8 +46,10 @@ export {
   CapacityError,
   UnboundedLifetimeError,
   UnreachableError,
+  type CapacityFigures,
   type CapacityReason,
   type ReachabilityReason,
+  type ReachabilitySides,
 } from './bounds-errors.js';
 export { ClientIncompatibleError, SandboxClientDecl, type SandboxClientProps } from './client.js';
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
@@ -78,8 +80,9 @@ export {
   UnpinnedImageError,
   UnsupportedByReleaseError,
   type RbacNarrowingDetails,
+  type UnpinnedCause,
 } from './errors.js';
-export { unpinnedReason } from './images.js';
+export { unpinnedReason, type Unpinned } from './images.js';
 export {
   VerifierAccess,
   verifierClusterRules,

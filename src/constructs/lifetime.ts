@@ -49,7 +49,7 @@ export const CLAIM_LIFECYCLE_SCHEMA = z
     shutdownTime: z
       .string()
       .regex(RFC3339_UTC, 'must be an RFC 3339 UTC time like 2026-12-31T00:00:00Z')
-      .refine((t) => !Number.isNaN(Date.parse(t)), 'must be a real date')
+      .refine((t) => !Number.isNaN(Date.parse(t)), { message: 'must be a real date', params: { reason: 'NotADate' } })
       .optional(),
     ttlSecondsAfterFinished: z.number().int().min(0).max(2147483647).optional(),
   })
@@ -57,6 +57,7 @@ export const CLAIM_LIFECYCLE_SCHEMA = z
   .refine((l) => l.shutdownTime !== undefined || l.ttlSecondsAfterFinished !== undefined, {
     message:
       "give shutdownTime and/or ttlSecondsAfterFinished (a lifecycle without either never expires), or use 'unbounded' to opt out explicitly",
+    params: { reason: 'NoExpiry' },
   });
 
 /**

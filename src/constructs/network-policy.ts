@@ -223,12 +223,18 @@ function assertRouterReaches(path: string, router: SandboxRouter, template: Sand
   const rt = template.runtime;
   const runtimeSide = `template ${template.namespace}/${template.name} runtime ${rt.kind} (container ${rt.container}, ports ${rt.ports.join(', ')}`;
   const routerSide = `router ${router.namespace}/${router.serviceName} dials pod IPs with egress to TCP ${router.sandboxPorts.join(', ')}`;
+  const sides = {
+    template: `${template.namespace}/${template.name}`,
+    runtime: { kind: rt.kind, container: rt.container, ports: [...rt.ports] },
+    router: { namespace: router.namespace, ports: [...router.sandboxPorts] },
+  };
   if (rt.kind === 'sandboxd') {
     throw new UnreachableError(
       path,
       'RuntimeListensOnLoopback',
       `${runtimeSide}, bound to 127.0.0.1 only) cannot be reached by the ${routerSide}`,
       'leave router out of this policy (reach sandboxd inside the pod), or use a runtime that listens on the pod IP',
+      sides,
     );
   }
   if (!rt.ports.some((port) => router.sandboxPorts.includes(port))) {
@@ -237,6 +243,7 @@ function assertRouterReaches(path: string, router: SandboxRouter, template: Sand
       'RuntimePortNotAllowed',
       `${runtimeSide}) listens on no port the ${routerSide} allow`,
       `add the runtime port to the router's sandboxPorts (e.g. sandboxPorts: [${rt.ports[0]}]), or fix the template's runtime.ports`,
+      sides,
     );
   }
 }

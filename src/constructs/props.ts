@@ -55,11 +55,12 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * The CamelCase reason of a zod issue: `params.reason` of a custom check when it names one (see runtime-class.ts),
- * else the issue code (`invalid_type` -> `InvalidType`).
+ * `Required` for a missing prop, else the issue code (`invalid_type` -> `InvalidType`).
  */
-function reasonOf(issue: z.core.$ZodIssue): string {
+function reasonOf(issue: z.core.$ZodIssue, value?: unknown): string {
   const own = issue.code === 'custom' ? (issue.params as { reason?: unknown } | undefined)?.reason : undefined;
   if (typeof own === 'string') return own;
+  if (issue.code === 'invalid_type' && value === undefined) return 'Required';
   return issue.code
     .split('_')
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
@@ -91,7 +92,12 @@ export function parseProps<S extends z.ZodType>(
       };
     }
     const value = valueAt(props, issue.path);
-    return { prop, reason: reasonOf(issue), value, message: `${prop}: ${issue.message} (got ${showValue(value)})` };
+    return {
+      prop,
+      reason: reasonOf(issue, value),
+      value,
+      message: `${prop}: ${issue.message} (got ${showValue(value)})`,
+    };
   });
   throw new ConstructPropsError(scope.node.path, construct, problems);
 }

@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import { ConstructError, UnsupportedByReleaseError } from './errors.js';
+import { addProblemCheck } from './problems.js';
 import { assertPinned } from './images.js';
 import { isPlainObject } from '../model/objects.js';
 import { addObject, child, list, stampRelease, type Json } from './kube-object.js';
@@ -288,9 +289,7 @@ export class SandboxRouter extends Construct {
       objects.push(obj);
     }
     this.objects = objects;
-    this.node.addValidation({
-      validate: () => routerPeerProblems(this).map((e) => e.detail),
-    });
+    addProblemCheck(this, () => routerPeerProblems(this));
   }
 
   /**
@@ -372,6 +371,14 @@ export function routerPeerProblems(router: SandboxRouter): UnreachableError[] {
         `template ${t.namespace}/${t.name} is Managed: the controller's policy ${t.name}-network-policy admits only pods app=sandbox-router in namespace ${peer.namespace} ` +
           `(extensions/controllers/sandboxtemplate_controller.go@v0.5.6), but this router runs in namespace ${router.namespace} with labels ${labels}, so it would not be admitted`,
         `declare env.addNetworkPolicy('<id>', { template, router }) for ${t.namespace}/${t.name} (it becomes Unmanaged and admits the router by its own namespace and labels), or deploy the router in ${peer.namespace}`,
+        {
+          template: `${t.namespace}/${t.name}`,
+          router: { namespace: router.namespace, podLabels: { ...router.podLabels } },
+          policy: {
+            name: `${t.name}-network-policy`,
+            admits: { namespace: peer.namespace, podLabels: { ...peer.podLabels } },
+          },
+        },
       ),
     );
   }

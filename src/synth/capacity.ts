@@ -137,6 +137,12 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
           'PodExceedsNode',
           `a pod of template ${key(t)} requests ${formatCpu(packed.tooBig.cpuMilli)} cpu / ${formatMemory(packed.tooBig.memoryBytes)} (RuntimeClass ${rc.name} overhead included), more than one of the ${nodeText} declared for RuntimeClass ${rc.name}: it would stay Pending`,
           'lower the template requests, or declare the real node size in the RuntimeClass nodes prop',
+          {
+            runtimeClass: rc.name,
+            template: key(t),
+            requests: { cpu: formatCpu(packed.tooBig.cpuMilli), memory: formatMemory(packed.tooBig.memoryBytes) },
+            nodesDeclared: rc.nodes.count,
+          },
         );
       }
       if (packed.needed > rc.nodes.count) {
@@ -145,6 +151,12 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
           'NodesExhausted',
           `the pools of RuntimeClass ${rc.name} need ${total.pods} pod(s) requesting ${formatCpu(total.requests.cpuMilli)} cpu / ${formatMemory(total.requests.memoryBytes)} in all, which take ${packed.needed} node(s), but ${nodeText} are declared: some would stay Pending`,
           'lower pool replicas or template requests, or add nodes to the pool and declare them in the RuntimeClass nodes prop',
+          {
+            runtimeClass: rc.name,
+            requests: { cpu: formatCpu(total.requests.cpuMilli), memory: formatMemory(total.requests.memoryBytes) },
+            nodesDeclared: rc.nodes.count,
+            nodesNeeded: packed.needed,
+          },
         );
       }
       nodes = { declared: rc.nodes.count, allocatable: { ...rc.nodes.allocatable }, needed: packed.needed };

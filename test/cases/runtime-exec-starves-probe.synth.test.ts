@@ -4,9 +4,10 @@
  * pinning one fails synthesis with the defect named, unless the template accepts that defect by id.
  */
 import { jest } from '@jest/globals';
-import { KnownDefectiveImageError } from '../../src/index.js';
+import { ConstructPropsError, KnownDefectiveImageError } from '../../src/index.js';
 import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf } from '../../src/releases/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
+import { thrownBy } from '../unit/thrown.js';
 
 jest.setTimeout(60_000);
 
@@ -40,14 +41,11 @@ describe('case runtime-exec-starves-probe: known-defective python runtime images
     expect((err as KnownDefectiveImageError).reason).toBe('KnownDefectiveImage');
     const e = err as KnownDefectiveImageError;
     expect([e.image, e.defectId]).toEqual([`${PYTHON}:v0.5.0`, 'python-runtime-blocking-execute']);
-    expect(e.message).toContain('sbx/py');
-    expect(e.message).toContain(
-      'is known-defective (python-runtime-blocking-execute): POST /execute runs the command synchronously',
-    );
-    expect(e.message).toContain('#1015, #1375');
-    expect(e.message).toContain(
-      "use the image of v0.5.6 or later, or accept the defect on this template with acceptKnownDefects: ['python-runtime-blocking-execute']",
-    );
+    expect([e.path, e.fixedIn, e.source]).toEqual([
+      'sbx/py',
+      'v0.5.6',
+      'examples/python-runtime-sandbox/main.py@v0.4.6',
+    ]);
   });
 
   test('the fixed image, or the defect accepted by id, synthesizes', async () => {
@@ -67,11 +65,16 @@ describe('case runtime-exec-starves-probe: known-defective python runtime images
     expect(kept.images.map((i) => i.image)).toEqual([`${PYTHON}:v0.5.0`]);
   });
 
-  test('an unknown defect id is a props error listing the known ones', async () => {
+  test('an unknown defect id is a props error naming the prop and the value', async () => {
     const env = newEnvironment(await release('v0.5.6'), 'sbx');
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    expect(() => env.addTemplate('x', { runtimeClass: rc, podSpec: podSpec(), acceptKnownDefects: ['nope'] })).toThrow(
-      /acceptKnownDefects.*python-runtime-blocking-execute/s,
+    const err = thrownBy(
+      () => env.addTemplate('x', { runtimeClass: rc, podSpec: podSpec(), acceptKnownDefects: ['nope'] }),
+      ConstructPropsError,
+      'InvalidProps',
     );
+    expect(err.problems.map((p) => [p.prop, p.reason, p.value])).toEqual([
+      ['acceptKnownDefects.0', 'InvalidValue', 'nope'],
+    ]);
   });
 });

@@ -13,6 +13,7 @@ import {
   unpinnedReason,
 } from '../../src/index.js';
 import { newEnvironment, release } from '../unit/constructs/fixture.js';
+import { thrownBy } from '../unit/thrown.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
@@ -39,9 +40,11 @@ describe('case unpinned-image-tags: unpinned image tags', () => {
     expect(err).toBeInstanceOf(UnpinnedImageError);
     expect((err as UnpinnedImageError).reason).toBe('UnpinnedImage');
     expect((err as UnpinnedImageError).path).toBe('sbx/py');
-    expect((err as Error).message).toContain(
-      `image "${LATEST_MAIN}" in SandboxTemplate py containers[sandboxd] is not pinned: tag "latest-main" floats`,
-    );
+    expect([
+      (err as UnpinnedImageError).image,
+      (err as UnpinnedImageError).where,
+      (err as UnpinnedImageError).unpinned,
+    ]).toEqual([LATEST_MAIN, 'SandboxTemplate py containers[sandboxd]', 'FloatingTag']);
   });
 
   test("the router with upstream's :latest image is refused", async () => {
@@ -72,12 +75,16 @@ describe('case unpinned-image-tags: unpinned image tags', () => {
     const rel = await release('v0.5.6');
     const env = newEnvironment(rel, 'strict', { requireDigests: true, install: { controllerDigest: DIGEST } });
     const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    expect(() =>
-      env.addTemplate('tag-only', {
-        runtimeClass: rc,
-        podSpec: sandboxdPodSpec({ image: 'r.example/sandboxd:v0.5.6' }),
-      }),
-    ).toThrow(/has no digest and this environment requires digests/);
+    const tagOnly = thrownBy(
+      () =>
+        env.addTemplate('tag-only', {
+          runtimeClass: rc,
+          podSpec: sandboxdPodSpec({ image: 'r.example/sandboxd:v0.5.6' }),
+        }),
+      UnpinnedImageError,
+      'UnpinnedImage',
+    );
+    expect(tagOnly.unpinned).toBe('DigestRequired');
     const t = env.addTemplate('digest', {
       runtimeClass: rc,
       podSpec: sandboxdPodSpec({ image: `r.example/sandboxd:v0.5.6@${DIGEST}` }),
@@ -89,13 +96,13 @@ describe('case unpinned-image-tags: unpinned image tags', () => {
   });
 
   test.each([
-    ['ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller', /ko:\/\/ build placeholder/],
-    ['busybox', /neither a tag nor a digest/],
-    ['localhost:5000/busybox', /neither a tag nor a digest/],
-    ['r.example/x:LATEST', /floats/],
-    [`r.example/x@sha256:abc`, /not sha256:<64 lowercase hex>/],
-  ])('%s is not pinned', (image, reason) => {
-    expect(unpinnedReason(image, false)).toMatch(reason);
+    ['ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller', 'Placeholder'],
+    ['busybox', 'NoTagOrDigest'],
+    ['localhost:5000/busybox', 'NoTagOrDigest'],
+    ['r.example/x:LATEST', 'FloatingTag'],
+    [`r.example/x@sha256:abc`, 'MalformedDigest'],
+  ])('%s is not pinned (%s)', (image, cause) => {
+    expect(unpinnedReason(image, false)?.cause).toBe(cause);
   });
 
   test.each([

@@ -92,7 +92,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     ExitCode.invalid,
     'InvalidProps',
   ],
-  [new UnpinnedImageError('App/Env/T', 'container c', 'img:latest', 'latest tag'), ExitCode.invalid, 'UnpinnedImage'],
+  [
+    new UnpinnedImageError('App/Env/T', 'container c', 'img:latest', 'FloatingTag', 'latest tag'),
+    ExitCode.invalid,
+    'UnpinnedImage',
+  ],
   [
     new KnownDefectiveImageError('App/Env/T', 'container c', 'img:v1', {
       id: 'd',
@@ -113,12 +117,32 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   ],
   [new SchemaViolationError('dev', 'v0.5.6', ['p: f: unknown']), ExitCode.invalid, 'SchemaViolation'],
   [new DuplicateObjectError('dev', ['a', 'b']), ExitCode.invalid, 'DuplicateObject'],
-  [new EnvironmentInvalidError('dev', ['p']), ExitCode.invalid, 'EnvironmentInvalid'],
+  [
+    new EnvironmentInvalidError('dev', [{ path: 'p', reason: 'Conflict', message: 'p: x' }]),
+    ExitCode.invalid,
+    'EnvironmentInvalid',
+  ],
   [new EnvironmentModuleError('env.ts', 'm', 'h'), ExitCode.invalid, 'EnvironmentModuleUnusable'],
   [new ObjectTooLargeError('m', 'h'), ExitCode.invalid, 'ObjectTooLarge'],
   [new UnboundedLifetimeError('env/claim', 'claim c'), ExitCode.invalid, 'UnboundedLifetime'],
-  [new CapacityError('env/pool', 'NodesExhausted', 'm', 'h'), ExitCode.invalid, 'NodesExhausted'],
-  [new UnreachableError('env/router', 'RouterPeerMismatch', 'm', 'h'), ExitCode.invalid, 'RouterPeerMismatch'],
+  [
+    new CapacityError('env/pool', 'NodesExhausted', 'm', 'h', {
+      runtimeClass: 'kata',
+      requests: { cpu: '1', memory: '1Gi' },
+      nodesDeclared: 1,
+      nodesNeeded: 2,
+    }),
+    ExitCode.invalid,
+    'NodesExhausted',
+  ],
+  [
+    new UnreachableError('env/router', 'RouterPeerMismatch', 'm', 'h', {
+      template: 'sbx/py',
+      router: { namespace: 'default' },
+    }),
+    ExitCode.invalid,
+    'RouterPeerMismatch',
+  ],
   [new DescriptorPartsError('m', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
   [new ClientIncompatibleError('env/client', 'ClientNoPool', 'm', 'h'), ExitCode.invalid, 'ClientNoPool'],
   [new RedirectRefusedError('https://x/f', 307, 'https://y/f'), ExitCode.release, 'RedirectRefused'],
