@@ -32,6 +32,7 @@ export type {
   ExecutionRequest,
   ExecutionStatus,
   HttpRefusal,
+  KubeRequest,
   Observation,
   Result,
   SessionPhase,

@@ -50,6 +50,32 @@ export interface AdapterError {
   readonly tls?: true;
   /** For an HTTP answer the call refused: its status and the start of its body (an intermediary's own words). */
   readonly http?: HttpRefusal;
+  /** For an API server call it answered with an error: what was asked and by whom (never a credential). */
+  readonly request?: KubeRequest;
+  /** For a connection that failed: the network error code, e.g. `ECONNREFUSED`. */
+  readonly errno?: string;
+  /** For a `timeout`: the deadline that passed, in milliseconds. */
+  readonly deadlineMs?: number;
+  /** For credentials an exec plugin could not give: the plugin's command. */
+  readonly credentialPlugin?: string;
+}
+
+/** An API server request as an {@link AdapterError} names it. */
+export interface KubeRequest {
+  /** Kubernetes verb, e.g. `list`; `access` when the caller did not say. */
+  readonly verb: string;
+  /** `plural.group` (or `plural` for core), e.g. `sandboxes.agents.x-k8s.io`. */
+  readonly resource: string;
+  /** Kubeconfig user name (the entry's name). */
+  readonly user: string;
+  /** Kubeconfig context name. */
+  readonly context: string;
+  /** The object's name, when the server named one (404 on a named object). */
+  readonly name?: string;
+  /** The Content-Type the request carried (415/422 on patches). */
+  readonly contentType?: string;
+  /** The API server's own Status message (its words), when it sent one. */
+  readonly serverMessage?: string;
 }
 
 /** An HTTP answer a runtime call refused: its status code and the start of its body. */

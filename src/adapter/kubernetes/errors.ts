@@ -6,7 +6,7 @@
  * (../shared/NOTES-ECOSYSTEM.md §2). Every failure is mapped here once to an {@link AdapterError}; nothing else in
  * the product inspects raw client errors.
  */
-import type { AdapterError } from '../types.js';
+import type { AdapterError, KubeRequest } from '../types.js';
 import { AgentPlaneError } from '../../model/errors.js';
 
 /** Who was calling and what for; names only, never credentials. */
@@ -141,7 +141,12 @@ export function isWebhookTlsFailure(code: number, status: StatusBody | undefined
 export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterError {
   const who = `user "${ctx.user}" (context "${ctx.context}")`;
   if (err instanceof ExecCredentialError) {
-    return { category: 'unauthenticated', message: `${who}: ${err.message}`, hint: err.hint };
+    return {
+      category: 'unauthenticated',
+      message: `${who}: ${err.message}`,
+      hint: err.hint,
+      credentialPlugin: err.command,
+    };
   }
   if (err instanceof KubeDeadlineError) {
     return {
@@ -158,7 +163,16 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
     const target = describeTarget(ctx, status);
     const verb = ctx.verb ?? 'access';
     const tls = isWebhookTlsFailure(code, status);
-    const base = { code, ...(reason ? { reason } : {}), ...(tls ? { tls: true as const } : {}) };
+    const request: KubeRequest = {
+      verb,
+      resource: target,
+      user: ctx.user,
+      context: ctx.context,
+      ...(status?.details?.name ? { name: status.details.name } : {}),
+      ...(ctx.contentType ? { contentType: ctx.contentType } : {}),
+      ...(status?.message ? { serverMessage: status.message } : {}),
+    };
+    const base = { code, ...(reason ? { reason } : {}), ...(tls ? { tls: true as const } : {}), request };
     switch (code) {
       case 404:
         if (status?.details?.name) {
@@ -264,6 +278,7 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
     if ((code && UNREACHABLE_CODES.has(code)) || e.name === 'FetchError') {
       return {
         category: 'unreachable',
+        ...(code ? { errno: code } : {}),
         message: `cannot reach the API server of context "${ctx.context}" (${code ?? e.type ?? 'network error'})`,
         hint: 'check that the cluster is running and the kubeconfig server address is right',
       };

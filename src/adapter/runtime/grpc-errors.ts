@@ -10,6 +10,7 @@ export function classifyGrpcError(err: ServiceError, what: string, deadlineMs: n
       return {
         ...base,
         category: 'timeout',
+        deadlineMs,
         message: `${what}: no answer within ${deadlineMs} ms`,
         hint: 'the command or the runtime is slow or hung; the call was cancelled',
       };

@@ -57,6 +57,7 @@ export function classifyFetchError(err: unknown, what: string, deadlineMs: numbe
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
     return {
       category: 'timeout',
+      deadlineMs,
       message: `${what}: no answer within ${deadlineMs} ms`,
       hint: 'the runtime is busy or hung; check the pod and the runtime process',
     };

@@ -131,6 +131,7 @@ async function compactPast(): Promise<number> {
   const revision = Number((second as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion);
   // A concurrent compaction (the storm's loop) may already have gone past this revision, which is just as good.
   await etcd('/v3/kv/compaction', { revision: String(revision), physical: true }).catch((err: Error) => {
+    // prose: etcd's own error text, the only signal its HTTP gateway gives for an already-compacted revision
     if (!/required revision has been compacted/.test(err.message)) throw err;
   });
   return revision;
