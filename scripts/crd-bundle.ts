@@ -33,9 +33,21 @@ export interface CrdExtraction {
   readonly openedSpecs: string[];
 }
 
+/** A document of a bundle that is not a Kubernetes object (no apiVersion/kind); `document` counts from 1. */
+export class BundleDocumentError extends Error {
+  override readonly name = 'BundleDocumentError';
+  readonly reason = 'NotAKubernetesObject';
+  constructor(
+    readonly source: string,
+    readonly document: number,
+  ) {
+    super(`${source}: document ${document} is not a Kubernetes object (no apiVersion/kind); fix the bundle`);
+  }
+}
+
 /**
  * Splits a multi-document YAML bundle and keeps only `apiextensions.k8s.io/v1` CustomResourceDefinitions.
- * @throws ReleaseParseError when the text is not YAML; Error when a document is not a Kubernetes object.
+ * @throws ReleaseParseError when the text is not YAML; BundleDocumentError when a document is not a Kubernetes object.
  */
 export function extractCrds(text: string, source: string): CrdExtraction {
   const all = parseAllDocuments(text);
@@ -48,7 +60,7 @@ export function extractCrds(text: string, source: string): CrdExtraction {
   const openedSpecs: string[] = [];
   for (const [i, doc] of docs.entries()) {
     if (!isKubeObject(doc))
-      throw new Error(`${source}: document ${i + 1} is not a Kubernetes object (no apiVersion/kind); fix the bundle`);
+      throw new BundleDocumentError(source, i + 1);
     if (doc.apiVersion === 'apiextensions.k8s.io/v1' && doc.kind === 'CustomResourceDefinition') {
       crds.push(withOpenSpecs(doc, openedSpecs));
     } else {

@@ -71,6 +71,7 @@ export async function generateBindings(
       throw new BindingsError(
         'no-crd',
         `cdk8s.yaml import ${e.prefix}: ${e.tag}/${e.path} holds no CustomResourceDefinition (${extraction.skipped.join(', ') || 'no documents'})`,
+        { module: e.prefix, sources: [`${e.tag}/${e.path}`], found: extraction.skipped },
       );
     }
     let mod = modules.get(e.prefix);
@@ -88,12 +89,24 @@ export async function generateBindings(
   return { lines, run };
 }
 
+/** What a {@link BindingsError} is about: the module (import prefix), the files involved, and what they hold. */
+export interface BindingsErrorSubject {
+  readonly module: string;
+  /** `<tag>/<path>` of each file involved: the one with no CRD, or both that define the kind. */
+  readonly sources: readonly string[];
+  /** `conflicting-schema`: `<group>/<version> <Kind>`. */
+  readonly kind?: string;
+  /** `no-crd`: the documents the file holds instead (`Kind/name`). */
+  readonly found?: readonly string[];
+}
+
 /** Why the import refused its input: `no-crd` (an entry's file holds none), `conflicting-schema` (one group/version/kind defined twice, differently). */
 export class BindingsError extends Error {
   override readonly name = 'BindingsError';
   constructor(
     readonly reason: 'no-crd' | 'conflicting-schema',
     message: string,
+    readonly subject: BindingsErrorSubject,
   ) {
     super(message);
   }
@@ -147,6 +160,7 @@ class ModuleCrds {
           'conflicting-schema',
           `module ${this.prefix}: ${spec.group}/${v.name} ${spec.names?.kind} is defined by ${seen.source} and by ${source} with different schemas; ` +
             'give one of them its own module prefix in cdk8s.yaml, or import only one',
+          { module: this.prefix, sources: [seen.source, source], kind: `${spec.group}/${v.name} ${spec.names?.kind}` },
         );
       }
     }

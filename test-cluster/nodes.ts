@@ -3,6 +3,19 @@
  * fills status, conditions and heartbeats; `spec.podCIDR` decides pod IPs (`pkg/kwok/controllers/pod_controller.go@v0.8.0`),
  * so every node gets `127.<podNet>.<index>.0/24` and pod IPs stay in 127.0.0.0/8.
  */
+
+/** A node flag of `cluster:up` that cannot be used: which flag and the entry given. */
+export class NodeFlagError extends Error {
+  readonly reason = 'NodeFlagInvalid';
+  constructor(
+    readonly flag: 'label' | 'taint' | 'index' | 'podNet',
+    readonly value: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'NodeFlagError';
+  }
+}
 import type { KubeObject } from './kube.js';
 
 export interface Taint {
@@ -19,7 +32,12 @@ export function parseLabels(spec: string): Record<string, string> {
     .map((s) => s.trim())
     .filter(Boolean)) {
     const eq = part.indexOf('=');
-    if (eq <= 0) throw new Error(`node label "${part}" is not key=value (e.g. sandbox.gke.io/runtime=gvisor)`);
+    if (eq <= 0)
+      throw new NodeFlagError(
+        'label',
+        part,
+        `node label "${part}" is not key=value (e.g. sandbox.gke.io/runtime=gvisor)`,
+      );
     out[part.slice(0, eq)] = part.slice(eq + 1);
   }
   return out;
@@ -33,7 +51,12 @@ export function parseTaints(spec: string): Taint[] {
     .filter(Boolean)
     .map((part) => {
       const m = /^([^=:]+)(?:=([^:]*))?:(NoSchedule|PreferNoSchedule|NoExecute)$/.exec(part);
-      if (!m) throw new Error(`node taint "${part}" is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute`);
+      if (!m)
+        throw new NodeFlagError(
+          'taint',
+          part,
+          `node taint "${part}" is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute`,
+        );
       return m[2] === undefined
         ? { key: m[1]!, effect: m[3] as Taint['effect'] }
         : { key: m[1]!, value: m[2], effect: m[3] as Taint['effect'] };
@@ -52,8 +75,10 @@ export function kwokNode(
   taints: readonly Taint[] = [],
   podNet = 10,
 ): KubeObject {
-  if (!Number.isInteger(index) || index < 0 || index > 254) throw new Error(`node index ${index} out of range 0..254`);
-  if (!Number.isInteger(podNet) || podNet < 1 || podNet > 254) throw new Error(`podNet ${podNet} out of range 1..254`);
+  if (!Number.isInteger(index) || index < 0 || index > 254)
+    throw new NodeFlagError('index', String(index), `node index ${index} out of range 0..254`);
+  if (!Number.isInteger(podNet) || podNet < 1 || podNet > 254)
+    throw new NodeFlagError('podNet', String(podNet), `podNet ${podNet} out of range 1..254`);
   return {
     apiVersion: 'v1',
     kind: 'Node',

@@ -12,7 +12,14 @@ import { Testing } from 'cdk8s';
 import { stringify } from 'yaml';
 import { OPEN_CRD, releaseBundle } from '../../bench/import-bundle.js';
 import * as template056 from '../../imports/v056-extensions.agents.x-k8s.io.js';
-import { describeExtraction, extractCrds, runCdk8sImport, type CrdExtraction } from '../../scripts/crd-bundle.js';
+import {
+  BundleDocumentError,
+  describeExtraction,
+  extractCrds,
+  runCdk8sImport,
+  type CrdExtraction,
+} from '../../scripts/crd-bundle.js';
+import { thrownBy } from '../unit/thrown.js';
 import { CustomObjectValidator, loadRelease, type LoadedRelease } from '../../src/releases/index.js';
 import { SHARED_MIRROR, tempDir } from '../unit/releases/helpers.js';
 
@@ -60,9 +67,12 @@ describe('case import-release-bundle', () => {
   });
 
   test('a document that is not a Kubernetes object is refused with its position', () => {
-    expect(() => extractCrds(`${stringify(OPEN_CRD)}---\njust a string\n`, 'bad.yaml')).toThrow(
-      'bad.yaml: document 2 is not a Kubernetes object',
+    const err = thrownBy(
+      () => extractCrds(`${stringify(OPEN_CRD)}---\njust a string\n`, 'bad.yaml'),
+      BundleDocumentError,
+      'NotAKubernetesObject',
     );
+    expect([err.source, err.document]).toEqual(['bad.yaml', 2]);
   });
 
   test('one module per API group, with every kind present (none overwritten)', () => {

@@ -53,9 +53,11 @@ describe('case import-same-group-overwrite', () => {
       ]),
     );
     expect(err.reason).toBe('conflicting-schema');
-    expect(err.message).toContain('agents.x-k8s.io/v1beta1 Sandbox');
-    expect(err.message).toContain('v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml');
-    expect(err.message).toContain('v0.5.6/k8s/crds/agents.x-k8s.io_sandboxes.yaml');
+    expect(err.subject).toEqual({
+      module: 'core',
+      kind: 'agents.x-k8s.io/v1beta1 Sandbox',
+      sources: ['v0.5.0/k8s/crds/agents.x-k8s.io_sandboxes.yaml', 'v0.5.6/k8s/crds/agents.x-k8s.io_sandboxes.yaml'],
+    });
   }, 60_000);
 
   test('the same CRDs under different prefixes do not collide (one module each)', async () => {
@@ -74,8 +76,7 @@ describe('case import-same-group-overwrite', () => {
   test('an entry whose file holds no CRD is refused', async () => {
     const err = await refusal(yamlOf(['ctl:=releases/v0.5.6/k8s/controller.yaml']));
     expect(err.reason).toBe('no-crd');
-    expect(err.message).toMatch(
-      /^cdk8s.yaml import ctl: v0.5.6\/k8s\/controller.yaml holds no CustomResourceDefinition \(Namespace\/agent-sandbox-system/,
-    );
+    expect(err.subject).toMatchObject({ module: 'ctl', sources: ['v0.5.6/k8s/controller.yaml'] });
+    expect(err.subject.found?.[0]).toBe('Namespace/agent-sandbox-system');
   }, 60_000);
 });

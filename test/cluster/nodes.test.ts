@@ -1,5 +1,6 @@
 /** The node options of cluster:up (`--node-labels`, `--node-taints`) and the kwok Node objects made from them (test-cluster/nodes.ts). */
-import { kwokNode, parseLabels, parseTaints } from '../../test-cluster/nodes.js';
+import { kwokNode, NodeFlagError, parseLabels, parseTaints } from '../../test-cluster/nodes.js';
+import { thrownBy } from '../unit/thrown.js';
 
 test('labels and taints parse from the command-line form', () => {
   expect(parseLabels('sandbox.gke.io/runtime=gvisor, zone=a')).toEqual({
@@ -14,10 +15,12 @@ test('labels and taints parse from the command-line form', () => {
 });
 
 test('malformed labels and taints are refused with the offending entry', () => {
-  expect(() => parseLabels('zone')).toThrow('node label "zone" is not key=value');
-  expect(() => parseTaints('a=b:Sometimes')).toThrow(
-    'node taint "a=b:Sometimes" is not key[=value]:NoSchedule|PreferNoSchedule|NoExecute',
-  );
+  const flag = (fn: () => unknown) => {
+    const e = thrownBy(fn, NodeFlagError, 'NodeFlagInvalid');
+    return [e.flag, e.value];
+  };
+  expect(flag(() => parseLabels('zone'))).toEqual(['label', 'zone']);
+  expect(flag(() => parseTaints('a=b:Sometimes'))).toEqual(['taint', 'a=b:Sometimes']);
 });
 
 test('kwok nodes get a loopback pod CIDR from their index and the cluster pod net', () => {
@@ -29,6 +32,12 @@ test('kwok nodes get a loopback pod CIDR from their index and the cluster pod ne
   expect(node.metadata.annotations).toEqual({ 'kwok.x-k8s.io/node': 'fake' });
   expect(node.metadata.labels).toEqual({ 'kubernetes.io/hostname': 'n', type: 'kwok', a: 'b' });
   expect(node.spec.taints).toEqual([{ key: 'k', effect: 'NoSchedule' }]);
-  expect(() => kwokNode('n', 255)).toThrow('node index 255 out of range 0..254');
-  expect(() => kwokNode('n', 0, {}, [], 0)).toThrow('podNet 0 out of range 1..254');
+  expect(thrownBy(() => kwokNode('n', 255), NodeFlagError, 'NodeFlagInvalid')).toMatchObject({
+    flag: 'index',
+    value: '255',
+  });
+  expect(thrownBy(() => kwokNode('n', 0, {}, [], 0), NodeFlagError, 'NodeFlagInvalid')).toMatchObject({
+    flag: 'podNet',
+    value: '0',
+  });
 });
