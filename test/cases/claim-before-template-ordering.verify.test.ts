@@ -71,6 +71,7 @@ describe('case claim-before-template-ordering (verifier)', () => {
 
   test('TemplateNotFound and WarmPoolNotFound on an unbound claim are Pending with the condition age, not Failed', () => {
     const t = claimPhase(stuckClaim('TemplateNotFound'), undefined, 'v0.5', at(75));
+    // prose: the controller's condition message (upstream words) is carried through as it was sent
     expect(t).toEqual({
       phase: 'Pending',
       reason: 'claim Ready=False/TemplateNotFound for 75s: SandboxTemplate not found',
@@ -84,6 +85,7 @@ describe('case claim-before-template-ordering (verifier)', () => {
     // no lastTransitionTime: no age, still Pending
     const n = claimPhase(stuckClaim('TemplateNotFound', null), undefined, 'v0.5', at(75));
     expect(n.reason).toBe('claim Ready=False/TemplateNotFound: SandboxTemplate not found');
+    // prose: the controller's condition message (upstream words) is carried through as it was sent
     expect(n.missingReference).toEqual({ reason: 'TemplateNotFound', message: 'SandboxTemplate not found' });
     // a really terminal reason stays Failed and carries no missingReference
     const f = claimPhase(stuckClaim('InvalidMetadata'), undefined, 'v0.5', at(75));

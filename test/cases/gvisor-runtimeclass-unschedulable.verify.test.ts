@@ -192,9 +192,9 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
       ['Node node-c', 'FailedCreatePodSandBox'],
     ]);
     // The kubelet's own message and the event counts (upstream values) are carried into the evidence.
-    expect(missing.map((e) => [e.message.includes(cause), /\((\d+) times\)/.exec(e.message)?.[1]])).toEqual([
-      [true, '4'],
-      [true, '2'],
+    expect(missing.map((e) => [e.value, e.observed])).toEqual([
+      [cause, { events: 4 }],
+      [cause, { events: 2 }],
     ]);
     expect(settle([...evidence, ...rc.list]).state).toBe('configured');
   });

@@ -159,7 +159,7 @@ export async function nodeFailureEvidence(
       `Node ${f.node}`,
       'FailedCreatePodSandBox',
       `${who} could not start on node ${f.node} under RuntimeClass ${template.runtimeClassName}: FailedCreatePodSandBox${f.count > 1 ? ` (${f.count} times)` : ''}: ${f.message}`,
-      { field: 'events[reason=FailedCreatePodSandBox]', value: f.node },
+      { field: 'events[reason=FailedCreatePodSandBox]', value: f.message, observed: { events: f.count } },
     );
   }
 }

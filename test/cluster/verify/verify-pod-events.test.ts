@@ -204,7 +204,7 @@ test("pods stuck on three nodes without the handler: one FailedCreatePodSandBox 
       verdict: 'missing',
       reason: 'FailedCreatePodSandBox',
       subject: `Node ${n}`,
-      value: n,
+      value: MESSAGE,
     })),
   );
   expect(podOn.size).toBe(nodeNames.length);

@@ -143,6 +143,7 @@ describeRealNode('the verifier on the real node', () => {
     expect(rc.state).not.toBe('verified');
     const events = await c.core.listNamespacedEvent({ namespace: ns, fieldSelector: 'reason=FailedCreatePodSandBox' });
     expect(events.items.length).toBeGreaterThan(0);
+    // prose: the kubelet's own event message is the observation (containerd names the unknown handler)
     expect(events.items[0]!.message).toMatch(/no runtime for "no-such-handler" is configured/);
     const text = JSON.stringify(
       report.capabilities
