@@ -10,7 +10,6 @@
  */
 import { KubeSessions } from '../../../adapter/kubernetes/sessions.js';
 import type { SandboxView } from '../../../adapter/kubernetes/views.js';
-import { workspaceVolume, type WorkspaceVolume } from '../../../adapter/kubernetes/workspace.js';
 import type { CapabilityName } from '../../../adapter/types.js';
 import { formatMs, type Evidence } from '../../evidence.js';
 import { sampleSize, type TemplatePlan } from '../../plan.js';
@@ -19,11 +18,9 @@ import type { RuntimeTarget } from '../../runtime-prober.js';
 import { Facts, reads, type ProbeDeps } from '../common.js';
 import type { ProbeSandboxes } from './handoff.js';
 import { judgeResumed, judgeSuspended, type Judged, type PodSeen } from './suspend-observe.js';
-import { describeFailure, proveExecution, runtimeFailureReason } from './runtime-proof.js';
+import { afterResume } from './suspend-after-resume.js';
 
 const CAPABILITY: CapabilityName = 'suspend-resume';
-/** sandboxd's `--root-dir` default (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
-const SANDBOXD_ROOT = '/workspace';
 /** Pause between reads of the pod while the Sandbox already shows the state waited for. */
 const POD_POLL_MS = 500;
 
@@ -73,7 +70,6 @@ async function roundTrip(
   const path = `.agentplane-suspend-${deps.workload.runId}`;
   const nonce = `agentplane-suspend ${deps.workload.runId} ${Math.random().toString(36).slice(2, 10)}`;
   const wrote = await deps.runtime.fileRoundTrip(sb.target, path, nonce, deps.plan.probeTimeoutMs);
-  const written = wrote.kind === 'answered' && wrote.value === nonce;
 
   const sessions = new KubeSessions(deps.cluster.client);
   ctx.note(`suspending probe Sandbox ${ns}/${sb.name} (pod uid ${oldUid})`);
@@ -140,107 +136,16 @@ async function roundTrip(
     ...(t.grpcPort !== undefined ? { grpcPort: t.grpcPort } : {}),
     ...(ip ? { podIP: ip } : {}),
   };
-  const runtimeOk = await proveExecution(
-    deps.runtime,
-    target,
-    {
-      probeTimeoutMs: deps.plan.probeTimeoutMs,
-      runId: deps.workload.runId,
-      samples: sampleSize(deps.plan),
-      signal: ctx.signal,
-    },
+  await afterResume(
+    deps,
+    template,
     f,
-    `pod ${podName} uid ${pod.uid} after resume`,
+    resumed.view,
+    target,
+    { path, nonce, wrote },
+    { signal: ctx.signal, podState: `pod ${podName} uid ${pod.uid} after resume` },
   );
-  if (runtimeOk) await workspaceEvidence(deps, template, f, resumed.view, target, { path, nonce, written, wrote });
   return f.list;
-}
-
-/** Reads the nonce back on the resumed pod and judges it by what the release keeps of the runtime's root. */
-async function workspaceEvidence(
-  deps: ProbeDeps,
-  template: TemplatePlan,
-  f: Facts,
-  sb: SandboxView,
-  target: RuntimeTarget,
-  w: {
-    path: string;
-    nonce: string;
-    written: boolean;
-    wrote: Awaited<ReturnType<ProbeDeps['runtime']['fileRoundTrip']>>;
-  },
-): Promise<void> {
-  const subject = `workspace of ${template.namespace}/${sb.meta.name}`;
-  if (!w.written) {
-    const why =
-      w.wrote.kind === 'answered'
-        ? `read back ${JSON.stringify(w.wrote.value.slice(0, 60))}`
-        : describeFailure(w.wrote, deps.plan.probeTimeoutMs);
-    f.add(
-      'verified',
-      'unknown',
-      subject,
-      'WorkspaceUnchecked',
-      `the nonce file could not be written before suspension: ${why}`,
-    );
-    return;
-  }
-  const vol: WorkspaceVolume | undefined =
-    template.runtime === 'sandboxd' ? workspaceVolume(sb, sandboxdRoot(sb) ?? SANDBOXD_ROOT) : undefined;
-  const r = await deps.runtime.readFile(target, w.path, deps.plan.probeTimeoutMs);
-  if (r.kind !== 'answered') {
-    f.add(
-      'verified',
-      'unknown',
-      subject,
-      runtimeFailureReason(r),
-      `reading the nonce file after resume: ${describeFailure(r, deps.plan.probeTimeoutMs)}`,
-    );
-    return;
-  }
-  const found = r.value === null ? 'absent' : r.value === w.nonce ? 'present' : 'changed';
-  if (vol?.kept) {
-    if (found === 'present')
-      f.proven(
-        'verified',
-        subject,
-        'WorkspaceKept',
-        `the nonce file written before suspension is there after resume: ${vol.on}`,
-        {
-          field: w.path,
-          value: found,
-        },
-      );
-    else
-      f.add(
-        'verified',
-        'missing',
-        subject,
-        'WorkspaceLost',
-        `the nonce file is ${found} after resume, though ${vol.on}, which the release keeps`,
-        {
-          field: w.path,
-          value: found,
-        },
-      );
-    return;
-  }
-  const on = vol?.on ?? `the ${template.runtime} file root is not known to be on a volume`;
-  f.proven(
-    'verified',
-    subject,
-    'WorkspaceNotKept',
-    `the release promises no workspace across suspend here (${on}; only volumeClaimTemplate PVCs are kept); the nonce file is ${found} after resume`,
-    { field: w.path, value: found },
-  );
-}
-
-/** `--root-dir` of the sandboxd container, when set in the Sandbox's pod template. */
-function sandboxdRoot(sb: SandboxView): string | undefined {
-  const spec = (sb.blueprint.spec?.podTemplate?.spec ?? {}) as { containers?: Array<{ args?: string[] }> };
-  for (const c of spec.containers ?? [])
-    for (const a of c.args ?? []) if (a.startsWith('--root-dir=')) return a.slice('--root-dir='.length);
-  return undefined;
 }
 
 type Waited =
