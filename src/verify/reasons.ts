@@ -224,6 +224,8 @@ export const PROBE_REASONS = {
   ResumeObserved: 'the probe Sandbox was Ready again at its current generation with a new pod UID',
   ResumeNotObserved:
     'the probe Sandbox was not seen Ready at its current generation with a new Ready pod within the ready timeout',
+  PodSimulated:
+    'the resumed pod is on a node with no container runtime (kwok simulates pod status): nothing was stopped or started',
   ResumeSamePod:
     'after resume the Sandbox is Ready on the pod it had before suspension: no pod was stopped and started',
   WorkspaceKept:

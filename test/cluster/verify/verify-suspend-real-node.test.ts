@@ -7,8 +7,9 @@
  * - a runtime that does not come back: sandboxd in the first pod, a sleeping shell in every later one (a marker on a
  *   hostPath inside the cluster's run dir tells them apart): Ready after resume, runtime silent, below verified;
  * - a runtime silent from the start: runtime-exec not verified, so no round trip is tried.
- * On kwok nodes the pod is simulated and the runtime is a stand-in on the host: the round trip is not claimed there
- * (see the kwok test at the end).
+ * Node kind, last test: kwok. The controller really deletes and recreates the pod and the stand-in starts a fresh
+ * sandboxd for the new pod, so the round trip runs; but no container was stopped, and the verifier says so
+ * (`PodSimulated`): never verified from a simulated pod.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ import { runVerify } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { describeRealNode, NODE_TOOLS_IMAGE, onRealNode, realNode } from '../real-node-helpers.js';
-import { EXT, plan, templatePlan } from './verifier-env.js';
+import { EXT, plan, sandboxdTemplate, templatePlan } from './verifier-env.js';
 
 const SANDBOXD_ARGS = ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'];
 
@@ -131,4 +132,50 @@ describeRealNode('suspend-resume round trip on the real node', () => {
     expect(cap.state).toBe('configured');
     expect(verified(cap)).toEqual([['SuspendNotTried', 'unknown', null]]);
   }, 300_000);
+});
+
+describe('suspend-resume round trip on a kwok node', () => {
+  let c: Cluster;
+  let ns: string;
+
+  beforeAll(async () => {
+    c = connect();
+    ns = await freshNamespace(c, 'vfysuspk');
+    await c.custom.createNamespacedCustomObject({
+      ...EXT,
+      namespace: ns,
+      plural: 'sandboxtemplates',
+      body: sandboxdTemplate(ns, 'sim', 'sandboxd'),
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await c.core.deleteNamespace({ name: ns }).catch(() => undefined);
+  });
+
+  test('suspended and resumed through the real controller, runtime answering, but a simulated pod: below verified', async () => {
+    const p = plan(c, [templatePlan(ns, 'sim')], {
+      readyTimeoutMs: 60_000,
+      requirements: requirementsFor(['runtime-exec', 'suspend-resume'], { 'suspend-resume': 'verified' }),
+    });
+    const { report } = await runVerify({
+      plan: p,
+      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      controllerMode: 'external',
+      progress: () => undefined,
+    });
+    const cap = report.capabilities.find((r) => r.name === 'suspend-resume')!;
+    expect(cap.state).toBe('configured');
+    expect(cap.nextReason).toBe('PodSimulated');
+    const reasons = cap.evidence.filter((e) => e.step === 'verified').map((e) => [e.reason, e.verdict]);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        ['SuspendObserved', 'proven'],
+        ['ResumeObserved', 'proven'],
+        ['PodSimulated', 'unknown'],
+      ]),
+    );
+    const sim = cap.evidence.find((e) => e.reason === 'PodSimulated')!;
+    expect(sim.value).toMatch(/^kwok-/);
+  }, 240_000);
 });

@@ -6,13 +6,18 @@
  * FAKE RuntimeProber, standing in for a runtime that is silent or has lost a file, which a unit test cannot start.
  * The same round trip on real parts: test/cluster/verify/verify-suspend-real-node.test.ts.
  */
-import { podView, sandboxView, type SandboxView } from '../../../src/adapter/kubernetes/views.js';
+import { nodeView, podView, sandboxView, type SandboxView } from '../../../src/adapter/kubernetes/views.js';
 import { workspaceVolume } from '../../../src/adapter/kubernetes/workspace.js';
 import { fact, type Evidence } from '../../../src/verify/evidence.js';
 import type { TemplatePlan, VerifyPlan } from '../../../src/verify/plan.js';
 import { Facts } from '../../../src/verify/probes/common.js';
 import { afterResume, type NonceFile } from '../../../src/verify/probes/workload/suspend-after-resume.js';
-import { judgeResumed, judgeSuspended, type PodSeen } from '../../../src/verify/probes/workload/suspend-observe.js';
+import {
+  judgeResumed,
+  judgeSuspended,
+  simulatedRuntime,
+  type PodSeen,
+} from '../../../src/verify/probes/workload/suspend-observe.js';
 import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../../src/verify/runtime-prober.js';
 import { settle } from '../../../src/verify/states.js';
 import type { Workload } from '../../../src/verify/workload.js';
@@ -125,6 +130,20 @@ describe('judgeResumed', () => {
     expect(judgeResumed(resumed([{ ...readyNow, observedGeneration: 3 }]), pod('uid-2'), 'uid-1').done).toBe(false);
     expect(judgeResumed(resumed([readyNow]), pod('uid-2', false), 'uid-1').done).toBe(false);
     expect(judgeResumed(resumed([readyNow]), GONE, 'uid-1').done).toBe(false);
+  });
+});
+
+describe('simulatedRuntime', () => {
+  const node = (containerRuntimeVersion?: string) =>
+    nodeView({
+      metadata: { name: 'n1' },
+      status: containerRuntimeVersion ? { nodeInfo: { containerRuntimeVersion } } : {},
+    });
+  test('a kwok node, one reporting no runtime, or no node at all cannot have stopped a container', () => {
+    expect(simulatedRuntime(node('kwok-0.8.0'))).toBe('kwok-0.8.0');
+    expect(simulatedRuntime(node())).toBe('');
+    expect(simulatedRuntime(undefined)).toBe('');
+    expect(simulatedRuntime(node('containerd://2.2.9'))).toBeUndefined();
   });
 });
 

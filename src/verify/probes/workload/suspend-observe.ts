@@ -9,7 +9,7 @@
  * terminates. Resumed: Ready=True at the current generation, pod IPs, and a pod that is Ready with a UID other than the
  * one before suspension (the controller makes a new pod from `spec.podTemplate`).
  */
-import type { PodView, SandboxView } from '../../../adapter/kubernetes/views.js';
+import type { NodeView, PodView, SandboxView } from '../../../adapter/kubernetes/views.js';
 import type { ReleaseFamily } from '../../../releases/index.js';
 
 /** The Sandbox's pod as read by name: gone (404), present, or not readable. */
@@ -63,4 +63,14 @@ export function judgeResumed(sb: SandboxView, pod: PodSeen, oldUid: string): Jud
   if (pod.pod.meta.uid === undefined) return { done: false, seen };
   if (pod.pod.meta.uid === oldUid) return { done: false, seen, samePod: true };
   return { done: true, seen };
+}
+
+/**
+ * The container runtime of `node` when it cannot have run a container: kwok's (`kwok-…`, pod status only), or none
+ * reported, or no such node; undefined for a node with a container runtime.
+ */
+export function simulatedRuntime(node: NodeView | undefined): string | undefined {
+  if (node === undefined) return '';
+  const v = node.containerRuntimeVersion ?? '';
+  return v === '' || v.startsWith('kwok') ? v : undefined;
 }

@@ -17,7 +17,7 @@ import type { Probe, ProbeRun } from '../../runner.js';
 import type { RuntimeTarget } from '../../runtime-prober.js';
 import { Facts, reads, type ProbeDeps } from '../common.js';
 import type { ProbeSandboxes } from './handoff.js';
-import { judgeResumed, judgeSuspended, type Judged, type PodSeen } from './suspend-observe.js';
+import { judgeResumed, judgeSuspended, simulatedRuntime, type Judged, type PodSeen } from './suspend-observe.js';
 import { afterResume } from './suspend-after-resume.js';
 
 const CAPABILITY: CapabilityName = 'suspend-resume';
@@ -123,6 +123,7 @@ async function roundTrip(
     value: `${oldUid} -> ${pod.uid}`,
     durationMs: resumed.waitedMs,
   });
+  await nodeEvidence(deps, f, subject, pod.node);
 
   const ip = pod.ip ?? resumed.view.podIPs[0];
   const t = sb.target;
@@ -148,11 +149,33 @@ async function roundTrip(
   return f.list;
 }
 
+/**
+ * The resumed pod must have run somewhere a container is stopped and started: a node whose container runtime is a
+ * simulator (kwok sets only pod status; no container ever runs) cannot show that, so `verified` stays below there.
+ */
+async function nodeEvidence(deps: ProbeDeps, f: Facts, subject: string, node: string | undefined): Promise<void> {
+  const nodes = await reads(deps).nodes();
+  if (nodes.kind !== 'ok') {
+    f.failedCall('verified', `node of the resumed pod of ${subject}`, nodes);
+    return;
+  }
+  const runtime = simulatedRuntime(nodes.value.find((n) => n.meta.name === node));
+  if (runtime !== undefined)
+    f.add(
+      'verified',
+      'unknown',
+      subject,
+      'PodSimulated',
+      `the resumed pod is on node ${node ?? '?'}, whose container runtime is ${runtime || 'not reported'}: no container was stopped or started`,
+      { field: 'status.nodeInfo.containerRuntimeVersion', value: runtime },
+    );
+}
+
 type Waited =
   | {
       readonly kind: 'done';
       readonly view: SandboxView;
-      readonly pod: { readonly uid: string; readonly ip?: string };
+      readonly pod: { readonly uid: string; readonly ip?: string; readonly node?: string };
       readonly seen: string;
       readonly waitedMs: number;
     }
@@ -211,7 +234,11 @@ async function waitUntil(
       return {
         kind: 'done',
         view: w.view,
-        pod: { uid: pod.pod.meta.uid!, ...(pod.pod.ip ? { ip: pod.pod.ip } : {}) },
+        pod: {
+          uid: pod.pod.meta.uid!,
+          ...(pod.pod.ip ? { ip: pod.pod.ip } : {}),
+          ...(pod.pod.nodeName ? { node: pod.pod.nodeName } : {}),
+        },
         seen,
         waitedMs,
       };
