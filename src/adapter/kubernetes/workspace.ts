@@ -38,3 +38,11 @@ export function workspaceVolume(sb: SandboxView, root: string): WorkspaceVolume 
     return { kept: true, volume: best.name, on: `${root} is on volumeClaimTemplate ${best.name} (a PVC)` };
   return { kept: false, volume: best.name, on: `${root} is on volume ${best.name}, not a volumeClaimTemplate` };
 }
+
+/** `--root-dir` of a container of the Sandbox's pod template (sandboxd's flag), when one sets it. */
+export function sandboxdRoot(sb: SandboxView): string | undefined {
+  const spec = (sb.blueprint.spec?.podTemplate?.spec ?? {}) as { containers?: ReadonlyArray<{ args?: string[] }> };
+  for (const c of spec.containers ?? [])
+    for (const a of c.args ?? []) if (a.startsWith('--root-dir=')) return a.slice('--root-dir='.length);
+  return undefined;
+}

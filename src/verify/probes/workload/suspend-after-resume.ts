@@ -5,7 +5,7 @@
  * filesystem is new with the pod, so there nothing is promised and the evidence says what was found).
  */
 import type { SandboxView } from '../../../adapter/kubernetes/views.js';
-import { workspaceVolume, type WorkspaceVolume } from '../../../adapter/kubernetes/workspace.js';
+import { sandboxdRoot, workspaceVolume, type WorkspaceVolume } from '../../../adapter/kubernetes/workspace.js';
 import { sampleSize, type TemplatePlan } from '../../plan.js';
 import type { RuntimeCall, RuntimeTarget } from '../../runtime-prober.js';
 import type { Facts, ProbeDeps } from '../common.js';
@@ -118,12 +118,4 @@ async function workspaceEvidence(
     `the release promises no workspace across suspend here (${on}; only volumeClaimTemplate PVCs are kept); the nonce file is ${found} after resume`,
     { field: w.path, value: found },
   );
-}
-
-/** `--root-dir` of the sandboxd container, when set in the Sandbox's pod template. */
-function sandboxdRoot(sb: SandboxView): string | undefined {
-  const spec = (sb.blueprint.spec?.podTemplate?.spec ?? {}) as { containers?: Array<{ args?: string[] }> };
-  for (const c of spec.containers ?? [])
-    for (const a of c.args ?? []) if (a.startsWith('--root-dir=')) return a.slice('--root-dir='.length);
-  return undefined;
 }
