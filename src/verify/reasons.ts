@@ -216,6 +216,25 @@ export const PROBE_REASONS = {
   SuspendSupported: 'the release has a suspend field',
   ControllerConfigured: 'the controller is configured',
   ControllerNotConfigured: 'the controller is not configured',
+  SuspendNotTried: 'no suspend/resume round trip: the probe sandbox was not Ready with a proven runtime',
+  SuspendObserved:
+    'the probe Sandbox was seen suspended at its current generation (v0.5 Suspended=True; v0.4 replicas 0 reconciled) with its pod gone',
+  SuspendNotObserved:
+    'the probe Sandbox was not seen suspended with its pod gone within the ready timeout (`value` is what was seen)',
+  ResumeObserved: 'the probe Sandbox was Ready again at its current generation with a new pod UID',
+  ResumeNotObserved:
+    'the probe Sandbox was not seen Ready at its current generation with a new Ready pod within the ready timeout',
+  PodSimulated:
+    'the resumed pod is on a node with no container runtime (kwok simulates pod status): nothing was stopped or started',
+  ResumeSamePod:
+    'after resume the Sandbox is Ready on the pod it had before suspension: no pod was stopped and started',
+  WorkspaceKept:
+    "the nonce file written before suspension is there after resume, on a volumeClaimTemplate's PVC the release keeps",
+  WorkspaceLost:
+    "the runtime root is on a volumeClaimTemplate's PVC the release keeps, but the nonce file is gone or changed after resume",
+  WorkspaceNotKept:
+    'the runtime root is on no volume the release keeps (emptyDir or container filesystem): nothing is promised; `value` says whether the nonce file was there',
+  WorkspaceUnchecked: 'the nonce file could not be written before suspension, so the workspace was not checked',
   NoSnapshotApi: 'no snapshot API on this cluster',
   SnapshotApiServed: 'the GKE Pod Snapshot API is served',
   // image digests

@@ -74,6 +74,11 @@ export interface RuntimeProber {
     deadlineMs: number,
     via?: 'router',
   ): Promise<RuntimeCall<string>>;
+  /**
+   * Reads one file over the target's transport; `value` is its content, `null` when the runtime says there is no such
+   * file (sandboxd `GET /v1/files` 404; python runtime `GET /exists/…` false).
+   */
+  readFile(target: RuntimeTarget, path: string, deadlineMs: number): Promise<RuntimeCall<string | null>>;
   close(): Promise<void>;
 }
 
@@ -162,6 +167,25 @@ export class AdapterRuntimeProber implements RuntimeProber {
     const w = await client.writeFile(path, content, '0644', deadlineMs);
     if (w.kind !== 'ok') return toCall(w, started, () => '');
     const r = await client.readFile(path, left());
+    return toCall(r, started, (b) => b.toString('utf8'));
+  }
+
+  async readFile(target: RuntimeTarget, path: string, deadlineMs: number): Promise<RuntimeCall<string | null>> {
+    const started = Date.now();
+    const t = this.transport(target.transport);
+    if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
+    if (target.kind === 'python-runtime') {
+      const files = new PythonRuntimeFiles(t.value, this.adapterTarget(target), target.restPort);
+      const ex = await files.exists(path, deadlineMs);
+      if (ex.kind !== 'ok') return toCall(ex, started, () => null);
+      if (!ex.value.exists) return { kind: 'answered', value: null, durationMs: Date.now() - started };
+      const r = await files.read(path, Math.max(1, deadlineMs - (Date.now() - started)));
+      return toCall(r, started, (v) => v.content.toString('utf8'));
+    }
+    const client = new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) });
+    const r = await client.readFile(path, deadlineMs);
+    if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.http?.code === 404)
+      return { kind: 'answered', value: null, durationMs: Date.now() - started };
     return toCall(r, started, (b) => b.toString('utf8'));
   }
 

@@ -21,6 +21,8 @@ import { templateProbe } from './probes/template.js';
 import { unboundedLifetimesProbe } from './probes/unbounded-lifetimes.js';
 import { warmPoolProbe } from './probes/warm-pool.js';
 import { workloadProbe } from './probes/workload.js';
+import { ProbeSandboxes } from './probes/workload/handoff.js';
+import { suspendRoundTripProbe } from './probes/workload/suspend-round-trip.js';
 import { buildReport, type VerifyReport } from './report.js';
 import { runProbes, type Probe } from './runner.js';
 import { AdapterRuntimeProber, type RuntimeProber } from './runtime-prober.js';
@@ -131,12 +133,14 @@ export function planProbes(
   });
   if (images) probes.push(images);
   const staticIds = probes.map((p) => p.id);
+  const sandboxes = new ProbeSandboxes();
   const workloads = plan.templates.map((t) =>
     workloadProbe(
       deps,
       t,
       plan.warmPools.find((p) => p.namespace === t.namespace && p.template === t.name),
       staticIds,
+      sandboxes,
     ),
   );
   probes.push(...workloads);
@@ -153,10 +157,17 @@ export function planProbes(
       deps,
       workloads.map((w) => w.id),
     ),
-    suspendProbe(deps),
-    snapshotProbe(deps),
-    unboundedLifetimesProbe(deps),
   );
+  // The suspend-resume round trip (only when the environment declares the capability) stops and restarts a workload's
+  // probe sandbox: after every probe that uses those sandboxes, and nothing waits for it.
+  const roundTrips = plan.requirements.some((r) => r.name === 'suspend-resume')
+    ? plan.templates.filter((t) => t.runtime !== 'custom')
+    : [];
+  const workloadIds = new Set(workloads.map((w) => w.id));
+  const users = probes.filter((p) => p.after.some((a) => workloadIds.has(a))).map((p) => p.id);
+  for (const t of roundTrips)
+    probes.push(suspendRoundTripProbe(deps, t, sandboxes, [`workload/${t.namespace}/${t.name}`, ...users]));
+  probes.push(suspendProbe(deps, roundTrips.length > 0), snapshotProbe(deps), unboundedLifetimesProbe(deps));
   return probes;
 }
 

@@ -94,6 +94,7 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
     return {
       health: unused,
       fileRoundTrip: unused,
+      readFile: unused,
       close: async () => undefined,
       execute: async (_t, argv) =>
         argv.join(' ') === 'dmesg'

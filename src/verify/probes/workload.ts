@@ -15,7 +15,8 @@
  * run's cleanup; an object whose create was refused is not tracked (../workload.ts).
  *
  * The steps live in workload/: facts (the recorders), runtime-config, class-gate, provision-claim / provision-sandbox,
- * sandbox-ready, runtime-use (commands, files, router), runtime-proof, conversion.
+ * sandbox-ready, runtime-use (commands, files, router), runtime-proof, conversion; handoff passes the probe sandbox to the
+ * suspend-resume round trip (suspend-round-trip.ts), which runs as a probe of its own after every probe using it.
  */
 import type { CapabilityName } from '../../adapter/types.js';
 import type { Evidence } from '../evidence.js';
@@ -27,6 +28,7 @@ import { nodeFailureEvidence } from './pod-events.js';
 import { unschedulableClass } from './workload/class-gate.js';
 import { conversionReadEvidence } from './workload/conversion.js';
 import { allEvidence, workloadFacts, type WorkloadFacts } from './workload/facts.js';
+import type { ProbeSandboxes } from './workload/handoff.js';
 import { claimAndWait } from './workload/provision-claim.js';
 import { sandboxAndWait } from './workload/provision-sandbox.js';
 import type { Readiness } from './workload/readiness.js';
@@ -39,6 +41,7 @@ export function workloadProbe(
   template: TemplatePlan,
   pool: WarmPoolPlan | undefined,
   after: readonly string[],
+  sandboxes?: ProbeSandboxes,
 ): Probe {
   const tcap = `template/${template.namespace}/${template.name}` as const;
   const covers: CapabilityName[] = [
@@ -59,7 +62,7 @@ export function workloadProbe(
     covers,
     timeoutStep: 'verified',
     deadlineMs: deps.plan.readyTimeoutMs + 6 * deps.plan.probeTimeoutMs + 15_000,
-    run: (ctx) => runWorkload(deps, template, pool, ctx),
+    run: (ctx) => runWorkload(deps, template, pool, ctx, sandboxes),
   };
 }
 
@@ -68,6 +71,7 @@ async function runWorkload(
   template: TemplatePlan,
   pool: WarmPoolPlan | undefined,
   ctx: ProbeRun,
+  sandboxes: ProbeSandboxes | undefined,
 ): Promise<Evidence[]> {
   const f = workloadFacts(deps.facts.family, template, pool);
   const runtime = template.runtime;
@@ -84,6 +88,7 @@ async function runWorkload(
   const sb = await readyEvidence(deps, template, runtime, f, readiness);
 
   const runtimeOk = await executionEvidence(deps, template, f, sb, ctx);
+  sandboxes?.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
   if (deps.facts.family === 'v0.5') {

@@ -42,6 +42,7 @@ function fakeRuntime(out: ExecOutput | RuntimeCall<ExecOutput>): RuntimeProber &
     asked,
     health: never,
     fileRoundTrip: never,
+    readFile: never,
     async execute(t, argv) {
       asked.push([...argv]);
       expect(t).toBe(target);
