@@ -49,7 +49,13 @@ export {
   type CapacityReason,
   type ReachabilityReason,
 } from './bounds-errors.js';
-export { ClientIncompatibleError, SandboxClientDecl, type SandboxClientProps } from './client.js';
+export {
+  ClientIncompatibleError,
+  SandboxClientDecl,
+  type ClientNeeds,
+  type EnvironmentOffers,
+  type SandboxClientProps,
+} from './client.js';
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
 export {
   SandboxNetworkPolicy,
@@ -76,6 +82,7 @@ export {
   MissingReferenceError,
   RbacNarrowingError,
   UnpinnedImageError,
+  type UnpinnedKind,
   UnsupportedByReleaseError,
   type RbacNarrowingDetails,
 } from './errors.js';
