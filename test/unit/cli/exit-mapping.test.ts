@@ -119,7 +119,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new DuplicateObjectError('dev', ['a', 'b']), ExitCode.invalid, 'DuplicateObject'],
   [new EnvironmentInvalidError('dev', ['p']), ExitCode.invalid, 'EnvironmentInvalid'],
   [new EnvironmentModuleError('env.ts', 'm', 'h'), ExitCode.invalid, 'EnvironmentModuleUnusable'],
-  [new ObjectTooLargeError('m', 'h'), ExitCode.invalid, 'ObjectTooLarge'],
+  [
+    new ObjectTooLargeError('m', 'h', 1048576, ['env/blob: ConfigMap a/blob is 2000000 bytes as JSON']),
+    ExitCode.invalid,
+    'ObjectTooLarge',
+  ],
   [new UnboundedLifetimeError('env/claim', 'claim c'), ExitCode.invalid, 'UnboundedLifetime'],
   [new CapacityError('env/pool', 'NodesExhausted', 'm', 'h'), ExitCode.invalid, 'NodesExhausted'],
   [new UnreachableError('env/router', 'RouterPeerMismatch', 'm', 'h'), ExitCode.invalid, 'RouterPeerMismatch'],
