@@ -69,6 +69,7 @@ export function readDescriptorDir(dir: string): EnvironmentDescriptor {
     throw new EnvironmentDescriptorError(
       `no descriptor directory ${dir}`,
       'mount the descriptor ConfigMap there (the VerifierJob does)',
+      { problem: 'missing', file: dir },
     );
   const data: Record<string, string> = {};
   for (const f of readdirSync(dir))
@@ -81,7 +82,12 @@ export function readDescriptorDir(dir: string): EnvironmentDescriptor {
       existsSync(partFile(name)) ? { 'environment.json.part': readFileSync(partFile(name), 'utf8') } : undefined,
     );
   } catch (err) {
-    if (err instanceof DescriptorPartsError) throw new EnvironmentDescriptorError(`${dir}: ${err.message}`, err.hint);
+    if (err instanceof DescriptorPartsError)
+      throw new EnvironmentDescriptorError(`${dir}: ${err.message}`, err.hint, {
+        problem: 'parts',
+        file: dir,
+        cause: err,
+      });
     throw err;
   }
   let raw: unknown;
@@ -91,6 +97,7 @@ export function readDescriptorDir(dir: string): EnvironmentDescriptor {
     throw new EnvironmentDescriptorError(
       `${dir}: the descriptor is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
       're-apply the synthesized environment',
+      { problem: 'not-json', file: dir },
     );
   }
   const parsed = EnvironmentDescriptorSchema.safeParse(raw);
@@ -102,6 +109,11 @@ export function readDescriptorDir(dir: string): EnvironmentDescriptor {
     throw new EnvironmentDescriptorError(
       `${dir} is not a valid environment descriptor: ${issues}`,
       're-synthesize with this AgentPlane version',
+      {
+        problem: 'schema',
+        file: dir,
+        fields: parsed.error.issues.slice(0, 5).map((i) => i.path.map(String).join('.') || '(root)'),
+      },
     );
   }
   return parsed.data;

@@ -15,7 +15,7 @@ import {
   type ClientSdk,
   type ClientSdkFacts,
 } from '../releases/index.js';
-import { ConstructError } from './errors.js';
+import { ConstructError, ConstructPropsError } from './errors.js';
 import { parseProps } from './props.js';
 import type { SandboxRouter } from './router.js';
 import { requireContext, type SandboxTemplate } from './template.js';
@@ -57,15 +57,54 @@ const PropsSchema = z
   })
   .strict();
 
-/** The client cannot use the environment as declared; the message names the client side and the environment side. */
+/** What a client needs of the environment, as far as a refusal names it. */
+export interface ClientNeeds {
+  readonly runtimeApi?: string;
+  /** Runtime (or router sandbox) ports it dials that the environment lacks. */
+  readonly ports?: readonly number[];
+  /** The router Service it port-forwards to, `<namespace>/<name>:<port>`. */
+  readonly routerService?: string;
+  /** `pod-network`: it reaches the runtime from outside the pod. */
+  readonly listener?: 'pod-network';
+  readonly service?: true;
+}
+
+/** What the environment offers instead, as far as a refusal names it; `router: null` when it declares none. */
+export interface EnvironmentOffers {
+  /** The template, `<namespace>/<name>`, its runtime kind, ports and bind host. */
+  readonly template?: string;
+  readonly runtime?: string;
+  readonly ports?: readonly number[];
+  readonly bind?: string;
+  readonly warmPools?: readonly string[];
+  /** The router Service, `<namespace>/<name>:<port>`. */
+  readonly router?: string | null;
+  readonly sandboxPorts?: readonly number[];
+  readonly service?: boolean;
+}
+
+/**
+ * The client cannot use the environment as declared; the message names the client side and the environment side,
+ * `client`, `needs` and `offers` carry them typed.
+ */
 export class ClientIncompatibleError extends ConstructError {
   /** Reason: `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterEgress`, `ClientNoService`. */
   override readonly reason: string;
-  constructor(path: string, reason: string, message: string, hint: string) {
+  constructor(
+    path: string,
+    reason: string,
+    message: string,
+    hint: string,
+    readonly client: { readonly sdk: string; readonly version: string; readonly mode: string },
+    readonly needs: ClientNeeds,
+    readonly offers: EnvironmentOffers,
+  ) {
     super(path, message, hint);
     this.reason = reason;
   }
 }
+
+type Fail = (code: string, message: string, hint: string, needs: ClientNeeds, offers: EnvironmentOffers) => never;
 
 /** What the environment tells the client check (kept narrow so the check needs no environment import). */
 export interface ClientEnvironmentView {
@@ -91,9 +130,16 @@ export class SandboxClientDecl extends Construct {
     const p = parseProps(this, 'SandboxClient', PropsSchema, props);
     const facts = clientSdkFacts(p.sdk, p.version);
     if (facts === undefined) {
-      throw new ConstructError(
+      const problem = {
+        prop: 'version',
+        reason: 'UnknownClientVersion',
+        value: p.version,
+        message: `version: no facts recorded for client ${p.sdk} ${p.version} (got ${JSON.stringify(p.version)})`,
+      };
+      throw new ConstructPropsError(
         this.node.path,
-        `client ${p.sdk} ${p.version}: no facts recorded for this version`,
+        'SandboxClient',
+        [problem],
         `use one of ${CLIENT_SDK_VERSIONS[p.sdk].join(', ')} (facts come from that version's source)`,
       );
     }
@@ -125,8 +171,17 @@ export class SandboxClientDecl extends Construct {
   check(env: ClientEnvironmentView): void {
     const f = this.modeFacts;
     const cite = f.cite;
-    const fail = (code: string, message: string, hint: string): never => {
-      throw new ClientIncompatibleError(this.node.path, code, `${this.label}: ${message} [${code}]`, hint);
+    const client = { sdk: this.sdk, version: this.version, mode: this.mode };
+    const fail: Fail = (code, message, hint, needs, offers) => {
+      throw new ClientIncompatibleError(
+        this.node.path,
+        code,
+        `${this.label}: ${message} [${code}]`,
+        hint,
+        client,
+        needs,
+        offers,
+      );
     };
     const pools = this.pools(env);
     if (pools.length === 0) {
@@ -134,6 +189,8 @@ export class SandboxClientDecl extends Construct {
         'ClientNoPool',
         `claims from a SandboxWarmPool by name (create_sandbox(warmpool=…), ${this.facts.cite['claimsFrom']}), but the environment declares no SandboxWarmPool`,
         "add a pool of a template the client can use (env.addWarmPool) and pass it as the client's warmPool",
+        {},
+        { warmPools: [] },
       );
     }
     if (f.via === 'router') {
@@ -143,6 +200,8 @@ export class SandboxClientDecl extends Construct {
           'ClientNoRouter',
           `sends every call through the sandbox router (${f.transport}; ${cite}), but the environment declares no SandboxRouter`,
           'add a router (env.addRouter), or pick a mode that dials the pod',
+          {},
+          { router: null },
         );
       const rs = f.routerService;
       if (
@@ -153,6 +212,8 @@ export class SandboxClientDecl extends Construct {
           'ClientRouterService',
           `port-forwards to svc/${rs.name}:${rs.port} in namespace ${this.routerNamespace} (${cite}), but the environment's router is Service ${router!.namespace}/${router!.serviceName} port ${router!.port}`,
           "set the client's routerNamespace to the router's namespace (the Service name and port are fixed by the client)",
+          { routerService: `${this.routerNamespace}/${rs.name}:${rs.port}` },
+          { router: `${router!.namespace}/${router!.serviceName}:${router!.port}` },
         );
       }
       const missing = this.ports.filter((port) => !router!.sandboxPorts.includes(port));
@@ -161,17 +222,16 @@ export class SandboxClientDecl extends Construct {
           'ClientRouterEgress',
           `asks the router for sandbox port ${missing.join(', ')} (X-Sandbox-Port), but the router may dial only ${router!.sandboxPorts.join(', ')} (its NetworkPolicy egress, ${router!.node.path})`,
           `add ${missing.join(', ')} to the router's sandboxPorts`,
+          { ports: missing },
+          { sandboxPorts: router!.sandboxPorts },
         );
     }
     for (const pool of pools) this.checkTemplate(pool, pool.template, fail);
   }
 
-  private checkTemplate(
-    pool: SandboxWarmPool,
-    t: SandboxTemplate,
-    fail: (code: string, message: string, hint: string) => never,
-  ): void {
+  private checkTemplate(pool: SandboxWarmPool, t: SandboxTemplate, fail: Fail): void {
     const f = this.modeFacts;
+    const template = `${t.namespace}/${t.name}`;
     const side = `pool ${pool.namespace}/${pool.name} uses template ${t.namespace}/${t.name} whose runtime is ${t.runtime.kind} (container ${t.runtime.container}, ports ${t.runtime.ports.join(', ')})`;
     if (t.runtime.kind !== f.runtimeApi) {
       fail(
@@ -180,6 +240,8 @@ export class SandboxClientDecl extends Construct {
         t.runtime.kind === 'custom'
           ? `declare the template's runtime kind (runtime: { kind: '${f.runtimeApi}', … }) if its server speaks that API`
           : `pick a ${t.runtime.kind} mode of the client, or a template whose runtime serves the ${f.runtimeApi} API`,
+        { runtimeApi: f.runtimeApi },
+        { template, runtime: t.runtime.kind },
       );
     }
     const missing = this.ports.filter((port) => !t.runtime.ports.includes(port));
@@ -188,6 +250,8 @@ export class SandboxClientDecl extends Construct {
         'ClientRuntimePort',
         `dials runtime port ${missing.join(', ')} (${f.cite}), but ${side}`,
         "set the client's port to the runtime's, or the runtime's ports to the client's",
+        { ports: missing },
+        { template, ports: t.runtime.ports },
       );
     const bind = RUNTIME_BIND[f.runtimeApi];
     if (f.needsPodNetworkListener && bind.host === '127.0.0.1') {
@@ -195,6 +259,8 @@ export class SandboxClientDecl extends Construct {
         'ClientRuntimeLoopback',
         `reaches the runtime over the pod network (${f.transport}; ${f.cite}), but ${side} and the pinned ${f.runtimeApi} binds ${bind.host} only (${bind.cite})`,
         'nothing outside the pod can reach a loopback listener: use a python-runtime template with a router mode, or wait for a sandboxd that binds the pod network',
+        { listener: 'pod-network' },
+        { template, runtime: t.runtime.kind, bind: bind.host },
       );
     }
     if (f.needsService && t.service !== true)
@@ -202,6 +268,8 @@ export class SandboxClientDecl extends Construct {
         'ClientNoService',
         `reads Sandbox.status.serviceFQDN (${f.cite}), but template ${t.namespace}/${t.name} does not set service: true`,
         'set service: true on the template',
+        { service: true },
+        { template, service: false },
       );
   }
 }

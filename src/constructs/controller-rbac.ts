@@ -209,6 +209,7 @@ export function scopeControllerRbac(input: ControllerRbacInput): ControllerRbacR
         prop: `rbac.${given}`,
         reason: 'UnknownResource',
         value: scope,
+        allowed: resources.map((r) => r.key),
         message: `rbac.${given}: names no resource of the controller's ${describeRoles(roles, input.tag).join(' or ')} (got ${JSON.stringify(scope)})`,
       });
       continue;

@@ -321,6 +321,11 @@ export class DescriptorPartsError extends AgentPlaneError {
   constructor(
     message: string,
     readonly hint: string,
+    /** What is wrong: no part count, a part missing, or the parts not matching the stored sha256. */
+    readonly problem: 'no-part-count' | 'part-missing' | 'checksum-mismatch',
+    /** The head ConfigMap, and the missing part's ConfigMap for `part-missing`. */
+    readonly configMap: string,
+    readonly part?: string,
   ) {
     super(message);
   }
@@ -343,6 +348,8 @@ export function descriptorTextFromConfigMaps(
     throw new DescriptorPartsError(
       `ConfigMap ${head.name} holds neither ${key} nor a part count (${DESCRIPTOR_PARTS_KEY})`,
       hint,
+      'no-part-count',
+      head.name,
     );
   const parts: string[] = [];
   for (let i = 1; i <= count; i++) {
@@ -351,6 +358,9 @@ export function descriptorTextFromConfigMaps(
       throw new DescriptorPartsError(
         `descriptor part ${descriptorPartName(head.name, i)} (${i} of ${count}) is missing`,
         hint,
+        'part-missing',
+        head.name,
+        descriptorPartName(head.name, i),
       );
     parts.push(part);
   }
@@ -360,6 +370,8 @@ export function descriptorTextFromConfigMaps(
     throw new DescriptorPartsError(
       `descriptor parts of ${head.name} do not match its sha256 (${head.data[DESCRIPTOR_SHA256_KEY]}; parts give ${sha})`,
       hint,
+      'checksum-mismatch',
+      head.name,
     );
   return text;
 }

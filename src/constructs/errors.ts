@@ -31,6 +31,8 @@ export interface PropProblem {
   readonly message: string;
   /** The value given, when one was. */
   readonly value?: unknown;
+  /** The values the prop may take instead, when they are a closed list (e.g. the resource keys of `rbac`). */
+  readonly allowed?: readonly string[];
 }
 
 /** Props failed validation. `problems` carry prop, reason and value; `issues` are their messages. */
@@ -103,9 +105,20 @@ export class KnownDefectiveImageError extends ConstructError {
   }
 }
 
-/** Two parts of an environment contradict each other (e.g. own NetworkPolicies and a Managed template). */
+/**
+ * Two parts of an environment contradict each other (e.g. own NetworkPolicies and a Managed template). `conflicting`
+ * names the other parts (e.g. the NetworkPolicies), when the check knows them.
+ */
 export class ConflictError extends ConstructError {
   override readonly reason = 'Conflict';
+  constructor(
+    path: string,
+    detail: string,
+    hint: string,
+    readonly conflicting: readonly string[] = [],
+  ) {
+    super(path, detail, hint);
+  }
 }
 
 /** A reference points at something the environment does not contain (a pool, a template). */
@@ -116,6 +129,17 @@ export class MissingReferenceError extends ConstructError {
 /** A setting the pinned release cannot honour (e.g. external certificates on v0.5.0, a router on v0.4.6). */
 export class UnsupportedByReleaseError extends ConstructError {
   override readonly reason = 'UnsupportedByRelease';
+  constructor(
+    path: string,
+    /** The setting refused, e.g. `certificates.external` or `router`. */
+    readonly setting: string,
+    /** The pinned release tag. */
+    readonly release: string,
+    detail: string,
+    hint: string,
+  ) {
+    super(path, detail, hint);
+  }
 }
 
 /** What {@link RbacNarrowingError} reports. */

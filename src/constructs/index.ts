@@ -51,7 +51,13 @@ export {
   type ReachabilityReason,
   type ReachabilitySides,
 } from './bounds-errors.js';
-export { ClientIncompatibleError, SandboxClientDecl, type SandboxClientProps } from './client.js';
+export {
+  ClientIncompatibleError,
+  SandboxClientDecl,
+  type ClientNeeds,
+  type EnvironmentOffers,
+  type SandboxClientProps,
+} from './client.js';
 export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
 export {
   SandboxNetworkPolicy,

@@ -232,6 +232,8 @@ export class AgentSandboxInstall extends Construct {
     if (external !== undefined && !facts.hasManageWebhookCertsFlag) {
       throw new UnsupportedByReleaseError(
         this.node.path,
+        'certificates.external',
+        facts.tag,
         `certificates: external is not possible on ${facts.tag}: its controller has no --manage-webhook-certs flag (cmd/agent-sandbox-controller/main.go@${facts.tag})`,
         facts.family === 'v0.4'
           ? `${facts.tag} has no conversion webhook; drop the certificates setting`

@@ -210,6 +210,8 @@ export class SandboxRouter extends Construct {
       if (parsed === undefined) {
         throw new UnsupportedByReleaseError(
           this.node.path,
+          'router',
+          facts.tag,
           `release ${facts.tag} has no ${DEPLOY_DIR}${f}: the Go sandbox-router exists from v0.5.1 on (sandbox-router/@v0.5.6)`,
           'pin v0.5.6 to deploy the router from the release, or leave the router out of this environment',
         );

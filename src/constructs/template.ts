@@ -153,6 +153,7 @@ export function requireContext(scope: Construct, construct: string): Environment
       scope.node.path,
       `${construct} must be created inside an AgentEnvironment`,
       'create it with the environment (or one of its children) as scope, e.g. env.addTemplate(...)',
+      'OutsideEnvironment',
     );
   }
   return ctx;
@@ -344,6 +345,7 @@ export class SandboxTemplate extends Construct {
         this.node.path,
         `template ${this.namespace}/${this.name} sets ${clash} while the environment declares its own NetworkPolicies for its pods (${this.policies.join(', ')}); both would select the pods and NetworkPolicies only add up`,
         'pick one: remove the SandboxNetworkPolicy, or drop the template setting (it then becomes Unmanaged)',
+        this.policies,
       );
     }
     return 'Unmanaged';

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
 import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, descriptorPartName } from './descriptor.js';
 import { DESCRIPTOR_PART_BYTES, descriptorConfigMaps } from './descriptor-parts.js';
-import { ConstructError } from './errors.js';
+import { ConstructError, ConstructPropsError } from './errors.js';
 import { assertPinned } from './images.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
 import { setPhase } from './phases.js';
@@ -155,9 +155,16 @@ export class VerifierJob extends Construct {
 
     const descriptorNs = env.defaultNamespace;
     if (descriptorNs !== this.namespace) {
-      throw new ConstructError(
+      const problem = {
+        prop: 'namespace',
+        reason: 'NotDescriptorNamespace',
+        value: this.namespace,
+        message: `namespace: ${this.namespace} differs from the descriptor ConfigMap's ${descriptorNs} (got ${JSON.stringify(this.namespace)})`,
+      };
+      throw new ConstructPropsError(
         this.node.path,
-        `VerifierJob namespace ${this.namespace} differs from the descriptor ConfigMap's ${descriptorNs}`,
+        'VerifierJob',
+        [problem],
         'a pod mounts ConfigMaps of its own namespace only: leave namespace unset',
       );
     }

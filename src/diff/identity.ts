@@ -20,6 +20,7 @@ export function objectKey(obj: KubeObject): ObjectKey {
     throw new ObjectIdentityError(
       `${obj.apiVersion} ${obj.kind} has no metadata.name`,
       'give every object a metadata.name (generateName cannot be diffed)',
+      'unnamed',
     );
   }
   return `${obj.apiVersion}/${obj.kind}/${obj.metadata?.namespace ?? ''}/${name}`;
@@ -32,6 +33,11 @@ export class ObjectIdentityError extends AgentPlaneError {
   constructor(
     message: string,
     readonly hint: string,
+    /** `unnamed`: an object without metadata.name; `duplicate`: two different objects with one key in one set. */
+    readonly problem?: 'unnamed' | 'duplicate',
+    /** The object key (`duplicate`), and the set that holds it (`base`/`head`). */
+    readonly key?: string,
+    readonly set?: string,
   ) {
     super(message);
   }

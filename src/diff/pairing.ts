@@ -168,6 +168,9 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
           throw new ObjectIdentityError(
             `${where} holds two different objects ${key}`,
             'keep one: each apiVersion/kind/namespace/name may appear once (identical copies, e.g. the same CRD in two environments, are merged)',
+            'duplicate',
+            key,
+            where,
           );
         }
         if (isShared(seen)) return; // keep the shared entry: the other side holds it too

@@ -45,11 +45,33 @@ export type RiskRule =
   | 'secret-change';
 
 /** One risk label on one object. `details` are extra lines (field-level summary, rules granted, ...). */
+/** What a risk is about, as typed fields: the message says the same for people, programs and tests read these. */
+export interface RiskSubject {
+  /** What happened to the object. */
+  readonly change?: 'added' | 'removed' | 'changed';
+  /** `rbac-widening`: new grants or subjects; whether a binding's roleRef changed. */
+  readonly count?: number;
+  readonly roleChanged?: boolean;
+  /** `runtimeclass-change` (runtimeClassName; absent `after`: dropped) and `release-change`: the values either side. */
+  readonly before?: string;
+  readonly after?: string;
+  /** `warm-pool-roll`: the pool, the template it now uses, the one it used (a re-pointed pool), its update strategy. */
+  readonly pool?: string;
+  readonly template?: string;
+  readonly previousTemplate?: string;
+  readonly strategy?: string;
+  /** CRD risks: the kind, the `group/version`s no longer served, the number of schema changes. */
+  readonly kind?: string;
+  readonly unserved?: readonly string[];
+  readonly changes?: number;
+}
+
 export interface Risk {
   readonly rule: RiskRule;
   readonly object: ObjectKey;
   readonly message: string;
   readonly details: readonly string[];
+  readonly subject?: RiskSubject;
 }
 
 /** A compared pair: normalized (and redacted) objects and their field changes. */
@@ -147,6 +169,7 @@ function rbacRisk(p: ComparedPair): Risk | undefined {
       object: p.key,
       message: `${kind} ${p.base === undefined ? 'added' : 'widened'}: ${wider.length} new grant(s)`,
       details,
+      subject: { change: p.base === undefined ? 'added' : 'changed', count: wider.length },
     };
   }
   if (kind === 'RoleBinding' || kind === 'ClusterRoleBinding') {
@@ -170,6 +193,7 @@ function rbacRisk(p: ComparedPair): Risk | undefined {
       object: p.key,
       message: `${kind} ${p.base === undefined ? 'added' : 'changed'}: ${added.length} new subject(s)${roleChanged ? ', role changed' : ''}`,
       details,
+      subject: { change: p.base === undefined ? 'added' : 'changed', count: added.length, roleChanged },
     };
   }
   return undefined;
@@ -184,6 +208,7 @@ function netpolRisk(p: ComparedPair): Risk | undefined {
         object: p.key,
         message: 'NetworkPolicy removed: the pods it selected lose its restrictions',
         details: [],
+        subject: { change: 'removed' },
       };
     if (p.base === undefined) return undefined;
     const details: string[] = [];
@@ -227,6 +252,7 @@ function runtimeClassRisk(p: ComparedPair): Risk | undefined {
         object: p.key,
         message: `RuntimeClass ${String(obj.metadata?.name)} removed: pods naming it fail to start or templates fall back to another runtime`,
         details: [],
+        subject: { change: 'removed' },
       };
     if (p.base === undefined) return undefined;
     const details = p.fields
@@ -253,6 +279,7 @@ function runtimeClassRisk(p: ComparedPair): Risk | undefined {
         ? `runtimeClassName ${String(a)} dropped: pods fall back to the node's default runtime (isolation downgrade)`
         : `runtimeClassName ${String(a)} -> ${String(b)}: check the isolation of the new runtime`,
     details: [],
+    subject: { change: 'changed', before: String(a), ...(b === undefined ? {} : { after: String(b) }) },
   };
 }
 
@@ -278,6 +305,11 @@ function releaseRisk(p: ComparedPair): Risk | undefined {
     object: p.key,
     message: `release ${String(a ?? 'none')} -> ${String(b ?? 'none')}`,
     details: [],
+    subject: {
+      change: 'changed',
+      ...(a === undefined ? {} : { before: String(a) }),
+      ...(b === undefined ? {} : { after: String(b) }),
+    },
   };
 }
 
@@ -306,6 +338,13 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
         object: p.key,
         message: `warm pool ${String(p.head.metadata?.name)} now uses template ${to} instead of ${from}: pool rollout required (strategy: ${strategyOf(p.head)})`,
         details: [rollEffect(strategyOf(p.head))],
+        subject: {
+          change: 'changed',
+          pool: String(p.head.metadata?.name),
+          template: to,
+          previousTemplate: from,
+          strategy: strategyOf(p.head),
+        },
       },
     ];
   }
@@ -324,6 +363,7 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
       object: key,
       message: `template ${String(name)} changed: pool rollout required for warm pool ${String(pool.metadata?.name)} (strategy: ${strategy})`,
       details: [rollEffect(strategy)],
+      subject: { change: 'changed', pool: String(pool.metadata?.name), template: String(name), strategy },
     });
   }
   return out;
@@ -365,6 +405,7 @@ function crdRisk(p: ComparedPair): Risk | undefined {
       object: p.key,
       message: `CRD ${String(crd.metadata?.name)} removed: every ${kind} in the cluster, in all namespaces, is deleted with it`,
       details: [`served versions: ${servedApiVersions(p.base).join(', ') || 'none'}`],
+      subject: { change: 'removed', kind, unserved: servedApiVersions(p.base) },
     };
   }
   const changes = diffCrdSchemas(p.base, p.head);
@@ -381,6 +422,7 @@ function crdRisk(p: ComparedPair): Risk | undefined {
     object: p.key,
     message: `CRD schema changed: ${changes.length} change(s)${lost}`,
     details: changes.map((c) => c.summary),
+    subject: { change: 'changed', kind, unserved: dropped, changes: changes.length },
   };
 }
 

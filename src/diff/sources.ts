@@ -24,6 +24,9 @@ export class ManifestParseError extends AgentPlaneError {
   constructor(
     readonly file: string,
     detail: string,
+    /** Where the parser stopped in the file, 1-based. */
+    readonly line?: number,
+    readonly column?: number,
   ) {
     super(`${file} is not valid YAML: ${detail}`);
   }
@@ -36,6 +39,8 @@ export class ManifestSourceError extends AgentPlaneError {
   constructor(
     message: string,
     readonly hint: string,
+    /** A failed synth of a git ref: the ref, the command run and the last lines it wrote to stderr. */
+    readonly synth?: { readonly ref: string; readonly command: readonly string[]; readonly stderr: string },
   ) {
     super(message);
   }
@@ -76,6 +81,8 @@ function load(file: string, text: string, lineOffset: number): unknown[] {
     throw new ManifestParseError(
       file,
       `${err.reason} at line ${err.mark.line + lineOffset + 1}, column ${err.mark.column + 1}`,
+      err.mark.line + lineOffset + 1,
+      err.mark.column + 1,
     );
   }
 }
@@ -283,6 +290,7 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
       throw new ManifestSourceError(
         `synth of git ref ${ref} failed (${argv.join(' ')}): ${stderr}`,
         `check that ${ref} synthesizes: git checkout ${ref} && ${argv.join(' ')}`,
+        { ref, command: argv, stderr },
       );
     }
     return await readManifestDir(out, ref, opts);

@@ -79,10 +79,25 @@ export class MissingFileError extends ReleaseError {
   }
 }
 
-/** The source could not be reached at all (missing mirror directory, connection refused, timeout, HTTP 5xx). */
+/** How a release source failed to answer: an HTTP status outside 2xx, no answer in time, the connection, or I/O. */
+export type SourceFailure = 'http-status' | 'timeout' | 'connection' | 'io' | 'missing-directory';
+
+/**
+ * The source could not be reached at all (missing mirror directory, connection refused, timeout, HTTP 5xx).
+ * `failure` is the kind; `status` the HTTP status it answered, `timeoutMs` the wait it did not answer within, `code` the
+ * system error code (`ECONNREFUSED`, …) when there is one.
+ */
 export class SourceUnreachableError extends ReleaseError {
   readonly source: string;
-  constructor(source: string, cause: unknown) {
+  readonly failure: SourceFailure;
+  readonly status: number | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly code: string | undefined;
+  constructor(
+    source: string,
+    cause: unknown,
+    details: { failure?: SourceFailure; status?: number; timeoutMs?: number } = {},
+  ) {
     super(
       'SourceUnreachable',
       `cannot reach release source ${source}: ${describeCause(cause)}`,
@@ -90,6 +105,11 @@ export class SourceUnreachableError extends ReleaseError {
       { cause },
     );
     this.source = source;
+    this.code = causeCode(cause);
+    this.status = details.status;
+    this.timeoutMs = details.timeoutMs;
+    this.failure =
+      details.failure ?? (details.status !== undefined ? 'http-status' : this.code !== undefined ? 'connection' : 'io');
   }
 }
 
@@ -159,10 +179,18 @@ export class LockMismatchError extends ReleaseError {
   }
 }
 
+/** The system error code of a cause or of its own cause (Node's fetch wraps it); read by shape, as errors may come from another realm. */
+function causeCode(cause: unknown): string | undefined {
+  if (typeof cause !== 'object' || cause === null) return undefined;
+  const c = cause as { code?: unknown; cause?: { code?: unknown } };
+  const code = c.code ?? (typeof c.cause === 'object' && c.cause !== null ? c.cause.code : undefined);
+  return typeof code === 'string' ? code : undefined;
+}
+
 function describeCause(cause: unknown): string {
   if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code ?? (cause.cause as { code?: unknown } | undefined)?.code;
-    return typeof code === 'string' ? `${cause.message} (${code})` : cause.message;
+    const code = causeCode(cause);
+    return code !== undefined ? `${cause.message} (${code})` : cause.message;
   }
   return String(cause);
 }

@@ -81,7 +81,7 @@ export class MirrorDirectoryMissingError extends SourceUnreachableError {
   override readonly reason = 'MirrorDirectoryMissing';
   override readonly hint: string;
   constructor(root: string) {
-    super(`mirror ${root}`, new Error('the mirror directory does not exist'));
+    super(`mirror ${root}`, new Error('the mirror directory does not exist'), { failure: 'missing-directory' });
     this.hint = `${root} does not exist: point AGENTPLANE_MIRROR (or --mirror) at an existing directory laid out as <dir>/<tag>/<path>, fill one with agentplane mirror pull <release...> --to DIR, or unset AGENTPLANE_MIRROR to fetch the upstream files at the pinned commit`;
     this.message = `cannot reach release source mirror ${root}: the mirror directory does not exist\n  hint: ${this.hint}`;
   }
@@ -147,7 +147,9 @@ export function upstreamSource(fetchImpl: FetchFunction = globalThis.fetch, time
       try {
         res = await fetchImpl(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
       } catch (err) {
-        throw new SourceUnreachableError(`${name} (${url})`, err);
+        // AbortSignal.timeout rejects with a DOMException named TimeoutError (read by shape: it may come from another realm)
+        const timedOut = (err as { name?: unknown } | null)?.name === 'TimeoutError';
+        throw new SourceUnreachableError(`${name} (${url})`, err, timedOut ? { failure: 'timeout', timeoutMs } : {});
       }
       // `manual` hands the 3xx back instead of following it (Node's fetch gives the real status and Location)
       if (res.status >= 300 && res.status < 400) {
@@ -156,7 +158,9 @@ export function upstreamSource(fetchImpl: FetchFunction = globalThis.fetch, time
       }
       if (res.status === 404) throw new MissingFileError(file.path, `${name} (${url} answered 404)`, 'upstream');
       if (!res.ok)
-        throw new SourceUnreachableError(`${name} (${url})`, new Error(`HTTP ${res.status} ${res.statusText}`));
+        throw new SourceUnreachableError(`${name} (${url})`, new Error(`HTTP ${res.status} ${res.statusText}`), {
+          status: res.status,
+        });
       try {
         return Buffer.from(await res.arrayBuffer());
       } catch (err) {

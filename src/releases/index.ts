@@ -77,6 +77,7 @@ export {
   type LiveUpgradeState,
   type PlanOptions,
   type UpgradeDirection,
+  type FindingSubject,
   type UpgradeFinding,
   type UpgradePlan,
   type UpgradeVerdict,

@@ -11,7 +11,7 @@
  * A target older than the source is planned as a downgrade (`direction`).
  */
 import { canonicalJson, crdObject } from './crd-schema.js';
-import { diffCrdSchemas, type SchemaChange } from './schema-diff.js';
+import { diffCrdSchemas, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
 import type { LoadedRelease, ReleaseFacts, ReleaseTag, SandboxKind } from './types.js';
 import { SANDBOX_KINDS, storageVersionOf } from '../model/releases.js';
@@ -24,6 +24,29 @@ export type AdapterOperation =
   'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
 /** `info`: nothing to do; `review`: check your own objects; `migrate`: a step is needed; `block`: the jump cannot be made. */
 export type FindingSeverity = 'info' | 'review' | 'migrate' | 'block';
+
+/** What a finding is about, as typed fields: the message says the same for people, programs and tests read these. */
+export interface FindingSubject {
+  /** The CRD kind the finding is about. */
+  readonly kind?: SandboxKind;
+  /** Schema findings: the change, the field path (empty for a version- or CRD-level change), the values either side. */
+  readonly change?: SchemaChangeKind;
+  readonly path?: string;
+  /** Schema: the value before and after; `StorageVersionChanged`: the storage version before and after. */
+  readonly before?: unknown;
+  readonly after?: unknown;
+  /** Condition findings: `<Kind>/<Type>`, e.g. `Sandbox/Ready`. */
+  readonly condition?: string;
+  /** `StoredVersionNotServed`: the stored versions the target does not serve; `StoredVersionsStale`: all stored. */
+  readonly storedVersions?: readonly string[];
+  /** `StoredVersionNotServed`: what the target serves; `StoredVersionsStale`: the version to prune to. */
+  readonly served?: readonly string[];
+  /** Defect findings: the defect's id (blocking defects), the warm-started claims it affects. */
+  readonly defect?: string;
+  readonly claims?: readonly string[];
+  /** `KnownDefect` of a downgrade: absent from the release moved from, so the downgrade brings it back. */
+  readonly reintroduced?: boolean;
+}
 
 export interface UpgradeFinding {
   readonly severity: FindingSeverity;
@@ -44,6 +67,8 @@ export interface UpgradeFinding {
    * new one); `['*']` for a CRD-level change. A change found in several is one finding naming them all.
    */
   readonly versions?: readonly string[];
+  /** The typed subject of the finding (see {@link FindingSubject}). */
+  readonly subject?: FindingSubject;
   /** `ClaimPoolMissing` only: the live claim and the pool it converts to. */
   readonly claim?: { readonly namespace: string; readonly name: string; readonly pool: string };
 }
@@ -408,6 +433,7 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
       reason: `Schema${camel(c.change)}`,
       message,
       operations: operationsFor(kind, c),
+      subject: { kind, change: c.change, path: c.path, before: c.before, after: c.after },
       source: `k8s/crds@${to}`,
       versions,
     };
@@ -450,6 +476,7 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
         reason: 'ConditionAdded',
         message: `new condition ${key} (reasons ${rb.join(', ')})`,
         operations: ['observe'],
+        subject: { condition: key },
       });
     else if (rb.length === 0)
       out.push({
@@ -458,6 +485,7 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
         reason: 'ConditionRemoved',
         message: `condition ${key} no longer written`,
         operations: ['observe'],
+        subject: { condition: key },
       });
     else if (added.length > 0 || removed.length > 0) {
       out.push({
@@ -466,6 +494,7 @@ function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {
         reason: 'ConditionReasonsChanged',
         message: `${key} reasons${added.length ? ` + ${added.join(', ')}` : ''}${removed.length ? ` - ${removed.join(', ')}` : ''}`,
         operations: ['observe'],
+        subject: { condition: key },
       });
     }
   }
@@ -534,6 +563,7 @@ export function planUpgrade(
         reason: 'StoredVersionNotServed',
         message: `${kind}: objects are stored as ${missing.join(', ')}, which ${t} does not serve (it serves ${served(to, kind).join(', ')})`,
         operations: [...ALL_OPS],
+        subject: { kind, storedVersions: missing, served: served(to, kind) },
       });
     }
     const sf = storageVersion(from, kind);
@@ -545,6 +575,7 @@ export function planUpgrade(
         reason: 'StorageVersionChanged',
         message: `${kind}: storage version ${sf ?? 'none'} -> ${st}; existing objects stay stored as ${sf ?? 'none'} until rewritten`,
         operations: [...ALL_OPS],
+        subject: { kind, before: sf, after: st },
       });
     }
     if (missing.length === 0 && live !== undefined && st !== undefined && stored(kind).some((v) => v !== st)) {
@@ -554,6 +585,7 @@ export function planUpgrade(
         reason: 'StoredVersionsStale',
         message: `${kind}: status.storedVersions is [${stored(kind).join(', ')}]; after the ${direction === 'downgrade' ? 'downgrade' : 'upgrade'} rewrite every object and prune storedVersions to [${st}]`,
         operations: ['observe'],
+        subject: { kind, storedVersions: stored(kind), served: [st] },
       });
     }
   }
@@ -624,6 +656,7 @@ export function planUpgrade(
         message: `${cite}: blocks the move if warm-started claims are active; read them with --kubeconfig, or move to ${d.suggest}`,
         operations: ['createFromTemplate', 'observe'],
         source: d.source,
+        subject: { defect: d.id },
       });
     } else if (warm.length === 0) {
       findings.push({
@@ -633,6 +666,7 @@ export function planUpgrade(
         message: `${cite}: no warm-started claim is active, so it does not apply now`,
         operations: ['createFromTemplate', 'observe'],
         source: d.source,
+        subject: { defect: d.id },
       });
     } else if (options.accept?.includes(d.id)) {
       accepted.push(d.id);
@@ -643,6 +677,7 @@ export function planUpgrade(
         message: `${cite}: accepted with --accept ${d.id}; these claims restart cold: ${warm.join(', ')}`,
         operations: ['createFromTemplate', 'observe'],
         source: d.source,
+        subject: { defect: d.id, claims: warm },
       });
     } else {
       findings.push({
@@ -652,6 +687,7 @@ export function planUpgrade(
         message: `${cite}: ${warm.length} warm-started claim(s) active: ${warm.join(', ')}`,
         operations: ['createFromTemplate', 'observe'],
         source: d.source,
+        subject: { defect: d.id, claims: warm },
       });
       blockPath.push(
         `move to ${d.suggest} instead of ${t} (${d.id} is fixed in ${d.fixedIn}+), or accept the cold restarts with --accept ${d.id}`,
@@ -680,6 +716,7 @@ export function planUpgrade(
       message: `known defect of ${t}: ${d.message}${back}`,
       operations: d.operations,
       source: d.source,
+      subject: { reintroduced: back !== '' },
     });
   }
 

@@ -26,6 +26,12 @@ import { isPlainObject } from '../model/objects.js';
 /** One schema violation. `path` is dotted with list indexes, e.g. `spec.podTemplate.spec.containers[0].imagee`. */
 export interface SchemaViolation {
   readonly path: string;
+  /**
+   * Stable CamelCase code of the problem: `UnknownKind`, `WrongApiGroup`, `VersionNotServed`, `UnknownField`,
+   * `RequiredFieldMissing`, `NotIntOrString`, `NameMissing` (metadata sets neither name nor generateName), or
+   * `Invalid<Keyword>` for the schema keyword that failed (`InvalidType`, `InvalidEnum`, `InvalidFormat`, `InvalidMaximum`, …).
+   */
+  readonly reason: string;
   readonly message: string;
 }
 
@@ -204,6 +210,7 @@ export class CustomObjectValidator {
       return [
         {
           path: 'kind',
+          reason: 'UnknownKind',
           message: `kind ${JSON.stringify(obj.kind)} is not an Agent Sandbox kind (expected one of ${kinds})`,
         },
       ];
@@ -212,6 +219,7 @@ export class CustomObjectValidator {
       return [
         {
           path: 'apiVersion',
+          reason: 'WrongApiGroup',
           message: `${obj.kind} belongs to API group ${crd.group}, got apiVersion ${JSON.stringify(obj.apiVersion)}`,
         },
       ];
@@ -221,6 +229,7 @@ export class CustomObjectValidator {
       return [
         {
           path: 'apiVersion',
+          reason: 'VersionNotServed',
           message: `${obj.apiVersion} ${obj.kind} is not served by release ${tag} (served: ${served.map((v) => `${group}/${v}`).join(', ')}); write the object as a served version or pin a release that serves ${version}`,
         },
       ];
@@ -268,23 +277,28 @@ function toViolations(errors: readonly ErrorObject[], prefix: string): SchemaVio
     if (underAnyOf) continue;
     let path = joinPath(prefix, pointerToPath(e.instancePath));
     let message: string;
+    let reason: string;
     if (e.keyword === 'additionalProperties') {
       const field = String((e.params as { additionalProperty: string }).additionalProperty);
       path = joinPath(path, field);
+      reason = 'UnknownField';
       message = `unknown field ${JSON.stringify(field)} (not in the ${prefix || 'CRD'} schema; check the spelling)`;
     } else if (e.keyword === 'anyOf') {
+      reason = prefix === 'metadata' ? 'NameMissing' : 'NotIntOrString';
       message = prefix === 'metadata' ? 'must set name or generateName' : 'must be an integer or a string';
     } else if (e.keyword === 'required') {
       const field = String((e.params as { missingProperty: string }).missingProperty);
       path = joinPath(path, field);
+      reason = 'RequiredFieldMissing';
       message = 'required field is missing';
     } else {
+      reason = `Invalid${e.keyword.charAt(0).toUpperCase()}${e.keyword.slice(1)}`;
       message = e.message ?? e.keyword;
     }
     const k = `${path}|${message}`;
     if (!seen.has(k)) {
       seen.add(k);
-      out.push({ path: path || '(root)', message });
+      out.push({ path: path || '(root)', reason, message });
     }
   }
   return out;

@@ -85,6 +85,7 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
       file,
       'no such file',
       'pass the path of an environment module (e.g. examples/dev-gvisor/environment.ts)',
+      'missing',
     );
   let mod: { default?: unknown };
   try {
@@ -97,6 +98,7 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
       file,
       `cannot be imported: ${err instanceof Error ? err.message : String(err)}`,
       'fix the module so that it loads (run it with `npx tsx <file>` to see the full error)',
+      'unimportable',
     );
   }
   // A CommonJS module (a cdk8s app compiled as CommonJS) has module.exports as its default; `export default` is on it.
@@ -108,6 +110,7 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
       file,
       'the default export is not made with defineEnvironments(...)',
       'end the module with `export default defineEnvironments(async (ctx) => { ... })`',
+      'not-a-definition',
     );
   }
   let envs: AgentEnvironment[];
@@ -119,6 +122,7 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
       file,
       `its build function failed: ${err instanceof Error ? err.message : String(err)}`,
       "fix the error in the module's defineEnvironments callback",
+      'build-failed',
     );
   }
   if (envs.length === 0)
@@ -126,6 +130,7 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
       file,
       'the module created no AgentEnvironment',
       'create at least one `new AgentEnvironment(ctx.app, ...)`',
+      'no-environment',
     );
   return envs;
 }

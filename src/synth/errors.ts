@@ -60,13 +60,37 @@ export class EnvironmentInvalidError extends SynthesisError {
 export class EnvironmentModuleError extends SynthesisError {
   readonly reason = 'EnvironmentModuleUnusable';
   readonly file: string;
-  constructor(file: string, message: string, hint: string) {
+  constructor(
+    file: string,
+    message: string,
+    hint: string,
+    /** What is wrong with the module (see {@link EnvironmentModuleProblem}). */
+    readonly problem?: EnvironmentModuleProblem,
+  ) {
     super(`${file}: ${message}`, hint);
     this.file = file;
   }
 }
 
+/**
+ * Why an environment module cannot be used: no such file, it does not import, its default export is not a
+ * `defineEnvironments(...)`, its build function threw, it built no environment, two environments share a name, or
+ * they pin different releases.
+ */
+export type EnvironmentModuleProblem =
+  'missing' | 'unimportable' | 'not-a-definition' | 'build-failed' | 'no-environment' | 'name-clash' | 'mixed-releases';
+
 /** An object the API server would refuse (over 1 MiB), or, in strict mode, too large for client-side apply. */
 export class ObjectTooLargeError extends SynthesisError {
   readonly reason = 'ObjectTooLarge';
+  constructor(
+    message: string,
+    hint: string,
+    /** The limit exceeded: the API server's object limit, or client-side apply's annotation limit (`--strict`). */
+    readonly limitBytes: number,
+    /** The objects over it, one `<construct path>: <kind> <name> is <n> bytes as JSON` line each. */
+    readonly objects: readonly string[],
+  ) {
+    super(message, hint);
+  }
 }

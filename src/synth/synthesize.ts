@@ -104,6 +104,8 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     throw new ObjectTooLargeError(
       `environment ${env.name}: ${check.tooLarge.length} object(s) over the API server's ${OBJECT_LIMIT_BYTES}-byte object limit, which no apply method lifts:\n${check.tooLarge.map((t) => `    - ${t}`).join('\n')}`,
       'make the named objects smaller (fewer or shorter entries), or split what they declare across several objects or environments',
+      OBJECT_LIMIT_BYTES,
+      check.tooLarge,
     );
   }
   for (const item of check.rendering.objects) {
@@ -113,6 +115,8 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
       throw new ObjectTooLargeError(
         `environment ${env.name}: ${text}`,
         'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side',
+        ANNOTATION_LIMIT_BYTES,
+        [`${item.constructPath}: ${text}`],
       );
     sizeNotes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
   }

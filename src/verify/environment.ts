@@ -17,15 +17,40 @@ import type { RequiredState } from './states.js';
 import { AgentPlaneError } from '../model/errors.js';
 
 /** The descriptor could not be read or is not valid; `hint` says what to do. */
+/** What is wrong with a descriptor: not there, not JSON, not the schema, its parts, or a release not supported. */
+export type DescriptorProblem = 'missing' | 'not-json' | 'schema' | 'parts' | 'unsupported-release';
+
 export class EnvironmentDescriptorError extends AgentPlaneError {
   readonly reason = 'EnvironmentDescriptorInvalid';
   readonly exitCategory = 'invalid';
+  readonly problem: DescriptorProblem | undefined;
+  /** The descriptor file or directory read. */
+  readonly file: string | undefined;
+  /** `schema`: the dotted paths of the first fields at fault; `unsupported-release`: the tag pinned. */
+  readonly fields: readonly string[];
+  readonly release: string | undefined;
   constructor(
     message: string,
     readonly hint: string,
+    details: {
+      problem?: DescriptorProblem;
+      file?: string;
+      fields?: readonly string[];
+      release?: string;
+      cause?: unknown;
+    } = {},
   ) {
-    super(message);
+    super(message, { cause: details.cause });
+    this.problem = details.problem;
+    this.file = details.file;
+    this.fields = details.fields ?? [];
+    this.release = details.release;
   }
+}
+
+/** The dotted paths of the first five issues of a failed descriptor parse. */
+function issueFields(issues: readonly { readonly path: readonly PropertyKey[] }[]): string[] {
+  return issues.slice(0, 5).map((i) => i.path.map(String).join('.') || '(root)');
 }
 
 /**
@@ -38,6 +63,7 @@ export function readEnvironment(dir: string): { descriptor: EnvironmentDescripto
     throw new EnvironmentDescriptorError(
       `no environment descriptor at ${file}`,
       'run `agentplane synth` first, or pass --env with the synthesized environment directory',
+      { problem: 'missing', file },
     );
   let raw: unknown;
   try {
@@ -46,6 +72,7 @@ export function readEnvironment(dir: string): { descriptor: EnvironmentDescripto
     throw new EnvironmentDescriptorError(
       `${file} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
       're-run `agentplane synth` to rewrite it',
+      { problem: 'not-json', file },
     );
   }
   const parsed = EnvironmentDescriptorSchema.safeParse(raw);
@@ -57,6 +84,7 @@ export function readEnvironment(dir: string): { descriptor: EnvironmentDescripto
     throw new EnvironmentDescriptorError(
       `${file} is not a valid environment descriptor: ${issues}`,
       're-run `agentplane synth` with this AgentPlane version',
+      { problem: 'schema', file, fields: issueFields(parsed.error.issues) },
     );
   }
   return { descriptor: parsed.data, file };
@@ -108,6 +136,7 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
     throw new EnvironmentDescriptorError(
       `environment ${d.name} pins release ${d.release.tag}, which this AgentPlane does not support`,
       'upgrade AgentPlane or re-synthesize with a supported release',
+      { problem: 'unsupported-release', release: d.release.tag },
     );
   const overrides: Record<string, RequiredState> = {};
   for (const c of d.capabilities) overrides[c.capability] = c.required;

@@ -12,7 +12,13 @@ export {
 export { TUPLE_KEYS, tupleLine, type CompatibilityTuple, type TupleEntry } from './tuple.js';
 export { defaultRequired, requirementsFor } from './requirements.js';
 export { orderProbes, runProbes, ProbeGraphError, type Probe, type ProbeRun } from './runner.js';
-export { EnvironmentDescriptorError, planFromDescriptor, readEnvironment, type PlanOptions } from './environment.js';
+export {
+  EnvironmentDescriptorError,
+  planFromDescriptor,
+  type DescriptorProblem,
+  readEnvironment,
+  type PlanOptions,
+} from './environment.js';
 export {
   DEFAULT_CONTROLLER,
   DEFAULT_SAMPLES,

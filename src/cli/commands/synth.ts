@@ -133,6 +133,7 @@ export function registerSynth(program: Command): void {
               file,
               `environment name ${JSON.stringify(s.name)} is also used by ${other}`,
               'give every environment a unique name: each one owns dist/<name>/',
+              'name-clash',
             );
           names.set(s.name, file);
         }
@@ -142,6 +143,7 @@ export function registerSynth(program: Command): void {
             file,
             `its environments pin different releases (${tags.join(', ')}) but share one lock file`,
             'split them into one module per release',
+            'mixed-releases',
           );
         const lockPath = flags.lock !== undefined ? resolve(flags.lock) : join(dirname(file), 'agentplane.lock.json');
         const lock = reconcileLock(

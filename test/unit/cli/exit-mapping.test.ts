@@ -84,7 +84,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   ],
   [new LockMismatchError(['commit differs']), ExitCode.lockMismatch, 'LockMismatch'],
   [new ConstructError('App/Env', 'm', 'h'), ExitCode.invalid, 'ConstructInvalid'],
-  [new DescriptorPartsError('part env-0001 missing', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
+  [
+    new DescriptorPartsError('part env-0001 missing', 'h', 'part-missing', 'env', 'env-0001'),
+    ExitCode.invalid,
+    'DescriptorPartsInvalid',
+  ],
   [
     new ConstructPropsError('App/Env/T', 'SandboxTemplate', [
       { prop: 'name', reason: 'NotDnsLabel', value: 'A', message: 'name: must be a DNS label' },
@@ -109,7 +113,7 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   ],
   [new ConflictError('App/Env', 'm', 'h'), ExitCode.invalid, 'Conflict'],
   [new MissingReferenceError('App/Env', 'm', 'h'), ExitCode.invalid, 'MissingReference'],
-  [new UnsupportedByReleaseError('App/Env', 'm', 'h'), ExitCode.invalid, 'UnsupportedByRelease'],
+  [new UnsupportedByReleaseError('App/Env', 'router', 'v0.4.6', 'm', 'h'), ExitCode.invalid, 'UnsupportedByRelease'],
   [
     new RbacNarrowingError('App/Env/Install', { ...RBAC, reason: 'ControllerWatchesCluster' }),
     ExitCode.invalid,
@@ -123,7 +127,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'EnvironmentInvalid',
   ],
   [new EnvironmentModuleError('env.ts', 'm', 'h'), ExitCode.invalid, 'EnvironmentModuleUnusable'],
-  [new ObjectTooLargeError('m', 'h'), ExitCode.invalid, 'ObjectTooLarge'],
+  [
+    new ObjectTooLargeError('m', 'h', 1048576, ['env/blob: ConfigMap a/blob is 2000000 bytes as JSON']),
+    ExitCode.invalid,
+    'ObjectTooLarge',
+  ],
   [new UnboundedLifetimeError('env/claim', 'claim c'), ExitCode.invalid, 'UnboundedLifetime'],
   [
     new CapacityError('env/pool', 'NodesExhausted', 'm', 'h', {
@@ -143,8 +151,20 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     ExitCode.invalid,
     'RouterPeerMismatch',
   ],
-  [new DescriptorPartsError('m', 'h'), ExitCode.invalid, 'DescriptorPartsInvalid'],
-  [new ClientIncompatibleError('env/client', 'ClientNoPool', 'm', 'h'), ExitCode.invalid, 'ClientNoPool'],
+  [new DescriptorPartsError('m', 'h', 'checksum-mismatch', 'env'), ExitCode.invalid, 'DescriptorPartsInvalid'],
+  [
+    new ClientIncompatibleError(
+      'env/client',
+      'ClientNoPool',
+      'm',
+      'h',
+      { sdk: 's', version: '1', mode: 'router' },
+      {},
+      {},
+    ),
+    ExitCode.invalid,
+    'ClientNoPool',
+  ],
   [new RedirectRefusedError('https://x/f', 307, 'https://y/f'), ExitCode.release, 'RedirectRefused'],
   [new UsageError('m', 'h'), ExitCode.usage, 'InvalidUsage'],
   [

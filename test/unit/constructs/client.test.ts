@@ -4,13 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ClientIncompatibleError,
+  ConstructPropsError,
+  type ClientNeeds,
+  type EnvironmentOffers,
   sandboxdPodSpec,
   SANDBOXD_RUNTIME,
   type AgentEnvironment,
   type SandboxClientProps,
 } from '../../../src/constructs/index.js';
 import { reconcileLock, synthesizeEnvironment } from '../../../src/synth/index.js';
-import { readLock } from '../../../src/releases/index.js';
+import { LockMismatchError, readLock } from '../../../src/releases/index.js';
+import { thrownBy } from '../thrown.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
@@ -88,70 +92,78 @@ describe('env.addClient', () => {
     expect(d.capabilities.map((c) => c.capability)).not.toContain('runtime-files');
   });
 
-  test.each<[string, Parts, SandboxClientProps['mode'], string, string[]]>([
+  const SBX = 'agent-sandboxes/sbx';
+  test.each<[string, Parts, SandboxClientProps['mode'], string, ClientNeeds, EnvironmentOffers]>([
     [
       'router mode against a sandboxd template (the smoke environment)',
       { runtime: 'sandboxd' },
       'router',
       'ClientRuntimeApi',
-      ['python-runtime API', 'template agent-sandboxes/sbx', 'runtime is sandboxd'],
+      { runtimeApi: 'python-runtime' },
+      { template: SBX, runtime: 'sandboxd' },
     ],
     [
       'a python-runtime mode against sandboxd via tunnel',
       { runtime: 'sandboxd', routerNamespace: 'agent-sandbox-system' },
       'tunnel',
       'ClientRuntimeApi',
-      ['runtime is sandboxd'],
+      { runtimeApi: 'python-runtime' },
+      { template: SBX, runtime: 'sandboxd' },
     ],
     [
       'sandboxd in-cluster mode against the loopback-bound pinned sandboxd',
       { runtime: 'sandboxd' },
       'sandboxd-in-cluster-pod-ip',
       'ClientRuntimeLoopback',
-      ['binds 127.0.0.1', 'packages/sandboxd/cmd/sandboxd/main.go@v0.5.6', 'connector.py@1.0.8'],
+      { listener: 'pod-network' },
+      { template: SBX, runtime: 'sandboxd', bind: '127.0.0.1' },
     ],
     [
       'sandboxd pod tunnel against the loopback-bound pinned sandboxd',
       { runtime: 'sandboxd', router: false },
       'sandboxd-pod-tunnel',
       'ClientRuntimeLoopback',
-      ['binds 127.0.0.1'],
+      { listener: 'pod-network' },
+      { template: SBX, runtime: 'sandboxd', bind: '127.0.0.1' },
     ],
     [
       'a sandboxd mode against a python-runtime template',
       { router: false },
       'sandboxd-in-cluster-pod-ip',
       'ClientRuntimeApi',
-      ['sandboxd API', 'runtime is python-runtime'],
+      { runtimeApi: 'sandboxd' },
+      { template: 'agent-sandboxes/py', runtime: 'python-runtime' },
     ],
     [
       'a client that claims from a pool when none is declared',
       { pool: false },
       'router',
       'ClientNoPool',
-      ['create_sandbox(warmpool=…)', 'declares no SandboxWarmPool'],
+      {},
+      { warmPools: [] },
     ],
-    ['router mode without a router', { router: false }, 'router', 'ClientNoRouter', ['declares no SandboxRouter']],
+    ['router mode without a router', { router: false }, 'router', 'ClientNoRouter', {}, { router: null }],
     [
       'tunnel mode whose router is not where the client port-forwards',
       { routerNamespace: 'routing' },
       'tunnel',
       'ClientRouterService',
-      ['svc/sandbox-router-svc:8080 in namespace agent-sandbox-system', 'routing/sandbox-router-svc'],
+      { routerService: 'agent-sandbox-system/sandbox-router-svc:8080' },
+      { router: 'routing/sandbox-router-svc:8080' },
     ],
-  ])('refuses %s, naming both sides', async (_name, parts, mode, code, mentions) => {
+  ])('refuses %s, naming both sides', async (_name, parts, mode, code, needs, offers) => {
     const e = await env(parts);
     e.addClient({ ...CLIENT, mode });
     const err = refusal(e);
     expect(err.reason).toBe(code);
-    expect(err.message).toContain('k8s-agent-sandbox 1.0.8 (mode');
-    for (const m of mentions) expect(err.message).toContain(m);
+    expect(err.client).toEqual({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode });
+    expect([err.needs, err.offers]).toEqual([needs, offers]);
   });
 
   test('synthesis of the smoke-style environment (sandboxd template, router) with a router-mode client fails with the reason code', async () => {
     const e = await env({ runtime: 'sandboxd' });
     e.addClient({ ...CLIENT, mode: 'router' });
-    expect(() => synthesizeEnvironment(e)).toThrow(/\[ClientRuntimeApi\]/);
+    thrownBy(() => synthesizeEnvironment(e), ClientIncompatibleError, 'ClientRuntimeApi');
   });
 
   test('a server_port the router may not dial is refused (router egress)', async () => {
@@ -174,7 +186,15 @@ describe('env.addClient', () => {
 
   test('an unknown client version is refused at once with the versions that have facts', async () => {
     const e = await env();
-    expect(() => e.addClient({ ...CLIENT, version: '1.0.7', mode: 'router' })).toThrow(/1\.0\.8/);
+    const err = thrownBy(
+      () => e.addClient({ ...CLIENT, version: '1.0.7', mode: 'router' }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(err.problems).toEqual([
+      expect.objectContaining({ prop: 'version', reason: 'UnknownClientVersion', value: '1.0.7' }),
+    ]);
+    expect(err.hint).toBeDefined();
   });
 
   test('the lock records the client; a changed client mode is a lock difference', async () => {
@@ -188,9 +208,15 @@ describe('env.addClient', () => {
     );
     expect(readLock(lockPath)?.clients).toEqual({ 'env/k8s-agent-sandbox/router': '1.0.8' });
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).clients).toEqual({ 'env/k8s-agent-sandbox/router': '1.0.8' });
-    expect(() =>
-      reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/gateway': '1.0.8' }),
-    ).toThrow(/clients\[env\/k8s-agent-sandbox\/router\]/);
+    const mismatch = thrownBy(
+      () => reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/gateway': '1.0.8' }),
+      LockMismatchError,
+      'LockMismatch',
+    );
+    // one line per client key: the recorded one gone, the new one added
+    expect(mismatch.differences).toHaveLength(2);
+    for (const key of ['clients[env/k8s-agent-sandbox/gateway]', 'clients[env/k8s-agent-sandbox/router]'])
+      expect(mismatch.differences.filter((d) => d.includes(key))).toHaveLength(1);
     expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe(
       'unchanged',
     );

@@ -1,6 +1,12 @@
 import { jest } from '@jest/globals';
 import { ApiObject, App, Chart } from 'cdk8s';
-import { AgentSandboxInstall, ConstructPropsError, UnsupportedByReleaseError } from '../../../src/constructs/index.js';
+import {
+  AgentSandboxInstall,
+  ConstructPropsError,
+  UnpinnedImageError,
+  UnsupportedByReleaseError,
+} from '../../../src/constructs/index.js';
+import { rejectedBy } from '../thrown.js';
 import { release } from './fixture.js';
 
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
@@ -99,15 +105,27 @@ describe('AgentSandboxInstall', () => {
   });
 
   test('a malformed digest is refused with the construct path and the value', async () => {
-    await expect(installJson({ tag: 'v0.5.6', controllerDigest: 'sha256:xyz' })).rejects.toThrow(
-      /c\/install: invalid AgentSandboxInstall props:\n.*controllerDigest: must be sha256:<64 lowercase hex> \(got "sha256:xyz"\)/,
+    const err = await rejectedBy(
+      installJson({ tag: 'v0.5.6', controllerDigest: 'sha256:xyz' }),
+      ConstructPropsError,
+      'InvalidProps',
     );
+    expect([err.path, err.construct]).toEqual(['c/install', 'AgentSandboxInstall']);
+    expect(err.problems).toEqual([
+      expect.objectContaining({ prop: 'controllerDigest', reason: 'InvalidFormat', value: 'sha256:xyz' }),
+    ]);
   });
 
   test('requireDigests without a controller digest is refused', async () => {
-    await expect(installJson({ tag: 'v0.5.6', requireDigests: true })).rejects.toThrow(
-      /agent-sandbox-controller:v0.5.6" .* has no digest/,
+    const err = await rejectedBy(
+      installJson({ tag: 'v0.5.6', requireDigests: true }),
+      UnpinnedImageError,
+      'UnpinnedImage',
     );
+    expect([err.image, err.unpinned]).toEqual([
+      'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+      'DigestRequired',
+    ]);
   });
 
   test('external certificates on v0.5.6: --manage-webhook-certs=false, the Secret mounted at the cert dir, CA injection on CRDs', async () => {
@@ -135,7 +153,8 @@ describe('AgentSandboxInstall', () => {
       const err = await installJson({ tag, certificates: { external: { secretName: 'x' } } }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(UnsupportedByReleaseError);
       expect((err as UnsupportedByReleaseError).reason).toBe('UnsupportedByRelease');
-      expect((err as Error).message).toContain(`c/install: certificates: external is not possible on ${tag}`);
+      const e = err as UnsupportedByReleaseError;
+      expect([e.path, e.setting, e.release]).toEqual(['c/install', 'certificates.external', tag]);
     },
   );
 

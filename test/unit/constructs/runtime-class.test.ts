@@ -59,9 +59,15 @@ describe('SandboxRuntimeClass', () => {
   });
 
   test('scheduling and allNodes together are refused', () => {
-    expect(() => make({ preset: 'gvisor', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } })).toThrow(
-      /c\/rc: invalid SandboxRuntimeClass props:\n\s+- allNodes: contradicts scheduling/,
+    const err = thrownBy(
+      () => make({ preset: 'gvisor', allNodes: true, scheduling: { nodeSelector: { a: 'b' } } }),
+      ConstructPropsError,
+      'InvalidProps',
     );
+    expect([err.path, err.construct]).toEqual(['c/rc', 'SandboxRuntimeClass']);
+    expect(err.problems).toEqual([
+      expect.objectContaining({ prop: 'allNodes', reason: 'SchedulingContradiction', value: true }),
+    ]);
   });
 
   test('an empty nodeSelector is refused', () => {
@@ -69,9 +75,14 @@ describe('SandboxRuntimeClass', () => {
   });
 
   test('a malformed overhead quantity is refused with the value', () => {
-    expect(() => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } })).toThrow(
-      /overhead.cpu: must be a Kubernetes quantity .*\(got "lots"\)/,
+    const err = thrownBy(
+      () => make({ preset: 'kata', allNodes: true, overhead: { cpu: 'lots' } }),
+      ConstructPropsError,
+      'InvalidProps',
     );
+    expect(err.problems).toEqual([
+      expect.objectContaining({ prop: 'overhead.cpu', reason: 'InvalidFormat', value: 'lots' }),
+    ]);
   });
 
   test('props errors carry prop, reason and value: a zod issue code, or the reason a custom check names', () => {

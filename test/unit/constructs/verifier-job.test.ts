@@ -7,7 +7,9 @@ import {
   ConstructPropsError,
   descriptorPartCount,
   DESCRIPTOR_MOUNT,
+  UnpinnedImageError,
 } from '../../../src/constructs/index.js';
+import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { descriptorConfigMaps } from '../../../src/constructs/descriptor-parts.js';
 import { readDescriptorDir } from '../../../src/cli/in-cluster.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/index.js';
@@ -166,20 +168,40 @@ describe('VerifierJob', () => {
   test('props are validated with the construct path', async () => {
     const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
     thrownBy(() => e.addVerifierJob('a', { image: VERIFIER, backoffLimit: -1 }), ConstructPropsError, 'InvalidProps');
-    expect(() => e.addVerifierJob('b', { image: VERIFIER, probeTimeout: 'soon' })).toThrow(/env\/b.*probeTimeout/s);
-    expect(() => e.addVerifierJob('c', { image: 'registry.example.internal/agentplane/verifier:latest' })).toThrow(
-      /latest/,
+    const timeout = thrownBy(
+      () => e.addVerifierJob('b', { image: VERIFIER, probeTimeout: 'soon' }),
+      ConstructPropsError,
+      'InvalidProps',
     );
+    expect(timeout.path).toBe('env/b');
+    expect(timeout.problems).toEqual([expect.objectContaining({ prop: 'probeTimeout', value: 'soon' })]);
+    const unpinned = thrownBy(
+      () => e.addVerifierJob('c', { image: 'registry.example.internal/agentplane/verifier:latest' }),
+      UnpinnedImageError,
+      'UnpinnedImage',
+    );
+    expect(unpinned.unpinned).toBe('FloatingTag');
     thrownBy(() => e.addVerifierJob('d', { image: VERIFIER, transport: 'router' }), ConstructError, 'ConstructInvalid');
-    expect(() => e.addVerifierJob('f', { image: VERIFIER, namespace: 'elsewhere' })).toThrow(/descriptor ConfigMap/);
+    const elsewhere = thrownBy(
+      () => e.addVerifierJob('f', { image: VERIFIER, namespace: 'elsewhere' }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(elsewhere.problems).toEqual([
+      expect.objectContaining({ prop: 'namespace', reason: 'NotDescriptorNamespace', value: 'elsewhere' }),
+    ]);
   });
 
   test('a template added after the Job is refused at synthesis, naming the namespace', async () => {
     const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
     const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    e.addVerifierJob('verify', { image: VERIFIER });
+    const job = e.addVerifierJob('verify', { image: VERIFIER });
+    e.addTemplate('covered', { runtimeClass: rc, podSpec: podSpec() });
+    expect(job.node.validate()).toEqual([]);
     e.addTemplate('late', { runtimeClass: rc, podSpec: podSpec(), namespace: 'team-late' });
-    expect(() => e.toJson()).toThrow(/namespace team-late was added after the VerifierJob/);
+    // one problem for the one namespace the Job's identity does not cover
+    expect(job.node.validate()).toHaveLength(1);
+    thrownBy(() => e.toJson(), ConstructError, 'ConstructInvalid');
   });
 
   test('a descriptor in parts: one optional volume source per part, and the reader puts them back together', async () => {
@@ -203,10 +225,12 @@ describe('VerifierJob', () => {
         (cm.data as Record<string, string>)['environment.json.part']!,
       );
     // the text is not a descriptor: the reader gets it back whole and refuses it on the schema, not on the parts
-    expect(() => readDescriptorDir(dir)).toThrow(/is not a valid environment descriptor/);
+    const schema = thrownBy(() => readDescriptorDir(dir), EnvironmentDescriptorError, 'EnvironmentDescriptorInvalid');
+    expect(schema.problem).toBe('schema');
     writeFileSync(join(dir, 'parts', String(cms[2]!.metadata!.name)), 'changed');
-    thrownBy(() => readDescriptorDir(dir), EnvironmentDescriptorError, 'EnvironmentDescriptorInvalid');
-    expect(() => readDescriptorDir(dir)).toThrow(/sha256/);
+    const joined = thrownBy(() => readDescriptorDir(dir), EnvironmentDescriptorError, 'EnvironmentDescriptorInvalid');
+    expect(joined.problem).toBe('parts');
+    expect((joined.cause as DescriptorPartsError).problem).toBe('checksum-mismatch');
   });
 
   test('the reader takes a whole descriptor from the mount', async () => {

@@ -72,9 +72,8 @@ describe('document cache', () => {
       }
       expect(error).toBeInstanceOf(ManifestParseError);
       expect((error as ManifestParseError).reason).toBe('ManifestUnparsable');
-      expect((error as Error).message).toMatch(
-        new RegExp(`^x\\.yaml is not valid YAML: .* at line ${line}, column \\d+$`),
-      );
+      expect([(error as ManifestParseError).file, (error as ManifestParseError).line]).toEqual(['x.yaml', line]);
+      expect((error as ManifestParseError).column).toBeGreaterThan(0);
     }
   });
 

@@ -65,8 +65,8 @@ describe('risk rules', () => {
     expect(risks([one], [two])[0]?.details).toEqual(['binds Group system:authenticated']);
     expect(
       risks([one], [binding([{ kind: 'ServiceAccount', name: 'verifier', namespace: 'agents' }], 'cluster-admin')])[0]
-        ?.message,
-    ).toMatch(/role changed/);
+        ?.subject,
+    ).toEqual({ change: 'changed', count: 0, roleChanged: true });
   });
 
   it('networkpolicy-widening: a policy type dropped, a rule added, a policy removed', () => {
@@ -92,10 +92,11 @@ describe('risk rules', () => {
   });
 
   it('runtimeclass-change: runtimeClassName dropped (isolation downgrade) and RuntimeClass removed or re-pointed', () => {
+    // no `after`: the runtimeClassName is dropped, so pods fall back to the node's default runtime
     expect(
       risks([template({ runtimeClassName: 'gvisor' })], [template({})]).find((r) => r.rule === 'runtimeclass-change')
-        ?.message,
-    ).toMatch(/dropped.*isolation downgrade/);
+        ?.subject,
+    ).toEqual({ change: 'changed', before: 'gvisor' });
     const rc = (handler: string): KubeObject => ({
       apiVersion: 'node.k8s.io/v1',
       kind: 'RuntimeClass',
@@ -118,7 +119,11 @@ describe('risk rules', () => {
     );
     expect(r.map((x) => x.rule).sort()).toEqual(['image-change', 'release-change']);
     expect(r.find((x) => x.rule === 'image-change')?.details).toEqual(['containers/runtime: img:v1 -> img:v2']);
-    expect(r.find((x) => x.rule === 'release-change')?.message).toBe('release v0.5.0 -> v0.5.6');
+    expect(r.find((x) => x.rule === 'release-change')?.subject).toEqual({
+      change: 'changed',
+      before: 'v0.5.0',
+      after: 'v0.5.6',
+    });
   });
 
   it('warm-pool-roll names the pool and its update strategy; a label-only template edit does not roll', () => {
@@ -126,14 +131,14 @@ describe('risk rules', () => {
     const recreate = risks([template({}), pool('Recreate')], [changed, pool('Recreate')]).find(
       (r) => r.rule === 'warm-pool-roll',
     );
-    expect(recreate?.message).toBe(
-      'template python changed: pool rollout required for warm pool pool (strategy: Recreate)',
-    );
-    expect(recreate?.details[0]).toMatch(/^Recreate: unclaimed members are deleted/);
+    expect(recreate?.subject).toEqual({ change: 'changed', pool: 'pool', template: 'python', strategy: 'Recreate' });
     const replenish = risks([template({}), pool()], [changed, pool()]).find((r) => r.rule === 'warm-pool-roll');
-    expect(replenish?.message).toBe(
-      'template python changed: pool rollout required for warm pool pool (strategy: OnReplenish)',
-    );
+    expect(replenish?.subject).toEqual({
+      change: 'changed',
+      pool: 'pool',
+      template: 'python',
+      strategy: 'OnReplenish',
+    });
     expect(risks([template({}), pool()], [template({}, {}, { team: 'a' }), pool()])).toEqual([]);
   });
 
@@ -145,8 +150,13 @@ describe('risk rules', () => {
     expect(risks([pool('Recreate')], [moved])).toEqual([
       expect.objectContaining({
         rule: 'warm-pool-roll',
-        message:
-          'warm pool pool now uses template python-v2 instead of python: pool rollout required (strategy: Recreate)',
+        subject: {
+          change: 'changed',
+          pool: 'pool',
+          template: 'python-v2',
+          previousTemplate: 'python',
+          strategy: 'Recreate',
+        },
       }),
     ]);
   });
@@ -202,35 +212,39 @@ describe('risk rules', () => {
         report.risks.find(
           (r) => r.object === 'apiextensions.k8s.io/v1/CustomResourceDefinition//sandboxes.agents.x-k8s.io',
         ),
-      ).toEqual({
-        rule: 'crd-removed',
-        object: 'apiextensions.k8s.io/v1/CustomResourceDefinition//sandboxes.agents.x-k8s.io',
-        message:
-          'CRD sandboxes.agents.x-k8s.io removed: every Sandbox in the cluster, in all namespaces, is deleted with it',
-        details: ['served versions: agents.x-k8s.io/v1beta1, agents.x-k8s.io/v1alpha1'],
-      });
-      expect(report.risks.map((r) => r.message.split(':')[0])).toEqual([
-        'CRD sandboxclaims.extensions.agents.x-k8s.io removed',
-        'CRD sandboxes.agents.x-k8s.io removed',
-        'CRD sandboxtemplates.extensions.agents.x-k8s.io removed',
-        'CRD sandboxwarmpools.extensions.agents.x-k8s.io removed',
+      ).toEqual(
+        expect.objectContaining({
+          rule: 'crd-removed',
+          object: 'apiextensions.k8s.io/v1/CustomResourceDefinition//sandboxes.agents.x-k8s.io',
+          subject: {
+            change: 'removed',
+            kind: 'Sandbox',
+            unserved: ['agents.x-k8s.io/v1beta1', 'agents.x-k8s.io/v1alpha1'],
+          },
+        }),
+      );
+      expect(report.risks.map((r) => [r.object.split('//')[1], r.subject?.kind])).toEqual([
+        ['sandboxclaims.extensions.agents.x-k8s.io', 'SandboxClaim'],
+        ['sandboxes.agents.x-k8s.io', 'Sandbox'],
+        ['sandboxtemplates.extensions.agents.x-k8s.io', 'SandboxTemplate'],
+        ['sandboxwarmpools.extensions.agents.x-k8s.io', 'SandboxWarmPool'],
       ]);
       expect(risks([cm], [...crds, cm])).toEqual([]);
     });
 
     it('crd-schema-change names a served version removed from a CRD that stays, or no longer served', () => {
       const removed = risks([crds[0]!], [sandboxWithAlpha(() => undefined)]);
-      expect(removed.map((r) => [r.rule, r.message])).toEqual([
+      expect(removed.map((r) => [r.rule, r.subject])).toEqual([
         [
           'crd-schema-change',
-          'CRD schema changed: 1 change(s); agents.x-k8s.io/v1alpha1 no longer served: requests and manifests using that apiVersion fail (the API server rejects removing a version still listed in status.storedVersions)',
+          { change: 'changed', kind: 'Sandbox', unserved: ['agents.x-k8s.io/v1alpha1'], changes: 1 },
         ],
       ]);
       expect(removed[0]?.details).toEqual(['Sandbox v1alpha1 removed']);
       const unserved = risks([crds[0]!], [sandboxWithAlpha((v) => ({ ...v, served: false }))]);
-      expect(unserved.map((r) => [r.message, r.details])).toEqual([
+      expect(unserved.map((r) => [r.subject, r.details])).toEqual([
         [
-          'CRD schema changed: 1 change(s); agents.x-k8s.io/v1alpha1 no longer served: requests and manifests using that apiVersion fail',
+          { change: 'changed', kind: 'Sandbox', unserved: ['agents.x-k8s.io/v1alpha1'], changes: 1 },
           ['Sandbox v1alpha1: served true -> false'],
         ],
       ]);
@@ -239,9 +253,10 @@ describe('risk rules', () => {
     it('crd-schema-change: an upgrade that adds a version (v0.4.6 -> v0.5.6) does not say a version was lost; a downgrade does', () => {
       const up = risks([sandboxV046], [crds[0]!]);
       expect(up.map((r) => r.rule)).toEqual(['crd-schema-change']);
-      expect(up[0]?.message).toMatch(/^CRD schema changed: \d+ change\(s\)$/);
+      expect(up[0]?.subject?.unserved).toEqual([]);
+      expect(up[0]?.subject?.changes).toBe(up[0]?.details.length);
       expect(up[0]?.details).toContain('Sandbox v1beta1 added (served, storage)');
-      expect(risks([crds[0]!], [sandboxV046])[0]?.message).toMatch(/; agents\.x-k8s\.io\/v1beta1 no longer served: /);
+      expect(risks([crds[0]!], [sandboxV046])[0]?.subject?.unserved).toEqual(['agents.x-k8s.io/v1beta1']);
     });
   });
 });

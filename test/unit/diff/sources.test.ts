@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { diffManifests, ManifestSourceError, readManifestDir, readManifestSource } from '../../../src/diff/index.js';
+import { rejectedBy } from '../thrown.js';
 
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', ['-C', cwd, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', ...args], {
@@ -46,9 +47,14 @@ describe('manifest sources', () => {
 
   it('a failing synth names the ref and the command, and still removes the worktree', async () => {
     const repo = repoWithTwoCommits();
-    await expect(
-      readManifestSource('base', { repo, synthCommand: ['sh', '-c', 'echo broken template >&2; exit 3'] }),
-    ).rejects.toThrow(/^synth of git ref base failed \(sh -c .*\): broken template$/);
+    const command = ['sh', '-c', 'echo broken template >&2; exit 3'];
+    const err = await rejectedBy(
+      readManifestSource('base', { repo, synthCommand: command }),
+      ManifestSourceError,
+      'ManifestSourceInvalid',
+    );
+    // stderr is the synth command's own output, passed through
+    expect(err.synth).toEqual({ ref: 'base', command, stderr: 'broken template' });
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 

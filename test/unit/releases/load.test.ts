@@ -62,7 +62,8 @@ describe('loadRelease from a mirror', () => {
       expect(e.message).toContain(expected);
       expect(e.message).toContain(e.actual);
       expect(e.source).toBe(`mirror ${mirror.dir}`);
-      expect(e.hint).toMatch(/restore the original file/);
+      expect(e.origin).toBe('mirror');
+      expect(e.hint).toBeDefined();
       // nothing unverified reaches the cache
       expect(existsSync(join(cache.dir, 'v0.4.6', CONTROLLER))).toBe(false);
     } finally {
@@ -92,7 +93,7 @@ describe('loadRelease from a mirror', () => {
     expect(err).toBeInstanceOf(SourceUnreachableError);
     expect((err as SourceUnreachableError).reason).toBe('MirrorDirectoryMissing');
     expect((err as SourceUnreachableError).source).toContain('no-such-mirror');
-    expect((err as Error).message).toMatch(/does not exist/);
+    expect((err as SourceUnreachableError).failure).toBe('missing-directory');
   });
 
   test('an unknown tag is UnknownReleaseError listing the supported tags', async () => {
@@ -100,7 +101,7 @@ describe('loadRelease from a mirror', () => {
     expect(err).toBeInstanceOf(UnknownReleaseError);
     expect((err as UnknownReleaseError).reason).toBe('UnknownRelease');
     expect((err as UnknownReleaseError).tag).toBe('v9.9.9');
-    expect((err as Error).message).toContain('v0.4.6, v0.5.0, v0.5.6');
+    expect((err as UnknownReleaseError).supported).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6']);
   });
 
   test('verified cache entries are used when the mirror is gone; a corrupted entry is refetched, never trusted', async () => {
@@ -185,7 +186,8 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
       expect((err as ChecksumMismatchError).reason).toBe('ChecksumMismatch');
       expect((err as ChecksumMismatchError).file).toBe('k8s/rbac.generated.yaml');
       expect((err as ChecksumMismatchError).source).toBe('upstream github.com/kubernetes-sigs/agent-sandbox');
-      expect((err as ChecksumMismatchError).hint).toMatch(/verified mirror/);
+      expect((err as ChecksumMismatchError).origin).toBe('upstream');
+      expect((err as ChecksumMismatchError).hint).toBeDefined();
     } finally {
       await server.close();
     }
@@ -204,7 +206,8 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
       expect((err as MissingFileError).source).toMatch(
         /d0c124d4a1fded4ed4aecb92753696b4dd8de17b\/k8s\/.* answered 404/,
       );
-      expect((err as MissingFileError).hint).toMatch(/does not resolve upstream/);
+      expect((err as MissingFileError).origin).toBe('upstream');
+      expect((err as MissingFileError).hint).toBeDefined();
     } finally {
       await server.close();
     }
@@ -220,7 +223,8 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnreachableError);
       expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
-      expect((err as Error).message).toContain('HTTP 503');
+      expect((err as SourceUnreachableError).failure).toBe('http-status');
+      expect((err as SourceUnreachableError).status).toBe(503);
     } finally {
       await server.close();
     }
@@ -240,7 +244,8 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SourceUnreachableError);
       expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
-      expect((err as Error).message).toMatch(/timeout/i);
+      expect((err as SourceUnreachableError).failure).toBe('timeout');
+      expect((err as SourceUnreachableError).timeoutMs).toBe(300);
       expect(Date.now() - started).toBeLessThan(5000);
     } finally {
       silent.closeAllConnections();
@@ -257,7 +262,8 @@ describe('loadRelease from upstream raw files (served by a 127.0.0.1 stand-in)',
     );
     expect(err).toBeInstanceOf(SourceUnreachableError);
     expect((err as SourceUnreachableError).reason).toBe('SourceUnreachable');
-    expect((err as Error).message).toMatch(/ECONNREFUSED|fetch failed/);
-    expect((err as SourceUnreachableError).hint).toMatch(/mirror/);
+    expect((err as SourceUnreachableError).failure).toBe('connection');
+    expect((err as SourceUnreachableError).code).toBe('ECONNREFUSED');
+    expect((err as SourceUnreachableError).hint).toBeDefined();
   });
 });

@@ -99,7 +99,7 @@ describe('lock file', () => {
     );
     const err = new LockMismatchError(diffs);
     expect(err.reason).toBe('LockMismatch');
-    expect(err.message).toContain('  - release: lock has v0.5.6, environment has v0.5.0');
-    expect(err.hint).toMatch(/--update-lock/);
+    expect(err.differences).toEqual(diffs);
+    expect(err.hint).toBeDefined();
   });
 });

@@ -88,14 +88,14 @@ describe('planUpgrade', () => {
     expect(plan.findings.filter((f) => f.topic === 'defect').map((f) => f.source)).toContain(
       'cmd/agent-sandbox-controller/tls.go@v0.5.6',
     );
-    expect(plan.findings.find((f) => f.message.includes('spec.replicas: default none -> 1'))?.operations).toEqual([
-      'createFromTemplate',
-      'capabilities',
-    ]);
+    const replicasDefault = plan.findings.find(
+      (f) => f.subject?.change === 'default-changed' && f.subject.path === 'spec.replicas',
+    );
+    expect([replicasDefault?.subject?.kind, replicasDefault?.subject?.after]).toEqual(['SandboxWarmPool', 1]);
+    expect(replicasDefault?.operations).toEqual(['createFromTemplate', 'capabilities']);
     expect(
-      plan.findings.find(
-        (f) => f.reason === 'ConditionAdded' && f.message.startsWith('new condition Sandbox/PodScheduled'),
-      )?.operations,
+      plan.findings.find((f) => f.reason === 'ConditionAdded' && f.subject?.condition === 'Sandbox/PodScheduled')
+        ?.operations,
     ).toEqual(['observe']);
   });
 
@@ -107,9 +107,10 @@ describe('planUpgrade', () => {
       'status.storedVersions of the Agent Sandbox CRDs',
       'v1alpha1 claims and warm pools',
     ]);
-    expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => f.message)).toContain(
-      'SandboxClaim: storage version v1alpha1 -> v1beta1; existing objects stay stored as v1alpha1 until rewritten',
-    );
+    expect(plan.findings.filter((f) => f.topic === 'storage').map((f) => [f.reason, f.subject])).toContainEqual([
+      'StorageVersionChanged',
+      { kind: 'SandboxClaim', before: 'v1alpha1', after: 'v1beta1' },
+    ]);
     expect(plan.path).toEqual([
       'read the live state first (plan-upgrade --kubeconfig FILE): the verdict depends on the live state listed as not read (`unknowns`)',
       'from v0.4.x upstream advises running migrate.sh --phase=bootstrap and going straight to >= v0.5.2',
@@ -126,9 +127,11 @@ describe('planUpgrade', () => {
     expect(plan.findings.find((f) => f.severity === 'block')?.reason).toBe('StoredVersionNotServed');
     expect(plan.direction).toBe('downgrade');
     expect(plan.assumedVerdict).toBeUndefined();
-    expect(plan.findings.find((f) => f.severity === 'block')?.message).toBe(
-      'Sandbox: objects are stored as v1beta1, which v0.4.6 does not serve (it serves v1alpha1)',
-    );
+    expect(plan.findings.find((f) => f.severity === 'block')?.subject).toEqual({
+      kind: 'Sandbox',
+      storedVersions: ['v1beta1'],
+      served: ['v1alpha1'],
+    });
     expect(plan.path[0]).toMatch(/^no supported release/);
   });
 
@@ -140,9 +143,9 @@ describe('planUpgrade', () => {
     expect(plan.verdict).toBe('needs-migration');
     expect(plan.unknowns).toEqual([]);
     expect(plan.storedVersionsSource).toBe('live (context test)');
-    expect(plan.findings.map((f) => f.message)).toContain(
-      'Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]',
-    );
+    expect(plan.findings.filter((f) => f.reason === 'StoredVersionsStale').map((f) => f.subject)).toEqual([
+      { kind: 'Sandbox', storedVersions: ['v1alpha1', 'v1beta1'], served: ['v1beta1'] },
+    ]);
     expect(plan.path).toEqual([
       'install v0.5.6',
       'migrate storage: rewrite every Sandbox object (a no-op update) so it is stored as v1beta1',
@@ -202,11 +205,9 @@ describe('planUpgrade: never guesses', () => {
     const plan = planUpgrade(r056, r050, { source: 'ctx', storedVersions: beta, warmClaims: [] });
     expect(plan.direction).toBe('downgrade');
     expect(plan.verdict).toBe('needs-migration');
-    expect(plan.findings.find((x) => x.topic === 'advice')?.message).toMatch(/^v0\.5\.6 -> v0\.5\.0 is a downgrade: /);
+    expect(plan.findings.filter((x) => x.topic === 'advice').map((x) => x.reason)).toEqual(['Downgrade']);
     expect(
-      plan.findings
-        .filter((x) => x.topic === 'defect' && x.message.endsWith('(absent from v0.5.6: the downgrade brings it back)'))
-        .map((x) => x.source),
+      plan.findings.filter((x) => x.reason === 'KnownDefect' && x.subject?.reintroduced === true).map((x) => x.source),
     ).toContain('sandbox-router/README.md@v0.5.6');
     expect(plan.path).toContain('downgrade: install v0.5.0 in place of v0.5.6');
     expect(plan.path).not.toContain('install v0.5.0');
@@ -247,9 +248,10 @@ describe('planUpgrade: never guesses', () => {
       expect(plan.verdict).toBe('blocked');
       const block = plan.findings.filter((x) => x.severity === 'block');
       expect(block.map((x) => [x.topic, x.source])).toEqual([['defect', 'kubernetes-sigs/agent-sandbox#1124']]);
-      expect(block[0]!.message).toMatch(
-        /^warm-claims-cold-restart: .*: 2 warm-started claim\(s\) active: agents\/a, agents\/b$/,
-      );
+      expect([block[0]!.reason, block[0]!.subject]).toEqual([
+        'BlockingDefectActive',
+        { defect: 'warm-claims-cold-restart', claims: ['agents/a', 'agents/b'] },
+      ]);
       expect(plan.path).toEqual([
         'move to v0.5.6 instead of v0.5.0 (warm-claims-cold-restart is fixed in v0.5.2+), or accept the cold restarts with --accept warm-claims-cold-restart',
       ]);
@@ -328,85 +330,136 @@ describe('planUpgrade: one finding per change', () => {
     const count: Record<string, number> = {};
     for (const x of plan.findings) count[x.topic] = (count[x.topic] ?? 0) + 1;
     expect(count).toEqual({ schema: 34, storage: 4, conditions: 4, advice: 1, defect: 3 });
-    expect(plan.findings.filter((x) => x.topic === 'schema').map((x) => [x.severity, x.message, x.versions])).toEqual([
-      ['info', 'Sandbox: conversion strategy None -> Webhook', ['*']],
-      ['info', 'Sandbox v1beta1 added (served, storage)', ['v1beta1']],
-      ['info', 'Sandbox v1alpha1: storage true -> false', ['v1alpha1']],
-      ['info', 'Sandbox v1alpha1: deprecated false -> true', ['v1alpha1']],
+    const schema = plan.findings.filter((x) => x.topic === 'schema');
+    expect(schema.map((x) => x.reason)).toEqual(schema.map((x) => `Schema${camel(x.subject!.change!)}`));
+    expect(
+      schema.map((x) => {
+        const s = x.subject!;
+        return [x.severity, s.kind, s.change, s.path, s.before, s.after, x.versions];
+      }),
+    ).toEqual([
+      ['info', 'Sandbox', 'conversion-changed', 'spec.conversion.strategy', 'None', 'Webhook', ['*']],
+      ['info', 'Sandbox', 'version-added', '', undefined, { served: true, storage: true }, ['v1beta1']],
+      ['info', 'Sandbox', 'storage-changed', '', true, false, ['v1alpha1']],
+      ['info', 'Sandbox', 'deprecated-changed', '', false, true, ['v1alpha1']],
       [
         'review',
-        'Sandbox spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        'Sandbox',
+        'field-removed',
+        'spec.podTemplate.spec.workloadRef',
+        'object',
+        undefined,
         ['v1alpha1', 'v1alpha1 -> v1beta1'],
       ],
       [
         'info',
-        'Sandbox spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        'Sandbox',
+        'field-added',
+        'spec.podTemplate.spec.schedulingGroup',
+        undefined,
+        'object',
         ['v1alpha1', 'v1alpha1 -> v1beta1'],
       ],
       [
         'migrate',
-        'Sandbox v1alpha1 -> v1beta1 spec.replicas renamed to spec.operatingMode (api/v1alpha1/sandbox_conversion.go@v0.5.6)',
+        'Sandbox',
+        'field-renamed',
+        'spec.operatingMode',
+        'spec.replicas',
+        'spec.operatingMode',
         ['v1alpha1 -> v1beta1'],
       ],
-      ['migrate', 'Sandbox v1alpha1 -> v1beta1 status.replicas removed', ['v1alpha1 -> v1beta1']],
-      ['info', 'Sandbox v1alpha1 -> v1beta1 status.nodeName added (string)', ['v1alpha1 -> v1beta1']],
-      [
-        'review',
-        'Sandbox v1alpha1 -> v1beta1 spec: validation none -> CEL ["volumeClaimTemplates is immutable"]',
-        ['v1alpha1 -> v1beta1'],
-      ],
-      ['info', 'SandboxClaim: conversion strategy None -> Webhook', ['*']],
-      ['info', 'SandboxClaim v1beta1 added (served, storage)', ['v1beta1']],
-      ['info', 'SandboxClaim v1alpha1: storage true -> false', ['v1alpha1']],
-      ['info', 'SandboxClaim v1alpha1: deprecated false -> true', ['v1alpha1']],
+      ['migrate', 'Sandbox', 'field-removed', 'status.replicas', 'integer/int32', undefined, ['v1alpha1 -> v1beta1']],
+      ['info', 'Sandbox', 'field-added', 'status.nodeName', undefined, 'string', ['v1alpha1 -> v1beta1']],
+      ['review', 'Sandbox', 'validation-changed', 'spec', undefined, expect.any(String), ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxClaim', 'conversion-changed', 'spec.conversion.strategy', 'None', 'Webhook', ['*']],
+      ['info', 'SandboxClaim', 'version-added', '', undefined, { served: true, storage: true }, ['v1beta1']],
+      ['info', 'SandboxClaim', 'storage-changed', '', true, false, ['v1alpha1']],
+      ['info', 'SandboxClaim', 'deprecated-changed', '', false, true, ['v1alpha1']],
       [
         'migrate',
-        'SandboxClaim v1alpha1 -> v1beta1 spec.sandboxTemplateRef renamed to spec.warmPoolRef (extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6)',
+        'SandboxClaim',
+        'field-renamed',
+        'spec.warmPoolRef',
+        'spec.sandboxTemplateRef',
+        'spec.warmPoolRef',
         ['v1alpha1 -> v1beta1'],
       ],
-      ['migrate', 'SandboxClaim v1alpha1 -> v1beta1 spec.warmpool removed', ['v1alpha1 -> v1beta1']],
+      ['migrate', 'SandboxClaim', 'field-removed', 'spec.warmpool', 'string', undefined, ['v1alpha1 -> v1beta1']],
       [
         'info',
-        'SandboxClaim v1alpha1 -> v1beta1 spec.volumeClaimTemplates added (array (atomic list))',
+        'SandboxClaim',
+        'field-added',
+        'spec.volumeClaimTemplates',
+        undefined,
+        'array (atomic list)',
         ['v1alpha1 -> v1beta1'],
       ],
-      ['info', 'SandboxTemplate: conversion strategy None -> Webhook', ['*']],
-      ['info', 'SandboxTemplate v1beta1 added (served, storage)', ['v1beta1']],
-      ['info', 'SandboxTemplate v1alpha1: storage true -> false', ['v1alpha1']],
-      ['info', 'SandboxTemplate v1alpha1: deprecated false -> true', ['v1alpha1']],
-      ['info', 'SandboxTemplate v1alpha1: subresources [status] -> []', ['v1alpha1']],
+      ['info', 'SandboxTemplate', 'conversion-changed', 'spec.conversion.strategy', 'None', 'Webhook', ['*']],
+      ['info', 'SandboxTemplate', 'version-added', '', undefined, { served: true, storage: true }, ['v1beta1']],
+      ['info', 'SandboxTemplate', 'storage-changed', '', true, false, ['v1alpha1']],
+      ['info', 'SandboxTemplate', 'deprecated-changed', '', false, true, ['v1alpha1']],
+      ['info', 'SandboxTemplate', 'subresource-changed', '', 'status', '', ['v1alpha1']],
       [
         'review',
-        'SandboxTemplate spec.podTemplate.spec.workloadRef removed (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        'SandboxTemplate',
+        'field-removed',
+        'spec.podTemplate.spec.workloadRef',
+        'object',
+        undefined,
         ['v1alpha1', 'v1alpha1 -> v1beta1'],
       ],
       [
         'migrate',
-        'SandboxTemplate status removed (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        'SandboxTemplate',
+        'field-removed',
+        'status',
+        'object',
+        undefined,
         ['v1alpha1', 'v1alpha1 -> v1beta1'],
       ],
       [
         'info',
-        'SandboxTemplate spec.podTemplate.spec.schedulingGroup added (object) (versions: v1alpha1; v1alpha1 -> v1beta1)',
+        'SandboxTemplate',
+        'field-added',
+        'spec.podTemplate.spec.schedulingGroup',
+        undefined,
+        'object',
         ['v1alpha1', 'v1alpha1 -> v1beta1'],
       ],
       [
         'info',
-        'SandboxTemplate v1alpha1 -> v1beta1 spec.volumeClaimTemplatesPolicy added (string, default "Disallowed")',
+        'SandboxTemplate',
+        'field-added',
+        'spec.volumeClaimTemplatesPolicy',
+        undefined,
+        'string',
         ['v1alpha1 -> v1beta1'],
       ],
-      ['info', 'SandboxWarmPool: conversion strategy None -> Webhook', ['*']],
-      ['info', 'SandboxWarmPool v1beta1 added (served, storage)', ['v1beta1']],
-      ['info', 'SandboxWarmPool v1alpha1: storage true -> false', ['v1alpha1']],
-      ['info', 'SandboxWarmPool v1alpha1: deprecated false -> true', ['v1alpha1']],
-      ['info', 'SandboxWarmPool v1alpha1: printer column Desired (.spec.replicas) added', ['v1alpha1']],
+      ['info', 'SandboxWarmPool', 'conversion-changed', 'spec.conversion.strategy', 'None', 'Webhook', ['*']],
+      ['info', 'SandboxWarmPool', 'version-added', '', undefined, { served: true, storage: true }, ['v1beta1']],
+      ['info', 'SandboxWarmPool', 'storage-changed', '', true, false, ['v1alpha1']],
+      ['info', 'SandboxWarmPool', 'deprecated-changed', '', false, true, ['v1alpha1']],
+      ['info', 'SandboxWarmPool', 'printer-column-added', '.spec.replicas', undefined, 'Desired', ['v1alpha1']],
       [
         'info',
-        'SandboxWarmPool v1alpha1 -> v1beta1 status.observedGeneration added (integer/int64)',
+        'SandboxWarmPool',
+        'field-added',
+        'status.observedGeneration',
+        undefined,
+        'integer/int64',
         ['v1alpha1 -> v1beta1'],
       ],
-      ['review', 'SandboxWarmPool v1alpha1 -> v1beta1 spec.replicas: default none -> 1', ['v1alpha1 -> v1beta1']],
-      ['info', 'SandboxWarmPool v1alpha1 -> v1beta1 spec.replicas: no longer required', ['v1alpha1 -> v1beta1']],
+      ['review', 'SandboxWarmPool', 'default-changed', 'spec.replicas', undefined, 1, ['v1alpha1 -> v1beta1']],
+      ['info', 'SandboxWarmPool', 'required-changed', 'spec.replicas', true, false, ['v1alpha1 -> v1beta1']],
     ]);
   });
 });
+
+/** `field-removed` -> `FieldRemoved`, as finding reasons spell a schema change. */
+function camel(kebab: string): string {
+  return kebab
+    .split('-')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}

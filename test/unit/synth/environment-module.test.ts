@@ -35,20 +35,17 @@ describe('environment modules', () => {
   });
 
   test('a missing file, a wrong default export, no environment, and a failing build are each named', async () => {
-    expect((await failure('/nonexistent/environment.ts')).message).toContain(
-      '/nonexistent/environment.ts: no such file',
-    );
-    expect((await failure(moduleFile('export default 42;\n'))).message).toContain(
-      'the default export is not made with defineEnvironments(...)',
-    );
-    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => {} };\n`))).message).toContain(
-      'the module created no AgentEnvironment',
+    const missing = await failure('/nonexistent/environment.ts');
+    expect([missing.file, missing.problem]).toEqual(['/nonexistent/environment.ts', 'missing']);
+    expect((await failure(moduleFile('export default 42;\n'))).problem).toBe('not-a-definition');
+    expect((await failure(moduleFile(`export default { [${MARK}]: true, build: () => {} };\n`))).problem).toBe(
+      'no-environment',
     );
     expect(
       (await failure(moduleFile(`export default { [${MARK}]: true, build: () => { throw new Error('boom'); } };\n`)))
-        .message,
-    ).toContain('its build function failed: boom');
-    expect((await failure(moduleFile('export default ;\n'))).message).toContain('cannot be imported');
+        .problem,
+    ).toBe('build-failed');
+    expect((await failure(moduleFile('export default ;\n'))).problem).toBe('unimportable');
   });
 
   test('a CommonJS module (TypeScript compiled as CommonJS puts `export default` on exports.default) is read the same', async () => {
@@ -57,12 +54,8 @@ describe('environment modules', () => {
         `Object.defineProperty(exports, '__esModule', { value: true });\nexports.default = ${value};\n`,
         'cjs',
       );
-    expect((await failure(cjs(`{ [${MARK}]: true, build: () => {} }`))).message).toContain(
-      'the module created no AgentEnvironment',
-    );
-    expect((await failure(cjs('42'))).message).toContain('the default export is not made with defineEnvironments(...)');
-    expect((await failure(moduleFile('module.exports = 42;\n', 'cjs'))).message).toContain(
-      'the default export is not made with defineEnvironments(...)',
-    );
+    expect((await failure(cjs(`{ [${MARK}]: true, build: () => {} }`))).problem).toBe('no-environment');
+    expect((await failure(cjs('42'))).problem).toBe('not-a-definition');
+    expect((await failure(moduleFile('module.exports = 42;\n', 'cjs'))).problem).toBe('not-a-definition');
   });
 });

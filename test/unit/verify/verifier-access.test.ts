@@ -1,5 +1,7 @@
 import { Testing } from 'cdk8s';
 import { VerifierAccess, verifierClusterRules, verifierSandboxRules } from '../../../src/constructs/verifier-access.js';
+import { ConstructPropsError } from '../../../src/constructs/errors.js';
+import { thrownBy } from '../thrown.js';
 
 interface Obj {
   kind: string;
@@ -94,8 +96,14 @@ describe('VerifierAccess', () => {
   });
 
   test('bad props name the construct path, the field and the value', () => {
-    expect(() => synth({ namespace: 'Bad_NS', sandboxNamespaces: [] })).toThrow(
-      /namespace: must be a DNS label \(got "Bad_NS"\)[\s\S]*sandboxNamespaces: needs at least one namespace/,
+    const err = thrownBy(
+      () => synth({ namespace: 'Bad_NS', sandboxNamespaces: [] }),
+      ConstructPropsError,
+      'InvalidProps',
     );
+    expect(err.problems.map(({ prop, reason, value }) => ({ prop, reason, value }))).toEqual([
+      { prop: 'namespace', reason: 'InvalidFormat', value: 'Bad_NS' },
+      { prop: 'sandboxNamespaces', reason: 'TooSmall', value: [] },
+    ]);
   });
 });
