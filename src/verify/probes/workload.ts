@@ -84,6 +84,7 @@ async function runWorkload(
   const sb = await readyEvidence(deps, template, runtime, f, readiness);
 
   const runtimeOk = await executionEvidence(deps, template, f, sb, ctx);
+  if (runtimeOk && sb.pod) deps.workload.offerReady({ template: template.name, pod: sb.pod, target: sb.target });
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
   if (deps.facts.family === 'v0.5') {
