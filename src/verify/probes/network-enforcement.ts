@@ -145,16 +145,36 @@ function podName(s: ReadyProbeSandbox): string {
   return `${s.pod.meta.namespace}/${s.pod.meta.name}`;
 }
 
+/** Why no test can be made: what was looked at (`field`), what was seen (`value`), in words (`why`). */
+interface Untestable {
+  readonly field: string;
+  readonly value: string;
+  readonly why: string;
+}
+
 /** Two probe sandboxes on a pod network (distinct, non-loopback IPs), or why there are none. */
-function pickPair(ready: readonly ReadyProbeSandbox[]): { a: ReadyProbeSandbox; b: ReadyProbeSandbox } | string {
+function pickPair(ready: readonly ReadyProbeSandbox[]): { a: ReadyProbeSandbox; b: ReadyProbeSandbox } | Untestable {
   if (ready.length < 2)
-    return `${ready.length} probe sandbox(es) with runtime-exec proven; the test needs two, one the policies deny as a peer of the other`;
-  const loop = ready.filter((s) => !s.pod.ip || isLoopback(s.pod.ip));
-  if (loop.length > 0)
-    return `pod ${podName(loop[0]!)} has ${loop[0]!.pod.ip ? `a loopback pod IP ${loop[0]!.pod.ip}` : 'no pod IP'}: its packets never meet a NetworkPolicy engine`;
+    return {
+      field: 'probe sandboxes',
+      value: String(ready.length),
+      why: `${ready.length} probe sandbox(es) with runtime-exec proven; the test needs two, one the policies deny as a peer of the other`,
+    };
+  const loop = ready.find((s) => !s.pod.ip || isLoopback(s.pod.ip));
+  if (loop)
+    return {
+      field: 'pod IP',
+      value: loop.pod.ip ?? 'none',
+      why: `pod ${podName(loop)} has ${loop.pod.ip ? `a loopback pod IP ${loop.pod.ip}` : 'no pod IP'}: its packets never meet a NetworkPolicy engine`,
+    };
   const b = ready[0]!;
   const a = ready.find((s) => s.pod.ip !== b.pod.ip);
-  if (!a) return `every probe sandbox shares pod IP ${b.pod.ip} (host network): no pod-to-pod path to test`;
+  if (!a)
+    return {
+      field: 'pod IP',
+      value: b.pod.ip!,
+      why: `every probe sandbox shares pod IP ${b.pod.ip} (host network): no pod-to-pod path to test`,
+    };
   return { a, b };
 }
 
@@ -168,22 +188,26 @@ export async function enforcementEvidence(
   ctx: Pick<ProbeRun, 'signal' | 'note'>,
 ): Promise<void> {
   const subject = 'NetworkPolicy enforcement';
-  const notTestable = (why: string): void => {
+  const notTestable = ({ field, value, why }: Untestable): void => {
     f.add('verified', 'unknown', subject, 'EnforcementNotTestable', `enforcement not tested: ${why}`, {
+      field,
+      value,
       missingTest: 'netpol-enforcement: a sandbox the policies deny cannot connect to another that listens',
     });
   };
   const pair = pickPair(deps.workload.readySandboxes());
-  if (typeof pair === 'string') return notTestable(pair);
+  if (!('a' in pair)) return notTestable(pair);
   const { a, b } = pair;
   const aEnd = { ip: a.pod.ip!, namespace: a.pod.meta.namespace, labels: a.pod.meta.labels };
   const bEnd = { ip: b.pod.ip!, namespace: b.pod.meta.namespace, labels: b.pod.meta.labels };
   const port = 20000 + Math.floor(Math.random() * 10000);
   const peerExp = expectConnection(aEnd, bEnd, port, policies);
   if (peerExp.verdict !== 'deny')
-    return notTestable(
-      `the policies ${peerExp.verdict === 'allow' ? 'admit' : 'do not clearly deny'} ${podName(a)} -> ${bEnd.ip}:${port}`,
-    );
+    return notTestable({
+      field: 'policy prediction',
+      value: peerExp.verdict,
+      why: `the policies ${peerExp.verdict === 'allow' ? 'admit' : 'do not clearly deny'} ${podName(a)} -> ${bEnd.ip}:${port}`,
+    });
   const samples = sampleSize(deps.plan);
   const deadline = Math.max(deps.plan.probeTimeoutMs, DIAL_SECONDS * 1000 + 3000);
   const run = async (s: ReadyProbeSandbox, script: string, args: readonly string[]) => {
@@ -195,9 +219,11 @@ export async function enforcementEvidence(
   const listenSeconds = Math.ceil((samples * 3 * deadline + 10_000) / 1000);
   const listening = await run(b, LISTEN, [String(listenSeconds), String(port)]);
   if (listening.exitCode !== 0 || !listening.output.includes('agentplane-listening'))
-    return notTestable(
-      `no listener could be started in ${podName(b)} (exit ${listening.exitCode}: ${listening.output.trim().slice(0, 80)})`,
-    );
+    return notTestable({
+      field: 'listener',
+      value: `exit ${listening.exitCode}`,
+      why: `no listener could be started in ${podName(b)} (exit ${listening.exitCode}: ${listening.output.trim().slice(0, 80)})`,
+    });
   ctx.note(`dialling ${bEnd.ip}:${port} from ${podName(a)} (denied) and ${podName(b)} (control), ${samples} rounds`);
   const env = (await run(a, K8S_ENV, [])).output.trim().split(/\s+/);
   const [apiHost, apiPort] = [env[0] ?? '', Number(env[1])];

@@ -206,17 +206,24 @@ describe('enforcementEvidence over a simulated pod network', () => {
     expect(off.list[0]!.message).toContain('sbx/shell-network-policy');
   });
   test('one sandbox, or loopback pod IPs (kwok stand-ins on the host): not testable, nothing run', async () => {
-    for (const ips of [['10.88.0.5'], ['127.20.0.5', '127.20.0.6']]) {
+    for (const [ips, field, value] of [
+      [['10.88.0.5'], 'probe sandboxes', '1'],
+      [['127.20.0.5', '127.20.0.6'], 'pod IP', '127.20.0.5'],
+    ] as const) {
       const net = new FakeNetwork(false);
       const f = new Facts('network-isolation');
-      await enforcementEvidence(depsWith(net, ips), f, [managed], ctx);
-      expect(f.list.map((e) => [e.verdict, e.reason])).toEqual([['unknown', 'EnforcementNotTestable']]);
+      await enforcementEvidence(depsWith(net, [...ips]), f, [managed], ctx);
+      expect(f.list.map((e) => [e.verdict, e.reason, e.field, e.value])).toEqual([
+        ['unknown', 'EnforcementNotTestable', field, value],
+      ]);
       expect(net.calls).toEqual([]);
     }
   });
   test('policies that admit the pair leave the test undone: not testable', async () => {
     const f = new Facts('network-isolation');
     await enforcementEvidence(depsWith(new FakeNetwork(true), ['10.88.0.5', '10.88.0.6']), f, [], ctx);
-    expect(f.list.map((e) => [e.verdict, e.reason])).toEqual([['unknown', 'EnforcementNotTestable']]);
+    expect(f.list.map((e) => [e.verdict, e.reason, e.field, e.value])).toEqual([
+      ['unknown', 'EnforcementNotTestable', 'policy prediction', 'allow'],
+    ]);
   });
 });
