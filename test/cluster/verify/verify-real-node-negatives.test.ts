@@ -135,7 +135,6 @@ describeRealNode('negatives on a real-node-only cluster', () => {
       verdict: 'proven',
       rounds: 5,
     });
-    expect(on.net.evidence.filter((e) => e.reason === 'PodCovered')).toEqual([]); // probe pods are not judged for coverage
     expect(on.leftovers).toEqual([]);
 
     // Stopped, and its rules flushed (a stopped kube-router leaves them behind): nothing enforces the policy.
