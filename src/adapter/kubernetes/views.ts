@@ -479,8 +479,13 @@ export interface LabelSelectorView {
 
 /** One egress rule: its destinations (`to`, absent = every destination) and ports. */
 export interface EgressRuleView {
-  readonly to?: ReadonlyArray<{ readonly ipBlock?: { readonly cidr?: string; readonly except?: readonly string[] } }>;
-  readonly ports: ReadonlyArray<{ readonly port?: number | string; readonly protocol?: string }>;
+  /** Destinations (absent or empty = every destination); a peer has the same shape as an ingress rule's. */
+  readonly to?: readonly IngressPeerView[];
+  readonly ports: ReadonlyArray<{
+    readonly port?: number | string;
+    readonly endPort?: number;
+    readonly protocol?: string;
+  }>;
 }
 
 /** One `from` peer of an ingress rule. */

@@ -5,15 +5,16 @@
  * selects this pod" or "egress wider than declared" (an undeclared policy, such as the controller's default
  * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges, also selects it).
  * discovered = networking.k8s.io/v1 NetworkPolicies can be listed; compatible = every policy the environment declares
- * exists; configured = coverage holds for ≥1 examined pod; verified needs an enforcement test (a non-router pod cannot
- * connect, the router can), which needs an enforcing CNI: it stays unknown, naming that acceptance test.
+ * exists; configured = coverage holds for ≥1 examined pod; verified = enforcement observed from inside two probe
+ * sandboxes (network-enforcement.ts), never read from the API.
  */
 import { appendAll } from '../../model/arrays.js';
 import type { EgressRuleView, LabelSelectorView, NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
-import type { VerifyPlan } from '../plan.js';
+import { sampleSize, type VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { RUN_LABEL } from '../workload.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
+import { enforcementEvidence } from './network-enforcement.js';
 
 /** Whether a label selector selects `labels` (empty selector selects everything). */
 export function selects(sel: LabelSelectorView | undefined, labels: Readonly<Record<string, string>>): boolean {
@@ -100,8 +101,9 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
     after,
     covers: ['network-isolation'],
     timeoutStep: 'configured',
-    deadlineMs: 15_000,
-    async run() {
+    // Coverage reads, then the enforcement test: per round up to three dials, each within its own runtime deadline.
+    deadlineMs: 20_000 + sampleSize(deps.plan) * 3 * Math.max(deps.plan.probeTimeoutMs, 5_000),
+    async run(ctx) {
       const f = new Facts('network-isolation');
       const namespaces = [
         ...new Set([
@@ -180,17 +182,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
           'NoPodToJudge',
           'no running sandbox pod made from a template to judge policy coverage by its real labels',
         );
-      f.add(
-        'verified',
-        'unknown',
-        'NetworkPolicy enforcement',
-        'NotTested',
-        'enforcement cannot be read from the API: it needs a connection test under an enforcing CNI',
-        {
-          missingTest:
-            'netpol-enforcement: a non-router pod fails to connect to the sandbox port while the router succeeds',
-        },
-      );
+      await enforcementEvidence(deps, f, policies, ctx);
       return f.list;
     },
   };

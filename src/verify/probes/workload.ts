@@ -89,6 +89,7 @@ async function runWorkload(
 
   const runtimeOk = await executionEvidence(deps, template, f, sb, ctx);
   sandboxes?.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
+  if (runtimeOk && sb.pod) deps.workload.offerReady({ template: template.name, pod: sb.pod, target: sb.target });
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
   if (deps.facts.family === 'v0.5') {

@@ -2,9 +2,10 @@
  * Node kind: the REAL node alone (a cluster of its own, `up.sh --real-node-only`): this file stops the cluster's
  * kube-router and creates a RuntimeClass named `gvisor`, neither of which may touch the shared cluster. Negatives,
  * each a live observation that is false while the capability stays below verified:
- * - NetworkPolicy: with kube-router running a pod the policy does not admit is refused on the target's port and an
- *   admitted one connects; with kube-router stopped and its rules flushed, the same denied pod connects
- *   (policies present, nothing enforced) and `network-isolation` stays below verified;
+ * - NetworkPolicy: with kube-router running the verifier's enforcement test (a probe sandbox the policy denies dials
+ *   another's listener, every round refused while the port answers from its own pod) verifies `network-isolation`;
+ *   with kube-router stopped and its rules flushed (policies present, nothing enforced) the same dial connects and
+ *   the capability fails (`DeniedPeerConnected`), naming source pod, destination and policy;
  * - a RuntimeClass `gvisor` whose handler is runc: the pod runs, its runtime answers, but dmesg inside names the host
  *   kernel, not gVisor, and `runtime-class/gvisor` stays below verified (`NotGvisorKernel`).
  */
@@ -13,10 +14,10 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
-import { runVerify } from '../../../src/verify/index.js';
+import { runVerify, type VerifyReport } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { freshNamespace, waitFor, type Cluster } from '../helpers.js';
-import { describeRealNode, kubeExec, NODE_TOOLS_IMAGE, ownRealNodeCluster, waitRunning } from '../real-node-helpers.js';
+import { describeRealNode, NODE_TOOLS_IMAGE, ownRealNodeCluster } from '../real-node-helpers.js';
 import { EXT, plan, templatePlan } from './verifier-env.js';
 
 const own = ownRealNodeCluster('negatives');
@@ -41,45 +42,78 @@ describeRealNode('negatives on a real-node-only cluster', () => {
     own.stop();
   });
 
-  /** A pod running the node's tools image: `sleep`, or (`listen`) a busybox nc answering `reached` on port 8080. */
-  function toolsPod(listen = false): k8s.V1PodSpec {
+  /** A SandboxTemplate running sandboxd on the node's tools image (busybox nc, bash), pods labelled app=nettarget. */
+  function toolsTemplate(name: string): Record<string, unknown> {
     return {
-      terminationGracePeriodSeconds: 1,
-      containers: [
-        {
-          name: 'main',
-          image: NODE_TOOLS_IMAGE,
-          imagePullPolicy: 'Never',
-          command: listen ? ['/bin/nc', '-ll', '-p', '8080', '-e', '/bin/echo', 'reached'] : ['/bin/sleep', '3600'],
-          ...(listen ? { ports: [{ containerPort: 8080 }] } : {}),
+      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+      kind: 'SandboxTemplate',
+      metadata: { name, namespace: ns },
+      spec: {
+        networkPolicyManagement: 'Unmanaged',
+        podTemplate: {
+          metadata: { labels: { app: 'nettarget' } },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [
+              {
+                name: 'sandboxd',
+                image: NODE_TOOLS_IMAGE,
+                imagePullPolicy: 'Never',
+                args: ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'],
+                ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
+                volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+              },
+            ],
+            volumes: [{ name: 'workspace', emptyDir: {} }],
+          },
         },
-      ],
+      },
     };
   }
 
-  /** Dials `ip:8080` from pod `from` (busybox nc, 3 s connect timeout); true when the target's `reached` came back. */
-  async function reaches(from: string, ip: string): Promise<boolean> {
-    const r = await kubeExec(c, ns, from, 'main', ['/bin/sh', '-c', `/bin/nc -w 3 ${ip} 8080 </dev/null`]);
-    return r.exitCode === 0 && r.stdout.trim() === 'reached';
+  /** The verifier's network-isolation verdict for the two templates and the declared policy. */
+  async function verifyNetwork(): Promise<{
+    net: VerifyReport['capabilities'][number];
+    leftovers: readonly string[];
+  }> {
+    const p = plan(
+      c,
+      [templatePlan(ns, 'neta'), templatePlan(ns, 'netb')].map((t) => ({
+        ...t,
+        networkPolicyManagement: 'Unmanaged' as const,
+      })),
+      {
+        transport: 'port-forward',
+        router: undefined,
+        networkPolicies: [
+          { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'neta' },
+          { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'netb' },
+        ],
+        requirements: requirementsFor(['network-isolation', 'runtime-exec']),
+        probeTimeoutMs: 10_000,
+        readyTimeoutMs: 120_000,
+      },
+    );
+    const { report } = await runVerify({
+      plan: p,
+      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      controllerMode: 'external',
+      progress: () => undefined,
+    });
+    expect(report.capabilities.find((r) => r.name === 'runtime-exec')!.state).toBe('verified');
+    return { net: report.capabilities.find((r) => r.name === 'network-isolation')!, leftovers: report.leftovers };
   }
 
-  test('kube-router stopped, its rules gone: the denied pod reaches the target and network-isolation stays below verified', async () => {
-    // The target is a Sandbox's pod (the probe judges sandbox pods); the policy admits only role=admitted on 8080 and
-    // denies all egress of the target.
-    await c.custom.createNamespacedCustomObject({
-      group: 'agents.x-k8s.io',
-      version: 'v1beta1',
-      namespace: ns,
-      plural: 'sandboxes',
-      body: {
-        apiVersion: 'agents.x-k8s.io/v1beta1',
-        kind: 'Sandbox',
-        metadata: { name: 'target' },
-        spec: {
-          podTemplate: { metadata: { labels: { app: 'nettarget' } }, spec: toolsPod(true) },
-        },
-      },
-    });
+  test('the verifier observes enforcement (verified); with kube-router stopped and its rules gone it fails, naming what was reachable', async () => {
+    // Two templates whose pods the policy selects: ingress only from role=admitted on 8080, no egress at all. The
+    // verifier's probe sandboxes of one are peers the policy denies to the other.
+    for (const name of ['neta', 'netb'])
+      await c.custom.createNamespacedCustomObject({
+        ...EXT,
+        namespace: ns,
+        plural: 'sandboxtemplates',
+        body: toolsTemplate(name),
+      });
     await c.kc.makeApiClient(k8s.NetworkingV1Api).createNamespacedNetworkPolicy({
       namespace: ns,
       body: {
@@ -92,24 +126,16 @@ describeRealNode('negatives on a real-node-only cluster', () => {
         },
       },
     });
-    for (const [name, labels] of [
-      ['denied', {}],
-      ['admitted', { role: 'admitted' }],
-    ] as const)
-      await c.core.createNamespacedPod({ namespace: ns, body: { metadata: { name, labels }, spec: toolsPod() } });
-    const target = await waitFor('the target Sandbox pod', 120_000, async () => {
-      const pods = await c.core.listNamespacedPod({ namespace: ns, labelSelector: 'app=nettarget' });
-      const p = pods.items[0];
-      return p?.status?.phase === 'Running' && p.status.podIP ? p : undefined;
-    });
-    const ip = target.status!.podIP!;
-    await waitRunning(c, ns, 'denied');
-    await waitRunning(c, ns, 'admitted');
 
-    // Enforced: kube-router syncs the new policy within seconds; the admitted pod connects, the denied one does not.
-    await waitFor('kube-router enforcing the policy', 60_000, async () =>
-      (await reaches('admitted', ip)) && !(await reaches('denied', ip)) ? true : undefined,
-    );
+    // Enforced: every round the denied sandbox is refused while the port answers from its own pod.
+    const on = await verifyNetwork();
+    const observed = on.net.evidence.find((e) => e.reason === 'EnforcementObserved');
+    expect({ state: on.net.state, verdict: observed?.verdict, rounds: observed?.observed?.rounds }).toEqual({
+      state: 'verified',
+      verdict: 'proven',
+      rounds: 5,
+    });
+    expect(on.leftovers).toEqual([]);
 
     // Stopped, and its rules flushed (a stopped kube-router leaves them behind): nothing enforces the policy.
     const pid = Number(readFileSync(path.join(runDir, 'pids', 'kube-router.pid'), 'utf8'));
@@ -127,38 +153,24 @@ describeRealNode('negatives on a real-node-only cluster', () => {
       expect({ chain, status: f.status, stderr: f.stderr }).toEqual({ chain, status: 0, stderr: '' });
       expect(inNode(['iptables', '-w', '-S', chain]).stdout.trim()).toBe(`-N ${chain}`);
     }
-    // The policy is still stored; the pod it denies now reaches the target.
-    await waitFor('the denied pod reaching the target', 30_000, async () =>
-      (await reaches('denied', ip)) ? true : undefined,
-    );
 
-    const p = plan(c, [], {
-      transport: 'port-forward',
-      router: undefined,
-      networkPolicies: [
-        { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'target' },
-      ],
-      requirements: requirementsFor(['network-isolation']),
-      probeTimeoutMs: 10_000,
+    // The policy is still stored; the verifier's denied sandbox now connects: failed, the evidence names the source
+    // pod, the destination pod IP and port, and the policy that should have denied it.
+    const off = await verifyNetwork();
+    const leak = off.net.evidence.find((e) => e.step === 'verified' && e.verdict !== 'proven')!;
+    expect({ state: off.net.state, next: off.net.nextReason, verdict: leak.verdict, reason: leak.reason }).toEqual({
+      state: 'failed',
+      next: 'DeniedPeerConnected',
+      verdict: 'contradicted',
+      reason: 'DeniedPeerConnected',
     });
-    const { report } = await runVerify({
-      plan: p,
-      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
-      controllerMode: 'external',
-      progress: () => undefined,
-    });
-    const net = report.capabilities.find((r) => r.name === 'network-isolation')!;
-    expect(net.state).not.toBe('verified');
-    // Coverage holds by the API (the policy selects the pod, egress is closed) ...
-    expect(net.evidence.filter((e) => e.reason === 'PodCovered').map((e) => e.subject)).toEqual([
-      `pod ${ns}/${target.metadata!.name}`,
-    ]);
-    // ... and enforcement is the step it cannot pass: unknown, never proven.
-    expect(net.evidence.filter((e) => e.step === 'verified').map((e) => [e.verdict, e.reason])).toEqual([
-      ['unknown', 'NotTested'],
-    ]);
-    expect(net.nextReason).toBe('NotTested');
-  }, 420_000);
+    expect(leak.subject).toMatch(new RegExp(`^pod ${ns}/verify-\\w+-p-net[ab]-\\w+$`));
+    const podNet = c.info.realNode!.podCIDR.split('.').slice(0, 3).join('\\.'); // a /24
+    expect(leak.field).toMatch(new RegExp(`^dial ${podNet}\\.\\d+:\\d+$`));
+    expect(leak.value).toBe('peer connected');
+    expect(leak.message).toContain(`${ns}/target-isolation`);
+    expect(off.leftovers).toEqual([]);
+  }, 600_000);
 
   test('RuntimeClass gvisor whose handler is runc: the runtime answers, dmesg is not gVisor, runtime-class/gvisor below verified', async () => {
     const nodeApi = c.kc.makeApiClient(k8s.NodeV1Api);
