@@ -31,15 +31,20 @@ archive_path() {
 }
 
 # add_image ARCHIVE-DIR "REFS" ENTRYPOINT-JSON ROOTFS-BUILDER: one layer + config into the archive dir, one manifest entry.
+# Optional, as variables: IMAGE_ENV (JSON array), IMAGE_WORKDIR, IMAGE_USER; IMAGE_KEEP_OWNERS=1 keeps the rootfs's file
+# owners (default: every file root's).
 add_image() {
-  local dir="$1" refs="$2" entry="$3" builder="$4" root diff cfg cfgsha tags="" r
+  local dir="$1" refs="$2" entry="$3" builder="$4" root diff cfg cfgsha tags="" r owners=(--owner=0 --group=0)
+  local env="${IMAGE_ENV:-[\"PATH=/usr/local/bin:/bin\"]}" user=""
+  [ -z "${IMAGE_USER:-}" ] || user=",\"User\":\"$IMAGE_USER\""
+  [ "${IMAGE_KEEP_OWNERS:-0}" = 0 ] || owners=()
   root="$(mktemp -d "$dir/../rootfs.XXXXXX")"
   "$builder" "$root"
-  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$root" -cf "$dir/layer.tar" .
+  tar --sort=name --mtime=@0 "${owners[@]}" --numeric-owner -C "$root" -cf "$dir/layer.tar" .
   rm -rf "$root"
   diff="$(sha256sum "$dir/layer.tar" | cut -d' ' -f1)"
   mkdir -p "$dir/$diff"; mv "$dir/layer.tar" "$dir/$diff/layer.tar"
-  cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Entrypoint\":$entry,\"Env\":[\"PATH=/usr/local/bin:/bin\"],\"WorkingDir\":\"/\"},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"test-cluster/scripts/images.sh\"}]}"
+  cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Entrypoint\":$entry,\"Env\":$env,\"WorkingDir\":\"${IMAGE_WORKDIR:-/}\"$user},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"test-cluster/scripts/images.sh\"}]}"
   cfgsha="$(printf '%s' "$cfg" | sha256sum | cut -d' ' -f1)"
   printf '%s' "$cfg" >"$dir/$cfgsha.json"
   for r in $refs; do tags="$tags${tags:+,}\"$r\""; done
@@ -81,6 +86,9 @@ pack_all() { # prints the archive path
   fi
   echo "$out"
 }
+
+# Sourced (python-runtime-image.sh reuses add_image and rootfs_tools): define only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 
 case "${1:-}" in
   pack) pack_all ;;
