@@ -53,14 +53,14 @@ add_image() {
 
 rootfs_pause() { install -D -m 0755 "$(tc_key_dir pause)/pause" "$1/pause"; }
 
-rootfs_tools() { # bash-static as /bin/bash, busybox-static and its applets in /bin, /tmp, a passwd naming uid 1000
+rootfs_tools() { # bash-static as /bin/bash, busybox-static and its applets in /bin, /tmp, a passwd naming uids 1000 and 65532
   local r="$1" a
   install -D -m 0755 /bin/bash-static "$r/bin/bash"
   install -D -m 0755 /bin/busybox "$r/bin/busybox"
   for a in $(/bin/busybox --list); do [ -e "$r/bin/$a" ] || ln -s busybox "$r/bin/$a"; done
   mkdir -p -m 1777 "$r/tmp"; mkdir -p "$r/etc"
-  printf 'root:x:0:0:root:/:/bin/sh\nsandbox:x:1000:1000:sandbox:/workspace:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$r/etc/passwd"
-  printf 'root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n' >"$r/etc/group"
+  printf 'root:x:0:0:root:/:/bin/sh\nsandbox:x:1000:1000:sandbox:/workspace:/bin/sh\nnonroot:x:65532:65532:nonroot:/:/bin/false\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$r/etc/passwd"
+  printf 'root:x:0:\nsandbox:x:1000:\nnonroot:x:65532:\nnogroup:x:65534:\n' >"$r/etc/group"
 }
 rootfs_sandboxd() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd" "$1/usr/local/bin/sandboxd"; }
 rootfs_router() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v0.5.6)/sandbox-router" "$1/usr/local/bin/sandbox-router"; }
@@ -78,7 +78,9 @@ pack_all() { # prints the archive path
     tmp="$(mktemp -d "$IMG_DIR/.pack.XXXXXX")"; mkdir -p "$tmp/archive"
     add_image "$tmp/archive" "$PAUSE_REFS" '["/pause"]' rootfs_pause
     add_image "$tmp/archive" "$SANDBOXD_REFS" '["/usr/local/bin/sandboxd"]' rootfs_sandboxd
-    add_image "$tmp/archive" "$ROUTER_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router
+    # uid 65532 like upstream's image (gcr.io/distroless/static:nonroot, sandbox-router/Dockerfile@v0.5.6): the
+    # router Deployment asks for runAsNonRoot without a runAsUser.
+    IMAGE_USER=65532 add_image "$tmp/archive" "$ROUTER_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router
     { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
     tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . && mv "$out.tmp" "$out"
     rm -rf "$tmp"
