@@ -81,7 +81,7 @@ export { AgentPlaneError, type ExitCategory } from './model/errors.js';
 // Types the public signatures above use.
 export type { PropProblem } from './constructs/errors.js';
 export type { ClientEnvironmentView } from './constructs/client.js';
-export type { RouterPeer } from './constructs/router.js';
+export type { RouterApiServerEndpoint, RouterPeer } from './constructs/router.js';
 export type { ContainerImage } from './constructs/images.js';
 export type { PodResources, Resources } from './constructs/resources.js';
 export type { VerifierJobScope } from './constructs/verifier-job.js';

@@ -64,6 +64,12 @@ export type RouterAuthorization =
   /** No authorization. Must be acknowledged explicitly. */
   | { readonly mode: 'allow-all'; readonly acknowledgeUnauthenticated: true };
 
+/** An API server endpoint the router may dial: a CIDR and a TCP port (the address after the Service's DNAT). */
+export interface RouterApiServerEndpoint {
+  readonly cidr: string;
+  readonly port: number;
+}
+
 /** Props of {@link SandboxRouter}. */
 export interface SandboxRouterProps {
   /** Router image, pinned by tag (and digest where known). Required. */
@@ -90,6 +96,14 @@ export interface SandboxRouterProps {
    * @default true (upstream deploy example)
    */
   readonly cache?: boolean;
+  /**
+   * Addresses of the API server the router's pod dials (an egress rule with an ipBlock per entry). Upstream's policy
+   * admits only pods of namespace `default` on 443/6443 (`sandbox-router/deploy/networkpolicy.yaml@v0.5.6`); an API
+   * server that is no pod there (its endpoints, after the `kubernetes` Service's DNAT) is refused by an enforcing CNI,
+   * and the router with its cache on never syncs and never becomes ready.
+   * @default - none: upstream's rule alone
+   */
+  readonly apiServer?: readonly RouterApiServerEndpoint[];
   /** Who may call the router on its proxy port (its NetworkPolicy ingress). Required; `[]` admits nobody. */
   readonly callers: readonly RouterPeer[];
   /**
@@ -141,6 +155,16 @@ const PropsSchema = z
     replicas: z.number().int().min(1).default(2),
     sandboxPorts: z.array(z.number().int().min(1).max(65535)).min(1).default([8888]),
     cache: z.boolean().default(true),
+    apiServer: z
+      .array(
+        z
+          .object({
+            cidr: z.string().regex(/^[0-9a-fA-F.:]+\/\d{1,3}$/, 'must be a CIDR, e.g. 10.0.0.1/32'),
+            port: z.number().int().min(1).max(65535),
+          })
+          .strict(),
+      )
+      .optional(),
     callers: z.array(PeerSchema, {
       message: 'required: the namespaces/pods that may call the router (an empty list admits nobody)',
     }),
@@ -273,7 +297,7 @@ export class SandboxRouter extends Construct {
     const objects: ApiObject[] = [];
     for (const o of objs) {
       if (o['kind'] === 'NetworkPolicy') {
-        this.narrowEgress(o, p.sandboxPorts);
+        this.narrowEgress(o, p.sandboxPorts, p.apiServer ?? []);
         this.narrowIngress(
           o,
           containerPort(container, 'proxy', 8080),
@@ -320,13 +344,22 @@ export class SandboxRouter extends Construct {
     spec['ingress'] = rules;
   }
 
-  /** Replaces the ports of the upstream egress rule that opens TCP 8888 to every pod with `ports`. */
-  private narrowEgress(policy: Json, ports: readonly number[]): void {
-    for (const rule of list(child(policy, 'spec'), 'egress')) {
+  /**
+   * Replaces the ports of the upstream egress rule that opens TCP 8888 to every pod with `ports`; adds one rule per
+   * declared API server endpoint.
+   */
+  private narrowEgress(policy: Json, ports: readonly number[], apiServer: readonly RouterApiServerEndpoint[]): void {
+    const spec = child(policy, 'spec');
+    for (const rule of list(spec, 'egress')) {
       if (!isPlainObject(rule) || !Array.isArray(rule['ports'])) continue;
       if (rule['ports'].some((port) => isPlainObject(port) && port['port'] === 8888))
         rule['ports'] = ports.map((port) => ({ protocol: 'TCP', port }));
     }
+    if (apiServer.length > 0)
+      spec['egress'] = [
+        ...list(spec, 'egress'),
+        ...apiServer.map((e) => ({ to: [{ ipBlock: { cidr: e.cidr } }], ports: [{ protocol: 'TCP', port: e.port }] })),
+      ];
   }
 }
 

@@ -31,15 +31,20 @@ archive_path() {
 }
 
 # add_image ARCHIVE-DIR "REFS" ENTRYPOINT-JSON ROOTFS-BUILDER: one layer + config into the archive dir, one manifest entry.
+# Optional, as variables: IMAGE_ENV (JSON array), IMAGE_WORKDIR, IMAGE_USER; IMAGE_KEEP_OWNERS=1 keeps the rootfs's file
+# owners (default: every file root's).
 add_image() {
-  local dir="$1" refs="$2" entry="$3" builder="$4" root diff cfg cfgsha tags="" r
+  local dir="$1" refs="$2" entry="$3" builder="$4" root diff cfg cfgsha tags="" r owners=(--owner=0 --group=0)
+  local env="${IMAGE_ENV:-[\"PATH=/usr/local/bin:/bin\"]}" user=""
+  [ -z "${IMAGE_USER:-}" ] || user=",\"User\":\"$IMAGE_USER\""
+  [ "${IMAGE_KEEP_OWNERS:-0}" = 0 ] || owners=()
   root="$(mktemp -d "$dir/../rootfs.XXXXXX")"
   "$builder" "$root"
-  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$root" -cf "$dir/layer.tar" .
+  tar --sort=name --mtime=@0 "${owners[@]}" --numeric-owner -C "$root" -cf "$dir/layer.tar" .
   rm -rf "$root"
   diff="$(sha256sum "$dir/layer.tar" | cut -d' ' -f1)"
   mkdir -p "$dir/$diff"; mv "$dir/layer.tar" "$dir/$diff/layer.tar"
-  cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Entrypoint\":$entry,\"Env\":[\"PATH=/usr/local/bin:/bin\"],\"WorkingDir\":\"/\"},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"test-cluster/scripts/images.sh\"}]}"
+  cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"Entrypoint\":$entry,\"Env\":$env,\"WorkingDir\":\"${IMAGE_WORKDIR:-/}\"$user},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"test-cluster/scripts/images.sh\"}]}"
   cfgsha="$(printf '%s' "$cfg" | sha256sum | cut -d' ' -f1)"
   printf '%s' "$cfg" >"$dir/$cfgsha.json"
   for r in $refs; do tags="$tags${tags:+,}\"$r\""; done
@@ -48,14 +53,14 @@ add_image() {
 
 rootfs_pause() { install -D -m 0755 "$(tc_key_dir pause)/pause" "$1/pause"; }
 
-rootfs_tools() { # bash-static as /bin/bash, busybox-static and its applets in /bin, /tmp, a passwd naming uid 1000
+rootfs_tools() { # bash-static as /bin/bash, busybox-static and its applets in /bin, /tmp, a passwd naming uids 1000 and 65532
   local r="$1" a
   install -D -m 0755 /bin/bash-static "$r/bin/bash"
   install -D -m 0755 /bin/busybox "$r/bin/busybox"
   for a in $(/bin/busybox --list); do [ -e "$r/bin/$a" ] || ln -s busybox "$r/bin/$a"; done
   mkdir -p -m 1777 "$r/tmp"; mkdir -p "$r/etc"
-  printf 'root:x:0:0:root:/:/bin/sh\nsandbox:x:1000:1000:sandbox:/workspace:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$r/etc/passwd"
-  printf 'root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n' >"$r/etc/group"
+  printf 'root:x:0:0:root:/:/bin/sh\nsandbox:x:1000:1000:sandbox:/workspace:/bin/sh\nnonroot:x:65532:65532:nonroot:/:/bin/false\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$r/etc/passwd"
+  printf 'root:x:0:\nsandbox:x:1000:\nnonroot:x:65532:\nnogroup:x:65534:\n' >"$r/etc/group"
 }
 rootfs_sandboxd() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd" "$1/usr/local/bin/sandboxd"; }
 rootfs_router() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v0.5.6)/sandbox-router" "$1/usr/local/bin/sandbox-router"; }
@@ -73,7 +78,9 @@ pack_all() { # prints the archive path
     tmp="$(mktemp -d "$IMG_DIR/.pack.XXXXXX")"; mkdir -p "$tmp/archive"
     add_image "$tmp/archive" "$PAUSE_REFS" '["/pause"]' rootfs_pause
     add_image "$tmp/archive" "$SANDBOXD_REFS" '["/usr/local/bin/sandboxd"]' rootfs_sandboxd
-    add_image "$tmp/archive" "$ROUTER_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router
+    # uid 65532 like upstream's image (gcr.io/distroless/static:nonroot, sandbox-router/Dockerfile@v0.5.6): the
+    # router Deployment asks for runAsNonRoot without a runAsUser.
+    IMAGE_USER=65532 add_image "$tmp/archive" "$ROUTER_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router
     { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
     tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . && mv "$out.tmp" "$out"
     rm -rf "$tmp"
@@ -81,6 +88,9 @@ pack_all() { # prints the archive path
   fi
   echo "$out"
 }
+
+# Sourced (python-runtime-image.sh reuses add_image and rootfs_tools): define only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 
 case "${1:-}" in
   pack) pack_all ;;

@@ -25,12 +25,13 @@ KUBE_ROUTER_VERSION=v2.1.0                              # github.com/cloudnative
 NODE_DEBS="runc containernetworking-plugins iptables ipset conntrack iproute2 bash-static busybox-static"
 
 # Components: name -> wrapper dir, version, binaries.
-tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s $(tc_node_components)"; }
+# kubectl: the client k8s-agent-sandbox shells out to `kubectl port-forward` in its tunnel mode (test/client).
+tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s kubectl $(tc_node_components)"; }
 tc_node_components() { echo "kubelet containerd gvisor kube-router pause"; }
 
 tc_version() {
   case "$1" in
-    k8s|kubelet) echo "$K8S_VERSION" ;;
+    k8s|kubelet|kubectl) echo "$K8S_VERSION" ;;
     containerd) echo "$CONTAINERD_VERSION" ;;
     gvisor) echo "$GVISOR_VERSION" ;;
     kube-router) echo "$KUBE_ROUTER_VERSION" ;;
@@ -46,6 +47,7 @@ tc_binaries() {
   case "$1" in
     k8s) echo "kube-apiserver kube-scheduler kube-controller-manager" ;;
     kubelet) echo "kubelet" ;;
+    kubectl) echo "kubectl" ;;
     containerd) echo "containerd containerd-shim-runc-v2 ctr" ;;
     gvisor) echo "runsc containerd-shim-runsc-v1" ;;
     kube-router) echo "kube-router" ;;
@@ -62,6 +64,7 @@ tc_packages() {
   case "$1" in
     k8s) echo "k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-controller-manager" ;;
     kubelet) echo "k8s.io/kubernetes/cmd/kubelet" ;;
+    kubectl) echo "k8s.io/kubernetes/cmd/kubectl" ;;
     containerd) echo "github.com/containerd/containerd/v2/cmd/containerd github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 github.com/containerd/containerd/v2/cmd/ctr" ;;
     gvisor) echo "gvisor.dev/gvisor/runsc gvisor.dev/gvisor/shim" ;;
     kube-router) echo "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router" ;;
@@ -77,7 +80,7 @@ tc_packages() {
 tc_ldflags() {
   local v; v="$(tc_version "$1")"
   case "$1" in
-    k8s|kubelet)
+    k8s|kubelet|kubectl)
       local minor="${v#v1.}"; minor="${minor%%.*}"
       # buildDate = publication time of k8s.io/kubernetes@$v on the module proxy (stable, not "now").
       local date; date="$(cd "$TC_GO/k8s" && go list -m -f '{{.Time.UTC.Format "2006-01-02T15:04:05Z"}}' k8s.io/kubernetes 2>/dev/null || echo 1970-01-01T00:00:00Z)"

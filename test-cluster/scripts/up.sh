@@ -11,7 +11,9 @@
 #     applied unchanged (examples/dev-gvisor).
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
-#        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir).
+#        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir),
+#        AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS (more kube-controller-manager controllers, e.g.
+#        deployment-controller,replicaset-controller for a Deployment that must run its pods).
 #
 # Processes (bound to 127.0.0.1 — except the v0.5.6 and v0.5.0 controllers' webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
 # kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
@@ -259,7 +261,8 @@ tc_log "Agent Sandbox $RELEASE installed; nodes created ($(elapsed))"
 # kube-controller-manager only now: its garbage collector discovers resources at start and re-syncs discovery only every
 # 30 s, so the Sandbox CRDs must exist first or deleting a Sandbox leaves its Pod for up to that long.
 start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}" --secure-port="$KCM_PORT" \
-  --controllers=garbage-collector-controller,namespace-controller --use-service-account-credentials=false
+  --controllers="garbage-collector-controller,namespace-controller${AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS:+,$AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS}" \
+  --use-service-account-credentials=false
 
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
 CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect=false

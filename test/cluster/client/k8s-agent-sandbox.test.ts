@@ -8,7 +8,8 @@
  * cluster's router is a local process (no pod for the live admission check), allow-all, and it dials loopback pod
  * IPs, so it forwards the verifier's negative probes (case router-podip-ssrf). The negative is
  * the same environment with the runtime silent (stand-in mode `none`): the client fails and the verdict stays below.
- * Modes that cannot run on kwok are listed as skipped with the reason.
+ * Modes that cannot run on kwok are listed as skipped with the reason; the tunnel and router modes on real pods with
+ * the in-cluster router: k8s-agent-sandbox-real-node.test.ts.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,13 +40,15 @@ const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
       (m) =>
         [
           m.mode,
-          m.needsKubelet
-            ? `${m.transport}: kubectl port-forward needs a real kubelet (kwok has none)`
-            : m.runtimeApi === 'sandboxd'
-              ? 'refused at synthesis: the pinned sandboxd binds 127.0.0.1 (packages/sandboxd/cmd/sandboxd/main.go@v0.5.6)'
-              : m.mode === 'gateway'
-                ? 'needs a Gateway API implementation with an address (none in the test cluster)'
-                : 'dials pod IPs from inside the cluster network; the test process is outside it',
+          m.mode === 'tunnel'
+            ? 'kubectl port-forward needs a real kubelet (kwok has none): runs on the real node, k8s-agent-sandbox-real-node.test.ts'
+            : m.needsKubelet
+              ? `${m.transport}: kubectl port-forward needs a real kubelet (kwok has none)`
+              : m.runtimeApi === 'sandboxd'
+                ? 'refused at synthesis: the pinned sandboxd binds 127.0.0.1 (packages/sandboxd/cmd/sandboxd/main.go@v0.5.6)'
+                : m.mode === 'gateway'
+                  ? 'needs a Gateway API implementation with an address (none in the test cluster)'
+                  : 'dials pod IPs from inside the cluster network; the test process is outside it',
         ] as const,
     ),
 );

@@ -96,6 +96,41 @@ describe('SandboxRouter', () => {
     expect(dep.spec.template.metadata.labels).toMatchObject(r.podLabels);
   });
 
+  test('apiServer adds one ipBlock egress rule per endpoint beside upstream rules; a bad CIDR is refused', async () => {
+    const { e } = await env();
+    const policyOf = (r: { objects: ReadonlyArray<{ toJson: () => any }> }) =>
+      r.objects.map((o) => o.toJson()).find((o) => o.kind === 'NetworkPolicy');
+    const plain = policyOf(
+      e.addRouter('r1', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] }),
+    );
+    const { e: e2 } = await env();
+    const withApi = policyOf(
+      e2.addRouter('r2', {
+        image: ROUTER_IMAGE,
+        authorization: { mode: 'tokenreview' },
+        callers: [],
+        apiServer: [{ cidr: '10.87.0.2/32', port: 36443 }],
+      }),
+    );
+    expect(withApi.spec.egress).toEqual([
+      ...plain.spec.egress,
+      { to: [{ ipBlock: { cidr: '10.87.0.2/32' } }], ports: [{ protocol: 'TCP', port: 36443 }] },
+    ]);
+    const { e: e3 } = await env();
+    const bad = thrownBy(
+      () =>
+        e3.addRouter('r3', {
+          image: ROUTER_IMAGE,
+          authorization: { mode: 'tokenreview' },
+          callers: [],
+          apiServer: [{ cidr: 'kubernetes.default', port: 443 }],
+        }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(bad.problems).toMatchObject([{ prop: 'apiServer.0.cidr', value: 'kubernetes.default' }]);
+  });
+
   test('allow-all must be acknowledged', async () => {
     const { e } = await env();
     const err = thrownBy(

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The upstream python runtime (python-runtime-sandbox v0.5.6) as a container image for the real node, without a
+# registry: one docker-archive packed like images.sh packs its images, imported into the node's containerd with ctr
+# under registry.local/agentplane-test/python-runtime-sandbox:v0.5.6 (the reference the client contract tests use).
+#
+#   bash test-cluster/scripts/python-runtime-image.sh pack            # writes the archive into $CACHE/images (cached by its inputs)
+#   bash test-cluster/scripts/python-runtime-image.sh import SOCKET   # packs if needed, imports it into containerd at SOCKET
+#
+# What the image holds, and what stands in: upstream builds it FROM python:3.14-slim (Dockerfile@v0.5.6), which cannot
+# be pulled here. It carries instead the CPython 3.12 of test/client/setup-venv.sh (the interpreter, the libraries `ldd`
+# names, the standard library without its tests, IDLE, tkinter and build files), the packages the server imports
+# (the dependency closure of fastapi, uvicorn and python-multipart, installed by setup-venv.sh from PyPI with
+# --require-hashes), main.py from ../shared/agent-sandbox/runtimes/python-runtime-sandbox/v0.5.6 (checked against
+# its SHA256SUMS; it stays out of the repo), bash and busybox for the commands the runtime runs. Not carried: pandas,
+# scikit-learn and lightgbm, which upstream installs for the user's code (≈ 400 MB), not for the server.
+# Like upstream: /app owned by uid 1000, user 1000, `uvicorn main:app --host 0.0.0.0 --port 8888`.
+set -euo pipefail
+here="$(dirname "${BASH_SOURCE[0]}")"
+. "$here/images.sh"   # add_image, rootfs_tools, IMG_DIR (sourced: defines only)
+
+PY_RUNTIME_REFS="registry.local/agentplane-test/python-runtime-sandbox:v0.5.6"
+REPO="$(cd "$TC_ROOT/.." && pwd)"
+SHARED="${AGENTPLANE_MIRROR:+$(dirname "$AGENTPLANE_MIRROR")}"
+RUNTIME_DIR="${AGENTPLANE_PYTHON_RUNTIME_DIR:-${SHARED:-$REPO/../shared/agent-sandbox}/runtimes/python-runtime-sandbox/v0.5.6}"
+
+# The venv holds the interpreter and the hash-pinned packages; setup-venv.sh also checks the runtime's SHA256SUMS.
+VENV="$(bash "$REPO/test/client/setup-venv.sh" | tail -n1)"
+PY="$VENV/bin/python3"
+
+# Distributions the server needs: the closure of its three direct requirements (no extras), from installed metadata.
+server_dists() {
+  "$PY" - <<'EOF'
+import importlib.metadata as md, re
+todo, seen = ["fastapi", "uvicorn", "python-multipart"], {}
+while todo:
+    name = todo.pop()
+    key = re.sub(r"[-_.]+", "-", name).lower()
+    if key in seen:
+        continue
+    try:
+        dist = md.distribution(name)
+    except md.PackageNotFoundError:
+        continue  # a requirement behind a marker this interpreter does not meet
+    seen[key] = dist
+    for req in dist.requires or []:
+        spec, _, marker = req.partition(";")
+        if "extra" not in marker:
+            todo.append(re.match(r"[A-Za-z0-9_.-]+", spec.strip()).group(0))
+for key in sorted(seen):
+    print(key, seen[key].version)
+EOF
+}
+
+# Named by the sha256 of its inputs: both scripts, the venv (its name keys the interpreter version and both
+# requirement files), the runtime's SHA256SUMS, the packages carried and the Debian libc/bash-static/busybox versions.
+py_archive_path() {
+  local key
+  key="$( { cat "${BASH_SOURCE[0]}" "$here/images.sh"; basename "$VENV"; cat "$RUNTIME_DIR/SHA256SUMS"; server_dists;
+            dpkg-query -W -f='${Package} ${Version}\n' libc6 bash-static busybox-static 2>/dev/null; } | tc_sha256)"
+  echo "$IMG_DIR/python-runtime-$key.tar"
+}
+
+rootfs_python_runtime() {
+  local r="$1" exe stdlib site libdir lib so
+  rootfs_tools "$r"
+  chmod 0755 "$r"   # mktemp made it 0700; uid 1000 must traverse /
+  exe="$(readlink -f "$PY")"
+  stdlib="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
+  site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  libdir="$r/usr/local/lib"
+  install -D -m 0755 "$exe" "$r/usr/local/bin/python3"
+  # The standard library at /usr/local/lib/python3.X: python finds it from /usr/local/bin by its landmark (os.py).
+  mkdir -p "$libdir/$(basename "$stdlib")"
+  tar -C "$stdlib" --exclude=./site-packages --exclude=./test --exclude=./idlelib --exclude=./tkinter \
+    --exclude=./turtledemo --exclude=./ensurepip --exclude=./lib2to3 --exclude='./config-*' --exclude='./lib-dynload/_tkinter*' -cf - . \
+    | tar -C "$libdir/$(basename "$stdlib")" -xf -
+  # The server's packages: every file their RECORDs list inside site-packages.
+  mkdir -p "$libdir/$(basename "$stdlib")/site-packages"
+  server_dists | while read -r name _; do
+    "$PY" -c 'import importlib.metadata as md, sys
+for f in md.distribution(sys.argv[1]).files or []:
+    if not str(f).startswith(".."): print(f)' "$name"
+  done | (cd "$site" && tar -cf - --no-recursion -T - 2>/dev/null) | tar -C "$libdir/$(basename "$stdlib")/site-packages" -xf -
+  # Shared libraries of the interpreter and every extension module, at /usr/local/lib (LD_LIBRARY_PATH) and the loader.
+  for so in "$exe" $(find "$libdir" -name '*.so' -o -name '*.so.*'); do
+    for lib in $(ldd "$so" 2>/dev/null | grep -o '/[^ ]*' | sort -u); do
+      case "$lib" in
+        /lib64/ld-linux-*) [ -e "$r$lib" ] || install -D -m 0755 "$(readlink -f "$lib")" "$r$lib" ;;
+        *) [ -e "$libdir/$(basename "$lib")" ] || install -D -m 0755 "$(readlink -f "$lib")" "$libdir/$(basename "$lib")" ;;
+      esac
+    done
+  done
+  # /app as upstream's image has it (WORKDIR, chown 1000): main.py, verified against SHA256SUMS just before.
+  (cd "$RUNTIME_DIR" && sha256sum --quiet -c SHA256SUMS) || { echo "python-runtime image: $RUNTIME_DIR does not match its SHA256SUMS" >&2; exit 2; }
+  install -D -m 0644 "$RUNTIME_DIR/main.py" "$r/app/main.py"
+  chown -R 1000:1000 "$r/app"
+}
+
+py_pack() { # prints the archive path
+  local out tmp
+  out="$(py_archive_path)"
+  if [ ! -f "$out" ]; then
+    mkdir -p "$IMG_DIR"
+    tmp="$(mktemp -d "$IMG_DIR/.pack-py.XXXXXX")"; mkdir -p "$tmp/archive"
+    IMAGE_ENV='["PATH=/usr/local/bin:/bin","LD_LIBRARY_PATH=/usr/local/lib","PYTHONDONTWRITEBYTECODE=1"]' \
+      IMAGE_WORKDIR=/app IMAGE_USER=1000 IMAGE_KEEP_OWNERS=1 add_image "$tmp/archive" "$PY_RUNTIME_REFS" \
+      '["/usr/local/bin/python3","-m","uvicorn","main:app","--host","0.0.0.0","--port","8888"]' rootfs_python_runtime
+    { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
+    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . && mv "$out.tmp" "$out"
+    rm -rf "$tmp"
+    find "$IMG_DIR" -maxdepth 1 -name 'python-runtime-*.tar' ! -path "$out" -mmin +60 -delete 2>/dev/null || true
+  fi
+  echo "$out"
+}
+
+case "${1:-}" in
+  pack) py_pack ;;
+  import)
+    sock="${2:?usage: python-runtime-image.sh import CONTAINERD_SOCKET}"
+    a="$(py_pack)"
+    out="$("$(tc_key_dir containerd)/ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
+      || { echo "python-runtime image: ctr import $a failed: $out" >&2; exit 1; }
+    tc_log "image imported into the node: $PY_RUNTIME_REFS" ;;
+  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
+esac
