@@ -321,7 +321,7 @@ export class VerifierJob extends Construct {
           ],
         },
       });
-      setPhase(policy, 'verify');
+      setPhase(policy, 'policies');
     }
   }
 }
