@@ -7,6 +7,7 @@
 #   bash scripts/build-verifier-image.sh [OUT.tar] [REF]
 #     OUT.tar  default dist/images/agentplane-verifier.tar
 #     REF      default registry.example.internal/agentplane/verifier:<package version> (the examples pin this one)
+#   AGENTPLANE_IMAGE_PREBUILT=1 packs the lib/ already built (`npm run build`) instead of building it again (prepack).
 set -euo pipefail
 root_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 version="$(node -p "require('$root_dir/package.json').version")"
@@ -18,7 +19,8 @@ mkdir -p "$(dirname "$out")" "$work/rootfs" "$work/archive" "$work/pack"
 chmod 0755 "$work/rootfs"   # the layer's / (mktemp made it 0700: the nonroot user could not enter it)
 
 # the package as published (npm pack runs the build), then its production dependencies, offline from the npm cache
-(cd "$root_dir" && npm pack --silent --pack-destination "$work/pack" >/dev/null)
+pack_flags=(--silent --pack-destination "$work/pack"); [ "${AGENTPLANE_IMAGE_PREBUILT:-}" = 1 ] && pack_flags+=(--ignore-scripts)
+(cd "$root_dir" && npm pack "${pack_flags[@]}" >/dev/null)
 tarball="$(ls "$work/pack"/*.tgz)"
 app="$work/rootfs/opt/agentplane"; mkdir -p "$app"
 printf '{"name":"agentplane-verifier-image","private":true}\n' >"$app/package.json"

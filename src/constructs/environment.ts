@@ -262,6 +262,21 @@ export class AgentEnvironment extends Chart {
     };
     const covered = sandboxNamespaces();
     const router = routerOf();
+    const templatesOf = (): Array<{
+      namespace: string;
+      name: string;
+      managed: boolean;
+      runtime: string;
+      ports: number[];
+    }> =>
+      this.templates.map((t) => ({
+        namespace: t.namespace,
+        name: t.name,
+        managed: t.networkPolicyManagement === 'Managed',
+        runtime: t.runtime.kind,
+        ports: [...t.runtime.ports],
+      }));
+    const templates = templatesOf();
     const job = new VerifierJob(
       this,
       id,
@@ -270,6 +285,7 @@ export class AgentEnvironment extends Chart {
         defaultNamespace: this.defaultNamespace,
         requireDigests: this.requireDigests,
         sandboxNamespaces: covered,
+        templates,
         ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
         ...(router ? { router } : {}),
         descriptorText: () => descriptorJson(this.descriptor()),
@@ -292,6 +308,14 @@ export class AgentEnvironment extends Chart {
           new ConflictError(
             job.node.path,
             'the router was added after the VerifierJob; call addVerifierJob last',
+            'call addVerifierJob last',
+          ),
+        );
+      if (JSON.stringify(templatesOf()) !== JSON.stringify(templates))
+        late.push(
+          new ConflictError(
+            job.node.path,
+            'a template was added after the VerifierJob; call addVerifierJob last',
             'call addVerifierJob last',
           ),
         );

@@ -17,7 +17,7 @@ import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, descriptorPa
 import { DESCRIPTOR_PART_BYTES, descriptorConfigMaps } from './descriptor-parts.js';
 import { ConstructError, ConstructPropsError } from './errors.js';
 import { assertPinned } from './images.js';
-import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, MANAGED_BY } from './metadata.js';
+import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
 import { VerifierAccess } from './verifier-access.js';
@@ -41,6 +41,14 @@ export interface VerifierJobScope {
   readonly sandboxNamespaces: readonly string[];
   readonly controllerNamespace?: string;
   readonly router?: { readonly namespace: string; readonly serviceName: string; readonly port: number };
+  /** The environment's templates: runtime kind and ports, and whether the controller's managed NetworkPolicy isolates them. */
+  readonly templates: readonly {
+    readonly namespace: string;
+    readonly name: string;
+    readonly managed: boolean;
+    readonly runtime: string;
+    readonly ports: readonly number[];
+  }[];
   /** The descriptor text (lazy: it is read when the Job is rendered). */
   readonly descriptorText: () => string;
 }
@@ -53,8 +61,12 @@ export interface VerifierJobProps {
   readonly name?: string;
   /** Namespace of the Job, its ServiceAccount and its report ConfigMap. @default the environment's `defaultNamespace` */
   readonly namespace?: string;
-  /** How the Job reaches runtime servers: `direct` (pod IPs) or `router`. @default `router` when the environment has a router, else `direct` */
-  readonly transport?: 'direct' | 'router';
+  /**
+   * How the Job reaches runtime servers: `direct` (pod IPs), `router`, or `port-forward` (through the API server; its
+   * identity then gets `pods/portforward` in the sandbox namespaces, never `pods/exec`).
+   * @default `port-forward` when a template runs sandboxd (it listens on 127.0.0.1 only, FACTS.md §10.3), else `router` when the environment has a router, else `direct`
+   */
+  readonly transport?: 'direct' | 'router' | 'port-forward';
   /** Router base URL for the `router` transport and router health. @default `http://<service>.<namespace>.svc:<port>` of the environment's router */
   readonly routerUrl?: string;
   /** Retries of a failed run (a failed verify is a finding, not a flake). @default 0 */
@@ -82,7 +94,7 @@ const PropsSchema = z
     image: z.string().min(1),
     name: Name.default('agentplane-verifier'),
     namespace: Name.optional(),
-    transport: z.enum(['direct', 'router']).optional(),
+    transport: z.enum(['direct', 'router', 'port-forward']).optional(),
     routerUrl: z
       .string()
       .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL')
@@ -102,6 +114,8 @@ const PropsSchema = z
   .strict();
 
 /** UID the verifier runs as (the image's `nonroot` user). */
+/** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (FACTS §3). */
+const TEMPLATE_REF_HASH = 'agents.x-k8s.io/sandbox-template-ref-hash';
 const RUN_AS = 65532;
 
 /** Number of part ConfigMaps a descriptor of `text` is stored in (0 when whole); overestimates near the limit, never under. */
@@ -121,7 +135,7 @@ export function descriptorPartCount(text: string): number {
 export class VerifierJob extends Construct {
   readonly name: string;
   readonly namespace: string;
-  readonly transport: 'direct' | 'router';
+  readonly transport: 'direct' | 'router' | 'port-forward';
   readonly reportConfigMap: string;
   readonly access: VerifierAccess;
 
@@ -131,7 +145,9 @@ export class VerifierJob extends Construct {
     assertPinned(this.node.path, 'VerifierJob image', p.image, env.requireDigests);
     this.name = p.name;
     this.namespace = p.namespace ?? env.defaultNamespace;
-    this.transport = p.transport ?? (env.router ? 'router' : 'direct');
+    this.transport =
+      p.transport ??
+      (env.templates.some((t) => t.runtime === 'sandboxd') ? 'port-forward' : env.router ? 'router' : 'direct');
     this.reportConfigMap = p.reportConfigMap;
     const routerUrl =
       p.routerUrl ??
@@ -149,7 +165,7 @@ export class VerifierJob extends Construct {
       sandboxNamespaces: env.sandboxNamespaces.length > 0 ? env.sandboxNamespaces : [env.defaultNamespace],
       ...(env.controllerNamespace ? { controllerNamespace: env.controllerNamespace } : {}),
       ...(env.router ? { routerNamespace: env.router.namespace, routerService: env.router.serviceName } : {}),
-      portForward: false,
+      portForward: this.transport === 'port-forward',
       reportConfigMap: p.reportConfigMap,
     });
 
@@ -204,6 +220,7 @@ export class VerifierJob extends Construct {
       '-o',
       'json',
     ];
+    if (this.transport === 'direct') this.allowDirect(env, labels);
     const quantities = { cpu: p.resources.cpu, memory: p.resources.memory };
     // A plain ApiObject: the typed KubeJob maps its fields eagerly and would not carry the lazy volume sources.
     const job = new ApiObject(this, 'Job', {
@@ -269,5 +286,49 @@ export class VerifierJob extends Construct {
       },
     });
     setPhase(job, 'verify');
+  }
+
+  /**
+   * The controller's managed policy admits only the router's pods (`sandboxtemplate_controller.go@v0.5.6`), so a Job
+   * dialling pod IPs is dropped wherever policies are enforced. One NetworkPolicy per namespace admits this Job's pods
+   * to the runtime ports of its managed templates' pods. It selects only pods the controller stamped (ref-hash present),
+   * which its own policy already isolates: the allowance widens their ingress by this pod alone, isolating nothing new.
+   */
+  private allowDirect(env: VerifierJobScope, jobLabels: Record<string, string>): void {
+    const byNs = new Map<string, { names: string[]; ports: Set<number> }>();
+    for (const t of env.templates.filter((x) => x.managed)) {
+      const e = byNs.get(t.namespace) ?? { names: [], ports: new Set<number>() };
+      e.names.push(t.name);
+      t.ports.forEach((port) => e.ports.add(port));
+      byNs.set(t.namespace, e);
+    }
+    for (const [namespace, { names, ports }] of [...byNs].sort(([a], [b]) => a.localeCompare(b))) {
+      const policy = new ApiObject(this, `direct-${namespace}`, {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: `${this.name}-direct`, namespace, labels: jobLabels },
+        spec: {
+          podSelector: {
+            matchExpressions: [
+              { key: LABEL_TEMPLATE, operator: 'In', values: [...names].sort() },
+              { key: TEMPLATE_REF_HASH, operator: 'Exists' },
+            ],
+          },
+          policyTypes: ['Ingress'],
+          ingress: [
+            {
+              from: [
+                {
+                  namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': this.namespace } },
+                  podSelector: { matchLabels: jobLabels },
+                },
+              ],
+              ports: [...ports].sort((a, b) => a - b).map((port) => ({ protocol: 'TCP', port })),
+            },
+          ],
+        },
+      });
+      setPhase(policy, 'policies');
+    }
   }
 }

@@ -16,7 +16,7 @@
 #        deployment-controller,replicaset-controller for a Deployment that must run its pods).
 #
 # Processes (bound to 127.0.0.1 — except the v0.5.6 and v0.5.0 controllers' webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
-# kube-controller-manager (GC + namespace deletion), kwok, agent-sandbox-controller (under a TokenRequest token of the
+# kube-controller-manager (GC, namespace deletion, Jobs), kwok, agent-sandbox-controller (under a TokenRequest token of the
 # install's own ServiceAccount), sandbox-router (v0.5.6), the runtime stand-in (starts sandboxd per sandbox pod) and
 # the real node `agentplane-node` (scripts/node.sh: kubelet, containerd with runc + gVisor, CNI bridge, kube-router,
 # in a network namespace of its own; tainted agentplane.io/real-node=true:NoSchedule).
@@ -259,9 +259,10 @@ rm -f "$RUN/pids/install.pid"
 sed 's/^/  /' "$RUN/logs/install.log" >&2
 tc_log "Agent Sandbox $RELEASE installed; nodes created ($(elapsed))"
 # kube-controller-manager only now: its garbage collector discovers resources at start and re-syncs discovery only every
-# 30 s, so the Sandbox CRDs must exist first or deleting a Sandbox leaves its Pod for up to that long.
+# 30 s, so the Sandbox CRDs must exist first or deleting a Sandbox leaves its Pod for up to that long. The job controller
+# runs the VerifierJob's pods (test/cluster/verifier-job-real-node.test.ts).
 start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}" --secure-port="$KCM_PORT" \
-  --controllers="garbage-collector-controller,namespace-controller${AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS:+,$AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS}" \
+  --controllers="garbage-collector-controller,namespace-controller,job-controller${AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS:+,$AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS}" \
   --use-service-account-credentials=false
 
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
