@@ -162,6 +162,9 @@ class FakeNetwork implements RuntimeProber {
   fileRoundTrip(): Promise<RuntimeCall<string>> {
     return Promise.resolve({ kind: 'answered', value: '', durationMs: 1 });
   }
+  readFile(): Promise<RuntimeCall<string | null>> {
+    return Promise.resolve({ kind: 'answered', value: null, durationMs: 1 });
+  }
   close(): Promise<void> {
     return Promise.resolve();
   }
