@@ -59,8 +59,7 @@ export function extractCrds(text: string, source: string): CrdExtraction {
   const skipped: string[] = [];
   const openedSpecs: string[] = [];
   for (const [i, doc] of docs.entries()) {
-    if (!isKubeObject(doc))
-      throw new BundleDocumentError(source, i + 1);
+    if (!isKubeObject(doc)) throw new BundleDocumentError(source, i + 1);
     if (doc.apiVersion === 'apiextensions.k8s.io/v1' && doc.kind === 'CustomResourceDefinition') {
       crds.push(withOpenSpecs(doc, openedSpecs));
     } else {

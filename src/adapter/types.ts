@@ -54,6 +54,8 @@ export interface AdapterError {
   readonly request?: KubeRequest;
   /** For a connection that failed: the network error code, e.g. `ECONNREFUSED`. */
   readonly errno?: string;
+  /** For `too-large`: the request's size and the limit it passed (nothing was sent). */
+  readonly size?: { readonly bytes: number; readonly limitBytes: number };
   /** For a `timeout`: the deadline that passed, in milliseconds. */
   readonly deadlineMs?: number;
   /** For credentials an exec plugin could not give: the plugin's command. */

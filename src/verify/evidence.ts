@@ -33,6 +33,8 @@ export interface Evidence {
   readonly value?: string;
   /** Quantities the fact rests on, by name, e.g. `{ ageMs: 259200000 }` or `{ updatedReady: 1, replicas: 3 }`. */
   readonly observed?: Readonly<Record<string, number>>;
+  /** Other objects the fact names beside its subject, `namespace/name`, e.g. the NetworkPolicies expected to deny a dial. */
+  readonly objects?: readonly string[];
   /** Stable CamelCase code of what was seen (src/verify/reasons.ts); logic and tests match this, not `message`. */
   readonly reason: EvidenceReason;
   /** One sentence in plain words: what this means. */

@@ -191,6 +191,7 @@ export function imageEvidence(
         subject: owner,
         field: 'status.containerStatuses[].imageID',
         value: [...digests].join(', '),
+        objects: matches,
         message: `${matches.length} container(s) run the pinned digest: ${listed(matches)}`,
       }),
     );
@@ -205,6 +206,7 @@ export function imageEvidence(
         subject: owner,
         field: 'status.containerStatuses[].imageID',
         value: pinned,
+        objects: where,
         message: `${pinned} is pinned by tag only: a tag can resolve to different bits per node and per day, so image skew cannot be detected for ${where.length} container(s) (${listed(where)}); pin a digest (requireDigests: true) to verify`,
       }),
     );
@@ -219,6 +221,7 @@ export function imageEvidence(
         subject: owner,
         field: 'status.containerStatuses[].imageID',
         value: '',
+        objects: noId,
         message: `${noId.length} container(s) report no imageID (${listed(noId)}): the container runtime did not say which image runs, so skew against the pinned digest cannot be checked`,
       }),
     );
@@ -232,6 +235,7 @@ export function imageEvidence(
         verdict: 'unknown',
         subject: owner,
         field: 'status.containerStatuses[].imageID',
+        objects: localId,
         message: `${localId.length} container(s) report a local image id, not a registry digest (${listed(localId)}): the image was loaded into the node, so it cannot be compared with the pinned digest`,
       }),
     );

@@ -92,6 +92,7 @@ const EvidenceSchema = z.object({
   field: z.string().optional(),
   value: z.string().optional(),
   observed: z.record(z.string(), z.number()).optional(),
+  objects: z.array(z.string()).optional(),
   message: z.string(),
   at: z.string(),
   durationMs: z.number().optional(),

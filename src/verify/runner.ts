@@ -35,6 +35,13 @@ export interface Probe {
 export class ProbeGraphError extends AgentPlaneError {
   readonly reason = 'ProbeGraphInvalid';
   readonly exitCategory = 'internal';
+  constructor(
+    message: string,
+    /** The probes involved: the cycle in order, or the probe and the dependency it names. */
+    readonly probes: readonly string[],
+  ) {
+    super(message);
+  }
 }
 
 /** Orders probes so that every probe comes after its `after` probes; ties keep the given order. */
@@ -43,7 +50,7 @@ export function orderProbes(probes: readonly Probe[]): Probe[] {
   for (const p of probes) {
     for (const dep of p.after) {
       if (!byId.has(dep))
-        throw new ProbeGraphError(`probe ${p.id} runs after "${dep}", which is not a probe in this run`);
+        throw new ProbeGraphError(`probe ${p.id} runs after "${dep}", which is not a probe in this run`, [p.id, dep]);
     }
   }
   const done = new Set<string>();
@@ -52,7 +59,10 @@ export function orderProbes(probes: readonly Probe[]): Probe[] {
   const visit = (p: Probe, path: string[]): void => {
     if (done.has(p.id)) return;
     if (visiting.has(p.id))
-      throw new ProbeGraphError(`probes depend on each other in a cycle: ${[...path, p.id].join(' -> ')}`);
+      throw new ProbeGraphError(`probes depend on each other in a cycle: ${[...path, p.id].join(' -> ')}`, [
+        ...path,
+        p.id,
+      ]);
     visiting.add(p.id);
     for (const dep of p.after) visit(byId.get(dep)!, [...path, p.id]);
     visiting.delete(p.id);
@@ -188,6 +198,7 @@ async function runOne(
         step: probe.timeoutStep,
         verdict: 'unknown',
         subject: `probe ${probe.id}`,
+        value: text,
         message: `probe ${probe.id} stopped with an error: ${text}`,
       }),
     );

@@ -168,13 +168,14 @@ test('plan-upgrade --kubeconfig reads live storedVersions: to v0.4.6 is blocked 
   const plan = JSON.parse(down.stdout) as {
     verdict: string;
     storedVersionsSource: string;
-    findings: Array<{ severity: string; message: string }>;
+    findings: Array<{ severity: string; reason: string; subject?: Record<string, unknown> }>;
   };
   expect(plan.verdict).toBe('blocked');
   expect(plan.storedVersionsSource).toMatch(/^live \(context /);
-  expect(plan.findings.filter((f) => f.severity === 'block').map((f) => f.message)).toContain(
-    'SandboxClaim: objects are stored as v1beta1, which v0.4.6 does not serve (it serves v1alpha1)',
-  );
+  expect(plan.findings.filter((f) => f.severity === 'block').map((f) => [f.reason, f.subject])).toContainEqual([
+    'StoredVersionNotServed',
+    expect.objectContaining({ kind: 'SandboxClaim', storedVersions: ['v1beta1'], served: ['v1alpha1'] }),
+  ]);
   const same = cli(
     'plan-upgrade',
     '--to',

@@ -101,16 +101,14 @@ test('v0.4.6 -> v0.5.6 from the live cluster: needs-migration, and only the cold
     from: string;
     verdict: string;
     storedVersionsSource: string;
-    findings: Array<{ topic: string; message: string }>;
+    findings: Array<{ topic: string; reason: string; claim?: { namespace: string; name: string; pool: string } }>;
     path: string[];
   };
   expect(plan.from).toBe('v0.4.6');
   expect(plan.verdict).toBe('needs-migration');
   expect(plan.storedVersionsSource).toMatch(/^live \(context /);
-  expect(
-    plan.findings.filter((f) => f.topic === 'live' && f.message.startsWith('claim')).map((f) => f.message),
-  ).toEqual([
-    `claim ${ns}/cold converts to warmPoolRef shadow-pool-python, which does not exist: it would sit at Ready=False/WarmPoolNotFound`,
+  expect(plan.findings.filter((f) => f.reason === 'ClaimPoolMissing').map((f) => f.claim)).toEqual([
+    { namespace: ns, name: 'cold', pool: 'shadow-pool-python' },
   ]);
   expect(plan.path).toContain(
     `before upgrading: claim ${ns}/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim`,

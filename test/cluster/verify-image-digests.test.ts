@@ -279,5 +279,5 @@ test('controller Deployment pods and in-cluster router pods: controller skew aga
     ['ImageDigestDiffers', 'status.containerStatuses[manager].imageID', `${CONTROLLER}@${STALE_DIGEST}`],
     ['NoImageId', 'status.containerStatuses[].imageID', ''],
   ]);
-  expect(evidence[1]!.message).toContain(`${ns}/router-1/router`);
+  expect(evidence[1]!.objects).toContain(`${ns}/router-1/router`);
 }, 60_000);

@@ -72,6 +72,7 @@ export class KubeClient {
           throw new KubeconfigError(
             `kubeconfig file "${opts.kubeconfig}" does not exist`,
             'pass --kubeconfig with an existing file or set KUBECONFIG',
+            { problem: 'file-missing', name: opts.kubeconfig },
           );
         }
         kc.loadFromFile(opts.kubeconfig);
@@ -85,6 +86,7 @@ export class KubeClient {
           throw new KubeconfigError(
             'no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod',
             'pass --kubeconfig FILE or set KUBECONFIG',
+            { problem: 'none-found' },
           );
         }
         kc.loadFromDefault();
@@ -94,6 +96,7 @@ export class KubeClient {
       throw new KubeconfigError(
         `cannot read kubeconfig "${source}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
         'check the file is valid kubeconfig YAML',
+        { problem: 'unreadable', name: source },
       );
     }
     const contextName = opts.context ?? kc.getCurrentContext();
@@ -106,6 +109,11 @@ export class KubeClient {
           ? `context "${contextName}" is not in kubeconfig "${source}" (contexts: ${known})`
           : `kubeconfig "${source}" has no current-context`,
         'pass --context with one of the listed contexts',
+        {
+          problem: contextName ? 'context-unknown' : 'no-current-context',
+          ...(contextName ? { name: contextName } : {}),
+          known: contexts.map((c) => c.name),
+        },
       );
     }
     const cluster = kc.getCluster(ctx.cluster);
@@ -113,6 +121,7 @@ export class KubeClient {
       throw new KubeconfigError(
         `context "${ctx.name}" names cluster "${ctx.cluster}", which has no entry with a server address in "${source}"`,
         'add the cluster to the kubeconfig or pick another --context',
+        { problem: 'cluster-missing', name: ctx.cluster },
       );
     }
     const user = kc.getUser(ctx.user);
@@ -120,6 +129,7 @@ export class KubeClient {
       throw new KubeconfigError(
         `context "${ctx.name}" names user "${ctx.user}", which is not in "${source}"`,
         'add the user to the kubeconfig or pick another --context',
+        { problem: 'user-missing', name: ctx.user },
       );
     }
     const loadedFrom =
@@ -143,6 +153,7 @@ export class KubeClient {
         throw new KubeconfigError(
           `user "${u.name}" has an exec stanza without a command`,
           'set users[].user.exec.command in the kubeconfig',
+          { problem: 'exec-without-command', name: u.name },
         );
       }
       // kubectl resolves a relative command containing a path separator against the kubeconfig's directory.

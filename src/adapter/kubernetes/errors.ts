@@ -34,14 +34,28 @@ interface StatusBody {
 export class ExecCredentialError extends AgentPlaneError {
   readonly reason = 'ExecCredentialFailed';
   readonly exitCategory = 'unauthenticated';
+  /** What went wrong with the plugin. */
+  readonly failure: ExecCredentialFailure;
+  /** `failed`: the plugin's exit code. */
+  readonly exitCode?: number;
+  /** `failed`: the start of what the plugin wrote on stderr (its own words). */
+  readonly stderr?: string;
   constructor(
     message: string,
     readonly command: string,
     readonly hint: string,
+    details: { failure: ExecCredentialFailure; exitCode?: number; stderr?: string },
   ) {
     super(message);
+    this.failure = details.failure;
+    if (details.exitCode !== undefined) this.exitCode = details.exitCode;
+    if (details.stderr !== undefined) this.stderr = details.stderr;
   }
 }
+
+/** Why an exec credential plugin gave no credential. */
+export type ExecCredentialFailure =
+  'no-exec-stanza' | 'not-found' | 'timeout' | 'failed' | 'not-exec-credential' | 'no-credential';
 
 /** Thrown by {@link KubeClient.connect} for a kubeconfig that cannot be used; `hint` says what to do. */
 export class KubeconfigError extends AgentPlaneError {
@@ -51,10 +65,27 @@ export class KubeconfigError extends AgentPlaneError {
   constructor(
     message: string,
     readonly hint: string,
+    /** What is wrong with the kubeconfig, and the names involved (a context, user or cluster; the contexts it has). */
+    readonly details: {
+      readonly problem?: KubeconfigProblem;
+      readonly name?: string;
+      readonly known?: readonly string[];
+    } = {},
   ) {
     super(`${message}; ${hint}`, { summary: message });
   }
 }
+
+/** Why a kubeconfig cannot be used. */
+export type KubeconfigProblem =
+  | 'file-missing'
+  | 'none-found'
+  | 'unreadable'
+  | 'context-unknown'
+  | 'no-current-context'
+  | 'cluster-missing'
+  | 'user-missing'
+  | 'exec-without-command';
 
 /** Thrown (and classified as `timeout`) when a call to the API server exceeds its deadline. */
 export class KubeDeadlineError extends AgentPlaneError {
@@ -151,6 +182,7 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
   if (err instanceof KubeDeadlineError) {
     return {
       category: 'timeout',
+      deadlineMs: err.deadlineMs,
       message: err.message,
       hint: 'check the API server load and network path, or raise the deadline',
     };

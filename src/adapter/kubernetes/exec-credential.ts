@@ -83,6 +83,7 @@ export class ExecCredentialAuth implements Authenticator {
           `no exec stanza for user "${userName}"`,
           '',
           'check users[].user.exec in the kubeconfig',
+          { failure: 'no-exec-stanza' },
         ),
       );
     const run = this.runPlugin(spec).then(
@@ -123,6 +124,7 @@ export class ExecCredentialAuth implements Authenticator {
                   `exec credential plugin "${spec.command}" was not found`,
                   spec.command,
                   `install "${spec.command}" on PATH or fix users[].user.exec.command in the kubeconfig`,
+                  { failure: 'not-found' },
                 ),
               );
             } else if ((err as { killed?: boolean }).killed) {
@@ -131,6 +133,7 @@ export class ExecCredentialAuth implements Authenticator {
                   `exec credential plugin "${spec.command}" did not answer within ${PLUGIN_TIMEOUT_MS} ms`,
                   spec.command,
                   'check the plugin; interactive plugins are not supported',
+                  { failure: 'timeout' },
                 ),
               );
             } else {
@@ -140,6 +143,11 @@ export class ExecCredentialAuth implements Authenticator {
                   `exec credential plugin "${spec.command}" failed (exit ${String(code)})${said ? `: ${said}` : ''}`,
                   spec.command,
                   'run the plugin by hand to see why it fails',
+                  {
+                    failure: 'failed',
+                    ...(typeof code === 'number' ? { exitCode: code } : {}),
+                    ...(said ? { stderr: said } : {}),
+                  },
                 ),
               );
             }
@@ -161,6 +169,7 @@ export class ExecCredentialAuth implements Authenticator {
                 `exec credential plugin "${spec.command}" printed something that is not an ExecCredential JSON object`,
                 spec.command,
                 'the plugin must print client.authentication.k8s.io ExecCredential JSON on stdout',
+                { failure: 'not-exec-credential' },
               ),
             );
             return;
@@ -172,6 +181,7 @@ export class ExecCredentialAuth implements Authenticator {
                 `exec credential plugin "${spec.command}" returned neither status.token nor status.clientCertificateData`,
                 spec.command,
                 'fix the plugin output',
+                { failure: 'no-credential' },
               ),
             );
             return;

@@ -24,6 +24,7 @@ export function checkRequestSize(what: string, bytes: number, limits: CallLimits
   if (bytes <= limits.maxRequestBytes) return undefined;
   return {
     category: 'too-large',
+    size: { bytes, limitBytes: limits.maxRequestBytes },
     message: `${what}: request is ${bytes} bytes, the limit is ${limits.maxRequestBytes} bytes; nothing was sent`,
     hint: 'send less (e.g. write large inputs as files first) or raise maxRequestBytes',
   };

@@ -25,7 +25,7 @@ export interface ProbeDeps {
 }
 
 /** The optional parts of a fact beside step, verdict, subject, reason and message. */
-type Extra = Pick<Evidence, 'field' | 'value' | 'observed' | 'durationMs' | 'missingTest' | 'cause'>;
+type Extra = Pick<Evidence, 'field' | 'value' | 'observed' | 'objects' | 'durationMs' | 'missingTest' | 'cause'>;
 
 /** A recorder of evidence for one capability. */
 export class Facts {

@@ -279,6 +279,7 @@ export async function enforcementEvidence(
     field: j.dial ? `dial ${j.dial.to}` : 'dial',
     value: j.dial ? `${j.dial.kind} ${j.dial.outcome}` : '',
     observed: { rounds: samples, ...counts(dials) },
+    ...(j.dial && j.dial.policies.length > 0 ? { objects: [...j.dial.policies] } : {}),
     ...(j.verdict === 'unknown'
       ? { missingTest: 'netpol-enforcement: a sandbox the policies deny cannot connect to another that listens' }
       : {}),

@@ -117,6 +117,7 @@ async function admissionEvidence(deps: ProbeDeps, f: Facts, service: ServiceView
       subject,
       'RouterPodsNotFound',
       `no live router pods (${via}): whether template policies admit the router cannot be read from the cluster`,
+      { value: via },
     );
     return;
   }
@@ -167,7 +168,7 @@ async function admissionEvidence(deps: ProbeDeps, f: Facts, service: ServiceView
           tsubject,
           'RouterNotAdmitted',
           `router not admitted by NetworkPolicy ${name} (router pods ${a.routerPods.join(', ')}): no rule of the live policies selecting the pods of ${tsubject} admits them; ${seen}`,
-          { field: 'NetworkPolicy', value: name },
+          { field: 'NetworkPolicy', value: name, objects: [...a.routerPods] },
         );
     else
       f.add(

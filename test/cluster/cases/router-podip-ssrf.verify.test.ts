@@ -197,6 +197,7 @@ test("the cluster's router (allow-all, loopback pod IPs allowed) forwards (b) an
   });
   const b = evidence.find((e) => e.field === B)!;
   expect([b.verdict, b.value]).toEqual(['missing', expect.stringMatching(/^dialled 127\.0\.0\.2:\d+$/)]);
+  // prose: the request line the canary received from the router (upstream bytes) quoted in the evidence
   expect(b.message).toMatch(/request "GET \/v1\/health HTTP\/1\.1"/);
   expect(evidence.find((e) => e.field === A)!.value).toBe('400');
   // Acknowledged allow-all: the report still says the router authenticates nobody, without blocking on it.

@@ -159,6 +159,7 @@ test('router with its cache disabled: 502 by name for the warm-pool sandbox; rou
   ]);
   const sandbox = failed[0]!.subject.split('/').pop()!;
   // The router's own answer, as the classifier saw it, and as a client gets it by name: 502 and no cause in the body.
+  // prose: the router's own 502 body (upstream words) quoted in the evidence
   expect(failed[0]!.message).toContain(
     `answered 502 {"detail":"Could not connect to the backend sandbox: ${sandbox}"}`,
   );
@@ -167,11 +168,14 @@ test('router with its cache disabled: 502 by name for the warm-pool sandbox; rou
     'X-Sandbox-Namespace': ns,
     'X-Sandbox-Port': '8080',
   });
+  // prose: the router's own 502 body (upstream words), read directly
   expect([raw.status, JSON.parse(raw.body)]).toEqual([
     502,
     { detail: `Could not connect to the backend sandbox: ${sandbox}` },
   ]);
+  // prose: the case asks the reader be told the missing Service and the cache setting; no field carries them yet
   expect(failed[0]!.message).toMatch(/no per-sandbox Service/);
+  // prose: the case asks the reader be told the missing Service and the cache setting; no field carries them yet
   expect(failed[0]!.message).toMatch(/cache/i);
   // What the router really did: a DNS lookup of the name, answered NXDOMAIN, and "no such host" in its own log.
   expect(queries.some((q) => q.startsWith(`verify-c03a01-`) && q.endsWith(`.${ns}.svc.cluster.local`))).toBe(true);

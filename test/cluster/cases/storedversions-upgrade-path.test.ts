@@ -139,7 +139,13 @@ interface JsonPlan {
   exitCode: number;
   accepted: string[];
   unknowns: string[];
-  findings: Array<{ severity: string; topic: string; message: string; source?: string }>;
+  findings: Array<{
+    severity: string;
+    topic: string;
+    reason: string;
+    source?: string;
+    subject?: { defect?: string; claims?: string[]; kind?: string; storedVersions?: string[]; served?: string[] };
+  }>;
   path: string[];
 }
 
@@ -175,7 +181,7 @@ test('--to v0.5.0 with two warm-started claims live: a downgrade blocked by warm
   });
   const block = r.plan.findings.filter((f) => f.severity === 'block');
   expect(block.map((f) => [f.topic, f.source])).toEqual([['defect', 'kubernetes-sigs/agent-sandbox#1124']]);
-  expect(block[0]!.message.endsWith(`: 2 warm-started claim(s) active: ${warm.join(', ')}`)).toBe(true);
+  expect(block[0]!.subject).toMatchObject({ defect: 'warm-claims-cold-restart', claims: warm });
   expect(r.plan.path).toContain(
     'move to v0.5.6 instead of v0.5.0 (warm-claims-cold-restart is fixed in v0.5.2+), or accept the cold restarts with --accept warm-claims-cold-restart',
   );
@@ -190,9 +196,9 @@ test('--to v0.5.6: storedVersions [v1alpha1, v1beta1] read live need a storage m
   const r = plan('--to', 'v0.5.6');
   expect(r.status).toBe(10);
   expect(r.plan.verdict).toBe('needs-migration');
-  expect(r.plan.findings.map((f) => f.message)).toContain(
-    'Sandbox: status.storedVersions is [v1alpha1, v1beta1]; after the upgrade rewrite every object and prune storedVersions to [v1beta1]',
-  );
+  expect(r.plan.findings.filter((f) => f.reason === 'StoredVersionsStale').map((f) => f.subject)).toEqual([
+    expect.objectContaining({ kind: 'Sandbox', storedVersions: ['v1alpha1', 'v1beta1'], served: ['v1beta1'] }),
+  ]);
   expect(r.plan.path).toEqual([
     'install v0.5.6',
     'migrate storage: rewrite every Sandbox object (a no-op update) so it is stored as v1beta1',
@@ -208,8 +214,11 @@ test('a target serving only v1beta1 (fixture) is blocked while v1alpha1 is store
     { facts: releaseFacts('v0.5.0') },
   ]);
   expect(before.verdict).toBe('blocked');
-  expect(before.findings.filter((f) => f.severity === 'block').map((f) => f.message)).toEqual([
-    'Sandbox: objects are stored as v1alpha1, which v0.6.0 does not serve (it serves v1beta1)',
+  expect(before.findings.filter((f) => f.severity === 'block').map((f) => [f.reason, f.subject])).toEqual([
+    [
+      'StoredVersionNotServed',
+      expect.objectContaining({ kind: 'Sandbox', storedVersions: ['v1alpha1'], served: ['v1beta1'] }),
+    ],
   ]);
   expect(before.path).toEqual([
     'migrate storage: rewrite every Sandbox object so it is stored as v1beta1 (e.g. a no-op update of each object)',
@@ -236,7 +245,5 @@ test('a target serving only v1beta1 (fixture) is blocked while v1alpha1 is store
     { facts: releaseFacts('v0.5.0') },
   ]);
   expect(after.findings.filter((f) => f.severity === 'block')).toEqual([]);
-  expect(after.findings.some((f) => f.topic === 'live' && f.message.startsWith('Sandbox: status.storedVersions'))).toBe(
-    false,
-  );
+  expect(after.findings.some((f) => f.reason === 'StoredVersionsStale' && f.subject?.kind === 'Sandbox')).toBe(false);
 }, 120_000);

@@ -168,7 +168,7 @@ describeRealNode('negatives on a real-node-only cluster', () => {
     const podNet = c.info.realNode!.podCIDR.split('.').slice(0, 3).join('\\.'); // a /24
     expect(leak.field).toMatch(new RegExp(`^dial ${podNet}\\.\\d+:\\d+$`));
     expect(leak.value).toBe('peer connected');
-    expect(leak.message).toContain(`${ns}/target-isolation`);
+    expect(leak.objects).toContain(`${ns}/target-isolation`);
     expect(off.leftovers).toEqual([]);
   }, 600_000);
 

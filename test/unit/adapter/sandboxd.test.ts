@@ -69,7 +69,8 @@ test('request size is checked on the serialized message before sending', async (
   expect(r.kind).toBe('failed');
   if (r.kind === 'failed') {
     expect(r.error.category).toBe('too-large');
-    expect(r.error.message).toMatch(/limit is 4096 bytes; nothing was sent/);
+    expect(r.error.size?.limitBytes).toBe(4096);
+    expect(r.error.size!.bytes).toBeGreaterThan(5000);
   }
 });
 

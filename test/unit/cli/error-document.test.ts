@@ -80,6 +80,7 @@ describe('the document itself', () => {
   test('the hint is split from the message; the class fields are details, JSON-safe', () => {
     const release = new ChecksumMismatchError('k8s/x.yaml', 'aa', 'bb', 'mirror /m', 'mirror');
     const doc = ErrorDocumentSchema.parse(errorDocument(release, 'synth', 3));
+    // prose: the document's message is the subject: the hint must be split out of it
     expect([doc.reason, doc.hint, doc.message.includes('hint')]).toEqual(['ChecksumMismatch', release.hint, false]);
     expect(doc.details).toEqual({
       file: 'k8s/x.yaml',
@@ -89,6 +90,7 @@ describe('the document itself', () => {
       origin: 'mirror',
     });
     const kube = errorDocument(new KubeconfigError('no context "x"', 'pass --context'), 'verify', 2);
+    // prose: the document's message is the subject: the error's words without the hint it appends
     expect([kube.message, kube.hint]).toEqual(['no context "x"', 'pass --context']);
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { EnvironmentDescriptorError, planFromDescriptor, readEnvironment } from '../../../src/verify/environment.js';
 import { DESCRIPTOR } from './fixtures.js';
+import { thrownBy } from '../thrown.js';
 
 function write(obj: unknown): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-env-'));
@@ -68,16 +69,24 @@ describe('environment descriptor → verify plan', () => {
   });
 
   test('missing file, bad JSON, schema violations and unsupported releases are typed errors with a hint', () => {
-    expect(() => readEnvironment('/nonexistent-dir')).toThrow(
-      new EnvironmentDescriptorError('no environment descriptor at /nonexistent-dir/environment.json', ''),
-    );
-    expect(() => readEnvironment(write('{nope'))).toThrow(/is not valid JSON/);
-    expect(() => readEnvironment(write({ ...DESCRIPTOR, templates: [{ name: 'x' }] }))).toThrow(
-      /is not a valid environment descriptor: templates\.0\.namespace: /,
-    );
+    const problemOf = (fn: () => unknown) => {
+      const e = thrownBy(fn, EnvironmentDescriptorError, 'EnvironmentDescriptorInvalid');
+      expect(e.hint).toBeDefined();
+      return { problem: e.problem, file: e.file, fields: e.fields, release: e.release };
+    };
+    expect(problemOf(() => readEnvironment('/nonexistent-dir'))).toMatchObject({
+      problem: 'missing',
+      file: '/nonexistent-dir/environment.json',
+    });
+    expect(problemOf(() => readEnvironment(write('{nope')))).toMatchObject({ problem: 'not-json' });
+    expect(problemOf(() => readEnvironment(write({ ...DESCRIPTOR, templates: [{ name: 'x' }] })))).toMatchObject({
+      problem: 'schema',
+      fields: expect.arrayContaining(['templates.0.namespace']),
+    });
     const { descriptor } = readEnvironment(write({ ...DESCRIPTOR, release: { ...DESCRIPTOR.release, tag: 'v0.9.9' } }));
-    expect(() => planFromDescriptor(descriptor, 'x', { transport: 'direct' })).toThrow(
-      /pins release v0\.9\.9, which this AgentPlane does not support/,
-    );
+    expect(problemOf(() => planFromDescriptor(descriptor, 'x', { transport: 'direct' }))).toMatchObject({
+      problem: 'unsupported-release',
+      release: 'v0.9.9',
+    });
   });
 });

@@ -132,7 +132,7 @@ describe('imageEvidence and the state it leaves', () => {
         verdict: 'proven',
         subject: 'pods of template sbx/t',
         value: A,
-        message: `2 container(s) run the pinned digest: sbx/p-1/sandboxd ${A}, sbx/p-2/sandboxd ${A}`,
+        objects: [`sbx/p-1/sandboxd ${A}`, `sbx/p-2/sandboxd ${A}`],
       }),
     ]);
     expect(settle([...lower, ...ev])).toEqual({ state: 'verified', next: null, nextReason: null });
@@ -162,7 +162,7 @@ describe('imageEvidence and the state it leaves', () => {
     expect(ev[0]).toMatchObject({ verdict: 'unknown', step: 'verified', value: `${REPO}:v0.5.6` });
     expect(ev[0]).toMatchObject({ reason: 'PinnedByTagOnly', field: 'status.containerStatuses[].imageID' });
     // The container it could not check is named (a value, not wording).
-    expect(ev[0]!.message).toContain(`sbx/p-1/manager ${A}`);
+    expect(ev[0]!.objects).toEqual([`sbx/p-1/manager ${A}`]);
     expect(settle([...lower.map((e) => ({ ...e, capability: 'controller' as const })), ...ev])).toMatchObject({
       state: 'configured',
       nextReason: 'PinnedByTagOnly',
@@ -181,8 +181,7 @@ describe('imageEvidence and the state it leaves', () => {
       ['LocalImageId', 'status.containerStatuses[].imageID'],
     ]);
     // Grouped: each piece of evidence names every container it covers (values, not wording).
-    for (const where of ['sbx/p-1/sandboxd', 'sbx/p-2/sandboxd']) expect(ev[0]!.message).toContain(where);
-    expect(ev[1]!.message).toContain(`sbx/p-3/sandboxd ${B}`);
+    expect(ev.map((e) => e.objects)).toEqual([['sbx/p-1/sandboxd', 'sbx/p-2/sandboxd'], [`sbx/p-3/sandboxd ${B}`]]);
   });
 
   test('no containers: no evidence (other probes report missing pods)', () => {
@@ -191,6 +190,7 @@ describe('imageEvidence and the state it leaves', () => {
 
   test('long lists are cut after 10 names', () => {
     const many = Array.from({ length: 12 }, (_, i) => container({ pod: `sbx/p-${i}`, imageID: '' }));
+    // prose: the cut of a long list in the sentence is the rendering under test
     expect(imageEvidence('router', 'router pods', many)[0]!.message).toMatch(
       /\(sbx\/p-0\/sandboxd, .*sbx\/p-9\/sandboxd and 2 more\)/,
     );

@@ -90,7 +90,7 @@ describe('gvisorIsolation', () => {
         subject: 'pod dev-sandboxes/shell-x1',
         field: 'Execute(dmesg)',
         value: '[    0.000000] Starting gVisor...',
-        message: 'dmesg inside the sandbox names gVisor: its kernel log starts with the gVisor boot line at time 0',
+        reason: 'GvisorKernel',
         durationMs: 12,
       }),
     ]);

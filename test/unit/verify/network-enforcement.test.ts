@@ -206,7 +206,7 @@ describe('enforcementEvidence over a simulated pod network', () => {
     expect(off.list.map((e) => [e.verdict, e.reason, e.subject, e.field?.replace(/:\d+$/, ':P')])).toEqual([
       ['contradicted', 'DeniedPeerConnected', 'pod sbx/p1', 'dial 10.88.0.5:P'],
     ]);
-    expect(off.list[0]!.message).toContain('sbx/shell-network-policy');
+    expect(off.list[0]!.objects).toEqual(['sbx/shell-network-policy']);
   });
   test('one sandbox, or loopback pod IPs (kwok stand-ins on the host): not testable, nothing run', async () => {
     for (const [ips, field, value] of [

@@ -53,6 +53,7 @@ describe('foldPodWarnings', () => {
         lastTimestamp: '2026-11-29T09:59:00Z',
       }),
     ]);
+    // prose: the scheduler's own event message (upstream words) is carried as it was sent
     expect(folded).toEqual([
       {
         reason: 'FailedScheduling',
@@ -107,6 +108,7 @@ describe('sandboxFailuresByNode', () => {
       ],
       new Set(['shell-pool-a1', 'shell-pool-a2', 'shell-pool-b1', 'shell-pool-c1']),
     );
+    // prose: the kubelet's own event messages (upstream words) are carried as they were sent
     expect(failures).toEqual([
       { node: 'node-a', pods: ['shell-pool-a1', 'shell-pool-a2'], count: 4, message: 'newest on node-a' },
       { node: 'node-c', pods: ['shell-pool-c1'], count: 2, message: RUNSC_MISSING },
@@ -121,6 +123,7 @@ describe('sandboxFailuresByNode', () => {
       reportingInstance: 'ctl-0',
       message: 'm',
     });
+    // prose: the event's own message (upstream words) is carried as it was sent
     expect(sandboxFailuresByNode([e], new Set(['p']))).toEqual([{ node: '?', pods: ['p'], count: 1, message: 'm' }]);
   });
 });

@@ -1,5 +1,6 @@
 import { fact } from '../../../src/verify/evidence.js';
 import { orderProbes, ProbeGraphError, runProbes, type Probe } from '../../../src/verify/runner.js';
+import { thrownBy } from '../thrown.js';
 
 const probe = (id: string, after: string[], run: Probe['run'], deadlineMs = 1000): Probe => ({
   id,
@@ -32,13 +33,17 @@ describe('orderProbes', () => {
   });
 
   test('a cycle is an error naming it', () => {
-    expect(() => orderProbes([probe('a', ['b'], proven('a')), probe('b', ['a'], proven('b'))])).toThrow(
-      new ProbeGraphError('probes depend on each other in a cycle: a -> b -> a'),
+    const err = thrownBy(
+      () => orderProbes([probe('a', ['b'], proven('a')), probe('b', ['a'], proven('b'))]),
+      ProbeGraphError,
+      'ProbeGraphInvalid',
     );
+    expect(err.probes).toEqual(['a', 'b', 'a']);
   });
 
   test('an unknown dependency is an error', () => {
-    expect(() => orderProbes([probe('a', ['zz'], proven('a'))])).toThrow(/runs after "zz", which is not a probe/);
+    const err = thrownBy(() => orderProbes([probe('a', ['zz'], proven('a'))]), ProbeGraphError, 'ProbeGraphInvalid');
+    expect(err.probes).toEqual(['a', 'zz']);
   });
 });
 
@@ -94,7 +99,8 @@ describe('runProbes', () => {
       capability: 'controller',
       step: 'configured',
       verdict: 'unknown',
-      message: 'probe hangs did not finish within 50ms; nothing it would have checked counts',
+      reason: 'ProbeTimeout',
+      subject: 'probe hangs',
     });
   });
 
@@ -107,7 +113,12 @@ describe('runProbes', () => {
       ],
       { progress: () => undefined },
     );
-    expect(ev[0]).toMatchObject({ verdict: 'unknown', message: 'probe boom stopped with an error: socket hang up' });
+    expect(ev[0]).toMatchObject({
+      verdict: 'unknown',
+      reason: 'ProbeError',
+      subject: 'probe boom',
+      value: 'socket hang up',
+    });
   });
 
   test('after an interrupt, remaining probes are reported as not run', async () => {
@@ -125,7 +136,8 @@ describe('runProbes', () => {
     expect(ev).toEqual([
       expect.objectContaining({
         verdict: 'unknown',
-        message: 'probe second was not run: verification was interrupted',
+        reason: 'ProbeNotRun',
+        subject: 'probe second',
       }),
     ]);
   });
