@@ -87,7 +87,8 @@ export type { PodResources, Resources } from './constructs/resources.js';
 export type { VerifierJobScope } from './constructs/verifier-job.js';
 export type { ResourceFigures } from './synth/capacity.js';
 export type { YamlStreamOptions } from './synth/yaml.js';
-export type { SourceOrigin } from './releases/errors.js';
+export type { EnvironmentModuleProblem } from './synth/errors.js';
+export type { SourceFailure, SourceOrigin } from './releases/errors.js';
 export type { PrinterColumnFacts } from './releases/types.js';
 export type {
   ClientCall,
@@ -99,6 +100,7 @@ export type {
 export type {
   AdapterOperation,
   FindingSeverity,
+  FindingSubject,
   LiveClaim,
   LiveUpgradeState,
   PlanOptions,

@@ -50,7 +50,7 @@ export function thrownErrors(fn: () => unknown): ConstructError[] {
 
 /**
  * Construct validations of every construct under `scope` except `scope` itself: typed where registered with
- * {@link addProblemCheck}, `ValidationFailed` for validations that give only text (e.g. a user's own).
+ * `addProblemCheck`, `ValidationFailed` for validations that give only text (e.g. a user's own).
  */
 export function childProblems(scope: IConstruct): EnvironmentProblem[] {
   const problems: EnvironmentProblem[] = [];

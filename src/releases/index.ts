@@ -23,6 +23,7 @@ export {
   UnknownReleaseError,
   VersionNotServedError,
   type LockIssue,
+  type SourceFailure,
 } from './errors.js';
 export {
   defaultMirror,

@@ -24,6 +24,7 @@ export {
   DuplicateObjectError,
   EnvironmentInvalidError,
   EnvironmentModuleError,
+  type EnvironmentModuleProblem,
   ObjectTooLargeError,
   SchemaViolationError,
   SynthesisError,

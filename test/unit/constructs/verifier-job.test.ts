@@ -11,6 +11,7 @@ import {
 } from '../../../src/constructs/index.js';
 import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { descriptorConfigMaps } from '../../../src/constructs/descriptor-parts.js';
+import { childProblems } from '../../../src/constructs/problems.js';
 import { readDescriptorDir } from '../../../src/cli/in-cluster.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/index.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
@@ -192,15 +193,18 @@ describe('VerifierJob', () => {
     ]);
   });
 
-  test('a template added after the Job is refused at synthesis, naming the namespace', async () => {
+  test('a template added after the Job is refused at synthesis', async () => {
     const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
     const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
-    const job = e.addVerifierJob('verify', { image: VERIFIER });
     e.addTemplate('covered', { runtimeClass: rc, podSpec: podSpec() });
-    expect(job.node.validate()).toEqual([]);
+    e.addVerifierJob('verify', { image: VERIFIER });
+    expect(childProblems(e)).toEqual([]);
     e.addTemplate('late', { runtimeClass: rc, podSpec: podSpec(), namespace: 'team-late' });
-    // one problem for the one namespace the Job's identity does not cover
-    expect(job.node.validate()).toHaveLength(1);
+    // the namespace the Job's identity does not cover, and the template its transport and rights were chosen without
+    expect(childProblems(e).map((p) => [p.path, p.reason])).toEqual([
+      ['env/verify', 'Conflict'],
+      ['env/verify', 'Conflict'],
+    ]);
     thrownBy(() => e.toJson(), ConstructError, 'ConstructInvalid');
   });
 
