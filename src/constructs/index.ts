@@ -16,7 +16,7 @@ export {
   type RenderedObject,
   type Rendering,
 } from './render.js';
-export { childProblems, problemOf, type EnvironmentProblem } from './problems.js';
+export { childProblems, type EnvironmentProblem } from './problems.js';
 export {
   AgentSandboxInstall,
   SERVER_SIDE_APPLY_THRESHOLD,

@@ -64,7 +64,7 @@ export interface VerifierJobProps {
   /**
    * How the Job reaches runtime servers: `direct` (pod IPs), `router`, or `port-forward` (through the API server; its
    * identity then gets `pods/portforward` in the sandbox namespaces, never `pods/exec`).
-   * @default `port-forward` when a template runs sandboxd (it listens on 127.0.0.1 only, FACTS.md §10.3), else `router` when the environment has a router, else `direct`
+   * @default `port-forward` when a template runs sandboxd (it listens on 127.0.0.1 only, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), else `router` when the environment has a router, else `direct`
    */
   readonly transport?: 'direct' | 'router' | 'port-forward';
   /** Router base URL for the `router` transport and router health. @default `http://<service>.<namespace>.svc:<port>` of the environment's router */
@@ -114,7 +114,7 @@ const PropsSchema = z
   .strict();
 
 /** UID the verifier runs as (the image's `nonroot` user). */
-/** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (FACTS §3). */
+/** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). */
 const TEMPLATE_REF_HASH = 'agents.x-k8s.io/sandbox-template-ref-hash';
 const RUN_AS = 65532;
 

@@ -11,7 +11,6 @@ import {
   ANNOTATION_SYNC_OPTIONS,
   OBJECT_LIMIT_BYTES,
   childProblems,
-  problemOf,
   descriptorJson,
   PHASES,
   phaseIndex,
@@ -19,6 +18,7 @@ import {
   type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { problemOf } from '../constructs/problems.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
 import { apiGroup } from './scope.js';

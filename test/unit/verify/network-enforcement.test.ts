@@ -13,7 +13,7 @@ import type { ExecOutput, RuntimeCall, RuntimeProber, RuntimeTarget } from '../.
 import { settle } from '../../../src/verify/states.js';
 import { Workload } from '../../../src/verify/workload.js';
 
-/** The controller's default `<template>-network-policy` (FACTS.md §9 Managed NetworkPolicy), for pods labelled app=sandbox. */
+/** The controller's default `<template>-network-policy` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`), for pods labelled app=sandbox. */
 const managed = networkPolicyView({
   metadata: { name: 'shell-network-policy', namespace: 'sbx' },
   spec: {
