@@ -173,10 +173,8 @@ test('router with its cache disabled: 502 by name for the warm-pool sandbox; rou
     502,
     { detail: `Could not connect to the backend sandbox: ${sandbox}` },
   ]);
-  // prose: the case asks the reader be told the missing Service and the cache setting; no field carries them yet
-  expect(failed[0]!.message).toMatch(/no per-sandbox Service/);
-  // prose: the case asks the reader be told the missing Service and the cache setting; no field carries them yet
-  expect(failed[0]!.message).toMatch(/cache/i);
+  // The controls behind the class: no per-sandbox Service, and the router reached the pod by its IP (its cache missed).
+  expect(failed[0]!.observed).toEqual({ perSandboxService: 0, byPodIpAnswered: 1 });
   // What the router really did: a DNS lookup of the name, answered NXDOMAIN, and "no such host" in its own log.
   expect(queries.some((q) => q.startsWith(`verify-c03a01-`) && q.endsWith(`.${ns}.svc.cluster.local`))).toBe(true);
   expect(routerLog).toMatch(/no such host/);

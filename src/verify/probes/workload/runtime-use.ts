@@ -213,6 +213,12 @@ export async function routerEvidence(
       {
         field: `${what} via router`,
         value: `sample ${i}/${samples}`,
+        // The controls behind the cause class: whether the per-sandbox Service exists (its DNS fallback needs it) and
+        // whether the router reached the pod by X-Sandbox-Pod-IP (then its cache did not hold the sandbox); 1 = yes.
+        observed: {
+          ...(ctx.service === undefined ? {} : { perSandboxService: ctx.service ? 1 : 0 }),
+          ...(ctx.byPodIP === undefined ? {} : { byPodIpAnswered: ctx.byPodIP === 'answered' ? 1 : 0 }),
+        },
         durationMs: r.durationMs,
         cause: directOk ? 'router-path-differs' : 'both-paths-fail',
       },
