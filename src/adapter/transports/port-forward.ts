@@ -75,11 +75,15 @@ export class PortForwardTransport implements Transport {
     const server = net.createServer((socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
+      // client-node writes what the pod sends into this socket even after our side has ended it (the caller gave up,
+      // or the pod went away mid-stream): that write errors, and an unhandled socket error would crash the process.
+      socket.on('error', () => socket.destroy());
       forward.portForward(namespace, pod, [port], socket, null, socket).then(
         (ws) => {
           // client-node does not tie the two ends together: close each when the other closes.
           const w = typeof ws === 'function' ? ws() : ws;
           w?.on('close', () => socket.end());
+          w?.on('error', () => socket.destroy());
           socket.on('close', () => w?.close());
         },
         (err: unknown) => {
