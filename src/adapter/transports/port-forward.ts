@@ -83,7 +83,6 @@ export class PortForwardTransport implements Transport {
           // client-node does not tie the two ends together: close each when the other closes.
           const w = typeof ws === 'function' ? ws() : ws;
           w?.on('close', () => socket.end());
-          w?.on('error', () => socket.destroy());
           socket.on('close', () => w?.close());
         },
         (err: unknown) => {
