@@ -77,7 +77,10 @@ export function registerSynth(program: Command): void {
       '[FILE...]',
       'environment modules: files whose default export is defineEnvironments(async (ctx) => { ... })',
     )
-    .option('--all-examples', 'also synthesize every examples/<name>/environment.ts of this package')
+    .option(
+      '--all-examples',
+      'also synthesize every examples/<name>/environment.ts (in a clone of the AgentPlane repository)',
+    )
     .option('--out <dir>', 'output directory', directoryOrNew, 'dist')
     .option('--stdout', 'write all manifests to stdout as one YAML stream (-o json: a v1 List) instead of files')
     .option('--update-lock', 'rewrite the lock file when the environment and the lock disagree')
@@ -99,12 +102,17 @@ export function registerSynth(program: Command): void {
       const missing = files.filter((f) => !existsSync(f));
       if (missing.length > 0)
         cmd.error(
-          `error: no such environment module: ${missing.join(', ')} (give the path of a file such as examples/dev-gvisor/environment.ts)`,
+          `error: no such environment module: ${missing.join(', ')} (give the path of your environment module, e.g. ./environment.ts)`,
           { exitCode: 2 },
         );
       const modules = [...files.map((f) => resolve(f)), ...(flags.allExamples === true ? exampleModules() : [])];
       if (modules.length === 0)
-        cmd.error('error: give at least one environment module or --all-examples', { exitCode: 2 });
+        cmd.error(
+          flags.allExamples === true
+            ? 'error: --all-examples found no examples/<name>/environment.ts: they ship with a clone of the AgentPlane repository, not with the installed package; give the path of your environment module'
+            : 'error: give at least one environment module (e.g. environment.ts) or --all-examples',
+          { exitCode: 2 },
+        );
       if (flags.lock !== undefined && modules.length !== 1)
         cmd.error('error: --lock needs exactly one environment module', { exitCode: 2 });
       if (

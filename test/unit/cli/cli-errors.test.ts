@@ -189,7 +189,7 @@ describe('missing paths are usage errors', () => {
     const r = cli(['synth', 'nosuch.ts']);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      'error: no such environment module: nosuch.ts (give the path of a file such as examples/dev-gvisor/environment.ts)\n(run agentplane synth --help for usage)\n',
+      'error: no such environment module: nosuch.ts (give the path of your environment module, e.g. ./environment.ts)\n(run agentplane synth --help for usage)\n',
     );
   });
 
