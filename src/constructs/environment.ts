@@ -34,7 +34,18 @@ import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
 import { addProblemCheck, childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
-import { duplicateObjects, renderObjects, schemaViolations, tooLargeObjects, type Rendering } from './render.js';
+import { renderObjects, type Rendering } from './render.js';
+import {
+  describeDuplicate,
+  describeOversize,
+  describeViolation,
+  duplicateObjects,
+  schemaViolations,
+  tooLargeObjects,
+  type DuplicateObject,
+  type ObjectSchemaViolation,
+  type OversizeObject,
+} from './output-checks.js';
 import { SandboxRouter, type SandboxRouterProps } from './router.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
@@ -108,13 +119,22 @@ export { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY };
 export interface EnvironmentCheck {
   /** Environment-level problems and objects that could not be rendered. */
   readonly problems: readonly EnvironmentProblem[];
-  /** Objects written twice. */
-  readonly duplicates: readonly string[];
-  /** Agent Sandbox objects the pinned CRD schema refuses. */
-  readonly violations: readonly string[];
-  /** Objects over the API server's object limit, which no apply method lifts: `<path>: <kind> <ns/name> is N bytes as JSON`. */
-  readonly tooLarge: readonly string[];
+  /** Objects written more than once. */
+  readonly duplicates: readonly DuplicateObject[];
+  /** Fields of Agent Sandbox objects the pinned CRD schema refuses. */
+  readonly violations: readonly ObjectSchemaViolation[];
+  /** Objects over the API server's object limit, which no apply method lifts. */
+  readonly tooLarge: readonly OversizeObject[];
   readonly rendering: Rendering;
+}
+
+/** The output checks' findings, a line each, as cdk8s validations report them. */
+function outputFindings(c: EnvironmentCheck): string[] {
+  return [
+    ...c.duplicates.map(describeDuplicate),
+    ...c.violations.map(describeViolation),
+    ...c.tooLarge.map(describeOversize),
+  ];
 }
 
 function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
@@ -190,7 +210,7 @@ export class AgentEnvironment extends Chart {
     this.node.addValidation({
       validate: () => {
         const c = this.check();
-        return [...c.problems.map((p) => p.message), ...c.duplicates, ...c.violations, ...c.tooLarge];
+        return [...c.problems.map((p) => p.message), ...outputFindings(c)];
       },
     });
   }

@@ -9,13 +9,23 @@ export {
 export {
   ANNOTATION_LIMIT_BYTES,
   OBJECT_LIMIT_BYTES,
-  duplicateObjects,
   isClusterScoped,
   renderObjects,
-  schemaViolations,
   type RenderedObject,
   type Rendering,
 } from './render.js';
+export {
+  describeDuplicate,
+  describeOversize,
+  describeViolation,
+  duplicateObjects,
+  objectIdentity,
+  schemaViolations,
+  type DuplicateObject,
+  type ObjectIdentity,
+  type ObjectSchemaViolation,
+  type OversizeObject,
+} from './output-checks.js';
 export { childProblems, type EnvironmentProblem } from './problems.js';
 export {
   AgentSandboxInstall,

@@ -4,13 +4,12 @@
  * rendered by cdk8s (JsonPatches applied); `metadata.namespace` dropped from cluster-scoped objects (case
  * 20-chart-namespace-cluster-scoped); the phase number as Argo CD sync wave; objects too large for client-side apply
  * marked ServerSideApply=true; a descriptor ConfigMap too large for one object stored in parts (descriptor-parts.ts);
- * ordered by phase, kind, namespace, name. Also the checks on that output (duplicates, the pinned CRD schemas, the API
- * server's object limit), which the environment runs as cdk8s validations.
+ * ordered by phase, kind, namespace, name. The checks on that output are in
+ * output-checks.ts.
  */
 import { ApiObject, type Chart } from 'cdk8s';
 import {
   apiGroup,
-  CustomObjectValidator,
   isCoreClusterScoped,
   lastAppliedSizeBytes,
   type KubeObject,
@@ -127,46 +126,4 @@ function finish(object: KubeObject, phase: Phase, constructPath: string, release
   const size = lastAppliedSizeBytes(object);
   if (size > ANNOTATION_LIMIT_BYTES) annotations[ANNOTATION_SYNC_OPTIONS] = 'ServerSideApply=true';
   return { phase, constructPath, object, ...(size > ANNOTATION_LIMIT_BYTES ? { oversizeBytes: size } : {}) };
-}
-
-/** Objects over {@link OBJECT_LIMIT_BYTES}: `<path>: <kind> <ns/name> is N bytes as JSON`. */
-export function tooLargeObjects(objects: readonly RenderedObject[]): string[] {
-  return objects
-    .filter((o) => (o.oversizeBytes ?? 0) > OBJECT_LIMIT_BYTES)
-    .map(
-      ({ constructPath, object: o, oversizeBytes }) =>
-        `${constructPath}: ${o.kind} ${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name} is ${oversizeBytes} bytes as JSON`,
-    );
-}
-
-function identity(obj: KubeObject): string {
-  return `${apiGroup(obj.apiVersion)}/${obj.kind}/${obj.metadata?.namespace ?? '(cluster)'}/${obj.metadata?.name ?? '?'}`;
-}
-
-/** Objects written twice: `<group>/<kind>/<namespace>/<name> at <path> and <path>`. */
-export function duplicateObjects(objects: readonly RenderedObject[]): string[] {
-  const seen = new Map<string, string>();
-  const duplicates: string[] = [];
-  for (const item of objects) {
-    const id = identity(item.object);
-    const first = seen.get(id);
-    if (first !== undefined) duplicates.push(`${id} at ${first} and ${item.constructPath}`);
-    else seen.set(id, item.constructPath);
-  }
-  return duplicates;
-}
-
-/** Agent Sandbox objects that the pinned CRD's `openAPIV3Schema` refuses (unknown fields are errors): `<path>: <kind> <name>: <field>: <why>`. */
-export function schemaViolations(objects: readonly RenderedObject[], release: LoadedRelease): string[] {
-  const validator = CustomObjectValidator.forRelease(release);
-  const groups = new Set(Object.values(release.facts.crds).map((crd) => crd.group));
-  const violations: string[] = [];
-  for (const item of objects) {
-    if (!groups.has(apiGroup(item.object.apiVersion))) continue;
-    for (const v of validator.validate(item.object))
-      violations.push(
-        `${item.constructPath}: ${item.object.kind} ${item.object.metadata?.name}: ${v.path}: ${v.message}`,
-      );
-  }
-  return violations;
 }

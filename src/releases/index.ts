@@ -54,6 +54,7 @@ export {
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
 export { compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
+export { describeLockDifference, type LockDifference, type LockField } from './lock-difference.js';
 export {
   KNOWN_RENAMES,
   diffCrdSchemas,

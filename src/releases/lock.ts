@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Assert, SameType } from '../model/same-type.js';
 import { openApiSchema, schemaFingerprint, servedVersions } from './crd-schema.js';
 import { LockFileInvalidError, type LockIssue } from './errors.js';
+import type { LockDifference } from './lock-difference.js';
 import type { LoadedRelease, SandboxKind } from './types.js';
 
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lower-case hex sha256');
@@ -129,23 +130,24 @@ export function writeLock(path: string, lock: LockFile): void {
   writeFileSync(path, formatLock(parsed.data));
 }
 
-/**
- * Human-readable differences between the lock file (`expected`) and what the environment would write (`actual`);
- * empty when they agree. Example line: `release: lock has v0.5.0, environment has v0.5.6`.
- */
-export function compareLock(expected: LockFile, actual: LockFile): string[] {
-  const out: string[] = [];
+/** Differences between the lock file (`expected`) and what the environment would write (`actual`); empty when they agree. */
+export function compareLock(expected: LockFile, actual: LockFile): LockDifference[] {
+  const out: LockDifference[] = [];
   for (const field of ['lockVersion', 'release', 'commit'] as const) {
     if (expected[field] !== actual[field])
-      out.push(`${field}: lock has ${expected[field]}, environment has ${actual[field]}`);
+      out.push({ field, locked: String(expected[field]), declared: String(actual[field]) });
   }
   for (const field of ['files', 'crdFingerprints', 'images', 'clients'] as const) {
     const a = expected[field] ?? {};
     const b = actual[field] ?? {};
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-      if (!(key in b)) out.push(`${field}[${key}]: in the lock (${a[key]}) but not in the environment`);
-      else if (!(key in a)) out.push(`${field}[${key}]: in the environment (${b[key]}) but not in the lock`);
-      else if (a[key] !== b[key]) out.push(`${field}[${key}]: lock has ${a[key]}, environment has ${b[key]}`);
+      if (a[key] === b[key]) continue;
+      out.push({
+        field,
+        key,
+        ...(key in a ? { locked: a[key] } : {}),
+        ...(key in b ? { declared: b[key] } : {}),
+      });
     }
   }
   return out;

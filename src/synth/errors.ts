@@ -3,7 +3,15 @@
  * An environment that cannot be synthesized exits with the `invalid` category.
  */
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
-import type { EnvironmentProblem } from '../constructs/index.js';
+import {
+  describeDuplicate,
+  describeOversize,
+  describeViolation,
+  type DuplicateObject,
+  type EnvironmentProblem,
+  type ObjectSchemaViolation,
+  type OversizeObject,
+} from '../constructs/index.js';
 
 /** Base class; `hint` is also appended to the message. */
 export abstract class SynthesisError extends AgentPlaneError {
@@ -16,26 +24,26 @@ export abstract class SynthesisError extends AgentPlaneError {
   }
 }
 
-/** Custom objects that do not match the pinned CRD schema of their apiVersion. `violations`: `<construct path>: <field>: <problem>`. */
+/** Custom objects that do not match the pinned CRD schema of their apiVersion: each field with its construct path and reason. */
 export class SchemaViolationError extends SynthesisError {
   readonly reason = 'SchemaViolation';
-  readonly violations: readonly string[];
-  constructor(environment: string, tag: string, violations: readonly string[]) {
+  readonly violations: readonly ObjectSchemaViolation[];
+  constructor(environment: string, tag: string, violations: readonly ObjectSchemaViolation[]) {
     super(
-      `environment ${environment}: ${violations.length} schema violation(s) against the pinned ${tag} CRDs:\n${violations.map((v) => `    - ${v}`).join('\n')}`,
+      `environment ${environment}: ${violations.length} schema violation(s) against the pinned ${tag} CRDs:\n${violations.map((v) => `    - ${describeViolation(v)}`).join('\n')}`,
       'fix the construct props at the named paths; unknown fields are errors because the API server would drop them silently',
     );
     this.violations = violations;
   }
 }
 
-/** Two objects with the same (group, kind, namespace, name). */
+/** Objects with the same (group, kind, namespace, name): each with the construct paths that write it. */
 export class DuplicateObjectError extends SynthesisError {
   readonly reason = 'DuplicateObject';
-  readonly duplicates: readonly string[];
-  constructor(environment: string, duplicates: readonly string[]) {
+  readonly duplicates: readonly DuplicateObject[];
+  constructor(environment: string, duplicates: readonly DuplicateObject[]) {
     super(
-      `environment ${environment} declares the same object more than once (GitOps tools refuse this):\n${duplicates.map((d) => `    - ${d}`).join('\n')}`,
+      `environment ${environment} declares the same object more than once (GitOps tools refuse this):\n${duplicates.map((d) => `    - ${describeDuplicate(d)}`).join('\n')}`,
       'give each object a unique name, or declare it in one construct only',
     );
     this.duplicates = duplicates;
@@ -84,13 +92,20 @@ export type EnvironmentModuleProblem =
 export class ObjectTooLargeError extends SynthesisError {
   readonly reason = 'ObjectTooLarge';
   constructor(
-    message: string,
-    hint: string,
+    environment: string,
     /** The limit exceeded: the API server's object limit, or client-side apply's annotation limit (`--strict`). */
+    readonly limit: 'object' | 'client-side-apply',
     readonly limitBytes: number,
-    /** The objects over it, one `<construct path>: <kind> <name> is <n> bytes as JSON` line each. */
-    readonly objects: readonly string[],
+    /** The objects over it, each with its construct path and size. */
+    readonly objects: readonly OversizeObject[],
   ) {
-    super(message, hint);
+    super(
+      limit === 'object'
+        ? `environment ${environment}: ${objects.length} object(s) over the API server's ${limitBytes}-byte object limit, which no apply method lifts:\n${objects.map((o) => `    - ${describeOversize(o)}`).join('\n')}`
+        : `environment ${environment}: ${objects.map(describeOversize).join('; ')}, over the ${limitBytes}-byte annotation limit of client-side apply`,
+      limit === 'object'
+        ? 'make the named objects smaller (fewer or shorter entries), or split what they declare across several objects or environments'
+        : 'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side',
+    );
   }
 }

@@ -27,7 +27,7 @@ export function reconcileLock(
   }
   const differences = compareLock(current, expected);
   if (differences.length === 0) return 'unchanged';
-  if (!update) throw new LockMismatchError(differences.map((d) => `${path}: ${d}`));
+  if (!update) throw new LockMismatchError(path, differences);
   writeLock(path, expected);
   return 'updated';
 }

@@ -12,6 +12,7 @@ import {
   OBJECT_LIMIT_BYTES,
   childProblems,
   descriptorJson,
+  objectIdentity,
   PHASES,
   phaseIndex,
   type EnvironmentDescriptor,
@@ -100,24 +101,14 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   }));
 
   const sizeNotes: string[] = [];
-  if (check.tooLarge.length > 0) {
-    throw new ObjectTooLargeError(
-      `environment ${env.name}: ${check.tooLarge.length} object(s) over the API server's ${OBJECT_LIMIT_BYTES}-byte object limit, which no apply method lifts:\n${check.tooLarge.map((t) => `    - ${t}`).join('\n')}`,
-      'make the named objects smaller (fewer or shorter entries), or split what they declare across several objects or environments',
-      OBJECT_LIMIT_BYTES,
-      check.tooLarge,
-    );
-  }
+  if (check.tooLarge.length > 0) throw new ObjectTooLargeError(env.name, 'object', OBJECT_LIMIT_BYTES, check.tooLarge);
   for (const item of check.rendering.objects) {
     if (item.oversizeBytes === undefined || item.oversizeBytes > OBJECT_LIMIT_BYTES) continue;
     const text = `${item.object.kind} ${item.object.metadata?.name} is ${item.oversizeBytes} bytes as JSON, over the ${ANNOTATION_LIMIT_BYTES}-byte annotation limit of client-side apply`;
     if (opts.strict === true)
-      throw new ObjectTooLargeError(
-        `environment ${env.name}: ${text}`,
-        'shrink the object, or synthesize without --strict and apply with kubectl apply --server-side',
-        ANNOTATION_LIMIT_BYTES,
-        [`${item.constructPath}: ${text}`],
-      );
+      throw new ObjectTooLargeError(env.name, 'client-side-apply', ANNOTATION_LIMIT_BYTES, [
+        { path: item.constructPath, object: objectIdentity(item), bytes: item.oversizeBytes },
+      ]);
     sizeNotes.push(`${text}: marked ServerSideApply=true; apply with kubectl apply --server-side`);
   }
 

@@ -78,6 +78,15 @@ describe('case crd-annotation-too-long: CRDs too large for client-side apply', (
         /^ConfigMap big is 300\d{3} bytes as JSON, over the 262144-byte annotation limit of client-side apply: marked ServerSideApply=true/,
       ),
     ]);
-    thrownBy(() => synthesizeEnvironment(big('strict'), { strict: true }), ObjectTooLargeError, 'ObjectTooLarge');
+    const strict = thrownBy(
+      () => synthesizeEnvironment(big('strict'), { strict: true }),
+      ObjectTooLargeError,
+      'ObjectTooLarge',
+    );
+    expect([strict.limit, strict.limitBytes, strict.objects.map((o) => o.object.name)]).toEqual([
+      'client-side-apply',
+      262144,
+      ['big'],
+    ]);
   });
 });

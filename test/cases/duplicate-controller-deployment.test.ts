@@ -53,7 +53,15 @@ describe('case duplicate-controller-deployment: duplicate controller Deployment'
     expect(err).toBeInstanceOf(DuplicateObjectError);
     expect((err as DuplicateObjectError).reason).toBe('DuplicateObject');
     expect((err as DuplicateObjectError).duplicates).toEqual([
-      'apps/Deployment/agent-sandbox-system/agent-sandbox-controller at sbx/install/Deployment.agent-sandbox-system.agent-sandbox-controller and sbx/extra-controller',
+      {
+        object: {
+          group: 'apps',
+          kind: 'Deployment',
+          namespace: 'agent-sandbox-system',
+          name: 'agent-sandbox-controller',
+        },
+        paths: ['sbx/install/Deployment.agent-sandbox-system.agent-sandbox-controller', 'sbx/extra-controller'],
+      },
     ]);
   });
 

@@ -82,7 +82,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     ExitCode.invalid,
     'LockFileInvalid',
   ],
-  [new LockMismatchError(['commit differs']), ExitCode.lockMismatch, 'LockMismatch'],
+  [
+    new LockMismatchError('agentplane.lock.json', [{ field: 'commit', locked: 'a', declared: 'b' }]),
+    ExitCode.lockMismatch,
+    'LockMismatch',
+  ],
   [new ConstructError('App/Env', 'm', 'h'), ExitCode.invalid, 'ConstructInvalid'],
   [
     new DescriptorPartsError('part env-0001 missing', 'h', 'part-missing', 'env', 'env-0001'),
@@ -119,8 +123,24 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     ExitCode.invalid,
     'ControllerWatchesCluster',
   ],
-  [new SchemaViolationError('dev', 'v0.5.6', ['p: f: unknown']), ExitCode.invalid, 'SchemaViolation'],
-  [new DuplicateObjectError('dev', ['a', 'b']), ExitCode.invalid, 'DuplicateObject'],
+  [
+    new SchemaViolationError('dev', 'v0.5.6', [
+      {
+        path: 'p',
+        object: { group: 'g', kind: 'K', name: 'n' },
+        field: 'f',
+        reason: 'UnknownField',
+        message: 'unknown',
+      },
+    ]),
+    ExitCode.invalid,
+    'SchemaViolation',
+  ],
+  [
+    new DuplicateObjectError('dev', [{ object: { group: 'g', kind: 'K', name: 'n' }, paths: ['a', 'b'] }]),
+    ExitCode.invalid,
+    'DuplicateObject',
+  ],
   [
     new EnvironmentInvalidError('dev', [{ path: 'p', reason: 'Conflict', message: 'p: x' }]),
     ExitCode.invalid,
@@ -128,7 +148,9 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   ],
   [new EnvironmentModuleError('env.ts', 'm', 'h'), ExitCode.invalid, 'EnvironmentModuleUnusable'],
   [
-    new ObjectTooLargeError('m', 'h', 1048576, ['env/blob: ConfigMap a/blob is 2000000 bytes as JSON']),
+    new ObjectTooLargeError('dev', 'object', 1048576, [
+      { path: 'env/blob', object: { group: 'core', kind: 'ConfigMap', namespace: 'a', name: 'blob' }, bytes: 2000000 },
+    ]),
     ExitCode.invalid,
     'ObjectTooLarge',
   ],

@@ -213,10 +213,12 @@ describe('env.addClient', () => {
       LockMismatchError,
       'LockMismatch',
     );
-    // one line per client key: the recorded one gone, the new one added
-    expect(mismatch.differences).toHaveLength(2);
-    for (const key of ['clients[env/k8s-agent-sandbox/gateway]', 'clients[env/k8s-agent-sandbox/router]'])
-      expect(mismatch.differences.filter((d) => d.includes(key))).toHaveLength(1);
+    // one difference per client key: the recorded one gone, the new one added
+    expect(mismatch.lockFile).toBe(lockPath);
+    expect(mismatch.differences).toEqual([
+      { field: 'clients', key: 'env/k8s-agent-sandbox/gateway', declared: '1.0.8' },
+      { field: 'clients', key: 'env/k8s-agent-sandbox/router', locked: '1.0.8' },
+    ]);
     expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe(
       'unchanged',
     );

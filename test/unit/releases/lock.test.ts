@@ -4,6 +4,7 @@ import {
   LockFileInvalidError,
   LockMismatchError,
   compareLock,
+  describeLockDifference,
   lockFor,
   loadRelease,
   openApiSchema,
@@ -84,22 +85,41 @@ describe('lock file', () => {
     expect(compareLock(a, lockFor(v056, images(v056)))).toEqual([]);
     const b: LockFile = { ...lockFor(v050, images(v050)) };
     const diffs = compareLock(a, b);
-    expect(diffs[0]).toBe('release: lock has v0.5.6, environment has v0.5.0');
-    expect(diffs[1]).toBe(
-      'commit: lock has 211b7579cabed9460c1a692eb687084ff4c5879d, environment has a1a58a019a5479ec6cd77f95234927da7a1f434d',
-    );
-    expect(diffs).toContain(
-      `files[helm/values.yaml]: in the lock (${a.files['helm/values.yaml']}) but not in the environment`,
-    );
-    expect(diffs).toContain(
-      `crdFingerprints[Sandbox/v1beta1]: lock has ${a.crdFingerprints['Sandbox/v1beta1']}, environment has ${b.crdFingerprints['Sandbox/v1beta1']}`,
-    );
-    expect(diffs).toContain(
-      'images[controller]: lock has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6, environment has registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0',
-    );
-    const err = new LockMismatchError(diffs);
+    expect(diffs[0]).toEqual({ field: 'release', locked: 'v0.5.6', declared: 'v0.5.0' });
+    expect(diffs[1]).toEqual({
+      field: 'commit',
+      locked: '211b7579cabed9460c1a692eb687084ff4c5879d',
+      declared: 'a1a58a019a5479ec6cd77f95234927da7a1f434d',
+    });
+    expect(diffs).toContainEqual({ field: 'files', key: 'helm/values.yaml', locked: a.files['helm/values.yaml'] });
+    expect(diffs).toContainEqual({
+      field: 'crdFingerprints',
+      key: 'Sandbox/v1beta1',
+      locked: a.crdFingerprints['Sandbox/v1beta1'],
+      declared: b.crdFingerprints['Sandbox/v1beta1'],
+    });
+    expect(diffs).toContainEqual({
+      field: 'images',
+      key: 'controller',
+      locked: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6',
+      declared: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.0',
+    });
+    const err = new LockMismatchError('agentplane.lock.json', diffs);
     expect(err.reason).toBe('LockMismatch');
+    expect(err.lockFile).toBe('agentplane.lock.json');
     expect(err.differences).toEqual(diffs);
     expect(err.hint).toBeDefined();
+  });
+
+  test('describeLockDifference: an entry only in the lock, only in the environment, or in both with other values', () => {
+    expect(describeLockDifference({ field: 'images', key: 'router', locked: 'r:1' })).toBe(
+      'images[router]: in the lock (r:1) but not in the environment',
+    );
+    expect(describeLockDifference({ field: 'clients', key: 'c', declared: '1.0.8' })).toBe(
+      'clients[c]: in the environment (1.0.8) but not in the lock',
+    );
+    expect(describeLockDifference({ field: 'release', locked: 'v0.5.6', declared: 'v0.5.0' })).toBe(
+      'release: lock has v0.5.6, environment has v0.5.0',
+    );
   });
 });

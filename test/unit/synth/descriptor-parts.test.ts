@@ -111,9 +111,15 @@ describe('objects the API server would refuse', () => {
     expect(error).toBeInstanceOf(ObjectTooLargeError);
     expect((error as ObjectTooLargeError).reason).toBe('ObjectTooLarge');
     const e = error as ObjectTooLargeError;
-    expect([e.limitBytes, e.objects.length]).toEqual([1048576, 1]);
-    // each entry starts with the construct path of the object
-    expect(e.objects[0]!.startsWith('huge/blob: ')).toBe(true);
+    expect([e.limit, e.limitBytes]).toEqual(['object', 1048576]);
+    expect(e.objects).toEqual([
+      {
+        path: 'huge/blob',
+        object: { group: 'core', kind: 'ConfigMap', namespace: 'agents', name: 'blob' },
+        bytes: expect.any(Number),
+      },
+    ]);
+    expect(e.objects[0]!.bytes).toBeGreaterThan(OBJECT_LIMIT_BYTES);
     expect(e.hint).toBeDefined();
   });
 });

@@ -138,7 +138,17 @@ describe('synthesizeEnvironment checks', () => {
     expect(err).toBeInstanceOf(SchemaViolationError);
     expect((err as SchemaViolationError).reason).toBe('SchemaViolation');
     expect((err as SchemaViolationError).violations).toEqual([
-      expect.stringMatching(/^bad\/raw-pool: SandboxWarmPool p: spec\.updateStrategy(\.typ)?: .*typ/),
+      expect.objectContaining({
+        path: 'bad/raw-pool',
+        object: {
+          group: 'extensions.agents.x-k8s.io',
+          kind: 'SandboxWarmPool',
+          namespace: 'agent-sandboxes',
+          name: 'p',
+        },
+        field: expect.stringMatching(/^spec\.updateStrategy(\.typ)?$/),
+        reason: 'UnknownField',
+      }),
     ]);
   });
 
@@ -160,9 +170,12 @@ describe('synthesizeEnvironment checks', () => {
     env.addRuntimeClass('g2', { preset: 'gvisor', scheduling: { nodeSelector: { a: 'b' } } });
     void rc;
     const err = thrownBy(() => synthesizeEnvironment(env), DuplicateObjectError, 'DuplicateObject');
-    expect(err.duplicates).toHaveLength(1);
-    for (const part of ['node.k8s.io/RuntimeClass/(cluster)/gvisor', 'dup/g1/Resource', 'dup/g2/Resource'])
-      expect(err.duplicates[0]).toContain(part);
+    expect(err.duplicates).toEqual([
+      {
+        object: { group: 'node.k8s.io', kind: 'RuntimeClass', name: 'gvisor' },
+        paths: [expect.stringMatching(/^dup\/g1\/Resource/), expect.stringMatching(/^dup\/g2\/Resource/)],
+      },
+    ]);
   });
 
   test('a construct validation problem stops synthesis with the path', async () => {
