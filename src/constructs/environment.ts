@@ -225,38 +225,38 @@ export class AgentEnvironment extends Chart {
   }
 
   addRuntimeClass(id: string, props: SandboxRuntimeClassProps): SandboxRuntimeClass {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxRuntimeClass(this, id, props);
   }
 
   addTemplate(id: string, props: SandboxTemplateProps): SandboxTemplate {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxTemplate(this, id, props);
   }
 
   addWarmPool(id: string, props: SandboxWarmPoolProps): SandboxWarmPool {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxWarmPool(this, id, props);
   }
 
   addClaim(id: string, props: SandboxClaimProps): SandboxClaim {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxClaim(this, id, props);
   }
 
   addRouter(id: string, props: SandboxRouterProps): SandboxRouter {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxRouter(this, id, props);
   }
 
   addNetworkPolicy(id: string, props: SandboxNetworkPolicyProps): SandboxNetworkPolicy {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxNetworkPolicy(this, id, props);
   }
 
   /** Declares the application's client SDK and mode; synthesis refuses an environment that client cannot use (ClientIncompatibleError). */
   addClient(props: SandboxClientProps, id = `client-${props.sdk}-${props.mode}`): SandboxClientDecl {
-    this.assertOpen();
+    this.assertOpen(id);
     return new SandboxClientDecl(this, id, props);
   }
 
@@ -266,7 +266,7 @@ export class AgentEnvironment extends Chart {
    * namespace is refused at synthesis.
    */
   addVerifierJob(id: string, props: VerifierJobProps): VerifierJob {
-    this.assertOpen();
+    this.assertOpen(id);
     const sandboxNamespaces = (): string[] =>
       [
         ...new Set([
@@ -431,12 +431,7 @@ export class AgentEnvironment extends Chart {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of cdk8s's Chart.toJson
   override toJson(): any[] {
     const c = this.check();
-    const problems = [
-      ...[...childProblems(this), ...c.problems].map((p) => p.message),
-      ...c.duplicates,
-      ...c.violations,
-      ...c.tooLarge,
-    ];
+    const problems = [...[...childProblems(this), ...c.problems].map((p) => p.message), ...outputFindings(c)];
     if (problems.length > 0)
       throw new ConstructError(
         this.node.path,
@@ -602,12 +597,21 @@ export class AgentEnvironment extends Chart {
     return this.node.findAll().filter((c): c is T & Construct => c instanceof type) as T[];
   }
 
-  private assertOpen(): void {
+  /** Refuses an add after synthesis, and an id a sibling already holds (cdk8s would throw without a path). */
+  private assertOpen(id: string): void {
     if (this.sealed)
       throw new ConstructError(
         this.node.path,
         'environment is already synthesized',
         'add every part before calling synthesizeEnvironment',
+      );
+    const taken = this.node.tryFindChild(id);
+    if (taken !== undefined)
+      throw new ConstructError(
+        `${this.node.path}/${id}`,
+        `the id ${JSON.stringify(id)} is already used by ${taken.constructor.name} ${taken.node.path}`,
+        'give each construct of the environment its own id (ids are the construct paths errors and the descriptor name)',
+        'DuplicateConstructId',
       );
   }
 }

@@ -3,6 +3,7 @@
  * `reason` is a stable CamelCase code for programs; a pinned release that cannot be used exits with the `release` category.
  */
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
+import { describeLockDifference, type LockDifference } from './lock-difference.js';
 
 /** Base of every releases-layer error. `reason`: stable CamelCase code; `hint`: what the user should do. */
 export class ReleaseError extends AgentPlaneError {
@@ -25,7 +26,7 @@ export class UnknownReleaseError extends ReleaseError {
     super(
       'UnknownRelease',
       `unknown Agent Sandbox release ${JSON.stringify(tag)}: supported releases are ${supported.join(', ')}`,
-      `pick one of ${supported.join(', ')}; a new release must first be added to the catalog (npm run gen:catalog)`,
+      `pick one of ${supported.join(', ')}; a release this version of cdk8s-agentplane does not know needs a newer cdk8s-agentplane`,
     );
     this.tag = tag;
     this.supported = supported;
@@ -165,17 +166,18 @@ export class LockFileInvalidError extends ReleaseError {
   }
 }
 
-/** The environment and the lock file disagree. `differences` are human-readable lines. */
+/** The environment and the lock file at `lockFile` disagree; `differences` names each field and both values. */
 export class LockMismatchError extends ReleaseError {
   override readonly exitCategory: ExitCategory = 'lock-mismatch';
-  readonly differences: readonly string[];
-  constructor(differences: readonly string[]) {
+  constructor(
+    readonly lockFile: string,
+    readonly differences: readonly LockDifference[],
+  ) {
     super(
       'LockMismatch',
-      `the environment does not match agentplane.lock.json:\n${differences.map((d) => `  - ${d}`).join('\n')}`,
+      `the environment does not match ${lockFile}:\n${differences.map((d) => `  - ${describeLockDifference(d)}`).join('\n')}`,
       'if the change is intended, synthesize again with --update-lock and commit the new lock file',
     );
-    this.differences = differences;
   }
 }
 

@@ -19,6 +19,22 @@ async function env(tag: 'v0.4.6' | 'v0.5.6' = 'v0.5.6') {
 }
 
 describe('SandboxTemplate', () => {
+  test('an id already used in the environment is refused with its path, whatever kind the second construct is', async () => {
+    const { e, rc } = await env();
+    e.addTemplate('shell', { runtimeClass: rc, podSpec: podSpec() });
+    const err = thrownBy(
+      () => e.addWarmPool('shell', { template: e.addTemplate('other', { runtimeClass: rc, podSpec: podSpec() }) }),
+      ConstructError,
+      'DuplicateConstructId',
+    );
+    expect(err.path).toBe('env/shell');
+    thrownBy(
+      () => e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true }),
+      ConstructError,
+      'DuplicateConstructId',
+    );
+  });
+
   test('writes v1beta1 on v0.5.6 with secure defaults, runtime class, pod labels, Managed without own policies', async () => {
     const { e, rc } = await env();
     const t = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
