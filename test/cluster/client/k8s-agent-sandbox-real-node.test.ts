@@ -107,16 +107,15 @@ function synth(ns: string, runtime: Runtime, mode: Mode): ReturnType<typeof synt
           image: PY_IMAGE,
           ports: [{ containerPort: 8888 }],
           resources: { limits: q, requests: q },
-          // Ready only once the runtime answers: without a probe the pod is Ready while uvicorn still starts, and the
-          // client's first call (right after create) was refused (502 from the router). Silent: the container runs
-          // and is Ready (no probe), and nothing ever listens.
-          ...(runtime === 'silent'
-            ? { command: ['/bin/sleep', '86400'] }
-            : { readinessProbe: { httpGet: { path: '/', port: k8s.IntOrString.fromNumber(8888) }, periodSeconds: 1 } }),
+          // Silent: the container runs and nothing ever listens.
+          ...(runtime === 'silent' ? { command: ['/bin/sleep', '86400'] } : {}),
         },
       ],
     },
     runtime: { kind: 'python-runtime', container: 'python-runtime', ports: [8888] },
+    // The default readiness probe (GET / on 8888) keeps the pod unready until uvicorn listens; without it the client's
+    // first call right after create was refused (502 from the router). Silent: no probe, so the pod is Ready anyway.
+    ...(runtime === 'silent' ? { runtimeReadinessProbe: false } : {}),
     ...(mode === 'in-cluster'
       ? {
           networkPolicy: {
