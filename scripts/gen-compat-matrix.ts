@@ -37,10 +37,34 @@ const HARNESS: Readonly<Record<string, { router: string; runtimeServer: string }
   'v0.4.6': { router: 'not deployed', runtimeServer: 'none' },
 };
 
-/** The clients test/cluster/client/ drives, as `compat` prints them (tuple-reader's clientSdkEntry). */
-const CLIENT_ROWS = [
-  { clientSdk: 'k8s-agent-sandbox 1.0.8 (router)', runtimeServer: 'python-runtime v0.5.6 (upstream main.py)' },
-] as const;
+const PY = 'python-runtime v0.5.6 (upstream main.py)';
+const REAL_CLIENT = 'test/cluster/client/k8s-agent-sandbox-real-node.test.ts';
+/**
+ * The clients test/cluster/client/ drives, as `compat` prints them (tuple-reader's clientSdkEntry), with the files
+ * that drive each and what differs from the cluster's tuple: the real-node file runs on a real-node-only cluster of its
+ * own, and its in-cluster environment declares no router (the client dials the pod).
+ */
+const CLIENT_ROWS: ReadonlyArray<{
+  clientSdk: string;
+  files: readonly string[];
+  tuple: Readonly<Record<string, string>>;
+}> = [
+  {
+    clientSdk: 'k8s-agent-sandbox 1.0.8 (router)',
+    files: ['test/cluster/client/k8s-agent-sandbox.test.ts'],
+    tuple: {},
+  },
+  {
+    clientSdk: 'k8s-agent-sandbox 1.0.8 (tunnel)',
+    files: [REAL_CLIENT],
+    tuple: { containerRuntime: 'containerd://2.2.9' },
+  },
+  {
+    clientSdk: 'k8s-agent-sandbox 1.0.8 (in-cluster)',
+    files: [REAL_CLIENT],
+    tuple: { containerRuntime: 'containerd://2.2.9', router: 'not deployed' },
+  },
+];
 
 /**
  * What a real-node test file proves live (its row's `proves`): declared here, recorded only when the file ran with
@@ -181,10 +205,11 @@ for (const [i, release] of releases.entries()) {
     });
   }
   // The client contract files run an application's client against the upstream python runtime: one row per client.
-  const clientFiles = result.testResults.filter((t) => path.relative(ROOT, t.name).startsWith('test/cluster/client/'));
-  for (const client of clientFiles.length > 0 ? CLIENT_ROWS : []) {
+  for (const client of CLIENT_ROWS) {
+    const clientFiles = result.testResults.filter((t) => client.files.includes(path.relative(ROOT, t.name)));
+    if (clientFiles.length === 0) continue;
     const counted = clientFiles.flatMap((t) => t.assertionResults);
-    const tuple = { ...values, runtimeServer: client.runtimeServer, clientSdk: client.clientSdk };
+    const tuple = { ...values, ...client.tuple, runtimeServer: PY, clientSdk: client.clientSdk };
     matrix.rows = matrix.rows.filter((r) => r.release !== release || JSON.stringify(r.tuple) !== JSON.stringify(tuple));
     matrix.rows.push({
       release,

@@ -67,6 +67,8 @@ export interface ClientNeeds {
   /** `pod-network`: it reaches the runtime from outside the pod. */
   readonly listener?: 'pod-network';
   readonly service?: true;
+  /** The credentials the client sends the router: `none`, or a Bearer token of the application's (`extra_headers`). */
+  readonly authorization?: 'none' | 'bearer';
 }
 
 /** What the environment offers instead, as far as a refusal names it; `router: null` when it declares none. */
@@ -81,6 +83,8 @@ export interface EnvironmentOffers {
   readonly router?: string | null;
   readonly sandboxPorts?: readonly number[];
   readonly service?: boolean;
+  /** The router's authorization mode. */
+  readonly authorization?: string;
 }
 
 /**
@@ -88,7 +92,7 @@ export interface EnvironmentOffers {
  * `client`, `needs` and `offers` carry them typed.
  */
 export class ClientIncompatibleError extends ConstructError {
-  /** Reason: `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterEgress`, `ClientNoService`. */
+  /** Reason: `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
   override readonly reason: string;
   constructor(
     path: string,
@@ -216,6 +220,18 @@ export class SandboxClientDecl extends Construct {
           { router: `${router!.namespace}/${router!.serviceName}:${router!.port}` },
         );
       }
+      // Only SandboxDirectConnectionConfig sends headers of the application's own (extra_headers, e.g. a Bearer token);
+      // the tunnel and gateway modes send none, and every router mode sends X-Sandbox-Pod-IP, which scoped-token refuses.
+      if (router!.requiresToken && (this.mode !== 'router' || router!.authorizationMode === 'scoped-token'))
+        fail(
+          'ClientRouterAuth',
+          `sends ${this.mode === 'router' ? 'X-Sandbox-Pod-IP, which scoped-token refuses (authz/scopedtoken.go@v0.5.6)' : 'no Authorization header'} (${this.facts.cite['routerHeaders']}), but the router ${router!.namespace}/${router!.serviceName} (${router!.node.path}) refuses ${router!.authorizationMode === 'scoped-token' ? 'requests without a scoped token' : 'requests without a Bearer token'} (authorization ${router!.authorizationMode})`,
+          this.mode === 'router'
+            ? "use authorization tokenreview and pass the token in the client's extra_headers"
+            : "use mode router with a token in extra_headers, or a router whose callers are gated elsewhere (tokenreview with requireToken: false, or allow-all; the tunnel's port-forward is authorized by the API server)",
+          { authorization: this.mode === 'router' ? 'bearer' : 'none' },
+          { authorization: router!.authorizationMode },
+        );
       const missing = this.ports.filter((port) => !router!.sandboxPorts.includes(port));
       if (missing.length > 0)
         fail(

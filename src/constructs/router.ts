@@ -198,6 +198,8 @@ export class SandboxRouter extends Construct {
   readonly authorizationMode: RouterAuthorization['mode'];
   /** Whether the environment accepted a router that authenticates nobody (allow-all; written into the descriptor). */
   readonly acknowledgeUnauthenticated: boolean;
+  /** Whether a request without a Bearer token is refused (tokenreview with `requireToken`, and scoped-token). */
+  readonly requiresToken: boolean;
   /** Ports the router may dial on sandbox pods. */
   readonly sandboxPorts: readonly number[];
   /** Who may reach the proxy port. */
@@ -215,6 +217,9 @@ export class SandboxRouter extends Construct {
     this.authorizationMode = p.authorization.mode;
     this.acknowledgeUnauthenticated =
       p.authorization.mode === 'allow-all' && p.authorization.acknowledgeUnauthenticated;
+    this.requiresToken =
+      p.authorization.mode === 'scoped-token' ||
+      (p.authorization.mode === 'tokenreview' && p.authorization.requireToken);
     const controllerNs =
       release.objects.get('k8s/controller.yaml')?.find((o) => o.kind === 'Namespace')?.metadata?.name ??
       'agent-sandbox-system';

@@ -21,6 +21,7 @@ import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
 import { DNS_LABEL } from '../model/names.js';
 import { parseProps } from './props.js';
+import { addReadinessProbe } from './readiness.js';
 import { podResources, quantityProblems, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 
@@ -83,6 +84,17 @@ export interface SandboxTemplateProps {
    */
   readonly runtime?: TemplateRuntime;
   /**
+   * A readiness probe on the runtime's port, added to the runtime container when it declares none, so a pod turns Ready
+   * (and a warm pool hands it out) only once the runtime answers: without it the pod is Ready as soon as the container
+   * starts, and a client's first call meets a server still starting (seen: 502 from the router). `true` adds it for
+   * runtimes served on the pod network: python-runtime (`GET /` on its first port, `examples/python-runtime-sandbox/main.py@v0.5.6`),
+   * custom (a TCP check of its first port). sandboxd binds 127.0.0.1 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`),
+   * where the kubelet's probe cannot reach, so `true` there is refused (`sandboxdPodSpec` carries an exec probe run
+   * inside the container instead). `false` leaves the container as given.
+   * @default - true for python-runtime; false for sandboxd and custom (a custom runtime's bind is not known)
+   */
+  readonly runtimeReadinessProbe?: boolean;
+  /**
    * Who manages the NetworkPolicy of the template's pods: the controller (`Managed`) or the environment's own policies.
    * @default - `Unmanaged` when a SandboxNetworkPolicy of the environment selects this template, else `Managed`
    */
@@ -134,6 +146,7 @@ const PropsSchema = z
       })
       .strict()
       .optional(),
+    runtimeReadinessProbe: z.boolean().optional(),
     networkPolicyManagement: z.enum(['Managed', 'Unmanaged']).optional(),
     networkPolicy: z
       .object({ ingress: z.array(z.any()).optional(), egress: z.array(z.any()).optional() })
@@ -272,6 +285,7 @@ export class SandboxTemplate extends Construct {
         },
       ]);
     }
+    addReadinessProbe(this.node.path, podSpec, this.runtime, p.runtimeReadinessProbe);
     if (p.networkPolicy !== undefined) {
       this.customRules = plain({
         ...(p.networkPolicy.ingress !== undefined

@@ -157,6 +157,8 @@ export const K8S_AGENT_SANDBOX_1_0_8: ClientSdkFacts = {
     podIpFrom: `${at('sandbox.py')} (get_pod_ip), ${at('utils.py')} (select_pod_ip)`,
     retries: at('connector.py'),
     followsRedirects: at('connector.py'),
+    // send_request merges only SandboxDirectConnectionConfig.extra_headers into the router headers: no Authorization otherwise
+    routerHeaders: `${at('connector.py')} (send_request), ${at('models.py')} (extra_headers)`,
   },
   modes: {
     router: {

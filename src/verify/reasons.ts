@@ -160,6 +160,7 @@ export const PROBE_REASONS = {
   ClientPathAnswered:
     "the declared client's calls answered along its own path (through the router, on its port, with its headers)",
   ClientPathFailed: 'a call of the declared client failed along its own path',
+  ClientPathNotObserved: "the declared client dials the pod over a path this run's transport does not take",
   ClientPoolMissing:
     "the declared client claims from a warm pool this template lacks; the probe pool is the verifier's own",
   ConversionRoundTrip: 'a v1alpha1 read of the v1beta1 probe Sandbox succeeded',

@@ -3,8 +3,12 @@
 # registry: one docker-archive packed like images.sh packs its images, imported into the node's containerd with ctr
 # under registry.local/agentplane-test/python-runtime-sandbox:v0.5.6 (the reference the client contract tests use).
 #
-#   bash test-cluster/scripts/python-runtime-image.sh pack            # writes the archive into $CACHE/images (cached by its inputs)
-#   bash test-cluster/scripts/python-runtime-image.sh import SOCKET   # packs if needed, imports it into containerd at SOCKET
+#   bash test-cluster/scripts/python-runtime-image.sh pack [client]            # writes the archive into $CACHE/images (cached by its inputs)
+#   bash test-cluster/scripts/python-runtime-image.sh import SOCKET [client]   # packs if needed, imports it into containerd at SOCKET
+#
+# `client`: the application's image instead, registry.local/agentplane-test/python-client:1.0.8: the same interpreter
+# and the closure of k8s-agent-sandbox 1.0.8 (no extras) from the same hash-pinned venv, user 1000, entrypoint python3,
+# no application code (the client contract test mounts test/client/app.py).
 #
 # What the image holds, and what stands in: upstream builds it FROM python:3.14-slim (Dockerfile@v0.5.6), which cannot
 # be pulled here. It carries instead the CPython 3.12 of test/client/setup-venv.sh (the interpreter, the libraries `ldd`
@@ -19,6 +23,11 @@ here="$(dirname "${BASH_SOURCE[0]}")"
 . "$here/images.sh"   # add_image, rootfs_tools, IMG_DIR (sourced: defines only)
 
 PY_RUNTIME_REFS="registry.local/agentplane-test/python-runtime-sandbox:v0.5.6"
+PY_CLIENT_REFS="registry.local/agentplane-test/python-client:1.0.8"
+# Which image: the runtime (the server's three direct requirements and main.py) or the client application's.
+KIND=runtime
+case "${1:-}" in pack) [ "${2:-}" != client ] || KIND=client ;; import) [ "${3:-}" != client ] || KIND=client ;; esac
+if [ "$KIND" = client ]; then ROOTS='"k8s-agent-sandbox"'; else ROOTS='"fastapi", "uvicorn", "python-multipart"'; fi
 REPO="$(cd "$TC_ROOT/.." && pwd)"
 SHARED="${AGENTPLANE_MIRROR:+$(dirname "$AGENTPLANE_MIRROR")}"
 RUNTIME_DIR="${AGENTPLANE_PYTHON_RUNTIME_DIR:-${SHARED:-$REPO/../shared/agent-sandbox}/runtimes/python-runtime-sandbox/v0.5.6}"
@@ -27,11 +36,11 @@ RUNTIME_DIR="${AGENTPLANE_PYTHON_RUNTIME_DIR:-${SHARED:-$REPO/../shared/agent-sa
 VENV="$(bash "$REPO/test/client/setup-venv.sh" | tail -n1)"
 PY="$VENV/bin/python3"
 
-# Distributions the server needs: the closure of its three direct requirements (no extras), from installed metadata.
+# Distributions the image carries: the closure of its roots (no extras), from installed metadata.
 server_dists() {
-  "$PY" - <<'EOF'
+  "$PY" - <<EOF
 import importlib.metadata as md, re
-todo, seen = ["fastapi", "uvicorn", "python-multipart"], {}
+todo, seen = [$ROOTS], {}
 while todo:
     name = todo.pop()
     key = re.sub(r"[-_.]+", "-", name).lower()
@@ -51,13 +60,13 @@ for key in sorted(seen):
 EOF
 }
 
-# Named by the sha256 of its inputs: both scripts, the venv (its name keys the interpreter version and both
+# Named by its kind and the sha256 of its inputs: both scripts, the venv (its name keys the interpreter version and both
 # requirement files), the runtime's SHA256SUMS, the packages carried and the Debian libc/bash-static/busybox versions.
 py_archive_path() {
   local key
   key="$( { cat "${BASH_SOURCE[0]}" "$here/images.sh"; basename "$VENV"; cat "$RUNTIME_DIR/SHA256SUMS"; server_dists;
             dpkg-query -W -f='${Package} ${Version}\n' libc6 bash-static busybox-static 2>/dev/null; } | tc_sha256)"
-  echo "$IMG_DIR/python-runtime-$key.tar"
+  echo "$IMG_DIR/python-$KIND-$key.tar"
 }
 
 rootfs_python_runtime() {
@@ -90,6 +99,8 @@ for f in md.distribution(sys.argv[1]).files or []:
       esac
     done
   done
+  mkdir -p "$r/app"; chown 1000:1000 "$r/app"
+  [ "$KIND" = runtime ] || return 0
   # /app as upstream's image has it (WORKDIR, chown 1000): main.py, verified against SHA256SUMS just before.
   (cd "$RUNTIME_DIR" && sha256sum --quiet -c SHA256SUMS) || { echo "python-runtime image: $RUNTIME_DIR does not match its SHA256SUMS" >&2; exit 2; }
   install -D -m 0644 "$RUNTIME_DIR/main.py" "$r/app/main.py"
@@ -102,13 +113,14 @@ py_pack() { # prints the archive path
   if [ ! -f "$out" ]; then
     mkdir -p "$IMG_DIR"
     tmp="$(mktemp -d "$IMG_DIR/.pack-py.XXXXXX")"; mkdir -p "$tmp/archive"
+    local entry='["/usr/local/bin/python3","-m","uvicorn","main:app","--host","0.0.0.0","--port","8888"]' ref="$PY_RUNTIME_REFS"
+    [ "$KIND" = runtime ] || { entry='["/usr/local/bin/python3"]'; ref="$PY_CLIENT_REFS"; }
     IMAGE_ENV='["PATH=/usr/local/bin:/bin","LD_LIBRARY_PATH=/usr/local/lib","PYTHONDONTWRITEBYTECODE=1"]' \
-      IMAGE_WORKDIR=/app IMAGE_USER=1000 IMAGE_KEEP_OWNERS=1 add_image "$tmp/archive" "$PY_RUNTIME_REFS" \
-      '["/usr/local/bin/python3","-m","uvicorn","main:app","--host","0.0.0.0","--port","8888"]' rootfs_python_runtime
+      IMAGE_WORKDIR=/app IMAGE_USER=1000 IMAGE_KEEP_OWNERS=1 add_image "$tmp/archive" "$ref" "$entry" rootfs_python_runtime
     { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
     tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . && mv "$out.tmp" "$out"
     rm -rf "$tmp"
-    find "$IMG_DIR" -maxdepth 1 -name 'python-runtime-*.tar' ! -path "$out" -mmin +60 -delete 2>/dev/null || true
+    find "$IMG_DIR" -maxdepth 1 -name "python-$KIND-*.tar" ! -path "$out" -mmin +60 -delete 2>/dev/null || true
   fi
   echo "$out"
 }
@@ -120,6 +132,6 @@ case "${1:-}" in
     a="$(py_pack)"
     out="$("$(tc_key_dir containerd)/ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
       || { echo "python-runtime image: ctr import $a failed: $out" >&2; exit 1; }
-    tc_log "image imported into the node: $PY_RUNTIME_REFS" ;;
-  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
+    tc_log "image imported into the node: $([ "$KIND" = runtime ] && echo "$PY_RUNTIME_REFS" || echo "$PY_CLIENT_REFS")" ;;
+  *) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
 esac

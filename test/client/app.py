@@ -2,13 +2,18 @@
 run a command, write, read, list and check a file, and delete the sandbox. Prints one JSON object: each step's
 outcome (`ok`, `value` or `error` with the exception's class). Used by the client contract test.
 
-usage: app.py MODE NAMESPACE WARMPOOL [ROUTER_URL]   (KUBECONFIG names the cluster)
+usage: app.py MODE NAMESPACE WARMPOOL [ROUTER_URL]   (KUBECONFIG names the cluster; in a pod, mode in-cluster, the
+pod's ServiceAccount)
 """
 import json
 import sys
 
 from k8s_agent_sandbox import SandboxClient
-from k8s_agent_sandbox.models import SandboxDirectConnectionConfig, SandboxLocalTunnelConnectionConfig
+from k8s_agent_sandbox.models import (
+    SandboxDirectConnectionConfig,
+    SandboxInClusterConnectionConfig,
+    SandboxLocalTunnelConnectionConfig,
+)
 
 
 def main() -> int:
@@ -17,6 +22,8 @@ def main() -> int:
         config = SandboxDirectConnectionConfig(api_url=sys.argv[4])
     elif mode == "tunnel":
         config = SandboxLocalTunnelConnectionConfig()
+    elif mode == "in-cluster":
+        config = SandboxInClusterConnectionConfig()
     else:
         raise SystemExit(f"mode {mode} is not driven by this app")
     steps: dict[str, dict] = {}
@@ -34,6 +41,8 @@ def main() -> int:
         sandbox = created["value"]
         created["value"] = {"claim": sandbox.claim_name, "sandbox": sandbox.sandbox_id}
         step("execute", lambda: sandbox.commands.run("echo hello", timeout=20).model_dump())
+        if mode == "in-cluster":  # the base URL the client dialled: the pod IP from Sandbox.status.podIPs, or its DNS name
+            step("url", lambda: sandbox.connector.strategy.connect())
         step("write", lambda: sandbox.files.write("contract.txt", b"written by k8s-agent-sandbox", timeout=20))
         step("read", lambda: sandbox.files.read("contract.txt", timeout=20).decode())
         step("list", lambda: sorted(e.name for e in sandbox.files.list(".", timeout=20)))

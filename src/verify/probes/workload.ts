@@ -26,6 +26,7 @@ import { apiVersionOf, reads, type ProbeDeps } from './common.js';
 import { isolationEvidence } from './isolation.js';
 import { nodeFailureEvidence } from './pod-events.js';
 import { unschedulableClass } from './workload/class-gate.js';
+import { clientPathEvidence } from './workload/client-path.js';
 import { conversionReadEvidence } from './workload/conversion.js';
 import { allEvidence, workloadFacts, type WorkloadFacts } from './workload/facts.js';
 import type { ProbeSandboxes } from './workload/handoff.js';
@@ -80,6 +81,7 @@ async function runWorkload(
   if (await skippedForClass(deps, template, f, ctx)) return allEvidence(f);
 
   clientPoolEvidence(deps, template, pool, f, ctx);
+  clientPathEvidence(deps.plan, template, f, (t) => ctx.note(t));
   const readiness = await provision(deps, template, pool, f, ctx);
   if (!readiness.ready) {
     await notReadyEvidence(deps, template, f, readiness);

@@ -40,6 +40,7 @@ import {
   waitRouterReady,
   withServiceAccountVolume,
 } from './in-cluster-router.js';
+import { APP_LABELS, appObjects, appResult, verifyFromNode } from './in-cluster-app.js';
 
 const PY_IMAGE = 'registry.local/agentplane-test/python-runtime-sandbox:v0.5.6';
 const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
@@ -49,7 +50,7 @@ const ROUTER = K8S_AGENT_SANDBOX_1_0_8.modes.tunnel.routerService!;
 /** Modes this file does not drive, and why (ClientModeFacts of src/releases/client-sdk.ts). */
 const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
   Object.values(K8S_AGENT_SANDBOX_1_0_8.modes)
-    .filter((m) => m.mode !== 'router' && m.mode !== 'tunnel')
+    .filter((m) => m.mode !== 'router' && m.mode !== 'tunnel' && m.mode !== 'in-cluster')
     .map(
       (m) =>
         [
@@ -80,8 +81,14 @@ interface Step {
 
 type Runtime = 'python-runtime' | 'silent';
 
-/** Synthesizes the environment (client, gVisor RuntimeClass, python template, pool, router) for namespace `ns`. */
-function synth(ns: string, runtime: Runtime, mode: 'router' | 'tunnel'): ReturnType<typeof synthesizeEnvironment> {
+type Mode = 'router' | 'tunnel' | 'in-cluster';
+
+/**
+ * Synthesizes the environment (client, gVisor RuntimeClass, python template, pool, and for the router modes the
+ * router) for namespace `ns`. In-cluster: no router (the client dials the pod), and the template's ingress admits the
+ * application's pods (the controller's default admits only the router, FACTS.md `sandboxtemplate_controller.go@v0.5.6`).
+ */
+function synth(ns: string, runtime: Runtime, mode: Mode): ReturnType<typeof synthesizeEnvironment> {
   const env = new AgentEnvironment(new App(), 'client-real-node', {
     release: loaded,
     install: false,
@@ -100,27 +107,39 @@ function synth(ns: string, runtime: Runtime, mode: 'router' | 'tunnel'): ReturnT
           image: PY_IMAGE,
           ports: [{ containerPort: 8888 }],
           resources: { limits: q, requests: q },
-          // Ready only once the runtime answers: without a probe the pod is Ready while uvicorn still starts, and the
-          // client's first call (right after create) was refused (502 from the router). Silent: the container runs
-          // and is Ready (no probe), and nothing ever listens.
-          ...(runtime === 'silent'
-            ? { command: ['/bin/sleep', '86400'] }
-            : { readinessProbe: { httpGet: { path: '/', port: k8s.IntOrString.fromNumber(8888) }, periodSeconds: 1 } }),
+          // Silent: the container runs and nothing ever listens.
+          ...(runtime === 'silent' ? { command: ['/bin/sleep', '86400'] } : {}),
         },
       ],
     },
     runtime: { kind: 'python-runtime', container: 'python-runtime', ports: [8888] },
+    // The default readiness probe (GET / on 8888) keeps the pod unready until uvicorn listens; without it the client's
+    // first call right after create was refused (502 from the router). Silent: no probe, so the pod is Ready anyway.
+    ...(runtime === 'silent' ? { runtimeReadinessProbe: false } : {}),
+    ...(mode === 'in-cluster'
+      ? {
+          networkPolicy: {
+            ingress: [
+              {
+                from: [{ podSelector: { matchLabels: { ...APP_LABELS } } }],
+                ports: [{ port: k8s.IntOrString.fromNumber(8888), protocol: 'TCP' }],
+              },
+            ],
+          },
+        }
+      : {}),
   });
   const pool = env.addWarmPool('pool', { name: 'python', template, replicas: 1 });
-  env.addRouter('router', {
-    image: ROUTER_IMAGE,
-    replicas: 1,
-    // the API server as the router's pod reaches it: the node's relay behind the `kubernetes` Service DNAT (node.sh)
-    apiServer: [{ cidr: `${realNode(c).nodeIP}/32`, port: c.info.ports.apiserver }],
-    authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
-    sandboxPorts: [8888],
-    callers: [],
-  });
+  if (mode !== 'in-cluster')
+    env.addRouter('router', {
+      image: ROUTER_IMAGE,
+      replicas: 1,
+      // the API server as the router's pod reaches it: the node's relay behind the `kubernetes` Service DNAT (node.sh)
+      apiServer: [{ cidr: `${realNode(c).nodeIP}/32`, port: c.info.ports.apiserver }],
+      authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+      sandboxPorts: [8888],
+      callers: [],
+    });
   env.addClient({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode, warmPool: pool });
   return synthesizeEnvironment(env);
 }
@@ -129,11 +148,7 @@ const objectsOf = (s: ReturnType<typeof synthesizeEnvironment>): KubeObject[] =>
   s.objects.map((o) => o.object as unknown as KubeObject);
 
 /** Applies the environment's template, pool and policies in `ns` and writes environment.json; waits for the pool's pod. */
-async function environment(
-  ns: string,
-  runtime: Runtime,
-  mode: 'router' | 'tunnel',
-): Promise<{ dir: string; pool: string }> {
+async function environment(ns: string, runtime: Runtime, mode: Mode): Promise<{ dir: string; pool: string }> {
   const s = synth(ns, runtime, mode);
   await serverSideApply(
     c.info.kubeconfig,
@@ -199,6 +214,10 @@ const clientSucceeded = (steps: Record<string, Step>): boolean =>
 const states = (r: VerifyReport): Record<string, string> =>
   Object.fromEntries(CAPS.map((n) => [n, r.capabilities.find((x) => x.name === n)?.state ?? 'missing']));
 
+/** The reason codes of a capability's findings. */
+const reasonsOf = (r: VerifyReport, cap: string): string[] =>
+  (r.capabilities.find((x) => x.name === cap)?.evidence ?? []).map((e) => e.reason);
+
 const bothVerified = (r: VerifyReport): boolean => CAPS.every((n) => states(r)[n] === 'verified');
 
 describeRealNode('k8s-agent-sandbox 1.0.8 on the real node: in-cluster router, python runtime in a gVisor pod', () => {
@@ -206,10 +225,15 @@ describeRealNode('k8s-agent-sandbox 1.0.8 on the real node: in-cluster router, p
     c = own.start();
     const env = { ...own.env, AGENTPLANE_MIRROR: path.resolve(own.env.AGENTPLANE_MIRROR!) };
     venv = execFileSync('bash', ['test/client/setup-venv.sh'], { encoding: 'utf8', env }).trim().split('\n').pop()!;
-    execFileSync('bash', ['test-cluster/scripts/python-runtime-image.sh', 'import', realNode(c).containerdSocket], {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    for (const kind of ['runtime', 'client'])
+      execFileSync(
+        'bash',
+        ['test-cluster/scripts/python-runtime-image.sh', 'import', realNode(c).containerdSocket, kind],
+        {
+          env,
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
     kubectl = kubectlDir(env);
     loaded = await loadRelease('v0.5.6', { mirror: env.AGENTPLANE_MIRROR });
     // The router and the RuntimeClass are cluster-level (the router's namespace, RBAC): applied once from one synthesis.
@@ -269,6 +293,46 @@ describeRealNode('k8s-agent-sandbox 1.0.8 on the real node: in-cluster router, p
     const report = await verdict(dir, 'router', 'csrout');
     expect(states(report)['runtime-exec']).not.toBe('verified');
     expect(bothVerified(report)).toBe(clientSucceeded(steps));
+  }, 600_000);
+
+  /** The application pod in-cluster, then the verifier where the pod network reaches (node netns, direct) and from the host. */
+  async function inCluster(runtime: Runtime, runId: string) {
+    const ns = await freshNamespace(c, `client-incl-${runtime.slice(0, 4)}`);
+    namespaces.push(ns);
+    const { dir, pool } = await environment(ns, runtime, 'in-cluster');
+    await serverSideApply(c.info.kubeconfig, appObjects(c, ns, pool));
+    const app = await appResult(c, ns);
+    const direct = await verifyFromNode(c, dir, {
+      ...own.env,
+      AGENTPLANE_MIRROR: path.resolve(own.env.AGENTPLANE_MIRROR!),
+    });
+    return { app, direct, dir, runId };
+  }
+
+  test('mode in-cluster, from a pod on the node, healthy runtime: the client dials the pod IP and every call succeeds; AgentPlane verifies over the pod network and not over port-forward (agreement)', async () => {
+    const { app, direct, dir } = await inCluster('python-runtime', 'cipy');
+    expect(app.steps['execute']).toEqual({
+      ok: true,
+      value: expect.objectContaining({ stdout: 'hello\n', exit_code: 0 }),
+    });
+    // the pod IP from Sandbox.status.podIPs (no cluster DNS here: the fallback name would not resolve)
+    expect(app.steps['url']).toEqual({ ok: true, value: expect.stringMatching(/^http:\/\/10\.88\.0\.\d+:8888$/) });
+    expect(clientSucceeded(app.steps)).toBe(true);
+    expect(states(direct)).toEqual({ 'runtime-exec': 'verified', 'runtime-files': 'verified' });
+    expect(bothVerified(direct)).toBe(clientSucceeded(app.steps));
+    // port-forward enters the pod's own netns: it never sees the pod network the client dials (listener, policy)
+    const viaPortForward = await verdict(dir, 'port-forward', 'cipf');
+    expect(states(viaPortForward)['runtime-exec']).not.toBe('verified');
+    expect(reasonsOf(viaPortForward, 'runtime-exec')).toContain('ClientPathNotObserved');
+  }, 600_000);
+
+  test('mode in-cluster, silent runtime: the client fails from its pod and AgentPlane over the pod network stays below verified (agreement)', async () => {
+    const { app, direct } = await inCluster('silent', 'cisi');
+    expect(app.steps['create']?.ok).toBe(true);
+    expect(app.steps['execute']).toEqual(expect.objectContaining({ ok: false, error: 'SandboxRequestError' }));
+    expect(clientSucceeded(app.steps)).toBe(false);
+    expect(states(direct)['runtime-exec']).not.toBe('verified');
+    expect(bothVerified(direct)).toBe(clientSucceeded(app.steps));
   }, 600_000);
 
   test.skip.each(Object.entries(NOT_HERE))('mode %s (skipped: %s)', () => undefined);

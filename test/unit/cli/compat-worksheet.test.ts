@@ -1,5 +1,6 @@
 /** The compatibility worksheet joins the live tuple, the release facts and the tested matrix (`agentplane compat`). */
-import { worksheet, type Matrix } from '../../../src/cli/commands/compat.js';
+import { readFileSync } from 'node:fs';
+import { MatrixSchema, worksheet, type Matrix } from '../../../src/cli/commands/compat.js';
 import type { CompatibilityTuple } from '../../../src/verify/index.js';
 
 const e = (value: string): { value: string; source: string } => ({ value, source: 'test' });
@@ -140,5 +141,20 @@ describe('compat worksheet', () => {
 
   it('rows of another release never count', () => {
     expect(worksheet(tuple, 'v0.4.6', matrix).filter((r) => r.tested === 'yes')).toEqual([]);
+  });
+
+  test("the package's matrix: the client modes test/cluster/client/ runs are tested, the others are not", () => {
+    const shipped = MatrixSchema.parse(JSON.parse(readFileSync('test/compat/matrix.json', 'utf8')));
+    const mode = (m: string): string | undefined =>
+      worksheet({ ...tuple, clientSdk: e(`k8s-agent-sandbox 1.0.8 (${m})`) }, 'v0.5.6', shipped).find(
+        (r) => r.part === 'clientSdk',
+      )?.tested;
+    expect(['router', 'tunnel', 'in-cluster', 'gateway', 'sandboxd-pod-tunnel'].map((m) => [m, mode(m)])).toEqual([
+      ['router', 'yes'],
+      ['tunnel', 'yes'],
+      ['in-cluster', 'yes'],
+      ['gateway', 'no'],
+      ['sandboxd-pod-tunnel', 'no'],
+    ]);
   });
 });

@@ -31,6 +31,7 @@ interface Parts {
   runtime?: 'python' | 'sandboxd';
   pool?: boolean;
   service?: boolean;
+  authorization?: 'tokenreview' | 'scoped-token';
 }
 
 async function env(parts: Parts = {}): Promise<AgentEnvironment> {
@@ -49,7 +50,12 @@ async function env(parts: Parts = {}): Promise<AgentEnvironment> {
   if (parts.router !== false)
     e.addRouter('router', {
       image: ROUTER_IMAGE,
-      authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+      authorization:
+        parts.authorization === 'tokenreview'
+          ? { mode: 'tokenreview' }
+          : parts.authorization === 'scoped-token'
+            ? { mode: 'scoped-token', secretName: 'router-key' }
+            : { mode: 'allow-all', acknowledgeUnauthenticated: true },
       callers: [],
       ...(parts.routerNamespace ? { namespace: parts.routerNamespace } : {}),
     });
@@ -151,6 +157,22 @@ describe('env.addClient', () => {
       { routerService: 'agent-sandbox-system/sandbox-router-svc:8080' },
       { router: 'routing/sandbox-router-svc:8080' },
     ],
+    [
+      'tunnel mode (no Authorization header) against a router that requires a token',
+      { authorization: 'tokenreview' },
+      'tunnel',
+      'ClientRouterAuth',
+      { authorization: 'none' },
+      { authorization: 'tokenreview' },
+    ],
+    [
+      'router mode (X-Sandbox-Pod-IP) against a scoped-token router',
+      { authorization: 'scoped-token' },
+      'router',
+      'ClientRouterAuth',
+      { authorization: 'bearer' },
+      { authorization: 'scoped-token' },
+    ],
   ])('refuses %s, naming both sides', async (_name, parts, mode, code, needs, offers) => {
     const e = await env(parts);
     e.addClient({ ...CLIENT, mode });
@@ -158,6 +180,12 @@ describe('env.addClient', () => {
     expect(err.reason).toBe(code);
     expect(err.client).toEqual({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode });
     expect([err.needs, err.offers]).toEqual([needs, offers]);
+  });
+
+  test('router mode may carry a Bearer token in extra_headers: a tokenreview router that requires one is accepted', async () => {
+    const e = await env({ authorization: 'tokenreview' });
+    e.addClient({ ...CLIENT, mode: 'router' });
+    expect(() => e.seal()).not.toThrow();
   });
 
   test('synthesis of the smoke-style environment (sandboxd template, router) with a router-mode client fails with the reason code', async () => {

@@ -89,7 +89,7 @@ describe('agentplane synth', () => {
     const docs = parseAllDocuments(r.stdout);
     expect(docs.flatMap((d) => [...d.errors, ...d.warnings])).toEqual([]);
     const objects = docs.map((d) => d.toJS() as unknown);
-    expect(objects).toHaveLength(90); // dev-gvisor 29 + dev-python-client 28 + prod-kata 33
+    expect(objects).toHaveLength(89); // dev-gvisor 29 + dev-python-client 27 (allow-all: no tokenreview binding) + prod-kata 33
     for (const o of objects) {
       expect(o).toEqual(
         expect.objectContaining({
