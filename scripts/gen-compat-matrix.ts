@@ -85,6 +85,13 @@ const PROVES: Readonly<Record<string, readonly string[]>> = {
   'test/cluster/cases/netpol-router-peer-mismatch.real-node.test.ts': [
     'case netpol-router-peer-mismatch: the router the verifier finds not admitted is refused by kube-router; the admitted one connects',
   ],
+  'test/cluster/cases/router-cases.real-node.test.ts': [
+    'in-cluster router (the construct output in a pod, reached by port-forward of its Service): case router-warm-nxdomain, cache off, 502 by name, below verified; cached, 20/20',
+    'case router-podip-ssrf: the in-cluster tokenreview router refuses credential-less requests; no canary from outside the node, so below verified',
+  ],
+  'test/cluster/verify/verify-suspend-real-node.test.ts': [
+    'suspend-resume verified over port-forward on a real pod, also as the VerifierAccess identity with suspendResume; Forbidden without',
+  ],
   'test/cluster/verify/verify-real-node-negatives.test.ts': [
     'NetworkPolicy enforced by kube-router; with kube-router stopped and its rules gone network-isolation stays below verified',
     'a RuntimeClass gvisor whose handler is runc: isolation stays below verified (NotGvisorKernel)',

@@ -395,6 +395,15 @@ export class AgentEnvironment extends Chart {
           `environment has ${routers.length} routers (${routers.map((r) => r.node.path).join(', ')}); declare one SandboxRouter per environment`,
         ),
       );
+    const apiServerBlocked = routers.find((r) => r.callsApiServer && r.apiServer.length === 0);
+    if (apiServerBlocked !== undefined && this.networkIsolationRequired === 'verified')
+      problems.push(
+        problem(
+          apiServerBlocked.node.path,
+          'RouterApiServerNotAdmitted',
+          `the router calls the API server (${apiServerBlocked.authorizationMode === 'tokenreview' ? 'tokenreview' : 'its Pod-IP cache'}) and network-isolation is required verified, so its NetworkPolicy is enforced; that policy admits the API server only as a pod of namespace default on 443/6443 (sandbox-router/deploy/networkpolicy.yaml@v0.5.6), and the API server's endpoints are no pods there: its cache never syncs and it never becomes ready. Set the router's apiServer to the endpoints of Service default/kubernetes (kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes)`,
+        ),
+      );
     const app = this.node.root instanceof App ? this.node.root : undefined;
     if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
       problems.push(
@@ -449,6 +458,11 @@ export class AgentEnvironment extends Chart {
    * `runtime-exec` verified (with templates); `network-isolation` verified with own policies, else configured.
    * @throws ConflictError / MissingReferenceError from templates and claims.
    */
+  /** The state required of `network-isolation`: declared, else `verified` with own policies (as in the descriptor). */
+  private get networkIsolationRequired(): RequiredState {
+    return this.requiredStates['network-isolation'] ?? (this.networkPolicies.length > 0 ? 'verified' : 'configured');
+  }
+
   descriptor(): EnvironmentDescriptor {
     const facts = this.release.facts;
     const templates = this.templates.sort(byNsName);
@@ -475,7 +489,7 @@ export class AgentEnvironment extends Chart {
     if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
     // A declared client reads and writes files: its file API is part of what must work.
     if (this.clients.length > 0) caps.push(['runtime-files', 'verified']);
-    caps.push(['network-isolation', policies.length > 0 ? 'verified' : 'configured']);
+    caps.push(['network-isolation', this.networkIsolationRequired]);
     const capabilities = caps.map(([capability, required]) => ({
       capability,
       required: this.requiredStates[capability] ?? required,

@@ -204,6 +204,13 @@ export class SandboxRouter extends Construct {
   readonly sandboxPorts: readonly number[];
   /** Who may reach the proxy port. */
   readonly callers: readonly RouterPeer[];
+  /**
+   * Whether the router calls the API server: its Pod-IP cache watches pods, tokenreview posts TokenReviews
+   * (`sandbox-router/deploy/networkpolicy.yaml@v0.5.6`, the API server rule's comment).
+   */
+  readonly callsApiServer: boolean;
+  /** The API server endpoints its NetworkPolicy admits beside upstream's rule (the `apiServer` prop). */
+  readonly apiServer: readonly RouterApiServerEndpoint[];
   readonly objects: readonly ApiObject[];
 
   constructor(scope: Construct, id: string, props: SandboxRouterProps) {
@@ -226,6 +233,8 @@ export class SandboxRouter extends Construct {
     this.namespace = p.namespace ?? controllerNs;
     ctx.useNamespace(this.namespace);
     this.sandboxPorts = [...p.sandboxPorts];
+    this.callsApiServer = p.cache || p.authorization.mode === 'tokenreview';
+    this.apiServer = (p.apiServer ?? []).map((e) => ({ cidr: e.cidr, port: e.port }));
     this.callers = p.callers.map((c) =>
       c.podLabels !== undefined
         ? { namespace: c.namespace, podLabels: { ...c.podLabels } }

@@ -58,10 +58,18 @@ export interface VerifierAccessProps {
    */
   readonly routerService?: string;
   /**
-   * Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport).
+   * Grant `pods/portforward` get and create in the sandbox namespaces (the port-forward transport).
    * @default true
    */
   readonly portForward?: boolean;
+  /**
+   * Grant `patch` on Sandboxes in the sandbox namespaces, which the suspend-resume round trip needs: it suspends and
+   * resumes the verifier's own probe Sandbox (v0.5 `spec.operatingMode`, v0.4 `spec.replicas`). Set it when the
+   * environment declares `suspend-resume`; without it that capability stays unknown (Forbidden). RBAC cannot narrow
+   * the right to the probe's generated names, so it is off unless asked for.
+   * @default false
+   */
+  readonly suspendResume?: boolean;
   /**
    * Grant SubjectAccessReview create, to check the controller's rights.
    * @default true
@@ -86,6 +94,7 @@ const PropsSchema = z
     routerNamespace: Name.optional(),
     routerService: Name.default('sandbox-router-svc'),
     portForward: z.boolean().default(true),
+    suspendResume: z.boolean().default(false),
     checkControllerRbac: z.boolean().default(true),
     reportConfigMap: Name.optional(),
   })
@@ -112,12 +121,15 @@ export function verifierClusterRules(p: { readonly checkControllerRbac: boolean 
 }
 
 /** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
-export function verifierSandboxRules(p: { readonly portForward: boolean }): VerifierRule[] {
+export function verifierSandboxRules(p: {
+  readonly portForward: boolean;
+  readonly suspendResume?: boolean;
+}): VerifierRule[] {
   const rules: VerifierRule[] = [
     {
       apiGroups: [CORE_GROUP],
       resources: [RESOURCES.Sandbox.plural],
-      verbs: ['get', 'list', 'watch', 'create', 'delete'],
+      verbs: ['get', 'list', 'watch', 'create', 'delete', ...(p.suspendResume === true ? ['patch'] : [])],
     },
     {
       apiGroups: [EXTENSIONS_GROUP],
@@ -131,7 +143,8 @@ export function verifierSandboxRules(p: { readonly portForward: boolean }): Veri
     { apiGroups: [''], resources: ['services'], verbs: ['get'] },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
   ];
-  if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['create'] });
+  // A WebSocket port-forward (client-node's, kubectl's default) opens with a GET, authorized as `get`; SPDY POSTs (`create`).
+  if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['get', 'create'] });
   return rules;
 }
 

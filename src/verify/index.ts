@@ -50,7 +50,8 @@ export {
   type RuntimeCall,
   type ExecOutput,
 } from './runtime-prober.js';
-export { Workload, RUN_LABEL, MANAGED_BY, type ReadyProbeSandbox } from './workload.js';
+export { Workload, RUN_LABEL, MANAGED_BY } from './workload.js';
+export type { ReadyProbeSandbox } from './probes/workload/handoff.js';
 export { renderTable } from './render/table.js';
 export { renderJson } from './render/json.js';
 export { renderMarkdown } from './render/markdown.js';

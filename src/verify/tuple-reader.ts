@@ -30,6 +30,25 @@ const CNI_DAEMONSETS = [
 ];
 
 /**
+ * CNIs recognisable by an annotation their node agent writes on every Node it runs on (calico-node:
+ * `projectcalico.org/IPv4Address`; flanneld: `flannel.alpha.coreos.com/backend-type`, `.../public-ip`): by prefix.
+ */
+const CNI_NODE_ANNOTATIONS: ReadonlyArray<readonly [prefix: string, cni: string]> = [
+  ['projectcalico.org/', 'calico'],
+  ['flannel.alpha.coreos.com/', 'flannel'],
+];
+
+/** The CNIs whose node agents annotated `nodes` (pure), each with the node count. */
+export function cniFromNodeAnnotations(
+  nodes: ReadonlyArray<{ readonly meta: { readonly annotations: Readonly<Record<string, string>> } }>,
+): string[] {
+  return CNI_NODE_ANNOTATIONS.flatMap(([prefix, cni]) => {
+    const n = nodes.filter((node) => Object.keys(node.meta.annotations).some((k) => k.startsWith(prefix))).length;
+    return n > 0 ? [`${cni} (${n}/${nodes.length} node(s))`] : [];
+  });
+}
+
+/**
  * The client SDK entry: the application's clients the environment declares (`k8s-agent-sandbox 1.0.8 (router)`), else
  * AgentPlane's own version from its package.json (found from src/, lib/esm/ and lib/cjs/ alike) (its verifier is then the only client).
  */
@@ -161,9 +180,14 @@ export async function readTuple(
   if (ds.kind !== 'ok') cni = unread(ds);
   else {
     const found = ds.value.map((d) => d.name).filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
+    const annotated = nodes.kind === 'ok' ? cniFromNodeAnnotations(nodes.value) : [];
     cni = found.length
       ? { value: found.join(', '), source: 'DaemonSets in kube-system' }
-      : u('no known CNI DaemonSet in kube-system; NetworkPolicy enforcement cannot be assumed');
+      : annotated.length
+        ? { value: annotated.join(', '), source: 'annotations its node agent writes on Nodes' }
+        : u(
+            `no known CNI DaemonSet in kube-system${nodes.kind === 'ok' ? ' and no CNI annotation on any node' : ''}; NetworkPolicy enforcement cannot be assumed (network-isolation's enforcement test observes it, unnamed)`,
+          );
   }
   return {
     kubernetes,

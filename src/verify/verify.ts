@@ -156,6 +156,7 @@ export function planProbes(
     networkProbe(
       deps,
       workloads.map((w) => w.id),
+      sandboxes,
     ),
   );
   // The suspend-resume round trip (only when the environment declares the capability) stops and restarts a workload's

@@ -9,15 +9,6 @@ import type { Result } from '../adapter/types.js';
 import type { Cluster, CustomRef } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
 import { ClusterReads } from '../adapter/kubernetes/reads.js';
-import type { PodView } from '../adapter/kubernetes/views.js';
-import type { RuntimeTarget } from './runtime-prober.js';
-
-/** A Ready probe sandbox whose runtime answered every nonce over the client's transport: later probes may run commands in it. */
-export interface ReadyProbeSandbox {
-  readonly template: string;
-  readonly pod: PodView;
-  readonly target: RuntimeTarget;
-}
 
 /** Label on everything a verify run creates; value = the run id. */
 export const RUN_LABEL = 'agentplane.dev/verify-run';
@@ -56,7 +47,6 @@ export class Workload {
     { ref: Omit<CustomRef, 'namespace'>; kind: string; namespaces: Set<string> }
   >();
   private readonly reads: ClusterReads;
-  private readonly ready: ReadyProbeSandbox[] = [];
 
   constructor(
     private readonly cluster: Cluster,
@@ -78,16 +68,6 @@ export class Workload {
       .replace(/[^a-z0-9-]+/g, '-')
       .replace(/^-+|-+$/g, '');
     return `verify-${this.runId}-${clean}`.slice(0, 63).replace(/-+$/, '');
-  }
-
-  /** Offers a probe sandbox whose runtime-exec was proven to the probes that run after the workloads (it lives until cleanup). */
-  offerReady(sandbox: ReadyProbeSandbox): void {
-    this.ready.push(sandbox);
-  }
-
-  /** The probe sandboxes offered so far, in offer order. */
-  readySandboxes(): readonly ReadyProbeSandbox[] {
-    return [...this.ready];
   }
 
   /** Records an object to delete at cleanup (call before creating it, so an interrupted create is still swept; then pass the create's answer to {@link created}). */

@@ -21,6 +21,8 @@ async function env(routerNamespace?: string) {
     image: ROUTER_IMAGE,
     authorization: { mode: 'tokenreview' },
     callers: [{ namespace: 'agents' }],
+    // where the environment's own policy makes network-isolation required verified, tokenreview needs this egress
+    apiServer: [{ cidr: '10.0.0.1/32', port: 443 }],
     ...(routerNamespace ? { namespace: routerNamespace } : {}),
   });
   return { e, rc, py, router };

@@ -92,6 +92,12 @@ test('out-of-cluster controller of the pinned release is covered; no router is "
   expect(out.rows.find((row) => row.part === 'controller')!.live).toBe(
     'out-of-cluster (assumed v0.5.6, the pinned release)',
   );
+  // The real node's runtime as its kubelet reports it; its CNI (kube-router, a local process here) shows in no
+  // DaemonSet and no node annotation: unknown, never guessed.
+  const live = (part: string) => out.rows.find((row) => row.part === part)!.live;
+  const runtimes = live('containerRuntime').split(', ');
+  if (c.info.realNode) expect(runtimes).toEqual(expect.arrayContaining([expect.stringMatching(/^containerd:\/\/2\./)]));
+  expect(live('cni')).toBe('unknown');
   expect(r.status).toBe(0);
 }, 90_000);
 

@@ -21,10 +21,10 @@ import type { Verdict } from '../evidence.js';
 import { sampleSize } from '../plan.js';
 import type { EvidenceReason } from '../reasons.js';
 import type { ProbeRun } from '../runner.js';
-import type { ReadyProbeSandbox } from '../workload.js';
 import type { Facts, ProbeDeps } from './common.js';
 import { expectConnection, type Expectation } from './network-expect.js';
 import { isLoopback } from './router-negative.js';
+import type { ReadyProbeSandbox } from './workload/handoff.js';
 
 /** How one dial ended, as the dialling command reported it. */
 export type DialOutcome = 'connected' | 'refused' | 'timeout' | 'unreachable' | 'unclear' | 'no-tool';
@@ -185,6 +185,7 @@ export async function enforcementEvidence(
   deps: ProbeDeps,
   f: Facts,
   policies: readonly NetworkPolicyView[],
+  ready: readonly ReadyProbeSandbox[],
   ctx: Pick<ProbeRun, 'signal' | 'note'>,
 ): Promise<void> {
   const subject = 'NetworkPolicy enforcement';
@@ -195,7 +196,7 @@ export async function enforcementEvidence(
       missingTest: 'netpol-enforcement: a sandbox the policies deny cannot connect to another that listens',
     });
   };
-  const pair = pickPair(deps.workload.readySandboxes());
+  const pair = pickPair(ready);
   if (!('a' in pair)) return notTestable(pair);
   const { a, b } = pair;
   const aEnd = { ip: a.pod.ip!, namespace: a.pod.meta.namespace, labels: a.pod.meta.labels };

@@ -15,6 +15,7 @@ import type { Probe } from '../runner.js';
 import { RUN_LABEL } from '../workload.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
 import { enforcementEvidence } from './network-enforcement.js';
+import type { ProbeSandboxes } from './workload/handoff.js';
 
 /** Whether a label selector selects `labels` (empty selector selects everything). */
 export function selects(sel: LabelSelectorView | undefined, labels: Readonly<Record<string, string>>): boolean {
@@ -95,7 +96,7 @@ export function declaredPolicies(plan: VerifyPlan): Set<string> {
   ]);
 }
 
-export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
+export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxes: ProbeSandboxes): Probe {
   return {
     id: 'network-isolation',
     after,
@@ -182,7 +183,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[]): Probe {
           'NoPodToJudge',
           'no running sandbox pod made from a template to judge policy coverage by its real labels',
         );
-      await enforcementEvidence(deps, f, policies, ctx);
+      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx);
       return f.list;
     },
   };

@@ -16,7 +16,7 @@
  *
  * The steps live in workload/: facts (the recorders), runtime-config, class-gate, provision-claim / provision-sandbox,
  * sandbox-ready, runtime-use (commands, files, router), runtime-proof, conversion; handoff passes the probe sandbox to the
- * suspend-resume round trip (suspend-round-trip.ts), which runs as a probe of its own after every probe using it.
+ * network enforcement test and the suspend-resume round trip (suspend-round-trip.ts), each a probe of its own.
  */
 import type { CapabilityName } from '../../adapter/types.js';
 import type { Evidence } from '../evidence.js';
@@ -42,7 +42,7 @@ export function workloadProbe(
   template: TemplatePlan,
   pool: WarmPoolPlan | undefined,
   after: readonly string[],
-  sandboxes?: ProbeSandboxes,
+  sandboxes: ProbeSandboxes,
 ): Probe {
   const tcap = `template/${template.namespace}/${template.name}` as const;
   const covers: CapabilityName[] = [
@@ -72,7 +72,7 @@ async function runWorkload(
   template: TemplatePlan,
   pool: WarmPoolPlan | undefined,
   ctx: ProbeRun,
-  sandboxes: ProbeSandboxes | undefined,
+  sandboxes: ProbeSandboxes,
 ): Promise<Evidence[]> {
   const f = workloadFacts(deps.facts.family, template, pool);
   const runtime = template.runtime;
@@ -90,8 +90,7 @@ async function runWorkload(
   const sb = await readyEvidence(deps, template, runtime, f, readiness);
 
   const runtimeOk = await executionEvidence(deps, template, f, sb, ctx);
-  sandboxes?.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
-  if (runtimeOk && sb.pod) deps.workload.offerReady({ template: template.name, pod: sb.pod, target: sb.target });
+  sandboxes.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
   if (deps.facts.family === 'v0.5') {

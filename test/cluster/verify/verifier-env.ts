@@ -47,24 +47,29 @@ export function sandboxdTemplate(
   };
 }
 
-/** Applies the VerifierAccess objects for `namespaces`, mints a 1-hour token for its ServiceAccount, writes a kubeconfig. */
+/**
+ * Applies the VerifierAccess objects for `namespaces` (`access`: its optional rights, and a name when one namespace
+ * holds several identities), mints a 1-hour token for its ServiceAccount, writes a kubeconfig.
+ */
 export async function verifierKubeconfig(
   c: Cluster,
   saNamespace: string,
   namespaces: string[],
+  access: { name?: string; portForward?: boolean; suspendResume?: boolean } = {},
 ): Promise<{ file: string; user: string }> {
   const chart = Testing.chart();
-  const access = new VerifierAccess(chart, 'verifier', {
+  const va = new VerifierAccess(chart, 'verifier', {
     namespace: saNamespace,
     sandboxNamespaces: namespaces,
     routerNamespace: 'agent-sandbox-system',
     portForward: false,
+    ...access,
   });
   const objects = Testing.synth(chart) as KubeObject[];
   await serverSideApply(c.info.kubeconfig, objects);
   const token = await c.core.createNamespacedServiceAccountToken({
     namespace: saNamespace,
-    name: access.serviceAccountName,
+    name: va.serviceAccountName,
     body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest,
   });
   const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-verifier-'));
@@ -87,7 +92,7 @@ export async function verifierKubeconfig(
       '',
     ].join('\n'),
   );
-  return { file, user: access.userName };
+  return { file, user: va.userName };
 }
 
 export function connectAs(file: string): KubeClient {

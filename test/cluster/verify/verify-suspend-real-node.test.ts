@@ -6,7 +6,9 @@
  *   before suspension is gone in the new pod (`WorkspaceNotKept`, value `absent`, which a pod never replaced would not show);
  * - a runtime that does not come back: sandboxd in the first pod, a sleeping shell in every later one (a marker on a
  *   hostPath inside the cluster's run dir tells them apart): Ready after resume, runtime silent, below verified;
- * - a runtime silent from the start: runtime-exec not verified, so no round trip is tried.
+ * - a runtime silent from the start: runtime-exec not verified, so no round trip is tried;
+ * - as the VerifierAccess identity (its token): verified with `suspendResume` (patch on Sandboxes), unknown with the
+ *   Forbidden reason without it.
  * Node kind, last test: kwok. The controller really deletes and recreates the pod and the stand-in starts a fresh
  * sandboxd for the new pod, so the round trip runs; but no container was stopped, and the verifier says so
  * (`PodSimulated`): never verified from a simulated pod.
@@ -19,7 +21,7 @@ import { runVerify } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { describeRealNode, NODE_TOOLS_IMAGE, onRealNode, realNode } from '../real-node-helpers.js';
-import { EXT, plan, sandboxdTemplate, templatePlan } from './verifier-env.js';
+import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from './verifier-env.js';
 
 const SANDBOXD_ARGS = ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'];
 
@@ -85,7 +87,7 @@ describeRealNode('suspend-resume round trip on the real node', () => {
     rmSync(markers, { recursive: true, force: true });
   });
 
-  async function verifySuspend(name: string): Promise<CapabilityRow> {
+  async function verifySuspend(name: string, client?: KubeClient): Promise<CapabilityRow> {
     const p = plan(c, [templatePlan(ns, name)], {
       transport: 'port-forward',
       probeTimeoutMs: 10_000,
@@ -94,7 +96,7 @@ describeRealNode('suspend-resume round trip on the real node', () => {
     });
     const { report } = await runVerify({
       plan: p,
-      client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
+      client: client ?? KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
       controllerMode: 'external',
       progress: () => undefined,
     });
@@ -116,6 +118,22 @@ describeRealNode('suspend-resume round trip on the real node', () => {
     const uids = String(cap.evidence.find((e) => e.reason === 'ResumeObserved')!.value).split(' -> ');
     expect(uids[0]).not.toBe(uids[1]);
   }, 300_000);
+
+  test('as the VerifierAccess identity: with patch on Sandboxes (suspendResume) verified; without it unknown, Forbidden', async () => {
+    const as = async (name: string, suspendResume: boolean) =>
+      connectAs((await verifierKubeconfig(c, ns, [ns], { name, portForward: true, suspendResume })).file);
+    const granted = await verifySuspend('keeps', await as('verifier-suspend', true));
+    expect({ state: granted.state, reasons: verified(granted).map(([r]) => r) }).toEqual({
+      state: 'verified',
+      reasons: ['SuspendObserved', 'ResumeObserved', 'NonceEchoed', 'WorkspaceNotKept'],
+    });
+    const refused = await verifySuspend('keeps', await as('verifier-plain', false));
+    const forbidden = refused.evidence.filter((e) => e.step === 'verified');
+    expect(forbidden.map((e) => [e.reason, e.verdict, e.cause ?? null])).toEqual([
+      ['Forbidden', 'unknown', 'forbidden'],
+    ]);
+    expect(refused.state).not.toBe('verified');
+  }, 600_000);
 
   test('a runtime that does not come back after resume: Ready with a new pod, runtime silent, below verified', async () => {
     const cap = await verifySuspend('once');

@@ -131,6 +131,38 @@ describe('SandboxRouter', () => {
     expect(bad.problems).toMatchObject([{ prop: 'apiServer.0.cidr', value: 'kubernetes.default' }]);
   });
 
+  test('a router calling the API server without apiServer, where NetworkPolicies are declared enforced: typed problem at its path', async () => {
+    const reasons = async (
+      required: 'verified' | 'configured' | undefined,
+      router: { cache?: boolean; mode: 'tokenreview' | 'allow-all'; apiServer?: boolean },
+    ) => {
+      const e = newEnvironment(await release('v0.5.6'), 'env', {
+        install: false,
+        ...(required ? { requiredStates: { 'network-isolation': required } } : {}),
+      });
+      e.addRouter('router', {
+        image: ROUTER_IMAGE,
+        authorization:
+          router.mode === 'tokenreview'
+            ? { mode: 'tokenreview' }
+            : { mode: 'allow-all', acknowledgeUnauthenticated: true },
+        callers: [],
+        ...(router.cache === undefined ? {} : { cache: router.cache }),
+        ...(router.apiServer ? { apiServer: [{ cidr: '10.87.0.2/32', port: 6443 }] } : {}),
+      });
+      return e.check().problems.map((p) => [p.path, p.reason]);
+    };
+    const blocked = [['env/router', 'RouterApiServerNotAdmitted']];
+    // The cache (upstream default on) or tokenreview calls the API server; enforced policies refuse it there.
+    expect(await reasons('verified', { mode: 'allow-all' })).toEqual(blocked);
+    expect(await reasons('verified', { mode: 'tokenreview', cache: false })).toEqual(blocked);
+    // Declared endpoints, a router that never calls the API server, or enforcement not declared: nothing to report.
+    expect(await reasons('verified', { mode: 'tokenreview', apiServer: true })).toEqual([]);
+    expect(await reasons('verified', { mode: 'allow-all', cache: false })).toEqual([]);
+    expect(await reasons('configured', { mode: 'tokenreview' })).toEqual([]);
+    expect(await reasons(undefined, { mode: 'tokenreview' })).toEqual([]);
+  });
+
   test('allow-all must be acknowledged', async () => {
     const { e } = await env();
     const err = thrownBy(

@@ -1,4 +1,4 @@
-import { networkPolicyView, podView } from '../../../src/adapter/kubernetes/views.js';
+import { networkPolicyView, podView, type NetworkPolicyView } from '../../../src/adapter/kubernetes/views.js';
 import type { Cluster } from '../../../src/adapter/kubernetes/cluster.js';
 import type { VerifyPlan } from '../../../src/verify/plan.js';
 import { Facts, type ProbeDeps } from '../../../src/verify/probes/common.js';
@@ -11,6 +11,7 @@ import {
 import { expectConnection } from '../../../src/verify/probes/network-expect.js';
 import type { ExecOutput, RuntimeCall, RuntimeProber, RuntimeTarget } from '../../../src/verify/runtime-prober.js';
 import { settle } from '../../../src/verify/states.js';
+import { ProbeSandboxes, type ReadyProbeSandbox } from '../../../src/verify/probes/workload/handoff.js';
 import { Workload } from '../../../src/verify/workload.js';
 
 /** The controller's default `<template>-network-policy` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`), for pods labelled app=sandbox. */
@@ -170,8 +171,10 @@ class FakeNetwork implements RuntimeProber {
   }
 }
 
-function depsWith(runtime: RuntimeProber, ips: string[]): ProbeDeps {
+/** Deps and the hand-off holding one probe sandbox per IP, each whose runtime answered. */
+function depsWith(runtime: RuntimeProber, ips: string[]): [ProbeDeps, ReadyProbeSandbox[]] {
   const workload = new Workload({} as Cluster, 'abc123');
+  const sandboxes = new ProbeSandboxes();
   ips.forEach((ip, i) => {
     const pod = podView({
       metadata: { name: `p${i}`, namespace: 'sbx', labels: { app: 'sandbox' } },
@@ -187,22 +190,24 @@ function depsWith(runtime: RuntimeProber, ips: string[]): ProbeDeps {
       podIP: ip,
       restPort: 8080,
     } as const;
-    workload.offerReady({ template: `t${i}`, pod, target });
+    sandboxes.set('sbx', `t${i}`, { sandbox: { name: `p${i}`, pod, podState: '', target }, runtimeOk: true });
   });
   const plan = { probeTimeoutMs: 1000, samples: 3, networkPolicies: [] } as unknown as VerifyPlan;
-  return { runtime, workload, plan } as unknown as ProbeDeps;
+  return [{ runtime, workload, plan } as unknown as ProbeDeps, sandboxes.ready()];
 }
 const ctx = { signal: new AbortController().signal, note: () => undefined };
+const enforce = ([deps, ready]: [ProbeDeps, ReadyProbeSandbox[]], f: Facts, policies: NetworkPolicyView[]) =>
+  enforcementEvidence(deps, f, policies, ready, ctx);
 
 describe('enforcementEvidence over a simulated pod network', () => {
   test('enforcing: verified, every round dialled; not enforcing: failed naming source, destination and policy', async () => {
     const on = new Facts('network-isolation');
-    await enforcementEvidence(depsWith(new FakeNetwork(true), ['10.88.0.5', '10.88.0.6']), on, [managed], ctx);
+    await enforce(depsWith(new FakeNetwork(true), ['10.88.0.5', '10.88.0.6']), on, [managed]);
     expect(on.list.map((e) => [e.verdict, e.reason, e.observed?.rounds])).toEqual([
       ['proven', 'EnforcementObserved', 3],
     ]);
     const off = new Facts('network-isolation');
-    await enforcementEvidence(depsWith(new FakeNetwork(false), ['10.88.0.5', '10.88.0.6']), off, [managed], ctx);
+    await enforce(depsWith(new FakeNetwork(false), ['10.88.0.5', '10.88.0.6']), off, [managed]);
     expect(off.list.map((e) => [e.verdict, e.reason, e.subject, e.field?.replace(/:\d+$/, ':P')])).toEqual([
       ['contradicted', 'DeniedPeerConnected', 'pod sbx/p1', 'dial 10.88.0.5:P'],
     ]);
@@ -215,7 +220,7 @@ describe('enforcementEvidence over a simulated pod network', () => {
     ] as const) {
       const net = new FakeNetwork(false);
       const f = new Facts('network-isolation');
-      await enforcementEvidence(depsWith(net, [...ips]), f, [managed], ctx);
+      await enforce(depsWith(net, [...ips]), f, [managed]);
       expect(f.list.map((e) => [e.verdict, e.reason, e.field, e.value])).toEqual([
         ['unknown', 'EnforcementNotTestable', field, value],
       ]);
@@ -224,7 +229,7 @@ describe('enforcementEvidence over a simulated pod network', () => {
   });
   test('policies that admit the pair leave the test undone: not testable', async () => {
     const f = new Facts('network-isolation');
-    await enforcementEvidence(depsWith(new FakeNetwork(true), ['10.88.0.5', '10.88.0.6']), f, [], ctx);
+    await enforce(depsWith(new FakeNetwork(true), ['10.88.0.5', '10.88.0.6']), f, []);
     expect(f.list.map((e) => [e.verdict, e.reason, e.field, e.value])).toEqual([
       ['unknown', 'EnforcementNotTestable', 'policy prediction', 'allow'],
     ]);

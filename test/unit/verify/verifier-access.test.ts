@@ -87,6 +87,14 @@ describe('VerifierAccess', () => {
     );
   });
 
+  test('patch on Sandboxes only for suspend-resume, and on nothing else', () => {
+    const patched = (suspendResume?: boolean) =>
+      verifierSandboxRules({ portForward: true, ...(suspendResume === undefined ? {} : { suspendResume }) })
+        .filter((r) => r.verbs.includes('patch'))
+        .map((r) => r.resources.join(','));
+    expect([patched(), patched(false), patched(true)]).toEqual([[], [], ['sandboxes']]);
+  });
+
   test('CRD reads are limited to the four Agent Sandbox CRDs by name', () => {
     const crd = verifierClusterRules({ checkControllerRbac: true }).find((r) =>
       r.resources.includes('customresourcedefinitions'),
