@@ -58,7 +58,7 @@ export interface VerifierAccessProps {
    */
   readonly routerService?: string;
   /**
-   * Grant `pods/portforward` create in the sandbox namespaces (the port-forward transport).
+   * Grant `pods/portforward` get and create in the sandbox namespaces (the port-forward transport's WebSocket needs both).
    * @default true
    */
   readonly portForward?: boolean;
@@ -131,7 +131,9 @@ export function verifierSandboxRules(p: { readonly portForward: boolean }): Veri
     { apiGroups: [''], resources: ['services'], verbs: ['get'] },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
   ];
-  if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['create'] });
+  // client-node port-forwards over a WebSocket: a GET upgrade, authorized as `get`, and since 1.35 also as `create`
+  // (feature AuthorizePodWebsocketUpgradeCreatePermission, `pkg/registry/core/pod/rest/subresources.go@v1.36.3`).
+  if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['get', 'create'] });
   return rules;
 }
 
