@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The verifier image (the VerifierJob's), built from the packed package without a registry or a Docker engine: a
 # one-layer docker-archive holding this machine's Node runtime (the `node` binary and the shared libraries `ldd` names),
-# the package tarball `npm pack` writes, installed with its production dependencies from the npm cache, and a passwd
+# the package tarball `npm pack` writes, installed with its production dependencies from the npm cache, the pinned
+# release files of every supported release (checksum-verified; AGENTPLANE_MIRROR in the image names them), and a passwd
 # naming the nonroot user 65532 the Job runs as. Import it with `ctr -n k8s.io images import ARCHIVE`.
 #
 #   bash scripts/build-verifier-image.sh [OUT.tar] [REF]
@@ -27,6 +28,14 @@ printf '{"name":"agentplane-verifier-image","private":true}\n' >"$app/package.js
 (cd "$app" && npm install --omit=dev --offline --no-audit --no-fund --ignore-scripts --silent "$tarball" >/dev/null)
 rm -f "$app/package-lock.json"
 
+# the pinned release files the Job verifies against (no network in the pod): `mirror pull` of every supported release,
+# each file sha256-checked against the package's catalog while pulled (from AGENTPLANE_MIRROR when set, else upstream at
+# the pinned commit), and checked again on every read in the pod, where AGENTPLANE_MIRROR names this directory
+cli="$app/node_modules/cdk8s-agentplane/bin/agentplane.js"
+releases="$(cd "$app/node_modules/cdk8s-agentplane" && node --input-type=module -e "import('./lib/esm/src/releases/index.js').then((m) => console.log(m.SUPPORTED_RELEASES.join(' ')))")"
+# shellcheck disable=SC2086 # one word per release tag
+AGENTPLANE_CACHE_DIR="$work/cache" node "$cli" mirror pull $releases --to "$work/rootfs/opt/agentplane/releases" -o json >/dev/null
+
 # the Node runtime: the binary and every library it loads, at the same paths
 install -D -m 0755 "$node_bin" "$work/rootfs/usr/local/bin/node"
 for lib in $(ldd "$node_bin" | grep -o '/[^ ]*' | sort -u); do install -D -m 0755 "$(readlink -f "$lib")" "$work/rootfs$lib"; done  # 0755: the kernel execs the loader
@@ -37,7 +46,7 @@ printf 'root:x:0:\nnonroot:x:65532:\n' >"$work/rootfs/etc/group"
 tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$work/rootfs" -cf "$work/layer.tar" .
 diff="$(sha256sum "$work/layer.tar" | cut -d' ' -f1)"
 mkdir -p "$work/archive/$diff"; mv "$work/layer.tar" "$work/archive/$diff/layer.tar"
-cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"User\":\"65532:65532\",\"Entrypoint\":[\"/usr/local/bin/node\",\"/opt/agentplane/node_modules/cdk8s-agentplane/bin/agentplane.js\"],\"Env\":[\"PATH=/usr/local/bin:/bin\",\"NODE_ENV=production\"],\"WorkingDir\":\"/tmp\"},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"scripts/build-verifier-image.sh\"}]}"
+cfg="{\"architecture\":\"amd64\",\"os\":\"linux\",\"config\":{\"User\":\"65532:65532\",\"Entrypoint\":[\"/usr/local/bin/node\",\"/opt/agentplane/node_modules/cdk8s-agentplane/bin/agentplane.js\"],\"Env\":[\"PATH=/usr/local/bin:/bin\",\"NODE_ENV=production\",\"AGENTPLANE_MIRROR=/opt/agentplane/releases\"],\"WorkingDir\":\"/tmp\"},\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[\"sha256:$diff\"]},\"history\":[{\"created_by\":\"scripts/build-verifier-image.sh\"}]}"
 cfgsha="$(printf '%s' "$cfg" | sha256sum | cut -d' ' -f1)"
 printf '%s' "$cfg" >"$work/archive/$cfgsha.json"
 printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$cfgsha" "$ref" "$diff" >"$work/archive/manifest.json"

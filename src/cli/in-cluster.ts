@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
 import type { KubeClient } from '../adapter/kubernetes/client.js';
 import type { AdapterError } from '../adapter/types.js';
 import { metaOf } from '../adapter/kubernetes/views.js';
@@ -138,6 +139,25 @@ export function configMapRef(value: string): ConfigMapRef {
   return { namespace, name };
 }
 
+/**
+ * The report ConfigMap the VerifierJob of a synthesized environment (`dir`, as `synth --out` writes it) writes: its
+ * `--report-configmap` argument; undefined when the directory holds no VerifierJob.
+ */
+export function reportRefOfEnvironment(dir: string): ConfigMapRef | undefined {
+  if (!dir || !existsSync(dir)) return undefined;
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.yaml'))
+    .sort())
+    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
+      const o = doc.toJS() as { kind?: string; spec?: { template?: { spec?: k8s.V1PodSpec } } } | null;
+      if (o?.kind !== 'Job') continue;
+      const args = o.spec?.template?.spec?.containers?.[0]?.args ?? [];
+      const i = args.indexOf('--report-configmap');
+      if (args.includes('--in-cluster') && i >= 0 && args[i + 1]) return configMapRef(args[i + 1]!);
+    }
+  return undefined;
+}
+
 /** Who ran a report: the pod (`AGENTPLANE_RUN`, the Job's pod name) and Job, else the host. */
 export function runName(): string {
   return process.env.AGENTPLANE_RUN ?? os.hostname();
@@ -220,7 +240,7 @@ export class StoredReportError extends AgentPlaneError {
     this.exitCategory = storedReportCategory(category);
     this.hint =
       category === 'not-found'
-        ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?)'
+        ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?); pass --env DIR (the synthesized environment) or --report-configmap <namespace>/<name> of its VerifierJob'
         : "check --report-configmap and the identity's rights";
   }
 }

@@ -58,7 +58,7 @@ export interface VerifierAccessProps {
    */
   readonly routerService?: string;
   /**
-   * Grant `pods/portforward` get and create in the sandbox namespaces (the port-forward transport).
+   * Grant `pods/portforward` get and create in the sandbox namespaces (the port-forward transport's WebSocket needs both).
    * @default true
    */
   readonly portForward?: boolean;
@@ -143,7 +143,8 @@ export function verifierSandboxRules(p: {
     { apiGroups: [''], resources: ['services'], verbs: ['get'] },
     { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
   ];
-  // A WebSocket port-forward (client-node's, kubectl's default) opens with a GET, authorized as `get`; SPDY POSTs (`create`).
+  // client-node port-forwards over a WebSocket: a GET upgrade, authorized as `get`, and since 1.35 also as `create`
+  // (feature AuthorizePodWebsocketUpgradeCreatePermission, `pkg/registry/core/pod/rest/subresources.go@v1.36.3`).
   if (p.portForward) rules.push({ apiGroups: [''], resources: ['pods/portforward'], verbs: ['get', 'create'] });
   return rules;
 }

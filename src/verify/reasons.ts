@@ -29,6 +29,8 @@ export const RUNTIME_FAILURE_REASONS = {
   RuntimeSilent: 'nothing answers at the runtime address (connection refused or reset)',
   RuntimeError: 'the runtime answered with an error',
   RuntimeRedirected: 'the runtime (or router) answered a redirect; not followed, nothing sent to its target',
+  RuntimeTransportRefused:
+    "the API server refused the verifier's port-forward to the pod (its rights, or the pod): no runtime was reached",
 } as const;
 
 /** Reasons a probe Sandbox (or claim) never became Ready, carried by the workload probe's `verified` evidence. */

@@ -39,6 +39,8 @@ export type RuntimeCall<T> =
       readonly durationMs: number;
       readonly detail: string;
       readonly redirect?: true;
+      /** The API server refused the transport's port-forward to the pod: nothing reached the runtime. */
+      readonly refused?: true;
       /** The HTTP answer the call refused (status and the start of its body), when there was one. */
       readonly http?: HttpRefusal;
     };
@@ -233,6 +235,7 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
     if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message };
     if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
     if (r.error.category === 'redirect') return { kind: 'error', durationMs, detail: r.error.message, redirect: true };
+    if (r.error.request) return { kind: 'error', durationMs, detail: r.error.message, refused: true };
     return { kind: 'error', durationMs, detail: r.error.message, ...(r.error.http ? { http: r.error.http } : {}) };
   }
   return { kind: 'error', durationMs, detail: r.message };

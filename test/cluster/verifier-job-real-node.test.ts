@@ -4,6 +4,8 @@
  * VerifierJob of examples/dev-gvisor runs as a pod on the real node: its image is built from the package
  * (test-cluster/scripts/verifier-image.sh, cached by its inputs) and imported into the node's containerd under the
  * reference the example pins; the phase files are applied in order (the CRD phase aside, as verify-dev-gvisor does).
+ * The same cluster then serves the Job's identity tried from a pod of its template, and a second Job run against a
+ * broken environment (the template's runtime silent).
  *
  * Stand-ins, said here, each the narrowest: the test cluster disables the ServiceAccount admission plugin and runs no
  * root-CA publisher, so the test adds to the Job's pod what those would (the projected token + `kube-root-ca.crt`
@@ -20,7 +22,7 @@ import { parseAllDocuments } from 'yaml';
 import { VerifyReportSchema } from '../../src/verify/index.js';
 import { serverSideApply, type KubeObject } from '../../test-cluster/kube.js';
 import { waitFor, type Cluster } from './helpers.js';
-import { describeRealNode, ownRealNodeCluster, realNode } from './real-node-helpers.js';
+import { describeRealNode, NODE_TOOLS_IMAGE, ownRealNodeCluster, realNode } from './real-node-helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const own = ownRealNodeCluster('vjob');
@@ -56,8 +58,48 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
   let c: Cluster;
   let out: string;
   let pod: k8s.V1Pod;
-  let log: string;
   let report: ReturnType<typeof VerifyReportSchema.parse>;
+  let jobObject: KubeObject;
+
+  /** Runs the Job (the applied one, created again) to its end: its pod, log and the report the log carries. */
+  async function runJob(): Promise<{
+    pod: k8s.V1Pod;
+    log: string;
+    report: ReturnType<typeof VerifyReportSchema.parse>;
+  }> {
+    const batch = c.kc.makeApiClient(k8s.BatchV1Api);
+    await batch
+      .deleteNamespacedJob({ namespace: NS, name: JOB, propagationPolicy: 'Foreground' })
+      .catch(() => undefined);
+    await waitFor(`Job ${NS}/${JOB} and its pods gone`, 60_000, async () => {
+      const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/name=${JOB}` });
+      const gone = await batch.readNamespacedJob({ namespace: NS, name: JOB }).then(
+        () => false,
+        () => true,
+      );
+      return gone && pods.items.length === 0 ? true : undefined;
+    });
+    await serverSideApply(c.info.kubeconfig, [jobObject]);
+    await waitFor(
+      `Job ${NS}/${JOB} finished`,
+      420_000,
+      async () => {
+        const job = await batch.readNamespacedJob({ namespace: NS, name: JOB });
+        return job.status?.conditions?.some(
+          (x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True',
+        )
+          ? true
+          : undefined;
+      },
+      2000,
+    );
+    const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/name=${JOB}` });
+    expect(pods.items).toHaveLength(1);
+    const pod = pods.items[0]!;
+    const log = await c.core.readNamespacedPodLog({ namespace: NS, name: pod.metadata!.name!, container: 'verify' });
+    // stdout carries the JSON report; the progress lines (stderr) come before it in the log
+    return { pod, log, report: VerifyReportSchema.parse(JSON.parse(log.slice(log.indexOf('\n{') + 1))) };
+  }
 
   beforeAll(async () => {
     c = own.start();
@@ -83,33 +125,20 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
         .map((d) => d.toJS() as KubeObject)
         .filter((o) => o !== null)
         .map((o) => (o.kind === 'Job' ? withServiceAccountVolume(o) : o));
-      if (objects.some((o) => o.kind === 'Job'))
+      const job = objects.find((o) => o.kind === 'Job');
+      if (job) {
+        jobObject = job;
         await c.core.createNamespacedConfigMap({
           namespace: NS,
           body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': readFileSync(c.info.caFile, 'utf8') } },
         });
-      await serverSideApply(c.info.kubeconfig, objects);
+      }
+      await serverSideApply(
+        c.info.kubeconfig,
+        objects.filter((o) => o.kind !== 'Job'),
+      );
     }
-    const batch = c.kc.makeApiClient(k8s.BatchV1Api);
-    await waitFor(
-      `Job ${NS}/${JOB} finished`,
-      420_000,
-      async () => {
-        const job = await batch.readNamespacedJob({ namespace: NS, name: JOB });
-        return job.status?.conditions?.some(
-          (x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True',
-        )
-          ? true
-          : undefined;
-      },
-      2000,
-    );
-    const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/name=${JOB}` });
-    expect(pods.items).toHaveLength(1);
-    pod = pods.items[0]!;
-    log = await c.core.readNamespacedPodLog({ namespace: NS, name: pod.metadata!.name!, container: 'verify' });
-    // stdout carries the JSON report; the progress lines (stderr) come before it in the log
-    report = VerifyReportSchema.parse(JSON.parse(log.slice(log.indexOf('\n{') + 1)));
+    ({ pod, report } = await runJob());
   }, 900_000);
 
   afterAll(() => {
@@ -160,14 +189,131 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
     expect(back.status).toBe(exit);
   });
 
-  // Known gap (this test fails today, so it is marked failing): the Job reaches sandboxd, which listens on 127.0.0.1
-  // only, through the API server's port-forward; from inside the pod that WebSocket ends at once (UND_ERR_SOCKET),
-  // so runtime-exec stays configured. When it is fixed, jest reports this test and it becomes a plain `test`.
-  test.failing('the Job completes 0 with every required capability verified', () => {
+  test('the Job completes 0 with every required capability met, runtime-exec verified through the in-pod port-forward', () => {
     const unmet = report.capabilities.filter((r) => !r.met).map((r) => `${r.name}:${r.nextReason ?? ''}`);
     expect({ exit: pod.status!.containerStatuses![0]!.state!.terminated!.exitCode, unmet }).toEqual({
       exit: 0,
       unmet: [],
     });
+    expect(report.outcome).toBe('verified');
+    const exec = report.capabilities.find((r) => r.name === 'runtime-exec')!;
+    expect(exec.state).toBe('verified');
+    // the runtime was reached over the API server's port-forward from inside the Job's pod
+    expect(exec.evidence.filter((e) => e.step === 'verified' && e.verdict === 'proven').map((e) => e.reason)).toContain(
+      'NonceEchoed',
+    );
   });
+
+  // The Job's identity tried from inside the cluster: a pod of the Job's own template (its ServiceAccount, projected
+  // token, security context; only the command differs) dials 10.96.0.1 and tries what the Job must never do.
+  test("the Job's identity is refused pods/exec and a Secret read: by SubjectAccessReview and tried from its pod", async () => {
+    const user = `system:serviceaccount:${NS}:${JOB}`;
+    const review = (attrs: k8s.V1ResourceAttributes): Promise<boolean> =>
+      c.kc
+        .makeApiClient(k8s.AuthorizationV1Api)
+        .createSubjectAccessReview({
+          body: {
+            spec: {
+              user,
+              groups: ['system:serviceaccounts', `system:serviceaccounts:${NS}`, 'system:authenticated'],
+              resourceAttributes: attrs,
+            },
+          },
+        })
+        .then((r) => r.status!.allowed);
+    const sandboxPod = 'any-sandbox-pod';
+    expect({
+      execCreate: await review({ namespace: NS, verb: 'create', resource: 'pods', subresource: 'exec' }),
+      execGet: await review({ namespace: NS, verb: 'get', resource: 'pods', subresource: 'exec' }),
+      secretGet: await review({ namespace: NS, verb: 'get', resource: 'secrets', name: 'not-for-the-verifier' }),
+      // the control: what the Job does need is allowed (both verbs of the WebSocket port-forward)
+      portForwardGet: await review({ namespace: NS, verb: 'get', resource: 'pods', subresource: 'portforward' }),
+      portForwardCreate: await review({ namespace: NS, verb: 'create', resource: 'pods', subresource: 'portforward' }),
+    }).toEqual({ execCreate: false, execGet: false, secretGet: false, portForwardGet: true, portForwardCreate: true });
+
+    await c.core.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: 'not-for-the-verifier' }, stringData: { k: 'v' } },
+    });
+    const script = `
+      import https from 'node:https';
+      import fs from 'node:fs';
+      const sa = '/var/run/secrets/kubernetes.io/serviceaccount/';
+      const call = (method, path, headers = {}) => new Promise((resolve) => {
+        const req = https.request({ host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT,
+          method, path, ca: fs.readFileSync(sa + 'ca.crt'),
+          headers: { Authorization: 'Bearer ' + fs.readFileSync(sa + 'token', 'utf8').trim(), ...headers } });
+        req.on('response', (r) => { r.resume(); resolve(r.statusCode); });
+        req.on('upgrade', () => resolve(101));
+        req.on('error', (e) => resolve(e.code));
+        req.end();
+      });
+      const ws = { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol': 'v5.channel.k8s.io' };
+      const exec = '/api/v1/namespaces/${NS}/pods/${sandboxPod}/exec?command=true&stdout=true';
+      console.log(JSON.stringify({
+        secret: await call('GET', '/api/v1/namespaces/${NS}/secrets/not-for-the-verifier'),
+        execPost: await call('POST', exec),
+        execWebSocket: await call('GET', exec, ws),
+        reportConfigMap: await call('GET', '/api/v1/namespaces/${NS}/configmaps/agentplane-verify-report'),
+      }));`;
+    const spec = structuredClone((jobObject as unknown as { spec: { template: { spec: k8s.V1PodSpec } } }).spec)
+      .template.spec;
+    spec.containers[0]!.command = ['/usr/local/bin/node', '--input-type=module', '-e', script];
+    spec.containers[0]!.args = [];
+    const name = 'verifier-identity';
+    await c.core.createNamespacedPod({ namespace: NS, body: { metadata: { name }, spec } });
+    await waitFor(`pod ${NS}/${name} ended`, 120_000, async () => {
+      const p = await c.core.readNamespacedPod({ namespace: NS, name });
+      return p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed' ? true : undefined;
+    });
+    const tried = JSON.parse(await c.core.readNamespacedPodLog({ namespace: NS, name })) as Record<string, unknown>;
+    // refused by the authorizer before any pod is looked up; the report ConfigMap is the control (allowed by name)
+    expect(tried).toEqual({ secret: 403, execPost: 403, execWebSocket: 403, reportConfigMap: 200 });
+  });
+
+  // The broken environment: the template's runtime process never answers (its container runs, sandboxd does not, as
+  // verify-real-node's silent template; the readiness probe that would hide it is dropped), so the Job's probe sandbox
+  // becomes Ready and every health call through the port-forward meets nothing.
+  test('a silent runtime: the Job fails with the verify exit code and names runtime-exec in its log and ConfigMap', async () => {
+    const api = c.kc.makeApiClient(k8s.CustomObjectsApi);
+    const live = (await api.getNamespacedCustomObject({
+      group: 'extensions.agents.x-k8s.io',
+      version: 'v1beta1',
+      namespace: NS,
+      plural: 'sandboxtemplates',
+      name: 'shell',
+    })) as { spec: { podTemplate: { spec: k8s.V1PodSpec } } };
+    const container = live.spec.podTemplate.spec.containers[0]!;
+    delete container.readinessProbe;
+    container.image = NODE_TOOLS_IMAGE;
+    container.command = ['/bin/sleep', '3600'];
+    container.args = [];
+    await api.replaceNamespacedCustomObject({
+      group: 'extensions.agents.x-k8s.io',
+      version: 'v1beta1',
+      namespace: NS,
+      plural: 'sandboxtemplates',
+      name: 'shell',
+      body: live,
+    });
+    const broken = await runJob();
+    const exit = broken.pod.status!.containerStatuses![0]!.state!.terminated!.exitCode;
+    expect(exit).toBe(6);
+    expect(broken.pod.status!.phase).toBe('Failed');
+    const exec = broken.report.capabilities.find((r) => r.name === 'runtime-exec')!;
+    expect({ state: exec.state, met: exec.met, nextReason: exec.nextReason }).toEqual({
+      state: 'configured',
+      met: false,
+      nextReason: 'RuntimeSilent',
+    });
+    expect(broken.report.outcome).not.toBe('verified');
+    const cm = await c.core.readNamespacedConfigMap({ namespace: NS, name: 'agentplane-verify-report' });
+    expect(cm.metadata!.annotations).toMatchObject({
+      'agentplane.dev/run': broken.pod.metadata!.name,
+      'agentplane.dev/exit-code': '6',
+      'agentplane.dev/started-at': broken.report.startedAt,
+    });
+    expect(JSON.parse(cm.data!['report.json']!)).toEqual(broken.report);
+  }, 480_000);
 });

@@ -11,9 +11,13 @@ import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { jest } from '@jest/globals';
 import { App } from 'cdk8s';
+import { KubeClient } from '../../src/adapter/kubernetes/client.js';
+import { PortForwardTransport } from '../../src/adapter/transports/port-forward.js';
 import { AgentEnvironment } from '../../src/constructs/index.js';
 import { loadRelease } from '../../src/releases/index.js';
 import { VerifyReportSchema } from '../../src/verify/index.js';
+import { runtimeFailureReason } from '../../src/verify/probes/workload/runtime-proof.js';
+import { AdapterRuntimeProber } from '../../src/verify/runtime-prober.js';
 import { serverSideApply, type KubeObject } from '../../test-cluster/kube.js';
 import { connect, freshNamespace } from './helpers.js';
 
@@ -136,6 +140,51 @@ describe('VerifierJob identity (SubjectAccessReview, and tried)', () => {
       { encoding: 'utf8' },
     );
     expect(curl.stdout).toBe('403');
+  });
+});
+
+describe('a port-forward the identity may not open', () => {
+  // This Job's transport is direct, so its identity has no pods/portforward: the real authorizer refuses the WebSocket
+  // upgrade (a GET, authorized as `get`) before any pod is looked up, which is what the Job's pod met when only
+  // `create` was granted.
+  test('is named as refused by the API server (403), not reported as a silent runtime', async () => {
+    const file = path.join(saDir, 'kubeconfig');
+    writeFileSync(file, asVerifier().exportConfig());
+    const client = KubeClient.connect({ kubeconfig: file });
+    const prober = new AdapterRuntimeProber({ client });
+    const target = {
+      kind: 'sandboxd' as const,
+      transport: 'port-forward' as const,
+      namespace: ns,
+      sandbox: 'any',
+      pod: 'any',
+      restPort: 8080,
+    };
+    try {
+      // the first connection through the loopback listener is cut when the upgrade is refused; the next call says why
+      expect((await prober.health(target, 5000)).kind).toBe('silent');
+      const second = await prober.health(target, 5000);
+      expect(second).toMatchObject({ kind: 'error', refused: true });
+      expect(runtimeFailureReason(second as { kind: 'error'; refused?: true })).toBe('RuntimeTransportRefused');
+    } finally {
+      await prober.close();
+    }
+    const transport = new PortForwardTransport(client);
+    try {
+      const ep = await transport.http({ namespace: ns, sandboxName: 'any' }, 8080);
+      if (ep.kind !== 'ok') throw new Error('no loopback listener');
+      await expect(fetch(`${ep.value.baseUrl}/v1/health`)).rejects.toThrow();
+      expect(await transport.http({ namespace: ns, sandboxName: 'any' }, 8080)).toMatchObject({
+        kind: 'failed',
+        error: {
+          category: 'forbidden',
+          code: 403,
+          request: { verb: 'get and create', resource: 'pods/portforward' },
+        },
+      });
+    } finally {
+      await transport.close();
+    }
   });
 });
 

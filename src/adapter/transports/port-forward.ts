@@ -2,21 +2,25 @@
  * The `port-forward` transport: a loopback listener per (pod, port) whose every connection is piped through the API
  * server's pod port-forward (client-node `PortForward`, one WebSocket per connection). This is the production path to
  * sandboxd, whose listeners bind 127.0.0.1 inside the pod (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). Needs
- * `create pods/portforward` in the session's namespace, nothing broader; never `pods/exec`.
+ * `get` and `create` on `pods/portforward` in the session's namespace (the WebSocket upgrade is a GET, and Kubernetes
+ * 1.35+ checks `create` too), nothing broader; never `pods/exec`.
  */
 import * as k8s from '@kubernetes/client-node';
 import net from 'node:net';
 import type { KubeClient } from '../kubernetes/client.js';
 import { classifyKubeError } from '../kubernetes/errors.js';
-import type { Result } from '../types.js';
+import type { AdapterError, Result } from '../types.js';
 import { hostPort, type HttpEndpoint, type RuntimeTarget, type Transport } from './types.js';
 
 export class PortForwardTransport implements Transport {
   readonly kind = 'port-forward' as const;
   private readonly listeners = new Map<string, Promise<net.Server>>();
   private readonly sockets = new Set<net.Socket>();
-  /** The last failure of a forwarded connection, per `ns/pod:port` (the HTTP/gRPC client only sees a reset). */
-  readonly lastErrors = new Map<string, string>();
+  /**
+   * The API server's refusal of the last forwarded connection, per `ns/pod:port` (the HTTP/gRPC client through the
+   * listener only sees a reset); the next {@link http}/{@link grpc} for that port returns it once instead of an endpoint.
+   */
+  private readonly refusals = new Map<string, AdapterError>();
 
   constructor(private readonly client: KubeClient) {}
 
@@ -53,6 +57,11 @@ export class PortForwardTransport implements Transport {
   private async local(target: RuntimeTarget, port: number): Promise<Result<string>> {
     const pod = this.pod(target);
     const key = `${target.namespace}/${pod}:${port}`;
+    const refused = this.refusals.get(key);
+    if (refused) {
+      this.refusals.delete(key);
+      return { kind: 'failed', error: refused };
+    }
     let server = this.listeners.get(key);
     if (!server) {
       server = this.listen(target.namespace, pod, port, key);
@@ -86,13 +95,15 @@ export class PortForwardTransport implements Transport {
           socket.on('close', () => w?.close());
         },
         (err: unknown) => {
-          const e = classifyKubeError(err, {
-            verb: 'create',
-            resource: 'pods/portforward',
-            context: this.client.context,
-            user: this.client.user,
-          });
-          this.lastErrors.set(key, e.message);
+          this.refusals.set(
+            key,
+            classifyKubeError(upgradeError(err), {
+              verb: 'get and create',
+              resource: 'pods/portforward',
+              context: this.client.context,
+              user: this.client.user,
+            }),
+          );
           socket.destroy();
         },
       );
@@ -102,4 +113,16 @@ export class PortForwardTransport implements Transport {
       server.listen(0, '127.0.0.1', () => resolve(server));
     });
   }
+}
+
+/**
+ * What client-node rejects a failed WebSocket with (ws's error event), as classifyKubeError reads it: a refused upgrade
+ * (ws says `Unexpected server response: 403`) as the API server's HTTP status, a network failure as its cause.
+ */
+function upgradeError(err: unknown): unknown {
+  const event = err as { message?: unknown; error?: unknown } | null;
+  const message = typeof event?.message === 'string' ? event.message : '';
+  const status = /Unexpected server response: (\d{3})/.exec(message);
+  if (status) return new k8s.ApiException(Number(status[1]), message, undefined, {});
+  return event?.error ?? err;
 }

@@ -13,6 +13,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import * as k8s from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
 import { KubeClient } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
@@ -57,6 +58,7 @@ import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../../constructs/verifier-jo
 import {
   configMapRef,
   inClusterKubeconfig,
+  reportRefOfEnvironment,
   readDescriptorDir,
   readReport,
   reportConfigMap,
@@ -165,7 +167,7 @@ export function registerVerify(program: Command): void {
     )
     .option(
       '--report-configmap <ns/name>',
-      `ConfigMap the report is written to (with --in-cluster) or read from (with --from-cluster) (default for --from-cluster: agent-sandboxes/${REPORT_CONFIGMAP})`,
+      `ConfigMap the report is written to (with --in-cluster) or read from (with --from-cluster) (default for --from-cluster: the one the VerifierJob of --env writes, else ${REPORT_CONFIGMAP} in the context's namespace, else in agent-sandboxes)`,
       configMapRef,
     )
     .option(
@@ -314,7 +316,12 @@ export function registerVerify(program: Command): void {
 
 /** `verify --from-cluster`: prints the stored report of the last in-cluster run and exits with its exit code. */
 async function fromCluster(flags: VerifyFlags): Promise<void> {
-  const ref = flags.reportConfigmap ?? { namespace: 'agent-sandboxes', name: REPORT_CONFIGMAP };
+  // The environment's own Job names its ConfigMap; without one, the context's namespace, else the environments' default.
+  const ref = flags.reportConfigmap ??
+    reportRefOfEnvironment(flags.env ?? envDirIfAny()) ?? {
+      namespace: contextNamespace(flags) ?? 'agent-sandboxes',
+      name: REPORT_CONFIGMAP,
+    };
   let client: KubeClient;
   try {
     client = KubeClient.connect({
@@ -346,4 +353,25 @@ async function fromCluster(flags: VerifyFlags): Promise<void> {
   if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
   process.exitCode =
     stored.exitCode ?? (report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)]);
+}
+
+/** The namespace of the kubeconfig context `verify` uses, when it sets one. */
+function contextNamespace(flags: VerifyFlags): string | undefined {
+  try {
+    const kc = new k8s.KubeConfig();
+    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
+    else kc.loadFromDefault();
+    return kc.getContextObject(flags.context ?? kc.getCurrentContext())?.namespace;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `dist`'s one synthesized environment, when there is exactly one (`--from-cluster` needs none). */
+function envDirIfAny(): string {
+  try {
+    return defaultEnvDir();
+  } catch {
+    return '';
+  }
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { jest } from '@jest/globals';
 import {
   ConstructError,
@@ -12,7 +13,7 @@ import {
 import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { descriptorConfigMaps } from '../../../src/constructs/descriptor-parts.js';
 import { childProblems } from '../../../src/constructs/problems.js';
-import { readDescriptorDir } from '../../../src/cli/in-cluster.js';
+import { readDescriptorDir, reportRefOfEnvironment } from '../../../src/cli/in-cluster.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/index.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
 import { thrownBy } from '../thrown.js';
@@ -191,6 +192,13 @@ describe('VerifierJob', () => {
     expect(elsewhere.problems).toEqual([
       expect.objectContaining({ prop: 'namespace', reason: 'NotDescriptorNamespace', value: 'elsewhere' }),
     ]);
+  });
+
+  test('verify --from-cluster finds the report ConfigMap from the synthesized Job of --env', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentplane-env-'));
+    expect(reportRefOfEnvironment(dir)).toBeUndefined();
+    writeFileSync(join(dir, '11-verify.yaml'), (await synthesized()).map((o) => stringify(o)).join('---\n'));
+    expect(reportRefOfEnvironment(dir)).toEqual({ namespace: 'sbx', name: 'agentplane-verify-report' });
   });
 
   test('a template added after the Job is refused at synthesis', async () => {

@@ -80,6 +80,11 @@ describe('VerifierAccess', () => {
     ]);
   });
 
+  test('port-forward gets both verbs its WebSocket upgrade is authorized for (get, then create), and no others', () => {
+    const pf = verifierSandboxRules({ portForward: true }).filter((r) => r.resources.includes('pods/portforward'));
+    expect(pf).toEqual([{ apiGroups: [''], resources: ['pods/portforward'], verbs: ['get', 'create'] }]);
+  });
+
   test('port-forward and SubjectAccessReview rights can be turned off', () => {
     expect(verifierSandboxRules({ portForward: false }).flatMap((r) => r.resources)).not.toContain('pods/portforward');
     expect(verifierClusterRules({ checkControllerRbac: false }).flatMap((r) => r.resources)).not.toContain(

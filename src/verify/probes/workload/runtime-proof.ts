@@ -123,7 +123,9 @@ export function describeFailure(
 export function runtimeFailureReason(r: {
   kind: 'timeout' | 'silent' | 'error';
   redirect?: true;
+  refused?: true;
 }): RuntimeFailureReason {
   if (r.kind === 'error' && r.redirect) return 'RuntimeRedirected';
+  if (r.kind === 'error' && r.refused) return 'RuntimeTransportRefused';
   return r.kind === 'timeout' ? 'RuntimeTimeout' : r.kind === 'silent' ? 'RuntimeSilent' : 'RuntimeError';
 }
