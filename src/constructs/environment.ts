@@ -306,6 +306,7 @@ export class AgentEnvironment extends Chart {
         requireDigests: this.requireDigests,
         sandboxNamespaces: covered,
         templates,
+        suspendResume: this.requiredStates['suspend-resume'] !== undefined,
         ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
         ...(router ? { router } : {}),
         descriptorText: () => descriptorJson(this.descriptor()),

@@ -49,6 +49,8 @@ export interface VerifierJobScope {
     readonly runtime: string;
     readonly ports: readonly number[];
   }[];
+  /** Whether the environment requires suspend-resume: the round trip patches the probe Sandbox. */
+  readonly suspendResume: boolean;
   /** The descriptor text (lazy: it is read when the Job is rendered). */
   readonly descriptorText: () => string;
 }
@@ -166,6 +168,7 @@ export class VerifierJob extends Construct {
       ...(env.controllerNamespace ? { controllerNamespace: env.controllerNamespace } : {}),
       ...(env.router ? { routerNamespace: env.router.namespace, routerService: env.router.serviceName } : {}),
       portForward: this.transport === 'port-forward',
+      suspendResume: env.suspendResume,
       reportConfigMap: p.reportConfigMap,
     });
 

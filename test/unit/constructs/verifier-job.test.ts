@@ -146,6 +146,22 @@ describe('VerifierJob', () => {
     expect(rules.some((r) => r.ns === 'team-a' && r.rule.resources.includes('sandboxclaims'))).toBe(true);
   });
 
+  test('patch on Sandboxes only when the environment requires suspend-resume', async () => {
+    const patchers = (objs: Obj[]) =>
+      verifierRules(objs)
+        .filter((r) => r.rule.resources.includes('sandboxes') && r.rule.verbs.includes('patch'))
+        .map((r) => r.ns);
+    expect(patchers(await synthesized())).toEqual([]);
+    const e = newEnvironment(await release('v0.5.6'), 'env', {
+      defaultNamespace: 'sbx',
+      requiredStates: { 'suspend-resume': 'verified' },
+    });
+    const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+    e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec(), namespace: 'team-a' });
+    e.addVerifierJob('verify', { image: VERIFIER });
+    expect(patchers(e.toJson() as Obj[]).sort()).toEqual(['sbx', 'team-a']);
+  });
+
   test('with a router: the router transport through its Service, by default', async () => {
     const objs = await synthesized((e) => {
       e.addRouter('router', { image: ROUTER_IMAGE, authorization: { mode: 'tokenreview' }, callers: [] });
