@@ -50,17 +50,17 @@ async function probePool(
   const pref = ref('SandboxWarmPool', 'v1beta1', template.namespace);
   deps.workload.track(pref, 'SandboxWarmPool', name);
   ctx.note(
-    `template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 1)`,
+    `template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 0)`,
   );
   const made = await reads(deps)
     .at('v1beta1')
-    .createWarmPool(template.namespace, { name, labels: deps.workload.labels(), template: template.name, replicas: 1 });
+    .createWarmPool(template.namespace, { name, labels: deps.workload.labels(), template: template.name, replicas: 0 });
   deps.workload.created(pref, name, made);
   if (made.kind !== 'ok')
     return {
       refused: `could not create probe SandboxWarmPool ${name}: ${made.kind === 'failed' ? made.error.message : made.message}`,
     };
-  return { namespace: template.namespace, name, template: template.name, replicas: 1 };
+  return { namespace: template.namespace, name, template: template.name, replicas: 0 };
 }
 
 /** Creates the probe claim through the adapter (the client path); its name, or why the create was refused. */
