@@ -120,7 +120,7 @@ export function verifierClusterRules(p: { readonly checkControllerRbac: boolean 
   return rules;
 }
 
-/** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and a one-replica pool when a template has none, on v0.5). */
+/** Rules in each sandbox namespace (pure): read the environment, create/delete the verifier's own probe objects (Sandboxes on v0.4; claims, and an empty pool when a template has none, on v0.5). */
 export function verifierSandboxRules(p: {
   readonly portForward: boolean;
   readonly suspendResume?: boolean;

@@ -82,8 +82,10 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
   const read = new ClusterReads(cluster);
   const differ: string[] = [];
   let compared = 0;
-  for (const kind of Object.keys(loaded.facts.crds) as SandboxKind[]) {
-    const r = await read.crd(loaded.facts.crds[kind].crdName);
+  const kinds = Object.keys(loaded.facts.crds) as SandboxKind[];
+  const crds = await Promise.all(kinds.map((kind) => read.crd(loaded.facts.crds[kind].crdName)));
+  for (const [i, kind] of kinds.entries()) {
+    const r = crds[i]!;
     if (r.kind !== 'ok' || !r.value) continue;
     for (const [version, schema] of Object.entries(r.value.schemas)) {
       let pinned: unknown;
@@ -103,51 +105,26 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
     : `schema fingerprints differ from ${loaded.facts.tag}: ${differ.join(', ')}`;
 }
 
+/**
+ * Reads the tuple, its independent reads at once. `version` is the answer to `/version` when the caller already has it.
+ */
 export async function readTuple(
   cluster: Cluster,
   plan: VerifyPlan,
   mode: 'deployment' | 'external',
   loaded?: LoadedRelease,
+  version?: Result<string>,
 ): Promise<CompatibilityTuple> {
   const read = new ClusterReads(cluster, familyOfTag(plan.release));
-  const version = await cluster.version();
-  const kubernetes: TupleEntry =
-    version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : unread(version);
-
-  const release = async (crdName: string): Promise<TupleEntry> => {
-    const r = await read.crd(crdName);
-    if (r.kind !== 'ok') return unread(r);
-    if (!r.value) return { value: 'not installed', source: `CRD ${crdName} absent` };
-    const label = r.value.versionLabel;
-    if (label) return { value: label, source: `CRD ${crdName} label ${VERSION_LABEL}` };
-    const served = r.value.served;
-    return {
-      value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x',
-      source: `CRD ${crdName} serves ${served.join(', ')} (no version label)`,
-    };
-  };
-  const labelled = await release('sandboxes.agents.x-k8s.io');
-  const crdRelease =
-    loaded && labelled.value !== 'not installed'
-      ? { ...labelled, source: `${labelled.source}; ${await schemaComparison(cluster, loaded)}` }
-      : labelled;
-  const extensions = await release('sandboxclaims.extensions.agents.x-k8s.io');
-
-  let controller: TupleEntry;
-  if (mode === 'external')
-    controller = {
-      value: 'out-of-cluster',
-      source: 'declared: the controller runs outside the cluster; its version is not readable from the API',
-    };
-  else {
-    const d = await read.deployment(plan.controller.namespace, plan.controller.deployment);
-    const image = d.kind === 'ok' ? d.value?.image : undefined;
-    controller = image
-      ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` }
-      : d.kind !== 'ok'
-        ? unread(d)
-        : u('controller Deployment not found');
-  }
+  const nodes = read.nodes();
+  const [kubernetes, crdRelease, extensions, controller, containerRuntime, cni] = await Promise.all([
+    (version ? Promise.resolve(version) : cluster.version()).then(kubernetesEntry),
+    crdReleaseEntry(cluster, read, loaded),
+    releaseEntry(read, 'sandboxclaims.extensions.agents.x-k8s.io'),
+    controllerEntry(read, plan, mode),
+    containerRuntimeEntry(nodes),
+    cniEntry(read, nodes),
+  ]);
 
   const router: TupleEntry = plan.router
     ? {
@@ -164,31 +141,6 @@ export async function readTuple(
   const runtimeServer: TupleEntry = runtimes.length
     ? { value: runtimes.join(', '), source: 'templates of the environment (image as declared)' }
     : { value: 'none', source: 'no templates declared' };
-
-  const nodes = await read.nodes();
-  let containerRuntime: TupleEntry;
-  if (nodes.kind !== 'ok') containerRuntime = unread(nodes);
-  else {
-    const values = [...new Set(nodes.value.map((n) => n.containerRuntimeVersion).filter((v): v is string => !!v))];
-    containerRuntime = values.length
-      ? { value: values.join(', '), source: `status.nodeInfo of ${nodes.value.length} node(s)` }
-      : u('nodes report no containerRuntimeVersion');
-  }
-
-  const ds = await read.daemonSets('kube-system');
-  let cni: TupleEntry;
-  if (ds.kind !== 'ok') cni = unread(ds);
-  else {
-    const found = ds.value.map((d) => d.name).filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
-    const annotated = nodes.kind === 'ok' ? cniFromNodeAnnotations(nodes.value) : [];
-    cni = found.length
-      ? { value: found.join(', '), source: 'DaemonSets in kube-system' }
-      : annotated.length
-        ? { value: annotated.join(', '), source: 'annotations its node agent writes on Nodes' }
-        : u(
-            `no known CNI DaemonSet in kube-system${nodes.kind === 'ok' ? ' and no CNI annotation on any node' : ''}; NetworkPolicy enforcement cannot be assumed (network-isolation's enforcement test observes it, unnamed)`,
-          );
-  }
   return {
     kubernetes,
     crdRelease,
@@ -200,4 +152,75 @@ export async function readTuple(
     containerRuntime,
     cni,
   };
+}
+
+function kubernetesEntry(version: Result<string>): TupleEntry {
+  return version.kind === 'ok' ? { value: version.value, source: '/version gitVersion' } : unread(version);
+}
+
+/** The release a CRD's label names (or the family its served versions imply). */
+async function releaseEntry(read: ClusterReads, crdName: string): Promise<TupleEntry> {
+  const r = await read.crd(crdName);
+  if (r.kind !== 'ok') return unread(r);
+  if (!r.value) return { value: 'not installed', source: `CRD ${crdName} absent` };
+  const label = r.value.versionLabel;
+  if (label) return { value: label, source: `CRD ${crdName} label ${VERSION_LABEL}` };
+  const served = r.value.served;
+  return {
+    value: served.includes('v1beta1') ? 'v0.5.x' : 'v0.4.x',
+    source: `CRD ${crdName} serves ${served.join(', ')} (no version label)`,
+  };
+}
+
+/** The core CRD's release, with the schema fingerprints compared when the pinned release is loaded. */
+async function crdReleaseEntry(cluster: Cluster, read: ClusterReads, loaded?: LoadedRelease): Promise<TupleEntry> {
+  const [labelled, schemas] = await Promise.all([
+    releaseEntry(read, 'sandboxes.agents.x-k8s.io'),
+    loaded ? schemaComparison(cluster, loaded) : undefined,
+  ]);
+  return schemas !== undefined && labelled.value !== 'not installed'
+    ? { ...labelled, source: `${labelled.source}; ${schemas}` }
+    : labelled;
+}
+
+async function controllerEntry(
+  read: ClusterReads,
+  plan: VerifyPlan,
+  mode: 'deployment' | 'external',
+): Promise<TupleEntry> {
+  if (mode === 'external')
+    return {
+      value: 'out-of-cluster',
+      source: 'declared: the controller runs outside the cluster; its version is not readable from the API',
+    };
+  const d = await read.deployment(plan.controller.namespace, plan.controller.deployment);
+  const image = d.kind === 'ok' ? d.value?.image : undefined;
+  return image
+    ? { value: image, source: `Deployment ${plan.controller.namespace}/${plan.controller.deployment}` }
+    : d.kind !== 'ok'
+      ? unread(d)
+      : u('controller Deployment not found');
+}
+
+async function containerRuntimeEntry(reading: ReturnType<ClusterReads['nodes']>): Promise<TupleEntry> {
+  const nodes = await reading;
+  if (nodes.kind !== 'ok') return unread(nodes);
+  const values = [...new Set(nodes.value.map((n) => n.containerRuntimeVersion).filter((v): v is string => !!v))];
+  return values.length
+    ? { value: values.join(', '), source: `status.nodeInfo of ${nodes.value.length} node(s)` }
+    : u('nodes report no containerRuntimeVersion');
+}
+
+async function cniEntry(read: ClusterReads, reading: ReturnType<ClusterReads['nodes']>): Promise<TupleEntry> {
+  const [ds, nodes] = await Promise.all([read.daemonSets('kube-system'), reading]);
+  if (ds.kind !== 'ok') return unread(ds);
+  const found = ds.value.map((d) => d.name).filter((n) => CNI_DAEMONSETS.some((c) => n.startsWith(c)));
+  const annotated = nodes.kind === 'ok' ? cniFromNodeAnnotations(nodes.value) : [];
+  return found.length
+    ? { value: found.join(', '), source: 'DaemonSets in kube-system' }
+    : annotated.length
+      ? { value: annotated.join(', '), source: 'annotations its node agent writes on Nodes' }
+      : u(
+          `no known CNI DaemonSet in kube-system${nodes.kind === 'ok' ? ' and no CNI annotation on any node' : ''}; NetworkPolicy enforcement cannot be assumed (network-isolation's enforcement test observes it, unnamed)`,
+        );
 }

@@ -132,7 +132,10 @@ export function planProbes(
     ...(opts.controllerImage ? { controllerImage: opts.controllerImage } : {}),
   });
   if (images) probes.push(images);
-  const staticIds = probes.map((p) => p.id);
+  // A workload starts once the probes reading what it would change are done: the template, pool, router and image
+  // probes (its probe pods carry the template's labels) and the class gate's runtime-class probe. Not the controller
+  // probe: its SubjectAccessReviews and reads see nothing a probe object changes.
+  const staticIds = probes.map((p) => p.id).filter((id) => id !== 'controller');
   const sandboxes = new ProbeSandboxes();
   const workloads = plan.templates.map((t) =>
     workloadProbe(
@@ -200,7 +203,9 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
   const workload = new Workload(cluster, opts.runId);
   const deps: ProbeDeps = { cluster, plan: opts.plan, facts, runtime, workload };
   const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const tuple = await readTuple(cluster, opts.plan, mode, opts.loaded);
+  // Read beside the probes: no probe changes what the tuple reads (CRDs, the controller Deployment, nodes, DaemonSets).
+  const tupleRead = readTuple(cluster, opts.plan, mode, opts.loaded, reach);
+  tupleRead.catch(() => undefined); // awaited after the probes; a throw there must not go unhandled meanwhile
   const extensions = opts.plan.requirements.some((r) => r.name === 'extensions-api') || opts.plan.warmPools.length > 0;
   const probes = planProbes(deps, {
     ...(opts.loaded ? { loaded: opts.loaded } : {}),
@@ -223,6 +228,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
     if (leftovers.length > 0) progress(`cleanup: ${leftovers.length} object(s) left behind: ${leftovers.join('; ')}`);
     if (!opts.runtime) await runtime.close();
   }
+  const tuple = await tupleRead;
   const answered = evidence
     .filter(
       (e) =>

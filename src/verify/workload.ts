@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Result } from '../adapter/types.js';
+import { mapLimit } from '../model/arrays.js';
 import type { Cluster, CustomRef } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
 import { ClusterReads } from '../adapter/kubernetes/reads.js';
@@ -31,6 +32,9 @@ export function createMayHaveSucceeded(r: Result<unknown>): boolean {
     r.error.category === 'runtime'
   );
 }
+
+/** Cleanup calls (lists, deletes, waits for disappearance) in flight at once, under the client's shared rate limit. */
+const CLEANUP_PARALLELISM = 16;
 
 interface Tracked {
   readonly ref: CustomRef;
@@ -106,34 +110,44 @@ export class Workload {
   async cleanup(waitMs = 30_000): Promise<string[]> {
     const targets = new Map<string, Tracked>();
     for (const t of this.tracked) targets.set(`${t.ref.plural}.${t.ref.group}/${t.ref.namespace}/${t.name}`, t);
-    for (const { ref, kind, namespaces } of this.kinds.values()) {
-      for (const namespace of namespaces) {
-        const listed = await this.reads.labelled({ ...ref, namespace }, `${RUN_LABEL}=${this.runId}`);
-        if (listed.kind !== 'ok') continue;
-        for (const { name } of listed.value)
-          targets.set(`${ref.plural}.${ref.group}/${namespace}/${name}`, { ref: { ...ref, namespace }, kind, name });
-      }
-    }
+    const scopes = [...this.kinds.values()].flatMap(({ ref, kind, namespaces }) =>
+      [...namespaces].map((namespace) => ({ ref: { ...ref, namespace }, kind })),
+    );
+    const lists = await mapLimit(scopes, CLEANUP_PARALLELISM, (s) =>
+      this.reads.labelled(s.ref, `${RUN_LABEL}=${this.runId}`),
+    );
+    scopes.forEach(({ ref, kind }, i) => {
+      const listed = lists[i]!;
+      if (listed.kind !== 'ok') return;
+      for (const { name } of listed.value)
+        targets.set(`${ref.plural}.${ref.group}/${ref.namespace}/${name}`, { ref, kind, name });
+    });
+    // Deletes, then the waits for the deleted objects to disappear, run side by side under one deadline.
+    const all = [...targets.values()];
+    const answers = await mapLimit(all, CLEANUP_PARALLELISM, (t) => this.cluster.deleteCustom(t.ref, t.name));
     const leftovers: string[] = [];
     const deleted: Tracked[] = [];
-    for (const t of targets.values()) {
-      const r = await this.cluster.deleteCustom(t.ref, t.name);
+    all.forEach((t, i) => {
+      const r = answers[i]!;
       if (r.kind === 'ok') {
         if (r.value === 'deleted') deleted.push(t);
       } else {
         leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: delete failed: ${failure(r)}`);
       }
-    }
+    });
     const deadline = Date.now() + waitMs;
-    for (const t of deleted) {
-      const gone = await this.reads.waitGone(t.ref, t.name, { timeoutMs: Math.max(1000, deadline - Date.now()) });
-      if (gone.kind === 'timeout')
+    const gone = await mapLimit(deleted, CLEANUP_PARALLELISM, (t) =>
+      this.reads.waitGone(t.ref, t.name, { timeoutMs: Math.max(1000, deadline - Date.now()) }),
+    );
+    deleted.forEach((t, i) => {
+      const g = gone[i]!;
+      if (g.kind === 'timeout')
         leftovers.push(
           `${t.kind} ${t.ref.namespace}/${t.name}: still present ${Math.round(waitMs / 1000)}s after delete (finalizer or controller not running?)`,
         );
-      else if (gone.kind === 'failed')
-        leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: could not confirm deletion: ${gone.error.message}`);
-    }
+      else if (g.kind === 'failed')
+        leftovers.push(`${t.kind} ${t.ref.namespace}/${t.name}: could not confirm deletion: ${g.error.message}`);
+    });
     this.tracked.length = 0;
     return leftovers;
   }

@@ -12,6 +12,7 @@
  * `verified` comes from the workload probe: a Sandbox the controller reconciled to Ready at its current generation.
  */
 import { roleView } from '../../adapter/kubernetes/views.js';
+import { mapLimit } from '../../model/arrays.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
@@ -283,6 +284,12 @@ async function templateStamped(deps: ProbeDeps): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * SubjectAccessReviews in flight at once: a review is a cheap, stateless authorizer call, so 16 keep the 60-odd of the
+ * pinned RBAC to four round trips, far below the API server's in-flight limit (400 by default).
+ */
+const SAR_PARALLELISM = 16;
+
 /** SubjectAccessReviews for each need, as the controller's ServiceAccount; one piece of `configured` evidence listing every missing right. */
 async function rbacEvidence(deps: ProbeDeps, needs: readonly Need[]): Promise<Evidence[]> {
   const { namespace, serviceAccount } = deps.plan.controller;
@@ -291,24 +298,17 @@ async function rbacEvidence(deps: ProbeDeps, needs: readonly Need[]): Promise<Ev
   const missing: string[] = [];
   const unknown: string[] = [];
   const started = Date.now();
-  // SubjectAccessReviews are independent: ask them 8 at a time.
-  const answers = new Array<Awaited<ReturnType<typeof deps.cluster.canI>>>(needs.length);
-  for (let i = 0; i < needs.length; i += 8) {
-    const batch = needs.slice(i, i + 8);
-    const got = await Promise.all(
-      batch.map((n) =>
-        deps.cluster.canI(user, {
-          verb: n.verb,
-          group: n.group,
-          resource: n.resource,
-          ...(n.subresource ? { subresource: n.subresource } : {}),
-          ...(n.namespace ? { namespace: n.namespace } : {}),
-          ...(n.name ? { name: n.name } : {}),
-        }),
-      ),
-    );
-    got.forEach((r, j) => (answers[i + j] = r));
-  }
+  // SubjectAccessReviews are independent: SAR_PARALLELISM at a time, each paced by the client's shared rate limit.
+  const answers = await mapLimit(needs, SAR_PARALLELISM, (n) =>
+    deps.cluster.canI(user, {
+      verb: n.verb,
+      group: n.group,
+      resource: n.resource,
+      ...(n.subresource ? { subresource: n.subresource } : {}),
+      ...(n.namespace ? { namespace: n.namespace } : {}),
+      ...(n.name ? { name: n.name } : {}),
+    }),
+  );
   needs.forEach((n, i) => {
     const r = answers[i]!;
     if (r.kind !== 'ok') unknown.push(`${describeNeed(n)} (${r.kind === 'failed' ? r.error.message : r.kind})`);

@@ -14,6 +14,7 @@
  * one: the other probes report missing controllers, routers and pools.
  */
 import type { CapabilityName } from '../../adapter/types.js';
+import { mapLimit } from '../../model/arrays.js';
 import type { PodView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
 import { imageEvidence, startedContainers } from '../image-digests.js';
@@ -59,13 +60,14 @@ export function imageDigestsProbe(
           )),
         );
       if (plan.router?.image) out.push(...(await routerPods(deps, plan.router.image, ctx, idle)));
-      for (const t of templates) {
+      const listed = await mapLimit(templates, 16, (t) => reads(deps).pods(t.namespace, selector(t.podLabels!)));
+      templates.forEach((t, i) => {
         const capability = `template/${t.namespace}/${t.name}` as const;
         const owner = `pods of template ${t.namespace}/${t.name}`;
-        const pods = await reads(deps).pods(t.namespace, selector(t.podLabels!));
+        const pods = listed[i]!;
         if (pods.kind !== 'ok') out.push(...new Facts(capability).failedCall('verified', owner, pods).list);
         else out.push(...compared(capability, owner, pods.value, () => t.images!, idle));
-      }
+      });
       if (idle.length > 0) ctx.note(`nothing to compare for ${idle.join(', ')}: no started pod`);
       return out;
     },

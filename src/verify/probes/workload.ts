@@ -1,7 +1,7 @@
 /**
  * The workload test: proves capabilities by using them the way a client does. Per declared template it creates
  * labelled probe objects — on v0.5 a SandboxClaim through the adapter's `createFromTemplate` (the client path) on the
- * template's declared warm pool, or on a one-replica SandboxWarmPool of its own when none is declared; on v0.4 a bare
+ * template's declared warm pool, or on an empty SandboxWarmPool of its own when none is declared; on v0.4 a bare
  * Sandbox with the template's pod template — waits (watch, bounded) for the Sandbox to be Ready at its current
  * generation, then asks the runtime two distinct nonce commands over the client's transport.
  *

@@ -1,6 +1,7 @@
 /**
  * The v0.5 probe object, made the way a client makes one: a SandboxClaim through the adapter's `createFromTemplate` on
- * the template's declared warm pool, or on a labelled one-replica pool of the verifier's own when none is declared.
+ * the template's declared warm pool, or on a labelled empty (zero-replica) pool of the verifier's own when none is declared,
+ * from which the claim cold-starts its Sandbox from the template (no pool member is filled, adopted and replaced).
  * Then two watches: 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the
  * claim (case claim-ready-stale-generation). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case claim-before-template-ordering).
  */
@@ -40,7 +41,10 @@ export async function claimAndWait(
   return waitSandboxReady(deps, pool, claimName, bound.claim, started, ctx);
 }
 
-/** A one-replica pool of the verifier's own, labelled, so the claim path (the only v1beta1 way to a sandbox) can run. */
+/**
+ * An empty pool of the verifier's own, labelled, so the claim path (the only v1beta1 way to a sandbox) can run: with no
+ * member to adopt the claim controller cold-starts a Sandbox named after the claim (`sandboxclaim_controller.go@v0.5.6`).
+ */
 async function probePool(
   deps: ProbeDeps,
   template: TemplatePlan,
@@ -50,17 +54,17 @@ async function probePool(
   const pref = ref('SandboxWarmPool', 'v1beta1', template.namespace);
   deps.workload.track(pref, 'SandboxWarmPool', name);
   ctx.note(
-    `template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 1)`,
+    `template ${template.name} has no warm pool: creating probe SandboxWarmPool ${template.namespace}/${name} (replicas 0)`,
   );
   const made = await reads(deps)
     .at('v1beta1')
-    .createWarmPool(template.namespace, { name, labels: deps.workload.labels(), template: template.name, replicas: 1 });
+    .createWarmPool(template.namespace, { name, labels: deps.workload.labels(), template: template.name, replicas: 0 });
   deps.workload.created(pref, name, made);
   if (made.kind !== 'ok')
     return {
       refused: `could not create probe SandboxWarmPool ${name}: ${made.kind === 'failed' ? made.error.message : made.message}`,
     };
-  return { namespace: template.namespace, name, template: template.name, replicas: 1 };
+  return { namespace: template.namespace, name, template: template.name, replicas: 0 };
 }
 
 /** Creates the probe claim through the adapter (the client path); its name, or why the create was refused. */
