@@ -97,11 +97,16 @@ function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   });
 }
 
-/** Counters for the benchmark: API requests made, and how many of them fell inside waits. */
+/** Counters for the benchmark and the soundness rules: API requests made, and the waits' own requests. */
 export interface RequestStats {
   readonly requests: number;
   readonly watchStarts: number;
+  /** Time spent in waits, summed over waits (concurrent waits each count). */
   readonly waitingMs: number;
+  /**
+   * Requests the waits themselves made (their reads and watch streams), not other work running meanwhile: with probes
+   * in parallel, a window count would charge a wait with every concurrent probe's requests.
+   */
   readonly requestsWhileWaiting: number;
   /** Number of waits (each costs one GET and one watch stream, plus a re-open only if the server closes it). */
   readonly waits: number;
@@ -335,14 +340,14 @@ export class Cluster {
   ): Promise<WaitOutcome> {
     const started = Date.now();
     const deadline = started + opts.timeoutMs;
-    const before = this.client.requests + this.watchStarts;
+    let own = 0;
     const faults = { reconnects: 0, gone: 0, errors: 0 };
     let last: Obj | undefined;
     let lastProgress = started;
     const finish = (o: DistributiveOmit<WaitOutcome, 'waitedMs' | 'reconnects' | 'gone' | 'errors'>): WaitOutcome => {
       this.waits += 1;
       this.waitingMs += Date.now() - started;
-      this.requestsWhileWaiting += this.client.requests + this.watchStarts - before;
+      this.requestsWhileWaiting += own;
       return { ...o, waitedMs: Date.now() - started, ...faults } as WaitOutcome;
     };
     const stopped = (): boolean => opts.signal?.aborted === true || Date.now() >= deadline;
@@ -368,6 +373,7 @@ export class Cluster {
           'waiting',
         );
       }
+      own += 1;
       const read = await get();
       if (read.kind !== 'ok') {
         const error = read.kind === 'failed' ? read.error : { category: 'internal' as const, message: read.message };
@@ -381,6 +387,7 @@ export class Cluster {
       confirming = false;
       if (ready(last)) return finish({ kind: 'matched', ...(last ? { obj: last } : {}) });
       const from = expired ? undefined : last?.metadata?.resourceVersion;
+      own += 1;
       const stream = await this.watchOnce(path, name, from, ready, deadline, opts);
       if (stream.kind === 'refused') return finish({ kind: 'failed', error: stream.error });
       if (stream.kind === 'stopped') return timeout();
