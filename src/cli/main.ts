@@ -105,3 +105,7 @@ try {
     });
   }
 }
+
+// Every command's outcome is written and its exit code set. A request the API server accepted but never answered
+// (past its deadline, so already reported) keeps its socket open and would keep the process alive without end.
+process.exit();

@@ -118,3 +118,55 @@ test('compat against an unreachable cluster: exit 2, the error and hint on stder
     expect(r.status).toBe(2);
   }
 });
+
+test('an API server that accepts connections and never answers: verify exits 7 and compat 2 once the call deadline passes, the process does not linger', async () => {
+  // A loopback listener that accepts and stays silent stands in for a hung API server (a fault a real one gives only
+  // under overload): the client's 30 s call deadline reports it, and the process must still end.
+  const silent = net.createServer(() => undefined);
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  const port = (silent.address() as net.AddressInfo).port;
+  const dir = tmp('silent');
+  mkdirSync(path.join(dir, 'env'));
+  writeFileSync(path.join(dir, 'env', 'environment.json'), JSON.stringify(DESCRIPTOR));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\ncurrent-context: t\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: t, context: {cluster: c, user: u}}]\n`,
+  );
+  const run = (command: string): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string }> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          command,
+          '--env',
+          path.join(dir, 'env'),
+          '--kubeconfig',
+          kubeconfig,
+          '--controller',
+          'external',
+          '-o',
+          'json',
+        ],
+        { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'ignore'] },
+      );
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      // far past the deadline: a process still running then lingers, and is killed so the test reports it
+      const kill = setTimeout(() => child.kill('SIGKILL'), 90_000);
+      child.on('error', reject);
+      child.on('close', (status, signal) => {
+        clearTimeout(kill);
+        resolve({ status, signal, stdout });
+      });
+    });
+  try {
+    const [verify, compat] = await Promise.all([run('verify'), run('compat')]);
+    expect([verify.signal, verify.status, compat.signal, compat.status]).toEqual([null, 7, null, 2]);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ reason: 'VerifyCouldNotRun', details: { category: 'timeout' } });
+    expect(JSON.parse(compat.stdout)).toMatchObject({ reason: 'ClusterUnusable', details: { category: 'timeout' } });
+  } finally {
+    silent.close();
+  }
+});
