@@ -14,8 +14,9 @@ export interface FailedRead {
 }
 
 /**
- * `cluster` seen through a proxy that appends every call answering a `failed` Result to `failed`, in completion order.
- * Results are passed through unchanged; calls a method makes on its own instance are not recorded twice.
+ * `cluster` seen through a proxy that records every call answering a `failed` Result in `failed`, kept sorted by call
+ * (reads run concurrently, so completion order would change from run to run). Results are passed through unchanged;
+ * calls a method makes on its own instance are not recorded twice.
  */
 export function recordFailedReads(cluster: Cluster): { readonly cluster: Cluster; readonly failed: FailedRead[] } {
   const failed: FailedRead[] = [];
@@ -27,11 +28,13 @@ export function recordFailedReads(cluster: Cluster): { readonly cluster: Cluster
         const out: unknown = value.apply(target, args);
         if (!(out instanceof Promise)) return out;
         return out.then((r: unknown) => {
-          if (isPlainObject(r) && r['kind'] === 'failed' && r['error'] !== undefined)
+          if (isPlainObject(r) && r['kind'] === 'failed' && r['error'] !== undefined) {
             failed.push({
               call: [prop, ...args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))].join(' '),
               error: r['error'] as AdapterError,
             });
+            failed.sort((a, b) => (a.call < b.call ? -1 : a.call > b.call ? 1 : 0));
+          }
           return r;
         });
       };
