@@ -5,7 +5,7 @@
 import { RUNTIME_BIND } from '../releases/index.js';
 import { ConstructPropsError } from './errors.js';
 import type { Json } from './kube-object.js';
-import type { TemplateRuntime } from './template.js';
+import type { TemplateRuntime } from './template-runtime.js';
 
 /** Seconds between probes: a warm pool's pod is handed out within about this long after its runtime listens. */
 const PERIOD_SECONDS = 1;

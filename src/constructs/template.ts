@@ -24,19 +24,12 @@ import { parseProps } from './props.js';
 import { addReadinessProbe } from './readiness.js';
 import { podResources, quantityProblems, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
+import type { TemplateRuntime } from './template-runtime.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
 export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
 
-/** The process in the pod that executes commands, and its endpoint. */
-export interface TemplateRuntime {
-  /** `sandboxd` (gRPC 9090 + REST 8080 on 127.0.0.1, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), `python-runtime` (HTTP 8888, `examples/python-runtime-sandbox/main.py@v0.5.6`), or `custom`. */
-  readonly kind: 'sandboxd' | 'python-runtime' | 'custom';
-  /** Name of the container that runs it. */
-  readonly container: string;
-  /** TCP ports of the runtime endpoint. */
-  readonly ports: readonly number[];
-}
+export type { TemplateRuntime };
 
 /** Custom rules for the controller-managed policy (`spec.networkPolicy`); they replace the controller's default lists wholesale. */
 export interface TemplateNetworkRules {
