@@ -1,13 +1,13 @@
 /**
- * Cases router-warm-nxdomain (03) and router-podip-ssrf (14), verifier side, on the REAL node (the shared cluster, as
- * case 11's real-node test: kube-router enforcing) with the router AgentPlane synthesizes running in a pod there: two
+ * Cases router-warm-nxdomain and router-podip-ssrf, verifier side, on the REAL node (the shared cluster, as
+ * case netpol-router-peer-mismatch's real-node test: kube-router enforcing) with the router AgentPlane synthesizes running in a pod there: two
  * `env.addRouter` outputs, each in a namespace of its own, reached through `kubectl port-forward svc/<service>` as
  * the client's tunnel mode reaches it.
- * - 03: the router with `cache: false` (allow-all, acknowledged) in front of the verifier's warm-pool probe sandbox (Ready,
+ * - router-warm-nxdomain: the router with `cache: false` (allow-all, acknowledged) in front of the verifier's warm-pool probe sandbox (Ready,
  *   no per-sandbox Service), 20 samples by name: its DNS fallback fails (the test cluster runs no cluster DNS), the
  *   router answers 502 and stays below verified with the cause class, the missing Service and the cache control; the
  *   same sandbox through the cached router is proven 20/20.
- * - 14: the cached router with the construct's default authorization (tokenreview, token required): every
+ * - router-podip-ssrf: the cached router with the construct's default authorization (tokenreview, token required): every
  *   credential-less request refused by the real router (401; 400 for the invalid id and the loopback pod IP); the verifier, outside the node, has no canary the pod can
  *   dial, so that nothing was dialled stays unproven and the router stays below verified (`RouterNoConnectionUnproven`).
  * Stand-ins, said here: this cluster runs no deployment controller, so each Deployment's pod (its template, plus the
@@ -258,7 +258,7 @@ describeRealNode('cases router-warm-nxdomain and router-podip-ssrf on the real n
       ).catch(() => undefined);
   }, 60_000);
 
-  test('03: the router with its cache off answers 502 by name; below verified, the name unresolved, no Service, the pod-IP control answered', async () => {
+  test('router-warm-nxdomain: the router with its cache off answers 502 by name; below verified, the name unresolved, no Service, the pod-IP control answered', async () => {
     const report = await verifyThrough(uncached, 'rc03a');
     expect(row(report, 'runtime-exec').state).toBe('verified');
     expect(row(report, 'router').state).not.toBe('verified');
@@ -274,7 +274,7 @@ describeRealNode('cases router-warm-nxdomain and router-podip-ssrf on the real n
     expect(log).toContain(`lookup ${sandbox}.${ns}.svc.cluster.local`);
   }, 400_000);
 
-  test('03 control and 14: through the cached construct-default router the path is proven 20/20; it refuses every credential-less request (401 for a sandbox, 400 for (a) and (c)), but no canary is reachable from the pod, so below verified', async () => {
+  test('router-warm-nxdomain control and router-podip-ssrf: through the cached construct-default router the path is proven 20/20; it refuses every credential-less request (401 for a sandbox, 400 for (a) and (c)), but no canary is reachable from the pod, so below verified', async () => {
     const report = await verifyThrough(cached, 'rc14a', token);
     expect(pathEvidence(report).map((e) => [e.verdict, e.reason, e.value])).toEqual([
       ['proven', 'RouterReachedRuntime', '20/20'],
