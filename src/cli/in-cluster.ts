@@ -19,7 +19,7 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from '../constructs/descriptor.js';
-import { REPORT_KEY } from '../constructs/verifier-job.js';
+import { REPORT_KEY, reportConfigMapOfObjects } from '../constructs/verifier-job.js';
 import { EnvironmentDescriptorError, type VerifyReport, VerifyReportSchema } from '../verify/index.js';
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import { UsageError } from './errors.js';
@@ -145,17 +145,12 @@ export function configMapRef(value: string): ConfigMapRef {
  */
 export function reportRefOfEnvironment(dir: string): ConfigMapRef | undefined {
   if (!dir || !existsSync(dir)) return undefined;
-  for (const f of readdirSync(dir)
+  const objects = readdirSync(dir)
     .filter((x) => x.endsWith('.yaml'))
-    .sort())
-    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
-      const o = doc.toJS() as { kind?: string; spec?: { template?: { spec?: k8s.V1PodSpec } } } | null;
-      if (o?.kind !== 'Job') continue;
-      const args = o.spec?.template?.spec?.containers?.[0]?.args ?? [];
-      const i = args.indexOf('--report-configmap');
-      if (args.includes('--in-cluster') && i >= 0 && args[i + 1]) return configMapRef(args[i + 1]!);
-    }
-  return undefined;
+    .sort()
+    .flatMap((f) => parseAllDocuments(readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS() as unknown));
+  const ref = reportConfigMapOfObjects(objects);
+  return ref === undefined ? undefined : configMapRef(ref);
 }
 
 /** Who ran a report: the pod (`AGENTPLANE_RUN`, the Job's pod name) and Job, else the host. */

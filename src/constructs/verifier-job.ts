@@ -335,3 +335,18 @@ export class VerifierJob extends Construct {
     }
   }
 }
+
+/**
+ * The `<namespace>/<name>` of the report ConfigMap a synthesized VerifierJob among `objects` writes (the
+ * `--report-configmap` argument this construct gives it), or undefined when none of them is one.
+ */
+export function reportConfigMapOfObjects(objects: readonly unknown[]): string | undefined {
+  for (const o of objects) {
+    const job = o as { kind?: string; spec?: { template?: { spec?: { containers?: Array<{ args?: string[] }> } } } };
+    if (job?.kind !== 'Job') continue;
+    const args = job.spec?.template?.spec?.containers?.[0]?.args ?? [];
+    const i = args.indexOf('--report-configmap');
+    if (args.includes('--in-cluster') && i >= 0 && args[i + 1]) return args[i + 1];
+  }
+  return undefined;
+}
