@@ -107,5 +107,13 @@ try {
 }
 
 // Every command's outcome is written and its exit code set. A request the API server accepted but never answered
-// (past its deadline, so already reported) keeps its socket open and would keep the process alive without end.
+// (past its deadline, so already reported) keeps its socket open and would keep the process alive without end: the
+// process ends once what it wrote to stdout and stderr has been handed on (a write callback runs after every earlier
+// write; an error, e.g. a reader that closed the pipe, ends the wait too).
+const flushed = (stream: NodeJS.WriteStream): Promise<void> =>
+  new Promise((resolve) => {
+    stream.once('error', () => resolve());
+    stream.write('', () => resolve());
+  });
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit();
