@@ -3,9 +3,11 @@
  *
  * `KubeClient.connect` honours `--kubeconfig` / `--context`, checks the context, cluster and user exist, and routes
  * kubeconfig `exec` users through {@link ExecCredentialAuth} (refresh at expiry and once on 401, case client-node-exec-credential).
- * `call` runs one API call with a deadline and classifies every failure once (kubernetes/errors.ts, case client-node-1x-errors).
+ * `call` runs one API call with a deadline and classifies every failure once (kubernetes/errors.ts, case client-node-1x-errors);
+ * the deadline aborts the request itself, so an unanswered call's socket is closed, not left open.
  */
 import * as k8s from '@kubernetes/client-node';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Agent } from 'node:http';
@@ -47,6 +49,8 @@ const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 export class KubeClient {
   /** Number of API calls made through {@link call} (including the one retry after a 401). */
   requests = 0;
+  /** The abort signal of the call running in this async context, read by the middleware of every {@link api} client. */
+  private readonly callSignal = new AsyncLocalStorage<AbortSignal>();
 
   private constructor(
     readonly kc: k8s.KubeConfig,
@@ -186,9 +190,28 @@ export class KubeClient {
     );
   }
 
-  /** A generated API client bound to this context, e.g. `client.api(k8s.CustomObjectsApi)`. */
+  /**
+   * A generated API client bound to this context, e.g. `client.api(k8s.CustomObjectsApi)`. As `KubeConfig.makeApiClient`,
+   * plus a middleware that hands each request the abort signal of the {@link call} it runs in (client-node passes a
+   * RequestContext's signal to fetch), so the call's deadline aborts the request and closes its socket.
+   */
   api<T>(ctor: ApiConstructor<T>): T {
-    return this.kc.makeApiClient(ctor as unknown as new (config: k8s.Configuration) => T & k8s.ApiType);
+    const signals = this.callSignal;
+    const config = k8s.createConfiguration({
+      baseServer: new k8s.ServerConfiguration(this.server, {}),
+      authMethods: { default: this.kc },
+      promiseMiddleware: [
+        {
+          pre: (ctx) => {
+            const signal = signals.getStore();
+            if (signal) ctx.setSignal(signal);
+            return Promise.resolve(ctx);
+          },
+          post: (response) => Promise.resolve(response),
+        },
+      ],
+    });
+    return new ctor(config);
   }
 
   /**
@@ -227,14 +250,25 @@ export class KubeClient {
     return this.bucket.take();
   }
 
+  /**
+   * Runs `fn` under the rate limit and the call deadline. At the deadline the call's AbortSignal fires, which aborts its
+   * request (the {@link api} middleware hands the signal to fetch, which closes the socket), and the call fails with
+   * {@link KubeDeadlineError}; the race only keeps the error the deadline's rather than fetch's abort.
+   */
   private async withDeadline<T>(label: string, fn: () => Promise<T>): Promise<T> {
     await this.bucket.take();
     this.requests += 1;
+    const abort = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new KubeDeadlineError(label, this.callTimeoutMs)), this.callTimeoutMs);
+      timer = setTimeout(() => {
+        reject(new KubeDeadlineError(label, this.callTimeoutMs));
+        abort.abort();
+      }, this.callTimeoutMs);
     });
-    return Promise.race([fn(), deadline]).finally(() => clearTimeout(timer));
+    const work = this.callSignal.run(abort.signal, fn);
+    work.catch(() => undefined); // after the deadline its abort rejection is no longer awaited
+    return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
   }
 }
 

@@ -8,6 +8,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { AdapterError, Result } from '../types.js';
 import type { KubeClient } from './client.js';
+import { openWatch } from './watch-stream.js';
 
 /** A custom resource address. */
 export interface CustomRef {
@@ -418,16 +419,15 @@ export class Cluster {
     await this.client.throttle();
     this.watchStarts += 1;
     const opened = Date.now();
-    const watch = new k8s.Watch(this.client.kc);
     return new Promise<StreamEnd>((resolve) => {
       let settled = false;
-      let abort: AbortController | undefined;
+      const abort = new AbortController();
       const end = (s: StreamEnd): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
-        abort?.abort();
+        abort.abort();
         resolve(s);
       };
       const timer = setTimeout(() => end({ kind: 'stopped' }), Math.max(0, deadline - Date.now()));
@@ -439,42 +439,36 @@ export class Cluster {
         timeoutSeconds: Math.max(1, Math.ceil((deadline - Date.now()) / 1000)),
       };
       if (resourceVersion) params.resourceVersion = resourceVersion;
-      watch
-        .watch(
-          path,
-          params,
-          (phase: string, obj: Obj & { code?: number }) => {
-            if (phase === 'ERROR') {
-              // An in-stream Status: 410 means the resourceVersion was compacted away; either way the stream is over.
-              end(obj?.code === 410 ? { kind: 'gone' } : { kind: 'error' });
-              return;
-            }
-            if (phase === 'BOOKMARK') return;
-            if (ready(phase === 'DELETED' ? undefined : obj)) end({ kind: 'matched' });
-          },
-          (err: unknown) => {
-            const code =
-              (err as { statusCode?: number; code?: number } | null)?.statusCode ??
-              (err as { code?: number } | null)?.code;
-            if (code === 401 || code === 403)
-              end({
-                kind: 'refused',
-                error: {
-                  category: code === 401 ? 'unauthenticated' : 'forbidden',
-                  code,
-                  message: `watch of ${path} refused with HTTP ${code}`,
-                },
-              });
-            else if (code === 410) end({ kind: 'gone' });
-            else if (err) end({ kind: 'error' });
-            else end({ kind: 'ended', healthy: Date.now() - opened >= HEALTHY_STREAM_MS });
-          },
-        )
-        .then((ac) => {
-          abort = ac;
-          if (settled) ac.abort();
-        })
-        .catch(() => end({ kind: 'error' }));
+      openWatch(
+        this.client.kc,
+        path,
+        params,
+        abort.signal,
+        (phase, obj) => {
+          if (phase === 'ERROR') {
+            // An in-stream Status: 410 means the resourceVersion was compacted away; either way the stream is over.
+            end((obj as { code?: number } | null)?.code === 410 ? { kind: 'gone' } : { kind: 'error' });
+            return;
+          }
+          if (phase === 'BOOKMARK') return;
+          if (ready(phase === 'DELETED' ? undefined : (obj as Obj))) end({ kind: 'matched' });
+        },
+        (err) => {
+          const code = err && 'statusCode' in err ? err.statusCode : undefined;
+          if (code === 401 || code === 403)
+            end({
+              kind: 'refused',
+              error: {
+                category: code === 401 ? 'unauthenticated' : 'forbidden',
+                code,
+                message: `watch of ${path} refused with HTTP ${code}`,
+              },
+            });
+          else if (code === 410) end({ kind: 'gone' });
+          else if (err) end({ kind: 'error' });
+          else end({ kind: 'ended', healthy: Date.now() - opened >= HEALTHY_STREAM_MS });
+        },
+      ).catch(() => end({ kind: 'error' }));
     });
   }
 

@@ -37,6 +37,12 @@ class Discovery extends k8s.KubernetesObjectApi {
   lookup(apiVersion: string, kind: string): Promise<k8s.V1APIResource | undefined> {
     return this.resource(apiVersion, kind);
   }
+
+  /** The context's namespace as the default, as `KubernetesObjectApi.makeApiClient` sets it. */
+  withDefaultNamespace(kc: k8s.KubeConfig): this {
+    this.setDefaultNamespace(kc);
+    return this;
+  }
 }
 
 /** Reads and applies objects of any kind, keeping every key of their JSON as the API server sends and receives it. */
@@ -47,7 +53,7 @@ export class KubeObjects {
 
   constructor(private readonly client: KubeClient) {
     this.discovery = client.api(Discovery);
-    this.typed = k8s.KubernetesObjectApi.makeApiClient(client.kc);
+    this.typed = client.api(Discovery).withDefaultNamespace(client.kc);
     this.custom = client.api(k8s.CustomObjectsApi);
   }
 

@@ -91,6 +91,11 @@ export class PortForwardTransport implements Transport {
         (ws) => {
           // client-node does not tie the two ends together: close each when the other closes.
           const w = typeof ws === 'function' ? ws() : ws;
+          // The caller may have given up (its deadline) while the upgrade was pending: close the late WebSocket.
+          if (socket.destroyed) {
+            w?.close();
+            return;
+          }
           w?.on('close', () => socket.end());
           socket.on('close', () => w?.close());
         },

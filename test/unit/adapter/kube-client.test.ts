@@ -1,13 +1,16 @@
 /**
- * KubeClient.connect's kubeconfig errors, and `call`'s deadline. The deadline test needs an API server that accepts the
- * connection and never answers, a fault the real API server cannot be made to produce: a loopback TCP listener plays it.
+ * KubeClient.connect's kubeconfig errors, and `call`'s deadline. The deadline tests need an API server that accepts the
+ * connection and never answers, a fault the real API server cannot be made to produce: a loopback listener plays it
+ * (a TCP one for a call; an HTTP one that answers the read and never the watch for a wait).
  */
 import * as k8s from '@kubernetes/client-node';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
+import { Cluster } from '../../../src/adapter/kubernetes/cluster.js';
 import { KubeconfigError } from '../../../src/adapter/kubernetes/errors.js';
 import { thrownBy } from '../thrown.js';
 
@@ -62,9 +65,19 @@ test('connect: an exec user without a command is refused up front', () => {
   });
 });
 
-test('call: an API server that never answers hits the deadline and is classified as timeout', async () => {
+/** Resolves with the ms from `since` to the socket's close (the client closing it: this side never does). */
+const closedAfter = (s: net.Socket, since: () => number): Promise<number> =>
+  new Promise((r) => s.once('close', () => r(Date.now() - since())));
+
+test('call: an API server that never answers hits the deadline, is classified as timeout, and the socket is closed', async () => {
   const sockets: net.Socket[] = [];
-  const silent = net.createServer((s) => sockets.push(s));
+  const closes: Promise<number>[] = [];
+  let started = 0;
+  const silent = net.createServer((s) => {
+    s.resume(); // read (and drop) the request, so the client's close reaches 'close' here
+    sockets.push(s);
+    closes.push(closedAfter(s, () => started));
+  });
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
   try {
     const port = (silent.address() as net.AddressInfo).port;
@@ -75,7 +88,7 @@ test('call: an API server that never answers hits the deadline and is classified
       'current-context': 'a',
     });
     const client = KubeClient.connect({ kubeconfig: file, callTimeoutMs: 300 });
-    const started = Date.now();
+    started = Date.now();
     const r = await client.call('list namespaces', () => client.api(k8s.CoreV1Api).listNamespace());
     expect(Date.now() - started).toBeLessThan(2000);
     expect(r).toEqual({
@@ -83,6 +96,12 @@ test('call: an API server that never answers hits the deadline and is classified
       error: expect.objectContaining({ category: 'timeout', deadlineMs: 300 }),
     });
     expect(client.requests).toBe(1);
+    // The deadline aborted the request: its connection is closed by the client, not left open (before, it stayed
+    // open until the listener went away).
+    expect(sockets).toHaveLength(1);
+    expect(await Promise.race([closes[0]!, new Promise((r) => setTimeout(() => r('still open'), 3000))])).toEqual(
+      expect.any(Number),
+    );
   } finally {
     for (const s of sockets) s.destroy();
     silent.close();
@@ -113,4 +132,54 @@ test('a relative exec command with a path is resolved against the kubeconfig dir
   const client = KubeClient.connect({ kubeconfig: file });
   const r = await client.call('list namespaces', () => client.api(k8s.CoreV1Api).listNamespace());
   expect(r.kind === 'failed' && r.error.credentialPlugin).toBe(path.join(path.dirname(file), 'bin/helper'));
+});
+
+test('waitFor: a watch the API server never answers is closed at the wait deadline', async () => {
+  // Answers the read (an object that never becomes ready) and holds every watch request without a response.
+  const watches: Array<{ socket: net.Socket; closed: Promise<number> }> = [];
+  let started = 0;
+  const server = http.createServer((req, res) => {
+    if (req.url?.includes('watch=true')) {
+      watches.push({ socket: req.socket, closed: closedAfter(req.socket, () => started) });
+      return;
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', resourceVersion: '7' } }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const port = (server.address() as net.AddressInfo).port;
+    const file = kubeconfig({
+      clusters: [cluster(`http://127.0.0.1:${port}`)],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'a', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'a',
+    });
+    const c = new Cluster(KubeClient.connect({ kubeconfig: file }));
+    started = Date.now();
+    const out = await c.waitFor(
+      '/api/v1/namespaces/d/configmaps',
+      'x',
+      () =>
+        c.client
+          .call('get configmaps', () =>
+            c.client.api(k8s.CoreV1Api).readNamespacedConfigMap({ namespace: 'd', name: 'x' }),
+          )
+          .then((r) => (r.kind === 'ok' ? { kind: 'ok' as const, value: r.value as Record<string, unknown> } : r)),
+      () => false,
+      { timeoutMs: 400 },
+    );
+    expect(out.kind).toBe('timeout');
+    expect(watches).toHaveLength(1);
+    // Closed by the client at the deadline (before, client-node's Watch could not abort a request without headers).
+    const closed = await Promise.race([
+      watches[0]!.closed,
+      new Promise((r) => setTimeout(() => r('still open'), 3000)),
+    ]);
+    expect(closed).toEqual(expect.any(Number));
+  } finally {
+    for (const w of watches) w.socket.destroy();
+    server.closeAllConnections(); // the read's keep-alive connection
+    server.close();
+  }
 });
