@@ -56,6 +56,8 @@ export async function openWatch(
       }
       if (typeof event.type === 'string') onEvent(event.type, event.object);
     });
+    // readline re-emits the input's errors (an abort among them): without a listener they would be thrown.
+    lines.on('error', (err) => end(err));
     res.on('error', (err) => end(err));
     res.on('close', () => end(null));
   });
