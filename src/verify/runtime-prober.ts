@@ -88,6 +88,8 @@ export interface RuntimeProber {
 export class AdapterRuntimeProber implements RuntimeProber {
   private readonly transports = new Map<TransportKind, Transport>();
   private byPodIP: Transport | undefined;
+  /** One sandboxd client (so one gRPC channel) per target and transport, reused by the run's calls, closed by {@link close}. */
+  private readonly sandboxds = new Map<Transport, Map<string, SandboxdClient>>();
 
   /** `routerToken`: bearer token for a router that demands credentials (tokenreview, scoped-token); default none. */
   constructor(private readonly opts: { client?: KubeClient; routerUrl?: string; routerToken?: string }) {}
@@ -102,9 +104,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
     const r =
       target.kind === 'sandboxd'
-        ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).health(
-            deadlineMs,
-          )
+        ? await this.sandboxd(t.value, target).health(deadlineMs)
         : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).health(
             deadlineMs,
           );
@@ -122,7 +122,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
     const r =
       target.kind === 'sandboxd'
-        ? await new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) }).execute(argv, {
+        ? await this.sandboxd(t.value, target).execute(argv, {
             deadlineMs,
           })
         : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).execute(argv, {
@@ -165,7 +165,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
       const r = await files.read(path, left());
       return toCall(r, started, (v) => v.content.toString('utf8'));
     }
-    const client = new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) });
+    const client = this.sandboxd(t.value, target);
     const w = await client.writeFile(path, content, '0644', deadlineMs);
     if (w.kind !== 'ok') return toCall(w, started, () => '');
     const r = await client.readFile(path, left());
@@ -184,7 +184,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
       const r = await files.read(path, Math.max(1, deadlineMs - (Date.now() - started)));
       return toCall(r, started, (v) => v.content.toString('utf8'));
     }
-    const client = new SandboxdClient(t.value, this.adapterTarget(target), { ports: this.ports(target) });
+    const client = this.sandboxd(t.value, target);
     const r = await client.readFile(path, deadlineMs);
     if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.http?.code === 404)
       return { kind: 'answered', value: null, durationMs: Date.now() - started };
@@ -192,6 +192,8 @@ export class AdapterRuntimeProber implements RuntimeProber {
   }
 
   async close(): Promise<void> {
+    for (const byTarget of this.sandboxds.values()) for (const c of byTarget.values()) c.close();
+    this.sandboxds.clear();
     await Promise.all([...this.transports.values(), ...(this.byPodIP ? [this.byPodIP] : [])].map((t) => t.close()));
   }
 
@@ -217,6 +219,25 @@ export class AdapterRuntimeProber implements RuntimeProber {
     }
     this.transports.set(kind, made);
     return { kind: 'ok', value: made };
+  }
+
+  private sandboxd(transport: Transport, target: RuntimeTarget): SandboxdClient {
+    let byTarget = this.sandboxds.get(transport);
+    if (!byTarget) this.sandboxds.set(transport, (byTarget = new Map()));
+    const key = JSON.stringify([
+      target.namespace,
+      target.sandbox,
+      target.pod,
+      target.podIP,
+      target.restPort,
+      target.grpcPort,
+    ]);
+    let client = byTarget.get(key);
+    if (!client) {
+      client = new SandboxdClient(transport, this.adapterTarget(target), { ports: this.ports(target) });
+      byTarget.set(key, client);
+    }
+    return client;
   }
 
   private adapterTarget(t: RuntimeTarget): { namespace: string; sandboxName: string; podName: string; podIP?: string } {

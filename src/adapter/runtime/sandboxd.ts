@@ -37,6 +37,17 @@ function definition(): protoLoader.PackageDefinition {
   return loaded;
 }
 
+let service: grpc.ServiceClientConstructor | undefined;
+/** The generated client class, made once (protobufjs code generation is not free). */
+function serviceClient(): grpc.ServiceClientConstructor {
+  service ??= (
+    grpc.loadPackageDefinition(definition()) as unknown as {
+      process: { v1: { ProcessService: grpc.ServiceClientConstructor } };
+    }
+  ).process.v1.ProcessService;
+  return service;
+}
+
 interface ProcessConfigMsg {
   command: string[];
   envVars: Record<string, string>;
@@ -301,10 +312,7 @@ export class SandboxdClient {
   private channel(target: string): ProcessServiceClient {
     if (this.grpcClient?.target === target) return this.grpcClient.client;
     this.grpcClient?.client.close();
-    const pkg = grpc.loadPackageDefinition(definition()) as unknown as {
-      process: { v1: { ProcessService: grpc.ServiceClientConstructor } };
-    };
-    const client = new pkg.process.v1.ProcessService(target, grpc.credentials.createInsecure(), {
+    const client = new (serviceClient())(target, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': 2 * this.limits.maxResponseBytes + 4096,
       'grpc.max_send_message_length': this.limits.maxRequestBytes + 4096,
     }) as unknown as ProcessServiceClient;
