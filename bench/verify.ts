@@ -101,6 +101,8 @@ async function environmentOf(n: number) {
 
 interface Row {
   wallMs: number;
+  /** User + system CPU of this process during the run: the verifier's own work, whatever the machine's load. */
+  cpuMs: number;
   waitMs: number;
   waits: number;
   execMs: number;
@@ -118,6 +120,7 @@ for (const n of SIZES) {
   const loadBefore = load();
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     PROGRESS(`run ${i + 1} of ${n} template(s): start`);
     const { report, cluster } = await runVerify({
       plan: built.plan,
@@ -128,6 +131,8 @@ for (const n of SIZES) {
       ...(CONCURRENCY ? { concurrency: CONCURRENCY } : {}),
     });
     const wallMs = performance.now() - t0;
+    const used = process.cpuUsage(cpu0);
+    const cpuMs = (used.user + used.system) / 1000;
     PROGRESS(`run ${i + 1} of ${n} template(s): end`);
     const s = cluster.stats();
     const execMs = report.capabilities
@@ -136,6 +141,7 @@ for (const n of SIZES) {
       .reduce((acc, e) => acc + (e.durationMs ?? 0), 0);
     rows.push({
       wallMs,
+      cpuMs,
       waitMs: s.waitingMs,
       waits: s.waits,
       execMs,
@@ -145,7 +151,7 @@ for (const n of SIZES) {
       states: report.capabilities.map((c) => `${c.name}=${c.state}`).join(' '),
     });
     process.stderr.write(
-      `${n} template(s), run ${i + 1}: ${Math.round(wallMs)} ms, ${s.waits} waits ${s.waitingMs} ms, ${s.requestsWhileWaiting} requests while waiting, ${s.requests} requests in all; ${report.outcome}\n`,
+      `${n} template(s), run ${i + 1}: ${Math.round(wallMs)} ms (verifier CPU ${Math.round(cpuMs)} ms), ${s.waits} waits ${s.waitingMs} ms, ${s.requestsWhileWaiting} requests while waiting, ${s.requests} requests in all; ${report.outcome}\n`,
     );
   }
   bySize.set(n, { rows, loadBefore, loadAfter: load() });
@@ -193,19 +199,19 @@ async function longWait() {
 const longRow = process.env['BENCH_VERIFY_LONG'] === '0' ? undefined : await longWait();
 
 const table = [...bySize].map(([n, { rows, loadBefore, loadAfter }]) => {
-  const m = (k: 'wallMs' | 'waitMs' | 'execMs' | 'requests' | 'waitRequests' | 'waits'): number =>
+  const m = (k: 'wallMs' | 'cpuMs' | 'waitMs' | 'execMs' | 'requests' | 'waitRequests' | 'waits'): number =>
     median(rows.map((r) => r[k]));
   const unavoidable = m('waitMs') + m('execMs');
-  return `| ${n} | ${rows.length} | ${Math.round(m('wallMs'))} ms | ${Math.round(unavoidable)} ms (${m('waitMs')} + ${Math.round(m('execMs'))}) | ${Math.round(m('wallMs') - unavoidable)} ms | ${m('waits')} | ${m('requests')} (${(m('requests') / n).toFixed(1)} per template) | ${m('waitRequests')} | ${(m('waitRequests') / Math.max(0.001, m('waitMs') / 1000)).toFixed(2)} | ${rows[0]!.outcome} | ${loadBefore} → ${loadAfter} |`;
+  return `| ${n} | ${rows.length} | ${Math.round(m('wallMs'))} ms | ${Math.round(m('cpuMs'))} ms | ${Math.round(unavoidable)} ms (${m('waitMs')} + ${Math.round(m('execMs'))}) | ${Math.round(m('wallMs') - unavoidable)} ms | ${m('waits')} | ${m('requests')} (${(m('requests') / n).toFixed(1)} per template) | ${m('waitRequests')} | ${(m('waitRequests') / Math.max(0.001, m('waitMs') / 1000)).toFixed(2)} | ${rows[0]!.outcome} | ${loadBefore} → ${loadAfter} |`;
 });
 process.stdout.write(
   [
-    `| templates | runs | wall time | unavoidable waits (watch waits + runtime calls) | overhead | waits | API requests (all) | requests while waiting | requests/s while waiting | outcome | load avg (before → after) |`,
-    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
+    `| templates | runs | wall time | verifier CPU | unavoidable waits (watch waits + runtime calls) | overhead | waits | API requests (all) | requests while waiting | requests/s while waiting | outcome | load avg (before → after) |`,
+    `| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |`,
     ...table,
     ...(longRow
       ? [
-          `| 1 (claim never Ready, 10 s deadline) | 1 | ${Math.round(longRow.longWall)} ms | ${longRow.ls.waitingMs} ms waited | ${Math.round(longRow.longWall - longRow.ls.waitingMs)} ms | ${longRow.ls.waits} | ${longRow.ls.requests} | ${longRow.ls.requestsWhileWaiting} | ${(longRow.ls.requestsWhileWaiting / (longRow.ls.waitingMs / 1000)).toFixed(2)} | ${longRow.outcome} | ${load()} |`,
+          `| 1 (claim never Ready, 10 s deadline) | 1 | ${Math.round(longRow.longWall)} ms | - | ${longRow.ls.waitingMs} ms waited | ${Math.round(longRow.longWall - longRow.ls.waitingMs)} ms | ${longRow.ls.waits} | ${longRow.ls.requests} | ${longRow.ls.requestsWhileWaiting} | ${(longRow.ls.requestsWhileWaiting / (longRow.ls.waitingMs / 1000)).toFixed(2)} | ${longRow.outcome} | ${load()} |`,
         ]
       : []),
     '',

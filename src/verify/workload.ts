@@ -10,6 +10,7 @@ import { mapLimit } from '../model/arrays.js';
 import type { Cluster, CustomRef } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
 import { ClusterReads } from '../adapter/kubernetes/reads.js';
+import { KubeCapabilityAdapter } from '../adapter/adapter.js';
 
 /** Label on everything a verify run creates; value = the run id. */
 export const RUN_LABEL = 'agentplane.dev/verify-run';
@@ -51,6 +52,7 @@ export class Workload {
     { ref: Omit<CustomRef, 'namespace'>; kind: string; namespaces: Set<string> }
   >();
   private readonly reads: ClusterReads;
+  private madeAdapter?: KubeCapabilityAdapter;
 
   constructor(
     private readonly cluster: Cluster,
@@ -58,6 +60,16 @@ export class Workload {
   ) {
     this.runId = runId ?? randomBytes(3).toString('hex');
     this.reads = new ClusterReads(cluster);
+  }
+
+  /**
+   * The run's capability adapter (the client path probe claims are made through), labelling what it creates with
+   * {@link labels}. One per run, so the live release it detects before a first claim (discovery and two CRD reads) is
+   * read once, not once per template.
+   */
+  adapter(): KubeCapabilityAdapter {
+    this.madeAdapter ??= new KubeCapabilityAdapter({ client: this.cluster.client, labels: this.labels() });
+    return this.madeAdapter;
   }
 
   /** Labels every created object must carry. */

@@ -160,6 +160,7 @@ export class Cluster {
             name,
           }) as Promise<Obj>,
       ),
+      false,
     );
   }
 
@@ -270,6 +271,7 @@ export class Cluster {
         `get ${ref.plural}.${ref.group}`,
         () => this.client.api(k8s.CustomObjectsApi).getNamespacedCustomObject({ ...ref, name }) as Promise<Obj>,
       ),
+      false,
     );
   }
 
@@ -284,6 +286,7 @@ export class Cluster {
             items?: Obj[];
           }>,
       ),
+      false,
     );
   }
 
@@ -472,19 +475,20 @@ export class Cluster {
     });
   }
 
-  private async optional(p: Promise<Result<unknown>>): Promise<Result<Obj | undefined>> {
+  /** `typed`: the value is a client-node model instance (typed API), turned into plain JSON; custom-object APIs return JSON. */
+  private async optional(p: Promise<Result<unknown>>, typed = true): Promise<Result<Obj | undefined>> {
     const r = await p;
-    if (r.kind === 'ok') return { kind: 'ok', value: toPlain(r.value) };
+    if (r.kind === 'ok') return { kind: 'ok', value: typed ? toPlain(r.value) : (r.value as Obj) };
     if (r.kind === 'failed' && r.error.category === 'not-found' && r.error.missing !== 'api')
       return { kind: 'ok', value: undefined };
     return r;
   }
 
-  private async items(p: Promise<Result<unknown>>): Promise<Result<Obj[]>> {
+  private async items(p: Promise<Result<unknown>>, typed = true): Promise<Result<Obj[]>> {
     const r = await p;
     if (r.kind !== 'ok') return r;
     const items = (r.value as { items?: unknown[] }).items ?? [];
-    return { kind: 'ok', value: items.map((i) => toPlain(i)) };
+    return { kind: 'ok', value: typed ? items.map((i) => toPlain(i)) : (items as Obj[]) };
   }
 
   private async map<A, B>(p: Promise<Result<A>>, fn: (a: A) => B): Promise<Result<B>> {

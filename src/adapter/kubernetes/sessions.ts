@@ -88,19 +88,25 @@ export function sessionName(warmPool: string, operationId: string): string {
 
 /** Kubernetes operations on sessions for one connected cluster. The live release is detected once and cached. */
 export class KubeSessions {
-  private release?: LiveRelease;
+  private release?: Promise<Result<LiveRelease>>;
 
   constructor(
     readonly client: KubeClient,
     private readonly options: KubeSessionsOptions = {},
   ) {}
 
-  /** The live release (cached after the first successful detection; `refresh` re-reads it). */
-  async liveRelease(refresh = false): Promise<Result<LiveRelease>> {
-    if (this.release && !refresh) return { kind: 'ok', value: this.release };
-    const r = await detectRelease(this.client);
-    if (r.kind === 'ok') this.release = r.value;
-    return r;
+  /**
+   * The live release (cached after the first successful detection; `refresh` re-reads it). Concurrent callers share
+   * one detection in flight; a failed one is not kept.
+   */
+  liveRelease(refresh = false): Promise<Result<LiveRelease>> {
+    if (this.release && !refresh) return this.release;
+    const detecting = detectRelease(this.client);
+    this.release = detecting;
+    void detecting.then((r) => {
+      if (r.kind !== 'ok' && this.release === detecting) this.release = undefined;
+    });
+    return detecting;
   }
 
   /**

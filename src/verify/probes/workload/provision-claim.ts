@@ -5,7 +5,6 @@
  * Then two watches: 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the
  * claim (case claim-ready-stale-generation). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case claim-before-template-ordering).
  */
-import { KubeCapabilityAdapter } from '../../../adapter/adapter.js';
 import type { MissingReference } from '../../../adapter/kubernetes/phase.js';
 import type { ViewWait } from '../../../adapter/kubernetes/reads.js';
 import { sessionName } from '../../../adapter/kubernetes/sessions.js';
@@ -74,7 +73,7 @@ async function createClaim(
   pool: WarmPoolPlan,
   ctx: ProbeRun,
 ): Promise<string | { refused: string }> {
-  const adapter = new KubeCapabilityAdapter({ client: deps.cluster.client, labels: deps.workload.labels() });
+  const adapter = deps.workload.adapter();
   const operationId = `agentplane-verify/${deps.workload.runId}/${pool.namespace}/${pool.name}`;
   const cref = ref('SandboxClaim', 'v1beta1', pool.namespace);
   const claimName = sessionName(pool.name, operationId);
