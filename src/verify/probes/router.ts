@@ -113,7 +113,7 @@ export function routerProbe(deps: ProbeDeps): Probe {
 }
 
 /** How many live router pods there are and how they were found, when none is ready; undefined when one is (or unread). */
-function unreadyRouter(live: Awaited<ReturnType<typeof liveRouterPods>>): string | undefined {
+export function unreadyRouter(live: Awaited<ReturnType<typeof liveRouterPods>>): string | undefined {
   if (live.kind !== 'ok' || live.value.pods.some((p) => p.ready === true)) return undefined;
   return `0 of ${live.value.pods.length} ${live.value.via} ready`;
 }
