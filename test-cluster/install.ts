@@ -6,8 +6,10 @@
  *  1. objects: the environment in `test-cluster/env/<release>.ts` (AgentPlane constructs, synthesized in-process) when
  *     it exists, else the release's sha256-verified objects from AgentPlane's release loader (`src/releases`);
  *  2. drops Deployments, Services and PodDisruptionBudgets (controller and router run as local processes; a
- *     Service-backed conversion webhook would make the apiserver dial a 10.x ClusterIP), applies everything else
- *     (CRDs, Namespaces, RBAC, ConfigMaps, RuntimeClasses, templates, warm pools, policies);
+ *     Service-backed conversion webhook would make the apiserver dial a 10.x ClusterIP) and the router's own
+ *     NetworkPolicy (it selects router pods that never run here, and an environment applied later that declares a
+ *     router owns a policy of that name: `kubectl apply --server-side` of its policy would conflict with ours), applies
+ *     everything else (CRDs, Namespaces, RBAC, ConfigMaps, RuntimeClasses, templates, warm pools, template policies);
  *  3. points each CRD's conversion webhook at `https://127.0.0.1:<webhook-port>/convert` with the local CA
  *     (v0.5.x CRDs serve v1beta1 + v1alpha1 with `strategy: Webhook`, `k8s/crds/*.yaml@v0.5.6`) — except on v0.5.0,
  *     whose controller always loads Secret `agent-sandbox-webhook-certs` and merge-patches the CRDs to the Service form
@@ -56,6 +58,10 @@ const APPLY_ORDER = [
   'SandboxClaim',
   'Sandbox',
 ];
+/** The router's own NetworkPolicy (SandboxRouter output), which selects the router's pods. */
+const isRouterPolicy = (o: KubeObject) =>
+  o.kind === 'NetworkPolicy' && o.metadata.labels?.['app.kubernetes.io/component'] === 'sandbox-router';
+const dropped = (o: KubeObject) => DROPPED_KINDS.has(o.kind) || isRouterPolicy(o);
 const rank = (kind: string) => (APPLY_ORDER.includes(kind) ? APPLY_ORDER.indexOf(kind) : APPLY_ORDER.length);
 /** Every node up.sh makes carries this label (the env's RuntimeClass `standin` selects it). */
 const STANDIN_LABEL = { 'agentplane.io/runtime': 'standin' };
@@ -90,15 +96,15 @@ const caBundle = readFileSync(path.join(run, 'pki', 'ca.crt')).toString('base64'
 /** v0.5.0's controller patches the CRDs itself at start-up (tls.go@v0.5.0); see step 3. */
 const controllerPatchesCrds = release === 'v0.5.0';
 const kept = objects
-  .filter((o) => !DROPPED_KINDS.has(o.kind))
+  .filter((o) => !dropped(o))
   .map((o) =>
     o.kind === 'CustomResourceDefinition' && !controllerPatchesCrds ? loopbackConversion(o, webhookPort, caBundle) : o,
   )
   .concat(controllerPatchesCrds ? [webhookCertSecret()] : [])
   .sort((a, b) => rank(a.kind) - rank(b.kind));
-const dropped = objects.filter((o) => DROPPED_KINDS.has(o.kind)).map((o) => `${o.kind}/${o.metadata.name}`);
+const notApplied = objects.filter(dropped).map((o) => `${o.kind}/${o.metadata.name}`);
 log(
-  `applying ${kept.length} objects (server-side apply); not applied (run as local processes instead): ${dropped.join(', ') || 'none'}`,
+  `applying ${kept.length} objects (server-side apply); not applied (controller and router run as local processes instead): ${notApplied.join(', ') || 'none'}`,
 );
 const crds = kept.filter((o) => o.kind === 'CustomResourceDefinition');
 await serverSideApply(path.join(run, 'kubeconfig'), crds);

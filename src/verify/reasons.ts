@@ -184,6 +184,7 @@ export const PROBE_REASONS = {
   RouterServiceNotFound: 'the router Service does not exist',
   RouterAnswersOutsideCluster: 'no router Service, but a router answers at the URL',
   NoRouterUrl: 'no router URL to call /healthz',
+  RouterPodsNotReady: 'the router Service exists but no router pod behind it is ready (`value`: how many, how found)',
   RouterHealthy: 'the router answered /healthz',
   RouterUnhealthy: 'the router did not answer /healthz well',
   RouterAdmittedByPolicies:

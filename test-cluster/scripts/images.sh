@@ -13,12 +13,13 @@
 #              template's readiness probe runs bash; the verifier runs echo, dmesg, uname). Upstream publishes sandboxd only as
 #              a staging `latest-main` build. References: the one examples/dev-gvisor pins and the test cluster's own.
 #   router     sandbox-router v0.5.6 built from the same module; upstream's `sandbox-router-go:latest` is not a pinned image.
+#              References: the test cluster's own and the one examples/dev-python-client pins.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PAUSE_REFS="agentplane.local/test-cluster/pause:v1"
 SANDBOXD_REFS="registry.example.internal/agent-sandbox/sandboxd:v0.5.6 registry.local/agentplane-test/sandboxd:v0.5.6"
-ROUTER_REFS="registry.local/agentplane-test/sandbox-router:v0.5.6"
+ROUTER_REFS="registry.local/agentplane-test/sandbox-router:v0.5.6 registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6"
 IMG_DIR="$TC_CACHE/images"
 
 # One docker-archive holding every image (one `ctr import`). Named by the sha256 of its inputs, cheap to compute: this
@@ -103,5 +104,5 @@ case "${1:-}" in
     out="$("$ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
       || { echo "test-cluster images: ctr import $a failed: $out" >&2; exit 1; }
     tc_log "images imported into the node: $(for r in $PAUSE_REFS $SANDBOXD_REFS $ROUTER_REFS; do printf '%s ' "$r"; done)" ;;
-  *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
+  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The upstream python runtime (python-runtime-sandbox v0.5.6) as a container image for the real node, without a
 # registry: one docker-archive packed like images.sh packs its images, imported into the node's containerd with ctr
-# under registry.local/agentplane-test/python-runtime-sandbox:v0.5.6 (the reference the client contract tests use).
+# under registry.local/agentplane-test/python-runtime-sandbox:v0.5.6 (the reference the client contract tests use) and
+# registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.6 (the one examples/dev-python-client pins).
 #
 #   bash test-cluster/scripts/python-runtime-image.sh pack [client]            # writes the archive into $CACHE/images (cached by its inputs)
 #   bash test-cluster/scripts/python-runtime-image.sh import SOCKET [client]   # packs if needed, imports it into containerd at SOCKET
@@ -22,7 +23,7 @@ set -euo pipefail
 here="$(dirname "${BASH_SOURCE[0]}")"
 . "$here/images.sh"   # add_image, rootfs_tools, IMG_DIR (sourced: defines only)
 
-PY_RUNTIME_REFS="registry.local/agentplane-test/python-runtime-sandbox:v0.5.6"
+PY_RUNTIME_REFS="registry.local/agentplane-test/python-runtime-sandbox:v0.5.6 registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.6"
 PY_CLIENT_REFS="registry.local/agentplane-test/python-client:1.0.8"
 # Which image: the runtime (the server's three direct requirements and main.py) or the client application's.
 KIND=runtime
@@ -133,5 +134,5 @@ case "${1:-}" in
     out="$("$(tc_key_dir containerd)/ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
       || { echo "python-runtime image: ctr import $a failed: $out" >&2; exit 1; }
     tc_log "image imported into the node: $([ "$KIND" = runtime ] && echo "$PY_RUNTIME_REFS" || echo "$PY_CLIENT_REFS")" ;;
-  *) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
+  *) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
 esac

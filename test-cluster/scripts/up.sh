@@ -2,13 +2,16 @@
 # Starts (or reuses) the loopback-only test cluster and prints the path of its admin kubeconfig on stdout.
 #
 #   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
-#                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...]
+#                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...] [--workloads]
 #   default (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=1): kwok nodes + the real node (kubelet + containerd), tainted
 #     agentplane.io/real-node.
 #   --kwok-only (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=0): kwok nodes alone, no real node (cheaper: no kubelet,
 #     containerd, kube-router, no image import).
 #   --real-node-only: the real node alone, untainted (no kwok nodes): every pod runs for real, e.g. an environment
 #     applied unchanged (examples/dev-gvisor).
+#   --workloads (env AGENTPLANE_TEST_CLUSTER_WORKLOADS=1): Deployments run their pods and pods get ServiceAccount
+#     tokens, as on a full cluster: the deployment, replicaset, serviceaccount and root-CA publisher controllers, and
+#     the ServiceAccount admission plugin (off by default: many tests install Deployments whose images cannot run).
 #   env: AGENTPLANE_TEST_CLUSTER_RELEASE, AGENTPLANE_TEST_CLUSTER_NODES, AGENTPLANE_TEST_CLUSTER_NODE_LABELS,
 #        AGENTPLANE_TEST_CLUSTER_NODE_TAINTS, AGENTPLANE_TEST_CLUSTER_CACHE (binary cache, see build.sh),
 #        AGENTPLANE_TEST_CLUSTER_RUN (run dir, default test-cluster/.run), AGENTPLANE_TEST_CLUSTER_POD_NET (default: 20..219 from the run dir),
@@ -33,6 +36,7 @@ NODE_LABELS="${AGENTPLANE_TEST_CLUSTER_NODE_LABELS:-}"
 NODE_TAINTS="${AGENTPLANE_TEST_CLUSTER_NODE_TAINTS:-}"
 REAL_NODE="${AGENTPLANE_TEST_CLUSTER_REAL_NODE:-1}"
 REAL_NODE_TAINT=1
+WORKLOADS="${AGENTPLANE_TEST_CLUSTER_WORKLOADS:-0}"
 # Node i gets podCIDR 127.<POD_NET>.<i>.0/24. Default: derived from the run dir path (20..219), so clusters of different
 # work trees / clones on one machine do not hand out the same pod IPs (the runtime stand-in binds them).
 POD_NET="${AGENTPLANE_TEST_CLUSTER_POD_NET:-$(( 20 + $(printf '%s' "$RUN" | cksum | cut -d' ' -f1) % 200 ))}"
@@ -48,11 +52,13 @@ while [ $# -gt 0 ]; do
     --node-taints=*) NODE_TAINTS="${1#*=}"; shift ;;
     --kwok-only) REAL_NODE=0; shift ;;
     --real-node-only) REAL_NODE=1; REAL_NODE_TAINT=0; NODES=0; shift ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --workloads) WORKLOADS=1; shift ;;
+    -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-cluster up: unknown option '$1' (see --help)" >&2; exit 64 ;;
   esac
 done
 case "$REAL_NODE" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_REAL_NODE must be 0 or 1, got '$REAL_NODE'" >&2; exit 64 ;; esac
+case "$WORKLOADS" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_WORKLOADS must be 0 or 1, got '$WORKLOADS'" >&2; exit 64 ;; esac
 case "$RELEASE" in v0.5.6|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6, v0.4.6 or v0.5.0" >&2; exit 64 ;; esac
 [[ "$POD_NET" =~ ^[0-9]+$ ]] && [ "$POD_NET" -ge 1 ] && [ "$POD_NET" -le 254 ] || { echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_POD_NET must be 1..254, got '$POD_NET'" >&2; exit 64; }
 [[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { [ "$NODES" = 0 ] && [ "$REAL_NODE_TAINT" = 0 ]; } || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
@@ -213,12 +219,15 @@ YAML
 fi
 # PodTemplates (used by no component here) bypass the watch cache (size 0): their watches go to etcd, so a watch from a
 # compacted resourceVersion gets etcd's real 410 Gone (the client-node-watch-reconnect case test compacts etcd; the cache answers 200 from its window).
+# --workloads: the ServiceAccount admission plugin gives every pod its ServiceAccount's token volume (with the CA from
+# ConfigMap kube-root-ca.crt, which the root-CA publisher writes into each namespace).
+SA_ADMISSION=ServiceAccount,; [ "$WORKLOADS" = 0 ] || SA_ADMISSION=""
 start kube-apiserver "$K8S_BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" --watch-cache-sizes=podtemplates#0 \
   --bind-address=127.0.0.1 --secure-port="$API_PORT" --advertise-address=127.0.0.1 --endpoint-reconciler-type=none \
   --tls-cert-file="$P/apiserver.crt" --tls-private-key-file="$P/apiserver.key" --client-ca-file="$P/ca.crt" \
   --token-auth-file="$RUN/tokens.csv" --service-account-issuer="https://127.0.0.1:$API_PORT" \
   --service-account-key-file="$P/sa.key" --service-account-signing-key-file="$P/sa.key" \
-  --authorization-mode=RBAC --disable-admission-plugins=ServiceAccount,TaintNodesByCondition \
+  --authorization-mode=RBAC --disable-admission-plugins=${SA_ADMISSION}TaintNodesByCondition \
   --service-cluster-ip-range=10.96.0.0/24 --allow-privileged=true --cert-dir="$RUN/apiserver-certs" \
   --enable-priority-and-fairness=false --profiling=false --v=1 "${APISERVER_NODE_ARGS[@]}"
 wait_for kube-apiserver 90 api_get /readyz
@@ -261,9 +270,15 @@ tc_log "Agent Sandbox $RELEASE installed; nodes created ($(elapsed))"
 # kube-controller-manager only now: its garbage collector discovers resources at start and re-syncs discovery only every
 # 30 s, so the Sandbox CRDs must exist first or deleting a Sandbox leaves its Pod for up to that long. The job controller
 # runs the VerifierJob's pods (test/cluster/verifier-job-real-node.test.ts).
+KCM_CONTROLLERS="garbage-collector-controller,namespace-controller,job-controller"
+KCM_WORKLOAD_ARGS=()
+if [ "$WORKLOADS" = 1 ]; then
+  KCM_CONTROLLERS+=",deployment-controller,replicaset-controller,serviceaccount-controller,root-ca-certificate-publisher-controller"
+  KCM_WORKLOAD_ARGS=(--root-ca-file="$P/ca.crt")
+fi
 start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}" --secure-port="$KCM_PORT" \
-  --controllers="garbage-collector-controller,namespace-controller,job-controller${AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS:+,$AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS}" \
-  --use-service-account-credentials=false
+  --controllers="$KCM_CONTROLLERS${AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS:+,$AGENTPLANE_TEST_CLUSTER_KCM_CONTROLLERS}" \
+  --use-service-account-credentials=false "${KCM_WORKLOAD_ARGS[@]}"
 
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
 CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect=false

@@ -21,12 +21,24 @@ export function describeRealNode(name: string, fn: () => void): void {
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** What an own real-node cluster runs beyond the default control plane. */
+export interface OwnClusterOptions {
+  /**
+   * `up.sh --workloads`: Deployments get their pods and pods their ServiceAccount tokens (deployment, replicaset,
+   * serviceaccount and root-CA publisher controllers, ServiceAccount admission), as on a full cluster.
+   */
+  readonly workloads?: boolean;
+}
+
 /**
  * A real-node-only cluster of a test file's own (`up.sh --real-node-only`, run dir `test-cluster/.run-<name>-<pid>`),
  * for tests that change the node (stop kube-router, add RuntimeClasses) or need it untainted. `env` is what its
  * scripts and CLI runs get; `start()` brings it up and connects, `stop()` removes it.
  */
-export function ownRealNodeCluster(name: string): {
+export function ownRealNodeCluster(
+  name: string,
+  options: OwnClusterOptions = {},
+): {
   runDir: string;
   env: NodeJS.ProcessEnv;
   start: () => Cluster;
@@ -37,6 +49,7 @@ export function ownRealNodeCluster(name: string): {
     ...process.env,
     AGENTPLANE_TEST_CLUSTER_RUN: runDir,
     AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(REPO, '../shared/agent-sandbox/releases'),
+    ...(options.workloads ? { AGENTPLANE_TEST_CLUSTER_WORKLOADS: '1' } : {}),
   };
   return {
     runDir,

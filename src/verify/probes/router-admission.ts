@@ -34,6 +34,8 @@ export interface RouterPod {
   readonly namespace: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly podIP?: string;
+  /** Ready=True: the Service sends it traffic (set when read from a live pod). */
+  readonly ready?: boolean;
 }
 
 const and = (a: Tri, b: Tri): Tri =>
@@ -180,6 +182,7 @@ export async function liveRouterPods(
       namespace: p.meta.namespace ?? router.namespace,
       labels: p.meta.labels,
       ...(p.ip ? { podIP: p.ip } : {}),
+      ready: p.ready,
     }));
   return { kind: 'ok', value: { pods, via } };
 }

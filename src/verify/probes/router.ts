@@ -5,7 +5,7 @@
  * live router pods (./router-admission.ts; case netpol-router-peer-mismatch). `verified` comes from the workload probe (a sandbox's runtime
  * answered through the router by name) and from the negative probes (./router-negative.ts; case router-podip-ssrf).
  */
-import type { NetworkPolicyView, ServiceView } from '../../adapter/kubernetes/views.js';
+import type { NetworkPolicyView } from '../../adapter/kubernetes/views.js';
 import { httpCall } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
 import type { Probe } from '../runner.js';
@@ -78,7 +78,19 @@ export function routerProbe(deps: ProbeDeps): Probe {
           `router Service ${router.namespace}/${router.service} does not exist`,
         );
       else f.failedCall('discovered', subject, svc);
-      if (!health)
+      const live = await liveRouterPods(deps, svc.kind === 'ok' ? svc.value : undefined);
+      const notReady = !health?.ok && svc.kind === 'ok' && svc.value ? unreadyRouter(live) : undefined;
+      // A router Service with no ready pod behind it: nothing would answer at any URL, so say that rather than ask for one.
+      if (notReady !== undefined)
+        f.add(
+          'compatible',
+          health ? 'missing' : 'unknown',
+          `router ${router.namespace}/${router.service}`,
+          'RouterPodsNotReady',
+          `${notReady}: no router pod is ready, so nothing answers behind Service ${router.namespace}/${router.service}${health ? ` (GET /healthz: ${health.text})` : ''}; get the router's pods (its Deployment) running and Ready`,
+          { value: notReady },
+        );
+      else if (!health)
         f.add(
           'compatible',
           'unknown',
@@ -94,17 +106,26 @@ export function routerProbe(deps: ProbeDeps): Probe {
         f.add('compatible', 'missing', `router ${router.url}`, 'RouterUnhealthy', `GET /healthz: ${health.text}`, {
           durationMs: health.durationMs,
         });
-      await admissionEvidence(deps, f, svc.kind === 'ok' ? svc.value : undefined);
+      await admissionEvidence(deps, f, live);
       return f.list;
     },
   };
 }
 
+/** How many live router pods there are and how they were found, when none is ready; undefined when one is (or unread). */
+export function unreadyRouter(live: Awaited<ReturnType<typeof liveRouterPods>>): string | undefined {
+  if (live.kind !== 'ok' || live.value.pods.some((p) => p.ready === true)) return undefined;
+  return `0 of ${live.value.pods.length} ${live.value.via} ready`;
+}
+
 /** `configured`: per template, whether the live policies selecting its pods admit the live router pods. */
-async function admissionEvidence(deps: ProbeDeps, f: Facts, service: ServiceView | undefined): Promise<void> {
+async function admissionEvidence(
+  deps: ProbeDeps,
+  f: Facts,
+  live: Awaited<ReturnType<typeof liveRouterPods>>,
+): Promise<void> {
   const router = deps.plan.router!;
   const subject = `router ${router.namespace}`;
-  const live = await liveRouterPods(deps, service);
   if (live.kind !== 'ok') {
     f.failedCall('configured', `router pods in ${router.namespace}`, live);
     return;
