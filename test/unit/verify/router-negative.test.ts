@@ -4,7 +4,8 @@
  * credential-less request through is a finding unless the environment acknowledged allow-all.
  */
 import { connect } from 'node:net';
-import { Canary, isLoopback, judgeAuthorization, judgeNegative } from '../../../src/verify/probes/router-negative.js';
+import { Canary, isLoopback } from '../../../src/verify/probes/router-canary.js';
+import { judgeAuthorization, judgeNegative } from '../../../src/verify/probes/router-negative.js';
 
 test('negative probes: refused + owned listener untouched = proven; refused without a listener = unproven', () => {
   expect(judgeNegative({ code: 400 }, true, 0)).toEqual({ verdict: 'proven', reason: 'RouterRefusedNegative' });
