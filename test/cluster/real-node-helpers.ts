@@ -235,3 +235,53 @@ export function pinnedByDigest(c: Cluster, ref: string, env: NodeJS.ProcessEnv =
   ctr(...sock, 'images', 'tag', '--force', ref, `${repository}@${digest}`);
   return `${ref}@${digest}`;
 }
+
+/** sandboxd's own flags as the template construct writes them (`sandboxdPodSpec`). */
+export const SANDBOXD_ARGS = ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'];
+
+/**
+ * A SandboxTemplate whose pods run container `sandboxd` from the node's tools image on the real node (grace 1 s, a
+ * `workspace` emptyDir), with `container` laid over its defaults (sandboxd's flags, ports 8080/9090, the workspace
+ * mount). Pods are labelled `labels`; `management` and `runtimeClassName` are written only when given.
+ */
+export function realNodeSandboxdTemplate(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  container: Record<string, unknown> = {},
+  opts: {
+    labels?: Record<string, string>;
+    volumes?: object[];
+    management?: 'Managed' | 'Unmanaged';
+    runtimeClassName?: string;
+  } = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxTemplate',
+    metadata: { name, namespace },
+    spec: {
+      ...(opts.management ? { networkPolicyManagement: opts.management } : {}),
+      podTemplate: {
+        metadata: { labels: opts.labels ?? { app: 'sandbox' } },
+        spec: {
+          ...onRealNode(realNode(c)),
+          ...(opts.runtimeClassName ? { runtimeClassName: opts.runtimeClassName } : {}),
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'sandboxd',
+              image: NODE_TOOLS_IMAGE,
+              imagePullPolicy: 'Never',
+              args: SANDBOXD_ARGS,
+              ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
+              volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+              ...container,
+            },
+          ],
+          volumes: [{ name: 'workspace', emptyDir: {} }, ...(opts.volumes ?? [])],
+        },
+      },
+    },
+  };
+}
