@@ -89,6 +89,10 @@ const PROVES: Readonly<Record<string, readonly string[]>> = {
     'in-cluster router (the construct output in a pod, reached by port-forward of its Service): case router-warm-nxdomain, cache off, 502 by name, below verified; cached, 20/20',
     'case router-podip-ssrf: the in-cluster tokenreview router refuses credential-less requests; no canary from outside the node, so below verified',
   ],
+  'test/cluster/cases/router-podip-ssrf.verifier-job.real-node.test.ts': [
+    'router verified from the synthesized VerifierJob in a pod against the in-cluster tokenreview router: the canary on its pod IP reached, (a)-(c) refused, nothing dialled',
+    'case router-podip-ssrf: an acknowledged allow-all router dials the VerifierJob canary a credential-less request names; below verified',
+  ],
   'test/cluster/verify/verify-suspend-real-node.test.ts': [
     'suspend-resume verified over port-forward on a real pod, also as the VerifierAccess identity with suspendResume; Forbidden without',
   ],

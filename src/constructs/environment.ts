@@ -53,7 +53,7 @@ import { SANDBOX_KINDS } from '../model/releases.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
 import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
-import { VerifierJob, type VerifierJobProps } from './verifier-job.js';
+import { VerifierJob, type VerifierJobProps, type VerifierJobScope } from './verifier-job.js';
 
 /** Props of {@link AgentEnvironment}. */
 export interface AgentEnvironmentProps {
@@ -276,9 +276,11 @@ export class AgentEnvironment extends Chart {
           ...this.claims.map((c) => c.namespace),
         ]),
       ].sort();
-    const routerOf = (): { namespace: string; serviceName: string; port: number } | undefined => {
+    const routerOf = (): VerifierJobScope['router'] => {
       const r = this.routers[0];
-      return r === undefined ? undefined : { namespace: r.namespace, serviceName: r.serviceName, port: r.port };
+      return r === undefined
+        ? undefined
+        : { namespace: r.namespace, serviceName: r.serviceName, port: r.port, authorizationMode: r.authorizationMode };
     };
     const covered = sandboxNamespaces();
     const router = routerOf();

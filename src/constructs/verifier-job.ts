@@ -40,7 +40,12 @@ export interface VerifierJobScope {
   /** Namespaces of templates, pools and claims. */
   readonly sandboxNamespaces: readonly string[];
   readonly controllerNamespace?: string;
-  readonly router?: { readonly namespace: string; readonly serviceName: string; readonly port: number };
+  readonly router?: {
+    readonly namespace: string;
+    readonly serviceName: string;
+    readonly port: number;
+    readonly authorizationMode: 'tokenreview' | 'scoped-token' | 'allow-all';
+  };
   /** The environment's templates: runtime kind and ports, and whether the controller's managed NetworkPolicy isolates them. */
   readonly templates: readonly {
     readonly namespace: string;
@@ -119,6 +124,8 @@ const PropsSchema = z
 /** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). */
 const TEMPLATE_REF_HASH = 'agents.x-k8s.io/sandbox-template-ref-hash';
 const RUN_AS = 65532;
+/** Where the kubelet mounts a pod's ServiceAccount token. */
+const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** Number of part ConfigMaps a descriptor of `text` is stored in (0 when whole); overestimates near the limit, never under. */
 export function descriptorPartCount(text: string): number {
@@ -216,6 +223,8 @@ export class VerifierJob extends Construct {
       ...(routerUrl ? ['--router-url', routerUrl] : []),
       // The router's negative probes point it at a listener on this pod's IP (expanded by the kubelet from the env below).
       ...(routerUrl ? ['--router-canary-host', '$(AGENTPLANE_POD_IP)'] : []),
+      // A tokenreview router authenticates any ServiceAccount token: this pod's own (scoped-token needs a minted one).
+      ...(env.router?.authorizationMode === 'tokenreview' ? ['--router-token-file', `${SA_DIR}/token`] : []),
       '--probe-timeout',
       p.probeTimeout,
       '--ready-timeout',

@@ -200,6 +200,10 @@ export const PROBE_REASONS = {
   RouterAcceptedNegative: 'the router did not refuse a negative probe: it answered 2xx or 5xx (it tried the upstream)',
   RouterNoConnectionUnproven:
     "a negative probe was refused or not sent, but no listener of the verifier's proves no upstream connection was made",
+  RouterCanaryReached:
+    "a control request naming the verifier's listener in X-Sandbox-Pod-IP was dialled: the router can reach the canary",
+  RouterCanaryUnreachable:
+    "a control request naming the verifier's listener was not dialled: the router cannot reach it or refuses pod-IP headers from this caller",
   RouterNegativeUnanswered: 'a negative probe got no usable answer (timeout, refused connection, redirect)',
   RouterRequiresCredentials: 'a request without credentials was refused with 401 or 403',
   RouterUnauthenticated:

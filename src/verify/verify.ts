@@ -67,6 +67,12 @@ export interface VerifyOptions {
   readonly controllerImage?: string;
   /** @default - an AdapterRuntimeProber on `client` (through the plan's router URL when it has one) */
   readonly runtime?: RuntimeProber;
+  /**
+   * Bearer token for a router that demands credentials (tokenreview): the router transport and the negative probes'
+   * control request send it; never stored in the plan or the report.
+   * @default - none
+   */
+  readonly routerToken?: string;
   /** `waiting` marks the status line of a long wait. @default - lines to stderr */
   readonly progress?: (line: string, kind?: 'waiting') => void;
   /**
@@ -199,9 +205,17 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
     new AdapterRuntimeProber({
       client: opts.client,
       ...(opts.plan.router?.url ? { routerUrl: opts.plan.router.url } : {}),
+      ...(opts.routerToken ? { routerToken: opts.routerToken } : {}),
     });
   const workload = new Workload(cluster, opts.runId);
-  const deps: ProbeDeps = { cluster, plan: opts.plan, facts, runtime, workload };
+  const deps: ProbeDeps = {
+    cluster,
+    plan: opts.plan,
+    facts,
+    runtime,
+    workload,
+    ...(opts.routerToken ? { routerToken: opts.routerToken } : {}),
+  };
   const progress = opts.progress ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Read beside the probes: no probe changes what the tuple reads (CRDs, the controller Deployment, nodes, DaemonSets).
   const tupleRead = readTuple(cluster, opts.plan, mode, opts.loaded, reach);

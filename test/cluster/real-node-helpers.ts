@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { readClusterInfo, type RealNodeInfo } from '../../test-cluster/kube.js';
+import { readClusterInfo, type KubeObject, type RealNodeInfo } from '../../test-cluster/kube.js';
 import { connect, waitFor, type Cluster } from './helpers.js';
 
 /** The sandboxd image the node has imported (test-cluster/scripts/images.sh): sandboxd v0.5.6 + bash + busybox. */
@@ -170,4 +170,131 @@ export async function waitRunning(c: Cluster, namespace: string, name: string, t
     });
   }
   return last!;
+}
+
+/**
+ * Cluster-scoped objects of a synthesized environment renamed `<name>-<suffix>` (and the bindings of its own roles
+ * with them), so a test's RBAC leaves the shared cluster's own objects of the same name untouched. Returns `objects`.
+ */
+export function perTestClusterScoped(objects: KubeObject[], suffix: string): KubeObject[] {
+  const own = new Set(objects.filter((o) => o.kind === 'ClusterRole').map((o) => o.metadata!.name));
+  for (const o of objects) {
+    if (o.metadata?.namespace !== undefined || o.kind === 'RuntimeClass') continue;
+    o.metadata!.name += `-${suffix}`;
+    const ref = (o as { roleRef?: { name: string } }).roleRef;
+    if (ref && own.has(ref.name)) ref.name += `-${suffix}`; // built-in roles (system:auth-delegator) keep their name
+  }
+  return objects;
+}
+
+/**
+ * The pod a ReplicaSet would make from `deployment`'s template (`<name>-0`), placed on the real node, Running. The test
+ * cluster runs no deployment controller; this is its stand-in.
+ */
+export async function startDeploymentPod(c: Cluster, namespace: string, deployment: KubeObject): Promise<k8s.V1Pod> {
+  const d = deployment as KubeObject & {
+    spec: { template: { metadata: { labels: Record<string, string> }; spec: k8s.V1PodSpec } };
+  };
+  const name = `${String(d.metadata!.name)}-0`;
+  const tmpl = d.spec.template;
+  const placed = onRealNode(realNode(c));
+  await c.core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name, labels: tmpl.metadata.labels },
+      spec: {
+        ...tmpl.spec,
+        nodeSelector: { ...tmpl.spec.nodeSelector, ...placed.nodeSelector },
+        tolerations: [...(tmpl.spec.tolerations ?? []), ...placed.tolerations],
+      },
+    },
+  });
+  return waitRunning(c, namespace, name, 120_000);
+}
+
+/** A bearer token of a fresh ServiceAccount `caller` in `namespace` (API server audiences, an hour). */
+export async function callerToken(c: Cluster, namespace: string): Promise<string> {
+  await c.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'caller' } } });
+  const t = await c.core.createNamespacedServiceAccountToken({
+    namespace,
+    name: 'caller',
+    body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest,
+  });
+  return t.status!.token;
+}
+
+/**
+ * `ref` pinned by the digest of the manifest the real node imported it as (test-cluster/scripts/images.sh), with that
+ * digest reference recorded on the node as a pull by digest would (there is no registry to pull from), so pods of the
+ * pinned reference run and report the digest in their imageID.
+ */
+export function pinnedByDigest(c: Cluster, ref: string, env: NodeJS.ProcessEnv = process.env): string {
+  const ctr = (...args: string[]): string => {
+    const r = spawnSync(
+      'bash',
+      ['-c', '. test-cluster/scripts/lib.sh && "$(tc_key_dir containerd)/ctr" "$@"', 'ctr', ...args],
+      { cwd: REPO, env, encoding: 'utf8' },
+    );
+    if (r.status !== 0) throw new Error(`ctr ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const sock = ['--address', realNode(c).containerdSocket, '-n', 'k8s.io'];
+  const line = ctr(...sock, 'images', 'ls', `name==${ref}`)
+    .split('\n')
+    .find((l) => l.startsWith(`${ref} `));
+  const digest = line?.match(/\bsha256:[0-9a-f]{64}\b/)?.[0];
+  if (!digest) throw new Error(`image ${ref} is not on the real node (test-cluster/scripts/images.sh)`);
+  const repository = ref.replace(/:[^:/]+$/, '');
+  ctr(...sock, 'images', 'tag', '--force', ref, `${repository}@${digest}`);
+  return `${ref}@${digest}`;
+}
+
+/** sandboxd's own flags as the template construct writes them (`sandboxdPodSpec`). */
+export const SANDBOXD_ARGS = ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'];
+
+/**
+ * A SandboxTemplate whose pods run container `sandboxd` from the node's tools image on the real node (grace 1 s, a
+ * `workspace` emptyDir), with `container` laid over its defaults (sandboxd's flags, ports 8080/9090, the workspace
+ * mount). Pods are labelled `labels`; `management` and `runtimeClassName` are written only when given.
+ */
+export function realNodeSandboxdTemplate(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  container: Record<string, unknown> = {},
+  opts: {
+    labels?: Record<string, string>;
+    volumes?: object[];
+    management?: 'Managed' | 'Unmanaged';
+    runtimeClassName?: string;
+  } = {},
+): Record<string, unknown> {
+  return {
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxTemplate',
+    metadata: { name, namespace },
+    spec: {
+      ...(opts.management ? { networkPolicyManagement: opts.management } : {}),
+      podTemplate: {
+        metadata: { labels: opts.labels ?? { app: 'sandbox' } },
+        spec: {
+          ...onRealNode(realNode(c)),
+          ...(opts.runtimeClassName ? { runtimeClassName: opts.runtimeClassName } : {}),
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'sandboxd',
+              image: NODE_TOOLS_IMAGE,
+              imagePullPolicy: 'Never',
+              args: SANDBOXD_ARGS,
+              ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
+              volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
+              ...container,
+            },
+          ],
+          volumes: [{ name: 'workspace', emptyDir: {} }, ...(opts.volumes ?? [])],
+        },
+      },
+    },
+  };
 }

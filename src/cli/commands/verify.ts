@@ -11,7 +11,7 @@
  * descriptor from its mounted ConfigMap(s) (`--descriptor-dir`) and writes the report to `--report-configmap`;
  * `--from-cluster` prints that stored report in any -o format and exits with the run's exit code.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
@@ -77,6 +77,7 @@ interface VerifyFlags {
   transport: 'port-forward' | 'direct' | 'router';
   routerUrl?: string;
   routerCanaryHost?: string;
+  routerTokenFile?: string;
   /** Milliseconds (parsed by {@link parseDuration}). */
   probeTimeout: number;
   readyTimeout: number;
@@ -130,6 +131,11 @@ export function registerVerify(program: Command): void {
       '--router-canary-host <ip>',
       "an address of this machine the router can dial (in the VerifierJob: its pod IP): the router's negative probes point it at a listener there to prove nothing was forwarded; without it that part stays unproven",
       ipAddress,
+    )
+    .option(
+      '--router-token-file <file>',
+      'file holding a bearer token for a router that demands one (tokenreview; in the VerifierJob: its ServiceAccount token): the router transport and the negative probes send it',
+      existingFile,
     )
     .addOption(
       new Option('--probe-timeout <duration>', 'deadline of each runtime call: 5s, 500ms, 2m or milliseconds')
@@ -276,6 +282,7 @@ export function registerVerify(program: Command): void {
           ...(loaded ? { loaded } : {}),
           controllerMode: flags.controller,
           concurrency: flags.concurrency,
+          ...(flags.routerTokenFile ? { routerToken: readFileSync(flags.routerTokenFile, 'utf8').trim() } : {}),
           progress: progressSink(process.stderr),
           signal: interrupt.signal,
         });

@@ -22,6 +22,8 @@ export interface ProbeDeps {
   readonly facts: ReleaseFacts;
   readonly runtime: RuntimeProber;
   readonly workload: Workload;
+  /** Bearer token for a router that demands credentials; the negative probes' control request carries it. */
+  readonly routerToken?: string;
 }
 
 /** The optional parts of a fact beside step, verdict, subject, reason and message. */

@@ -23,7 +23,7 @@ import type { EvidenceReason } from '../reasons.js';
 import type { ProbeRun } from '../runner.js';
 import type { Facts, ProbeDeps } from './common.js';
 import { expectConnection, type Expectation } from './network-expect.js';
-import { isLoopback } from './router-negative.js';
+import { isLoopback } from './router-canary.js';
 import type { ReadyProbeSandbox } from './workload/handoff.js';
 
 /** How one dial ended, as the dialling command reported it. */

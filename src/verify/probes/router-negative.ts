@@ -8,13 +8,13 @@
  * the router authenticates anyone: one it lets through is a finding unless the environment acknowledged allow-all.
  * All evidence is on the `verified` step of `router`; it runs after the workloads, so a live Sandbox name is at hand.
  */
-import { createServer, type Server, type Socket } from 'node:net';
 import { httpStatus, type StatusOutcome } from '../../adapter/runtime/http.js';
 import { DEFAULT_LIMITS } from '../../adapter/runtime/limits.js';
 import type { Verdict } from '../evidence.js';
 import type { EvidenceReason } from '../reasons.js';
 import type { Probe } from '../runner.js';
-import { Facts, reads, type ProbeDeps } from './common.js';
+import { Facts, reads, selector, type ProbeDeps } from './common.js';
+import { Canary, healthListenerPort, isLoopback, judgeControl, witnessAnswered } from './router-canary.js';
 
 /** The three negative probes. */
 export type NegativeKind = 'invalid-id' | 'foreign-pod-ip' | 'loopback-pod-ip';
@@ -60,62 +60,44 @@ export function judgeAuthorization(
     : { verdict: 'missing', reason: 'RouterUnauthenticated' };
 }
 
-/** Whether `host` is an IPv4 loopback address (127.0.0.0/8) or `::1`. */
-export function isLoopback(host: string): boolean {
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1';
-}
+/** Path (c) asks for when judged against the router's health listener: its readiness endpoint answers 200. */
+const WITNESS_PATH = '/readyz';
 
-/** A listener of the verifier's that counts the connections made to it and answers each with a marker. */
-export class Canary {
-  private count = 0;
-  private firstLine: string | undefined;
-  private readonly sockets = new Set<Socket>();
-  private constructor(
-    private readonly server: Server,
-    readonly host: string,
-    readonly port: number,
-  ) {}
-
-  /** Opens a listener on `host` (an ephemeral port); the error text when it cannot. */
-  static async open(host: string): Promise<Canary | string> {
-    const server = createServer();
-    let canary: Canary | undefined;
-    server.on('connection', (socket) => {
-      if (canary) {
-        canary.count += 1;
-        canary.sockets.add(socket);
-        socket.once('close', () => canary?.sockets.delete(socket));
+/**
+ * The listener `X-Sandbox-Pod-IP: 127.0.0.1` reaches inside a router pod, for a verifier in another pod: the router's
+ * health listener, bound on every address of the live pods (so on their loopback too) and seen answering at a pod IP.
+ * A forwarding router would relay its 2xx, so a 4xx shows the request was not forwarded. Else why it is not at hand.
+ */
+async function loopbackWitness(deps: ProbeDeps): Promise<{ port: number; text: string } | { text: string }> {
+  const router = deps.plan.router!;
+  const via = `pods ${selector(router.podLabels)} in ${router.namespace}`;
+  const read = await reads(deps).pods(router.namespace, selector(router.podLabels));
+  if (read.kind !== 'ok')
+    return {
+      text: `the router pods could not be read (${read.kind === 'failed' ? read.error.message : read.message})`,
+    };
+  const found = read.value
+    .filter((p) => !p.meta.deleting)
+    .map((p) => ({ ip: p.ip, port: healthListenerPort(p.containers.flatMap((c) => c.args)) }));
+  const port = found[0]?.port;
+  if (found.length === 0 || port === undefined || found.some((x) => x.port !== port) || !found[0]!.ip)
+    return {
+      text: `no health listener bound on every address is common to the live router pods (${via}; --health-probe-bind-address=:<port> in each)`,
+    };
+  const ip = found[0]!.ip!;
+  const answer = await httpStatus(
+    { baseUrl: `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}`, headers: {}, describe: `router pod ${ip}` },
+    { method: 'GET', path: WITNESS_PATH },
+    { ...DEFAULT_LIMITS, deadlineMs: deps.plan.probeTimeoutMs },
+    `router health listener ${ip}:${port}`,
+  );
+  const got = 'failure' in answer ? answer.failure.message : `answered ${answer.code}`;
+  return witnessAnswered(answer)
+    ? {
+        port,
+        text: `the router pod's own health listener 127.0.0.1:${port} (bound on every address; GET ${WITNESS_PATH} at ${ip}:${port} ${got})`,
       }
-      socket.setTimeout(2_000, () => socket.destroy());
-      socket.once('data', (chunk: Buffer) => {
-        if (canary && canary.firstLine === undefined) canary.firstLine = chunk.toString('latin1').split('\r\n')[0];
-        socket.end('HTTP/1.1 200 OK\r\nContent-Length: 17\r\nConnection: close\r\n\r\nagentplane-canary');
-      });
-      socket.on('error', () => undefined);
-    });
-    return new Promise((resolve) => {
-      server.once('error', (err) => resolve(err.message));
-      server.listen(0, host, () => {
-        const addr = server.address();
-        canary = new Canary(server, host, typeof addr === 'object' && addr ? addr.port : 0);
-        resolve(canary);
-      });
-    });
-  }
-
-  get connections(): number {
-    return this.count;
-  }
-
-  /** The first request line a connection sent, e.g. `GET /v1/health HTTP/1.1`. */
-  get request(): string | undefined {
-    return this.firstLine;
-  }
-
-  close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
+    : { text: `the router pod's health listener GET ${WITNESS_PATH} at ${ip}:${port} ${got}` };
 }
 
 /** A live Sandbox to name in the probes (the workloads' probe sandboxes exist until cleanup), else a DNS label naming none. */
@@ -159,15 +141,19 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
         ? `Sandbox ${sb.namespace}/${sb.name}`
         : `${sb.namespace}/${sb.name} (no live Sandbox; a DNS label naming none)`;
       const canaries: Canary[] = [];
-      const open = async (host: string): Promise<Canary | string> => {
-        const c = await Canary.open(host);
+      const open = async (host: string, ports: readonly number[] = []): Promise<Canary | string> => {
+        const c = await Canary.open(host, ports);
         if (typeof c !== 'string') canaries.push(c);
         return c;
       };
-      const send = async (headers: Record<string, string>, what: string): Promise<NegativeAnswer> => {
+      const send = async (
+        headers: Record<string, string>,
+        what: string,
+        path = '/v1/health',
+      ): Promise<NegativeAnswer> => {
         const answer = await httpStatus(
           { baseUrl: url, headers, describe: `router ${url}` },
-          { method: 'GET', path: '/v1/health' },
+          { method: 'GET', path },
           { ...DEFAULT_LIMITS, deadlineMs: deps.plan.probeTimeoutMs },
           `router ${what}`,
         );
@@ -198,25 +184,73 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
           value: 'failure' in auth ? 'no answer' : String(auth.code),
         });
 
-        const canary = router.canaryHost ? await open(router.canaryHost) : undefined;
-        const loopback =
-          router.canaryHost && isLoopback(router.canaryHost)
-            ? router.canaryHost === '127.0.0.1' && typeof canary === 'object'
-              ? canary
-              : await open('127.0.0.1')
-            : undefined;
+        // The canary listens where the router dials sandboxes: on a runtime port of the templates when it can bind one.
+        const ports = [...new Set(deps.plan.templates.map((t) => t.ports.rest))];
+        const canary = router.canaryHost ? await open(router.canaryHost, ports) : undefined;
+        const shared = router.canaryHost !== undefined && isLoopback(router.canaryHost);
+        const loopback = shared
+          ? router.canaryHost === '127.0.0.1' && typeof canary === 'object'
+            ? canary
+            : await open('127.0.0.1')
+          : undefined;
         const owned = (c: Canary | string | undefined): Canary | undefined => (typeof c === 'object' ? c : undefined);
         const noTarget = (c: Canary | string | undefined, fallback: string): string =>
           typeof c === 'string' ? `the verifier could not listen there (${c})` : fallback;
+        const base = { 'X-Sandbox-Namespace': sb.namespace };
+        let target = owned(canary);
+        let unreachable: string | undefined;
+        if (target && !shared) {
+          // A pod IP proves nothing until the router is seen dialling it: a request it may forward names the canary.
+          const before = target.connections;
+          const answer = await send(
+            {
+              ...base,
+              'X-Sandbox-ID': sb.name,
+              'X-Sandbox-Pod-IP': target.host,
+              'X-Sandbox-Port': String(target.port),
+              ...(deps.routerToken ? { Authorization: `Bearer ${deps.routerToken}` } : {}),
+            },
+            'control request naming the canary',
+          );
+          const dialled = target.connections - before;
+          const j = judgeControl(dialled);
+          const got = 'failure' in answer ? answer.failure.message : `answered ${answer.code}`;
+          const who = deps.routerToken ? "with the verifier's token" : 'without credentials (no router token)';
+          const at = `the verifier's listener ${target.host}:${target.port}`;
+          f.add(
+            'verified',
+            j.verdict,
+            subject,
+            j.reason,
+            j.reason === 'RouterCanaryReached'
+              ? `control: a request ${who} naming ${at} in X-Sandbox-Pod-IP was dialled (${dialled} connection(s), request "${target.request ?? '?'}"; it ${got}): the router reaches the canary`
+              : `control: a request ${who} naming ${at} in X-Sandbox-Pod-IP was not dialled (it ${got}): the router cannot reach that address and port (its egress policy, routing) or refuses pod-IP headers from this caller, so the canary proves nothing`,
+            {
+              field: 'control X-Sandbox-Pod-IP <canary>',
+              value:
+                dialled > 0
+                  ? `dialled ${target.host}:${target.port}`
+                  : 'failure' in answer
+                    ? 'no answer'
+                    : String(answer.code),
+            },
+          );
+          if (dialled === 0) {
+            unreachable = `the router did not dial ${at} for the control request`;
+            target = undefined;
+          }
+        }
         const cases: Array<{
           kind: NegativeKind;
           field: string;
           headers: Record<string, string>;
           target: Canary | undefined;
+          witness?: string;
+          path?: string;
           why?: string;
         }> = [];
-        const base = { 'X-Sandbox-Namespace': sb.namespace };
-        const target = owned(canary);
+        const why = (): string =>
+          unreachable ?? noTarget(canary, 'no canary host (--router-canary-host) to point the request at');
         cases.push({
           kind: 'invalid-id',
           field: `(a) X-Sandbox-ID ${INVALID_SANDBOX_ID}`,
@@ -226,7 +260,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
             ...(target ? { 'X-Sandbox-Pod-IP': target.host, 'X-Sandbox-Port': String(target.port) } : {}),
           },
           target,
-          ...(target ? {} : { why: noTarget(canary, 'no canary host (--router-canary-host) to point the request at') }),
+          ...(target ? {} : { why: why() }),
         });
         if (target)
           cases.push({
@@ -241,6 +275,8 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
             target,
           });
         const lo = owned(loopback);
+        const witness = !shared && target ? await loopbackWitness(deps) : undefined;
+        const loPort = lo ? lo.port : witness && 'port' in witness ? witness.port : UNOWNED_LOOPBACK_PORT;
         cases.push({
           kind: 'loopback-pod-ip',
           field: '(c) X-Sandbox-Pod-IP 127.0.0.1',
@@ -248,30 +284,33 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
             ...base,
             'X-Sandbox-ID': sb.name,
             'X-Sandbox-Pod-IP': '127.0.0.1',
-            'X-Sandbox-Port': String(lo ? lo.port : UNOWNED_LOOPBACK_PORT),
+            'X-Sandbox-Port': String(loPort),
           },
           target: lo,
-          ...(lo
+          ...(witness && 'port' in witness ? { witness: witness.text, path: WITNESS_PATH } : {}),
+          ...(lo || (witness && 'port' in witness)
             ? {}
             : {
                 why: noTarget(
                   loopback,
-                  `the verifier does not share the router's loopback (canary host ${router.canaryHost ?? 'unset'} is not 127.0.0.0/8); port ${UNOWNED_LOOPBACK_PORT} named instead`,
+                  `the verifier does not share the router's loopback (canary host ${router.canaryHost ?? 'unset'} is not 127.0.0.0/8)${witness ? `, and ${witness.text}` : ''}; port ${UNOWNED_LOOPBACK_PORT} named instead`,
                 ),
               }),
         });
         for (const c of cases) {
           ctx.note(`negative probe ${c.field}`);
           const before = c.target?.connections ?? 0;
-          const answer = await send(c.headers, c.field);
+          const answer = await send(c.headers, c.field, c.path);
           const dialled = (c.target?.connections ?? 0) - before;
-          const j = judgeNegative(answer, c.target !== undefined, dialled);
+          const j = judgeNegative(answer, c.target !== undefined || c.witness !== undefined, dialled);
           const at = c.target
             ? `the verifier's listener ${c.target.host}:${c.target.port}`
-            : 'no listener of the verifier';
+            : (c.witness ?? 'no listener of the verifier');
           const got = 'failure' in answer ? answer.failure.message : `answered ${answer.code}`;
           const text: Record<string, string> = {
-            RouterRefusedNegative: `${c.field}: refused (${got}) and ${at} saw no connection`,
+            RouterRefusedNegative: c.witness
+              ? `${c.field}: refused (${got}); forwarded, it would have met ${at}, which answers 2xx`
+              : `${c.field}: refused (${got}) and ${at} saw no connection`,
             RouterDialedCanary: `${c.field}: the router connected to ${at} (${dialled} connection(s), request "${c.target?.request ?? '?'}"; it ${got}): it forwards what it should refuse`,
             RouterAcceptedNegative: `${c.field}: not refused: the router ${got} (a 2xx or 5xx means it passed validation and tried the upstream)`,
             RouterNoConnectionUnproven: `${c.field}: refused (${got}), but that no upstream connection was made is unproven: ${c.why ?? at}`,
@@ -293,7 +332,7 @@ export function routerNegativeProbe(deps: ProbeDeps, after: readonly string[]): 
             'unknown',
             subject,
             'RouterNoConnectionUnproven',
-            `(b) a pod-IP header naming an address not the sandbox's: not sent, ${noTarget(canary, 'no canary host (--router-canary-host) of the verifier to name')}`,
+            `(b) a pod-IP header naming an address not the sandbox's: not sent, ${unreachable ?? noTarget(canary, 'no canary host (--router-canary-host) of the verifier to name')}`,
             { field: '(b) X-Sandbox-Pod-IP <not the sandbox>' },
           );
       } finally {

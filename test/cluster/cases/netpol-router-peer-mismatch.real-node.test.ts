@@ -21,6 +21,7 @@ import {
   NODE_TOOLS_IMAGE,
   onRealNode,
   realNode,
+  realNodeSandboxdTemplate,
   waitRunning,
 } from '../real-node-helpers.js';
 import { EXT, plan } from '../verify/verifier-env.js';
@@ -85,29 +86,13 @@ describeRealNode('case netpol-router-peer-mismatch on the real node (kube-router
       ...EXT,
       namespace: ns,
       plural: 'sandboxtemplates',
-      body: {
-        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
-        kind: 'SandboxTemplate',
-        metadata: { name: 'py', namespace: ns },
-        spec: {
-          podTemplate: {
-            metadata: { labels: { app: 'sandbox' } },
-            spec: {
-              ...onRealNode(realNode(c)),
-              terminationGracePeriodSeconds: 1,
-              containers: [
-                {
-                  name: 'main',
-                  image: NODE_TOOLS_IMAGE,
-                  imagePullPolicy: 'Never',
-                  command: ['/bin/nc', '-ll', '-p', '8080', '-e', '/bin/echo', 'reached'],
-                  ports: [{ containerPort: 8080 }],
-                },
-              ],
-            },
-          },
-        },
-      },
+      body: realNodeSandboxdTemplate(c, ns, 'py', {
+        name: 'main',
+        args: [],
+        command: ['/bin/nc', '-ll', '-p', '8080', '-e', '/bin/echo', 'reached'],
+        ports: [{ containerPort: 8080 }],
+        volumeMounts: [],
+      }),
     });
     await c.custom.createNamespacedCustomObject({
       ...EXT,

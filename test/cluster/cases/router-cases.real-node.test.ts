@@ -35,7 +35,15 @@ import {
   rootCaConfigMap,
   withServiceAccountVolume,
 } from '../client/in-cluster-router.js';
-import { describeRealNode, NODE_TOOLS_IMAGE, onRealNode, realNode, waitRunning } from '../real-node-helpers.js';
+import {
+  callerToken,
+  describeRealNode,
+  perTestClusterScoped,
+  realNode,
+  realNodeSandboxdTemplate,
+  SANDBOXD_ARGS,
+  startDeploymentPod,
+} from '../real-node-helpers.js';
 import { EXT, plan } from '../verify/verifier-env.js';
 
 const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
@@ -78,35 +86,14 @@ describeRealNode('cases router-warm-nxdomain and router-podip-ssrf on the real n
       sandboxPorts: [PORT],
       callers: [],
     });
-    const objects = synthesizeEnvironment(env).objects.map((o) => structuredClone(o.object) as unknown as KubeObject);
-    const suffix = `-${namespace}`;
-    const own = new Set(objects.filter((o) => o.kind === 'ClusterRole').map((o) => o.metadata!.name));
-    for (const o of objects) {
-      if (o.metadata?.namespace !== undefined) continue;
-      o.metadata!.name += suffix;
-      const ref = (o as { roleRef?: { name: string } }).roleRef;
-      if (ref && own.has(ref.name)) ref.name += suffix; // built-in roles (system:auth-delegator) keep their name
-      clusterScoped.push(o);
-    }
-    const deployment = withServiceAccountVolume(objects.find((o) => o.kind === 'Deployment')!) as KubeObject & {
-      spec: { template: { metadata: { labels: Record<string, string> }; spec: k8s.V1PodSpec } };
-    };
-    await serverSideApply(c.info.kubeconfig, [rootCaConfigMap(c, namespace), ...objects]);
-    const pod = `${String(deployment.metadata!.name)}-0`;
-    const tmpl = deployment.spec.template;
-    const placed = onRealNode(realNode(c));
-    await c.core.createNamespacedPod({
+    const objects = perTestClusterScoped(
+      synthesizeEnvironment(env).objects.map((o) => structuredClone(o.object) as unknown as KubeObject),
       namespace,
-      body: {
-        metadata: { name: pod, labels: tmpl.metadata.labels },
-        spec: {
-          ...tmpl.spec,
-          nodeSelector: { ...tmpl.spec.nodeSelector, ...placed.nodeSelector },
-          tolerations: [...(tmpl.spec.tolerations ?? []), ...placed.tolerations],
-        },
-      },
-    });
-    await waitRunning(c, namespace, pod, 120_000);
+    );
+    clusterScoped.push(...objects.filter((o) => o.metadata?.namespace === undefined));
+    const deployment = withServiceAccountVolume(objects.find((o) => o.kind === 'Deployment')!);
+    await serverSideApply(c.info.kubeconfig, [rootCaConfigMap(c, namespace), ...objects]);
+    const pod = (await startDeploymentPod(c, namespace, deployment)).metadata!.name!;
     const tunnel = await portForwardService(c, kubectl, namespace, r.serviceName, r.port);
     const made: InClusterRouter = {
       namespace,
@@ -183,36 +170,21 @@ describeRealNode('cases router-warm-nxdomain and router-podip-ssrf on the real n
       ...EXT,
       namespace: ns,
       plural: 'sandboxtemplates',
-      body: {
-        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
-        kind: 'SandboxTemplate',
-        metadata: { name: 'relay', namespace: ns },
-        spec: {
-          networkPolicyManagement: 'Unmanaged',
-          podTemplate: {
-            metadata: { labels: { app: 'sandbox' } },
-            spec: {
-              ...onRealNode(realNode(c)),
-              terminationGracePeriodSeconds: 1,
-              containers: [
-                {
-                  name: 'sandboxd',
-                  image: NODE_TOOLS_IMAGE,
-                  imagePullPolicy: 'Never',
-                  command: [
-                    '/bin/sh',
-                    '-c',
-                    `/usr/local/bin/sandboxd --grpc-port=9090 --rest-port=8080 --root-dir=/workspace & exec /bin/nc -ll -p ${PORT} -e /bin/nc 127.0.0.1 8080`,
-                  ],
-                  ports: [{ containerPort: PORT }],
-                  volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
-                },
-              ],
-              volumes: [{ name: 'workspace', emptyDir: {} }],
-            },
-          },
+      body: realNodeSandboxdTemplate(
+        c,
+        ns,
+        'relay',
+        {
+          args: [],
+          command: [
+            '/bin/sh',
+            '-c',
+            `/usr/local/bin/sandboxd ${SANDBOXD_ARGS.join(' ')} & exec /bin/nc -ll -p ${PORT} -e /bin/nc 127.0.0.1 8080`,
+          ],
+          ports: [{ containerPort: PORT }],
         },
-      },
+        { management: 'Unmanaged' },
+      ),
     });
     uncached = await router('nocache', false, { mode: 'allow-all', acknowledgeUnauthenticated: true });
     cached = await router('cached', true, { mode: 'tokenreview' });
@@ -236,13 +208,7 @@ describeRealNode('cases router-warm-nxdomain and router-podip-ssrf on the real n
         },
       },
     });
-    await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'caller' } } });
-    const t = await c.core.createNamespacedServiceAccountToken({
-      namespace: ns,
-      name: 'caller',
-      body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest,
-    });
-    token = t.status!.token;
+    token = await callerToken(c, ns);
   }, 400_000);
 
   afterAll(async () => {

@@ -28,6 +28,7 @@ import { AdapterRuntimeProber } from '../../../src/verify/runtime-prober.js';
 import { Workload } from '../../../src/verify/workload.js';
 import { RUN_DIR } from '../../../test-cluster/kube.js';
 import { connect, freshNamespace, sandboxdPodTemplate, waitFor, type Cluster } from '../helpers.js';
+import { callerToken } from '../real-node-helpers.js';
 import { EXT, plan, sandboxdTemplate, templatePlan } from '../verify/verifier-env.js';
 
 const CANARY = '127.0.0.2';
@@ -173,13 +174,7 @@ beforeAll(async () => {
       spec: { podTemplate: sandboxdPodTemplate() },
     },
   });
-  await c.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'caller' } } });
-  const t = await c.core.createNamespacedServiceAccountToken({
-    namespace: ns,
-    name: 'caller',
-    body: { spec: { audiences: [], expirationSeconds: 3600 } } as k8s.AuthenticationV1TokenRequest,
-  });
-  token = t.status!.token;
+  token = await callerToken(c, ns);
 }, 60_000);
 
 afterAll(async () => {

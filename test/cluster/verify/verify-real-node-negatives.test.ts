@@ -17,7 +17,7 @@ import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
 import { runVerify, type VerifyReport } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { freshNamespace, waitFor, type Cluster } from '../helpers.js';
-import { describeRealNode, NODE_TOOLS_IMAGE, ownRealNodeCluster } from '../real-node-helpers.js';
+import { describeRealNode, ownRealNodeCluster, realNodeSandboxdTemplate } from '../real-node-helpers.js';
 import { EXT, plan, templatePlan } from './verifier-env.js';
 
 const own = ownRealNodeCluster('negatives');
@@ -43,33 +43,8 @@ describeRealNode('negatives on a real-node-only cluster', () => {
   });
 
   /** A SandboxTemplate running sandboxd on the node's tools image (busybox nc, bash), pods labelled app=nettarget. */
-  function toolsTemplate(name: string): Record<string, unknown> {
-    return {
-      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
-      kind: 'SandboxTemplate',
-      metadata: { name, namespace: ns },
-      spec: {
-        networkPolicyManagement: 'Unmanaged',
-        podTemplate: {
-          metadata: { labels: { app: 'nettarget' } },
-          spec: {
-            terminationGracePeriodSeconds: 1,
-            containers: [
-              {
-                name: 'sandboxd',
-                image: NODE_TOOLS_IMAGE,
-                imagePullPolicy: 'Never',
-                args: ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'],
-                ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
-                volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
-              },
-            ],
-            volumes: [{ name: 'workspace', emptyDir: {} }],
-          },
-        },
-      },
-    };
-  }
+  const toolsTemplate = (name: string): Record<string, unknown> =>
+    realNodeSandboxdTemplate(c, ns, name, {}, { labels: { app: 'nettarget' }, management: 'Unmanaged' });
 
   /** The verifier's network-isolation verdict for the two templates and the declared policy. */
   async function verifyNetwork(): Promise<{
@@ -179,31 +154,7 @@ describeRealNode('negatives on a real-node-only cluster', () => {
       ...EXT,
       namespace: ns,
       plural: 'sandboxtemplates',
-      body: {
-        apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
-        kind: 'SandboxTemplate',
-        metadata: { name: 'fake-gvisor', namespace: ns },
-        spec: {
-          podTemplate: {
-            metadata: { labels: { app: 'sandbox' } },
-            spec: {
-              runtimeClassName: 'gvisor',
-              terminationGracePeriodSeconds: 1,
-              containers: [
-                {
-                  name: 'sandboxd',
-                  image: NODE_TOOLS_IMAGE,
-                  imagePullPolicy: 'Never',
-                  args: ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'],
-                  ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
-                  volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }],
-                },
-              ],
-              volumes: [{ name: 'workspace', emptyDir: {} }],
-            },
-          },
-        },
-      },
+      body: realNodeSandboxdTemplate(c, ns, 'fake-gvisor', {}, { runtimeClassName: 'gvisor' }),
     });
     const p = plan(c, [templatePlan(ns, 'fake-gvisor', 'gvisor')], {
       transport: 'port-forward',

@@ -20,53 +20,27 @@ import type { CapabilityRow } from '../../../src/verify/report.js';
 import { runVerify } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
-import { describeRealNode, NODE_TOOLS_IMAGE, onRealNode, realNode } from '../real-node-helpers.js';
+import { describeRealNode, realNodeSandboxdTemplate, SANDBOXD_ARGS } from '../real-node-helpers.js';
 import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from './verifier-env.js';
-
-const SANDBOXD_ARGS = ['--grpc-port=9090', '--rest-port=8080', '--root-dir=/workspace'];
 
 describeRealNode('suspend-resume round trip on the real node', () => {
   let c: Cluster;
   let ns: string;
   let markers: string;
 
-  function template(name: string, container: Record<string, unknown>, volumes: object[] = []): object {
-    return {
-      apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
-      kind: 'SandboxTemplate',
-      metadata: { name, namespace: ns },
-      spec: {
-        podTemplate: {
-          metadata: { labels: { app: 'sandbox' } },
-          spec: {
-            ...onRealNode(realNode(c)),
-            terminationGracePeriodSeconds: 1,
-            containers: [
-              {
-                name: 'sandboxd',
-                image: NODE_TOOLS_IMAGE,
-                imagePullPolicy: 'Never',
-                ports: [{ containerPort: 8080 }, { containerPort: 9090 }],
-                ...container,
-              },
-            ],
-            volumes: [{ name: 'workspace', emptyDir: {} }, ...volumes],
-          },
-        },
-      },
-    };
-  }
-
   beforeAll(async () => {
     c = connect();
     ns = await freshNamespace(c, 'vfysusp');
     markers = mkdtempSync(path.join(c.info.runDir, 'suspend-markers-'));
+    const template = (name: string, container: Record<string, unknown>, volumes: object[] = []): object =>
+      realNodeSandboxdTemplate(c, ns, name, container, { volumes });
     const workspace = { volumeMounts: [{ name: 'workspace', mountPath: '/workspace' }] };
     const templates = [
-      template('keeps', { args: SANDBOXD_ARGS, ...workspace }),
+      template('keeps', {}),
       template(
         'once',
         {
+          args: [],
           command: [
             '/bin/sh',
             '-c',
@@ -76,7 +50,7 @@ describeRealNode('suspend-resume round trip on the real node', () => {
         },
         [{ name: 'marker', hostPath: { path: markers, type: 'Directory' } }],
       ),
-      template('silent', { command: ['/bin/sleep', '3600'] }),
+      template('silent', { command: ['/bin/sleep', '3600'], args: [], volumeMounts: [] }),
     ];
     for (const body of templates)
       await c.custom.createNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxtemplates', body });

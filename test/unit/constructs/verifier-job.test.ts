@@ -181,6 +181,22 @@ describe('VerifierJob', () => {
     ]);
     const env = objs.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].env;
     expect(env).toContainEqual({ name: 'AGENTPLANE_POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } });
+    // A tokenreview router authenticates the Job's own ServiceAccount token; an allow-all one gets none.
+    expect(args.slice(args.indexOf('--router-token-file'), args.indexOf('--router-token-file') + 2)).toEqual([
+      '--router-token-file',
+      '/var/run/secrets/kubernetes.io/serviceaccount/token',
+    ]);
+    const open = await synthesized((e) => {
+      e.addRouter('router', {
+        image: ROUTER_IMAGE,
+        authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+        callers: [],
+      });
+      e.addVerifierJob('verify', { image: VERIFIER });
+    });
+    expect(open.find((o) => o.kind === 'Job')!.spec.template.spec.containers[0].args).not.toContain(
+      '--router-token-file',
+    );
   });
 
   test('props are validated with the construct path', async () => {

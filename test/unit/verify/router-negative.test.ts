@@ -4,7 +4,14 @@
  * credential-less request through is a finding unless the environment acknowledged allow-all.
  */
 import { connect } from 'node:net';
-import { Canary, isLoopback, judgeAuthorization, judgeNegative } from '../../../src/verify/probes/router-negative.js';
+import {
+  Canary,
+  healthListenerPort,
+  isLoopback,
+  judgeControl,
+  witnessAnswered,
+} from '../../../src/verify/probes/router-canary.js';
+import { judgeAuthorization, judgeNegative } from '../../../src/verify/probes/router-negative.js';
 
 test('negative probes: refused + owned listener untouched = proven; refused without a listener = unproven', () => {
   expect(judgeNegative({ code: 400 }, true, 0)).toEqual({ verdict: 'proven', reason: 'RouterRefusedNegative' });
@@ -53,4 +60,32 @@ test('the listener counts connections and records the first request line', async
   await c.close();
   expect(typeof (await Canary.open('192.0.2.1'))).toBe('string'); // not an address of this machine
   expect([isLoopback('127.0.0.2'), isLoopback('::1'), isLoopback('10.0.0.1')]).toEqual([true, true, false]);
+});
+
+test('the control request: a connection proves the canary reachable; none leaves it unproven', () => {
+  expect(judgeControl(1)).toEqual({ verdict: 'proven', reason: 'RouterCanaryReached' });
+  expect(judgeControl(0)).toEqual({ verdict: 'unknown', reason: 'RouterCanaryUnreachable' });
+});
+
+test("the router's health listener is a loopback witness only when bound on every address", () => {
+  expect(healthListenerPort(['--http-bind-address=:8080', '--health-probe-bind-address=:8081'])).toBe(8081);
+  expect(healthListenerPort(['--health-probe-bind-address=0.0.0.0:9000'])).toBe(9000);
+  // one address (the pod IP) or the flag left to its default: not known to listen on the pod's loopback
+  expect(healthListenerPort(['--health-probe-bind-address=10.0.0.7:8081'])).toBeUndefined();
+  expect(healthListenerPort(['--http-bind-address=:8080'])).toBeUndefined();
+  expect([witnessAnswered({ code: 200 }), witnessAnswered({ code: 503 })]).toEqual([true, false]);
+  expect(witnessAnswered({ failure: { category: 'timeout', message: 'no answer' } })).toBe(false);
+});
+
+test('the canary binds the first port it can, else an ephemeral one', async () => {
+  const held = await Canary.open('127.0.0.1');
+  if (typeof held === 'string') throw new Error(held);
+  const next = await Canary.open('127.0.0.1', [held.port]);
+  if (typeof next === 'string') throw new Error(next);
+  expect(next.port).not.toBe(held.port); // taken: fell back to an ephemeral port
+  await next.close();
+  const again = await Canary.open('127.0.0.1', [next.port]);
+  if (typeof again === 'string') throw new Error(again);
+  expect(again.port).toBe(next.port);
+  await Promise.all([again.close(), held.close()]);
 });
