@@ -227,6 +227,8 @@ for (const c of cases) {
   counts.push(
     `- ${c.label}: agentplane ${report.objects.length} objects, ${report.objects.reduce((n, o) => n + o.fields.length, 0)} fields; dyff ${dyffCount} differences`,
   );
-  rmSync(path.dirname(path.dirname(baseFile)), { recursive: true, force: true });
+  // BENCH_DIFF_KEEP=1 keeps the inputs under bench/.out/diff/ for profiling
+  if (process.env['BENCH_DIFF_KEEP'] !== '1')
+    rmSync(path.dirname(path.dirname(baseFile)), { recursive: true, force: true });
 }
 process.stdout.write([...rows, '', 'Changes reported:', ...counts, ''].join('\n'));

@@ -27,6 +27,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 async function registerTypeScript() {
   const { name } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8'));
+  // The package entry is loaded before the hooks: then the module's imports of it find it loaded, and its hundreds
+  // of modules (cdk8s, cdk8s-plus-28, ajv) are not each resolved and loaded through the hooks' worker thread.
+  const entry = import.meta.resolve(name);
+  const entryExports = await import(entry);
   const { register } = await import('tsx/esm/api');
   register();
   const require = createRequire(import.meta.url);
@@ -37,10 +41,9 @@ async function registerTypeScript() {
   // not a transpiled copy of lib/esm (tsx's CommonJS hook would compile it anew): its namespace sits in require's
   // cache under the entry's file name, so require() returns the very module objects the CLI uses.
   const Module = require('node:module');
-  const entry = import.meta.resolve(name);
   const cached = new Module(new URL(entry).pathname);
   cached.filename = cached.id;
-  cached.exports = await import(entry);
+  cached.exports = entryExports;
   cached.loaded = true;
   Module._cache[cached.id] = cached;
   const resolveFilename = Module._resolveFilename;

@@ -4,9 +4,12 @@
  * JSON is 2-space indented with a trailing newline; YAML uses yaml 2 with `{ version: '1.1', lineWidth: 0 }`
  * (the options cdk8s uses, so `on`/`yes` stay quoted); table uses cli-table3; markdown is a GitHub pipe table.
  */
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
 import { Option } from 'commander';
-import { stringify } from 'yaml';
+
+// yaml and cli-table3 are loaded on first use: a run prints one format, and JSON needs neither (~0.1 s of start-up).
+const nodeRequire = createRequire(import.meta.url);
 
 export const OUTPUT_FORMATS = ['table', 'json', 'yaml', 'markdown'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -71,6 +74,7 @@ export function renderWith(
 
 /** YAML text the way cdk8s writes it (YAML 1.1 quoting, no line folding). */
 export function toYaml(value: unknown): string {
+  const { stringify } = nodeRequire('yaml') as typeof import('yaml');
   return stringify(value, { version: '1.1', lineWidth: 0 });
 }
 
@@ -95,6 +99,7 @@ export function renderReport(format: OutputFormat, report: Report): string {
       return `${lines.join('\n')}\n`;
     }
     case 'table': {
+      const Table = nodeRequire('cli-table3') as typeof TableType;
       const table = new Table({ head: [...report.columns], style: { head: [], border: [] } });
       for (const row of report.rows) table.push(row.map(String));
       const parts: string[] = [];

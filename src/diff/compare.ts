@@ -2,14 +2,14 @@
  * Comparison of two manifest sets: match objects by identity, normalize both sides, redact Secrets, diff each pair
  * structurally, label risks, and keep a unified text view of each changed object.
  */
-import { createTwoFilesPatch } from 'diff';
+import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
 import equal from 'fast-deep-equal';
 import { dump } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
 import type { ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
 import { assessRisks, type ComparedPair, type HeadObjects, type Risk } from './risk.js';
-import { isShared, pairSets, type PairedSets } from './pairing.js';
+import { isShared, pairSets, type Indexed, type PairedSets } from './pairing.js';
 import type { ManifestSet } from './manifest-set.js';
 import { firstOf } from './schema-lookup.js';
 import type { ScopeLookup } from './scope.js';
@@ -177,9 +177,13 @@ export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOp
   };
 }
 
-/** The head set for the risk rules: warm pools indexed by namespace and template name, built on first use. */
+/**
+ * The head set for the risk rules: warm pools indexed by namespace (from the scanned identity of a shared document, no
+ * parse), then, per question, parsed only when their text names the template (a pool naming it contains the name,
+ * unless its text holds an escape).
+ */
 function headObjects(sets: PairedSets, normalized: (key: ObjectKey) => KubeObject): HeadObjects {
-  let pools: Map<string, ObjectKey[]> | undefined;
+  let pools: Map<string, Array<[ObjectKey, Indexed]>> | undefined;
   const rec = (v: unknown): Record<string, unknown> =>
     typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
   return {
@@ -189,12 +193,18 @@ function headObjects(sets: PairedSets, normalized: (key: ObjectKey) => KubeObjec
         pools = new Map();
         for (const [key, v] of sets.head) {
           if ((isShared(v) ? v.identity.kind : v.kind) !== 'SandboxWarmPool') continue;
-          const pool = sets.objectOf(v);
-          const at = `${String(pool.metadata?.namespace)}\0${String(rec(rec(pool.spec).sandboxTemplateRef).name)}`;
-          pools.set(at, [...(pools.get(at) ?? []), key]);
+          const ns = String(isShared(v) ? v.identity.namespace : v.metadata?.namespace);
+          pools.set(ns, [...(pools.get(ns) ?? []), [key, v]]);
         }
       }
-      return pools.get(`${String(namespace)}\0${String(template)}`) ?? [];
+      const out: ObjectKey[] = [];
+      for (const [key, v] of pools.get(String(namespace)) ?? []) {
+        const text = isShared(v) ? v.doc.text : undefined;
+        if (text !== undefined && !text.includes(String(template)) && !text.includes('\\')) continue;
+        const pool = sets.objectOf(v);
+        if (String(rec(rec(pool.spec).sandboxTemplateRef).name) === String(template)) out.push(key);
+      }
+      return out;
     },
   };
 }

@@ -116,3 +116,74 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
     return undefined;
   return { apiVersion, kind, name: metaName, ...(metaNamespace !== undefined ? { namespace: metaNamespace } : {}) };
 }
+
+/** A direct child of a block mapping key: its raw value on the key's line (undefined when empty) and where its line starts. */
+interface BlockChild {
+  readonly raw: string | undefined;
+  readonly at: number;
+  readonly indent: number;
+}
+
+/**
+ * The direct children of the block mapping whose key is on the line at `at` (indented `indent`), or undefined when
+ * they are not laid out plainly (a child less indented than the first, a line that is not `key: value`, a repeated
+ * key). Sequence items at the children's indent (`- ...` under a key with an empty value) are skipped.
+ */
+function blockChildren(text: string, at: number, indent: number): Map<string, BlockChild> | undefined {
+  const out = new Map<string, BlockChild>();
+  let childIndent = -1;
+  let last: BlockChild | undefined;
+  for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
+    const { n, content } = indentAt(text, l);
+    if (!content) continue;
+    if (n <= indent) break;
+    if (childIndent < 0) childIndent = n;
+    if (n < childIndent) return undefined;
+    if (n !== childIndent) continue;
+    const line = lineAt(text, l + n);
+    if (line === '-' || line.startsWith('- ')) {
+      if (last === undefined || (last.raw !== undefined && last.raw !== '')) return undefined;
+      continue;
+    }
+    const m = TOP_KEY.exec(line);
+    if (m === null || out.has(m[1]!)) return undefined;
+    out.set(m[1]!, (last = { raw: m[2], at: l, indent: n }));
+  }
+  return out;
+}
+
+/** The scalar value of a child read by {@link blockChildren}, when it is a plain or simply quoted one-line scalar. */
+const childScalar = (text: string, c: BlockChild | undefined): string | undefined =>
+  c !== undefined && endsAt(text, c.at, c.indent) ? scalar(c.raw) : undefined;
+
+/** What {@link scanCrdScope} reads from a CustomResourceDefinition: the kind it defines and whether it is cluster-scoped. */
+export interface ScannedCrdScope {
+  readonly group: string;
+  readonly kind: string;
+  readonly clusterScoped: boolean;
+}
+
+/**
+ * `spec.group`, `spec.names.kind` and `spec.scope` of a CustomResourceDefinition document, read from its plain block
+ * layout without parsing it (a CRD is hundreds of KiB, and the diff needs its scope for every object of its kind);
+ * undefined when they are not laid out that simply, or the scope is neither `Cluster` nor `Namespaced`.
+ */
+export function scanCrdScope(text: string): ScannedCrdScope | undefined {
+  if (scanIdentity(text)?.kind !== 'CustomResourceDefinition') return undefined;
+  let spec: number | undefined;
+  for (let at = text.startsWith('---') ? nextLine(text, 0) : 0; at >= 0 && at < text.length; at = nextLine(text, at))
+    if (text.startsWith('spec:', at) && (lineAt(text, at) === 'spec:' || lineAt(text, at) === 'spec: ')) {
+      spec = at;
+      break;
+    }
+  if (spec === undefined) return undefined;
+  const children = blockChildren(text, spec, 0);
+  const names = children?.get('names');
+  if (children === undefined || names === undefined || (names.raw !== undefined && names.raw !== '')) return undefined;
+  const group = childScalar(text, children.get('group'));
+  const scope = childScalar(text, children.get('scope'));
+  const nameChildren = blockChildren(text, names.at, names.indent);
+  const kind = nameChildren && childScalar(text, nameChildren.get('kind'));
+  if (group === undefined || kind === undefined || (scope !== 'Cluster' && scope !== 'Namespaced')) return undefined;
+  return { group, kind, clusterScoped: scope === 'Cluster' };
+}

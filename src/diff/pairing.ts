@@ -9,7 +9,7 @@
 import { appendAll } from '../model/arrays.js';
 import type { KubeObject } from '../releases/index.js';
 import { apiGroup } from '../releases/scope.js';
-import { scanIdentity, type ScannedIdentity } from './document-identity.js';
+import { scanCrdScope, scanIdentity, type ScannedIdentity } from './document-identity.js';
 import { objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
 import type { SchemaLookup } from './normalize.js';
 import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
@@ -47,7 +47,11 @@ const hasDocuments = (s: ManifestSet): s is WithDocuments => Array.isArray((s as
 /** The group a CRD defines, from its name (`<plural>.<group>`, enforced by the API server). */
 const crdGroupOf = (name: string): string => name.slice(name.indexOf('.') + 1);
 
-/** Schema and scope lookups over parsed CRDs plus CRD documents parsed when their group is first asked for. */
+/**
+ * Schema and scope lookups over parsed CRDs plus CRD documents parsed when their group is first asked for. A scope
+ * is read from the pending documents' text when it is laid out plainly (`scanCrdScope`): keying an object needs its
+ * scope, and only a changed object needs its schema.
+ */
 function lazyCrds(
   parsed: KubeObject[],
   pending: Map<string, SharedDocument[]>,
@@ -55,8 +59,7 @@ function lazyCrds(
 ): { schemas: SchemaLookup; scopes: ScopeLookup } {
   let schemas = schemaLookupFromObjects(parsed);
   let scopes = scopeLookupFromObjects(parsed);
-  const load = (apiVersion: string): void => {
-    const group = apiGroup(apiVersion);
+  const load = (group: string): void => {
     const docs = pending.get(group);
     if (docs === undefined) return;
     pending.delete(group);
@@ -64,9 +67,33 @@ function lazyCrds(
     schemas = schemaLookupFromObjects(parsed);
     scopes = scopeLookupFromObjects(parsed);
   };
+  // Scopes read from pending CRD texts, per group; undefined for a group one of whose CRDs is not read that simply.
+  const scanned = new Map<string, Map<string, boolean> | undefined>();
+  const scannedScope = (group: string, kind: string): boolean | undefined => {
+    if (!scanned.has(group)) {
+      const byKind = new Map<string, boolean>();
+      for (const d of pending.get(group) ?? []) {
+        const s = scanCrdScope(d.doc.text);
+        if (s === undefined || s.group !== group) {
+          scanned.set(group, undefined);
+          return undefined;
+        }
+        byKind.set(s.kind, s.clusterScoped);
+      }
+      scanned.set(group, byKind);
+    }
+    return scanned.get(group)?.get(kind);
+  };
   return {
-    schemas: (apiVersion, kind) => (load(apiVersion), schemas(apiVersion, kind)),
-    scopes: (apiVersion, kind) => (load(apiVersion), scopes(apiVersion, kind)),
+    schemas: (apiVersion, kind) => (load(apiGroup(apiVersion)), schemas(apiVersion, kind)),
+    scopes: (apiVersion, kind) => {
+      const group = apiGroup(apiVersion);
+      if (!pending.has(group)) return scopes(apiVersion, kind);
+      const s = scopes(apiVersion, kind) ?? scannedScope(group, kind);
+      if (s !== undefined || scanned.get(group) !== undefined) return s;
+      load(group);
+      return scopes(apiVersion, kind);
+    },
   };
 }
 
@@ -96,29 +123,28 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     head: [] as Array<[KubeObject, string | undefined]>,
   };
   const shared: SharedDocument[] = [];
-  const sharedTexts = { base: [] as string[], head: [] as string[] };
   if (hasDocuments(base) && hasDocuments(head)) {
     const textKey = (d: ManifestDocument): string =>
       d.environment === undefined ? d.text : `${d.environment}\0${d.text}`;
     const headKeys = new Set(head.documents.map(textKey));
     const baseKeys = new Set(base.documents.map(textKey));
-    const seen = new Set<string>();
+    // Each shared text is scanned once: its entry, or null when it must be parsed.
+    const seen = new Map<string, SharedDocument | null>();
     for (const [side, set, other] of [
       ['base', base, headKeys],
       ['head', head, baseKeys],
     ] as const) {
       for (const doc of set.documents) {
         const k = textKey(doc);
-        const identity = other.has(k) ? scanIdentity(doc.text) : undefined;
-        if (identity === undefined || identity.apiVersion.startsWith('agentplane.dev/')) {
-          for (const obj of parseDocument(doc, cache)) parsed[side].push([obj, doc.environment]);
-          continue;
+        let entry = other.has(k) ? seen.get(k) : null;
+        if (entry === undefined) {
+          const identity = scanIdentity(doc.text);
+          entry =
+            identity === undefined || identity.apiVersion.startsWith('agentplane.dev/') ? null : { doc, identity };
+          seen.set(k, entry);
+          if (entry !== null) shared.push(entry);
         }
-        sharedTexts[side].push(doc.text);
-        if (!seen.has(k)) {
-          seen.add(k);
-          shared.push({ doc, identity });
-        }
+        if (entry === null) for (const obj of parseDocument(doc, cache)) parsed[side].push([obj, doc.environment]);
       }
     }
   } else {
@@ -181,17 +207,31 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
       const scoped = withoutNamespaceIfClusterScoped(obj, clusterScoped);
       put(keyOf(scoped, env), scoped);
     }
-    for (const s of shared) {
+    for (const [key, v] of sharedEntries()) put(key, v);
+    return byKey;
+  };
+  // The key and entry of each shared document, computed once for both sides; scope and group once per kind.
+  let sharedKeyed: Array<[ObjectKey, Indexed]> | undefined;
+  const sharedEntries = (): Array<[ObjectKey, Indexed]> => {
+    if (sharedKeyed !== undefined) return sharedKeyed;
+    const byKind = new Map<string, { clusterScoped: boolean; changedGroup: boolean }>();
+    return (sharedKeyed = shared.map((s) => {
       const id = s.identity;
+      const kindKey = `${id.apiVersion}/${id.kind}`;
+      let kind = byKind.get(kindKey);
+      if (kind === undefined) {
+        const probe: KubeObject = { apiVersion: id.apiVersion, kind: id.kind };
+        kind = { clusterScoped: clusterScoped(probe), changedGroup: changedGroups.has(apiGroup(id.apiVersion)) };
+        byKind.set(kindKey, kind);
+      }
+      const ns = kind.clusterScoped ? undefined : id.namespace;
       const stub: KubeObject = {
         apiVersion: id.apiVersion,
         kind: id.kind,
-        metadata: { name: id.name, ...(id.namespace !== undefined ? { namespace: id.namespace } : {}) },
+        metadata: { name: id.name, ...(ns !== undefined ? { namespace: ns } : {}) },
       };
-      const key = keyOf(withoutNamespaceIfClusterScoped(stub, clusterScoped), s.doc.environment);
-      put(key, changedGroups.has(apiGroup(id.apiVersion)) ? materialized(s) : s);
-    }
-    return byKey;
+      return [keyOf(stub, s.doc.environment), kind.changedGroup ? materialized(s) : s];
+    }));
   };
   const baseIdx = index('base', base.label);
   const headIdx = index('head', head.label);

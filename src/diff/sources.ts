@@ -3,6 +3,7 @@
  * synthesized on the fly in a temporary worktree.
  */
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtemp, readdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { CORE_SCHEMA, loadAll, YAMLException } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
 import { appendAll } from '../model/arrays.js';
 import { AgentPlaneError } from '../model/errors.js';
+import { sha256Hex } from '../releases/cache.js';
+import { readDerived, writeDerived } from '../releases/derived.js';
 import { isKubeObject } from '../releases/kube-object.js';
 import type { ManifestSet } from './manifest-set.js';
 
@@ -135,6 +138,37 @@ export interface ManifestDocument {
   readonly environment?: string;
 }
 
+/**
+ * Where parses of large documents (over {@link LARGE_DOCUMENT_CHARS}: CRDs) are kept between processes, or undefined
+ * (the default: none). See {@link useParseCache}.
+ */
+let parseCacheRoot: string | undefined;
+const LARGE_DOCUMENT_CHARS = 64 * 1024;
+const JS_YAML_VERSION = (createRequire(import.meta.url)('js-yaml/package.json') as { version: string }).version;
+
+/**
+ * Keeps the parsed value of each YAML document over 64 KiB (the CRDs of a synthesized install, ~0.4 MiB each, which a
+ * diff parses for the defaults of a changed object) as a derived entry under `<root>/.derived/diff-parse/` (see
+ * src/releases/derived.ts), keyed by the sha256 of the document's exact text, the js-yaml version and the schema, so a
+ * later process reads it with JSON.parse. Only documents that parsed are stored: a parse error is always the parser's.
+ * `undefined` turns it off.
+ */
+export function useParseCache(root: string | undefined): void {
+  parseCacheRoot = root;
+}
+
+/** A YAML document's values through the parse cache when it is large and the cache is on, else js-yaml. */
+function loadLarge(file: string, text: string, lineOffset: number): unknown[] {
+  const root = parseCacheRoot;
+  if (root === undefined || text.length <= LARGE_DOCUMENT_CHARS) return load(file, text, lineOffset);
+  const key = `diff-parse:${sha256Hex(text)}:js-yaml@${JS_YAML_VERSION}:core`;
+  const cached = readDerived(root, 'diff-parse', key);
+  if (Array.isArray(cached)) return cached;
+  const values = load(file, text, lineOffset);
+  writeDerived(root, 'diff-parse', key, values);
+  return values;
+}
+
 /** The objects of one document, through `cache` when given. @throws {ManifestParseError} as {@link parseManifests}. */
 export function parseDocument(
   doc: Pick<ManifestDocument, 'file' | 'line' | 'text'>,
@@ -143,7 +177,7 @@ export function parseDocument(
   let objects = cache?.get(doc.text);
   if (objects === undefined) {
     objects = objectsOf(
-      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : load(doc.file, doc.text, doc.line),
+      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : loadLarge(doc.file, doc.text, doc.line),
     );
     cache?.set(doc.text, objects);
   }

@@ -3,10 +3,11 @@
  * strings quoted), map keys sorted, list order kept (env order carries meaning), every document preceded by `---`
  * (case synth-determinism); no anchors or aliases, even for objects that share a reference.
  *
- * Large documents (the pinned CRDs, 130–400 KB each, 0.1–0.3 s to emit) are emitted once: their text is kept in memory
- * for the process and, given a cache root, as a derived cache entry (releases' derived.ts: header with key and payload
- * sha256; a damaged entry is emitted again) keyed by the sha256 of the document's exact JSON, the yaml version and the
- * options, so the bytes are those yamlDocument would produce.
+ * Given a cache root, each document's text is kept as a derived cache entry (releases' derived.ts: header with key and
+ * payload sha256; a damaged entry is emitted again) keyed by the sha256 of the document's exact JSON, the yaml version
+ * and the options, so the bytes are those yamlDocument would produce: a later synth of the same objects emits none
+ * (yaml 2 takes ~10 ms per small document in a fresh process, 0.1–0.3 s per pinned CRD). Large documents (the pinned
+ * CRDs) are also kept in memory for the process.
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -32,19 +33,22 @@ export interface YamlStreamOptions {
 
 /** A multi-document stream: each document starts with a `---` line. Empty input gives an empty string. */
 export function yamlStream(objs: readonly unknown[], opts: YamlStreamOptions = {}): string {
-  return objs.map((o) => `---\n${largeDocumentText(o, opts.cacheRoot) ?? yamlDocument(o)}`).join('');
+  return objs.map((o) => `---\n${keptDocumentText(o, opts.cacheRoot) ?? yamlDocument(o)}`).join('');
 }
 
-/** Documents whose JSON is at least this long are emitted once and reused. */
+/** Documents whose JSON is at least this long are also kept in memory for the process. */
 const LARGE_JSON_CHARS = 64 * 1024;
 const YAML_DOCUMENTS = 'yaml-documents';
 const YAML_VERSION = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
 const emitted = new Map<string, string>();
 
-/** The text of a large JSON-exact document (from memory, the derived cache or emitted now); undefined for other documents. */
-function largeDocumentText(obj: unknown, cacheRoot: string | undefined): string | undefined {
+/**
+ * The text of a JSON-exact document (from memory, the derived cache or emitted now) when there is a cache root or the
+ * document is large; undefined for other documents.
+ */
+function keptDocumentText(obj: unknown, cacheRoot: string | undefined): string | undefined {
   const json = exactJson(obj);
-  if (json === undefined || json.length < LARGE_JSON_CHARS) return undefined;
+  if (json === undefined || (cacheRoot === undefined && json.length < LARGE_JSON_CHARS)) return undefined;
   const key = `yaml-document/1 yaml@${YAML_VERSION} options:${JSON.stringify(OPTIONS)} json-sha256:${createHash('sha256').update(json).digest('hex')}`;
   let text = emitted.get(key);
   if (text === undefined && cacheRoot !== undefined) {
@@ -55,7 +59,7 @@ function largeDocumentText(obj: unknown, cacheRoot: string | undefined): string 
     text = yamlDocument(obj);
     if (cacheRoot !== undefined) writeDerived(cacheRoot, YAML_DOCUMENTS, key, text);
   }
-  emitted.set(key, text);
+  if (json.length >= LARGE_JSON_CHARS) emitted.set(key, text);
   return text;
 }
 

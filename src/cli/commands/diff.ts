@@ -15,6 +15,8 @@ import {
   type ManifestSet,
   type UnreadableObject,
 } from '../../diff/index.js';
+import { useParseCache } from '../../diff/sources.js';
+import { defaultCacheDir } from '../../releases/cache.js';
 import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
@@ -60,6 +62,8 @@ export function registerDiff(program: Command): void {
       if (flags.live !== true && baseArg === undefined)
         cmd.error('error: give BASE and HEAD, or --live', { exitCode: 2 });
       try {
+        // Large documents (CRDs) parsed once per cache: a later diff reads their values as JSON (useParseCache).
+        useParseCache(globalOptions(cmd).cacheDir ?? defaultCacheDir());
         // One document cache for both sides: a document unchanged between BASE and HEAD is parsed once (DocumentCache).
         const gitOpts = {
           documents: new Map(),

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadRelease, type KubeObject } from '../../../src/releases/index.js';
@@ -70,6 +71,28 @@ describe('large documents are emitted once and kept in the derived cache', () =>
       expect(yamlStream([holes], { cacheRoot: cache.dir })).toBe(`---\n${yamlDocument(holes)}`);
       expect(readdirSync(dir)).toHaveLength(entries);
       expect(existsSync(join(cache.dir, 'v0.5.6', SANDBOX_CRD))).toBe(true);
+    } finally {
+      cache.cleanup();
+    }
+  });
+
+  test('with a cache root, a small document is kept too, and its cached text is the emitted one', () => {
+    const cache = tempDir('yaml');
+    try {
+      const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { on: 'yes', n: '1' } };
+      const expected = `---\n${yamlDocument(cm)}`;
+      expect(yamlStream([cm], { cacheRoot: cache.dir })).toBe(expected);
+      const dir = join(cache.dir, '.derived', 'yaml-documents');
+      expect(readdirSync(dir)).toHaveLength(1);
+      const entryPath = join(dir, readdirSync(dir)[0]!);
+      // the entry, not the emitter, answers the next call: a payload changed with a valid header is what comes back
+      const text = readFileSync(entryPath, 'utf8');
+      const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { key: string };
+      const payload = JSON.stringify('kept: true\n');
+      const sha = createHash('sha256').update(payload).digest('hex');
+      writeFileSync(entryPath, `${JSON.stringify({ key: header.key, payloadSha256: sha })}\n${payload}`);
+      expect(yamlStream([cm], { cacheRoot: cache.dir })).toBe('---\nkept: true\n');
+      expect(yamlStream([cm])).toBe(expected); // without a cache root: emitted
     } finally {
       cache.cleanup();
     }
