@@ -83,7 +83,9 @@ pack_all() { # prints the archive path
     # router Deployment asks for runAsNonRoot without a runAsUser.
     IMAGE_USER=65532 add_image "$tmp/archive" "$ROUTER_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router
     { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
-    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . && mv "$out.tmp" "$out"
+    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . \
+      || { echo "test-cluster node images: packing $out failed" >&2; rm -rf "$tmp" "$out.tmp"; exit 1; }
+    mv "$out.tmp" "$out"
     rm -rf "$tmp"
     find "$IMG_DIR" -maxdepth 1 -name 'node-images-*.tar' ! -path "$out" -mmin +60 -delete 2>/dev/null || true
   fi

@@ -119,7 +119,9 @@ py_pack() { # prints the archive path
     IMAGE_ENV='["PATH=/usr/local/bin:/bin","LD_LIBRARY_PATH=/usr/local/lib","PYTHONDONTWRITEBYTECODE=1"]' \
       IMAGE_WORKDIR=/app IMAGE_USER=1000 IMAGE_KEEP_OWNERS=1 add_image "$tmp/archive" "$ref" "$entry" rootfs_python_runtime
     { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
-    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . && mv "$out.tmp" "$out"
+    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . \
+      || { echo "test-cluster python image: packing $out failed" >&2; rm -rf "$tmp" "$out.tmp"; exit 1; }
+    mv "$out.tmp" "$out"
     rm -rf "$tmp"
     find "$IMG_DIR" -maxdepth 1 -name "python-$KIND-*.tar" ! -path "$out" -mmin +60 -delete 2>/dev/null || true
   fi

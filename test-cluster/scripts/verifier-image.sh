@@ -9,6 +9,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 repo="$(cd "$TC_ROOT/.." && pwd)"
 IMG_DIR="$TC_CACHE/images"
+# The release files the image carries come from the shared mirror, as for up.sh's install (never upstream in tests).
+export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$repo/.." && pwd)/shared/agent-sandbox/releases}"
 REF="registry.example.internal/agentplane/verifier:$(node -p "require('$repo/package.json').version")"
 
 archive_path() {
@@ -23,7 +25,9 @@ archive_path() {
 pack() {
   local out; out="$(archive_path)"; mkdir -p "$IMG_DIR"
   if [ ! -f "$out" ]; then
-    AGENTPLANE_IMAGE_PREBUILT=1 bash "$repo/scripts/build-verifier-image.sh" "$out.tmp" "$REF" >/dev/null && mv "$out.tmp" "$out"
+    AGENTPLANE_IMAGE_PREBUILT=1 bash "$repo/scripts/build-verifier-image.sh" "$out.tmp" "$REF" >/dev/null \
+      || { echo "test-cluster verifier image: scripts/build-verifier-image.sh failed" >&2; rm -f "$out.tmp"; exit 1; }
+    mv "$out.tmp" "$out"
     find "$IMG_DIR" -maxdepth 1 -name 'verifier-*.tar' ! -path "$out" -mmin +60 -delete 2>/dev/null || true
   fi
   echo "$out"
