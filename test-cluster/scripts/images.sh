@@ -99,7 +99,8 @@ case "${1:-}" in
   pack) pack_all ;;
   refs) for r in $PAUSE_REFS $SANDBOXD_REFS $ROUTER_REFS; do echo "$r"; done ;;
   import)
-    sock="${2:?usage: images.sh import CONTAINERD_SOCKET}"
+    # ctr reads a relative --address as a URL authority: the socket path is made absolute.
+    sock="$(realpath -m -- "${2:?usage: images.sh import CONTAINERD_SOCKET}")"
     ctr="$(tc_key_dir containerd)/ctr"
     a="$(pack_all)"
     # ctr warns about cgroup v1 on every call; its output is shown only when the import fails.

@@ -131,7 +131,8 @@ py_pack() { # prints the archive path
 case "${1:-}" in
   pack) py_pack ;;
   import)
-    sock="${2:?usage: python-runtime-image.sh import CONTAINERD_SOCKET}"
+    # ctr reads a relative --address as a URL authority: the socket path is made absolute.
+    sock="$(realpath -m -- "${2:?usage: python-runtime-image.sh import CONTAINERD_SOCKET}")"
     a="$(py_pack)"
     out="$("$(tc_key_dir containerd)/ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
       || { echo "python-runtime image: ctr import $a failed: $out" >&2; exit 1; }

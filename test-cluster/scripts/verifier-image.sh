@@ -36,7 +36,8 @@ pack() {
 case "${1:-}" in
   pack) pack ;;
   import)
-    sock="${2:?usage: verifier-image.sh import CONTAINERD_SOCKET}"
+    # ctr reads a relative --address as a URL authority: the socket path is made absolute.
+    sock="$(realpath -m -- "${2:?usage: verifier-image.sh import CONTAINERD_SOCKET}")"
     a="$(pack)"
     out="$("$(tc_key_dir containerd)/ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
       || { echo "test-cluster verifier image: ctr import $a failed: $out" >&2; exit 1; }
