@@ -14,7 +14,13 @@ export const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-rou
 
 export default defineEnvironments(async (ctx) => {
   const release = await ctx.loadRelease('v0.5.6');
-  const env = new AgentEnvironment(ctx.app, 'dev-python-client', { release, defaultNamespace: 'dev-sandboxes' });
+  const env = new AgentEnvironment(ctx.app, 'dev-python-client', {
+    release,
+    defaultNamespace: 'dev-sandboxes',
+    // Both images are pinned by tag (no digest of the router's staging build is published), so image skew cannot be
+    // ruled out and the router reaches configured at most (PinnedByTagOnly); pin `image@sha256:…` to require verified.
+    requiredStates: { router: 'configured' },
+  });
   const gvisor = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
   const q = { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('512Mi') };
   const python = env.addTemplate('python', {
