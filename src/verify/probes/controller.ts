@@ -183,7 +183,9 @@ export function controllerProbe(
               'unknown',
               subject,
               'StaleObservedGeneration',
-              `Deployment status is for generation ${d.observedGeneration ?? 'none'}, spec is at ${gen}: rollout not observed yet`,
+              d.observedGeneration === undefined
+                ? `Deployment status was never written (spec at generation ${gen}): no deployment controller has observed it; if the Agent Sandbox controller runs outside the cluster, pass --controller external`
+                : `Deployment status is for generation ${d.observedGeneration}, spec is at ${gen}: rollout not observed yet`,
               { field: 'status.observedGeneration' },
             );
           } else if (available.value === 'true' && d.updatedReplicas >= 1) {

@@ -1,7 +1,7 @@
 /** `-o markdown`: a report for a pull request or an onboarding page. Table cells are escaped (`|`, newlines). */
 import type { VerifyReport } from '../report.js';
 import { TUPLE_KEYS } from '../tuple.js';
-import { decisiveEvidence } from './table.js';
+import { decisiveEvidence, nextCell } from './table.js';
 
 function cell(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
@@ -19,7 +19,7 @@ export function renderMarkdown(report: VerifyReport): string {
   for (const row of report.capabilities) {
     const state = row.met ? row.state : `**${row.state}**`;
     out.push(
-      `| \`${cell(row.name)}\` | ${state} | ${row.required} | ${cell(decisiveEvidence(row))} | ${cell(row.next ?? '-')} |`,
+      `| \`${cell(row.name)}\` | ${state} | ${row.required} | ${cell(decisiveEvidence(row))} | ${cell(nextCell(row))} |`,
     );
   }
   out.push(

@@ -11,6 +11,11 @@ export function decisiveEvidence(row: CapabilityRow): string {
   return e === undefined ? '-' : e.message;
 }
 
+/** The next step of a row, led by its reason code (what docs/output.md documents and scripts match), or `-`. */
+export function nextCell(row: CapabilityRow): string {
+  return row.next === null ? '-' : row.nextReason ? `[${row.nextReason}] ${row.next}` : row.next;
+}
+
 /** Renders the report as a terminal table; `color` adds ANSI colours (default false, so output is stable in files). */
 export function renderTable(report: VerifyReport, opts: { color?: boolean } = {}): string {
   const paint = opts.color === true ? pc : pc.createColors(false);
@@ -23,9 +28,7 @@ export function renderTable(report: VerifyReport, opts: { color?: boolean } = {}
   });
   for (const row of report.capabilities) {
     const state = row.met ? paint.green(row.state) : paint.red(row.state);
-    // The reason code leads the next cell: what docs/output.md documents and scripts match.
-    const next = row.next === null ? '-' : row.nextReason ? `[${row.nextReason}] ${row.next}` : row.next;
-    table.push([row.name, state, row.required, decisiveEvidence(row), next]);
+    table.push([row.name, state, row.required, decisiveEvidence(row), nextCell(row)]);
   }
   const lines = [
     `environment ${report.environment.name} (release ${report.environment.release}, from ${report.environment.source})`,

@@ -119,6 +119,7 @@ describe('renderers', () => {
     const md = renderMarkdown(sample(['Sandbox sbx/verify-1: 403']));
     expect(md).toContain('## ❌ AgentPlane verify: dev-gvisor');
     expect(md).toContain('| `runtime-exec` | **configured** | verified |');
+    expect(md).toMatch(/^\| `runtime-exec` \|.*\| \[RuntimeTimeout\] [^|]+\|$/m);
     expect(md).toContain('netpol configured \\| piped');
     expect(md).toContain('- Sandbox sbx/verify-1: 403');
   });
