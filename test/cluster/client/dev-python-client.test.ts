@@ -42,6 +42,8 @@ function readmeBlock(lang: string): string {
 interface Capability {
   name: string;
   state: string;
+  required: string;
+  met: boolean;
   nextReason: string | null;
   evidence: Array<{ step: string; reason: string; value?: string }>;
 }
@@ -189,9 +191,13 @@ describeRealNode('examples/dev-python-client unchanged on a real-node cluster wi
       // verify exits 0 as the README's reader sees it.
       const router = caps['router']!;
       expect(router.evidence.find((e) => e.step === 'compatible')?.reason).toBe('RouterHealthy');
-      expect({ state: router.state, next: router.nextReason, exit: status }).toEqual({
+      const unmet = Object.values(caps)
+        .filter((x) => !x.met)
+        .map((x) => `${x.name}: ${x.state} < ${x.required} (${x.nextReason})`);
+      expect({ state: router.state, next: router.nextReason, unmet, exit: status }).toEqual({
         state: 'configured',
         next: 'PinnedByTagOnly',
+        unmet: [],
         exit: 0,
       });
     } finally {
