@@ -306,6 +306,8 @@ export class SandboxRouter extends Construct {
       list(podSpec, 'volumes').push({ name: 'scoped-token', secret: { secretName: p.authorization.secretName } });
     }
     container['args'] = args;
+    if (p.cache && container['startupProbe'] === undefined)
+      container['startupProbe'] = cacheSyncStartupProbe(container);
     this.sandboxPorts = [...p.sandboxPorts];
 
     const objects: ApiObject[] = [];
@@ -375,6 +377,29 @@ export class SandboxRouter extends Construct {
         ...apiServer.map((e) => ({ to: [{ ipBlock: { cidr: e.cidr } }], ports: [{ protocol: 'TCP', port: e.port }] })),
       ];
   }
+}
+
+/** Longest wait of the router for its pod cache's first LIST before it binds any listener (`sandbox-router/cmd/main.go@v0.5.6`). */
+const CACHE_SYNC_TIMEOUT_SECONDS = 60;
+const STARTUP_PERIOD_SECONDS = 5;
+
+/**
+ * With its cache on, the router binds its health listener only after the first LIST of pods, waiting up to 60 s and
+ * then exiting with its own error (`sandbox-router/cmd/main.go@v0.5.6`); upstream's liveness probe (5 s delay, 3 × 10 s)
+ * kills it at about 35 s. This probe on the liveness probe's endpoint holds liveness back until that window has passed,
+ * so a slow API server does not turn into a restart loop, and an unreachable one ends in the router's own message.
+ */
+function cacheSyncStartupProbe(container: Json): Json {
+  const liveness = container['livenessProbe'];
+  const httpGet =
+    isPlainObject(liveness) && isPlainObject(liveness['httpGet'])
+      ? { ...liveness['httpGet'] }
+      : { path: '/healthz', port: 'healthz' };
+  return {
+    httpGet,
+    periodSeconds: STARTUP_PERIOD_SECONDS,
+    failureThreshold: Math.ceil(CACHE_SYNC_TIMEOUT_SECONDS / STARTUP_PERIOD_SECONDS) + 2,
+  };
 }
 
 function peerJson(peer: RouterPeer): Json {

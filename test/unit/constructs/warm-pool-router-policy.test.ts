@@ -96,6 +96,29 @@ describe('SandboxRouter', () => {
     expect(dep.spec.template.metadata.labels).toMatchObject(r.podLabels);
   });
 
+  test("with its cache on, a startup probe outlasts the router's 60 s initial sync before liveness may kill it; without, none", async () => {
+    const deployment = async (cache: boolean) => {
+      const { e } = await env();
+      const r = e.addRouter('router', {
+        image: ROUTER_IMAGE,
+        authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+        callers: [],
+        cache,
+      });
+      return r.objects.map((o) => o.toJson()).find((o) => o.kind === 'Deployment').spec.template.spec.containers[0];
+    };
+    const on = await deployment(true);
+    expect(on.startupProbe).toEqual({
+      httpGet: { path: '/healthz', port: 'healthz' },
+      periodSeconds: 5,
+      failureThreshold: 14,
+    });
+    // 14 × 5 s = 70 s > the 60 s sync bound of sandbox-router/cmd/main.go@v0.5.6; liveness alone gives up at 5 + 3 × 10 s.
+    expect(on.startupProbe.periodSeconds * on.startupProbe.failureThreshold).toBeGreaterThan(60);
+    expect(on.livenessProbe).toMatchObject({ initialDelaySeconds: 5, periodSeconds: 10, failureThreshold: 3 });
+    expect((await deployment(false)).startupProbe).toBeUndefined();
+  });
+
   test('apiServer adds one ipBlock egress rule per endpoint beside upstream rules; a bad CIDR is refused', async () => {
     const { e } = await env();
     const policyOf = (r: { objects: ReadonlyArray<{ toJson: () => any }> }) =>
