@@ -45,10 +45,15 @@ export default defineEnvironments(async (ctx) => {
   // not the pod network, so no caller needs admitting); the router dials port 8888. That mode sends no Authorization
   // header (k8s_agent_sandbox/connector.py@1.0.8), so a router requiring a token refuses every call: the gate is the
   // API server's authorization of pods/portforward on the router's pod, and no pod-network caller is admitted.
+  // The client names the pod in X-Sandbox-Pod-IP (from Sandbox.status.podIPs, connector.py@1.0.8), so the router needs
+  // no Pod-IP cache, and without one it never calls the API server: its NetworkPolicy, enforced by any policy-enforcing
+  // CNI, admits the API server only as a pod of namespace default (sandbox-router/deploy/networkpolicy.yaml@v0.5.6), and
+  // a cache that cannot sync keeps the router from ever starting. With the cache on, declare `apiServer` endpoints.
   env.addRouter('router', {
     image: ROUTER_IMAGE,
     namespace: 'agent-sandbox-system',
     authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
+    cache: false,
     sandboxPorts: [8888],
     callers: [],
   });
