@@ -144,3 +144,13 @@ export const DEFAULT_CONTROLLER = {
   deployment: 'agent-sandbox-controller',
   serviceAccount: 'agent-sandbox-controller',
 } as const;
+
+/**
+ * Whether the router path is probed with `X-Sandbox-Pod-IP`: every declared client whose calls go through the router
+ * sends it (k8s-agent-sandbox reads it from `Sandbox.status.podIPs`, `connector.py@1.0.8`). Without declared router
+ * clients, or with one that addresses by name only, the router is probed by name, the stricter path.
+ */
+export function routerClientsSendPodIP(plan: Pick<VerifyPlan, 'clients'>): boolean {
+  const viaRouter = (plan.clients ?? []).filter((c) => c.via === 'router');
+  return viaRouter.length > 0 && viaRouter.every((c) => c.headers.includes('X-Sandbox-Pod-IP'));
+}

@@ -91,8 +91,19 @@ export class AdapterRuntimeProber implements RuntimeProber {
   /** One sandboxd client (so one gRPC channel) per target and transport, reused by the run's calls, closed by {@link close}. */
   private readonly sandboxds = new Map<Transport, Map<string, SandboxdClient>>();
 
-  /** `routerToken`: bearer token for a router that demands credentials (tokenreview, scoped-token); default none. */
-  constructor(private readonly opts: { client?: KubeClient; routerUrl?: string; routerToken?: string }) {}
+  /**
+   * `routerToken`: bearer token for a router that demands credentials (tokenreview, scoped-token); default none.
+   * `routerPodIPHeader`: the `router` transport names the pod in `X-Sandbox-Pod-IP`, as a declared client that sends it
+   * does; default false (by name, as the SDKs address a sandbox whose pod IP they do not know).
+   */
+  constructor(
+    private readonly opts: {
+      client?: KubeClient;
+      routerUrl?: string;
+      routerToken?: string;
+      routerPodIPHeader?: boolean;
+    },
+  ) {}
 
   async health(
     target: RuntimeTarget,
@@ -200,7 +211,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
   private podIPRouter(): { kind: 'ok'; value: Transport } | { kind: 'no'; detail: string } {
     if (!this.opts.routerUrl)
       return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
-    this.byPodIP ??= new RouterTransport(this.opts.routerUrl, { podIPHeader: true });
+    this.byPodIP ??= new RouterTransport(this.opts.routerUrl, { podIPHeader: true, ...this.routerToken() });
     return { kind: 'ok', value: this.byPodIP };
   }
 
@@ -212,13 +223,20 @@ export class AdapterRuntimeProber implements RuntimeProber {
     else if (kind === 'router') {
       if (!this.opts.routerUrl)
         return { kind: 'no', detail: 'no router URL known (pass --router-url): the router transport cannot be used' };
-      made = new RouterTransport(this.opts.routerUrl, this.opts.routerToken ? { token: this.opts.routerToken } : {});
+      made = new RouterTransport(this.opts.routerUrl, {
+        ...this.routerToken(),
+        ...(this.opts.routerPodIPHeader === true ? { podIPHeader: true } : {}),
+      });
     } else {
       if (!this.opts.client) return { kind: 'no', detail: 'port-forward needs a cluster connection' };
       made = new PortForwardTransport(this.opts.client);
     }
     this.transports.set(kind, made);
     return { kind: 'ok', value: made };
+  }
+
+  private routerToken(): { token?: string } {
+    return this.opts.routerToken ? { token: this.opts.routerToken } : {};
   }
 
   private sandboxd(transport: Transport, target: RuntimeTarget): SandboxdClient {

@@ -6,7 +6,7 @@
 import type { KubeClient } from '../adapter/kubernetes/client.js';
 import { releaseFacts, type LoadedRelease } from '../releases/index.js';
 import { Cluster } from '../adapter/kubernetes/cluster.js';
-import type { VerifyPlan } from './plan.js';
+import { routerClientsSendPodIP, type VerifyPlan } from './plan.js';
 import { controllerNeeds, controllerProbe, KNOWN_GAPS, scopedNeeds } from './probes/controller.js';
 import type { ProbeDeps } from './probes/common.js';
 import { existingSandboxProbe } from './probes/existing-sandbox.js';
@@ -206,6 +206,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
       client: opts.client,
       ...(opts.plan.router?.url ? { routerUrl: opts.plan.router.url } : {}),
       ...(opts.routerToken ? { routerToken: opts.routerToken } : {}),
+      ...(routerClientsSendPodIP(opts.plan) ? { routerPodIPHeader: true } : {}),
     });
   const workload = new Workload(cluster, opts.runId);
   const deps: ProbeDeps = {

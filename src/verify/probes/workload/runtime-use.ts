@@ -2,7 +2,7 @@
  * Evidence from using a Ready probe sandbox's runtime the way a client does: commands (two nonces), the file API
  * (a write read back), and the runtime's health through the router.
  */
-import { sampleSize, type TemplatePlan } from '../../plan.js';
+import { routerClientsSendPodIP, sampleSize, type TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { formatMs } from '../../evidence.js';
 import { reads, type ProbeDeps } from '../common.js';
@@ -60,6 +60,13 @@ export async function executionEvidence(
       );
   }
   return ok;
+}
+
+/** How the router path was addressed: by the pod IP the declared clients send, or by name. */
+function addressed(deps: ProbeDeps, sb: ProbeSandbox): string {
+  return routerClientsSendPodIP(deps.plan) && sb.target.podIP
+    ? `X-Sandbox-Pod-IP ${sb.target.podIP}, as the client sends it`
+    : 'by name';
 }
 
 /** The declared clients whose calls go through the router (descriptor `clients`, `via: router`). */
@@ -142,7 +149,7 @@ export async function routerEvidence(
           'verified',
           `router ${url}`,
           'ClientPathAnswered',
-          `${who}: execute of a nonce on ${template.runtime} port ${target.restPort} of ${sb.name} answered exactly through the router`,
+          `${who}: execute of a nonce on ${template.runtime} port ${target.restPort} of ${sb.name} answered exactly through the router (${addressed(deps, sb)})`,
           { durationMs: r.durationMs },
         );
       } else if (r.kind === 'answered') {
