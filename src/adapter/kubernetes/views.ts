@@ -77,13 +77,18 @@ export interface ContainerStatusView {
   readonly imageID: string;
   /** State running or terminated (a waiting container has pulled nothing yet). */
   readonly started: boolean;
+  /** `restartCount`. */
+  readonly restarts: number;
+  /** `state.waiting.reason`, e.g. `CrashLoopBackOff`, while the container waits. */
+  readonly waiting?: string;
 }
 
 interface RawContainerStatus {
   name?: string;
   image?: string;
   imageID?: string;
-  state?: { running?: unknown; terminated?: unknown };
+  restartCount?: number;
+  state?: { running?: unknown; terminated?: unknown; waiting?: { reason?: string } };
 }
 
 export function podView(o: Obj): PodView {
@@ -117,6 +122,8 @@ export function podView(o: Obj): PodView {
       image: c.image ?? '',
       imageID: c.imageID ?? '',
       started: c.state?.running != null || c.state?.terminated != null,
+      restarts: c.restartCount ?? 0,
+      ...(c.state?.waiting?.reason ? { waiting: c.state.waiting.reason } : {}),
     })),
   };
 }

@@ -10,6 +10,7 @@
  */
 import { nameHash } from '../../adapter/kubernetes/template-hash.js';
 import type {
+  ContainerStatusView,
   IngressPeerView,
   IngressRuleView,
   LabelSelectorView,
@@ -36,6 +37,10 @@ export interface RouterPod {
   readonly podIP?: string;
   /** Ready=True: the Service sends it traffic (set when read from a live pod). */
   readonly ready?: boolean;
+  /** Container restarts, summed (set when read from a live pod). */
+  readonly restarts?: number;
+  /** The first waiting container's reason, e.g. `CrashLoopBackOff` (set when read from a live pod). */
+  readonly waiting?: string;
 }
 
 const and = (a: Tri, b: Tri): Tri =>
@@ -183,8 +188,15 @@ export async function liveRouterPods(
       labels: p.meta.labels,
       ...(p.ip ? { podIP: p.ip } : {}),
       ready: p.ready,
+      restarts: p.containerStatuses.reduce((n, c) => n + c.restarts, 0),
+      ...waitingReason(p.containerStatuses),
     }));
   return { kind: 'ok', value: { pods, via } };
+}
+
+function waitingReason(statuses: readonly ContainerStatusView[]): { waiting?: string } {
+  const w = statuses.find((c) => c.waiting !== undefined)?.waiting;
+  return w !== undefined ? { waiting: w } : {};
 }
 
 /** The labels of a template's pods as live: a live pod's, else those the live SandboxTemplate gives its pods. */

@@ -87,8 +87,8 @@ export function routerProbe(deps: ProbeDeps): Probe {
           health ? 'missing' : 'unknown',
           `router ${router.namespace}/${router.service}`,
           'RouterPodsNotReady',
-          `${notReady}: no router pod is ready, so nothing answers behind Service ${router.namespace}/${router.service}${health ? ` (GET /healthz: ${health.text})` : ''}; get the router's pods (its Deployment) running and Ready`,
-          { value: notReady },
+          `${notReady.text}: no router pod is ready, so nothing answers behind Service ${router.namespace}/${router.service}${health ? ` (GET /healthz: ${health.text})` : ''}; ${notReady.restarting ? `its container restarts: read why (kubectl -n ${router.namespace} logs <pod> --previous); a router with its Pod-IP cache on binds no port until it has listed pods, so an API server its NetworkPolicy refuses keeps it from starting (the router's apiServer prop)` : "get the router's pods (its Deployment) running and Ready"}`,
+          { value: notReady.text },
         );
       else if (!health)
         f.add(
@@ -112,10 +112,21 @@ export function routerProbe(deps: ProbeDeps): Probe {
   };
 }
 
-/** How many live router pods there are and how they were found, when none is ready; undefined when one is (or unread). */
-export function unreadyRouter(live: Awaited<ReturnType<typeof liveRouterPods>>): string | undefined {
+/**
+ * How many live router pods there are and how they were found, when none is ready, with what each restarting or waiting
+ * pod's containers show (e.g. `CrashLoopBackOff, 4 restarts`); undefined when one is ready (or the list is unread).
+ */
+export function unreadyRouter(
+  live: Awaited<ReturnType<typeof liveRouterPods>>,
+): { text: string; restarting: boolean } | undefined {
   if (live.kind !== 'ok' || live.value.pods.some((p) => p.ready === true)) return undefined;
-  return `0 of ${live.value.pods.length} ${live.value.via} ready`;
+  const troubled = live.value.pods
+    .filter((p) => (p.restarts ?? 0) > 0 || p.waiting !== undefined)
+    .map((p) => `${p.name}: ${[p.waiting, `${p.restarts ?? 0} restarts`].filter(Boolean).join(', ')}`);
+  return {
+    text: `0 of ${live.value.pods.length} ${live.value.via} ready${troubled.length > 0 ? ` (${troubled.join('; ')})` : ''}`,
+    restarting: live.value.pods.some((p) => (p.restarts ?? 0) > 0),
+  };
 }
 
 /** `configured`: per template, whether the live policies selecting its pods admit the live router pods. */
