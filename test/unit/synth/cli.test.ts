@@ -89,7 +89,8 @@ describe('agentplane synth', () => {
     const docs = parseAllDocuments(r.stdout);
     expect(docs.flatMap((d) => [...d.errors, ...d.warnings])).toEqual([]);
     const objects = docs.map((d) => d.toJS() as unknown);
-    expect(objects).toHaveLength(89); // dev-gvisor 29 + dev-python-client 27 (allow-all: no tokenreview binding) + prod-kata 33
+    // dev-gvisor 29 + dev-python-client 25 (allow-all and no Pod-IP cache: no tokenreview binding, no pods ClusterRole or its binding) + prod-kata 33
+    expect(objects).toHaveLength(87);
     for (const o of objects) {
       expect(o).toEqual(
         expect.objectContaining({
