@@ -191,6 +191,8 @@ describeRealNode('examples/dev-python-client unchanged on a real-node cluster wi
       // verify exits 0 as the README's reader sees it.
       const router = caps['router']!;
       expect(router.evidence.find((e) => e.step === 'compatible')?.reason).toBe('RouterHealthy');
+      // The example's router has no Pod-IP cache: the client names the pod in X-Sandbox-Pod-IP, and so does verify.
+      expect(router.evidence.find((e) => e.reason === 'ClientPathAnswered')?.value).toBe('X-Sandbox-Pod-IP');
       const unmet = Object.values(caps)
         .filter((x) => !x.met)
         .map((x) => `${x.name}: ${x.state} < ${x.required} (${x.nextReason})`);

@@ -62,11 +62,13 @@ export async function executionEvidence(
   return ok;
 }
 
-/** How the router path was addressed: by the pod IP the declared clients send, or by name. */
+/** Whether the router path was addressed by the pod IP the declared clients send (else by name). */
+function byPodIP(deps: ProbeDeps, sb: ProbeSandbox): boolean {
+  return routerClientsSendPodIP(deps.plan) && sb.target.podIP !== undefined;
+}
+
 function addressed(deps: ProbeDeps, sb: ProbeSandbox): string {
-  return routerClientsSendPodIP(deps.plan) && sb.target.podIP
-    ? `X-Sandbox-Pod-IP ${sb.target.podIP}, as the client sends it`
-    : 'by name';
+  return byPodIP(deps, sb) ? `X-Sandbox-Pod-IP ${sb.target.podIP}, as the client sends it` : 'by name';
 }
 
 /** The declared clients whose calls go through the router (descriptor `clients`, `via: router`). */
@@ -150,7 +152,11 @@ export async function routerEvidence(
           `router ${url}`,
           'ClientPathAnswered',
           `${who}: execute of a nonce on ${template.runtime} port ${target.restPort} of ${sb.name} answered exactly through the router (${addressed(deps, sb)})`,
-          { durationMs: r.durationMs },
+          {
+            field: 'addressed by',
+            value: byPodIP(deps, sb) ? 'X-Sandbox-Pod-IP' : 'X-Sandbox-ID',
+            durationMs: r.durationMs,
+          },
         );
       } else if (r.kind === 'answered') {
         f.router.add(
