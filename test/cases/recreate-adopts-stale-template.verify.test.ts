@@ -135,7 +135,8 @@ describe('case recreate-adopts-stale-template (verifier)', () => {
         value: r.plural === 'sandboxes' ? sandboxes : r.plural === 'sandboxclaims' ? claims : [],
       }),
     };
-    const deps = { cluster, facts: { family: 'v0.5' } } as unknown as ProbeDeps;
+    // readyTimeoutMs 0: the one read is judged as it is (a member is missing, so the probe would otherwise wait for it).
+    const deps = { cluster, facts: { family: 'v0.5' }, plan: { readyTimeoutMs: 0 } } as unknown as ProbeDeps;
     const evidence = [
       ...(await warmPoolProbe(deps, { namespace: 'sbx', name: 'py-pool', template: 'py', replicas: 2 }).run(
         undefined as never,

@@ -83,7 +83,7 @@ export function backoffMs(attempt: number, random: () => number = Math.random): 
 }
 
 /** Resolves true after `ms`, false at once when `signal` aborts first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

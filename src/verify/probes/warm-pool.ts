@@ -4,13 +4,16 @@
  * (Sandboxes controller-owned by the pool, not being deleted) whose blueprint is the template's current one (the
  * controller's own comparison, {@link staleness}), Ready at their current generation. discovered = the pool exists; compatible = it serves the declared
  * template; configured = status observed at the pool's generation (v0.5.6 `status.observedGeneration`) and updated
- * ready ≥ replicas, and no claim of the pool holds a stale-template sandbox ("StaleAdoption").
+ * ready ≥ replicas, and no claim of the pool holds a stale-template sandbox ("StaleAdoption"). A pool still starting
+ * members (just applied, or refilling after a claim) is read again until it is not, within the ready timeout.
  * Facts: `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`,
  * `extensions/api/v1beta1/sandboxwarmpool_types.go@v0.5.6`.
  */
 import { blueprintDrift } from '../../adapter/kubernetes/blueprint.js';
 import type { ClaimView, SandboxView, TemplateView, WarmPoolView } from '../../adapter/kubernetes/views.js';
 import type { WarmPoolPlan } from '../plan.js';
+import { sleep } from '../../adapter/kubernetes/cluster.js';
+import { formatMs } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
 
@@ -77,6 +80,18 @@ export function poolRollout(
   return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions };
 }
 
+/** How often a refilling pool's members are read again. */
+const SETTLE_POLL_MS = 2_000;
+
+/**
+ * Whether the pool is short of current Ready members while some are still coming (fewer members than replicas, or
+ * members not Ready yet): waiting can change the verdict. Stale members that are Ready wait for a claim
+ * (`updateStrategy: OnReplenish`), so they are judged at once.
+ */
+export function refilling(ro: PoolRollout): boolean {
+  return ro.updatedReady < ro.replicas && (ro.members < ro.replicas || ro.ready < ro.members);
+}
+
 export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
   const capability = `warm-pool/${pool.namespace}/${pool.name}` as const;
   return {
@@ -84,8 +99,8 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
     after: ['install'],
     covers: [capability],
     timeoutStep: 'configured',
-    deadlineMs: 15_000,
-    async run() {
+    deadlineMs: 15_000 + deps.plan.readyTimeoutMs,
+    async run(ctx) {
       const f = new Facts(capability);
       const read = reads(deps);
       const subject = `SandboxWarmPool ${pool.namespace}/${pool.name}`;
@@ -129,11 +144,7 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         );
         return f.list;
       }
-      const [tpl, sbs, claims] = await Promise.all([
-        read.template(pool.namespace, pool.template),
-        read.sandboxes(pool.namespace),
-        read.claims(pool.namespace),
-      ]);
+      const tpl = await read.template(pool.namespace, pool.template);
       if (tpl.kind !== 'ok')
         return f.failedCall('configured', `SandboxTemplate ${pool.namespace}/${pool.template}`, tpl).list;
       if (tpl.value === undefined)
@@ -144,10 +155,23 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
           'TemplateNotFound',
           `template ${pool.template} does not exist, so no member can be current`,
         ).list;
-      if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
-      if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
-      const ro = poolRollout(live, tpl.value, sbs.value, claims.value);
-      const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})`;
+      // A pool refilling after a claim, or just applied, is starting members: wait for them (bounded), then judge.
+      const started = Date.now();
+      let ro: PoolRollout;
+      for (;;) {
+        const [sbs, claims] = await Promise.all([read.sandboxes(pool.namespace), read.claims(pool.namespace)]);
+        if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
+        if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
+        ro = poolRollout(live, tpl.value, sbs.value, claims.value);
+        if (!refilling(ro) || Date.now() - started >= deps.plan.readyTimeoutMs) break;
+        ctx.note(
+          `waiting for ${subject} to refill: ${ro.ready} of ${ro.members} member(s) ready, ${ro.replicas} wanted`,
+          'waiting',
+        );
+        if (!(await sleep(SETTLE_POLL_MS, ctx.signal))) break;
+      }
+      const waited = Date.now() - started >= SETTLE_POLL_MS ? ` after waiting ${formatMs(Date.now() - started)}` : '';
+      const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})${waited}`;
       const quantities = {
         updatedReady: ro.updatedReady,
         replicas: ro.replicas,
