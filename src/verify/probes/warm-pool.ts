@@ -11,8 +11,8 @@
  */
 import { blueprintDrift } from '../../adapter/kubernetes/blueprint.js';
 import type { ClaimView, SandboxView, TemplateView, WarmPoolView } from '../../adapter/kubernetes/views.js';
-import type { WarmPoolPlan } from '../plan.js';
 import { sleep } from '../../adapter/kubernetes/cluster.js';
+import type { WarmPoolPlan } from '../plan.js';
 import { formatMs } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
@@ -144,6 +144,8 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         );
         return f.list;
       }
+      const members = () => Promise.all([read.sandboxes(pool.namespace), read.claims(pool.namespace)]);
+      const firstRead = members();
       const tpl = await read.template(pool.namespace, pool.template);
       if (tpl.kind !== 'ok')
         return f.failedCall('configured', `SandboxTemplate ${pool.namespace}/${pool.template}`, tpl).list;
@@ -158,8 +160,8 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       // A pool refilling after a claim, or just applied, is starting members: wait for them (bounded), then judge.
       const started = Date.now();
       let ro: PoolRollout;
-      for (;;) {
-        const [sbs, claims] = await Promise.all([read.sandboxes(pool.namespace), read.claims(pool.namespace)]);
+      for (let round = 0; ; round += 1) {
+        const [sbs, claims] = await (round === 0 ? firstRead : members());
         if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
         if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
         ro = poolRollout(live, tpl.value, sbs.value, claims.value);
