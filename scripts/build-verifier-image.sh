@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The verifier image (the VerifierJob's), built from the packed package without a registry or a Docker engine: a
 # one-layer docker-archive holding this machine's Node runtime (the `node` binary and the shared libraries `ldd` names),
-# the package tarball `npm pack` writes, installed with its production dependencies from the npm cache, the pinned
+# the package tarball `npm pack` writes, installed with its production dependencies (from the npm cache first), the pinned
 # release files of every supported release (checksum-verified; AGENTPLANE_MIRROR in the image names them), and a passwd
 # naming the nonroot user 65532 the Job runs as. Import it with `ctr -n k8s.io images import ARCHIVE`.
 #
@@ -19,13 +19,15 @@ work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 mkdir -p "$(dirname "$out")" "$work/rootfs" "$work/archive" "$work/pack"
 chmod 0755 "$work/rootfs"   # the layer's / (mktemp made it 0700: the nonroot user could not enter it)
 
-# the package as published (npm pack runs the build), then its production dependencies, offline from the npm cache
+# the package as published (npm pack runs the build), then its production dependencies, from the npm cache where it
+# holds them: a fresh machine's cache has the tarballs `npm ci` fetched but no package metadata, so the ranges of a new
+# install are resolved from the registry (an offline install stops there with ENOTCACHED)
 pack_flags=(--silent --pack-destination "$work/pack"); [ "${AGENTPLANE_IMAGE_PREBUILT:-}" = 1 ] && pack_flags+=(--ignore-scripts)
 (cd "$root_dir" && npm pack "${pack_flags[@]}" >/dev/null)
 tarball="$(ls "$work/pack"/*.tgz)"
 app="$work/rootfs/opt/agentplane"; mkdir -p "$app"
 printf '{"name":"agentplane-verifier-image","private":true}\n' >"$app/package.json"
-(cd "$app" && npm install --omit=dev --offline --no-audit --no-fund --ignore-scripts --silent "$tarball" >/dev/null)
+(cd "$app" && npm install --omit=dev --prefer-offline --no-audit --no-fund --ignore-scripts --silent "$tarball" >/dev/null)
 rm -f "$app/package-lock.json"
 
 # the pinned release files the Job verifies against (no network in the pod): `mirror pull` of every supported release,
