@@ -84,7 +84,12 @@ export async function proveExecution(
   return true;
 }
 
-/** Health calls until one is answered, retrying refused connections every 250 ms within `deadlineMs` in all. */
+/**
+ * Health calls until one is answered, retrying refused connections every 250 ms within `deadlineMs` in all. A retry
+ * starts only while at least twice the last refused attempt's time is left: an attempt begun with less (a port-forward
+ * takes a round trip through the API server and the kubelet before the pod refuses) would run out of deadline and
+ * turn a runtime that refused every connection into a timeout.
+ */
 async function firstContact(
   runtime: RuntimeProber,
   target: RuntimeTarget,
@@ -96,15 +101,15 @@ async function firstContact(
   for (;;) {
     attempts += 1;
     const remaining = deadlineMs - (Date.now() - started);
+    const attemptStarted = Date.now();
     const r = await runtime.health(target, Math.max(1, remaining));
-    if (r.kind !== 'silent' || signal?.aborted || deadlineMs - (Date.now() - started) < 250) {
+    const left = deadlineMs - (Date.now() - started);
+    if (r.kind !== 'silent' || signal?.aborted || left < 250 + 2 * (Date.now() - attemptStarted)) {
       // The outcome's duration is the whole contact, not the last attempt: a runtime that starts listening late and
       // then hangs has still used the full deadline.
       if (r.kind === 'answered') return r;
       const durationMs = Date.now() - started;
-      return r.kind === 'silent'
-        ? { ...r, durationMs, detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(durationMs)}` }
-        : { ...r, durationMs };
+      return { ...r, durationMs, detail: `${r.detail}; ${attempts} attempt(s) in ${formatMs(durationMs)}` };
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
