@@ -169,16 +169,33 @@ export class LockFileInvalidError extends ReleaseError {
 /** The environment and the lock file at `lockFile` disagree; `differences` names each field and both values. */
 export class LockMismatchError extends ReleaseError {
   override readonly exitCategory: ExitCategory = 'lock-mismatch';
+  /** Environments the lock holds that the module does not define (the lock is another module's); empty when none. */
+  readonly otherEnvironments: readonly string[];
+  /** @param environments the environments the module being synthesized defines, when known */
   constructor(
     readonly lockFile: string,
     readonly differences: readonly LockDifference[],
+    environments?: readonly string[],
   ) {
+    const others = environments === undefined ? [] : lockedOnlyEnvironments(differences, environments);
     super(
       'LockMismatch',
       `the environment does not match ${lockFile}:\n${differences.map((d) => `  - ${describeLockDifference(d)}`).join('\n')}`,
-      'if the change is intended, synthesize again with --update-lock and commit the new lock file',
+      others.length > 0
+        ? `the lock holds environment(s) ${others.join(', ')} that this module does not define: it is another module's lock (one lock per directory by default); give this module its own with --lock <file> or its own directory, or, if those environments were removed on purpose, synthesize again with --update-lock`
+        : 'if the change is intended, synthesize again with --update-lock and commit the new lock file',
     );
+    this.otherEnvironments = others;
   }
+}
+
+/** Environments the lock's `images` (keyed `<environment>/<role>`) name that the module does not define. */
+function lockedOnlyEnvironments(differences: readonly LockDifference[], environments: readonly string[]): string[] {
+  const defined = new Set(environments);
+  const locked = differences
+    .filter((d) => d.field === 'images' && d.declared === undefined && d.key !== undefined)
+    .map((d) => d.key!.split('/')[0]!);
+  return [...new Set(locked)].filter((e) => !defined.has(e)).sort();
 }
 
 /** The system error code of a cause or of its own cause (Node's fetch wraps it); read by shape, as errors may come from another realm. */

@@ -27,7 +27,8 @@ export function reconcileLock(
   }
   const differences = compareLock(current, expected);
   if (differences.length === 0) return 'unchanged';
-  if (!update) throw new LockMismatchError(path, differences);
+  if (!update)
+    throw new LockMismatchError(path, differences, [...new Set(Object.keys(images).map((k) => k.split('/')[0]!))]);
   writeLock(path, expected);
   return 'updated';
 }

@@ -14,6 +14,7 @@ import {
   type LoadedRelease,
   type LockFile,
 } from '../../../src/releases/index.js';
+import { reconcileLock } from '../../../src/synth/lock.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
 import { thrownBy } from '../thrown.js';
 
@@ -109,6 +110,25 @@ describe('lock file', () => {
     expect(err.lockFile).toBe('agentplane.lock.json');
     expect(err.differences).toEqual(diffs);
     expect(err.hint).toBeDefined();
+  });
+
+  test("a lock written for another module's environments: reconcileLock names them (otherEnvironments), not a change of this one", () => {
+    const path = join(tmp.dir, 'shared.lock.json');
+    writeLock(path, lockFor(v056, { 'dev/controller': v056.facts.controllerImage, 'dev/router': 'r:1' }));
+    const other = thrownBy(
+      () => reconcileLock(path, v056, { 'client/controller': v056.facts.controllerImage }, false),
+      LockMismatchError,
+      'LockMismatch',
+    );
+    expect(other.otherEnvironments).toEqual(['dev']);
+    // the same environment losing one image is a change of this module, not another module's lock
+    const changed = thrownBy(
+      () => reconcileLock(path, v056, { 'dev/controller': v056.facts.controllerImage }, false),
+      LockMismatchError,
+      'LockMismatch',
+    );
+    expect(changed.otherEnvironments).toEqual([]);
+    expect(changed.differences).toEqual([{ field: 'images', key: 'dev/router', locked: 'r:1' }]);
   });
 
   test('describeLockDifference: an entry only in the lock, only in the environment, or in both with other values', () => {
