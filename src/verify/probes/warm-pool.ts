@@ -172,7 +172,8 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         );
         if (!(await sleep(SETTLE_POLL_MS, ctx.signal))) break;
       }
-      const waited = Date.now() - started >= SETTLE_POLL_MS ? ` after waiting ${formatMs(Date.now() - started)}` : '';
+      const waitedMs = Date.now() - started;
+      const waited = waitedMs >= SETTLE_POLL_MS ? ` after waiting ${formatMs(waitedMs)}` : '';
       const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})${waited}`;
       const quantities = {
         updatedReady: ro.updatedReady,
@@ -180,6 +181,7 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         members: ro.members,
         ready: ro.ready,
         stale: ro.stale.length,
+        ...(waited ? { waitedMs } : {}),
       };
       if (ro.updatedReady >= ro.replicas)
         f.proven('configured', subject, 'PoolRolledOut', `pool ready at the current template: ${counts}`, {
