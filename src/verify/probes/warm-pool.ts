@@ -146,6 +146,7 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       }
       const members = () => Promise.all([read.sandboxes(pool.namespace), read.claims(pool.namespace)]);
       const firstRead = members();
+      firstRead.catch(() => undefined); // awaited below; a throw there must not go unhandled if the template read ends the probe first
       const tpl = await read.template(pool.namespace, pool.template);
       if (tpl.kind !== 'ok')
         return f.failedCall('configured', `SandboxTemplate ${pool.namespace}/${pool.template}`, tpl).list;
