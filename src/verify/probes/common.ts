@@ -10,6 +10,7 @@ import type { ReleaseFacts } from '../../releases/index.js';
 import type { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { failure } from '../../adapter/kubernetes/cluster.js';
 import { ClusterReads } from '../../adapter/kubernetes/reads.js';
+import { sharedReadsOf, type SharedReads } from './shared-reads.js';
 import { fact, type Evidence, type Step, type Verdict } from '../evidence.js';
 import type { VerifyPlan } from '../plan.js';
 import type { RuntimeProber } from '../runtime-prober.js';
@@ -98,6 +99,11 @@ export function ref(
 /** Typed reads of the probe's cluster at the release's family. */
 export function reads(deps: Pick<ProbeDeps, 'cluster' | 'facts'>): ClusterReads {
   return new ClusterReads(deps.cluster, deps.facts.family);
+}
+
+/** Reads shared by the probes of the run (./shared-reads.ts). */
+export function shared(deps: Pick<ProbeDeps, 'cluster' | 'facts'>): SharedReads {
+  return sharedReadsOf(deps.cluster, () => reads(deps));
 }
 
 /** The version the product reads and writes on a release: the one of its family. */

@@ -15,7 +15,7 @@
  */
 import type { PodView } from '../../adapter/kubernetes/views.js';
 import type { RuntimeProber, RuntimeTarget } from '../runtime-prober.js';
-import { reads, type Facts, type ProbeDeps } from './common.js';
+import { reads, shared, type Facts, type ProbeDeps } from './common.js';
 
 /** The gVisor boot line: optional syslog priority, time 0, `Starting gVisor...`. */
 const GVISOR_BOOT_LINE = /^(?:<\d+>)?\[\s*0\.0+\]\s+Starting gVisor\.\.\.\s*$/;
@@ -136,7 +136,7 @@ export async function isolationEvidence(
     return;
   }
   const read = reads(deps);
-  const handler = await read.runtimeClass(name);
+  const handler = await shared(deps).runtimeClass(name);
   const h = handler.kind === 'ok' && handler.value ? handler.value.handler : '';
   const deadline = deps.plan.probeTimeoutMs;
   const promised = promisedIsolation(name, h, deps.plan.runtimeClassIsolation?.[name]);

@@ -10,7 +10,7 @@
  */
 import type { NodeView, RuntimeClassView } from '../../adapter/kubernetes/views.js';
 import type { Probe } from '../runner.js';
-import { Facts, reads, type ProbeDeps } from './common.js';
+import { Facts, reads, shared, type ProbeDeps } from './common.js';
 
 interface Toleration {
   key?: string;
@@ -68,7 +68,7 @@ export function runtimeClassProbe(deps: ProbeDeps, name: string): Probe {
       const f = new Facts(capability);
       const subject = `RuntimeClass ${name}`;
       const read = reads(deps);
-      const rc = await read.runtimeClass(name);
+      const rc = await shared(deps).runtimeClass(name);
       if (rc.kind !== 'ok') return f.failedCall('discovered', subject, rc).list;
       if (rc.value === undefined)
         return f.add(

@@ -11,7 +11,7 @@ import { CustomObjectValidator, type KubeObject, type LoadedRelease } from '../.
 import type { ObjectMeta } from '../../adapter/kubernetes/views.js';
 import type { TemplatePlan } from '../plan.js';
 import type { Probe } from '../runner.js';
-import { Facts, reads, type ProbeDeps } from './common.js';
+import { Facts, reads, shared, type ProbeDeps } from './common.js';
 
 export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: LoadedRelease | undefined): Probe {
   const capability = `template/${template.namespace}/${template.name}` as const;
@@ -93,7 +93,7 @@ export function templateProbe(deps: ProbeDeps, template: TemplatePlan, loaded: L
           { field: 'spec.podTemplate.spec.runtimeClassName', value: rcName ?? '' },
         );
       }
-      const policies = await read.networkPolicies(template.namespace);
+      const policies = await shared(deps).templateNetworkPolicies(template.namespace);
       if (policies.kind !== 'ok')
         return f.failedCall('configured', `NetworkPolicies in ${template.namespace}`, policies).list;
       const managed = policies.value.map((p) => p.meta).find((p) => p.name === `${template.name}-network-policy`);
