@@ -19,7 +19,7 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from '../constructs/descriptor.js';
-import { REPORT_KEY, reportConfigMapOfObjects } from '../constructs/verifier-job.js';
+import { REPORT_KEY, reportConfigMapOfObjects } from '../model/verifier-job.js';
 import { EnvironmentDescriptorError, type VerifyReport, VerifyReportSchema } from '../verify/index.js';
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import { UsageError } from './errors.js';

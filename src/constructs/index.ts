@@ -112,10 +112,8 @@ export * from './metadata.js';
 export {
   ARGOCD_HOOK,
   ARGOCD_HOOK_DELETE_POLICY,
-  DESCRIPTOR_MOUNT,
   descriptorPartCount,
-  REPORT_CONFIGMAP,
-  REPORT_KEY,
   VerifierJob,
   type VerifierJobProps,
 } from './verifier-job.js';
+export { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP, REPORT_KEY } from '../model/verifier-job.js';

@@ -13,6 +13,7 @@ import { lazy } from './lazy.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
+import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../model/verifier-job.js';
 import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, descriptorPartName } from './descriptor.js';
 import { DESCRIPTOR_PART_BYTES, descriptorConfigMaps } from './descriptor-parts.js';
 import { ConstructError, ConstructPropsError } from './errors.js';
@@ -26,11 +27,6 @@ import { QuantitySchema } from './quantity.js';
 /** Argo CD hook annotations (https://argo-cd.readthedocs.io/en/stable/user-guide/resource_hooks/). */
 export const ARGOCD_HOOK = 'argocd.argoproj.io/hook';
 export const ARGOCD_HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy';
-/** Name of the ConfigMap the Job writes its report to; its key is {@link REPORT_KEY}. */
-export const REPORT_CONFIGMAP = 'agentplane-verify-report';
-export const REPORT_KEY = 'report.json';
-/** Where the descriptor ConfigMap(s) are mounted in the Job's pod; parts go under `parts/<ConfigMap name>`. */
-export const DESCRIPTOR_MOUNT = '/etc/agentplane/descriptor';
 
 /** What the environment tells its VerifierJob (read when the Job is added). */
 export interface VerifierJobScope {
@@ -343,19 +339,4 @@ export class VerifierJob extends Construct {
       setPhase(policy, 'policies');
     }
   }
-}
-
-/**
- * The `<namespace>/<name>` of the report ConfigMap a synthesized VerifierJob among `objects` writes (the
- * `--report-configmap` argument this construct gives it), or undefined when none of them is one.
- */
-export function reportConfigMapOfObjects(objects: readonly unknown[]): string | undefined {
-  for (const o of objects) {
-    const job = o as { kind?: string; spec?: { template?: { spec?: { containers?: Array<{ args?: string[] }> } } } };
-    if (job?.kind !== 'Job') continue;
-    const args = job.spec?.template?.spec?.containers?.[0]?.args ?? [];
-    const i = args.indexOf('--report-configmap');
-    if (args.includes('--in-cluster') && i >= 0 && args[i + 1]) return args[i + 1];
-  }
-  return undefined;
 }

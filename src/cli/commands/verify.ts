@@ -54,7 +54,7 @@ import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { progressSink } from '../progress.js';
 import { DEFAULT_CONCURRENCY } from '../../verify/runner.js';
-import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../../constructs/verifier-job.js';
+import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../../model/verifier-job.js';
 import {
   configMapRef,
   inClusterKubeconfig,

@@ -71,6 +71,24 @@ test.each([
   }
 });
 
+// Commands that never run an environment module load neither the TypeScript loader nor cdk8s (the descriptor's schema
+// and the props errors, small modules under constructs/ that import neither, are shared with the verifier).
+const CONSTRUCTION = /\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|tsx)\//;
+
+test.each([
+  ['verify', ['verify', '--env', 'no-such-dir/env']],
+  ['diff', ['diff', 'examples/dev-gvisor', 'examples/dev-gvisor']],
+])('agentplane %s loads no construct module and no TypeScript loader', (_name, args) => {
+  const t = tempDir('bin-lean');
+  try {
+    const r = traced(t.dir, args);
+    expect(r.urls.some((u) => u.includes('/lib/esm/src/cli/commands/'))).toBe(true);
+    expect(r.urls.filter((u) => CONSTRUCTION.test(u))).toEqual([]);
+  } finally {
+    t.cleanup();
+  }
+});
+
 function tree(dir: string, base = dir): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of readdirSync(dir, { withFileTypes: true })) {
