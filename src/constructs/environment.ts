@@ -11,7 +11,7 @@
  */
 import { App, Chart, YamlOutputType } from 'cdk8s';
 import { lazy } from './lazy.js';
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { LoadedRelease } from '../releases/index.js';

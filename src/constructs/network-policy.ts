@@ -6,7 +6,7 @@
  * does not add to it (case netpol-effective-coverage).
  */
 import type { ApiObject } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { UnreachableError } from './bounds-errors.js';

@@ -6,7 +6,7 @@
  * (`examples/quickstart/gvisor.md@v0.5.6`: `gvisor`/`runsc`; `examples/gke-swap/runtimes/kata/deploy_cluster.sh@v0.5.6`: `kata-qemu`).
  */
 import { ApiObject } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import {

@@ -6,7 +6,7 @@
  */
 import { ApiObject } from 'cdk8s';
 import { lazy } from './lazy.js';
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../releases/index.js';
