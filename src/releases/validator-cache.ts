@@ -8,8 +8,14 @@
  * preparation (the caller's ajv options and schema rewriting, as source text) and the fingerprint of the pinned schema.
  * The generated code refers to formats as `require("agentplane:formats")[name]` and to ajv's runtime helpers as
  * `require("ajv/dist/runtime/...")`; both are resolved here, the formats to the same definitions the caller's ajv uses.
+ *
+ * Beside the code, V8's code cache of it (bytecode of the functions that ran, `vm.Script#createCachedData`) is a derived
+ * entry keyed by the code's sha256 and the Node, V8 and architecture: V8 compiles the large validator functions lazily
+ * on their first run (~0.1 s for the SandboxTemplate validator), which the code cache skips. It is written when the
+ * process exits, so that it holds the functions validation used; V8 checks and may reject it (then it is rewritten).
  */
 import { createRequire } from 'node:module';
+import { Script } from 'node:vm';
 import { _, type Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import { sha256Hex } from './cache.js';
 import { readDerived, writeDerived } from './derived.js';
@@ -42,7 +48,7 @@ export function cachedValidator(
   if (cacheRoot !== undefined) {
     const code = readDerived(cacheRoot, VALIDATOR_CODE, key);
     if (typeof code === 'string') {
-      const fn = evaluate(ajv, code);
+      const fn = evaluate(ajv, code, cacheRoot);
       if (fn) return fn;
     }
   }
@@ -54,18 +60,50 @@ export function cachedValidator(
   return fn;
 }
 
-/** Runs generated CommonJS code; undefined when it does not yield a function (then the caller compiles). */
-function evaluate(ajv: Ajv, code: string): ValidateFunction | undefined {
+/** Derived-cache kind (folder) of V8 code caches of generated validator code. */
+export const VALIDATOR_CODE_CACHE = 'v8-code-cache';
+
+/** Code caches to write at exit, by entry key: the script, after validation has run its functions. */
+const pendingCodeCaches = new Map<string, { root: string; script: Script }>();
+
+function writeCodeCaches(): void {
+  for (const [key, { root, script }] of pendingCodeCaches) {
+    try {
+      writeDerived(root, VALIDATOR_CODE_CACHE, key, script.createCachedData().toString('base64'));
+    } catch {
+      // no code cache: the next process compiles the functions again
+    }
+  }
+  pendingCodeCaches.clear();
+}
+
+/**
+ * Runs generated CommonJS code (compiled with its V8 code cache when the cache root holds one); undefined when it does
+ * not yield a function (then the caller compiles).
+ */
+function evaluate(ajv: Ajv, code: string, cacheRoot: string): ValidateFunction | undefined {
   const resolve = (id: string): unknown => {
     if (id === 'agentplane:formats') return ajv.formats;
     if (id.startsWith('ajv/dist/runtime/')) return nodeRequire(id);
     throw new Error(`generated validator code asked for module ${JSON.stringify(id)}`);
   };
   const module = { exports: {} as unknown };
+  const key = `v8-code-cache/1 node@${process.version} v8@${process.versions.v8} ${process.arch} code-sha256:${sha256Hex(code)}`;
+  const cachedData = readDerived(cacheRoot, VALIDATOR_CODE_CACHE, key);
+  let script: Script;
   try {
-    new Function('require', 'module', 'exports', code)(resolve, module, module.exports);
+    script = new Script(`(function (require, module, exports) {${code}\n})`, {
+      filename: 'agentplane-validator.js',
+      ...(typeof cachedData === 'string' ? { cachedData: Buffer.from(cachedData, 'base64') } : {}),
+    });
+    (script.runInThisContext() as (...args: unknown[]) => void)(resolve, module, module.exports);
   } catch {
     return undefined;
   }
-  return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : undefined;
+  if (typeof module.exports !== 'function') return undefined;
+  if (typeof cachedData !== 'string' || script.cachedDataRejected === true) {
+    if (pendingCodeCaches.size === 0) process.once('exit', writeCodeCaches);
+    pendingCodeCaches.set(key, { root: cacheRoot, script });
+  }
+  return module.exports as ValidateFunction;
 }

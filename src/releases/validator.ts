@@ -17,7 +17,14 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { canonicalJson, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema } from './crd-schema.js';
+import {
+  canonicalJson,
+  openApiSchema,
+  pinnedSchemaFingerprint,
+  schemaFingerprint,
+  servedVersions,
+  type JsonSchema,
+} from './crd-schema.js';
 import { releaseCacheRoot } from './derived.js';
 import { cachedValidator, STANDALONE_FORMATS, validatorCodeKey } from './validator-cache.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
@@ -245,12 +252,11 @@ export class CustomObjectValidator {
     const key = `${kind}/${version}`;
     let fn = this.compiled.get(key);
     if (!fn) {
-      const schema = openApiSchema(this.release, kind, version);
-      const codeKey = validatorCodeKey(preparation(), schemaFingerprint(schema));
+      const codeKey = validatorCodeKey(preparation(), pinnedSchemaFingerprint(this.release, kind, version));
       fn = cachedValidator(
         this.ajv,
         codeKey,
-        () => shareRepeatedSubschemas(prepareSchema(schema)),
+        () => shareRepeatedSubschemas(prepareSchema(openApiSchema(this.release, kind, version))),
         releaseCacheRoot(this.release),
       );
       this.compiled.set(key, fn);
