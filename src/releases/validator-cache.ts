@@ -15,6 +15,7 @@
  * on their first run (~0.1 s for the SandboxTemplate validator), which the code cache skips. It is written when the
  * process exits, so that it holds the functions validation used; V8 checks and may reject it (then it is rewritten).
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Script } from 'node:vm';
 import type { Ajv, AnySchema, Format, ValidateFunction } from 'ajv';
@@ -78,6 +79,7 @@ const pendingCodeCaches = new Map<string, { root: string; script: Script }>();
 
 function writeCodeCaches(): void {
   for (const [key, { root, script }] of pendingCodeCaches) {
+    if (!existsSync(root)) continue; // the cache was removed meanwhile (a temporary one): do not create it again
     try {
       writeDerived(root, VALIDATOR_CODE_CACHE, key, script.createCachedData().toString('base64'));
     } catch {
