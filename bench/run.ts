@@ -2,7 +2,10 @@
  * `npm run bench`: synthesis speed and memory in-process (each case RUNS times in a fresh process, `node --import tsx
  * bench/synth-case.ts`: medians of process wall time, in-process time and peak RSS); then paired rows (bench/paired.ts)
  * for the `agentplane synth` command against `kubectl kustomize` of the same pinned `k8s/` folder (kubectl is not
- * installed by this project: without it the row says skipped) and for `agentplane diff` against dyff (bench/diff.ts).
+ * installed by this project: without it the row says skipped) and for `agentplane diff` against dyff (bench/diff.ts);
+ * then CLI start-up (bench/cli-start.ts), plan-upgrade (bench/plan-upgrade.ts) and the import benchmark.
+ * Synth growth: `generated-N` cases (N templates + N warm pools) for N in BENCH_SYNTH_SIZES (default 10,200,400,1600;
+ * 10,000 takes minutes, so it runs only when named: BENCH_SYNTH_SIZES=10,200,400,1600,10000).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,16 @@ interface CaseResult {
   synthMs: number;
   totalMs: number;
   maxRssMb: number;
+  largestObjectBytes: number;
+  largestDescriptorBytes: number;
 }
+
+/** Template counts of the growth rows; 10,000 only when named (minutes per run). */
+const SIZES = (process.env['BENCH_SYNTH_SIZES'] ?? '10,200,400,1600').split(',').map(Number);
+const LARGE = 10_000;
+/** The API server's limit per object (etcd's request size) and client-side apply's annotation limit. */
+const OBJECT_LIMIT = 1024 * 1024;
+const ANNOTATION_LIMIT = 256 * 1024;
 
 function runCase(name: string): { wallMs: number; result: CaseResult }[] {
   const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-bench-cache-'));
@@ -56,14 +68,28 @@ function kubectlVersion(): string | undefined {
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 
 const rows: string[] = [];
-for (const name of ['install-one-template', 'generated-200']) {
+const kib = (n: number): string => `${(n / 1024).toFixed(0)} KiB`;
+// Growth: synth time each template (+ pool) adds over the one-template case; constant across sizes when linear.
+let oneTemplateSynthMs = 0;
+for (const name of ['install-one-template', ...SIZES.map((n) => `generated-${n}`)]) {
   const runs = runCase(name);
   const r = runs[0]!.result;
+  const synthMs = median(runs.map((x) => x.result.synthMs));
+  const templates = name === 'install-one-template' ? 1 : Number(name.slice('generated-'.length));
+  if (templates === 1) oneTemplateSynthMs = synthMs;
+  const added = templates > 1 ? `${((synthMs - oneTemplateSynthMs) / (templates - 1)).toFixed(2)} ms` : '-';
+  // every object under the API server's 1 MiB, every descriptor ConfigMap under client-side apply's 256 KiB
+  const fits = r.largestObjectBytes < OBJECT_LIMIT && r.largestDescriptorBytes < ANNOTATION_LIMIT;
   rows.push(
-    `| agentplane synth: ${name} | ${r.objects} | ${(r.bytes / 1024).toFixed(0)} KiB | ${median(runs.map((x) => x.wallMs)).toFixed(0)} ms | ` +
-      `${median(runs.map((x) => x.result.totalMs))} ms (load ${median(runs.map((x) => x.result.loadMs))} + synth ${median(runs.map((x) => x.result.synthMs))}) | ${median(runs.map((x) => x.result.maxRssMb))} MB |`,
+    `| agentplane synth: ${name} | ${r.objects} | ${kib(r.bytes)} | ${median(runs.map((x) => x.wallMs)).toFixed(0)} ms | ` +
+      `${median(runs.map((x) => x.result.totalMs))} ms (load ${median(runs.map((x) => x.result.loadMs))} + synth ${synthMs}) | ${added} | ` +
+      `${kib(r.largestObjectBytes)} / ${kib(r.largestDescriptorBytes)}${fits ? '' : ' **over a limit**'} | ${median(runs.map((x) => x.result.maxRssMb))} MB |`,
   );
 }
+if (!SIZES.includes(LARGE))
+  rows.push(
+    `| agentplane synth: generated-${LARGE} | - | - | - | skipped: minutes per run; run with BENCH_SYNTH_SIZES=${[...SIZES, LARGE].join(',')} | - | - | - |`,
+  );
 /**
  * The environment module of the paired synth row: the install + one template, through the real command
  * (`node bin/agentplane.js synth <module>`: start-up, module import, release load, synth and writing included).
@@ -143,8 +169,8 @@ process.stdout.write(
   [
     `Runs per case: ${RUNS} (medians). Node ${process.version}, ${process.platform}/${process.arch}.`,
     '',
-    '| what | objects | output | process wall time | in-process time | peak RSS |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| what | objects | output | process wall time | in-process time | synth added per template | largest object / descriptor part (JSON) | peak RSS |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
     `Paired runs, A then B alternating after one warm-up run of each (BENCH_PAIRS=${PAIRS}; 3 at 50,000 objects and above); medians; peak RSS by GNU time:`,
@@ -156,8 +182,13 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
-// Then CLI start-up (`--help` under 300 ms) and the import benchmark (case import-release-bundle).
+// Then CLI start-up (`--help` under 300 ms), plan-upgrade (under 1.0 s; lib/ is built above) and the import benchmark.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/cli-start.ts')], { cwd: ROOT, stdio: 'inherit' });
+spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/plan-upgrade.ts')], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, BENCH_LIB_BUILT: '1' },
+});
 console.log('');
 // The import benchmark (case import-release-bundle): time and memory of cdk8s import on the case's release bundle.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/import.ts')], { cwd: ROOT, stdio: 'inherit' });

@@ -8,7 +8,7 @@
  * `ttlSecondsAfterFinished`, the same fields in every supported family: `k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml`
  * @v0.4.6, @v0.5.0, @v0.5.6); a claim without one fails synthesis unless it, or the environment, opts into `'unbounded'`.
  */
-import { ApiObject } from 'cdk8s';
+import { ApiObject } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { Construct, type IConstruct } from 'constructs';
 import { z } from 'zod';

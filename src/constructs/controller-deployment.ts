@@ -3,7 +3,7 @@
  * (`helm/values.yaml@v0.5.6`), so a team moving from the chart finds each one. Applied to the pinned Deployment by
  * AgentSandboxInstall; every value is validated, and nothing is written for a setting left out.
  */
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import { z } from 'zod';
 import { child, list, type Json } from './kube-object.js';
 import { QuantitySchema } from './quantity.js';

@@ -9,9 +9,9 @@
  * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
  * `app.synth()`, `cdk8s synth` and `Testing.synth()` give the same objects.
  */
-import { App, Chart, YamlOutputType } from 'cdk8s';
+import { App, Chart, YamlOutputType } from './cdk8s.js';
 import { lazy } from './lazy.js';
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
 import type { LoadedRelease } from '../releases/index.js';

@@ -6,7 +6,7 @@
  * replaced by the release image, and every object stamped with the release tag and commit (case
  * duplicate-controller-deployment).
  */
-import type { ApiObject } from 'cdk8s';
+import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';

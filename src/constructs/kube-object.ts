@@ -1,7 +1,7 @@
 /**
  * Helpers for plain Kubernetes objects (JSON form) taken from pinned release files.
  */
-import { ApiObject } from 'cdk8s';
+import { ApiObject } from './cdk8s.js';
 import type { Construct } from 'constructs';
 import { isPlainObject } from '../model/objects.js';
 import type { KubeObject } from '../releases/index.js';

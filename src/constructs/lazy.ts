@@ -3,7 +3,7 @@
  * new Error holding only its text (`Failed serializing construct at path …: <error>`, no `cause`;
  * `cdk8s/lib/api-object.js`), so a lazy value of ours keeps what it threw here and the renderer reports it by type.
  */
-import { Lazy } from 'cdk8s';
+import { Lazy } from './cdk8s.js';
 
 let thrown: unknown;
 

@@ -5,8 +5,8 @@
  * so the controller's own policy (which allows 0.0.0.0/0 minus private ranges, `sandboxtemplate_controller.go@v0.5.6`)
  * does not add to it (case netpol-effective-coverage).
  */
-import type { ApiObject } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
+import type { ApiObject } from './cdk8s.js';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { UnreachableError } from './bounds-errors.js';

@@ -3,7 +3,7 @@
  * file per phase (`00-crds.yaml`, ...) and the phase number as the Argo CD sync wave (case
  * claim-before-template-ordering).
  */
-import type { ApiObject } from 'cdk8s';
+import type { ApiObject } from './cdk8s.js';
 
 /** Phases in apply order; the index is the file prefix and sync wave. */
 export const PHASES = [

@@ -7,7 +7,7 @@
  * ordered by phase, kind, namespace, name. The checks on that output are in
  * output-checks.ts.
  */
-import { ApiObject, type Chart } from 'cdk8s';
+import { ApiObject, type Chart } from './cdk8s.js';
 import {
   apiGroup,
   isCoreClusterScoped,

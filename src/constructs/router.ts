@@ -10,7 +10,7 @@
  * port, case router-podip-ssrf); every Managed template of the environment must admit it through the controller's fixed
  * peer (case netpol-router-peer-mismatch, {@link routerPeerProblems}).
  */
-import type { ApiObject } from 'cdk8s';
+import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';

@@ -5,8 +5,8 @@
  * Upstream ships no RuntimeClass (`k8s/@v0.5.6`); names and handlers follow its examples
  * (`examples/quickstart/gvisor.md@v0.5.6`: `gvisor`/`runsc`; `examples/gke-swap/runtimes/kata/deploy_cluster.sh@v0.5.6`: `kata-qemu`).
  */
-import { ApiObject } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
+import { ApiObject } from './cdk8s.js';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import {

@@ -6,7 +6,7 @@
  * `127.0.0.1:8080/v1/health` through bash's `/dev/tcp` (the image is Debian bookworm-slim, which has bash; inferred,
  * not run against a cluster here).
  */
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import type { TemplateRuntime } from './template.js';
 
 /** sandboxd's container name in pod specs made here. */

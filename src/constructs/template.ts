@@ -4,9 +4,9 @@
  * serialized with `k8s.toJson_PodSpec`; the runtime class comes from a {@link SandboxRuntimeClass} construct; secure
  * defaults are applied; every sandbox pod carries the label `agentplane.dev/template: <name>`.
  */
-import { ApiObject } from 'cdk8s';
+import { ApiObject } from './cdk8s.js';
 import { lazy } from './lazy.js';
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../releases/index.js';

@@ -11,7 +11,7 @@
  * Place it in a chart without a namespace (cluster-scoped objects must not carry one); every namespaced object here
  * sets its namespace explicitly.
  */
-import { k8s } from 'cdk8s-plus-28';
+import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';

@@ -8,7 +8,7 @@
  * GitOps: an Argo CD PostSync hook (deleted before the next run's creation, so the last failed run stays) and, for Flux,
  * the last apply phase (`verify`, after everything it checks) where a Kustomization with `wait: true` health-checks it.
  */
-import { ApiObject } from 'cdk8s';
+import { ApiObject } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';

@@ -3,7 +3,7 @@
  * A pooled sandbox is handed to whichever tenant claims it next, so a template that mounts Secrets or takes env from
  * Secrets is refused unless `allowTenantCredentials: true` says the credentials are not tenant-specific.
  */
-import { ApiObject } from 'cdk8s';
+import { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { SharedSpecOf } from './bindings.js';

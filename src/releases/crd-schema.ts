@@ -3,7 +3,9 @@
  * (`k8s/crds/*.yaml@tag`), their per-version `openAPIV3Schema`, schema fingerprints and sizes.
  */
 import { sha256Hex } from './cache.js';
+import { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 import { ReleaseError, VersionNotServedError } from './errors.js';
+import { parsedDocumentsKey } from './load.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
 
 /** A JSON Schema object as found in a CRD (`openAPIV3Schema`), including `x-kubernetes-*` keywords. */
@@ -74,6 +76,40 @@ export function canonicalJson(value: unknown): string {
 /** sha256 (lower-case hex) of the canonical JSON of `schema`; equal schemas give equal fingerprints whatever their key order. */
 export function schemaFingerprint(schema: unknown): string {
   return sha256Hex(canonicalJson(schema));
+}
+
+const pinnedFingerprints = new WeakMap<LoadedRelease, Map<string, string>>();
+
+/** Derived-cache kind (folder) of pinned schema fingerprints. */
+export const SCHEMA_FINGERPRINTS = 'schema-fingerprints';
+
+/**
+ * {@link schemaFingerprint} of the pinned schema of `version` of `kind` (the lock's `crdFingerprints`, the validator's
+ * cache key), computed once per release object. With a cache root it is a derived entry keyed like the parsed documents
+ * of the CRD file (its pinned sha256 and the yaml version), so a later process skips the canonical JSON of the schema.
+ * @throws VersionNotServedError as {@link openApiSchema}
+ */
+export function pinnedSchemaFingerprint(release: LoadedRelease, kind: SandboxKind, version: string): string {
+  let byVersion = pinnedFingerprints.get(release);
+  if (byVersion === undefined) pinnedFingerprints.set(release, (byVersion = new Map()));
+  let fingerprint = byVersion.get(`${kind}/${version}`);
+  if (fingerprint !== undefined) return fingerprint;
+  const schema = openApiSchema(release, kind, version);
+  const facts = release.facts.crds[kind];
+  const sha256 = release.facts.files.find((f) => f.path === facts.file)?.sha256;
+  const root = releaseCacheRoot(release);
+  const key =
+    sha256 === undefined
+      ? undefined
+      : `schema-fingerprint/1 ${parsedDocumentsKey(sha256)} crd:${facts.crdName} version:${version}`;
+  const cached = root !== undefined && key !== undefined ? readDerived(root, SCHEMA_FINGERPRINTS, key) : undefined;
+  if (typeof cached === 'string') fingerprint = cached;
+  else {
+    fingerprint = schemaFingerprint(schema);
+    if (root !== undefined && key !== undefined) writeDerived(root, SCHEMA_FINGERPRINTS, key, fingerprint);
+  }
+  byVersion.set(`${kind}/${version}`, fingerprint);
+  return fingerprint;
 }
 
 /**

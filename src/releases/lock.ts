@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Assert, SameType } from '../model/same-type.js';
-import { openApiSchema, schemaFingerprint, servedVersions } from './crd-schema.js';
+import { pinnedSchemaFingerprint, servedVersions } from './crd-schema.js';
 import { LockFileInvalidError, type LockIssue } from './errors.js';
 import type { LockDifference } from './lock-difference.js';
 import type { LoadedRelease, SandboxKind } from './types.js';
@@ -56,7 +56,7 @@ export function lockFor(
   const crdFingerprints: Record<string, string> = {};
   for (const kind of Object.keys(facts.crds).sort() as SandboxKind[]) {
     for (const version of servedVersions(release, kind)) {
-      crdFingerprints[`${kind}/${version}`] = schemaFingerprint(openApiSchema(release, kind, version));
+      crdFingerprints[`${kind}/${version}`] = pinnedSchemaFingerprint(release, kind, version);
     }
   }
   return {

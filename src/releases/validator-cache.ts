@@ -8,9 +8,18 @@
  * preparation (the caller's ajv options and schema rewriting, as source text) and the fingerprint of the pinned schema.
  * The generated code refers to formats as `require("agentplane:formats")[name]` and to ajv's runtime helpers as
  * `require("ajv/dist/runtime/...")`; both are resolved here, the formats to the same definitions the caller's ajv uses.
+ * ajv itself is created only to compile: a process whose validators all come from the cache never loads it (~50 ms).
+ *
+ * Beside the code, V8's code cache of it (bytecode of the functions that ran, `vm.Script#createCachedData`) is a derived
+ * entry keyed by the code's sha256 and the Node, V8 and architecture: V8 compiles the large validator functions lazily
+ * on their first run (~0.1 s for the SandboxTemplate validator), which the code cache skips. It is written when the
+ * process exits, so that it holds the functions validation used; V8 checks and may reject it (then it is rewritten).
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { _, type Ajv, type AnySchema, type ValidateFunction } from 'ajv';
+import { Script } from 'node:vm';
+import type { Ajv, AnySchema, Format, ValidateFunction } from 'ajv';
+import type { _ as codegenTag } from 'ajv/dist/compile/codegen/index.js';
 import { sha256Hex } from './cache.js';
 import { readDerived, writeDerived } from './derived.js';
 
@@ -18,7 +27,15 @@ const nodeRequire = createRequire(import.meta.url);
 const versionOf = (pkg: string): string => (nodeRequire(`${pkg}/package.json`) as { version: string }).version;
 
 /** The module name generated code uses for formats; pass `code: { source: true, formats: STANDALONE_FORMATS }` to ajv. */
-export const STANDALONE_FORMATS = _`require("agentplane:formats")`;
+export const STANDALONE_FORMATS = (nodeRequire('ajv/dist/compile/codegen') as { _: typeof codegenTag })
+  ._`require("agentplane:formats")`;
+
+/** What validators are made with: the formats they check, and ajv set up with them (called only to compile). */
+export interface ValidatorSetup {
+  readonly formats: Readonly<Record<string, Format>>;
+  /** An ajv created with `code: { source: true, formats: STANDALONE_FORMATS }` and exactly `formats`. */
+  ajv(): Ajv;
+}
 
 /** Derived-cache kind (folder) of generated validator code. */
 export const VALIDATOR_CODE = 'ajv-standalone';
@@ -30,11 +47,10 @@ export function validatorCodeKey(preparation: string, schemaFingerprint: string)
 
 /**
  * The validator for `key`: evaluated from the cached generated code when an intact entry exists under `cacheRoot`, else
- * `ajv.compile(prepare())`, whose generated code is then stored. `ajv` must have been created with `code.source` and
- * `code.formats = STANDALONE_FORMATS`. With no cacheRoot it only compiles.
+ * `setup.ajv().compile(prepare())`, whose generated code is then stored. With no cacheRoot it only compiles.
  */
 export function cachedValidator(
-  ajv: Ajv,
+  setup: ValidatorSetup,
   key: string,
   prepare: () => AnySchema,
   cacheRoot: string | undefined,
@@ -42,10 +58,11 @@ export function cachedValidator(
   if (cacheRoot !== undefined) {
     const code = readDerived(cacheRoot, VALIDATOR_CODE, key);
     if (typeof code === 'string') {
-      const fn = evaluate(ajv, code);
+      const fn = evaluate(setup.formats, code, cacheRoot);
       if (fn) return fn;
     }
   }
+  const ajv = setup.ajv();
   const fn = ajv.compile(prepare());
   if (cacheRoot !== undefined) {
     const standaloneCode = nodeRequire('ajv/dist/standalone') as (ajv: Ajv, fn: ValidateFunction) => string;
@@ -54,18 +71,55 @@ export function cachedValidator(
   return fn;
 }
 
-/** Runs generated CommonJS code; undefined when it does not yield a function (then the caller compiles). */
-function evaluate(ajv: Ajv, code: string): ValidateFunction | undefined {
+/** Derived-cache kind (folder) of V8 code caches of generated validator code. */
+export const VALIDATOR_CODE_CACHE = 'v8-code-cache';
+
+/** Code caches to write at exit, by entry key: the script, after validation has run its functions. */
+const pendingCodeCaches = new Map<string, { root: string; script: Script }>();
+
+function writeCodeCaches(): void {
+  for (const [key, { root, script }] of pendingCodeCaches) {
+    if (!existsSync(root)) continue; // the cache was removed meanwhile (a temporary one): do not create it again
+    try {
+      writeDerived(root, VALIDATOR_CODE_CACHE, key, script.createCachedData().toString('base64'));
+    } catch {
+      // no code cache: the next process compiles the functions again
+    }
+  }
+  pendingCodeCaches.clear();
+}
+
+/**
+ * Runs generated CommonJS code (compiled with its V8 code cache when the cache root holds one); undefined when it does
+ * not yield a function (then the caller compiles).
+ */
+function evaluate(
+  formats: Readonly<Record<string, Format>>,
+  code: string,
+  cacheRoot: string,
+): ValidateFunction | undefined {
   const resolve = (id: string): unknown => {
-    if (id === 'agentplane:formats') return ajv.formats;
+    if (id === 'agentplane:formats') return formats;
     if (id.startsWith('ajv/dist/runtime/')) return nodeRequire(id);
     throw new Error(`generated validator code asked for module ${JSON.stringify(id)}`);
   };
   const module = { exports: {} as unknown };
+  const key = `v8-code-cache/1 node@${process.version} v8@${process.versions.v8} ${process.arch} code-sha256:${sha256Hex(code)}`;
+  const cachedData = readDerived(cacheRoot, VALIDATOR_CODE_CACHE, key);
+  let script: Script;
   try {
-    new Function('require', 'module', 'exports', code)(resolve, module, module.exports);
+    script = new Script(`(function (require, module, exports) {${code}\n})`, {
+      filename: 'agentplane-validator.js',
+      ...(typeof cachedData === 'string' ? { cachedData: Buffer.from(cachedData, 'base64') } : {}),
+    });
+    (script.runInThisContext() as (...args: unknown[]) => void)(resolve, module, module.exports);
   } catch {
     return undefined;
   }
-  return typeof module.exports === 'function' ? (module.exports as ValidateFunction) : undefined;
+  if (typeof module.exports !== 'function') return undefined;
+  if (typeof cachedData !== 'string' || script.cachedDataRejected === true) {
+    if (pendingCodeCaches.size === 0) process.once('exit', writeCodeCaches);
+    pendingCodeCaches.set(key, { root: cacheRoot, script });
+  }
+  return module.exports as ValidateFunction;
 }

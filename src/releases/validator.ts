@@ -15,11 +15,18 @@
  * (1.6 s -> 0.4 s measured for SandboxTemplate v1beta1). The compiled code is also kept in the cache the release was
  * loaded with (validator-cache.ts), so later processes load it instead of compiling.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-import { canonicalJson, openApiSchema, schemaFingerprint, servedVersions, type JsonSchema } from './crd-schema.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, Format, ValidateFunction } from 'ajv';
+import {
+  canonicalJson,
+  openApiSchema,
+  pinnedSchemaFingerprint,
+  schemaFingerprint,
+  servedVersions,
+  type JsonSchema,
+} from './crd-schema.js';
 import { releaseCacheRoot } from './derived.js';
-import { cachedValidator, STANDALONE_FORMATS, validatorCodeKey } from './validator-cache.js';
+import { cachedValidator, STANDALONE_FORMATS, validatorCodeKey, type ValidatorSetup } from './validator-cache.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
 import { isPlainObject } from '../model/objects.js';
 
@@ -61,7 +68,21 @@ const METADATA_SCHEMA = {
   anyOf: [{ required: ['name'] }, { required: ['generateName'] }],
 };
 
-function newAjv(): Ajv {
+const nodeRequire = createRequire(import.meta.url);
+
+/** The formats checked: ajv-formats' `date-time`, and `int32` / `int64` as integer ranges. */
+function validatorFormats(): Record<string, Format> {
+  const { fullFormats } = nodeRequire('ajv-formats/dist/formats') as typeof import('ajv-formats/dist/formats.js');
+  return {
+    'date-time': fullFormats['date-time'],
+    int32: { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max },
+    int64: { type: 'number', validate: (n: number) => Number.isInteger(n) },
+  };
+}
+
+/** ajv set up to compile (and generate code) with `formats`; loaded here, on the first compile. */
+function newAjv(formats: Readonly<Record<string, Format>>): Ajv {
+  const { Ajv } = nodeRequire('ajv') as typeof import('ajv');
   const ajv = new Ajv({
     allErrors: true,
     strict: true,
@@ -70,12 +91,7 @@ function newAjv(): Ajv {
     strictRequired: false,
     code: { source: true, formats: STANDALONE_FORMATS },
   });
-  addFormatsModule.default(ajv, ['date-time']);
-  ajv.addFormat('int32', {
-    type: 'number',
-    validate: (n: number) => Number.isInteger(n) && n >= INT32.min && n <= INT32.max,
-  });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
+  for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
   ajv.addVocabulary(X_KUBERNETES_KEYWORDS);
   return ajv;
 }
@@ -164,7 +180,7 @@ let preparationText: string | undefined;
 /** Everything besides the schema that decides the compiled code (ajv set-up and schema rewriting), as source text. */
 function preparation(): string {
   preparationText ??=
-    [newAjv, prepareSchema, shareRepeatedSubschemas, subschemas].map(String).join('\n') +
+    [validatorFormats, newAjv, prepareSchema, shareRepeatedSubschemas, subschemas].map(String).join('\n') +
     JSON.stringify([X_KUBERNETES_KEYWORDS, INT32, SHARE_MIN_CHARS]);
   return preparationText;
 }
@@ -183,13 +199,17 @@ export class CustomObjectValidator {
     return v;
   }
 
-  private readonly ajv = newAjv();
+  private readonly setup: ValidatorSetup = (() => {
+    const formats = validatorFormats();
+    let ajv: Ajv | undefined;
+    return { formats, ajv: () => (ajv ??= newAjv(formats)) };
+  })();
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly metadata: ValidateFunction;
 
   private constructor(private readonly release: LoadedRelease) {
     this.metadata = cachedValidator(
-      this.ajv,
+      this.setup,
       validatorCodeKey(preparation(), schemaFingerprint(METADATA_SCHEMA)),
       () => METADATA_SCHEMA,
       releaseCacheRoot(release),
@@ -245,12 +265,11 @@ export class CustomObjectValidator {
     const key = `${kind}/${version}`;
     let fn = this.compiled.get(key);
     if (!fn) {
-      const schema = openApiSchema(this.release, kind, version);
-      const codeKey = validatorCodeKey(preparation(), schemaFingerprint(schema));
+      const codeKey = validatorCodeKey(preparation(), pinnedSchemaFingerprint(this.release, kind, version));
       fn = cachedValidator(
-        this.ajv,
+        this.setup,
         codeKey,
-        () => shareRepeatedSubschemas(prepareSchema(schema)),
+        () => shareRepeatedSubschemas(prepareSchema(openApiSchema(this.release, kind, version))),
         releaseCacheRoot(this.release),
       );
       this.compiled.set(key, fn);

@@ -15,7 +15,7 @@
  * All I/O (fetching and verifying the release) happens in `ctx.loadRelease` before any construct exists; constructs stay
  * synchronous and I/O-free. Every AgentEnvironment created under `ctx.app` is synthesized into `dist/<name>/`.
  */
-import { App } from 'cdk8s';
+import { App } from '../constructs/cdk8s.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';

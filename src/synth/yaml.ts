@@ -11,14 +11,15 @@
  */
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { stringify } from 'yaml';
 import { isPlainObject } from '../model/objects.js';
 import { readDerived, writeDerived } from '../releases/index.js';
 
 const OPTIONS = { version: '1.1', lineWidth: 0, sortMapEntries: true, aliasDuplicateObjects: false } as const;
+const nodeRequire = createRequire(import.meta.url);
 
-/** One document. */
+/** One document. yaml is loaded on first use: a synth whose documents all come from the cache never loads it. */
 export function yamlDocument(obj: unknown): string {
+  const { stringify } = nodeRequire('yaml') as typeof import('yaml');
   return stringify(obj, OPTIONS);
 }
 
@@ -39,7 +40,7 @@ export function yamlStream(objs: readonly unknown[], opts: YamlStreamOptions = {
 /** Documents whose JSON is at least this long are also kept in memory for the process. */
 const LARGE_JSON_CHARS = 64 * 1024;
 const YAML_DOCUMENTS = 'yaml-documents';
-const YAML_VERSION = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
+const YAML_VERSION = (nodeRequire('yaml/package.json') as { version: string }).version;
 const emitted = new Map<string, string>();
 
 /**

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Ajv } from 'ajv';
+import { Ajv, type Format } from 'ajv';
 import { derivedPath, readDerived, writeDerived } from '../../../src/releases/derived.js';
 import { loadRelease, parsedDocumentsKey, PARSED_DOCUMENTS } from '../../../src/releases/load.js';
 import { releaseFacts } from '../../../src/releases/supported.js';
@@ -10,6 +10,7 @@ import {
   STANDALONE_FORMATS,
   VALIDATOR_CODE,
   validatorCodeKey,
+  type ValidatorSetup,
 } from '../../../src/releases/validator-cache.js';
 import { MissingFileError } from '../../../src/releases/errors.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
@@ -142,15 +143,21 @@ describe('parsed release files in the derived cache', () => {
 });
 
 describe('compiled validators in the derived cache', () => {
-  const FORMATS = ['int32', 'int64'] as const;
-  function freshAjv(): Ajv {
-    const ajv = new Ajv({ allErrors: true, code: { source: true, formats: STANDALONE_FORMATS } });
-    for (const f of FORMATS)
-      ajv.addFormat(f, {
-        type: 'number',
-        validate: (n: number) => Number.isInteger(n) && (f === 'int64' || Math.abs(n) < 2 ** 31),
-      });
-    return ajv;
+  function freshAjv(): ValidatorSetup {
+    const formats = Object.fromEntries(
+      (['int32', 'int64'] as const).map((f) => [
+        f,
+        { type: 'number', validate: (n: number) => Number.isInteger(n) && (f === 'int64' || Math.abs(n) < 2 ** 31) },
+      ]),
+    ) as Record<string, Format>;
+    return {
+      formats,
+      ajv: () => {
+        const ajv = new Ajv({ allErrors: true, code: { source: true, formats: STANDALONE_FORMATS } });
+        for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format);
+        return ajv;
+      },
+    };
   }
   const schema = {
     type: 'object',
