@@ -3,7 +3,8 @@
  * bench/synth-case.ts`: medians of process wall time, in-process time and peak RSS); then paired rows (bench/paired.ts)
  * for the `agentplane synth` command against `kubectl kustomize` of the same pinned `k8s/` folder (kubectl is not
  * installed by this project: without it the row says skipped) and for `agentplane diff` against dyff (bench/diff.ts);
- * then CLI start-up (bench/cli-start.ts), plan-upgrade (bench/plan-upgrade.ts) and the import benchmark.
+ * then verify at 1, 5 and 20 templates when a test cluster is up (bench/verify.ts; else its row says skipped), CLI
+ * start-up (bench/cli-start.ts), plan-upgrade (bench/plan-upgrade.ts) and the import benchmark.
  * Synth growth: `generated-N` cases (N templates + N warm pools) for N in BENCH_SYNTH_SIZES (default 10,200,400,1600;
  * 10,000 takes minutes, so it runs only when named: BENCH_SYNTH_SIZES=10,200,400,1600,10000).
  */
@@ -160,10 +161,14 @@ const diff = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/d
 });
 const [diffRows, diffCounts] = diff.stdout.split('\n\n');
 pairedRows.push(...(diffRows ?? '').split('\n').filter(Boolean));
-// verify at 1, 5 and 20 templates needs the test cluster: its rows come from npm run bench:verify
-pairedRows.push(
-  '| verify 1, 5, 20 templates (test cluster) | - | - | - | - | 0 | measured by npm run bench:verify (needs the test cluster) |',
+// verify at 1, 5 and 20 templates needs a running test cluster: its table follows the paired rows (bench/verify.ts)
+const clusterUp = existsSync(
+  join(process.env['AGENTPLANE_TEST_CLUSTER_RUN'] ?? join(ROOT, 'test-cluster/.run'), 'cluster.json'),
 );
+if (!clusterUp)
+  pairedRows.push(
+    '| verify 1, 5, 20 templates (test cluster) | - | - | - | - | 0 | skipped: no test cluster is up (npm run cluster:up -- --kwok-only, then npm run bench or npm run bench:verify) |',
+  );
 
 process.stdout.write(
   [
@@ -182,6 +187,16 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+if (clusterUp) {
+  console.log(
+    'Verify on the test cluster (bench/verify.ts): 1, 5 and 20 templates, and the one-template run as a process:\n',
+  );
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/verify.ts')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'ignore'],
+  });
+  console.log('');
+}
 // Then CLI start-up (`--help` under 300 ms), plan-upgrade (under 1.0 s; lib/ is built above) and the import benchmark.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/cli-start.ts')], { cwd: ROOT, stdio: 'inherit' });
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/plan-upgrade.ts')], {
