@@ -193,7 +193,7 @@ if (clusterUp) {
   );
   spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/verify.ts')], {
     cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'ignore'],
+    stdio: 'inherit',
   });
   console.log('');
 }
