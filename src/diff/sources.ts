@@ -15,6 +15,7 @@ import { AgentPlaneError } from '../model/errors.js';
 import { sha256Hex } from '../releases/cache.js';
 import { readDerived, writeDerived } from '../releases/derived.js';
 import { isKubeObject } from '../releases/kube-object.js';
+import { readBlockDocument } from './block-yaml.js';
 import type { ManifestSet } from './manifest-set.js';
 
 const run = promisify(execFile);
@@ -157,10 +158,14 @@ export function useParseCache(root: string | undefined): void {
   parseCacheRoot = root;
 }
 
-/** A YAML document's values through the parse cache when it is large and the cache is on, else js-yaml. */
-function loadLarge(file: string, text: string, lineOffset: number): unknown[] {
+/**
+ * A YAML document's values: a small one through the block-layout reader (js-yaml when it declines), a large one through
+ * the parse cache when it is on, else js-yaml.
+ */
+function loadDocument(file: string, text: string, lineOffset: number): unknown[] {
+  if (text.length <= LARGE_DOCUMENT_CHARS) return readBlockDocument(text) ?? load(file, text, lineOffset);
   const root = parseCacheRoot;
-  if (root === undefined || text.length <= LARGE_DOCUMENT_CHARS) return load(file, text, lineOffset);
+  if (root === undefined) return load(file, text, lineOffset);
   const key = `diff-parse:${sha256Hex(text)}:js-yaml@${JS_YAML_VERSION}:core`;
   const cached = readDerived(root, 'diff-parse', key);
   if (Array.isArray(cached)) return cached;
@@ -177,7 +182,7 @@ export function parseDocument(
   let objects = cache?.get(doc.text);
   if (objects === undefined) {
     objects = objectsOf(
-      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : loadLarge(doc.file, doc.text, doc.line),
+      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : loadDocument(doc.file, doc.text, doc.line),
     );
     cache?.set(doc.text, objects);
   }
