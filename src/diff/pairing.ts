@@ -167,7 +167,15 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     parsed[side].map(([o]) => o).filter((o) => o.kind === 'CustomResourceDefinition');
   const baseCrds = lazyCrds(crds('base'), pendingCrds(), objectOf);
   const headCrds = lazyCrds(crds('head'), pendingCrds(), objectOf);
-  const clusterScoped = clusterScopedBy(headCrds.scopes, baseCrds.scopes, scopeFor);
+  // Scope asked once per kind: thousands of objects share a handful of kinds (the lookups' answers are fixed).
+  const scopeOf = clusterScopedBy(headCrds.scopes, baseCrds.scopes, scopeFor);
+  const scopeByKind = new Map<string, boolean>();
+  const clusterScoped = (obj: KubeObject): boolean => {
+    const kindKey = `${obj.apiVersion}/${obj.kind}`;
+    let s = scopeByKind.get(kindKey);
+    if (s === undefined) scopeByKind.set(kindKey, (s = scopeOf(obj)));
+    return s;
+  };
 
   // Groups whose CRD is not the same on both sides: shared objects of those groups are compared like any other.
   const changedGroups = new Set(
@@ -250,4 +258,6 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
 
 /** The object without `metadata.namespace` when it is cluster-scoped (a shallow copy), else the object itself. */
 const withoutNamespaceIfClusterScoped = (obj: KubeObject, clusterScoped: (o: KubeObject) => boolean): KubeObject =>
-  withoutClusterNamespaces([obj], clusterScoped)[0]!;
+  obj.metadata?.namespace === undefined || !clusterScoped(obj)
+    ? obj
+    : withoutClusterNamespaces([obj], clusterScoped)[0]!;
