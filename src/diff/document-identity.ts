@@ -42,6 +42,20 @@ function nextLine(text: string, at: number): number {
   return nl < 0 ? -1 : nl + 1;
 }
 
+/** Per indent `k`: a newline followed by at most `k` spaces and no more (see {@link nextLineIndentedAtMost}). */
+const indentedAtMost: RegExp[] = [];
+
+/**
+ * Where the first line after the one starting at `at` that is indented at most `k` spaces starts, or -1: the lines
+ * between are skipped by the regex engine, not one by one (a CRD is thousands of deeper lines).
+ */
+function nextLineIndentedAtMost(text: string, at: number, k: number): number {
+  const re = (indentedAtMost[k] ??= new RegExp(`\\n {0,${k}}(?! )`, 'g'));
+  re.lastIndex = at;
+  const m = re.exec(text);
+  return m === null ? -1 : m.index + 1;
+}
+
 /** Whether the value on the line at `at` (a key at `indent`) ends there: the next content line is not indented deeper (a continuation). */
 function endsAt(text: string, at: number, indent: number): boolean {
   for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
@@ -71,7 +85,8 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
   const top = new Map<string, string | undefined>();
   let metaName: string | undefined;
   let metaNamespace: string | undefined;
-  for (; at >= 0 && at < text.length; at = nextLine(text, at)) {
+  // top-level lines only: nested content is skipped
+  for (; at >= 0 && at < text.length; at = nextLineIndentedAtMost(text, at, 0)) {
     const c = text.charCodeAt(at);
     if (c === 32 || c === 10 || c === 35) continue; // nested content, blank lines and comments
     const m = TOP_KEY.exec(lineAt(text, at));
@@ -82,7 +97,11 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
     } else if (m[1] === 'metadata') {
       if (m[2] !== undefined && m[2] !== '') return undefined;
       let childIndent = -1;
-      for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
+      for (
+        let l = nextLine(text, at);
+        l >= 0 && l < text.length;
+        l = childIndent < 0 ? nextLine(text, l) : nextLineIndentedAtMost(text, l, childIndent)
+      ) {
         const { n, content } = indentAt(text, l);
         if (!content) continue;
         if (n === 0) break;
@@ -133,7 +152,11 @@ function blockChildren(text: string, at: number, indent: number): Map<string, Bl
   const out = new Map<string, BlockChild>();
   let childIndent = -1;
   let last: BlockChild | undefined;
-  for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
+  for (
+    let l = nextLine(text, at);
+    l >= 0 && l < text.length;
+    l = childIndent < 0 ? nextLine(text, l) : nextLineIndentedAtMost(text, l, childIndent)
+  ) {
     const { n, content } = indentAt(text, l);
     if (!content) continue;
     if (n <= indent) break;
@@ -171,7 +194,11 @@ export interface ScannedCrdScope {
 export function scanCrdScope(text: string): ScannedCrdScope | undefined {
   if (scanIdentity(text)?.kind !== 'CustomResourceDefinition') return undefined;
   let spec: number | undefined;
-  for (let at = text.startsWith('---') ? nextLine(text, 0) : 0; at >= 0 && at < text.length; at = nextLine(text, at))
+  for (
+    let at = text.startsWith('---') ? nextLine(text, 0) : 0;
+    at >= 0 && at < text.length;
+    at = nextLineIndentedAtMost(text, at, 0)
+  )
     if (text.startsWith('spec:', at) && (lineAt(text, at) === 'spec:' || lineAt(text, at) === 'spec: ')) {
       spec = at;
       break;
