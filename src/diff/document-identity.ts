@@ -44,12 +44,22 @@ function nextLine(text: string, at: number): number {
 
 /** Per indent `k`: a newline followed by at most `k` spaces and no more (see {@link nextLineIndentedAtMost}). */
 const indentedAtMost: RegExp[] = [];
+/** Texts from this length on are skipped through by the regex; a small document line by line (fewer calls). */
+const SKIP_BY_REGEX_CHARS = 8 * 1024;
 
 /**
- * Where the first line after the one starting at `at` that is indented at most `k` spaces starts, or -1: the lines
- * between are skipped by the regex engine, not one by one (a CRD is thousands of deeper lines).
+ * Where the first line after the one starting at `at` that is indented at most `k` spaces starts, or -1. In a large
+ * text the lines between are skipped by the regex engine, not one by one (a CRD is thousands of deeper lines).
  */
 function nextLineIndentedAtMost(text: string, at: number, k: number): number {
+  if (text.length < SKIP_BY_REGEX_CHARS) {
+    for (let l = nextLine(text, at); l >= 0; l = nextLine(text, l)) {
+      let n = 0;
+      while (n <= k && text.charCodeAt(l + n) === 32) n++;
+      if (n <= k) return l;
+    }
+    return -1;
+  }
   const re = (indentedAtMost[k] ??= new RegExp(`\\n {0,${k}}(?! )`, 'g'));
   re.lastIndex = at;
   const m = re.exec(text);
