@@ -28,12 +28,38 @@ function scalar(raw: string | undefined): string | undefined {
   return m === null ? undefined : (m[1] ?? m[2]);
 }
 
-/** Spaces at `at` (a line start) and whether the line holds content (not blank, not a comment). */
-function indentAt(text: string, at: number): { n: number; content: boolean } {
+/** {@link TOP_KEY} read in place at a line start (sticky: no slice of the line). */
+const KEY_AT = /([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?(?=\n|$)/y;
+
+/** {@link TOP_KEY}'s match of the line starting at `at`, read in place. */
+function keyAt(text: string, at: number): RegExpExecArray | null {
+  KEY_AT.lastIndex = at;
+  return KEY_AT.exec(text);
+}
+
+/** Whether the line starting at `at` is a `key: value` line as {@link TOP_KEY} reads it (no match array built). */
+function isKeyLineAt(text: string, at: number): boolean {
+  KEY_AT.lastIndex = at;
+  return KEY_AT.test(text);
+}
+
+/** Spaces at `at` (a line start). */
+function spacesAt(text: string, at: number): number {
   let n = 0;
   while (text.charCodeAt(at + n) === 32) n++;
-  const c = text.charCodeAt(at + n);
-  return { n, content: !(Number.isNaN(c) || c === 10 || c === 35) };
+  return n;
+}
+
+/** Whether the line whose indentation ends at `at` holds content (not blank, not a comment). */
+function contentAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return !(Number.isNaN(c) || c === 10 || c === 35);
+}
+
+/** Spaces at `at` (a line start) and whether the line holds content (not blank, not a comment). */
+function indentAt(text: string, at: number): { n: number; content: boolean } {
+  const n = spacesAt(text, at);
+  return { n, content: contentAt(text, at + n) };
 }
 
 /** Where the line after the one starting at `at` starts, or -1. */
@@ -69,8 +95,8 @@ function nextLineIndentedAtMost(text: string, at: number, k: number): number {
 /** Whether the value on the line at `at` (a key at `indent`) ends there: the next content line is not indented deeper (a continuation). */
 function endsAt(text: string, at: number, indent: number): boolean {
   for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
-    const { n, content } = indentAt(text, l);
-    if (content) return n <= indent;
+    const n = spacesAt(text, l);
+    if (contentAt(text, l + n)) return n <= indent;
   }
   return true;
 }
@@ -92,18 +118,22 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
     if (lineAt(text, 0) !== '---') return undefined;
     at = nextLine(text, 0);
   }
-  const top = new Map<string, string | undefined>();
+  const keys: string[] = [];
+  let apiVersionRaw: string | undefined;
+  let kindRaw: string | undefined;
   let metaName: string | undefined;
   let metaNamespace: string | undefined;
   // top-level lines only: nested content is skipped
   for (; at >= 0 && at < text.length; at = nextLineIndentedAtMost(text, at, 0)) {
     const c = text.charCodeAt(at);
     if (c === 32 || c === 10 || c === 35) continue; // nested content, blank lines and comments
-    const m = TOP_KEY.exec(lineAt(text, at));
-    if (m === null || top.has(m[1]!)) return undefined;
-    top.set(m[1]!, m[2]);
+    const m = keyAt(text, at);
+    if (m === null || keys.includes(m[1]!)) return undefined;
+    keys.push(m[1]!);
     if (m[1] === 'apiVersion' || m[1] === 'kind') {
       if (scalar(m[2]) === undefined || !endsAt(text, at, 0)) return undefined;
+      if (m[1] === 'apiVersion') apiVersionRaw = m[2];
+      else kindRaw = m[2];
     } else if (m[1] === 'metadata') {
       if (m[2] !== undefined && m[2] !== '') return undefined;
       let childIndent = -1;
@@ -112,15 +142,19 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
         l >= 0 && l < text.length;
         l = childIndent < 0 ? nextLine(text, l) : nextLineIndentedAtMost(text, l, childIndent)
       ) {
-        const { n, content } = indentAt(text, l);
-        if (!content) continue;
+        const n = spacesAt(text, l);
+        if (!contentAt(text, l + n)) continue;
         if (n === 0) break;
         if (childIndent < 0) childIndent = n;
         if (n < childIndent) return undefined;
         if (n !== childIndent) continue;
-        const child = TOP_KEY.exec(lineAt(text, l + n));
+        // only name and namespace are read; any other child need only be a `key:` line
+        if (!text.startsWith('name:', l + n) && !text.startsWith('namespace:', l + n)) {
+          if (!isKeyLineAt(text, l + n)) return undefined;
+          continue;
+        }
+        const child = keyAt(text, l + n);
         if (child === null) return undefined;
-        if (child[1] !== 'name' && child[1] !== 'namespace') continue;
         const value = scalar(child[2]);
         if (
           value === undefined ||
@@ -133,12 +167,12 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
       }
     }
   }
-  const apiVersion = scalar(top.get('apiVersion'));
-  const kind = scalar(top.get('kind'));
+  const apiVersion = scalar(apiVersionRaw);
+  const kind = scalar(kindRaw);
   if (
     apiVersion === undefined ||
     kind === undefined ||
-    !top.has('metadata') ||
+    !keys.includes('metadata') ||
     metaName === undefined ||
     kind.endsWith('List')
   )
