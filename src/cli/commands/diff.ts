@@ -15,7 +15,6 @@ import { defaultCacheDir } from '../../releases/cache.js';
 import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
-import { reportFailure } from '../error-document.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
@@ -109,7 +108,8 @@ export function registerDiff(program: Command): void {
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
         process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;
       } catch (err) {
-        // an error is 2, like diff(1)
+        // an error is 2, like diff(1); the error document's modules load only for a failure
+        const { reportFailure } = await import('../error-document.js');
         reportFailure(err, { command: 'diff', output: flags.output, exitCode: 2 });
       }
     });
