@@ -154,7 +154,7 @@ function firstLines(text: string, starts: readonly number[]): number[] {
 
 /** A document of a file whose first line is counted on first read (most documents are never parsed, or parse). */
 class FileDocument implements ManifestDocument {
-  readonly environment?: string;
+  declare readonly environment?: string;
   constructor(
     readonly file: string,
     readonly text: string,
