@@ -4,7 +4,6 @@
  */
 import { createTwoFilesPatch } from 'diff/lib/patch/create.js';
 import equal from 'fast-deep-equal';
-import { dump } from 'js-yaml';
 import type { KubeObject } from '../releases/index.js';
 import type { ObjectKey } from './identity.js';
 import { normalizeObject, type NormalizeOptions, type SchemaLookup } from './normalize.js';
@@ -14,6 +13,7 @@ import type { ManifestSet } from './manifest-set.js';
 import { firstOf } from './schema-lookup.js';
 import type { ScopeLookup } from './scope.js';
 import { redactSecretPair } from './secrets.js';
+import { toYamlSorted } from './sorted-yaml.js';
 import { fieldChanges, type FieldChange } from './structural.js';
 
 export interface DiffOptions {
@@ -85,10 +85,8 @@ export function caBundleExternallyManaged(objects: readonly KubeObject[]): boole
   return objects.some(asksInjector) || !objects.some(optsOut);
 }
 
-/** YAML with keys sorted, for the unified view; js-yaml (the diff's parser) so a diff loads one YAML library. */
-function toYamlSorted(obj: KubeObject | undefined): string {
-  return obj === undefined ? '' : dump(obj, { sortKeys: true, lineWidth: -1, noRefs: true });
-}
+/** YAML with keys sorted, for the unified view (js-yaml's layout, see ./sorted-yaml.ts); empty for no object. */
+const unifiedYaml = (obj: KubeObject | undefined): string => (obj === undefined ? '' : toYamlSorted(obj));
 
 /**
  * Whether a pair needs no normalization to be known equal: the same object (one parse through a `DocumentCache`, sources.ts)
@@ -164,7 +162,7 @@ export function diffManifests(base: ManifestSet, head: ManifestSet, opts: DiffOp
       name: String(any.metadata?.name),
       change: b === undefined ? 'added' : h === undefined ? 'removed' : 'changed',
       fields,
-      unified: createTwoFilesPatch(`a/${key}`, `b/${key}`, toYamlSorted(b), toYamlSorted(h), base.label, head.label),
+      unified: createTwoFilesPatch(`a/${key}`, `b/${key}`, unifiedYaml(b), unifiedYaml(h), base.label, head.label),
     });
   }
   const count = (c: ObjectDiff['change']): number => objects.filter((o) => o.change === c).length;

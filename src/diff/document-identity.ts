@@ -28,12 +28,38 @@ function scalar(raw: string | undefined): string | undefined {
   return m === null ? undefined : (m[1] ?? m[2]);
 }
 
-/** Spaces at `at` (a line start) and whether the line holds content (not blank, not a comment). */
-function indentAt(text: string, at: number): { n: number; content: boolean } {
+/** {@link TOP_KEY} read in place at a line start (sticky: no slice of the line). */
+const KEY_AT = /([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?(?=\n|$)/y;
+
+/** {@link TOP_KEY}'s match of the line starting at `at`, read in place. */
+function keyAt(text: string, at: number): RegExpExecArray | null {
+  KEY_AT.lastIndex = at;
+  return KEY_AT.exec(text);
+}
+
+/** Whether the line starting at `at` is a `key: value` line as {@link TOP_KEY} reads it (no match array built). */
+function isKeyLineAt(text: string, at: number): boolean {
+  KEY_AT.lastIndex = at;
+  return KEY_AT.test(text);
+}
+
+/** Spaces at `at` (a line start). */
+function spacesAt(text: string, at: number): number {
   let n = 0;
   while (text.charCodeAt(at + n) === 32) n++;
-  const c = text.charCodeAt(at + n);
-  return { n, content: !(Number.isNaN(c) || c === 10 || c === 35) };
+  return n;
+}
+
+/** Whether the line whose indentation ends at `at` holds content (not blank, not a comment). */
+function contentAt(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return !(Number.isNaN(c) || c === 10 || c === 35);
+}
+
+/** Spaces at `at` (a line start) and whether the line holds content (not blank, not a comment). */
+function indentAt(text: string, at: number): { n: number; content: boolean } {
+  const n = spacesAt(text, at);
+  return { n, content: contentAt(text, at + n) };
 }
 
 /** Where the line after the one starting at `at` starts, or -1. */
@@ -42,11 +68,35 @@ function nextLine(text: string, at: number): number {
   return nl < 0 ? -1 : nl + 1;
 }
 
+/** Per indent `k`: a newline followed by at most `k` spaces and no more (see {@link nextLineIndentedAtMost}). */
+const indentedAtMost: RegExp[] = [];
+/** Texts from this length on are skipped through by the regex; a small document line by line (fewer calls). */
+const SKIP_BY_REGEX_CHARS = 8 * 1024;
+
+/**
+ * Where the first line after the one starting at `at` that is indented at most `k` spaces starts, or -1. In a large
+ * text the lines between are skipped by the regex engine, not one by one (a CRD is thousands of deeper lines).
+ */
+function nextLineIndentedAtMost(text: string, at: number, k: number): number {
+  if (text.length < SKIP_BY_REGEX_CHARS) {
+    for (let l = nextLine(text, at); l >= 0; l = nextLine(text, l)) {
+      let n = 0;
+      while (n <= k && text.charCodeAt(l + n) === 32) n++;
+      if (n <= k) return l;
+    }
+    return -1;
+  }
+  const re = (indentedAtMost[k] ??= new RegExp(`\\n {0,${k}}(?! )`, 'g'));
+  re.lastIndex = at;
+  const m = re.exec(text);
+  return m === null ? -1 : m.index + 1;
+}
+
 /** Whether the value on the line at `at` (a key at `indent`) ends there: the next content line is not indented deeper (a continuation). */
 function endsAt(text: string, at: number, indent: number): boolean {
   for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
-    const { n, content } = indentAt(text, l);
-    if (content) return n <= indent;
+    const n = spacesAt(text, l);
+    if (contentAt(text, l + n)) return n <= indent;
   }
   return true;
 }
@@ -68,30 +118,43 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
     if (lineAt(text, 0) !== '---') return undefined;
     at = nextLine(text, 0);
   }
-  const top = new Map<string, string | undefined>();
+  const keys: string[] = [];
+  let apiVersionRaw: string | undefined;
+  let kindRaw: string | undefined;
   let metaName: string | undefined;
   let metaNamespace: string | undefined;
-  for (; at >= 0 && at < text.length; at = nextLine(text, at)) {
+  // top-level lines only: nested content is skipped
+  for (; at >= 0 && at < text.length; at = nextLineIndentedAtMost(text, at, 0)) {
     const c = text.charCodeAt(at);
     if (c === 32 || c === 10 || c === 35) continue; // nested content, blank lines and comments
-    const m = TOP_KEY.exec(lineAt(text, at));
-    if (m === null || top.has(m[1]!)) return undefined;
-    top.set(m[1]!, m[2]);
+    const m = keyAt(text, at);
+    if (m === null || keys.includes(m[1]!)) return undefined;
+    keys.push(m[1]!);
     if (m[1] === 'apiVersion' || m[1] === 'kind') {
       if (scalar(m[2]) === undefined || !endsAt(text, at, 0)) return undefined;
+      if (m[1] === 'apiVersion') apiVersionRaw = m[2];
+      else kindRaw = m[2];
     } else if (m[1] === 'metadata') {
       if (m[2] !== undefined && m[2] !== '') return undefined;
       let childIndent = -1;
-      for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
-        const { n, content } = indentAt(text, l);
-        if (!content) continue;
+      for (
+        let l = nextLine(text, at);
+        l >= 0 && l < text.length;
+        l = childIndent < 0 ? nextLine(text, l) : nextLineIndentedAtMost(text, l, childIndent)
+      ) {
+        const n = spacesAt(text, l);
+        if (!contentAt(text, l + n)) continue;
         if (n === 0) break;
         if (childIndent < 0) childIndent = n;
         if (n < childIndent) return undefined;
         if (n !== childIndent) continue;
-        const child = TOP_KEY.exec(lineAt(text, l + n));
+        // only name and namespace are read; any other child need only be a `key:` line
+        if (!text.startsWith('name:', l + n) && !text.startsWith('namespace:', l + n)) {
+          if (!isKeyLineAt(text, l + n)) return undefined;
+          continue;
+        }
+        const child = keyAt(text, l + n);
         if (child === null) return undefined;
-        if (child[1] !== 'name' && child[1] !== 'namespace') continue;
         const value = scalar(child[2]);
         if (
           value === undefined ||
@@ -104,12 +167,12 @@ export function scanIdentity(text: string): ScannedIdentity | undefined {
       }
     }
   }
-  const apiVersion = scalar(top.get('apiVersion'));
-  const kind = scalar(top.get('kind'));
+  const apiVersion = scalar(apiVersionRaw);
+  const kind = scalar(kindRaw);
   if (
     apiVersion === undefined ||
     kind === undefined ||
-    !top.has('metadata') ||
+    !keys.includes('metadata') ||
     metaName === undefined ||
     kind.endsWith('List')
   )
@@ -133,7 +196,11 @@ function blockChildren(text: string, at: number, indent: number): Map<string, Bl
   const out = new Map<string, BlockChild>();
   let childIndent = -1;
   let last: BlockChild | undefined;
-  for (let l = nextLine(text, at); l >= 0 && l < text.length; l = nextLine(text, l)) {
+  for (
+    let l = nextLine(text, at);
+    l >= 0 && l < text.length;
+    l = childIndent < 0 ? nextLine(text, l) : nextLineIndentedAtMost(text, l, childIndent)
+  ) {
     const { n, content } = indentAt(text, l);
     if (!content) continue;
     if (n <= indent) break;
@@ -171,7 +238,11 @@ export interface ScannedCrdScope {
 export function scanCrdScope(text: string): ScannedCrdScope | undefined {
   if (scanIdentity(text)?.kind !== 'CustomResourceDefinition') return undefined;
   let spec: number | undefined;
-  for (let at = text.startsWith('---') ? nextLine(text, 0) : 0; at >= 0 && at < text.length; at = nextLine(text, at))
+  for (
+    let at = text.startsWith('---') ? nextLine(text, 0) : 0;
+    at >= 0 && at < text.length;
+    at = nextLineIndentedAtMost(text, at, 0)
+  )
     if (text.startsWith('spec:', at) && (lineAt(text, at) === 'spec:' || lineAt(text, at) === 'spec: ')) {
       spec = at;
       break;

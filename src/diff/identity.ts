@@ -23,7 +23,12 @@ export function objectKey(obj: KubeObject): ObjectKey {
       'unnamed',
     );
   }
-  return `${obj.apiVersion}/${obj.kind}/${obj.metadata?.namespace ?? ''}/${name}`;
+  return keyOfParts(obj.apiVersion, obj.kind, obj.metadata?.namespace, name);
+}
+
+/** The {@link objectKey} of an object with these fields (`name` non-empty), without building the object. */
+export function keyOfParts(apiVersion: string, kind: string, namespace: string | undefined, name: string): ObjectKey {
+  return `${apiVersion}/${kind}/${namespace ?? ''}/${name}`;
 }
 
 /** An object that cannot be identified, or two objects with the same identity in one set. */

@@ -9,7 +9,7 @@
  * Map key order is irrelevant by construction (the structural diff compares keys, renderers sort them); list order
  * is kept.
  */
-import { isPlainObject } from '../model/objects.js';
+import { cloneJson, isPlainObject } from '../model/objects.js';
 import { SANDBOX_KINDS } from '../model/releases.js';
 import type { KubeObject } from '../releases/index.js';
 import { dropDefaultOnly, fillSchemaDefaults, type SchemaNode } from './schema-defaults.js';
@@ -98,15 +98,6 @@ function deletePath(root: Record<string, unknown>, path: readonly string[], when
   const value = node[last];
   if (whenEmpty && !(isPlainObject(value) && Object.keys(value).length === 0)) return;
   delete node[last];
-}
-
-/** A deep copy of a JSON value (what YAML and the API give: objects, arrays, scalars); several times faster than structuredClone on such trees. */
-function cloneJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(cloneJson);
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const key in value) out[key] = cloneJson((value as Record<string, unknown>)[key]);
-  return out;
 }
 
 /** A copy of a label or annotation map without the keys `drop` rejects; undefined when nothing is left (a non-map is returned as is). */

@@ -10,7 +10,7 @@ import { appendAll } from '../model/arrays.js';
 import type { KubeObject } from '../releases/index.js';
 import { apiGroup } from '../releases/scope.js';
 import { scanCrdScope, scanIdentity, type ScannedIdentity } from './document-identity.js';
-import { objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
+import { keyOfParts, objectKey, ObjectIdentityError, type ObjectKey } from './identity.js';
 import type { SchemaLookup } from './normalize.js';
 import { firstOf, schemaLookupFromObjects } from './schema-lookup.js';
 import { clusterScopedBy, scopeLookupFromObjects, withoutClusterNamespaces, type ScopeLookup } from './scope.js';
@@ -56,6 +56,7 @@ function lazyCrds(
   parsed: KubeObject[],
   pending: Map<string, SharedDocument[]>,
   objectOf: (v: Indexed) => KubeObject,
+  crdScope: (d: SharedDocument) => ReturnType<typeof scanCrdScope>,
 ): { schemas: SchemaLookup; scopes: ScopeLookup } {
   let schemas = schemaLookupFromObjects(parsed);
   let scopes = scopeLookupFromObjects(parsed);
@@ -73,7 +74,7 @@ function lazyCrds(
     if (!scanned.has(group)) {
       const byKind = new Map<string, boolean>();
       for (const d of pending.get(group) ?? []) {
-        const s = scanCrdScope(d.doc.text);
+        const s = crdScope(d);
         if (s === undefined || s.group !== group) {
           scanned.set(group, undefined);
           return undefined;
@@ -127,16 +128,16 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     const textKey = (d: ManifestDocument): string =>
       d.environment === undefined ? d.text : `${d.environment}\0${d.text}`;
     const headKeys = new Set(head.documents.map(textKey));
-    const baseKeys = new Set(base.documents.map(textKey));
-    // Each shared text is scanned once: its entry, or null when it must be parsed.
+    // Each shared text is scanned once: its entry, or null when it must be parsed. The base pass records every base
+    // text that the head holds, so the head pass finds the shared ones there (and needs no set of base texts).
     const seen = new Map<string, SharedDocument | null>();
-    for (const [side, set, other] of [
-      ['base', base, headKeys],
-      ['head', head, baseKeys],
+    for (const [side, set] of [
+      ['base', base],
+      ['head', head],
     ] as const) {
       for (const doc of set.documents) {
         const k = textKey(doc);
-        let entry = other.has(k) ? seen.get(k) : null;
+        let entry = side === 'head' ? (seen.get(k) ?? null) : headKeys.has(k) ? seen.get(k) : null;
         if (entry === undefined) {
           const identity = scanIdentity(doc.text);
           entry =
@@ -165,9 +166,23 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
   };
   const crds = (side: 'base' | 'head'): KubeObject[] =>
     parsed[side].map(([o]) => o).filter((o) => o.kind === 'CustomResourceDefinition');
-  const baseCrds = lazyCrds(crds('base'), pendingCrds(), objectOf);
-  const headCrds = lazyCrds(crds('head'), pendingCrds(), objectOf);
-  const clusterScoped = clusterScopedBy(headCrds.scopes, baseCrds.scopes, scopeFor);
+  // A shared CRD's scope is scanned once for both sides (a CRD is hundreds of KiB).
+  const scannedCrds = new Map<SharedDocument, ReturnType<typeof scanCrdScope>>();
+  const crdScope = (d: SharedDocument): ReturnType<typeof scanCrdScope> => {
+    if (!scannedCrds.has(d)) scannedCrds.set(d, scanCrdScope(d.doc.text));
+    return scannedCrds.get(d);
+  };
+  const baseCrds = lazyCrds(crds('base'), pendingCrds(), objectOf, crdScope);
+  const headCrds = lazyCrds(crds('head'), pendingCrds(), objectOf, crdScope);
+  // Scope asked once per kind: thousands of objects share a handful of kinds (the lookups' answers are fixed).
+  const scopeOf = clusterScopedBy(headCrds.scopes, baseCrds.scopes, scopeFor);
+  const scopeByKind = new Map<string, boolean>();
+  const clusterScoped = (obj: KubeObject): boolean => {
+    const kindKey = `${obj.apiVersion}/${obj.kind}`;
+    let s = scopeByKind.get(kindKey);
+    if (s === undefined) scopeByKind.set(kindKey, (s = scopeOf(obj)));
+    return s;
+  };
 
   // Groups whose CRD is not the same on both sides: shared objects of those groups are compared like any other.
   const changedGroups = new Set(
@@ -224,13 +239,10 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
         kind = { clusterScoped: clusterScoped(probe), changedGroup: changedGroups.has(apiGroup(id.apiVersion)) };
         byKind.set(kindKey, kind);
       }
-      const ns = kind.clusterScoped ? undefined : id.namespace;
-      const stub: KubeObject = {
-        apiVersion: id.apiVersion,
-        kind: id.kind,
-        metadata: { name: id.name, ...(ns !== undefined ? { namespace: ns } : {}) },
-      };
-      return [keyOf(stub, s.doc.environment), kind.changedGroup ? materialized(s) : s];
+      // a scanned name is never empty: the key objectKey gives, without building the object
+      const key = keyOfParts(id.apiVersion, id.kind, kind.clusterScoped ? undefined : id.namespace, id.name);
+      const env = s.doc.environment;
+      return [env === undefined ? key : `${env}:${key}`, kind.changedGroup ? materialized(s) : s];
     }));
   };
   const baseIdx = index('base', base.label);
@@ -250,4 +262,6 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
 
 /** The object without `metadata.namespace` when it is cluster-scoped (a shallow copy), else the object itself. */
 const withoutNamespaceIfClusterScoped = (obj: KubeObject, clusterScoped: (o: KubeObject) => boolean): KubeObject =>
-  withoutClusterNamespaces([obj], clusterScoped)[0]!;
+  obj.metadata?.namespace === undefined || !clusterScoped(obj)
+    ? obj
+    : withoutClusterNamespaces([obj], clusterScoped)[0]!;

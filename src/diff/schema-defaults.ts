@@ -9,7 +9,7 @@
  * `updateStrategy` and one holding only defaults the same way, so {@link dropDefaultOnly} removes such objects on
  * both sides before comparing.
  */
-import { isPlainObject } from '../model/objects.js';
+import { cloneJson, isPlainObject } from '../model/objects.js';
 
 /** The parts of a structural schema node that defaulting reads. */
 export interface SchemaNode {
@@ -24,7 +24,7 @@ export interface SchemaNode {
 /**
  * Fills, in place, every missing property of `value` that has a schema `default`, recursively (including inside list
  * items and map values), and returns `value`. Give it a value you own (the diff normalizes a private copy). Values
- * of the wrong shape are left alone; defaults are copied, never shared.
+ * of the wrong shape are left alone; defaults are copied (JSON values: `cloneJson`), never shared.
  */
 export function fillSchemaDefaults(value: unknown, schema: SchemaNode | undefined): unknown {
   if (schema === undefined) return value;
@@ -36,7 +36,7 @@ export function fillSchemaDefaults(value: unknown, schema: SchemaNode | undefine
   if (schema.properties !== undefined) {
     for (const name in schema.properties) {
       const child = schema.properties[name]!;
-      if (value[name] === undefined && child.default !== undefined) value[name] = structuredClone(child.default);
+      if (value[name] === undefined && child.default !== undefined) value[name] = cloneJson(child.default);
       if (value[name] !== undefined) fillSchemaDefaults(value[name], child);
     }
   }

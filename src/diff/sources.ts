@@ -15,6 +15,7 @@ import { AgentPlaneError } from '../model/errors.js';
 import { sha256Hex } from '../releases/cache.js';
 import { readDerived, writeDerived } from '../releases/derived.js';
 import { isKubeObject } from '../releases/kube-object.js';
+import { readBlockDocument } from './block-yaml.js';
 import type { ManifestSet } from './manifest-set.js';
 
 const run = promisify(execFile);
@@ -64,6 +65,24 @@ const DOCUMENT_START = /^---(?=[ \t\r]|$)/gm;
 /** Directives (`%YAML`) and document-end markers (`...`) tie text to the next or previous document: such files are parsed whole. */
 const CROSS_DOCUMENT_SYNTAX = /^(%|\.\.\.(?=[ \t\r]|$))/m;
 
+/** Whether `text` has a line terminator other than `\n` (a regex's `^` and `$` also see lines at those). */
+const otherLineTerminators = (text: string): boolean =>
+  text.includes('\r') || text.includes('\u2028') || text.includes('\u2029');
+
+/**
+ * {@link CROSS_DOCUMENT_SYNTAX} in `text`. The regex runs only when a line can start with `%` or `...` (the substring
+ * searches are several times faster than the regex on megabytes that hold neither).
+ */
+function hasCrossDocumentSyntax(text: string): boolean {
+  const possible =
+    text.startsWith('%') ||
+    text.startsWith('...') ||
+    text.includes('\n%') ||
+    text.includes('\n...') ||
+    otherLineTerminators(text);
+  return possible && CROSS_DOCUMENT_SYNTAX.test(text);
+}
+
 /** The objects of one parsed document value: `List` kinds expanded, non-objects and AgentPlane descriptors skipped. */
 function objectsOf(docs: readonly unknown[]): KubeObject[] {
   const out: KubeObject[] = [];
@@ -75,23 +94,27 @@ function objectsOf(docs: readonly unknown[]): KubeObject[] {
   return out;
 }
 
-/** js-yaml's `loadAll`, with errors turned into {@link ManifestParseError}; `lineOffset` is the text's first line in the file (0-based). */
-function load(file: string, text: string, lineOffset: number): unknown[] {
+/**
+ * js-yaml's `loadAll`, with errors turned into {@link ManifestParseError}; `lineOffset` gives the text's first line in
+ * the file (0-based), asked only for an error.
+ */
+function load(file: string, text: string, lineOffset: () => number): unknown[] {
   try {
     return loadAll(text, undefined, { schema: CORE_SCHEMA, filename: file });
   } catch (err) {
     if (!(err instanceof YAMLException)) throw err;
+    const line = err.mark.line + lineOffset() + 1;
     throw new ManifestParseError(
       file,
-      `${err.reason} at line ${err.mark.line + lineOffset + 1}, column ${err.mark.column + 1}`,
-      err.mark.line + lineOffset + 1,
+      `${err.reason} at line ${line}, column ${err.mark.column + 1}`,
+      line,
       err.mark.column + 1,
     );
   }
 }
 
 /** A JSON file through JSON.parse (several times faster than YAML); js-yaml only for what JSON.parse refuses, which also gives the error position. */
-function loadJson(file: string, text: string, lineOffset: number): unknown[] {
+function loadJson(file: string, text: string, lineOffset: () => number): unknown[] {
   try {
     return [JSON.parse(text)];
   } catch {
@@ -99,17 +122,51 @@ function loadJson(file: string, text: string, lineOffset: number): unknown[] {
   }
 }
 
-/** The text split at document-start lines: `[text, first line (0-based)]`; the first part holds what precedes the first `---`. */
-function documentTexts(text: string): Array<[string, number]> {
-  const starts = [0, ...Array.from(text.matchAll(DOCUMENT_START), (m) => m.index).filter((i) => i > 0)];
-  const out: Array<[string, number]> = [];
-  let line = 0;
-  for (let i = 0; i < starts.length; i++) {
-    const part = text.slice(starts[i], starts[i + 1] ?? text.length);
-    out.push([part, line]);
-    for (let j = part.indexOf('\n'); j >= 0; j = part.indexOf('\n', j + 1)) line++;
+/**
+ * Where the documents of `text` start: 0 (what precedes the first `---`), then each document-start line
+ * ({@link DOCUMENT_START}); found with indexOf when `\n` is the only line terminator, else with the regex.
+ */
+function documentStarts(text: string): number[] {
+  const starts = [0];
+  if (otherLineTerminators(text)) {
+    for (const m of text.matchAll(DOCUMENT_START)) if (m.index > 0) starts.push(m.index);
+    return starts;
   }
-  return out;
+  for (let i = text.indexOf('\n---'); i >= 0; i = text.indexOf('\n---', i + 4)) {
+    const c = text.charCodeAt(i + 4);
+    if (Number.isNaN(c) || c === 32 || c === 9 || c === 10) starts.push(i + 1);
+  }
+  return starts;
+}
+
+/** The first line (0-based) of each document starting at `starts` in `text`. */
+function firstLines(text: string, starts: readonly number[]): number[] {
+  const lines: number[] = [];
+  let line = 0;
+  let at = 0;
+  for (const start of starts) {
+    for (let j = text.indexOf('\n', at); j >= 0 && j < start; j = text.indexOf('\n', j + 1)) line++;
+    lines.push(line);
+    at = start;
+  }
+  return lines;
+}
+
+/** A document of a file whose first line is counted on first read (most documents are never parsed, or parse). */
+class FileDocument implements ManifestDocument {
+  declare readonly environment?: string;
+  constructor(
+    readonly file: string,
+    readonly text: string,
+    private readonly index: number,
+    private readonly lines: () => readonly number[],
+    environment: string | undefined,
+  ) {
+    if (environment !== undefined) this.environment = environment;
+  }
+  get line(): number {
+    return this.lines()[this.index]!;
+  }
 }
 
 /**
@@ -120,9 +177,9 @@ function documentTexts(text: string): Array<[string, number]> {
  * @throws {ManifestParseError} naming file, line and column, never quoting the content (it may hold Secret values).
  */
 export function parseManifests(file: string, text: string, cache?: DocumentCache): KubeObject[] {
-  if (cache === undefined || CROSS_DOCUMENT_SYNTAX.test(text)) return objectsOf(load(file, text, 0));
+  if (cache === undefined || hasCrossDocumentSyntax(text)) return objectsOf(load(file, text, () => 0));
   const out: KubeObject[] = [];
-  for (const [doc, line] of documentTexts(text)) appendAll(out, parseDocument({ file, line, text: doc }, cache));
+  for (const doc of splitDocuments(file, text)) appendAll(out, parseDocument(doc, cache));
   return out;
 }
 
@@ -157,10 +214,14 @@ export function useParseCache(root: string | undefined): void {
   parseCacheRoot = root;
 }
 
-/** A YAML document's values through the parse cache when it is large and the cache is on, else js-yaml. */
-function loadLarge(file: string, text: string, lineOffset: number): unknown[] {
+/**
+ * A YAML document's values: a small one through the block-layout reader (js-yaml when it declines), a large one through
+ * the parse cache when it is on, else js-yaml.
+ */
+function loadDocument(file: string, text: string, lineOffset: () => number): unknown[] {
+  if (text.length <= LARGE_DOCUMENT_CHARS) return readBlockDocument(text) ?? load(file, text, lineOffset);
   const root = parseCacheRoot;
-  if (root === undefined || text.length <= LARGE_DOCUMENT_CHARS) return load(file, text, lineOffset);
+  if (root === undefined) return load(file, text, lineOffset);
   const key = `diff-parse:${sha256Hex(text)}:js-yaml@${JS_YAML_VERSION}:core`;
   const cached = readDerived(root, 'diff-parse', key);
   if (Array.isArray(cached)) return cached;
@@ -176,8 +237,9 @@ export function parseDocument(
 ): readonly KubeObject[] {
   let objects = cache?.get(doc.text);
   if (objects === undefined) {
+    const line = (): number => doc.line;
     objects = objectsOf(
-      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, doc.line) : loadLarge(doc.file, doc.text, doc.line),
+      doc.file.endsWith('.json') ? loadJson(doc.file, doc.text, line) : loadDocument(doc.file, doc.text, line),
     );
     cache?.set(doc.text, objects);
   }
@@ -187,8 +249,13 @@ export function parseDocument(
 /** The documents of one file's text (see {@link ManifestDocument}). */
 export function splitDocuments(file: string, text: string, environment?: string): ManifestDocument[] {
   const env = environment === undefined ? {} : { environment };
-  if (CROSS_DOCUMENT_SYNTAX.test(text)) return [{ file, line: 0, text, ...env }];
-  return documentTexts(text).map(([doc, line]) => ({ file, line, text: doc, ...env }));
+  if (hasCrossDocumentSyntax(text)) return [{ file, line: 0, text, ...env }];
+  const starts = documentStarts(text);
+  let lines: number[] | undefined;
+  const linesOnce = (): number[] => (lines ??= firstLines(text, starts));
+  return starts.map(
+    (s, i) => new FileDocument(file, text.slice(s, starts[i + 1] ?? text.length), i, linesOnce, environment),
+  );
 }
 
 async function listFiles(dir: string): Promise<string[]> {

@@ -4,23 +4,17 @@
  * 0 no change, 1 changes, 2 error.
  */
 import { Option, type Command } from 'commander';
-import {
-  diffManifests,
-  readLiveSets,
-  readManifestSource,
-  renderMarkdown,
-  renderText,
-  schemaLookupFromRelease,
-  scopeLookupFromRelease,
-  type ManifestSet,
-  type UnreadableObject,
-} from '../../diff/index.js';
-import { useParseCache } from '../../diff/sources.js';
+// The diff layer's modules, not its barrel: the renderers (and picocolors) load only for table and markdown output,
+// the live reader only with --live.
+import { diffManifests, type ManifestSet } from '../../diff/compare.js';
+import type { UnreadableObject } from '../../diff/live.js';
+import { schemaLookupFromRelease } from '../../diff/schema-lookup.js';
+import { scopeLookupFromRelease } from '../../diff/scope.js';
+import { readManifestSource, useParseCache } from '../../diff/sources.js';
 import { defaultCacheDir } from '../../releases/cache.js';
 import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
 import { RELEASE_CHOICES } from '../release-choices.js';
-import { reportFailure } from '../error-document.js';
 import { globalOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
@@ -78,6 +72,7 @@ export function registerDiff(program: Command): void {
           const desired = await readManifestSource(baseArg ?? headArg, gitOpts);
           // Loaded only here: client-node is most of the start-up time of a local diff.
           const { kubeLiveReader } = await import('../live-reader.js');
+          const { readLiveSets } = await import('../../diff/live.js');
           ({ base, head, unreadable } = await readLiveSets(
             desired,
             kubeLiveReader({
@@ -101,17 +96,20 @@ export function registerDiff(program: Command): void {
           head,
           release ? { schemaFor: schemaLookupFromRelease(release), scopeFor: scopeLookupFromRelease(release) } : {},
         );
+        const format = outputFormat(flags.output);
+        const render = format === 'table' || format === 'markdown' ? await import('../../diff/render.js') : undefined;
         process.stdout.write(
-          renderWith(outputFormat(flags.output), () => report, {
-            table: () => renderText(report),
-            markdown: () => renderMarkdown(report),
+          renderWith(format, () => report, {
+            table: () => render!.renderText(report),
+            markdown: () => render!.renderMarkdown(report),
           }),
         );
         for (const u of unreadable) process.stderr.write(`error: not compared: ${u.message}\nhint: ${u.hint}\n`);
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
         process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;
       } catch (err) {
-        // an error is 2, like diff(1)
+        // an error is 2, like diff(1); the error document's modules load only for a failure
+        const { reportFailure } = await import('../error-document.js');
         reportFailure(err, { command: 'diff', output: flags.output, exitCode: 2 });
       }
     });

@@ -12,6 +12,7 @@ import {
   ManifestParseError,
   parseManifests,
   readManifestDir,
+  splitDocuments,
   type DocumentCache,
 } from '../../../src/diff/index.js';
 
@@ -74,6 +75,19 @@ describe('document cache', () => {
       expect((error as ManifestParseError).reason).toBe('ManifestUnparsable');
       expect([(error as ManifestParseError).file, (error as ManifestParseError).line]).toEqual(['x.yaml', line]);
       expect((error as ManifestParseError).column).toBeGreaterThan(0);
+    }
+  });
+
+  it('splits at document-start lines, each document with its first line, whatever ends the lines', () => {
+    for (const eol of ['\n', '\r\n']) {
+      const text = ['a: 1', '---', 'b: 2', 'c: 3', '--- ', 'd: 4', '----', 'e: 5', '---', ''].join(eol);
+      const docs = splitDocuments('x.yaml', text);
+      expect(docs.map((d) => [d.line, d.text.split(eol)[0]])).toEqual([
+        [0, 'a: 1'],
+        [1, '---'],
+        [4, '--- '],
+        [8, '---'],
+      ]);
     }
   });
 

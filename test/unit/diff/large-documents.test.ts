@@ -77,6 +77,25 @@ describe('scanCrdScope', () => {
     }
   });
 
+  it('skips nested lines without missing a child: deeper keys, comments and blank lines as the parser reads them', () => {
+    const head =
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.dev\n';
+    const deeper = '  versions:\n  - name: v1\n    scope: Namespaced\n    schema:\n      scope: Namespaced\n';
+    for (const text of [
+      `${head}spec:\n  group: example.dev\n${deeper}  names:\n    kind: Gadget\n    scope: Namespaced\n  scope: Cluster\n`,
+      `${head}spec:\n  group: example.dev\n${deeper}\n# note\n   \n  names:\n    kind: Gadget\n\n  scope: Cluster\n`,
+      `${head}spec:\n${deeper}  group: example.dev\n  names:\n\n    # c\n    kind: Gadget\n  scope: Cluster\n`,
+    ]) {
+      const [obj] = loadAll(text, undefined, { schema: CORE_SCHEMA }) as Array<{
+        spec: { group: string; names: { kind: string }; scope: string };
+      }>;
+      expect(scanCrdScope(text)).toEqual({ group: obj!.spec.group, kind: obj!.spec.names.kind, clusterScoped: true });
+    }
+    // a child less indented than the first one, after deeper lines: not this layout
+    const dedented = `${head}spec:\n  group: example.dev\n${deeper} scope: Cluster\n  names:\n    kind: Gadget\n`;
+    expect(scanCrdScope(dedented)).toBeUndefined();
+  });
+
   it('leaves every other layout to the parser', () => {
     const head =
       'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gadgets.example.dev\n';
