@@ -14,7 +14,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { dump } from 'js-yaml';
 import { crdObject, loadRelease, type KubeObject, type SandboxKind } from '../src/releases/index.js';
-import { paired, pairedRow, PAIRS, runOnce, skippedRow } from './paired.js';
+import { PAIRED_HEADER, paired, pairedRow, PAIRS, runOnce, skippedRow } from './paired.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OUT = path.join(ROOT, 'bench/.out/diff');
@@ -231,4 +231,6 @@ for (const c of cases) {
   if (process.env['BENCH_DIFF_KEEP'] !== '1')
     rmSync(path.dirname(path.dirname(baseFile)), { recursive: true, force: true });
 }
-process.stdout.write([...rows, '', 'Changes reported:', ...counts, ''].join('\n'));
+// npm run bench (bench/run.ts) prints the rows under its own header; run alone, they get theirs.
+const header = process.env['BENCH_DIFF_ROWS_ONLY'] === '1' ? [] : PAIRED_HEADER;
+process.stdout.write([...header, ...rows, '', 'Changes reported:', ...counts, ''].join('\n'));

@@ -88,7 +88,7 @@ export const PAIRED_HEADER = [
 /** One row: absolute medians with peak RSS, the median ratio and whether it meets `target` (a ratio ceiling). */
 export function pairedRow(work: string, anchor: string, p: Paired, target: number): string {
   const ratio = median(p.ratios);
-  return `| ${work} | ${ms(median(p.a.map((r) => r.wallMs)))}, ${rss(p.a)} | ${anchor}: ${ms(median(p.b.map((r) => r.wallMs)))}, ${rss(p.b)} | ${ratio.toFixed(2)} (${Math.min(...p.ratios).toFixed(2)}–${Math.max(...p.ratios).toFixed(2)}) ${ratio <= target ? 'met' : '**not met**'} | ≤ ${target.toFixed(2)} | ${p.ratios.length} | ${p.loadBefore} → ${p.loadAfter} |`;
+  return `| ${work} | ${ms(median(p.a.map((r) => r.wallMs)))}, ${rss(p.a)} | ${anchor}: ${ms(median(p.b.map((r) => r.wallMs)))}, ${rss(p.b)} | ${ratio.toFixed(3)} (${Math.min(...p.ratios).toFixed(2)}–${Math.max(...p.ratios).toFixed(2)}) ${ratio <= target ? 'met' : '**not met**'} | ≤ ${target.toFixed(2)} | ${p.ratios.length} | ${p.loadBefore} → ${p.loadAfter} |`;
 }
 
 /** A row for work whose anchor cannot run here. */

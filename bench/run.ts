@@ -155,6 +155,7 @@ if (kubectl === undefined) {
 }
 const diff = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/diff.ts')], {
   cwd: ROOT,
+  env: { ...process.env, BENCH_DIFF_ROWS_ONLY: '1' },
   encoding: 'utf8',
   stdio: ['ignore', 'pipe', 'inherit'],
   maxBuffer: 64 << 20,

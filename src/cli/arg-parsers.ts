@@ -115,7 +115,7 @@ export function defaultEnvDir(): string {
     );
   throw new UsageError(
     `no --env given and no synthesized environment under ${path.resolve('dist')}`,
-    'run `agentplane synth` first, or pass --env with a synthesized environment directory (dist/<environment>)',
+    'run `agentplane synth` first, or pass --env with the directory synth wrote: dist/<environment>, or <out>/<environment> when synth ran with --out',
   );
 }
 

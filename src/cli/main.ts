@@ -37,6 +37,8 @@ const program = new Command('agentplane')
     ).argParser(directoryOrNew),
   )
   .showHelpAfterError('(run agentplane --help for usage)')
+  // each command's --help also lists --mirror and --cache-dir (the offline switches), which go before the command
+  .configureHelp({ showGlobalOptions: true })
   .addHelpText('after', `\n${exitCodeHelp()}`)
   .exitOverride();
 
