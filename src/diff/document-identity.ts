@@ -18,10 +18,11 @@ const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 const QUOTED = /^"([A-Za-z0-9][A-Za-z0-9._/-]*)"$|^'([A-Za-z0-9][A-Za-z0-9._/-]*)'$/;
 const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?$/;
 
+/** A plain or simply quoted one-line scalar that reads as a string (not a boolean, null or number: js-yaml also reads `0b1` as one), or undefined. */
 function scalar(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (PLAIN.test(raw))
-    return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw)
+    return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw)
       ? undefined
       : raw;
   const m = QUOTED.exec(raw);

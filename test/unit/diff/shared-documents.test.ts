@@ -79,6 +79,9 @@ describe('documents shared by both sides', () => {
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 123\n', // a number, not a string
       '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n', // JSON
       'apiVersion: v1\nkind: ConfigMap\n', // no name
+      ...['True', 'null', 'NULL', '0x1F', '0o7', '1e5', '1_000', '.5', '0b1'].map(
+        (v) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${v}\n`, // not a string in the core schema
+      ),
     ];
     for (const text of unread) expect([text, scanIdentity(text)]).toEqual([text, undefined]);
     // Wherever the scanner reads a key, it is the key the parser reads.
@@ -87,6 +90,10 @@ describe('documents shared by both sides', () => {
       `---\n${template('x')}`,
       `---\n${pool}`,
       'apiVersion: \'v1\'\nkind: "Secret"\nmetadata:\n  # c\n  name: s\n\n  annotations:\n    namespace: x\n',
+      // plain scalars that start like a boolean, null or number but are strings
+      ...['n', 'f1', 'yes', 'No', 'NaN', 'true-ish', 'nullable'].map(
+        (v) => `apiVersion: v1\nkind: ${v}\nmetadata:\n  name: ${v}\n  namespace: t${v}\n`,
+      ),
     ]) {
       const [obj] = loadAll(text, undefined, { schema: CORE_SCHEMA }) as Array<{
         apiVersion: string;
