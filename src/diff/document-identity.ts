@@ -18,10 +18,11 @@ const PLAIN = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 const QUOTED = /^"([A-Za-z0-9][A-Za-z0-9._/-]*)"$|^'([A-Za-z0-9][A-Za-z0-9._/-]*)'$/;
 const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: (.*))?$/;
 
+/** A plain or simply quoted one-line scalar that reads as a string (not a boolean, null or number: js-yaml also reads `0b1` as one), or undefined. */
 function scalar(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   if (PLAIN.test(raw))
-    return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw)
+    return /^(true|false|null|~|[-+]?[0-9][0-9._]*([eE][-+]?[0-9]+)?|0b[01]+|0x[0-9a-fA-F]+|0o[0-7]+)$/i.test(raw)
       ? undefined
       : raw;
   const m = QUOTED.exec(raw);
@@ -108,10 +109,60 @@ function lineAt(text: string, at: number): string {
 }
 
 /**
- * The identity of the document `text` (leading `---` line allowed), or undefined when it is not read this simply.
- * Only lines at column 0 and the direct children of `metadata:` are looked at, without splitting the text.
+ * The identity of the document `text` (leading `---` line allowed), or undefined when it is not read this simply:
+ * {@link headerIdentity} for synth's layout, else {@link scanIdentityByLines}.
  */
-export function scanIdentity(text: string): ScannedIdentity | undefined {
+export const scanIdentity = (text: string): ScannedIdentity | undefined =>
+  headerIdentity(text) ?? scanIdentityByLines(text);
+
+/** A plain scalar as {@link scalar} reads it, in a regex. */
+const PLAIN_SRC = '[A-Za-z0-9][A-Za-z0-9._/-]*';
+/** Synth's header: `apiVersion`, `kind`, then `metadata` with `name` (and `namespace`) first, each ending its line. */
+const HEADER = new RegExp(
+  `(?:---\\n)?apiVersion: (${PLAIN_SRC})\\nkind: (${PLAIN_SRC})\\nmetadata:\\n  name: (${PLAIN_SRC})\\n` +
+    `(?:  namespace: (${PLAIN_SRC})\\n)?(?=[A-Za-z_]|  [A-Za-z_][A-Za-z0-9_.-]*:[ \\n]|$)`,
+  'y',
+);
+/** After the header, where {@link scanIdentityByLines} would decline or read more: see {@link headerIdentity}. */
+const AFTER_HEADER = new RegExp(
+  [
+    '[\\t\\r\\u2028\\u2029]', // characters it declines (or where its regexes stop a line)
+    '\\n(?:apiVersion|kind|metadata|  name|  namespace)[: \\n]', // an identity key again (or a child named so anywhere)
+    '\\n (?! )', // a line indented one space (less than metadata's children)
+    '\\n  (?=[^ \\n#])(?![A-Za-z_][A-Za-z0-9_.-]*:(?:[ \\n]|$))', // a line at metadata's indent that is not `key:`
+    '\\n(?=[^ \\n#])(?![A-Za-z_][A-Za-z0-9_.-]*:(?:[ \\n]|$))', // a top-level line that is not `key:`
+  ].join('|'),
+  'g',
+);
+/** The keys of the top-level lines (each a `key:` line once {@link AFTER_HEADER} found no other). */
+const TOP_KEYS = /^[A-Za-z_][A-Za-z0-9_.-]*(?=:)/gm;
+
+/**
+ * The identity of a small document in synth's layout, with a few regex searches instead of a walk over its lines (a
+ * diff reads thousands, most while the code is still cold); undefined when {@link scanIdentityByLines} might read it
+ * differently, so it gives the same answer whenever it gives one (test/unit/diff/shared-documents.test.ts). Lines at
+ * two spaces are held to metadata's rules everywhere (stricter than needed outside metadata, never looser).
+ */
+export function headerIdentity(text: string): ScannedIdentity | undefined {
+  if (text.length > SKIP_BY_REGEX_CHARS) return undefined;
+  HEADER.lastIndex = 0;
+  const m = HEADER.exec(text);
+  if (m === null) return undefined;
+  AFTER_HEADER.lastIndex = m[0].length - 1;
+  if (AFTER_HEADER.test(text)) return undefined;
+  const keys = text.match(TOP_KEYS)!;
+  if (new Set(keys).size !== keys.length) return undefined; // a key given twice
+  const [apiVersion, kind, name, namespace] = [scalar(m[1]), scalar(m[2]), scalar(m[3]), scalar(m[4])];
+  if (apiVersion === undefined || kind === undefined || name === undefined || kind.endsWith('List')) return undefined;
+  if (m[4] !== undefined && namespace === undefined) return undefined;
+  return { apiVersion, kind, name, ...(namespace !== undefined ? { namespace } : {}) };
+}
+
+/**
+ * {@link scanIdentity} by walking the text: only lines at column 0 and the direct children of `metadata:` are looked
+ * at, without splitting the text.
+ */
+export function scanIdentityByLines(text: string): ScannedIdentity | undefined {
   if (text.includes('\t') || text.includes('\r')) return undefined;
   let at = 0;
   if (text.startsWith('---')) {

@@ -5,7 +5,7 @@
 import { sha256Hex } from './cache.js';
 import { readDerived, releaseCacheRoot, writeDerived } from './derived.js';
 import { ReleaseError, VersionNotServedError } from './errors.js';
-import { parsedDocumentsKey } from './load.js';
+import { parsedDocumentsKey } from './parsed-documents-key.js';
 import type { KubeObject, LoadedRelease, SandboxKind } from './types.js';
 
 /** A JSON Schema object as found in a CRD (`openAPIV3Schema`), including `x-kubernetes-*` keywords. */

@@ -1,12 +1,12 @@
 /**
  * loadRelease: every pinned file of a release, from the cache or a source, sha256-verified, parsed with yaml 2.
  */
-import { createRequire } from 'node:module';
 import { defaultCacheDir, readCached, sha256Hex, writeCached } from './cache.js';
 import { readDerived, rememberCacheRoot, writeDerived } from './derived.js';
 import { ChecksumMismatchError, ReleaseParseError } from './errors.js';
 import { defaultMirror, mirrorSource, upstreamSource, type FetchOptions, type FileSource } from './fetch.js';
 import { isKubeObject } from './kube-object.js';
+import { parsedDocumentsKey } from './parsed-documents-key.js';
 import { releaseFacts } from './supported.js';
 import type { KubeObject, LoadedRelease, PinnedFile, ReleaseFacts } from './types.js';
 
@@ -71,14 +71,6 @@ async function verifiedBytes(
  * parse (about 0.6 s for a 400 KB CRD) is reused, and each caller gets its own deep copy.
  */
 const parsedBySha256 = new Map<string, unknown[]>();
-
-/** The yaml library's version: part of the derived-cache key, so a new parser never reuses an old parser's output. */
-const YAML_VERSION = (createRequire(import.meta.url)('yaml/package.json') as { version: string }).version;
-
-/** Derived-cache key of the parsed documents of a file whose verified bytes have this sha256. */
-export function parsedDocumentsKey(sha256: string): string {
-  return `yaml-documents/1 yaml@${YAML_VERSION} sha256:${sha256}`;
-}
 
 /** Derived-cache kind (folder) of parsed documents. */
 export const PARSED_DOCUMENTS = 'parsed-documents';

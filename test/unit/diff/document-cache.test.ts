@@ -98,6 +98,16 @@ describe('document cache', () => {
     expect(documents.size).toBe(0);
   });
 
+  it('finds a ... document end below the first line, and splits a file whose % and ... are inside values', () => {
+    const documents: DocumentCache = new Map();
+    const ended = `---\n${pool('a')}...\n---\n${pool('b')}`;
+    expect(parseManifests('x.yaml', ended, documents).map((o) => o.metadata?.name)).toEqual(['a', 'b']);
+    expect(documents.size).toBe(0);
+    const inValues = `---\n${pool('a')}data:\n  share: 50%\n  note: wait...\n---\n${pool('b')}`;
+    expect(parseManifests('x.yaml', inValues, documents).map((o) => o.metadata?.name)).toEqual(['a', 'b']);
+    expect(documents.size).toBe(2);
+  });
+
   it('still compares an object whose text did not change when the CRD default it is filled from changed', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-doccache-'));
     for (const [side, replicas] of [

@@ -6,7 +6,7 @@
  */
 import { loadAll, CORE_SCHEMA } from 'js-yaml';
 import { diffManifests, documentSet, ObjectIdentityError, splitDocuments } from '../../../src/diff/index.js';
-import { scanIdentity } from '../../../src/diff/document-identity.js';
+import { headerIdentity, scanIdentity, scanIdentityByLines } from '../../../src/diff/document-identity.js';
 import { thrownBy } from '../thrown.js';
 
 const set = (label: string, text: string) => documentSet(label, splitDocuments('all.yaml', text));
@@ -54,6 +54,76 @@ describe('documents shared by both sides', () => {
     ]);
   });
 
+  it("reads synth's header by regex with the answer of the walk over the lines, and leaves the rest to the walk", () => {
+    // synth's layout takes the fast path and gives what the walk gives
+    for (const text of [
+      `---\n${cm('a', '1').replace('  namespace: agents\n  labels:\n    name: not-this\n  name: a\n', '  name: a\n  namespace: agents\n')}`,
+      `---\n${template('x')}`,
+      `---\n${pool}`,
+    ]) {
+      expect(headerIdentity(text)).toBeDefined();
+      expect(headerIdentity(text)).toEqual(scanIdentityByLines(text));
+    }
+    // layouts the walk reads but the fast path must not take
+    const walkOnly = [
+      `---\n${cm('a', '1')}`, // namespace and labels before name
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n# c\n  namespace: b\n', // a comment inside metadata
+      'apiVersion: v1\nkind: Role\nmetadata:\n  name: a\nrules:\n  - verbs: []\n', // a sequence at two spaces
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 'a'\n", // a quoted name
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: "x\u2028y"\n', // a line separator
+    ];
+    for (const text of walkOnly) {
+      expect([text, headerIdentity(text)]).toEqual([text, undefined]);
+      expect(scanIdentityByLines(text)).toBeDefined();
+    }
+    // what neither reads (repeated keys, a second name, a line indented one space, a non-key line)
+    const neither = [
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\nspec: 1\nspec: 2\n',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels: {}\n  name: b\n',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n labels: {}\n',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n- x\n',
+      'apiVersion: v1\nkind: ConfigMapList\nmetadata:\n  name: a\n',
+    ];
+    for (const text of neither)
+      expect([text, headerIdentity(text), scanIdentityByLines(text)]).toEqual([text, undefined, undefined]);
+    // edits of synth's layout: wherever the fast path answers, the walk gives the same answer
+    const base = `---\n${template('img:v1')}`.replace(
+      '  namespace: agents\n',
+      '  namespace: agents\n  labels:\n    a: b\n',
+    );
+    const pieces = [
+      '\n',
+      ' ',
+      '  ',
+      ':',
+      '#',
+      '-',
+      'x',
+      '\t',
+      '\nkind: K',
+      '\n  name: b',
+      '\nspec: 1',
+      '\n ',
+      '\n  - x',
+      '"',
+    ];
+    let seed = 1;
+    const rnd = (k: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % k;
+    let taken = 0;
+    for (let i = 0; i < 3000; i++) {
+      let text = base;
+      for (let e = 0; e <= rnd(2); e++) {
+        const at = rnd(text.length);
+        text = text.slice(0, at) + pieces[rnd(pieces.length)]! + text.slice(at + rnd(2));
+      }
+      const fast = headerIdentity(text);
+      if (fast === undefined) continue;
+      taken++;
+      expect([text, fast]).toEqual([text, scanIdentityByLines(text)]);
+    }
+    expect(taken).toBeGreaterThan(300);
+  });
+
   it('reads the key of the plain block layout, and leaves every other layout to the parser', () => {
     expect(scanIdentity(`---\n${cm('a', '1')}`)).toEqual({
       apiVersion: 'v1',
@@ -79,6 +149,9 @@ describe('documents shared by both sides', () => {
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 123\n', // a number, not a string
       '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}\n', // JSON
       'apiVersion: v1\nkind: ConfigMap\n', // no name
+      ...['True', 'null', 'NULL', '0x1F', '0o7', '1e5', '1_000', '.5', '0b1'].map(
+        (v) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${v}\n`, // not a string in the core schema
+      ),
     ];
     for (const text of unread) expect([text, scanIdentity(text)]).toEqual([text, undefined]);
     // Wherever the scanner reads a key, it is the key the parser reads.
@@ -87,6 +160,10 @@ describe('documents shared by both sides', () => {
       `---\n${template('x')}`,
       `---\n${pool}`,
       'apiVersion: \'v1\'\nkind: "Secret"\nmetadata:\n  # c\n  name: s\n\n  annotations:\n    namespace: x\n',
+      // plain scalars that start like a boolean, null or number but are strings
+      ...['n', 'f1', 'yes', 'No', 'NaN', 'true-ish', 'nullable'].map(
+        (v) => `apiVersion: v1\nkind: ${v}\nmetadata:\n  name: ${v}\n  namespace: t${v}\n`,
+      ),
     ]) {
       const [obj] = loadAll(text, undefined, { schema: CORE_SCHEMA }) as Array<{
         apiVersion: string;

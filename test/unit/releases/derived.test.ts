@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } fr
 import { join, resolve } from 'node:path';
 import { Ajv, type Format } from 'ajv';
 import { derivedPath, readDerived, writeDerived } from '../../../src/releases/derived.js';
-import { loadRelease, parsedDocumentsKey, PARSED_DOCUMENTS } from '../../../src/releases/load.js';
+import { loadRelease, PARSED_DOCUMENTS } from '../../../src/releases/load.js';
+import { parsedDocumentsKey } from '../../../src/releases/parsed-documents-key.js';
 import { releaseFacts } from '../../../src/releases/supported.js';
 import {
   cachedValidator,
