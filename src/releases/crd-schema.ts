@@ -81,7 +81,7 @@ export function schemaFingerprint(schema: unknown): string {
 const pinnedFingerprints = new WeakMap<LoadedRelease, Map<string, string>>();
 
 /** Derived-cache kind (folder) of pinned schema fingerprints. */
-export const SCHEMA_FINGERPRINTS = 'schema-fingerprints';
+const SCHEMA_FINGERPRINTS = 'schema-fingerprints';
 
 /**
  * {@link schemaFingerprint} of the pinned schema of `version` of `kind` (the lock's `crdFingerprints`, the validator's

@@ -72,7 +72,7 @@ export function cachedValidator(
 }
 
 /** Derived-cache kind (folder) of V8 code caches of generated validator code. */
-export const VALIDATOR_CODE_CACHE = 'v8-code-cache';
+const VALIDATOR_CODE_CACHE = 'v8-code-cache';
 
 /** Code caches to write at exit, by entry key: the script, after validation has run its functions. */
 const pendingCodeCaches = new Map<string, { root: string; script: Script }>();
