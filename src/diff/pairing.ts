@@ -189,8 +189,8 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     [...crds('base'), ...crds('head')].map((c) => String((c.spec as { group?: unknown } | undefined)?.group)),
   );
 
-  const keyOf = (obj: KubeObject, env: string | undefined): ObjectKey =>
-    env === undefined ? objectKey(obj) : `${env}:${objectKey(obj)}`;
+  const inEnvironment = (key: ObjectKey, env: string | undefined): ObjectKey =>
+    env === undefined ? key : `${env}:${key}`;
   // A shared object of a changed group: the same parsed object on both sides, compared like any other.
   const materializedObjects = new Map<SharedDocument, KubeObject>();
   const materialized = (s: SharedDocument): KubeObject => {
@@ -220,31 +220,22 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     };
     for (const [obj, env] of parsed[side]) {
       const scoped = withoutNamespaceIfClusterScoped(obj, clusterScoped);
-      put(keyOf(scoped, env), scoped);
+      put(inEnvironment(objectKey(scoped), env), scoped);
     }
     for (const [key, v] of sharedEntries()) put(key, v);
     return byKey;
   };
-  // The key and entry of each shared document, computed once for both sides; scope and group once per kind.
+  // The key and entry of each shared document, computed once for both sides (scope is memoized per kind above).
   let sharedKeyed: Array<[ObjectKey, Indexed]> | undefined;
-  const sharedEntries = (): Array<[ObjectKey, Indexed]> => {
-    if (sharedKeyed !== undefined) return sharedKeyed;
-    const byKind = new Map<string, { clusterScoped: boolean; changedGroup: boolean }>();
-    return (sharedKeyed = shared.map((s) => {
-      const id = s.identity;
-      const kindKey = `${id.apiVersion}/${id.kind}`;
-      let kind = byKind.get(kindKey);
-      if (kind === undefined) {
-        const probe: KubeObject = { apiVersion: id.apiVersion, kind: id.kind };
-        kind = { clusterScoped: clusterScoped(probe), changedGroup: changedGroups.has(apiGroup(id.apiVersion)) };
-        byKind.set(kindKey, kind);
-      }
+  const sharedEntries = (): Array<[ObjectKey, Indexed]> =>
+    (sharedKeyed ??= shared.map((s) => {
+      const { apiVersion, kind, namespace, name } = s.identity;
+      const scoped = clusterScoped({ apiVersion, kind });
       // a scanned name is never empty: the key objectKey gives, without building the object
-      const key = keyOfParts(id.apiVersion, id.kind, kind.clusterScoped ? undefined : id.namespace, id.name);
-      const env = s.doc.environment;
-      return [env === undefined ? key : `${env}:${key}`, kind.changedGroup ? materialized(s) : s];
+      const key = keyOfParts(apiVersion, kind, scoped ? undefined : namespace, name);
+      const changedGroup = changedGroups.has(apiGroup(apiVersion));
+      return [inEnvironment(key, s.doc.environment), changedGroup ? materialized(s) : s];
     }));
-  };
   const baseIdx = index('base', base.label);
   const headIdx = index('head', head.label);
   return {
