@@ -9,19 +9,9 @@ import { stringify } from 'yaml';
 import { readBlockDocument } from '../../../src/diff/block-yaml.js';
 import { ManifestParseError, parseDocument } from '../../../src/diff/sources.js';
 import { thrownBy } from '../thrown.js';
+import { seededRandom as random } from '../seeded-random.js';
 
 const jsYaml = (text: string): unknown[] => loadAll(text, undefined, { schema: CORE_SCHEMA });
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Strings that resolve, quote or escape in every way the layout meets (and some it declines). */
 const TRICKY = [

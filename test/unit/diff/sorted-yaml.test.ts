@@ -5,19 +5,9 @@
  */
 import { dump } from 'js-yaml';
 import { toYamlSorted, writeSortedYaml } from '../../../src/diff/sorted-yaml.js';
+import { seededRandom as random } from '../seeded-random.js';
 
 const jsYaml = (v: unknown): string => dump(v, { sortKeys: true, lineWidth: -1, noRefs: true });
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Strings every quoting rule meets: indicators first and last, `: ` and ` #`, implicit types, YAML 1.1 words. */
 const STRINGS = [
