@@ -11,6 +11,7 @@ import { VERSION_LABEL } from '../adapter/kubernetes/resources.js';
 import type { Result } from '../adapter/types.js';
 import { familyOfTag } from '../model/releases.js';
 import type { VerifyPlan } from './plan.js';
+import { sharedReadsOf, type SharedReads } from './probes/shared-reads.js';
 import type { CompatibilityTuple, TupleEntry } from './tuple.js';
 
 /** CNIs recognisable by their DaemonSet name in kube-system. */
@@ -79,7 +80,7 @@ const unread = (r: Exclude<Result<unknown>, { kind: 'ok' }>): TupleEntry => ({
  * Informational (reported in the tuple, it moves no state): the pinned schema is what the adapter was written against.
  */
 export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease): Promise<string> {
-  const read = new ClusterReads(cluster);
+  const read = sharedCrds(cluster);
   const differ: string[] = [];
   let compared = 0;
   const kinds = Object.keys(loaded.facts.crds) as SandboxKind[];
@@ -105,6 +106,11 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
     : `schema fingerprints differ from ${loaded.facts.tag}: ${differ.join(', ')}`;
 }
 
+/** CRDs through the run's shared reads: the install probe reads the same ones at the same moment. */
+function sharedCrds(cluster: Cluster): SharedReads {
+  return sharedReadsOf(cluster, () => new ClusterReads(cluster));
+}
+
 /**
  * Reads the tuple, its independent reads at once. `version` is the answer to `/version` when the caller already has it.
  */
@@ -119,8 +125,8 @@ export async function readTuple(
   const nodes = read.nodes();
   const [kubernetes, crdRelease, extensions, controller, containerRuntime, cni] = await Promise.all([
     (version ? Promise.resolve(version) : cluster.version()).then(kubernetesEntry),
-    crdReleaseEntry(cluster, read, loaded),
-    releaseEntry(read, 'sandboxclaims.extensions.agents.x-k8s.io'),
+    crdReleaseEntry(cluster, loaded),
+    releaseEntry(sharedCrds(cluster), 'sandboxclaims.extensions.agents.x-k8s.io'),
     controllerEntry(read, plan, mode),
     containerRuntimeEntry(nodes),
     cniEntry(read, nodes),
@@ -159,8 +165,8 @@ function kubernetesEntry(version: Result<string>): TupleEntry {
 }
 
 /** The release a CRD's label names (or the family its served versions imply). */
-async function releaseEntry(read: ClusterReads, crdName: string): Promise<TupleEntry> {
-  const r = await read.crd(crdName);
+async function releaseEntry(crds: Pick<SharedReads, 'crd'>, crdName: string): Promise<TupleEntry> {
+  const r = await crds.crd(crdName);
   if (r.kind !== 'ok') return unread(r);
   if (!r.value) return { value: 'not installed', source: `CRD ${crdName} absent` };
   const label = r.value.versionLabel;
@@ -173,9 +179,9 @@ async function releaseEntry(read: ClusterReads, crdName: string): Promise<TupleE
 }
 
 /** The core CRD's release, with the schema fingerprints compared when the pinned release is loaded. */
-async function crdReleaseEntry(cluster: Cluster, read: ClusterReads, loaded?: LoadedRelease): Promise<TupleEntry> {
+async function crdReleaseEntry(cluster: Cluster, loaded?: LoadedRelease): Promise<TupleEntry> {
   const [labelled, schemas] = await Promise.all([
-    releaseEntry(read, 'sandboxes.agents.x-k8s.io'),
+    releaseEntry(sharedCrds(cluster), 'sandboxes.agents.x-k8s.io'),
     loaded ? schemaComparison(cluster, loaded) : undefined,
   ]);
   return schemas !== undefined && labelled.value !== 'not installed'

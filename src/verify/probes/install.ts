@@ -19,7 +19,7 @@ import { VERSION_LABEL } from '../../adapter/kubernetes/resources.js';
 import type { CrdView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
 import type { Probe } from '../runner.js';
-import { Facts, reads, type ProbeDeps } from './common.js';
+import { Facts, shared, type ProbeDeps } from './common.js';
 
 const CORE: readonly SandboxKind[] = ['Sandbox'];
 const EXTENSIONS: readonly SandboxKind[] = ['SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'];
@@ -41,7 +41,6 @@ export function installProbe(deps: ProbeDeps): Probe {
     deadlineMs: 15_000,
     async run() {
       const { facts } = deps;
-      const read = reads(deps);
       const live = new Map<SandboxKind, CrdView>();
       const out: Evidence[] = [];
       const api = (capability: 'sandbox-api' | 'extensions-api', kinds: readonly SandboxKind[]) => ({
@@ -51,7 +50,9 @@ export function installProbe(deps: ProbeDeps): Probe {
       });
       const groups = [api('sandbox-api', CORE), api('extensions-api', EXTENSIONS)];
       // The four CRD reads at once; judged below in the order of the groups.
-      const reading = new Map([...CORE, ...EXTENSIONS].map((kind) => [kind, read.crd(facts.crds[kind].crdName)]));
+      const reading = new Map(
+        [...CORE, ...EXTENSIONS].map((kind) => [kind, shared(deps).crd(facts.crds[kind].crdName)]),
+      );
       for (const { kinds, f } of groups) {
         let allThere = true;
         for (const kind of kinds) {

@@ -1,6 +1,8 @@
 /**
  * Reads the probes of one run share, so N templates do not cost N identical requests:
  * - a RuntimeClass, read once per run: neither a probe nor the controller writes one;
+ * - a CustomResourceDefinition, read once per run for the same reason: the install probe and the tuple read the same
+ *   four at the same moment (a Sandbox CRD is over 600 KiB);
  * - the NetworkPolicies of a namespace as the template probes see them: they start together, so one read serves them
  *   all. Later probes (router, network) read again, since the controller may create a Managed template's policy
  *   meanwhile.
@@ -9,7 +11,7 @@
 import type { Result } from '../../adapter/types.js';
 import type { Cluster } from '../../adapter/kubernetes/cluster.js';
 import type { ClusterReads } from '../../adapter/kubernetes/reads.js';
-import type { NetworkPolicyView, RuntimeClassView } from '../../adapter/kubernetes/views.js';
+import type { CrdView, NetworkPolicyView, RuntimeClassView } from '../../adapter/kubernetes/views.js';
 
 export class SharedReads {
   private readonly kept = new Map<string, Promise<Result<unknown>>>();
@@ -18,6 +20,10 @@ export class SharedReads {
 
   runtimeClass(name: string): Promise<Result<RuntimeClassView | undefined>> {
     return this.once(`RuntimeClass/${name}`, () => this.read.runtimeClass(name));
+  }
+
+  crd(name: string): Promise<Result<CrdView | undefined>> {
+    return this.once(`CustomResourceDefinition/${name}`, () => this.read.crd(name));
   }
 
   templateNetworkPolicies(namespace: string): Promise<Result<NetworkPolicyView[]>> {

@@ -5,7 +5,12 @@
  */
 import type { Cluster } from '../../../src/adapter/kubernetes/cluster.js';
 import type { ClusterReads } from '../../../src/adapter/kubernetes/reads.js';
+import { loadRelease, type SandboxKind } from '../../../src/releases/index.js';
+import { ClusterReads as RealClusterReads } from '../../../src/adapter/kubernetes/reads.js';
 import { SharedReads, sharedReadsOf } from '../../../src/verify/probes/shared-reads.js';
+import { schemaComparison } from '../../../src/verify/tuple-reader.js';
+
+const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
 
 function countingReads(answers: Array<'ok' | 'failed'>): { read: ClusterReads; calls: () => number } {
   let calls = 0;
@@ -51,4 +56,21 @@ test('each run (its own Cluster) reads anew', async () => {
   await sharedReadsOf(run1, () => read).runtimeClass('gvisor');
   await sharedReadsOf(run2, () => read).runtimeClass('gvisor');
   expect(calls()).toBe(2);
+});
+
+test("the tuple's schema comparison reuses the CRDs the install probe read in the same run", async () => {
+  const loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
+  const asked: string[] = [];
+  // A Cluster whose only used call is `crd` (every CRD absent): what is under test is how often it is asked.
+  const run = {
+    crd: async (name: string) => {
+      asked.push(name);
+      return { kind: 'ok', value: undefined };
+    },
+  } as unknown as Cluster;
+  const names = (Object.keys(loaded.facts.crds) as SandboxKind[]).map((k) => loaded.facts.crds[k].crdName);
+  const viaProbe = sharedReadsOf(run, () => new RealClusterReads(run));
+  await Promise.all(names.map((n) => viaProbe.crd(n)));
+  await schemaComparison(run, loaded);
+  expect(asked.sort()).toEqual([...names].sort());
 });
