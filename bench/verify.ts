@@ -30,6 +30,30 @@ import * as k8s from '@kubernetes/client-node';
 import { SANDBOXD_IMAGE } from '../examples/dev-gvisor/environment.js';
 import { kubeConfigFrom, readClusterInfo, RUN_DIR, serverSideApply, type KubeObject } from '../test-cluster/kube.js';
 
+/**
+ * Waits until `namespace` holds no Sandbox and no Pod, or the namespace is gone: the cluster has finished deleting
+ * what the last run left to its cleanup (verify deletes its probe objects and exits without waiting for the
+ * controller and the garbage collector). Each run then starts on a quiet cluster, as a post-sync run does, instead of
+ * sharing the 2 cores with the previous run's deletions. Outside the timed window; returns how long it took.
+ */
+async function settle(kc: k8s.KubeConfig, namespace: string): Promise<number> {
+  const t0 = performance.now();
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
+  const deadline = t0 + 60_000;
+  for (;;) {
+    const [pods, sandboxes] = await Promise.all([
+      core.listNamespacedPod({ namespace }).then((l) => l.items.length),
+      custom
+        .listNamespacedCustomObject({ group: 'agents.x-k8s.io', version: 'v1alpha1', namespace, plural: 'sandboxes' })
+        .then((l) => (l as { items: unknown[] }).items.length),
+    ]);
+    if (pods + sandboxes === 0) return performance.now() - t0;
+    if (performance.now() > deadline) throw new Error(`namespace ${namespace} still holds objects after 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** Deletes the bench's own extra objects (a template and a RuntimeClass). */
 async function k8sDelete(kc: k8s.KubeConfig, ...objs: KubeObject[]): Promise<void> {
   const api = k8s.KubernetesObjectApi.makeApiClient(kc);
@@ -65,6 +89,7 @@ const load = (): string =>
     .join(' ');
 
 const info = readClusterInfo();
+const kc = kubeConfigFrom(info.kubeconfig);
 
 /**
  * CPU time (user + system, with reaped children) of the test cluster's own processes (API server, etcd, controller,
@@ -141,7 +166,10 @@ interface Row {
  * The same one-template run through the command a user types (`node bin/agentplane.js verify …`, compiled lib/, a fresh
  * process each time): the fixed cost with Node start-up and module loading included. Skipped without lib/.
  */
-function cliRuns(envDir: string): { wallMs: number[]; exit: number | null } | undefined {
+async function cliRuns(
+  envDir: string,
+  namespace: string,
+): Promise<{ wallMs: number[]; exit: number | null } | undefined> {
   if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js'))) return undefined;
   const wallMs: number[] = [];
   let exit: number | null = null;
@@ -171,15 +199,17 @@ function cliRuns(envDir: string): { wallMs: number[]; exit: number | null } | un
     );
     wallMs.push(performance.now() - t0);
     exit = r.status;
+    await settle(kc, namespace);
   }
   return { wallMs, exit };
 }
-let cliRow: ReturnType<typeof cliRuns>;
+let cliRow: Awaited<ReturnType<typeof cliRuns>>;
 const bySize = new Map<number, { rows: Row[]; loadBefore: string; loadAfter: string }>();
 let first: Awaited<ReturnType<typeof environmentOf>> | undefined;
 for (const n of SIZES) {
   const built = await environmentOf(n);
   first ??= built;
+  await settle(kc, `bench-verify-${n}`);
   const rows: Row[] = [];
   const loadBefore = load();
   for (let i = 0; i < RUNS; i++) {
@@ -200,6 +230,7 @@ for (const n of SIZES) {
     const cpuMs = (used.user + used.system) / 1000;
     const clusterMs = clusterCpuMs() - cluster0;
     PROGRESS(`run ${i + 1} of ${n} template(s): end`);
+    const settledMs = await settle(kc, `bench-verify-${n}`);
     const s = cluster.stats();
     const execMs = report.capabilities
       .flatMap((c) => c.evidence)
@@ -218,17 +249,19 @@ for (const n of SIZES) {
       states: report.capabilities.map((c) => `${c.name}=${c.state}`).join(' '),
     });
     process.stderr.write(
-      `${n} template(s), run ${i + 1}: ${Math.round(wallMs)} ms (verifier CPU ${Math.round(cpuMs)} ms, cluster CPU ${Math.round(clusterMs)} ms), ${s.waits} waits ${s.waitingMs} ms, ${s.requestsWhileWaiting} requests while waiting, ${s.requests} requests in all; ${report.outcome}\n`,
+      `${n} template(s), run ${i + 1}: ${Math.round(wallMs)} ms (verifier CPU ${Math.round(cpuMs)} ms, cluster CPU ${Math.round(clusterMs)} ms), ${s.waits} waits ${s.waitingMs} ms, ${s.requestsWhileWaiting} requests while waiting, ${s.requests} requests in all; ${report.outcome}; cluster settled ${Math.round(settledMs)} ms after\n`,
     );
   }
   bySize.set(n, { rows, loadBefore, loadAfter: load() });
-  if (n === 1) cliRow = cliRuns(built.envDir);
+  if (n === 1) cliRow = await cliRuns(built.envDir, `bench-verify-${n}`);
   // The environment's own namespace only (never the install's): the first one stays for the long wait.
-  if (n !== SIZES[0])
+  if (n !== SIZES[0]) {
     await k8sDelete(
-      kubeConfigFrom(info.kubeconfig),
+      kc,
       ...built.objects.filter((o) => o.kind === 'Namespace' && o.metadata.name === `bench-verify-${n}`),
     );
+    await settle(kc, `bench-verify-${n}`);
+  }
 }
 const { objects, plan, synth } = first!;
 /**
@@ -237,7 +270,6 @@ const { objects, plan, synth } = first!;
  * the verifier waits its full ready deadline (10 s) on its watches.
  */
 async function longWait() {
-  const kc = kubeConfigFrom(info.kubeconfig);
   const shell = objects.find((o) => o.kind === 'SandboxTemplate')!;
   const stuck = JSON.parse(JSON.stringify(shell)) as KubeObject & {
     spec: { podTemplate: { spec: { nodeSelector?: Record<string, string> } } };
