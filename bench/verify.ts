@@ -142,7 +142,7 @@ interface Row {
  * process each time): the fixed cost with Node start-up and module loading included. Skipped without lib/.
  */
 function cliRuns(envDir: string): { wallMs: number[]; exit: number | null } | undefined {
-  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js'))) return undefined;
+  if (!existsSync(join(ROOT, 'lib/bundle/main.js'))) return undefined;
   const wallMs: number[] = [];
   let exit: number | null = null;
   for (let i = 0; i < RUNS; i++) {
