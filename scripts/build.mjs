@@ -50,7 +50,8 @@ await bundle({
   splitting: true,
   external: ['cdk8s', 'cdk8s-plus-28', 'constructs', 'tsx', 'tsx/*'],
   // Bundled CommonJS packages require() Node's built-in modules (and optional packages such as ws's bufferutil):
-  // esbuild's shim calls the `require` in scope, which an ES module has only when made with createRequire.
+  // esbuild's shim calls the `require` in scope, which an ES module has only when made with createRequire. (`__dirname`
+  // stays undefined: grpc-js reads its channelz and ORCA .proto files with it, server and xDS features we never use.)
   banner: {
     js: "import { createRequire as __agentplaneCreateRequire } from 'node:module';\nconst require = __agentplaneCreateRequire(import.meta.url);",
   },
