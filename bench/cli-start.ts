@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dirname, '..');
 const RUNS = Number(process.env.BENCH_CLI_RUNS ?? 15);
 const bin = join(ROOT, 'bin/agentplane.js');
-if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js'))) throw new Error('lib/ is missing: run `npm run build` first');
+if (!existsSync(join(ROOT, 'lib/bundle/main.js'))) throw new Error('lib/ is missing: run `npm run build` first');
 
 const ROWS: Array<[string, string[]]> = [
   ['node -e 1 (anchor)', ['-e', '1']],

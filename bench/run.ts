@@ -114,7 +114,7 @@ export default defineEnvironments(async (ctx) => {
 }
 
 // bin/ runs the compiled lib/ only.
-if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js'))) throw new Error('lib/ is missing: run `npm run build` first');
+if (!existsSync(join(ROOT, 'lib/bundle/main.js'))) throw new Error('lib/ is missing: run `npm run build` first');
 
 /**
  * Paired rows (bench/paired.ts): the `agentplane synth` command on install + one template (warm cache) against

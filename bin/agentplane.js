@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `agentplane`: runs the compiled CLI, lib/esm/src/cli/main.js (`npm run build`, which `npm pack` runs), with no
-// TypeScript loader. `--version` is answered here from package.json. The one TypeScript loader is registered when an
+// `agentplane`: runs the bundled CLI, lib/bundle/main.js (`npm run build`, which `npm pack` runs), with no TypeScript
+// loader. `--version` is answered here from package.json. The one TypeScript loader is registered when an
 // environment module written in TypeScript is first imported (src/synth/environment-module.ts calls the function
 // below): tsx, and ./module-hooks.js, which sends the module's imports of this package to the copy running here, so
 // a process holds one copy of every class (`instanceof AgentEnvironment` holds).
@@ -15,11 +15,11 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
   let registered;
   globalThis[Symbol.for('agentplane.registerTypeScript')] = () => (registered ??= registerTypeScript());
   try {
-    await import(new URL('lib/esm/src/cli/main.js', ROOT).href);
+    await import(new URL('lib/bundle/main.js', ROOT).href);
   } catch (err) {
-    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('lib/esm/src/cli/main.js')) throw err;
+    if (err?.code !== 'ERR_MODULE_NOT_FOUND' || !String(err.message).includes('lib/bundle/main.js')) throw err;
     process.stderr.write(
-      'error: the compiled CLI (lib/esm) is missing\nhint: run `npm run build` in the package directory\n',
+      'error: the bundled CLI (lib/bundle) is missing\nhint: run `npm run build` in the package directory\n',
     );
     process.exitCode = 1;
   }
@@ -27,8 +27,8 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 async function registerTypeScript() {
   const { name } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8'));
-  // The package entry is loaded before the hooks: then the module's imports of it find it loaded, and its hundreds
-  // of modules (cdk8s, cdk8s-plus-28, ajv) are not each resolved and loaded through the hooks' worker thread.
+  // The package entry (lib/bundle/index.js) is loaded before the hooks: then the module's imports of it find it loaded,
+  // and neither it, its chunks nor its externals (constructs) are resolved through the hooks' worker thread.
   const entry = import.meta.resolve(name);
   const entryExports = await import(entry);
   const { register } = await import('tsx/esm/api');
@@ -38,7 +38,7 @@ async function registerTypeScript() {
   const { register: registerHooks } = await import('node:module');
   registerHooks(new URL('module-hooks.js', import.meta.url), { data: { root: ROOT.href, name } });
   // require() of this package from a CommonJS module: the ES module entry running here, not the CommonJS bundle, and
-  // not a transpiled copy of lib/esm (tsx's CommonJS hook would compile it anew): its namespace sits in require's
+  // not a transpiled copy of lib/bundle (tsx's CommonJS hook would compile it anew): its namespace sits in require's
   // cache under the entry's file name, so require() returns the very module objects the CLI uses.
   const Module = require('node:module');
   const cached = new Module(new URL(entry).pathname);

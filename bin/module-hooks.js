@@ -1,11 +1,20 @@
 // Module resolve hook (node:module register) installed by bin/agentplane.js before it imports a TypeScript
-// environment module: the module's imports of this package (by name, or of its src/*.ts when it lives in this
-// repository, like examples/) resolve to the compiled ES modules the CLI runs, so both share one copy of every module.
+// environment module: the module's imports of this package (by name, or of an entry point's source file when it lives
+// in this repository, like examples/' `../../src/index.js`) resolve to the bundle the CLI runs, so both share one copy
+// of every module.
 let root;
 let name;
 export function initialize(data) {
   ({ root, name } = data);
 }
+
+/** The sources of the package's entry points (package.json exports) and their bundled files. */
+const ENTRIES = {
+  'src/index.ts': 'lib/bundle/index.js',
+  'src/adapter/adapter.ts': 'lib/bundle/adapter.js',
+  'src/verify/index.ts': 'lib/bundle/verify.js',
+  'src/diff/index.ts': 'lib/bundle/diff.js',
+};
 
 export async function resolve(specifier, context, next) {
   if (specifier === name || specifier.startsWith(`${name}/`)) {
@@ -17,9 +26,6 @@ export async function resolve(specifier, context, next) {
     });
   }
   const result = await next(specifier, context);
-  const url = result.url;
-  if (url.startsWith(`${root}src/`) && url.endsWith('.ts') && !url.endsWith('.d.ts')) {
-    return { url: `${root}lib/esm/${url.slice(root.length, -3)}.js`, format: 'module', shortCircuit: true };
-  }
-  return result;
+  const bundled = result.url.startsWith(root) ? ENTRIES[result.url.slice(root.length)] : undefined;
+  return bundled === undefined ? result : { url: `${root}${bundled}`, format: 'module', shortCircuit: true };
 }

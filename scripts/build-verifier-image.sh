@@ -34,7 +34,7 @@ rm -f "$app/package-lock.json"
 # each file sha256-checked against the package's catalog while pulled (from AGENTPLANE_MIRROR when set, else upstream at
 # the pinned commit), and checked again on every read in the pod, where AGENTPLANE_MIRROR names this directory
 cli="$app/node_modules/cdk8s-agentplane/bin/agentplane.js"
-releases="$(cd "$app/node_modules/cdk8s-agentplane" && node --input-type=module -e "import('./lib/esm/src/releases/index.js').then((m) => console.log(m.SUPPORTED_RELEASES.join(' ')))")"
+releases="$(cd "$app" && node --input-type=module -e "import('cdk8s-agentplane').then((m) => console.log(m.SUPPORTED_RELEASES.join(' ')))")"
 # shellcheck disable=SC2086 # one word per release tag
 AGENTPLANE_CACHE_DIR="$work/cache" node "$cli" mirror pull $releases --to "$work/rootfs/opt/agentplane/releases" -o json >/dev/null
 

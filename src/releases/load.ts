@@ -1,6 +1,7 @@
 /**
  * loadRelease: every pinned file of a release, from the cache or a source, sha256-verified, parsed with yaml 2.
  */
+import { createRequire } from 'node:module';
 import { defaultCacheDir, readCached, sha256Hex, writeCached } from './cache.js';
 import { readDerived, rememberCacheRoot, writeDerived } from './derived.js';
 import { ChecksumMismatchError, ReleaseParseError } from './errors.js';
@@ -83,7 +84,7 @@ async function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string)
     if (Array.isArray(derived)) {
       docs = derived;
     } else {
-      docs = await parseYamlDocuments(file.path, verified.toString('utf8'));
+      docs = parseYamlDocuments(file.path, verified.toString('utf8'));
       writeDerived(cacheRoot, PARSED_DOCUMENTS, key, docs);
     }
     parsedBySha256.set(file.sha256, docs);
@@ -91,12 +92,14 @@ async function parsedCopy(file: PinnedFile, verified: Buffer, cacheRoot: string)
   return structuredClone(docs);
 }
 
+const nodeRequire = createRequire(import.meta.url);
+
 /**
- * Parses a multi-document YAML text; empty and comment-only documents are dropped. The parser is imported here, on
+ * Parses a multi-document YAML text; empty and comment-only documents are dropped. The parser is required here, on
  * the first cache miss: with a warm cache a command never loads it. @throws ReleaseParseError
  */
-async function parseYamlDocuments(file: string, text: string): Promise<unknown[]> {
-  const { parseAllDocuments } = await import('yaml');
+function parseYamlDocuments(file: string, text: string): unknown[] {
+  const { parseAllDocuments } = nodeRequire('yaml') as typeof import('yaml');
   const out: unknown[] = [];
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new ReleaseParseError(file, doc.errors.map((e) => e.message).join('; '));

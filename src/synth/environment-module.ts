@@ -89,7 +89,7 @@ export async function loadEnvironmentModule(file: string, opts: FetchOptions = {
     );
   let mod: { default?: unknown };
   try {
-    // bin/agentplane.js running the compiled CLI registers tsx (and its src/ -> lib/ redirect) only when a module is loaded
+    // bin/agentplane.js registers tsx (and its src/ -> lib/bundle/ redirect) only when a module is loaded
     const registerTypeScript = (globalThis as Record<symbol, unknown>)[Symbol.for('agentplane.registerTypeScript')];
     if (typeof registerTypeScript === 'function') await (registerTypeScript as () => Promise<void>)();
     mod = (await import(pathToFileURL(abs).href)) as { default?: unknown };

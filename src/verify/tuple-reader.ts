@@ -51,7 +51,7 @@ export function cniFromNodeAnnotations(
 
 /**
  * The client SDK entry: the application's clients the environment declares (`k8s-agent-sandbox 1.0.8 (router)`), else
- * AgentPlane's own version from its package.json (found from src/, lib/esm/ and lib/cjs/ alike) (its verifier is then the only client).
+ * AgentPlane's own version from its package.json (found from src/, lib/bundle/ and lib/cjs/ alike) (its verifier is then the only client).
  */
 export function clientSdkEntry(plan?: Pick<VerifyPlan, 'clients'>): TupleEntry {
   if (plan?.clients !== undefined && plan.clients.length > 0) {

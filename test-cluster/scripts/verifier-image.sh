@@ -15,7 +15,7 @@ REF="registry.example.internal/agentplane/verifier:$(node -p "require('$repo/pac
 
 archive_path() {
   local key
-  [ -f "$repo/lib/esm/src/cli/main.js" ] || { echo "test-cluster verifier image: lib/ is not built (npm run build)" >&2; exit 2; }
+  [ -f "$repo/lib/bundle/main.js" ] || { echo "test-cluster verifier image: lib/ is not built (npm run build)" >&2; exit 2; }
   key="$( { cat "${BASH_SOURCE[0]}" "$repo/scripts/build-verifier-image.sh" "$repo/package.json" "$repo/package-lock.json";
             node --version; echo "$REF";
             (cd "$repo" && find lib bin -type f | LC_ALL=C sort | xargs sha256sum); } | tc_sha256)"

@@ -68,7 +68,7 @@ let work: string;
 let tarball: string;
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js')) || !existsSync(join(ROOT, 'lib/cjs/index.cjs')))
+  if (!existsSync(join(ROOT, 'lib/bundle/main.js')) || !existsSync(join(ROOT, 'lib/cjs/index.cjs')))
     throw new Error('lib/ is missing: run `npm run build` first');
   work = mkdtempSync(join(tmpdir(), 'agentplane-packaging-'));
   const out = JSON.parse(
@@ -87,22 +87,29 @@ afterAll(() => {
 
 let packedFiles: string[] = [];
 
-test('the tarball holds the compiled library, its run-time data files, bin/ and docs; no sources, tests, test cluster, bench or CI', () => {
+test('the tarball holds the bundle, declarations, run-time data files, bin/ and docs; no sources, tests, test cluster, bench, CI or compiled modules', () => {
   expect(packedFiles).toEqual(
     expect.arrayContaining([
       'package.json',
       'README.md',
       'bin/agentplane.js',
       'bin/module-hooks.js',
-      'lib/esm/src/index.js',
+      'lib/bundle/index.js',
+      'lib/bundle/adapter.js',
+      'lib/bundle/verify.js',
+      'lib/bundle/diff.js',
+      'lib/bundle/main.js',
+      'lib/esm/src/index.d.ts',
       'lib/cjs/index.cjs',
       'lib/cjs/src/index.d.ts',
-      'lib/esm/src/adapter/runtime/proto/process/v1/process.proto',
-      'lib/esm/test/compat/matrix.json',
+      'lib/data/src/adapter/runtime/proto/process/v1/process.proto',
+      'lib/data/test/compat/matrix.json',
       'docs/output.md',
     ]),
   );
   expect(packedFiles.filter((f) => /^(src|test|test-cluster|bench|\.ci|scripts|examples)\//.test(f))).toEqual([]);
+  // the bundle is the only ES module code: tsc writes declarations only
+  expect(packedFiles.filter((f) => /^lib\/(esm|cjs)\/.*\.js$/.test(f))).toEqual([]);
 });
 
 /** A fresh project with the tarball and the cdk8s packages (versions the current cdk8s template installs). */

@@ -7,6 +7,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
+import { dataFile } from '../../model/package-info.js';
 import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { classifyGrpcError } from './grpc-errors.js';
@@ -22,12 +23,11 @@ export interface SandboxdPorts {
   readonly grpc: number;
 }
 
-const PROTO_FILE = fileURLToPath(new URL('./proto/process/v1/process.proto', import.meta.url));
 const SERVICE = 'process.v1.ProcessService';
 
 let loaded: protoLoader.PackageDefinition | undefined;
 function definition(): protoLoader.PackageDefinition {
-  loaded ??= protoLoader.loadSync(PROTO_FILE, {
+  loaded ??= protoLoader.loadSync(fileURLToPath(dataFile('src/adapter/runtime/proto/process/v1/process.proto')), {
     keepCase: false,
     longs: String,
     enums: String,

@@ -21,6 +21,7 @@ import { CLIENT_SDKS, releaseFacts, type ReleaseTag } from '../../releases/index
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
 import { BUILT_FOR, TUPLE_KEYS } from '../../model/compatibility.js';
 import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../../model/errors.js';
+import { dataFile } from '../../model/package-info.js';
 import { RELEASE_TAGS } from '../../model/releases.js';
 import { planFromDescriptor, readEnvironment, type CompatibilityTuple } from '../../verify/index.js';
 import { readTuple } from '../../verify/tuple-reader.js';
@@ -45,9 +46,6 @@ export const MatrixRowSchema = z.object({
 });
 export const MatrixSchema = z.object({ generatedBy: z.string(), rows: z.array(MatrixRowSchema) });
 export type Matrix = z.infer<typeof MatrixSchema>;
-
-/** Default location of the generated matrix, relative to the package root. */
-const MATRIX_FILE = new URL('../../../test/compat/matrix.json', import.meta.url);
 
 interface WorksheetRow {
   readonly part: string;
@@ -260,7 +258,7 @@ export function registerCompat(program: Command): void {
           if (reach.kind === 'failed' && UNUSABLE.has(reach.error.category))
             throw new ClusterUnusableError(reach.error);
           const tuple = await readTuple(cluster, plan, flags.controller);
-          const matrix = readMatrix(flags.matrix ?? MATRIX_FILE);
+          const matrix = readMatrix(flags.matrix ?? dataFile('test/compat/matrix.json'));
           const rows = worksheet(tuple, plan.release, matrix);
           const failedReads = failed.map((f) => ({
             call: f.call,

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { AgentEnvironment } from '../../constructs/index.js';
+import { packageRoot } from '../../model/package-info.js';
 import {
   capacityNotes,
   EnvironmentModuleError,
@@ -26,15 +27,13 @@ import { globalOptions } from '../global-options.js';
 import { outputOption, renderReport, type OutputFormat } from '../output.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
-/** `examples/` of this package. */
-const EXAMPLES_DIR = fileURLToPath(new URL('../../../examples/', import.meta.url));
-
-/** The environment modules under examples/: `examples/<name>/environment.ts`, sorted by name. */
+/** The environment modules under the package's examples/: `examples/<name>/environment.ts`, sorted by name. */
 export function exampleModules(): string[] {
-  if (!existsSync(EXAMPLES_DIR)) return [];
-  return readdirSync(EXAMPLES_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(EXAMPLES_DIR, d.name, 'environment.ts')))
-    .map((d) => join(EXAMPLES_DIR, d.name, 'environment.ts'))
+  const examples = fileURLToPath(new URL('examples/', packageRoot()));
+  if (!existsSync(examples)) return [];
+  return readdirSync(examples, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(examples, d.name, 'environment.ts')))
+    .map((d) => join(examples, d.name, 'environment.ts'))
     .sort();
 }
 

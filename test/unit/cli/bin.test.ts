@@ -1,12 +1,14 @@
 /**
- * bin/agentplane.js runs the compiled CLI (lib/esm, from `npm run build`; `.ci/run` builds before `npm test`): the
- * program's --help, --version and usage errors load no library module (every module resolved is traced by a resolve
- * hook), and synth through bin writes the same files as the sources through tsx, with the environment module sharing
- * the CLI's copy of the library.
+ * bin/agentplane.js runs the bundled CLI (lib/bundle, from `npm run build`; `.ci/run` builds before `npm test`): the
+ * program's --help, --version and usage errors load no library module (every file resolved is traced by a resolve
+ * hook; a bundle file stands for the source modules esbuild marks in it), and synth through bin writes the same files
+ * as the sources through tsx, with the environment module sharing the CLI's copy of the library.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BUNDLE_DIR, modulesIn } from '../bundle.js';
 import { SHARED_MIRROR, tempDir } from '../releases/helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -14,15 +16,21 @@ const BIN = join(ROOT, 'bin/agentplane.js');
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'lib/esm/src/cli/main.js')))
-    throw new Error('lib/esm is missing: run `npm run build` first');
+  if (!existsSync(join(BUNDLE_DIR, 'main.js'))) throw new Error('lib/bundle is missing: run `npm run build` first');
 });
 
-/** Runs bin with a resolve hook that writes every resolved URL to a file; returns the run and the URLs. */
+const BUNDLE = pathToFileURL(`${BUNDLE_DIR}/`).href;
+
+/** The modules a traced run loaded: each bundle file's source modules, and every other file's URL. */
+function modulesOf(urls: string[]): string[] {
+  return urls.flatMap((u) => (u.startsWith(BUNDLE) ? modulesIn(fileURLToPath(u)) : [u]));
+}
+
+/** Runs bin with a resolve hook that writes every resolved URL to a file; returns the run and the modules loaded. */
 function traced(
   dir: string,
   args: string[],
-): { status: number | null; stdout: string; stderr: string; urls: string[] } {
+): { status: number | null; stdout: string; stderr: string; modules: string[] } {
   const trace = join(dir, 'trace.txt');
   writeFileSync(
     join(dir, 'hooks.mjs'),
@@ -41,14 +49,14 @@ function traced(
     status: r.status,
     stdout: r.stdout,
     stderr: r.stderr,
-    urls: readFileSync(trace, 'utf8').split('\n').filter(Boolean),
+    modules: modulesOf(readFileSync(trace, 'utf8').split('\n').filter(Boolean)),
   };
 }
 
-// model/package-info.js (the version for commander's -V; node:fs only) and model/errors.js (the error base UsageError
+// model/package-info.ts (the version for commander's -V; node:fs only) and model/errors.ts (the error base UsageError
 // extends; no imports) are the library leaves start-up reads.
 const LIBRARY =
-  /\/lib\/esm\/src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.js|errors\.js))|\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
+  /^src\/(constructs|releases|synth|verify|adapter|diff|model\/(?!package-info\.ts|errors\.ts))|(^|\/)node_modules\/(cdk8s|cdk8s-plus-28|constructs|@kubernetes|@grpc|tsx|zod|ajv|yaml)\//;
 
 test.each([
   [['--help'], 0],
@@ -61,8 +69,8 @@ test.each([
   try {
     const r = traced(t.dir, args);
     // --version is answered by bin/agentplane.js itself, from package.json
-    expect(r.urls.some((u) => u.includes('/lib/esm/src/cli/main.js'))).toBe(args[0] !== '--version');
-    expect(r.urls.filter((u) => LIBRARY.test(u))).toEqual([]);
+    expect(r.modules.includes('src/cli/main.ts')).toBe(args[0] !== '--version');
+    expect(r.modules.filter((m) => LIBRARY.test(m))).toEqual([]);
     if (args[0] === '--version') expect(r.stdout).toBe(`${version}\n`);
     if (args[0] === '--help') expect(r.stdout).toContain('mirror');
     expect(r.status).toBe(status);
@@ -72,8 +80,10 @@ test.each([
 });
 
 // Commands that never run an environment module load neither the TypeScript loader nor cdk8s (the descriptor's schema
-// and the props errors, small modules under constructs/ that import neither, are shared with the verifier).
-const CONSTRUCTION = /\/node_modules\/(cdk8s|cdk8s-plus-28|constructs|tsx)\//;
+// and the props errors, small modules under constructs/ that import neither, are shared with the verifier). cdk8s and
+// its bindings are required by constructs/cdk8s.ts and constructs/k8s.ts, through createRequire, which a resolve hook
+// does not trace.
+const CONSTRUCTION = /(^|\/)node_modules\/(cdk8s|cdk8s-plus-28|constructs|tsx)\/|^src\/constructs\/(cdk8s|k8s)\.ts$/;
 
 test.each([
   ['verify', ['verify', '--env', 'no-such-dir/env']],
@@ -82,8 +92,8 @@ test.each([
   const t = tempDir('bin-lean');
   try {
     const r = traced(t.dir, args);
-    expect(r.urls.some((u) => u.includes('/lib/esm/src/cli/commands/'))).toBe(true);
-    expect(r.urls.filter((u) => CONSTRUCTION.test(u))).toEqual([]);
+    expect(r.modules.some((m) => m.startsWith('src/cli/commands/'))).toBe(true);
+    expect(r.modules.filter((m) => CONSTRUCTION.test(m))).toEqual([]);
   } finally {
     t.cleanup();
   }
@@ -99,7 +109,7 @@ function tree(dir: string, base = dir): Record<string, string> {
   return out;
 }
 
-test('synth through bin (compiled, tsx only for the module) writes the same files as the sources through tsx', () => {
+test('synth through bin (bundled, tsx only for the module) writes the same files as the sources through tsx', () => {
   const t = tempDir('bin-synth');
   try {
     const common = [
