@@ -84,12 +84,22 @@ function kick(): void {
     });
 }
 for (const event of ['add', 'update', 'delete'] as const) pods.on(event, kick);
-// The informer stops on a watch error; it lists and watches again after a pause.
-pods.on('error', (err: unknown) => {
+// The informer stops on a failed list or watch; it lists and watches again after a pause, until that works.
+const restart = (err: unknown): void => {
   process.stderr.write(`pod watch failed, restarting in 1s: ${err instanceof Error ? err.message : String(err)}\n`);
-  setTimeout(() => void pods.start().catch(() => undefined), 1000);
-});
-await pods.start();
+  setTimeout(() => void pods.start().catch(restart), 1000);
+};
+pods.on('error', restart);
+// The first start waits for the API server to answer, as the polling loop did before it.
+for (;;) {
+  try {
+    await core.listPodForAllNamespaces({ limit: 1 });
+    break;
+  } catch {
+    await sleep(250);
+  }
+}
+await pods.start().catch(restart);
 kick();
 await reconciling;
 writeFileSync(path.join(run, 'runtime-standin.ready'), `${process.pid}\n`);
