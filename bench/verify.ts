@@ -9,10 +9,10 @@
  * the test cluster (the install itself is already there: the controller runs as a local process); run the verifier
  * `BENCH_RUNS` times (default 3) as in `agentplane verify --controller external --transport direct --router-url …`
  * (`BENCH_VERIFY_CONCURRENCY` sets `--concurrency`), each run once the previous one's deletions have settled, and
- * print medians as a Markdown table, with the CPU floor the verifier's and the cluster's CPU set on this machine. A last row runs the same
- * template with a pod nodeSelector no node carries, under the declared RuntimeClass (which every node matches, so the
- * class gate lets the claim through): the pod stays Pending and the verifier waits its whole 10 s ready deadline on
- * its watches, giving the requests/s of a long wait.
+ * print medians as a Markdown table, beside the CPU floor (the least wall time the verifier's and the cluster's CPU
+ * allow on this machine's cores). A last row runs the same template with a pod nodeSelector no node carries, under the
+ * declared RuntimeClass (which every node matches, so the class gate lets the claim through): the pod stays Pending and
+ * the verifier waits its whole 10 s ready deadline on its watches, giving the requests/s of a long wait.
  *
  * Usage: `npm run cluster:up` (or set AGENTPLANE_TEST_CLUSTER_RUN), then `npx tsx bench/verify.ts`.
  */
