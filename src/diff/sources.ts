@@ -36,19 +36,26 @@ export class ManifestParseError extends AgentPlaneError {
   }
 }
 
-/** A BASE/HEAD argument that is neither a directory nor a git ref, or a git ref that could not be synthesized. */
+/**
+ * A BASE/HEAD argument that is neither a directory nor a git ref, or a git ref that could not be synthesized
+ * (`ManifestSourceInvalid`); or a git ref of a repository the default synth command cannot synthesize, since it is no
+ * AgentPlane checkout, and no `--synth-command` was given (`SynthCommandNeeded`).
+ */
 export class ManifestSourceError extends AgentPlaneError {
-  readonly reason = 'ManifestSourceInvalid';
   readonly exitCategory = 'invalid';
   constructor(
     message: string,
     readonly hint: string,
     /** A failed synth of a git ref: the ref, the command run and the last lines it wrote to stderr. */
     readonly synth?: { readonly ref: string; readonly command: readonly string[]; readonly stderr: string },
+    readonly reason: 'ManifestSourceInvalid' | 'SynthCommandNeeded' = 'ManifestSourceInvalid',
   ) {
     super(message);
   }
 }
+
+/** The synth command for a git ref when none is given: this repository's own examples, through its own CLI. */
+const DEFAULT_SYNTH_COMMAND = ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}'];
 
 /** The API group of AgentPlane's own descriptors (`environment.json`): written by synth, never applied, so never compared. */
 const OWN_GROUP = 'agentplane.dev';
@@ -379,12 +386,19 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
   const tmp = await mkdtemp(path.join(tmpdir(), 'agentplane-ref-'));
   const tree = path.join(tmp, 'tree');
   const out = path.join(tmp, 'out');
-  const argv = (opts.synthCommand ?? ['node', 'bin/agentplane.js', 'synth', '--all-examples', '--out', '{out}']).map(
-    (a) => a.replace('{out}', out),
-  );
+  const argv = (opts.synthCommand ?? DEFAULT_SYNTH_COMMAND).map((a) => a.replace('{out}', out));
   try {
     await run('git', ['-C', repo, 'worktree', 'add', '--detach', tree, ref]);
     await symlink(path.join(repo, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
+    // The default runs an AgentPlane checkout's own CLI; a project of the user's says how it synthesizes.
+    const cli = await stat(path.join(tree, DEFAULT_SYNTH_COMMAND[1]!)).catch(() => undefined);
+    if (opts.synthCommand === undefined && cli === undefined)
+      throw new ManifestSourceError(
+        `${ref} has no ${DEFAULT_SYNTH_COMMAND[1]}: the default synth command (${argv.join(' ')}) works only in an AgentPlane checkout`,
+        `say how this repository synthesizes, e.g. --synth-command "npx --no-install agentplane synth environment.ts --out {out}"`,
+        undefined,
+        'SynthCommandNeeded',
+      );
     try {
       await run(argv[0]!, argv.slice(1), { cwd: tree, maxBuffer: 64 * 1024 * 1024 });
     } catch (err) {

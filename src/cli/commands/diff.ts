@@ -45,7 +45,7 @@ export function registerDiff(program: Command): void {
     )
     .option(
       '--synth-command <argv>',
-      'command synthesizing a git ref in its worktree, {out} = output dir (default: node bin/agentplane.js synth --all-examples --out {out})',
+      'command synthesizing a git ref in its worktree, {out} = output dir, e.g. "npx --no-install agentplane synth environment.ts --out {out}" (default, in an AgentPlane checkout only: node bin/agentplane.js synth --all-examples --out {out})',
     )
     .addOption(outputOption('table', { textAlias: true }))
     .addHelpText(

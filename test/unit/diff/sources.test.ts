@@ -58,6 +58,13 @@ describe('manifest sources', () => {
     expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
+  it('a git ref of a repository that is no AgentPlane checkout needs --synth-command: refused before running anything, worktree removed', async () => {
+    const repo = repoWithTwoCommits();
+    const err = await rejectedBy(readManifestSource('base', { repo }), ManifestSourceError, 'SynthCommandNeeded');
+    expect(err.synth).toBeUndefined();
+    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+  });
+
   it('an argument that is neither a directory nor a ref is refused with what to pass instead', async () => {
     await expect(readManifestSource('no-such-ref-or-dir', { repo: repoWithTwoCommits() })).rejects.toBeInstanceOf(
       ManifestSourceError,
