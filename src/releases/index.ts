@@ -48,6 +48,7 @@ export {
   crdSizeBytes,
   lastAppliedSizeBytes,
   openApiSchema,
+  pinnedSchemaFingerprint,
   schemaFingerprint,
   servedVersions,
   type JsonSchema,

@@ -3,7 +3,7 @@
  * cannot tell is `unknown` with the reason.
  */
 import { PACKAGE_NAME, packageVersion } from '../model/index.js';
-import { openApiSchema, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
+import { pinnedSchemaFingerprint, schemaFingerprint, type LoadedRelease, type SandboxKind } from '../releases/index.js';
 import type { Cluster } from '../adapter/kubernetes/cluster.js';
 import { failure } from '../adapter/kubernetes/cluster.js';
 import { ClusterReads } from '../adapter/kubernetes/reads.js';
@@ -89,15 +89,15 @@ export async function schemaComparison(cluster: Cluster, loaded: LoadedRelease):
     const r = crds[i]!;
     if (r.kind !== 'ok' || !r.value) continue;
     for (const [version, schema] of Object.entries(r.value.schemas)) {
-      let pinned: unknown;
+      let pinned: string;
       try {
-        pinned = openApiSchema(loaded, kind, version);
+        pinned = pinnedSchemaFingerprint(loaded, kind, version);
       } catch {
         differ.push(`${kind} ${version} (not served by ${loaded.facts.tag})`);
         continue;
       }
       compared += 1;
-      if (schemaFingerprint(schema) !== schemaFingerprint(pinned)) differ.push(`${kind} ${version}`);
+      if (schemaFingerprint(schema) !== pinned) differ.push(`${kind} ${version}`);
     }
   }
   if (compared === 0) return 'schema fingerprints not compared (CRDs not readable)';
