@@ -391,8 +391,9 @@ export async function readManifestsAtGitRef(ref: string, opts: GitRefOptions = {
     await run('git', ['-C', repo, 'worktree', 'add', '--detach', tree, ref]);
     await symlink(path.join(repo, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
     // The default runs an AgentPlane checkout's own CLI; a project of the user's says how it synthesizes.
-    const cli = await stat(path.join(tree, DEFAULT_SYNTH_COMMAND[1]!)).catch(() => undefined);
-    if (opts.synthCommand === undefined && cli === undefined)
+    const noCli = async (): Promise<boolean> =>
+      (await stat(path.join(tree, DEFAULT_SYNTH_COMMAND[1]!)).catch(() => undefined)) === undefined;
+    if (opts.synthCommand === undefined && (await noCli()))
       throw new ManifestSourceError(
         `${ref} has no ${DEFAULT_SYNTH_COMMAND[1]}: the default synth command (${argv.join(' ')}) works only in an AgentPlane checkout`,
         `say how this repository synthesizes, e.g. --synth-command "npx --no-install agentplane synth environment.ts --out {out}"`,
