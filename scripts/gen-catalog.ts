@@ -12,18 +12,25 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const TAGS = ['v0.4.6', 'v0.5.0', 'v0.5.6'] as const;
+const TAGS = ['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'] as const;
 const KINDS = ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const;
 
 /**
- * `--manage-webhook-certs` exists only from v0.5.6 (`cmd/agent-sandbox-controller/main.go@{v0.4.6,v0.5.0,v0.5.6}`,
- * its flag definitions); the index does not record controller flags, so this one fact is kept here.
+ * `--manage-webhook-certs` exists on v0.5.6 only: v0.4.6 and v0.5.0 predate it and v1.0.3 removed every webhook flag
+ * (`cmd/agent-sandbox-controller/main.go@{v0.4.6,v0.5.0,v0.5.6,v1.0.3}`, its flag definitions); the index does not
+ * record controller flags, so this one fact is kept here.
  */
 const MANAGE_WEBHOOK_CERTS_FLAG: Record<(typeof TAGS)[number], boolean> = {
   'v0.4.6': false,
   'v0.5.0': false,
   'v0.5.6': true,
+  'v1.0.3': false,
 };
+
+/** The family of a tag: its minor version (`v1.0.3` -> `v1.0`). */
+function familyOf(tag: string): string {
+  return need(/^(v\d+\.\d+)\./.exec(tag)?.[1], `a family for ${tag}`);
+}
 
 interface IndexFile {
   localPath: string;
@@ -109,7 +116,7 @@ function releaseEntry(index: Index, tag: (typeof TAGS)[number]): unknown {
   }
   return {
     tag,
-    family: tag.startsWith('v0.4.') ? 'v0.4' : 'v0.5',
+    family: familyOf(tag),
     commit: t.commit,
     controllerImage: t.controllerImage,
     controllerImagePlaceholder: t.controllerImagePlaceholder,

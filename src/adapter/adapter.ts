@@ -3,6 +3,7 @@
  * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}. The
  * verifier uses it for the client path (its probe claims); it runs no commands through it, so it passes no transport.
  */
+import { FAMILY_VERSION, familyConverts } from '../model/releases.js';
 import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
 import { Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
@@ -109,7 +110,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
   /**
    * What the adapter can tell from the API alone: `sandbox-api` and `extensions-api` (discovered when the group is served,
    * compatible when it serves the version the adapter uses for that family) and `conversion` (v0.5: compatible when the
-   * Sandbox CRD uses the Webhook strategy with a CA bundle; unsupported on v0.4, which has none). Never above `compatible`:
+   * Sandbox CRD uses the Webhook strategy with a CA bundle; unsupported on v0.4 and v1.0, which serve one version). Never above `compatible`:
    * configured and verified need the verifier's probes.
    */
   async capabilities(clusterIdentity: string): Promise<CapabilityReport> {
@@ -122,7 +123,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
       };
     }
     const r = rel.value;
-    const want = r.family === 'v0.4' ? 'v1alpha1' : 'v1beta1';
+    const want = r.family === undefined ? 'v1beta1' : FAMILY_VERSION[r.family];
     const api = (versions: readonly string[], group: string): { state: SupportState; reason: string } =>
       versions.length === 0
         ? { state: 'absent', reason: `${group} is not served` }
@@ -130,7 +131,11 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
           ? { state: 'compatible', reason: `${group} serves ${versions.join(', ')}` }
           : { state: 'discovered', reason: `${group} serves ${versions.join(', ')}, not ${want}` };
     const conversion = ((): { state: SupportState; reason: string } => {
-      if (r.family !== 'v0.5') return { state: 'unsupported', reason: 'only v0.5 releases convert between versions' };
+      if (r.family === undefined || !familyConverts(r.family))
+        return {
+          state: 'unsupported',
+          reason: `family ${r.family ?? 'none'} serves one API version and converts nothing`,
+        };
       const crd = r.sandboxCrd;
       if (!crd) return { state: 'discovered', reason: 'Sandbox CRD not readable: cannot check its conversion stanza' };
       if (crd.conversion !== 'Webhook')

@@ -7,7 +7,8 @@
  *
  * v0.5.0 is typed by the v0.5.6 bindings: the fields written here are the same in both
  * (`k8s/crds/extensions.agents.x-k8s.io_*.yaml@{v0.5.0,v0.5.6}`) except that v0.5.0 requires a pool's `spec.replicas`,
- * which the v0.5 shape therefore requires too. The pod spec and custom NetworkPolicy rules are typed at the props
+ * which the v0.5 shape therefore requires too. v1.0 is typed by the v0.5.6 bindings as well: its v1beta1 specs are
+ * those of v0.5.6 apart from PodSpec fields (`k8s/crds/*.yaml@{v0.5.6,v1.0.3}`). The pod spec and custom NetworkPolicy rules are typed at the props
  * (cdk8s-plus `k8s.PodSpec`, `k8s.NetworkPolicy*Rule`) and written as their JSON; synthesis checks every object
  * against its release's own CRD schema.
  */
@@ -49,6 +50,7 @@ interface FamilySpecs {
     readonly SandboxWarmPool: Wire<v056.SandboxWarmPoolSpec> & { readonly replicas: number };
     readonly SandboxClaim: Wire<v056.SandboxClaimSpec>;
   };
+  readonly 'v1.0': FamilySpecs['v0.5'];
 }
 
 /** The spec of `kind` on family `F`; a family without bindings here is a type error wherever its spec is built. */

@@ -132,10 +132,11 @@ export class SandboxClaim extends Construct {
 /** `spec.lifecycle` as every supported family writes it. */
 type ClaimLifecycleSpec = NonNullable<SharedSpecOf<'SandboxClaim'>['lifecycle']>;
 
-/** The claim's spec on `family`: v0.5 (v1beta1) names the pool; v0.4 (v1alpha1) names the template and the pool. */
+/** The claim's spec on `family`: v0.5 and v1.0 (v1beta1) name the pool; v0.4 (v1alpha1) names the template and the pool. */
 function claimSpec(family: ReleaseFamily, pool: SandboxWarmPool, lifecycle: ClaimLifecycleSpec): Json {
   switch (family) {
     case 'v0.5':
+    case 'v1.0':
       return { warmPoolRef: { name: pool.name }, lifecycle } satisfies SpecOf<'v0.5', 'SandboxClaim'>;
     case 'v0.4':
       return {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AgentPlaneError } from '../model/errors.js';
 import { withSortedKeys } from '../model/objects.js';
+import { RELEASE_FAMILIES, type ReleaseFamily } from '../model/releases.js';
 import type { Assert, SameType } from '../model/same-type.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 
@@ -28,7 +29,7 @@ export interface EnvironmentDescriptor {
   release: {
     tag: string;
     commit: string;
-    family: 'v0.4' | 'v0.5';
+    family: ReleaseFamily;
     /** apiVersion written per kind, e.g. `{ SandboxTemplate: 'extensions.agents.x-k8s.io/v1beta1' }`. */
     apiVersions: Record<string, string>;
   };
@@ -142,7 +143,7 @@ export const EnvironmentDescriptorSchema = z
       .object({
         tag: z.string(),
         commit: z.string().regex(/^[0-9a-f]{40}$/),
-        family: z.enum(['v0.4', 'v0.5']),
+        family: z.enum(RELEASE_FAMILIES),
         /** apiVersion written per kind, e.g. `{ SandboxTemplate: 'extensions.agents.x-k8s.io/v1beta1' }`. */
         apiVersions: z.record(z.string(), z.string()),
       })

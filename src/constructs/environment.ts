@@ -49,7 +49,7 @@ import {
 import { SandboxRouter, type SandboxRouterProps } from './router.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
-import { SANDBOX_KINDS } from '../model/releases.js';
+import { familyConverts, SANDBOX_KINDS } from '../model/releases.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
 import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
@@ -482,7 +482,7 @@ export class AgentEnvironment extends Chart {
     const caps: Array<[string, RequiredState]> = [['sandbox-api', 'verified']];
     if (this.install?.extensions !== false) caps.push(['extensions-api', 'verified']);
     caps.push(['controller', 'configured']);
-    if (facts.family === 'v0.5') caps.push(['conversion', 'configured']);
+    if (familyConverts(facts.family)) caps.push(['conversion', 'configured']);
     for (const rc of [...this.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1)))
       caps.push([`runtime-class/${rc.name}`, 'verified']);
     for (const t of templates) caps.push([`template/${t.namespace}/${t.name}`, 'configured']);

@@ -28,6 +28,7 @@ import { UnsupportedByReleaseError } from './errors.js';
 import { assertPinned } from './images.js';
 import { ANNOTATION_SYNC_OPTIONS } from './metadata.js';
 import { isPlainObject } from '../model/objects.js';
+import { familyConverts } from '../model/releases.js';
 import { addObject, child, list, podContainers, stampRelease, type Json } from './kube-object.js';
 import { parseProps } from './props.js';
 
@@ -69,8 +70,9 @@ export interface AgentSandboxInstallProps {
    */
   readonly controllerDigest?: string;
   /**
-   * Webhook certificates. `external` is refused where the release has no `--manage-webhook-certs` flag (v0.4.6, v0.5.0).
-   * @default 'controller'
+   * Webhook certificates, for releases with a conversion webhook (v0.5): `external` is refused where the release has no
+   * `--manage-webhook-certs` flag (v0.5.0), and any value is refused on releases without a webhook (v0.4.6, v1.0.3).
+   * @default 'controller' (on v0.5; none elsewhere)
    */
   readonly certificates?: CertificateMode;
   /**
@@ -195,8 +197,8 @@ function foldExtensionsController(core: Json, ext: Json): void {
  * Services, the controller Deployment (exactly one), the CRDs (Sandbox; plus the three extension CRDs with `extensions`).
  *
  * @throws ConstructPropsError on invalid props (including an `rbac` key that names no resource of the controller's
- *   ClusterRoles; the message lists the valid keys); UnsupportedByReleaseError for external certificates on a release
- *   without `--manage-webhook-certs`; RbacNarrowingError for an `rbac` narrowing the controller cannot run with;
+ *   ClusterRoles; the message lists the valid keys); UnsupportedByReleaseError for any certificates setting on a release
+ *   without a conversion webhook, or external certificates without `--manage-webhook-certs`; RbacNarrowingError for an `rbac` narrowing the controller cannot run with;
  *   UnpinnedImageError when an image stays unpinned (e.g. digest required but not given).
  */
 export class AgentSandboxInstall extends Construct {
@@ -227,6 +229,15 @@ export class AgentSandboxInstall extends Construct {
     this.extensions = p.extensions;
     const requireDigests = p.requireDigests ?? findContext(this)?.requireDigests ?? false;
 
+    if (props.certificates !== undefined && !familyConverts(facts.family)) {
+      throw new UnsupportedByReleaseError(
+        this.node.path,
+        'certificates',
+        facts.tag,
+        `certificates is set (${JSON.stringify(props.certificates)}), but ${facts.tag} has no conversion webhook and so no webhook certificates (k8s/crds/*.yaml@${facts.tag}: no spec.conversion)`,
+        'drop the certificates setting on this release',
+      );
+    }
     const external = p.certificates === 'controller' ? undefined : p.certificates.external;
     this.certificates = external === undefined ? 'controller' : 'external';
     if (external !== undefined && !facts.hasManageWebhookCertsFlag) {
@@ -235,9 +246,7 @@ export class AgentSandboxInstall extends Construct {
         'certificates.external',
         facts.tag,
         `certificates: external is not possible on ${facts.tag}: its controller has no --manage-webhook-certs flag (cmd/agent-sandbox-controller/main.go@${facts.tag})`,
-        facts.family === 'v0.4'
-          ? `${facts.tag} has no conversion webhook; drop the certificates setting`
-          : 'use certificates: "controller" on this release, or pin v0.5.6',
+        'use certificates: "controller" on this release, or pin v0.5.6',
       );
     }
 

@@ -33,4 +33,9 @@ export const BUILT_FOR: Readonly<Record<ReleaseTag, Readonly<Partial<Record<Tupl
     router: 'sandbox-router v0.5.6 (Go) or python router',
     runtimeServer: 'python-runtime-sandbox:v0.5.6 or sandboxd v0.5.6',
   },
+  'v1.0.3': {
+    kubernetes: '1.37 (k8s.io/api v0.37.0, go.mod@v1.0.3)',
+    router: 'sandbox-router v1.0.3 (Go) or python router',
+    runtimeServer: 'python-runtime-sandbox:v1.0.3 or sandboxd v1.0.3 (--listen-host, pod network)',
+  },
 };

@@ -8,8 +8,10 @@ export { isPlainObject, withSortedKeys } from './objects.js';
 export { PACKAGE_NAME, packageVersion } from './package-info.js';
 export {
   FAMILY_VERSION,
+  familyConverts,
   familyOfServedVersions,
   familyOfTag,
+  isBetaFamily,
   RELEASE_FAMILIES,
   RELEASE_TAGS,
   SANDBOX_KINDS,

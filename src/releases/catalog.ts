@@ -765,4 +765,291 @@ export const CATALOG: Readonly<Record<ReleaseTag, ReleaseFacts>> = {
       }
     ]
   },
+  'v1.0.3': {
+    "tag": "v1.0.3",
+    "family": "v1.0",
+    "commit": "527d9346fe1d237dea5c003f3c720531c7bab1df",
+    "controllerImage": "registry.k8s.io/agent-sandbox/agent-sandbox-controller:v1.0.3",
+    "controllerImagePlaceholder": "ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller",
+    "coreAssetOrder": [
+      "k8s/controller.yaml",
+      "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+      "k8s/rbac.generated.yaml"
+    ],
+    "extensionsAssetOrder": [
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+      "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+      "k8s/extensions-rbac.generated.yaml",
+      "k8s/extensions.controller.yaml",
+      "k8s/extensions.yaml"
+    ],
+    "hasManageWebhookCertsFlag": false,
+    "crds": {
+      "Sandbox": {
+        "kind": "Sandbox",
+        "crdName": "sandboxes.agents.x-k8s.io",
+        "group": "agents.x-k8s.io",
+        "plural": "sandboxes",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].status"
+              },
+              {
+                "name": "Reason",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].reason"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          }
+        ],
+        "file": "k8s/crds/agents.x-k8s.io_sandboxes.yaml"
+      },
+      "SandboxClaim": {
+        "kind": "SandboxClaim",
+        "crdName": "sandboxclaims.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxclaims",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].status"
+              },
+              {
+                "name": "Sandbox",
+                "type": "string",
+                "jsonPath": ".status.sandbox.name"
+              },
+              {
+                "name": "Reason",
+                "type": "string",
+                "jsonPath": ".status.conditions[?(@.type=='Ready')].reason"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml"
+      },
+      "SandboxTemplate": {
+        "kind": "SandboxTemplate",
+        "crdName": "sandboxtemplates.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxtemplates",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [],
+            "printerColumns": []
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml"
+      },
+      "SandboxWarmPool": {
+        "kind": "SandboxWarmPool",
+        "crdName": "sandboxwarmpools.extensions.agents.x-k8s.io",
+        "group": "extensions.agents.x-k8s.io",
+        "plural": "sandboxwarmpools",
+        "scope": "Namespaced",
+        "conversionStrategy": "None",
+        "versions": [
+          {
+            "name": "v1beta1",
+            "served": true,
+            "storage": true,
+            "deprecated": false,
+            "subresources": [
+              "scale",
+              "status"
+            ],
+            "printerColumns": [
+              {
+                "name": "Ready",
+                "type": "integer",
+                "jsonPath": ".status.readyReplicas"
+              },
+              {
+                "name": "Desired",
+                "type": "integer",
+                "jsonPath": ".spec.replicas"
+              },
+              {
+                "name": "Age",
+                "type": "date",
+                "jsonPath": ".metadata.creationTimestamp"
+              }
+            ]
+          }
+        ],
+        "file": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml"
+      }
+    },
+    "files": [
+      {
+        "path": "helm/values.yaml",
+        "mirrorPath": "helm/values.yaml",
+        "sha256": "6003e3b64117f12be5520e39da52f597b62e93661a7766c85a48d5be3f61682a",
+        "size": 4543
+      },
+      {
+        "path": "k8s/controller.yaml",
+        "mirrorPath": "k8s/controller.yaml",
+        "sha256": "70b69b516a34be26f66c1cd84fb97e6d65d0425bf5cdad650a78b022ad5689f7",
+        "size": 2361
+      },
+      {
+        "path": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "mirrorPath": "k8s/crds/agents.x-k8s.io_sandboxes.yaml",
+        "sha256": "bc6d66863decb675ce6da2c835ee3bb06aaaf8d73ad03aae9fe971fde5e8acce",
+        "size": 202857
+      },
+      {
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxclaims.yaml",
+        "sha256": "a56399ca6ce8708910a8f6c1ff2fecd355100b0a6807b7f5c955868bb3963d18",
+        "size": 9174
+      },
+      {
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxtemplates.yaml",
+        "sha256": "90f3ace51db1d30ae5d1de78ed3aafc80395ce66f4c617cbc73d5d8532f1f999",
+        "size": 209463
+      },
+      {
+        "path": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "mirrorPath": "k8s/crds/extensions.agents.x-k8s.io_sandboxwarmpools.yaml",
+        "sha256": "f90a1db800dc04625d370abc59e5166f7b0ca909a2d869176be8abc08cd3a13d",
+        "size": 2299
+      },
+      {
+        "path": "k8s/extensions-rbac.generated.yaml",
+        "mirrorPath": "k8s/extensions-rbac.generated.yaml",
+        "sha256": "c40a97bf17e3c1a8d13dd0d549142c97bb46ef6f20926330fc70d475f66ea66a",
+        "size": 1189
+      },
+      {
+        "path": "k8s/extensions.controller.yaml",
+        "mirrorPath": "k8s/extensions.controller.yaml",
+        "sha256": "26abc4ef85b93abb948242f70017f85ae967d1cce31dc606f64350390f8915fd",
+        "size": 1814
+      },
+      {
+        "path": "k8s/extensions.yaml",
+        "mirrorPath": "k8s/extensions.yaml",
+        "sha256": "40cbfd3e97c768d78f7de9ec9d399ad3389801ff96354ef724c4ccc3a287352d",
+        "size": 336
+      },
+      {
+        "path": "k8s/kustomization.yaml",
+        "mirrorPath": "k8s/kustomization.yaml",
+        "sha256": "2b4a21a27e653d5cfc5abb5e19e70d1dc04bcec221381fbea6d2dc2d7fb1ea2f",
+        "size": 2508
+      },
+      {
+        "path": "k8s/rbac.generated.yaml",
+        "mirrorPath": "k8s/rbac.generated.yaml",
+        "sha256": "5a6ca69f3ff8538d759fa35b45e4044086d1de1686acde19faf5f8f7251e89c5",
+        "size": 764
+      },
+      {
+        "path": "packages/sandboxd/spec/filesystem/v1/filesystem.yaml",
+        "mirrorPath": "sandboxd-spec/filesystem/v1/filesystem.yaml",
+        "sha256": "78832a420f03b14d101a02a63235272a560a0f5cdd971b80534c84affebf184a",
+        "size": 8358
+      },
+      {
+        "path": "packages/sandboxd/spec/process/v1/process.proto",
+        "mirrorPath": "sandboxd-spec/process/v1/process.proto",
+        "sha256": "d233a27fe9f63945984a52b74d47c6ffdf2f81ebbe61f954413bb933299cbfda",
+        "size": 4086
+      },
+      {
+        "path": "sandbox-router/deploy/deployment.yaml",
+        "mirrorPath": "sandbox-router/deploy/deployment.yaml",
+        "sha256": "c05847535c0dfe5727e5ff151e897cf76f7be24ca3e1f5231c6a53a26bf0ae72",
+        "size": 4062
+      },
+      {
+        "path": "sandbox-router/deploy/examples/gateway-gke.yaml",
+        "mirrorPath": "sandbox-router/deploy/examples/gateway-gke.yaml",
+        "sha256": "d00441615f2f4fb9850531a13ba882dd30d5ff6db2af3fc794fc6f59221085d1",
+        "size": 1792
+      },
+      {
+        "path": "sandbox-router/deploy/networkpolicy.yaml",
+        "mirrorPath": "sandbox-router/deploy/networkpolicy.yaml",
+        "sha256": "fcd0a1511f0b5f11005215aaa3a9973af90dbd440804bd540c5663a542ab49dc",
+        "size": 2971
+      },
+      {
+        "path": "sandbox-router/deploy/pdb.yaml",
+        "mirrorPath": "sandbox-router/deploy/pdb.yaml",
+        "sha256": "82fb0c8554c73de844930fdc15e65a527c7befe0a8efe3089fb0aa372725bce2",
+        "size": 625
+      },
+      {
+        "path": "sandbox-router/deploy/rbac-tokenreview.yaml",
+        "mirrorPath": "sandbox-router/deploy/rbac-tokenreview.yaml",
+        "sha256": "4b1736c2b3dd0ff3f4e8471113f14d8bc065d4176aea029e19a8254a189db28e",
+        "size": 1175
+      },
+      {
+        "path": "sandbox-router/deploy/rbac.yaml",
+        "mirrorPath": "sandbox-router/deploy/rbac.yaml",
+        "sha256": "5d96efd0ab305d614812ad2204bd53f250ffd0e8739281827fb5f9c4448be242",
+        "size": 3010
+      },
+      {
+        "path": "sandbox-router/deploy/service.yaml",
+        "mirrorPath": "sandbox-router/deploy/service.yaml",
+        "sha256": "e83393378f862434f473582b0a0053affccf74528b5159623207fb0066b3ce5c",
+        "size": 799
+      },
+      {
+        "path": "sandbox-router/deploy/serviceaccount.yaml",
+        "mirrorPath": "sandbox-router/deploy/serviceaccount.yaml",
+        "sha256": "39808f12dbf319a6871890777b70524f9ac1294a531ef22d1b80ac573a1a823a",
+        "size": 204
+      }
+    ]
+  },
 };

@@ -3,7 +3,7 @@ import { CATALOG } from './catalog.js';
 import { UnknownReleaseError } from './errors.js';
 import type { ReleaseFacts, ReleaseTag } from './types.js';
 
-/** The supported Agent Sandbox releases, oldest first: v0.4.6, v0.5.0, v0.5.6. */
+/** The supported Agent Sandbox releases, oldest first: v0.4.6, v0.5.0, v0.5.6, v1.0.3. */
 export const SUPPORTED_RELEASES: readonly ReleaseTag[] = Object.freeze(Object.keys(CATALOG) as ReleaseTag[]);
 
 /** Whether `tag` is a supported release tag. */

@@ -215,6 +215,17 @@ const SANDBOX_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
     'PodSucceeded',
     'PodFailed',
   ],
+  // unchanged at v1.0.3 (`api/v1beta1/sandbox_types.go@v1.0.3`, `controllers/sandbox_controller.go@v1.0.3`)
+  'v1.0.3': [
+    'DependenciesReady',
+    'DependenciesNotReady',
+    'ReconcilerError',
+    'SandboxExpired',
+    'SandboxSuspended',
+    'MultiplePods',
+    'PodSucceeded',
+    'PodFailed',
+  ],
 };
 const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
   'v0.4.6': [
@@ -238,6 +249,21 @@ const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
     'ReconcilerError',
   ],
   'v0.5.6': [
+    'TemplateNotFound',
+    'WarmPoolNotFound',
+    'AdoptionConflict',
+    'SandboxCreatePending',
+    'InvalidMetadata',
+    'EnvVarsInjectionRejected',
+    'VolumeClaimTemplatesError',
+    'ClaimExpired',
+    'SandboxMissing',
+    'SandboxExpired',
+    'SandboxNotReady',
+    'ReconcilerError',
+  ],
+  // unchanged at v1.0.3 (`extensions/controllers/sandboxclaim_controller.go@v1.0.3`)
+  'v1.0.3': [
     'TemplateNotFound',
     'WarmPoolNotFound',
     'AdoptionConflict',
@@ -286,6 +312,21 @@ export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<stri
     ],
     'Sandbox/PodScheduled': ['PodScheduled', 'PodSchedulingUnknown'],
     'SandboxClaim/Ready': union(CLAIM_READY['v0.5.6'], SANDBOX_READY['v0.5.6']),
+    'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
+  },
+  'v1.0.3': {
+    'Sandbox/Ready': SANDBOX_READY['v1.0.3'],
+    'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
+    'Sandbox/Suspended': [
+      'NotSuspended',
+      'PodTerminating',
+      'PodNotOwned',
+      'PodTerminated',
+      'PodStateUnknown',
+      'PodNotTerminated',
+    ],
+    'Sandbox/PodScheduled': ['PodScheduled', 'PodSchedulingUnknown'],
+    'SandboxClaim/Ready': union(CLAIM_READY['v1.0.3'], SANDBOX_READY['v1.0.3']),
     'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
   },
 };

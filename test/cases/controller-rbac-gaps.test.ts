@@ -128,7 +128,7 @@ describe('case controller-rbac-gaps: controller RBAC narrowing checked against t
     ).toContain('create events (cluster-wide)');
   });
 
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'] as const)(
     '%s: every resource the controller lists/watches refuses narrowing, citing main.go at that tag',
     async (tag) => {
       const rel = await release(tag);

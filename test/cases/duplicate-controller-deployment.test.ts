@@ -15,7 +15,7 @@ function deployments(install: AgentSandboxInstall): Array<Record<string, any>> {
 }
 
 describe('case duplicate-controller-deployment: duplicate controller Deployment', () => {
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'] as const)(
     '%s with extensions: one Deployment with --extensions',
     async (tag) => {
       const install = new AgentSandboxInstall(new Chart(new App(), 'c'), 'i', {

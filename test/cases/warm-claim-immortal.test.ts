@@ -13,11 +13,12 @@ import {
 } from '../../src/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
 import { thrownBy } from '../unit/thrown.js';
+import type { ReleaseTag } from '../../src/model/releases.js';
 
 jest.setTimeout(120_000);
 
 async function withPool(
-  tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' = 'v0.5.6',
+  tag: ReleaseTag = 'v0.5.6',
   props: Parameters<typeof newEnvironment>[2] = {},
 ): Promise<AgentEnvironment> {
   const env = newEnvironment(await release(tag), 'sbx', { defaultNamespace: 'sbx', ...props });
@@ -49,7 +50,7 @@ describe('case warm-claim-immortal', () => {
     expect((err as UnboundedLifetimeError).what).toBe('claim sbx/c1');
   });
 
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'] as const)(
     '%s: c2 (ttlSecondsAfterFinished: 0) is written with shutdownPolicy Delete and passes the pinned schema',
     async (tag) => {
       const env = await withPool(tag);

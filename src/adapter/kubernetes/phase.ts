@@ -17,6 +17,7 @@
  *   minute before the controller re-reconciles it (#1310/#1315, not fixed in v0.5.6). Such claims are Pending, with the
  *   condition's age.
  */
+import { isBetaFamily } from '../../model/releases.js';
 import type { ReleaseFamily } from '../../releases/types.js';
 import type { SessionPhase } from '../types.js';
 import { readCondition, type Conditioned } from './conditions.js';
@@ -102,7 +103,7 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
       ...og(finished.observedGeneration),
     };
   }
-  const suspendedBySpec = family === 'v0.5' ? sb.spec?.operatingMode === 'Suspended' : sb.spec?.replicas === 0;
+  const suspendedBySpec = isBetaFamily(family) ? sb.spec?.operatingMode === 'Suspended' : sb.spec?.replicas === 0;
   if (suspendedBySpec) {
     if (family === 'v0.4') {
       // v0.4.6 reports Ready=True/DependenciesReady for replicas 0: only the absence of pod IPs says the pod is gone.

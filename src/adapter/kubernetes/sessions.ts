@@ -157,7 +157,7 @@ export class KubeSessions {
         capability,
         state: 'unsupported',
         reason: 'ReleaseProvisionsNoClaims',
-        message: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to a v0.5 release`,
+        message: `the live release is family v0.4 (${rel.value.tag ?? rel.value.coreVersions.join(', ')}): new sessions are not provisioned on it; observe and terminate still work. Upgrade to v0.5.6, then v1.0.3 (agentplane plan-upgrade --to v0.5.6)`,
       };
     }
     if (!rel.value.extensionsVersions.includes('v1beta1')) {

@@ -15,6 +15,7 @@
  */
 import type { CapabilityName } from '../../adapter/types.js';
 import type { SandboxKind } from '../../releases/index.js';
+import { FAMILY_VERSION, familyConverts, type ReleaseFamily } from '../../model/releases.js';
 import { VERSION_LABEL } from '../../adapter/kubernetes/resources.js';
 import type { CrdView } from '../../adapter/kubernetes/views.js';
 import type { Evidence } from '../evidence.js';
@@ -115,7 +116,7 @@ export function installProbe(deps: ProbeDeps): Probe {
             f.add('configured', 'missing', subject, 'CrdNotEstablished', `${kind} CRD is not Established yet`, {
               field: 'status.conditions[Established]',
             });
-          if (facts.family === 'v0.5') {
+          if (familyConverts(facts.family)) {
             if (v.strategy !== 'Webhook')
               f.add(
                 'configured',
@@ -148,18 +149,19 @@ export function installProbe(deps: ProbeDeps): Probe {
 
 /** Evidence for `conversion` from the live CRD views (pure; exported for tests). */
 export function conversionEvidence(
-  family: 'v0.4' | 'v0.5',
+  family: ReleaseFamily,
   tag: string,
   live: ReadonlyMap<SandboxKind, CrdView>,
 ): Evidence[] {
   const f = new Facts('conversion');
-  if (family === 'v0.4') {
+  if (!familyConverts(family)) {
+    const serves = FAMILY_VERSION[family];
     return f.add(
       'discovered',
       'unsupported',
       `release ${tag}`,
       'ReleaseHasNoConversion',
-      `release ${tag} serves v1alpha1 only and has no conversion webhook (k8s/crds/*.yaml@${tag})`,
+      `release ${tag} serves ${serves} only and has no conversion webhook (k8s/crds/*.yaml@${tag}): nothing to convert`,
     ).list;
   }
   const kinds: SandboxKind[] = [...CORE, ...EXTENSIONS];

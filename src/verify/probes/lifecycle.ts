@@ -13,6 +13,7 @@
  * (`k8s_agent_sandbox/gke_extensions/snapshots/**@v0.5.6`), which needs API group `podsnapshot.gke.io`. Without that
  * group the capability is `unsupported`; with it, it stays discovered (no acceptance test here).
  */
+import { isBetaFamily } from '../../model/releases.js';
 import type { Probe } from '../runner.js';
 import { Facts, type ProbeDeps } from './common.js';
 
@@ -38,7 +39,7 @@ export function suspendProbe(deps: ProbeDeps, roundTrips = false): Probe {
           'the Sandbox API is not served, so nothing can be suspended',
         );
       const tag = deps.facts.tag;
-      if (deps.facts.family === 'v0.5')
+      if (isBetaFamily(deps.facts.family))
         f.proven(
           'compatible',
           `release ${tag}`,

@@ -19,6 +19,7 @@
  * network enforcement test and the suspend-resume round trip (suspend-round-trip.ts), each a probe of its own.
  */
 import type { CapabilityName } from '../../adapter/types.js';
+import { isBetaFamily } from '../../model/releases.js';
 import type { Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';
@@ -55,7 +56,7 @@ export function workloadProbe(
     'router',
   ];
   if (pool) covers.push(`warm-pool/${pool.namespace}/${pool.name}`);
-  if (deps.facts.family === 'v0.5') covers.push('extensions-api');
+  if (isBetaFamily(deps.facts.family)) covers.push('extensions-api');
   if (template.runtimeClassName) covers.push(`runtime-class/${template.runtimeClassName}`);
   return {
     id: `workload/${template.namespace}/${template.name}`,
@@ -93,7 +94,7 @@ async function runWorkload(
   sandboxes.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
-  if (deps.facts.family === 'v0.5') {
+  if (isBetaFamily(deps.facts.family)) {
     const r = await reads(deps).at('v1alpha1').sandbox(template.namespace, sb.name);
     conversionReadEvidence(f.conv, `Sandbox ${template.namespace}/${sb.name}`, r);
   }
@@ -158,7 +159,7 @@ function provision(
   f: WorkloadFacts,
   ctx: ProbeRun,
 ): Promise<Readiness> {
-  if (deps.facts.family === 'v0.5') return claimAndWait(deps, template, pool, ctx);
+  if (isBetaFamily(deps.facts.family)) return claimAndWait(deps, template, pool, ctx);
   if (f.wp && pool)
     f.wp.add(
       'verified',

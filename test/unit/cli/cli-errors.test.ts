@@ -144,12 +144,12 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
     [
       'diff --release',
       ['diff', 'a', 'b', '--release', 'v9.9.9'],
-      `option '--release <tag>' argument 'v9.9.9' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`,
+      `option '--release <tag>' argument 'v9.9.9' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6, v1.0.3.`,
     ],
     [
       'plan-upgrade --to',
       ['plan-upgrade', '--to', 'v0.6.0', '--from', 'v0.5.6'],
-      `option '--to <tag>' argument 'v0.6.0' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6.`,
+      `option '--to <tag>' argument 'v0.6.0' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6, v1.0.3.`,
     ],
     [
       'synth -o',

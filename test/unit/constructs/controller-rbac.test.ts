@@ -17,7 +17,7 @@ import { release } from './fixture.js';
 // loading and synthesizing a pinned release takes seconds on a loaded 2-core machine
 jest.setTimeout(120_000);
 
-const TAGS = ['v0.4.6', 'v0.5.0', 'v0.5.6'] as const;
+const TAGS = ['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'] as const;
 const SA = [{ kind: 'ServiceAccount', name: 'agent-sandbox-controller', namespace: 'agent-sandbox-system' }];
 
 async function build(

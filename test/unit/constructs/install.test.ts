@@ -14,7 +14,7 @@ jest.setTimeout(120_000);
 
 function installJson(
   props: Omit<ConstructorParameters<typeof AgentSandboxInstall>[2], 'release'> & {
-    tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6';
+    tag: 'v0.4.6' | 'v0.5.0' | 'v0.5.6' | 'v1.0.3';
   },
 ) {
   return release(props.tag).then((rel) => {
@@ -32,7 +32,7 @@ function controllerArgs(objects: Array<Record<string, any>>): string[] {
 }
 
 describe('AgentSandboxInstall', () => {
-  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6'] as const)(
+  test.each(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'] as const)(
     '%s with extensions: one controller Deployment, --extensions, pinned image, all four CRDs',
     async (tag) => {
       const { objects, rel } = await installJson({ tag });
@@ -147,16 +147,60 @@ describe('AgentSandboxInstall', () => {
     }
   });
 
-  test.each(['v0.5.0', 'v0.4.6'] as const)(
-    'external certificates are refused on %s (no --manage-webhook-certs flag)',
-    async (tag) => {
-      const err = await installJson({ tag, certificates: { external: { secretName: 'x' } } }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(UnsupportedByReleaseError);
-      expect((err as UnsupportedByReleaseError).reason).toBe('UnsupportedByRelease');
-      const e = err as UnsupportedByReleaseError;
-      expect([e.path, e.setting, e.release]).toEqual(['c/install', 'certificates.external', tag]);
-    },
-  );
+  test('external certificates are refused on v0.5.0 (no --manage-webhook-certs flag)', async () => {
+    const err = await installJson({ tag: 'v0.5.0', certificates: { external: { secretName: 'x' } } }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UnsupportedByReleaseError);
+    expect((err as UnsupportedByReleaseError).reason).toBe('UnsupportedByRelease');
+    const e = err as UnsupportedByReleaseError;
+    expect([e.path, e.setting, e.release]).toEqual(['c/install', 'certificates.external', 'v0.5.0']);
+  });
+
+  test.each([
+    ['v0.4.6', { external: { secretName: 'x' } }],
+    ['v1.0.3', { external: { secretName: 'x' } }],
+    ['v1.0.3', 'controller'],
+  ] as const)('any certificates setting is refused on %s (no conversion webhook): %j', async (tag, certificates) => {
+    const err = await installJson({ tag, certificates }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsupportedByReleaseError);
+    const e = err as UnsupportedByReleaseError;
+    expect([e.reason, e.path, e.setting, e.release]).toEqual([
+      'UnsupportedByRelease',
+      'c/install',
+      'certificates',
+      tag,
+    ]);
+  });
+
+  test('v1.0.3 writes what it ships and nothing v1.0 dropped: no webhook flag, volume, Service, port or cert RBAC', async () => {
+    const { objects, install } = await installJson({ tag: 'v1.0.3' });
+    const kinds = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(kinds).not.toContain('Service/agent-sandbox-webhook-service');
+    expect(kinds).not.toContain('Role/agent-sandbox-controller');
+    expect(kinds).not.toContain('RoleBinding/agent-sandbox-controller');
+    const dep = objects.find((o) => o.kind === 'Deployment')!;
+    const c = dep.spec.template.spec.containers[0];
+    expect(c.args.filter((a: string) => /webhook/.test(a))).toEqual([]);
+    expect((c.ports ?? []).map((p: { containerPort: number }) => p.containerPort)).not.toContain(9443);
+    expect(dep.spec.template.spec.volumes).toEqual([
+      { name: 'config-volume', configMap: { name: 'agent-sandbox-config', optional: true } },
+    ]);
+    expect(c.image).toBe('registry.k8s.io/agent-sandbox/agent-sandbox-controller:v1.0.3');
+    const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds).toHaveLength(4);
+    for (const crd of crds) {
+      expect(crd.spec.conversion).toBeUndefined();
+      expect(crd.spec.versions.map((v: { name: string }) => v.name)).toEqual(['v1beta1']);
+    }
+    const crdRules = objects
+      .filter((o) => o.kind === 'ClusterRole')
+      .flatMap((o) => o.rules ?? [])
+      .filter((r: { apiGroups?: string[] }) => r.apiGroups?.includes('apiextensions.k8s.io'));
+    expect(crdRules).toEqual([]);
+    // Both large CRDs fall below the server-side-apply threshold with one version each.
+    expect(install.serverSideApply).toEqual([]);
+  });
 
   test('unknown props are refused', async () => {
     const err = await installJson({ tag: 'v0.5.6', ...({ extension: true } as object) }).catch((e: unknown) => e);

@@ -64,6 +64,12 @@ const BINDINGS = {
     SandboxWarmPool: ext056.SandboxWarmPool,
     SandboxClaim: ext056.SandboxClaim,
   },
+  // v1.0.3's v1beta1 specs are v0.5.6's (src/constructs/bindings.ts)
+  'v1.0': {
+    SandboxTemplate: ext056.SandboxTemplate,
+    SandboxWarmPool: ext056.SandboxWarmPool,
+    SandboxClaim: ext056.SandboxClaim,
+  },
 } as const;
 
 test.each(RELEASE_TAGS)(

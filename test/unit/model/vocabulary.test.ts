@@ -40,20 +40,23 @@ describe('release table', () => {
   );
 
   test('every family has at least one catalog release', () => {
-    expect(RELEASE_FAMILIES.map((f) => RELEASE_TAGS.some((t) => CATALOG[t].family === f))).toEqual([true, true]);
+    expect(RELEASE_FAMILIES.map((f) => RELEASE_TAGS.some((t) => CATALOG[t].family === f))).toEqual([true, true, true]);
   });
 
   test('familyOfTag accepts patch releases of a known family and nothing else', () => {
     expect(familyOfTag('v0.5.9')).toBe('v0.5');
     expect(familyOfTag('v0.4.0')).toBe('v0.4');
+    expect(familyOfTag('v1.0.1')).toBe('v1.0');
     expect(familyOfTag('v0.6.0')).toBeUndefined();
     expect(familyOfTag('v0.5')).toBeUndefined();
     expect(familyOfTag('v0.5.6-rc1')).toBeUndefined();
   });
 
-  test('familyOfServedVersions: the newest family whose version is served', () => {
+  test('familyOfServedVersions: v1beta1 alone is v1.0, with v1alpha1 v0.5, v1alpha1 alone v0.4', () => {
     expect(familyOfServedVersions(['v1beta1', 'v1alpha1'])).toBe('v0.5');
+    expect(familyOfServedVersions(['v1beta1'])).toBe('v1.0');
     expect(familyOfServedVersions(['v1alpha1'])).toBe('v0.4');
+    expect(familyOfServedVersions(['v2'])).toBeUndefined();
     expect(familyOfServedVersions([])).toBeUndefined();
   });
 

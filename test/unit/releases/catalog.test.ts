@@ -6,8 +6,8 @@ import { SHARED_MIRROR } from './helpers.js';
 import { thrownBy } from '../thrown.js';
 
 describe('release catalog', () => {
-  test('supports exactly v0.4.6, v0.5.0, v0.5.6', () => {
-    expect(SUPPORTED_RELEASES).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6']);
+  test('supports exactly v0.4.6, v0.5.0, v0.5.6, v1.0.3', () => {
+    expect(SUPPORTED_RELEASES).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3']);
   });
 
   test('the committed catalog is what the generator writes from index.json (and the generator is deterministic)', () => {
@@ -27,8 +27,17 @@ describe('release catalog', () => {
     expect(releaseFacts('v0.5.6').controllerImagePlaceholder).toBe(
       'ko://sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller',
     );
-    expect(SUPPORTED_RELEASES.map((t) => releaseFacts(t).hasManageWebhookCertsFlag)).toEqual([false, false, true]);
-    expect(SUPPORTED_RELEASES.map((t) => releaseFacts(t).family)).toEqual(['v0.4', 'v0.5', 'v0.5']);
+    expect(releaseFacts('v1.0.3').commit).toBe('527d9346fe1d237dea5c003f3c720531c7bab1df');
+    expect(releaseFacts('v1.0.3').controllerImage).toBe(
+      'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v1.0.3',
+    );
+    expect(SUPPORTED_RELEASES.map((t) => releaseFacts(t).hasManageWebhookCertsFlag)).toEqual([
+      false,
+      false,
+      true,
+      false,
+    ]);
+    expect(SUPPORTED_RELEASES.map((t) => releaseFacts(t).family)).toEqual(['v0.4', 'v0.5', 'v0.5', 'v1.0']);
   });
 
   test('CRD versions: v0.4.6 serves v1alpha1 only; v0.5.x store v1beta1 and serve deprecated v1alpha1 via webhook conversion', () => {
@@ -53,6 +62,17 @@ describe('release catalog', () => {
     expect(releaseFacts('v0.5.6').crds.Sandbox.crdName).toBe('sandboxes.agents.x-k8s.io');
   });
 
+  test('CRD versions: v1.0.3 serves and stores v1beta1 only, with no conversion (k8s/crds/*.yaml@v1.0.3)', () => {
+    for (const crd of Object.values(releaseFacts('v1.0.3').crds)) {
+      expect(crd.versions.map((v) => [v.name, v.served, v.storage, v.deprecated])).toEqual([
+        ['v1beta1', true, true, false],
+      ]);
+      expect(crd.conversionStrategy).toBe('None');
+    }
+    const sandbox = releaseFacts('v1.0.3').files.find((f) => f.path === 'k8s/crds/agents.x-k8s.io_sandboxes.yaml')!;
+    expect(sandbox.size).toBe(202857);
+  });
+
   test('file lists: pinned paths with sha256 and size; asset orders reference pinned files', () => {
     const v056 = releaseFacts('v0.5.6');
     const crd = v056.files.find((f) => f.path === 'k8s/crds/agents.x-k8s.io_sandboxes.yaml')!;
@@ -72,7 +92,7 @@ describe('release catalog', () => {
   test('an unknown tag throws UnknownReleaseError with a hint', () => {
     expect(thrownBy(() => releaseFacts('v0.5.1'), UnknownReleaseError, 'UnknownRelease').tag).toBe('v0.5.1');
     const err = thrownBy(() => releaseFacts('latest'), UnknownReleaseError, 'UnknownRelease');
-    expect([err.tag, err.supported]).toEqual(['latest', ['v0.4.6', 'v0.5.0', 'v0.5.6']]);
+    expect([err.tag, err.supported]).toEqual(['latest', ['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3']]);
     expect(err.hint).toBeDefined();
   });
 });

@@ -101,7 +101,7 @@ describe('loadRelease from a mirror', () => {
     expect(err).toBeInstanceOf(UnknownReleaseError);
     expect((err as UnknownReleaseError).reason).toBe('UnknownRelease');
     expect((err as UnknownReleaseError).tag).toBe('v9.9.9');
-    expect((err as UnknownReleaseError).supported).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6']);
+    expect((err as UnknownReleaseError).supported).toEqual(['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3']);
   });
 
   test('verified cache entries are used when the mirror is gone; a corrupted entry is refetched, never trusted', async () => {

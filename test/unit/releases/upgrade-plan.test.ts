@@ -18,10 +18,16 @@ import {
 } from '../../../src/releases/index.js';
 
 let r046: LoadedRelease;
+let r103: LoadedRelease;
 let r050: LoadedRelease;
 let r056: LoadedRelease;
 beforeAll(async () => {
-  [r046, r050, r056] = await Promise.all([loadRelease('v0.4.6'), loadRelease('v0.5.0'), loadRelease('v0.5.6')]);
+  [r046, r050, r056, r103] = await Promise.all([
+    loadRelease('v0.4.6'),
+    loadRelease('v0.5.0'),
+    loadRelease('v0.5.6'),
+    loadRelease('v1.0.3'),
+  ]);
 });
 
 describe('diffCrdSchemas between pinned releases', () => {
@@ -176,7 +182,8 @@ describe('planUpgrade', () => {
 });
 
 describe('planUpgrade: never guesses', () => {
-  const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
+  const release = (tag: ReleaseTag): LoadedRelease =>
+    ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056, 'v1.0.3': r103 })[tag];
   const pairs = SUPPORTED_RELEASES.flatMap((f) => SUPPORTED_RELEASES.map((t) => [f, t] as const));
   const beta = {
     Sandbox: ['v1beta1'],
@@ -295,13 +302,14 @@ describe('planUpgrade: never guesses', () => {
 });
 
 describe('planUpgrade: one finding per change', () => {
-  const release = (tag: ReleaseTag): LoadedRelease => ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056 })[tag];
+  const release = (tag: ReleaseTag): LoadedRelease =>
+    ({ 'v0.4.6': r046, 'v0.5.0': r050, 'v0.5.6': r056, 'v1.0.3': r103 })[tag];
   const pairs = SUPPORTED_RELEASES.flatMap((f) =>
     SUPPORTED_RELEASES.filter((t) => t !== f).map((t) => [f, t] as const),
   );
 
   it('covers every ordered pair of the supported releases', () => {
-    expect(pairs).toHaveLength(6);
+    expect(pairs).toHaveLength(12);
   });
 
   it.each(pairs)('%s -> %s: no finding repeats, in any CRD version compared, and none is lost', (f, t) => {

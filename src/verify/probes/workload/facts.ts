@@ -2,6 +2,7 @@
  * The evidence recorders of one workload probe: one per capability it covers. The optional ones exist only when the
  * template declares a warm pool (`wp`), the release has the extensions (`ext`) or the template names a RuntimeClass (`rc`).
  */
+import { isBetaFamily } from '../../../model/releases.js';
 import type { ReleaseFamily } from '../../../releases/index.js';
 import type { Evidence } from '../../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../../plan.js';
@@ -34,7 +35,7 @@ export function workloadFacts(
     conv: new Facts('conversion'),
     router: new Facts('router'),
     ...(pool ? { wp: new Facts(`warm-pool/${pool.namespace}/${pool.name}`) } : {}),
-    ...(family === 'v0.5' ? { ext: new Facts('extensions-api') } : {}),
+    ...(isBetaFamily(family) ? { ext: new Facts('extensions-api') } : {}),
     ...(template.runtimeClassName ? { rc: new Facts(`runtime-class/${template.runtimeClassName}`) } : {}),
   };
 }

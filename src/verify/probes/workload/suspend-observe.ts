@@ -10,6 +10,7 @@
  * one before suspension (the controller makes a new pod from `spec.podTemplate`).
  */
 import type { NodeView, PodView, SandboxView } from '../../../adapter/kubernetes/views.js';
+import { isBetaFamily } from '../../../model/releases.js';
 import type { ReleaseFamily } from '../../../releases/index.js';
 
 /** The Sandbox's pod as read by name: gone (404), present, or not readable. */
@@ -36,7 +37,7 @@ function podText(p: PodSeen): string {
 export function judgeSuspended(sb: SandboxView, family: ReleaseFamily, pod: PodSeen): Judged {
   const g = sb.meta.generation;
   let status: Judged;
-  if (family === 'v0.5') {
+  if (isBetaFamily(family)) {
     const s = sb.condition('Suspended');
     status =
       s.value === 'true'

@@ -11,6 +11,7 @@
 import { KubeSessions } from '../../../adapter/kubernetes/sessions.js';
 import type { SandboxView } from '../../../adapter/kubernetes/views.js';
 import type { CapabilityName } from '../../../adapter/types.js';
+import { isBetaFamily } from '../../../model/releases.js';
 import { formatMs, type Evidence } from '../../evidence.js';
 import { sampleSize, type TemplatePlan } from '../../plan.js';
 import type { Probe, ProbeRun } from '../../runner.js';
@@ -91,8 +92,8 @@ async function roundTrip(
     'SuspendObserved',
     `suspended after ${formatMs(suspended.waitedMs)}: ${suspended.seen}`,
     {
-      field: deps.facts.family === 'v0.5' ? 'status.conditions[Suspended]' : 'spec.replicas',
-      value: deps.facts.family === 'v0.5' ? 'True' : '0',
+      field: isBetaFamily(deps.facts.family) ? 'status.conditions[Suspended]' : 'spec.replicas',
+      value: isBetaFamily(deps.facts.family) ? 'True' : '0',
       durationMs: suspended.waitedMs,
     },
   );
