@@ -29,6 +29,7 @@ import { assertPinned } from './images.js';
 import { ANNOTATION_SYNC_OPTIONS } from './metadata.js';
 import { isPlainObject } from '../model/objects.js';
 import { familyConverts } from '../model/releases.js';
+import { flagsUnknownTo } from './controller-flags.js';
 import { addObject, child, list, podContainers, stampRelease, type Json } from './kube-object.js';
 import { parseProps } from './props.js';
 
@@ -324,6 +325,15 @@ export class AgentSandboxInstall extends Construct {
         c['image'] = this.controllerImage;
     }
     applyControllerSettings(controller, controllerContainer, p.controller, props.controller ?? {});
+    const unknownFlags = flagsUnknownTo(facts.tag, list(controllerContainer, 'args') as string[]);
+    if (unknownFlags.length > 0)
+      throw new UnsupportedByReleaseError(
+        this.node.path,
+        'controller.extraArgs',
+        facts.tag,
+        `the controller of ${facts.tag} does not define ${unknownFlags.join(', ')} and would exit at start (cmd/agent-sandbox-controller/main.go@${facts.tag})`,
+        `remove ${unknownFlags.join(', ')} from controller.extraArgs on this release`,
+      );
 
     const largeCrds = new Set(
       Object.values(facts.crds)

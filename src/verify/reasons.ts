@@ -71,6 +71,7 @@ export const PROBE_REASONS = {
   CrdEstablished: 'the CRD is Established',
   CrdNotEstablished: 'the CRD is not Established yet',
   ConversionStrategyDiffers: 'the CRD conversion strategy is not Webhook',
+  ConversionWebhookLeftover: 'the CRD still names a conversion webhook that the release does not ship',
   ReleaseHasNoConversion: 'the release serves one version and has no conversion webhook',
   WebhookConversion: 'the CRD converts through a webhook',
   WebhookServicePinned: 'the conversion webhook is the pinned Service',

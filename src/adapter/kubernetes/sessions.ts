@@ -13,6 +13,7 @@ import type { Observation, Result, SessionRef, SessionTemplate, Termination } fr
 import type { KubeClient } from './client.js';
 import { claimPhase, sandboxPhase, type ClaimObject, type SandboxObject } from './phase.js';
 import { detectRelease, type LiveRelease } from './release.js';
+import { isBetaFamily } from '../../model/releases.js';
 import { gvr, resourceName, type Gvr } from '../../model/resources.js';
 import {
   MANAGED_BY_LABEL,
@@ -484,8 +485,9 @@ export class KubeSessions {
         reason: 'SandboxApiNotServed',
         message: rel.value.reason,
       };
-    const spec =
-      family === 'v0.5' ? { operatingMode: suspended ? 'Suspended' : 'Running' } : { replicas: suspended ? 0 : 1 };
+    const spec = isBetaFamily(family)
+      ? { operatingMode: suspended ? 'Suspended' : 'Running' }
+      : { replicas: suspended ? 0 : 1 };
     const co = this.client.api(k8s.CustomObjectsApi);
     const r = await this.client.call(
       { verb: 'patch', resource: resourceName('Sandbox'), contentType: k8s.PatchStrategy.MergePatch },

@@ -1,13 +1,14 @@
 /**
  * Probe of the installed APIs: `sandbox-api`, `extensions-api` and `conversion` from the live CRDs, judged against the
- * pinned release facts (served/storage versions per kind, `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6}`).
+ * pinned release facts (served/storage versions per kind, `k8s/crds/*.yaml@{v0.4.6,v0.5.0,v0.5.6,v1.0.3}`).
  *
  * - discovered: the CRD objects exist;
  * - compatible: served and storage versions equal the pinned ones (and the install's `app.kubernetes.io/version`
  *   label, when set, names the pinned release);
- * - configured (sandbox-api): Established=True, and on v0.5 a conversion webhook with a non-empty caBundle;
+ * - configured (sandbox-api): Established=True, and on v0.5 a conversion webhook with a non-empty caBundle (on v0.4
+ *   and v1.0, no webhook left behind);
  *   (extensions-api): see the controller probe (`--extensions`), which adds its own evidence;
- * - conversion (v0.5 only; `unsupported` on v0.4 where nothing converts): discovered = strategy Webhook on all four
+ * - conversion (v0.5 only; `unsupported` on v0.4 and v1.0, which serve one version and convert nothing): discovered = strategy Webhook on all four
  *   CRDs; compatible = client config names the pinned Service `agent-sandbox-system/agent-sandbox-webhook-service`
  *   path `/convert` (a `url:` config, used for out-of-cluster controllers, is reported as such); configured = every
  *   caBundle non-empty (`cmd/agent-sandbox-controller/tls.go@v0.5.6` patches it in at start-up).
@@ -116,6 +117,15 @@ export function installProbe(deps: ProbeDeps): Probe {
             f.add('configured', 'missing', subject, 'CrdNotEstablished', `${kind} CRD is not Established yet`, {
               field: 'status.conditions[Established]',
             });
+          if (!familyConverts(facts.family) && v.strategy === 'Webhook')
+            f.add(
+              'configured',
+              'missing',
+              subject,
+              'ConversionWebhookLeftover',
+              `${kind} CRD still converts through a webhook, but ${facts.tag} ships none (k8s/crds/*.yaml@${facts.tag}): reads that need conversion fail; apply the pinned CRDs`,
+              { field: 'spec.conversion.strategy', value: v.strategy },
+            );
           if (familyConverts(facts.family)) {
             if (v.strategy !== 'Webhook')
               f.add(

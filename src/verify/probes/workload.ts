@@ -19,7 +19,7 @@
  * network enforcement test and the suspend-resume round trip (suspend-round-trip.ts), each a probe of its own.
  */
 import type { CapabilityName } from '../../adapter/types.js';
-import { isBetaFamily } from '../../model/releases.js';
+import { familyConverts, isBetaFamily } from '../../model/releases.js';
 import type { Evidence } from '../evidence.js';
 import type { TemplatePlan, WarmPoolPlan } from '../plan.js';
 import type { Probe, ProbeRun } from '../runner.js';
@@ -93,8 +93,8 @@ async function runWorkload(
   const runtimeOk = await executionEvidence(deps, template, f, sb, ctx);
   sandboxes.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
   await fileEvidence(deps, template, f, sb);
-  // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5).
-  if (isBetaFamily(deps.facts.family)) {
+  // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5; v1.0 has no v1alpha1).
+  if (familyConverts(deps.facts.family)) {
     const r = await reads(deps).at('v1alpha1').sandbox(template.namespace, sb.name);
     conversionReadEvidence(f.conv, `Sandbox ${template.namespace}/${sb.name}`, r);
   }

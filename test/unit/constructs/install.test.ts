@@ -222,3 +222,23 @@ describe('AgentSandboxInstall', () => {
     expect(marked).toEqual(['sandboxes.agents.x-k8s.io', 'sandboxtemplates.extensions.agents.x-k8s.io']);
   });
 });
+
+describe('controller flags the pinned release does not define', () => {
+  test.each([
+    ['v1.0.3', '--webhook-cert-dir=/certs'],
+    ['v1.0.3', '-webhook-port=9443'],
+    ['v0.5.6', '--metrics-secure-serving'],
+    ['v0.4.6', '--tls-min-version=VersionTLS13'],
+  ] as const)('%s refuses %s (the controller would exit 2)', async (tag, flag) => {
+    const err = await installJson({ tag, controller: { extraArgs: [flag] } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnsupportedByReleaseError);
+    const e = err as UnsupportedByReleaseError;
+    expect([e.reason, e.setting, e.release]).toEqual(['UnsupportedByRelease', 'controller.extraArgs', tag]);
+    expect(e.message).toContain(flag);
+  });
+
+  test('v1.0.3 takes its own metrics-TLS flags', async () => {
+    const { objects } = await installJson({ tag: 'v1.0.3', controller: { extraArgs: ['--metrics-secure-serving'] } });
+    expect(controllerArgs(objects)).toEqual(['--leader-elect=true', '--extensions', '--metrics-secure-serving']);
+  });
+});

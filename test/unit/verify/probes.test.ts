@@ -56,6 +56,15 @@ describe('install probe: CRD views and conversion evidence', () => {
     expect(settle(conversionEvidence('v0.4', 'v0.4.6', new Map())).state).toBe('unsupported');
   });
 
+  test('v1.0 has no conversion: not applicable (unsupported, ReleaseHasNoConversion), never failed or verified', () => {
+    const live = new Map([['Sandbox' as const, viewCrd(crd({}) as never)]]);
+    const ev = conversionEvidence('v1.0', 'v1.0.3', live);
+    expect(ev.map((e) => [e.step, e.verdict, e.reason])).toEqual([
+      ['discovered', 'unsupported', 'ReleaseHasNoConversion'],
+    ]);
+    expect(settle(ev).state).toBe('unsupported');
+  });
+
   test('pinned Service with caBundle on all four CRDs reaches configured; url client config is accepted and said so', () => {
     const all = (v: ReturnType<typeof viewCrd>) =>
       new Map((['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'] as const).map((k) => [k, v]));
