@@ -95,8 +95,10 @@ export {
   RbacNarrowingError,
   UnpinnedImageError,
   UnsupportedByReleaseError,
+  VerifierDeliveryError,
   type RbacNarrowingDetails,
   type UnpinnedCause,
+  type VerifierDeliveryReason,
 } from './errors.js';
 export { unpinnedReason, type Unpinned } from './images.js';
 export {
@@ -113,7 +115,10 @@ export {
   ARGOCD_HOOK,
   ARGOCD_HOOK_DELETE_POLICY,
   descriptorPartCount,
+  podTemplateHash,
+  VERIFIER_DELIVERIES,
   VerifierJob,
+  type VerifierDelivery,
   type VerifierJobProps,
 } from './verifier-job.js';
 export { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP, REPORT_KEY } from '../model/verifier-job.js';
