@@ -9,6 +9,11 @@ import * as diff from '../../src/diff/index.js';
 
 const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
   root: [
+    'ARGOCD_HEALTH_KINDS',
+    'ARGOCD_HEALTH_RELEASES',
+    'argoCdHealthCustomizations',
+    'argoCdHealthLua',
+    'argoCdHealthSnippet',
     'ARGOCD_HOOK',
     'ARGOCD_HOOK_DELETE_POLICY',
     'CapacityError',
