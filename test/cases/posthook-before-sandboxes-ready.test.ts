@@ -1,0 +1,67 @@
+/**
+ * Case posthook-before-sandboxes-ready: Argo CD counts a custom resource without a health check Healthy as soon as it
+ * exists (argoproj/argo-cd#16509), so PostSync fired while the controller image was still pulling and the pool was
+ * empty. With AgentPlane's health Lua the objects of the reproduction (template sbx/py, pool sbx/py-pool with 2
+ * replicas, a claim) are Progressing until the controller reports them Ready at their current generation, for every
+ * release; the verifier hook fails once (`backoffLimit: 0`) within its deadline.
+ */
+import { jest } from '@jest/globals';
+import { argoCdHealthLua, ARGOCD_HEALTH_RELEASES, type ArgoCdHealthKind } from '../../src/index.js';
+import type { KubeObject, ReleaseTag } from '../../src/releases/index.js';
+import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
+import { runHealth } from '../unit/gitops/lua.js';
+
+jest.setTimeout(120_000);
+
+/** The GitOps state of the reproduction, as synthesized for `tag`. */
+async function synthesized(tag: ReleaseTag): Promise<KubeObject[]> {
+  const env = newEnvironment(await release(tag), 'dev', { defaultNamespace: 'sbx' });
+  const rc = env.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
+  const tpl = env.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
+  env.addWarmPool('py-pool', { template: tpl, replicas: 2 });
+  env.addClaim('c1', { pool: 'py-pool', lifecycle: { ttlSecondsAfterFinished: 600 } });
+  env.addVerifierJob('verify', { image: 'registry.example/agentplane-verifier:1.2.0' });
+  return env.toJson() as KubeObject[];
+}
+
+/** The object as the API server holds it right after the sync applied it: generation 1, no status yet. */
+const justApplied = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, generation: 1 } });
+const health = (tag: ReleaseTag, o: KubeObject) => runHealth(argoCdHealthLua(tag, o.kind as ArgoCdHealthKind), o);
+
+describe.each(ARGOCD_HEALTH_RELEASES.map((r) => [r]))('posthook-before-sandboxes-ready, %s', (tag) => {
+  test('pool and claim that merely exist are Progressing; the pool is Healthy only with both members Ready', async () => {
+    const objs = await synthesized(tag);
+    const pool = justApplied(objs.find((o) => o.kind === 'SandboxWarmPool')!);
+    const claim = justApplied(objs.find((o) => o.kind === 'SandboxClaim')!);
+    expect(health(tag, pool).status).toBe('Progressing');
+    expect(health(tag, claim).status).toBe('Progressing');
+    const hasObserved = tag === 'v0.5.6' || tag === 'v1.0.3';
+    const status = (readyReplicas?: number, observedGeneration = 1) => ({
+      ...pool,
+      status: {
+        replicas: 2,
+        ...(readyReplicas === undefined ? {} : { readyReplicas }),
+        ...(hasObserved ? { observedGeneration } : {}),
+      },
+    });
+    expect(health(tag, status()).status).toBe('Progressing'); // members created, none Ready (counter omitted)
+    expect(health(tag, status(1)).status).toBe('Progressing');
+    expect(health(tag, status(2)).status).toBe('Healthy');
+    if (hasObserved) {
+      const edited = { ...status(2), metadata: { ...pool.metadata, generation: 2 } };
+      expect(health(tag, edited).status).toBe('Progressing'); // counters of the previous spec
+    }
+  });
+
+  test('the verifier hook: no retries, a deadline, no TTL', async () => {
+    const job = (await synthesized(tag)).find((o) => o.kind === 'Job')!;
+    expect(job.metadata?.annotations).toMatchObject({ 'argocd.argoproj.io/hook': 'PostSync' });
+    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
+    expect(job.spec).not.toHaveProperty('ttlSecondsAfterFinished');
+  });
+});
+
+// Not built yet (issue 26, part 2): the verifier waiting itself for CRDs Established, the controller Available at its
+// current generation and pool members Ready before probing, distinct exit codes and the termination-message summary.
+test.todo('the verifier waits for real readiness within a deadline shorter than activeDeadlineSeconds');
+test.todo('the verifier writes a summary of at most 4 KiB to its termination message');
