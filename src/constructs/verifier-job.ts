@@ -360,6 +360,8 @@ export class VerifierJob extends Construct {
                 : []),
             ],
             resources: { requests: quantities, limits: quantities },
+            // The verifier writes a summary to /dev/termination-log; a run that dies before it does shows its log's tail.
+            terminationMessagePolicy: 'FallbackToLogsOnError',
             securityContext: {
               allowPrivilegeEscalation: false,
               readOnlyRootFilesystem: true,

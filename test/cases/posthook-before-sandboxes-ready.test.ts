@@ -61,7 +61,14 @@ describe.each(ARGOCD_HEALTH_RELEASES.map((r) => [r]))('posthook-before-sandboxes
   });
 });
 
+test('the Job shows a summary in its pod status: the verifier writes it, its log tail when it dies first', async () => {
+  const job = (await synthesized('v0.5.6')).find((o) => o.kind === 'Job')!;
+  const container = (job.spec as { template: { spec: { containers: Array<Record<string, unknown>> } } }).template.spec
+    .containers[0]!;
+  expect(container['terminationMessagePolicy']).toBe('FallbackToLogsOnError');
+  expect(container['terminationMessagePath']).toBeUndefined(); // the default, /dev/termination-log
+});
+
 // Not built yet (issue 26, part 2): the verifier waiting itself for CRDs Established, the controller Available at its
-// current generation and pool members Ready before probing, distinct exit codes and the termination-message summary.
+// current generation and pool members Ready before probing, with distinct exit codes for a timeout.
 test.todo('the verifier waits for real readiness within a deadline shorter than activeDeadlineSeconds');
-test.todo('the verifier writes a summary of at most 4 KiB to its termination message');

@@ -67,6 +67,7 @@ import {
   writeReport,
   type ConfigMapRef,
 } from '../in-cluster.js';
+import { terminationFailure, terminationSummary, writeTerminationMessage } from '../termination.js';
 
 interface VerifyFlags {
   env?: string;
@@ -237,6 +238,8 @@ export function registerVerify(program: Command): void {
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
           reportFailure(err, { command: 'verify', output: flags.output });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -252,6 +255,8 @@ export function registerVerify(program: Command): void {
         if (err instanceof KubeconfigError) {
           // a usage error (exit 2): the message once, its hint only when the message does not already end with it
           reportFailure(err, { command: 'verify', output: flags.output, usageHint: true });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -294,6 +299,10 @@ export function registerVerify(program: Command): void {
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
         const code = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
         process.exitCode = code;
+        if (flags.inCluster) {
+          const ref = flags.reportConfigmap;
+          writeTerminationMessage(terminationSummary(report, code, ref ? `${ref.namespace}/${ref.name}` : undefined));
+        }
         if (flags.reportConfigmap && flags.inCluster) {
           // A report nobody can read is a broken wiring: a passing run then exits with the write's failure.
           const failed = await writeReport(
@@ -312,6 +321,8 @@ export function registerVerify(program: Command): void {
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
           reportFailure(err, { command: 'verify', output: flags.output, prefix: 'could not run: ' });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
