@@ -35,19 +35,17 @@ function report(leftovers: string[] = []) {
           at,
         }),
       ),
-      ...steps
-        .slice(0, 3)
-        .map((step) =>
-          fact({
-            capability: 'runtime-exec',
-            step,
-            verdict: 'proven',
-            reason: 'CrdFound',
-            subject: 's',
-            message: 'm',
-            at,
-          }),
-        ),
+      ...steps.slice(0, 3).map((step) =>
+        fact({
+          capability: 'runtime-exec',
+          step,
+          verdict: 'proven',
+          reason: 'CrdFound',
+          subject: 's',
+          message: 'm',
+          at,
+        }),
+      ),
       fact({
         capability: 'runtime-exec',
         step: 'verified',
