@@ -23,6 +23,7 @@ import {
   RbacNarrowingError,
   UnpinnedImageError,
   UnsupportedByReleaseError,
+  VerifierDeliveryError,
 } from '../../../src/constructs/errors.js';
 import { CapacityError, UnboundedLifetimeError, UnreachableError } from '../../../src/constructs/bounds-errors.js';
 import { ClientIncompatibleError } from '../../../src/constructs/client.js';
@@ -116,6 +117,18 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'KnownDefectiveImage',
   ],
   [new ConflictError('App/Env', 'm', 'h'), ExitCode.invalid, 'Conflict'],
+  [
+    new VerifierDeliveryError(
+      'App/Env/verify',
+      'TtlWithHookDelivery',
+      ['delivery', 'ttlSecondsAfterFinished'],
+      { delivery: 'argocd', ttlSecondsAfterFinished: 0 },
+      'm',
+      'h',
+    ),
+    ExitCode.invalid,
+    'TtlWithHookDelivery',
+  ],
   [new MissingReferenceError('App/Env', 'm', 'h'), ExitCode.invalid, 'MissingReference'],
   [new UnsupportedByReleaseError('App/Env', 'router', 'v0.4.6', 'm', 'h'), ExitCode.invalid, 'UnsupportedByRelease'],
   [
