@@ -133,6 +133,7 @@ export interface VerifierJobProps {
   /**
    * Argo CD PostSync hook annotations on the Job: `true` is `delivery: 'argocd'`, `false` is `delivery: 'plain'`; given
    * together with a `delivery` it disagrees with, synthesis fails ({@link VerifierDeliveryError}).
+   * @default - unset: `delivery` decides
    * @deprecated use `delivery`.
    */
   readonly argoCdHook?: boolean;
