@@ -128,6 +128,14 @@ export interface VerifierJobProps {
   readonly probeTimeout?: string;
   /** Deadline for a probe sandbox or claim to become Ready. @default `120s` */
   readonly readyTimeout?: string;
+  /**
+   * How long the verifier first waits for the environment to be ready (CRDs Established, the controller Available at
+   * its generation, every warm pool's members Ready) before it probes, logging progress; it exits 13 when they are not
+   * (`verify --wait-ready`). Must stay below `activeDeadlineSeconds`, so the verifier, not the Job's deadline, ends a
+   * wait and says why. Argo CD's Healthy before PostSync does not mean any of this (argoproj/argo-cd#16509).
+   * @default `activeDeadlineSeconds` less 300 s (at least 30 s)
+   */
+  readonly waitReady?: string;
   /** Name of the ConfigMap the report is written to, in `namespace`. @default `agentplane-verify-report` */
   readonly reportConfigMap?: string;
   /**
@@ -161,10 +169,18 @@ const PropsSchema = z
       .default({ cpu: '250m', memory: '256Mi' }),
     probeTimeout: Duration.default('5s'),
     readyTimeout: Duration.default('120s'),
+    waitReady: Duration.optional(),
     reportConfigMap: Name.default(REPORT_CONFIGMAP),
     argoCdHook: z.boolean().optional(),
   })
   .strict();
+
+/** Seconds of a duration like `5s`, `500ms` or `2m` (rounded up). */
+function seconds(d: string): number {
+  const m = /^(\d+)(ms|s|m)$/.exec(d)!;
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? Math.ceil(n / 1000) : m[2] === 'm' ? n * 60 : n;
+}
 
 /** UID the verifier runs as (the image's `nonroot` user). */
 /** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). */
@@ -251,6 +267,18 @@ export class VerifierJob extends Construct {
         },
       ]);
     }
+    const waitReadySeconds =
+      p.waitReady === undefined ? Math.max(30, p.activeDeadlineSeconds - 300) : seconds(p.waitReady);
+    if (waitReadySeconds >= p.activeDeadlineSeconds) {
+      throw new ConstructPropsError(this.node.path, 'VerifierJob', [
+        {
+          prop: 'waitReady',
+          reason: 'NotBelowDeadline',
+          value: p.waitReady,
+          message: `waitReady: ${waitReadySeconds}s is not below activeDeadlineSeconds (${p.activeDeadlineSeconds}): the Job would be killed while waiting, without a summary (got ${JSON.stringify(p.waitReady)})`,
+        },
+      ]);
+    }
     this.name = p.name;
     this.namespace = p.namespace ?? env.defaultNamespace;
     this.transport =
@@ -329,6 +357,8 @@ export class VerifierJob extends Construct {
       p.probeTimeout,
       '--ready-timeout',
       p.readyTimeout,
+      '--wait-ready',
+      `${waitReadySeconds}s`,
       '-o',
       'json',
     ];

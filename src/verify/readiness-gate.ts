@@ -11,6 +11,7 @@
  * It reads again every `intervalMs`, reports each change of what it still waits for through `progress`, and ends
  * ready or timed out with what was still pending. Reads are injected (raw objects), so the gate runs without a cluster.
  */
+import { AgentPlaneError } from '../model/errors.js';
 import type { ReleaseTag } from '../model/releases.js';
 import type { KubeObject } from '../releases/index.js';
 
@@ -195,5 +196,20 @@ export async function waitForReadiness(
       return { ready: false, waitedMs: waited, pending };
     }
     await sleep(interval);
+  }
+}
+
+/** The environment did not become ready within the wait (`verify --wait-ready`): `pending` says what was still waited for. */
+export class VerifierNotReadyError extends AgentPlaneError {
+  readonly reason = 'NotReady';
+  readonly exitCategory = 'not-ready';
+  readonly hint: string;
+  constructor(
+    readonly pending: readonly Pending[],
+    readonly waitedMs: number,
+  ) {
+    super(`not ready after ${Math.round(waitedMs / 1000)}s: ${pending.map(line).join('; ')}`);
+    this.hint =
+      "see the pending objects: a controller image still pulling, a CRD not applied, a pool whose members do not start; raise --wait-ready (below the Job's activeDeadlineSeconds) if it is only slow";
   }
 }

@@ -54,6 +54,7 @@ import {
 import { EnvironmentDescriptorError } from '../../../src/verify/environment.js';
 import { ProbeGraphError } from '../../../src/verify/runner.js';
 import { VerifyCouldNotRunError } from '../../../src/verify/verify.js';
+import { VerifierNotReadyError } from '../../../src/verify/readiness-gate.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const REF = { namespace: 'agent-sandboxes', name: 'agentplane-verify-report' };
@@ -117,6 +118,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'KnownDefectiveImage',
   ],
   [new ConflictError('App/Env', 'm', 'h'), ExitCode.invalid, 'Conflict'],
+  [
+    new VerifierNotReadyError([{ subject: 'Deployment s/c', reason: 'ControllerNotAvailable', detail: 'd' }], 1000),
+    ExitCode.notReady,
+    'NotReady',
+  ],
   [
     new VerifierDeliveryError(
       'App/Env/verify',

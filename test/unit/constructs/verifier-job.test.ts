@@ -118,6 +118,8 @@ describe('VerifierJob', () => {
       '5s',
       '--ready-timeout',
       '120s',
+      '--wait-ready',
+      '600s',
       '-o',
       'json',
     ]);
@@ -228,6 +230,13 @@ describe('VerifierJob', () => {
     expect(elsewhere.problems).toEqual([
       expect.objectContaining({ prop: 'namespace', reason: 'NotDescriptorNamespace', value: 'elsewhere' }),
     ]);
+    // the verifier's own wait ends before the Job's deadline
+    const late = thrownBy(
+      () => e.addVerifierJob('g', { image: VERIFIER, activeDeadlineSeconds: 600, waitReady: '10m' }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(late.problems).toEqual([expect.objectContaining({ prop: 'waitReady', reason: 'NotBelowDeadline' })]);
   });
 
   test('verify --from-cluster finds the report ConfigMap from the synthesized Job of --env', async () => {

@@ -128,3 +128,27 @@ describe('readiness gate', () => {
     );
   });
 });
+
+describe('verify --wait-ready targets', () => {
+  test("the release's CRDs, the controller unless external, every declared pool", async () => {
+    const { readinessTargets } = await import('../../../src/cli/commands/verify.js');
+    const plan = {
+      release: 'v0.5.6',
+      templates: [{ namespace: 'sbx', name: 'py' }],
+      warmPools: [{ namespace: 'sbx', name: 'py-pool', template: 'py', replicas: 2 }],
+      controller: { namespace: 'agent-sandbox-system', deployment: 'agent-sandbox-controller' },
+    } as never;
+    expect(readinessTargets(plan, 'deployment')).toEqual({
+      release: 'v0.5.6',
+      crds: [
+        'sandboxes.agents.x-k8s.io',
+        'sandboxtemplates.extensions.agents.x-k8s.io',
+        'sandboxwarmpools.extensions.agents.x-k8s.io',
+        'sandboxclaims.extensions.agents.x-k8s.io',
+      ],
+      controller: { namespace: 'agent-sandbox-system', name: 'agent-sandbox-controller' },
+      pools: [{ namespace: 'sbx', name: 'py-pool' }],
+    });
+    expect(readinessTargets(plan, 'external')).not.toHaveProperty('controller');
+  });
+});
