@@ -3,13 +3,15 @@
  * exists (argoproj/argo-cd#16509), so PostSync fired while the controller image was still pulling and the pool was
  * empty. With AgentPlane's health Lua the objects of the reproduction (template sbx/py, pool sbx/py-pool with 2
  * replicas, a claim) are Progressing until the controller reports them Ready at their current generation, for every
- * release; the verifier hook fails once (`backoffLimit: 0`) within its deadline.
+ * release; the verifier hook fails once (`backoffLimit: 0`), after waiting itself (within a deadline shorter than the
+ * Job's) for CRDs, controller and pool members, and leaves a summary in its termination message.
  */
 import { jest } from '@jest/globals';
 import { argoCdHealthLua, ARGOCD_HEALTH_RELEASES, type ArgoCdHealthKind } from '../../src/index.js';
 import type { KubeObject, ReleaseTag } from '../../src/releases/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
 import { runHealth } from '../unit/gitops/lua.js';
+import { pendingNow, waitForReadiness, type ReadinessReads } from '../../src/verify/readiness-gate.js';
 
 jest.setTimeout(120_000);
 
@@ -69,6 +71,74 @@ test('the Job shows a summary in its pod status: the verifier writes it, its log
   expect(container['terminationMessagePath']).toBeUndefined(); // the default, /dev/termination-log
 });
 
-// Not built yet (issue 26, part 2): the verifier waiting itself for CRDs Established, the controller Available at its
-// current generation and pool members Ready before probing, with distinct exit codes for a timeout.
-test.todo('the verifier waits for real readiness within a deadline shorter than activeDeadlineSeconds');
+test('the verifier waits itself: image pulling and pool empty is pending, not a failure; then it is ready', async () => {
+  const job = (await synthesized('v0.5.6')).find((o) => o.kind === 'Job')!;
+  const args = (job.spec as { template: { spec: { containers: Array<{ args: string[] }> } } }).template.spec
+    .containers[0]!.args;
+  const wait = Number(args[args.indexOf('--wait-ready') + 1]!.replace(/s$/, ''));
+  expect(wait).toBeLessThan(Number((job.spec as { activeDeadlineSeconds: number }).activeDeadlineSeconds));
+
+  const targets = {
+    release: 'v0.5.6' as const,
+    crds: ['sandboxes.agents.x-k8s.io'],
+    controller: { namespace: 'agent-sandbox-system', name: 'agent-sandbox-controller' },
+    pools: [{ namespace: 'sbx', name: 'py-pool' }],
+  };
+  const crd: KubeObject = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'sandboxes.agents.x-k8s.io' },
+    status: { conditions: [{ type: 'Established', status: 'True' }] },
+  };
+  const controller = (available: boolean): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'agent-sandbox-controller', namespace: 'agent-sandbox-system', generation: 1 },
+    status: {
+      observedGeneration: 1,
+      updatedReplicas: 1,
+      conditions: [{ type: 'Available', status: available ? 'True' : 'False', reason: 'MinimumReplicasUnavailable' }],
+    },
+  });
+  const pool = (readyReplicas?: number): KubeObject => ({
+    apiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+    kind: 'SandboxWarmPool',
+    metadata: { name: 'py-pool', namespace: 'sbx', generation: 1 },
+    spec: { replicas: 2 },
+    status: { observedGeneration: 1, ...(readyReplicas === undefined ? {} : { readyReplicas }) },
+  });
+  // the reproduction: all applied at once, the controller image still pulling, the pool empty
+  const pulling: ReadinessReads = {
+    crd: async () => crd,
+    deployment: async () => controller(false),
+    warmPool: async () => pool(),
+  };
+  expect((await pendingNow(targets, pulling)).map((p) => p.reason)).toEqual([
+    'ControllerNotAvailable',
+    'PoolMembersNotReady',
+  ]);
+  let t = 0;
+  const states: ReadinessReads[] = [
+    pulling,
+    { ...pulling, deployment: async () => controller(true), warmPool: async () => pool(2) },
+  ];
+  let i = 0;
+  const result = await waitForReadiness(
+    targets,
+    {
+      crd: (n) => states[i]!.crd(n),
+      deployment: (ns, n) => states[i]!.deployment(ns, n),
+      warmPool: (ns, n) => states[i]!.warmPool(ns, n),
+    },
+    {
+      deadlineMs: wait * 1000,
+      intervalMs: 90_000, // the image pull of the reproduction
+      now: () => t,
+      sleep: async (ms) => {
+        t += ms;
+        i = 1;
+      },
+    },
+  );
+  expect(result).toEqual({ ready: true, waitedMs: 90_000, pending: [] });
+});
