@@ -274,7 +274,10 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   };
   try {
     await healthy(localRest!, '/v1/health', 10_000, listenHost);
-    if (!listenOnPodIP) {
+    // On the pod IP, another process (e.g. a second cluster's stand-in given the same pod net) could answer the health
+    // check while this sandboxd failed to bind: it must still run and report this pod's own metadata.
+    if (listenOnPodIP) await ownSandboxd(child, podIP, restPort, { name, ns });
+    else {
       rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets));
       rt.servers.push(await forward(podIP, grpcPort, localGrpc!, rt.sockets));
     }
@@ -424,6 +427,23 @@ async function freePorts(n: number): Promise<number[]> {
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   return ports;
+}
+
+/** Throws unless `child` still runs and the sandboxd on `host:port` reports pod `name` in namespace `ns` (`GET /v1/metadata`). */
+async function ownSandboxd(
+  child: ChildProcess,
+  host: string,
+  port: number,
+  pod: { name: string; ns: string },
+): Promise<void> {
+  const res = await fetch(`http://${host}:${port}/v1/metadata`, { signal: AbortSignal.timeout(2000) });
+  const env = ((await res.json()) as { env?: Record<string, string> }).env ?? {};
+  if (child.exitCode !== null || child.signalCode !== null)
+    throw new Error(`sandboxd exited (${child.exitCode ?? child.signalCode}); ${host}:${port} is served by another process`);
+  if (env['SANDBOX_POD_NAME'] !== pod.name || env['SANDBOX_POD_NAMESPACE'] !== pod.ns)
+    throw new Error(
+      `${host}:${port} answers for pod ${env['SANDBOX_POD_NAMESPACE']}/${env['SANDBOX_POD_NAME']}, not ${pod.ns}/${pod.name}: another process holds the pod IP`,
+    );
 }
 
 async function healthy(port: number, probePath: string, timeoutMs: number, host = '127.0.0.1'): Promise<void> {

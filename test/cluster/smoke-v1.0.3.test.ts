@@ -19,8 +19,11 @@ import { connect, grpcExecute, httpGet, isGone, readyCondition, waitFor, type Cl
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runDir = path.join(repo, 'test-cluster', `.run-v1.0.3-${process.pid}`); // per jest worker: runs in one work tree must not share it
-// kwok nodes only: this cluster needs no real node.
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
+// kwok nodes only: this cluster needs no real node. Release and pod net are its own: an inherited
+// AGENTPLANE_TEST_CLUSTER_POD_NET (scripts/gen-compat-matrix.ts sets one for the global cluster) would hand out the global
+// cluster's pod IPs here too, and two sandboxd would contend for the same <pod IP>:8080.
+const { AGENTPLANE_TEST_CLUSTER_POD_NET: _podNet, AGENTPLANE_TEST_CLUSTER_RELEASE: _release, ...inherited } = process.env;
+const env = { ...inherited, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
 const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1beta1' };
 const CORE = { group: 'agents.x-k8s.io', version: 'v1beta1' };
 const CRDS = [
