@@ -439,7 +439,9 @@ async function ownSandboxd(
   const res = await fetch(`http://${host}:${port}/v1/metadata`, { signal: AbortSignal.timeout(2000) });
   const env = ((await res.json()) as { env?: Record<string, string> }).env ?? {};
   if (child.exitCode !== null || child.signalCode !== null)
-    throw new Error(`sandboxd exited (${child.exitCode ?? child.signalCode}); ${host}:${port} is served by another process`);
+    throw new Error(
+      `sandboxd exited (${child.exitCode ?? child.signalCode}); ${host}:${port} is served by another process`,
+    );
   if (env['SANDBOX_POD_NAME'] !== pod.name || env['SANDBOX_POD_NAMESPACE'] !== pod.ns)
     throw new Error(
       `${host}:${port} answers for pod ${env['SANDBOX_POD_NAMESPACE']}/${env['SANDBOX_POD_NAME']}, not ${pod.ns}/${pod.name}: another process holds the pod IP`,

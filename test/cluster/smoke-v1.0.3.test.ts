@@ -22,7 +22,11 @@ const runDir = path.join(repo, 'test-cluster', `.run-v1.0.3-${process.pid}`); //
 // kwok nodes only: this cluster needs no real node. Release and pod net are its own: an inherited
 // AGENTPLANE_TEST_CLUSTER_POD_NET (scripts/gen-compat-matrix.ts sets one for the global cluster) would hand out the global
 // cluster's pod IPs here too, and two sandboxd would contend for the same <pod IP>:8080.
-const { AGENTPLANE_TEST_CLUSTER_POD_NET: _podNet, AGENTPLANE_TEST_CLUSTER_RELEASE: _release, ...inherited } = process.env;
+const {
+  AGENTPLANE_TEST_CLUSTER_POD_NET: _podNet,
+  AGENTPLANE_TEST_CLUSTER_RELEASE: _release,
+  ...inherited
+} = process.env;
 const env = { ...inherited, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
 const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1beta1' };
 const CORE = { group: 'agents.x-k8s.io', version: 'v1beta1' };
@@ -88,7 +92,10 @@ test('a v1beta1 claim on the warm pool reaches Ready through the v1.0.3 controll
     namespace: SMOKE_NAMESPACE,
     plural: 'sandboxtemplates',
     name: 'sandboxd',
-  })) as { metadata: { labels?: Record<string, string> }; spec: { podTemplate: { spec: { runtimeClassName?: string } } } };
+  })) as {
+    metadata: { labels?: Record<string, string> };
+    spec: { podTemplate: { spec: { runtimeClassName?: string } } };
+  };
   expect(template.metadata.labels?.['agentplane.dev/environment']).toBe('test-cluster');
   expect(template.spec.podTemplate.spec.runtimeClassName).toBe('standin');
   await waitFor('warm pool sandboxd readyReplicas >= 1', 60_000, async () => {
@@ -128,9 +135,7 @@ test('a v1beta1 claim on the warm pool reaches Ready through the v1.0.3 controll
   });
   // v1.0.x: the claim's Ready condition carries the claim's own generation
   // (`extensions/controllers/sandboxclaim_controller.go@v1.0.3`).
-  expect(claim.status?.conditions?.find((x) => x.type === 'Ready')?.observedGeneration).toBe(
-    claim.metadata.generation,
-  );
+  expect(claim.status?.conditions?.find((x) => x.type === 'Ready')?.observedGeneration).toBe(claim.metadata.generation);
   const sandboxName = claim.status!.sandbox!.name!;
   const sandbox = await c.custom.getNamespacedCustomObject({
     ...CORE,
