@@ -36,7 +36,8 @@ export interface RouterPeer {
 
 /**
  * The only router the controller-managed template policy admits: pods `app: sandbox-router` in namespace
- * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`); a code constant upstream.
+ * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`, unchanged at `@v1.0.3`); a code
+ * constant upstream.
  */
 export const CONTROLLER_POLICY_ROUTER_PEER = {
   namespace: 'agent-sandbox-system',
