@@ -1,8 +1,8 @@
 /**
  * VerifierJob: `agentplane verify` run inside the cluster after every sync, as a Job under the environment's
  * {@link VerifierAccess} identity. It reads the environment's own descriptor from the mounted descriptor ConfigMap(s)
- * (whole or in parts, descriptor-parts.ts), reaches runtimes over the API server's port-forward (sandboxd listens on
- * loopback only), `direct`ly or through the router (never `pods/exec`; `pods/portforward` only for port-forward), prints
+ * (whole or in parts, descriptor-parts.ts), reaches runtimes over the API server's port-forward (sandboxd v0.5.6 listens on
+ * loopback only; port-forward reaches a v1.0.x sandboxd on the pod network too), `direct`ly or through the router (never `pods/exec`; `pods/portforward` only for port-forward), prints
  * the JSON report to its log and writes it to one ConfigMap; its exit code is the verify exit code.
  *
  * GitOps: an Argo CD PostSync hook (deleted before the next run's creation, so the last failed run stays) and, for Flux,
@@ -67,7 +67,7 @@ export interface VerifierJobProps {
   /**
    * How the Job reaches runtime servers: `direct` (pod IPs), `router`, or `port-forward` (through the API server; its
    * identity then gets `get` and `create` on `pods/portforward` in the sandbox namespaces, never `pods/exec`).
-   * @default `port-forward` when a template runs sandboxd (it listens on 127.0.0.1 only, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), else `router` when the environment has a router, else `direct`
+   * @default `port-forward` when a template runs sandboxd (it carries gRPC, which the router cannot; v0.5.6 listens on 127.0.0.1 only, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, and port-forward reaches both that and v1.0.x's `--listen-host`), else `router` when the environment has a router, else `direct`
    */
   readonly transport?: 'direct' | 'router' | 'port-forward';
   /** Router base URL for the `router` transport and router health. @default `http://<service>.<namespace>.svc:<port>` of the environment's router */
