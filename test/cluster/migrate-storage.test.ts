@@ -107,9 +107,9 @@ test('blocked -> dry-run changes nothing -> --apply prunes to [v1beta1], every o
   expect(apply.status).toBe(0);
   const ar = JSON.parse(apply.stdout) as {
     marker: string;
-    kinds: Array<{ kind: string; status: string; relisted: number; confirmed: number }>;
+    kinds: Array<{ kind: string; outcome: string; relisted: number; confirmed: number }>;
   };
-  expect(ar.kinds.map((k) => [k.kind, k.status, k.relisted === k.confirmed])).toEqual(
+  expect(ar.kinds.map((k) => [k.kind, k.outcome, k.relisted === k.confirmed])).toEqual(
     KINDS.map((k) => [k.kind, 'pruned', true]),
   );
   expect(await storedVersions()).toEqual(KINDS.map(() => ['v1beta1']));

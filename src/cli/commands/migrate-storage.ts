@@ -55,7 +55,7 @@ export function migrationReport(r: StorageMigrationResult): Report {
       'Skipped',
       'Gone',
       'storedVersions',
-      'Status',
+      'Outcome',
     ],
     rows: r.kinds.map((k) => [
       k.kind,
@@ -67,7 +67,7 @@ export function migrationReport(r: StorageMigrationResult): Report {
       dry
         ? `[${k.storedVersionsBefore.join(', ')}]${k.wouldPrune === true ? ` -> [${k.storageVersion ?? ''}]` : ''}`
         : `[${k.storedVersionsBefore.join(', ')}] -> [${k.storedVersionsAfter.join(', ')}]`,
-      k.status,
+      k.outcome,
     ]),
     notes: [
       `marker ${r.marker} (resume with --apply --resume ${r.marker})`,
