@@ -124,9 +124,10 @@ export function registerMigrateStorage(program: Command): void {
         } catch (err) {
           if (err instanceof StorageMigrationError) {
             exitCode = migrateExitCode(err.reason, err.failure?.category);
-            // what was done before the stop, for people; json/yaml carry it in the error document's details
-            if (format === 'table' || format === 'markdown')
-              process.stdout.write(renderReport(format, migrationReport(err.result)));
+            // what was done before the stop, for people, on stderr (stdout stays empty on failure, as for every
+            // command); json/yaml carry it in the error document's details
+            if ((format === 'table' || format === 'markdown') && err.result.kinds.length > 0)
+              process.stderr.write(renderReport(format, migrationReport(err.result)));
           }
           throw err;
         }
