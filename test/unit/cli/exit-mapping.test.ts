@@ -30,6 +30,7 @@ import {
 } from '../../../src/constructs/errors.js';
 import { CapacityError, UnboundedLifetimeError, UnreachableError } from '../../../src/constructs/bounds-errors.js';
 import { ClientIncompatibleError } from '../../../src/constructs/client.js';
+import { RouterOptionNotModeledError } from '../../../src/constructs/router.js';
 import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { ObjectIdentityError } from '../../../src/diff/identity.js';
 import { LiveObjectError } from '../../../src/diff/live.js';
@@ -187,6 +188,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'RouterPeerMismatch',
   ],
   [new DescriptorPartsError('m', 'h', 'checksum-mismatch', 'env'), ExitCode.invalid, 'DescriptorPartsInvalid'],
+  [
+    new RouterOptionNotModeledError('App/Env/Router', '--path-routing-prefix', '/s', 'v1.0.3', 'm', 'h'),
+    ExitCode.invalid,
+    'RouterOptionNotModeled',
+  ],
   [
     new ClientIncompatibleError(
       'env/client',
