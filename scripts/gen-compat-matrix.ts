@@ -4,6 +4,8 @@
  * pass/fail counts. `agentplane compat` reads the file to say which live combinations our tests covered.
  *
  *   npx tsx scripts/gen-compat-matrix.ts [--release v0.5.6] [--release v0.4.6] [--tests test/cluster/x.test.ts ...]
+ *   npx tsx scripts/gen-compat-matrix.ts --release v1.0.3 --tests <files>   (v1.0.3: not in the default set; most
+ *     cluster tests assume the global v0.5.6 cluster, so its rows come from the release-agnostic files named)
  *
  * Each release runs on its own cluster (run dir test-cluster/.run-matrix-<release>, pod net 60+) so a shared cluster of
  * other runs is neither reused nor stopped; v0.5.6 with the real node beside the kwok nodes (its images carry v0.5.6),
@@ -35,6 +37,7 @@ if (releases.length === 0) releases.push('v0.5.6', 'v0.4.6');
 const HARNESS: Readonly<Record<string, { router: string; runtimeServer: string }>> = {
   'v0.5.6': { router: 'sandbox-router v0.5.6 (Go)', runtimeServer: 'sandboxd v0.5.6' },
   'v0.4.6': { router: 'not deployed', runtimeServer: 'none' },
+  'v1.0.3': { router: 'sandbox-router v1.0.3 (Go)', runtimeServer: 'sandboxd v1.0.3 (--listen-host, pod IP)' },
 };
 
 const PY = 'python-runtime v0.5.6 (upstream main.py)';

@@ -2,7 +2,7 @@
  * Regenerates the contract fixtures test/contract/fixtures/<release>.json: real objects written by the real
  * controller of that release on the test cluster (test-cluster/README.md). For each release it creates, in a fresh
  * namespace, a SandboxTemplate, a SandboxWarmPool (1 replica), a SandboxClaim on that pool, a bare Sandbox and a
- * suspended one (v0.4: `replicas: 0`), and on v0.5 a claim built by the adapter itself (`KubeSessions.createFromTemplate`),
+ * suspended one (v0.4: `replicas: 0`), and on v0.5 and v1.0 (v1beta1) a claim built by the adapter itself (`KubeSessions.createFromTemplate`),
  * waits until the controller has acted (claims Ready, pool refilled, suspension reported), then stores each object as applied (`desired`) and as read back (`live`), plus the controller-made
  * NetworkPolicy and the CRDs' served/storage/storedVersions.
  *
@@ -21,8 +21,8 @@ const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => args[args.indexOf(`--${name}`) + 1];
 const kubeconfig = flag('kubeconfig');
 const release = flag('release');
-if (!kubeconfig || !release || !['v0.4.6', 'v0.5.0', 'v0.5.6'].includes(release)) {
-  process.stderr.write('usage: gen-fixtures.ts --kubeconfig FILE --release v0.4.6|v0.5.0|v0.5.6\n');
+if (!kubeconfig || !release || !['v0.4.6', 'v0.5.0', 'v0.5.6', 'v1.0.3'].includes(release)) {
+  process.stderr.write('usage: gen-fixtures.ts --kubeconfig FILE --release v0.4.6|v0.5.0|v0.5.6|v1.0.3\n');
   process.exit(2);
 }
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -130,7 +130,7 @@ const liveClaim = await waitFor('claim Ready=True with a bound sandbox', 60_000,
     : undefined;
 });
 const boundName = (liveClaim.status!.sandbox as { name: string }).name;
-// On v0.5 the adapter builds a claim itself (createFromTemplate): the fixture then holds the adapter's own object as the controller left it.
+// On v0.5 and v1.0 the adapter builds a claim itself (createFromTemplate): the fixture then holds the adapter's own object as the controller left it.
 let adapterClaim: Obj | undefined;
 if (v1beta1) {
   await waitFor('warm pool refilled before the adapter claim', 60_000, async () =>

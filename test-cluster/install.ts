@@ -15,7 +15,10 @@
  *     whose controller always loads Secret `agent-sandbox-webhook-certs` and merge-patches the CRDs to the Service form
  *     at start-up (`cmd/agent-sandbox-controller/tls.go@v0.5.0`, no `--manage-webhook-certs`): there the CRDs stay as
  *     shipped, the Secret is pre-seeded with the local CA and webhook cert (SAN IP:127.0.0.1), and up.sh repoints the
- *     CRDs to the url once the controller has patched them (TEST-CLUSTER.md §7.4);
+ *     CRDs to the url once the controller has patched them (TEST-CLUSTER.md §7.4). CRDs without a `Webhook` conversion
+ *     are applied as shipped: v0.4.6 (v1alpha1 only) and v1.0.3, whose CRDs serve and store v1beta1 only and have no
+ *     `spec.conversion` at all (`k8s/crds/*.yaml@v1.0.3`) — adding a clientConfig there would be refused by the
+ *     apiserver (`webhookClientConfig` is forbidden unless the strategy is `Webhook`);
  *  4. server-side applies them (client-node), waits for every CRD to be Established;
  *  5. creates the kwok nodes (label agentplane.io/runtime=standin; podCIDR 127.<pod-net>.<i>.0/24, so pod IPs stay in 127.0.0.0/8);
  *  6. mints a TokenRequest token for the install's own ServiceAccount `agent-sandbox-system/agent-sandbox-controller`
@@ -102,6 +105,11 @@ const kept = objects
   )
   .concat(controllerPatchesCrds ? [webhookCertSecret()] : [])
   .sort((a, b) => rank(a.kind) - rank(b.kind));
+const withoutConversion = kept
+  .filter((o) => o.kind === 'CustomResourceDefinition' && !hasWebhookConversion(o))
+  .map((o) => o.metadata.name);
+if (withoutConversion.length > 0)
+  log(`CRDs without a conversion webhook, applied as shipped: ${withoutConversion.join(', ')}`);
 const notApplied = objects.filter(dropped).map((o) => `${o.kind}/${o.metadata.name}`);
 log(
   `applying ${kept.length} objects (server-side apply); not applied (controller and router run as local processes instead): ${notApplied.join(', ') || 'none'}`,
@@ -319,14 +327,23 @@ function webhookCertSecret(): KubeObject {
   } as unknown as KubeObject;
 }
 
-/** A copy of `crd` whose conversion webhook (if any) is reached at `https://127.0.0.1:<port>/convert` with `caBundle`. */
+type CrdWithConversion = KubeObject & {
+  spec: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } };
+};
+
+/** true when `crd` converts through a webhook (v0.5.x); false for no `spec.conversion` (v1.0.3) or strategy `None` (v0.4.6). */
+function hasWebhookConversion(crd: KubeObject): boolean {
+  return (crd as CrdWithConversion).spec.conversion?.strategy === 'Webhook';
+}
+
+/**
+ * `crd` itself when it has no webhook conversion (nothing to repoint; the stanza is neither added nor touched), else a
+ * copy whose conversion webhook is reached at `https://127.0.0.1:<port>/convert` with `caBundle`.
+ */
 function loopbackConversion(crd: KubeObject, port: number, caBundle: string): KubeObject {
-  const copy = structuredClone(crd) as KubeObject & {
-    spec: { conversion?: { strategy?: string; webhook?: Record<string, unknown> } };
-  };
-  const conv = copy.spec.conversion;
-  if (conv?.strategy === 'Webhook') {
-    conv.webhook = { ...(conv.webhook ?? {}), clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle } };
-  }
+  if (!hasWebhookConversion(crd)) return crd;
+  const copy = structuredClone(crd) as CrdWithConversion;
+  const conv = copy.spec.conversion!;
+  conv.webhook = { ...(conv.webhook ?? {}), clientConfig: { url: `https://127.0.0.1:${port}/convert`, caBundle } };
   return copy;
 }

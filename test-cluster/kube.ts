@@ -16,8 +16,8 @@ export const RUN_DIR = path.resolve(
 
 /** What up.sh records about a running cluster (`test-cluster/.run/cluster.json`). Ports are TCP ports on 127.0.0.1. */
 export interface ClusterInfo {
-  /** Agent Sandbox release the cluster runs: 'v0.5.6' or 'v0.4.6'. */
-  readonly release: 'v0.5.6' | 'v0.4.6';
+  /** Agent Sandbox release the cluster runs: 'v0.5.6' (default), 'v1.0.3', 'v0.4.6' or 'v0.5.0'. */
+  readonly release: 'v0.5.6' | 'v1.0.3' | 'v0.4.6' | 'v0.5.0';
   /** Admin kubeconfig (token of a system:masters user). */
   readonly kubeconfig: string;
   /** Kubeconfig holding the TokenRequest token of agent-sandbox-system/agent-sandbox-controller, used by the controller. */
@@ -33,8 +33,9 @@ export interface ClusterInfo {
     readonly controllerManager: number;
     readonly controllerMetrics: number;
     readonly controllerProbe: number;
+    /** The controller's conversion-webhook port (v0.5.x); picked but unused on v0.4.6 and v1.0.3 (no webhook server). */
     readonly webhook: number;
-    /** sandbox-router ports; null on v0.4.6 (no Go router in that release). */
+    /** sandbox-router ports; null on v0.4.6 and v0.5.0 (no Go router in those releases). */
     readonly routerHttp: number | null;
     readonly routerMetrics: number | null;
     readonly routerProbe: number | null;

@@ -2,10 +2,14 @@
  * Runtime stand-in for kwok pods (kwok simulates pod status only; no container ever runs).
  *
  * For every Running pod with a pod IP whose spec carries a sandboxd container (container named `sandboxd`, or an
- * image whose last path segment starts with `sandboxd`), it starts a real sandboxd (v0.5.6 binary, unprivileged uid
- * 65534 when run as root, its own root dir) on two free 127.0.0.1 ports and forwards `<podIP>:<restPort>` and
- * `<podIP>:<grpcPort>` to them, so router -> pod IP -> sandboxd is the real path. The runtime ports are the container's
- * `--rest-port` / `--grpc-port` args, else sandboxd's defaults 8080 / 9090 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`).
+ * image whose last path segment starts with `sandboxd`), it starts a real sandboxd (the binary up.sh names: v0.5.6's,
+ * or the release's own on v1.0.3; unprivileged uid 65534 when run as root, its own root dir). v0.5.6's sandboxd binds
+ * 127.0.0.1 only (hard-wired, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so it listens on two free 127.0.0.1
+ * ports and the stand-in forwards `<podIP>:<restPort>` and `<podIP>:<grpcPort>` to them. With
+ * AGENTPLANE_SANDBOXD_LISTEN_HOST=1 (v1.0.3, whose sandboxd has `--listen-host`,
+ * `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`) sandboxd binds `<podIP>:<restPort>` and `<podIP>:<grpcPort>` itself,
+ * as it does on a pod network, and nothing is forwarded. Either way router -> pod IP -> sandboxd is the real path. The
+ * runtime ports are the container's `--rest-port` / `--grpc-port` args, else sandboxd's defaults 8080 / 9090.
  *
  * For a pod whose container is the upstream python runtime (image `…/python-runtime-sandbox…`, container
  * `python-runtime`, or the annotation below set to `python-runtime`), it runs that runtime's own main.py (data in
@@ -20,7 +24,8 @@
  *
  * sandboxd gets SANDBOX_POD_NAME / SANDBOX_POD_NAMESPACE / SANDBOX_POD_IP in its environment (visible on GET /v1/metadata).
  * State: `<run>/runtimes.json` (array of RuntimeRecord), pid files `<run>/pids/sandboxd-<pod uid>.pid`, logs
- * `<run>/logs/sandboxd-<ns>.<pod>.log`. Started by up.sh (env AGENTPLANE_TEST_CLUSTER_RUN, AGENTPLANE_SANDBOXD_BIN).
+ * `<run>/logs/sandboxd-<ns>.<pod>.log`. Started by up.sh (env AGENTPLANE_TEST_CLUSTER_RUN, AGENTPLANE_SANDBOXD_BIN,
+ * AGENTPLANE_SANDBOXD_LISTEN_HOST).
  */
 import * as k8s from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -42,6 +47,8 @@ interface Runtime {
 
 const run = mustEnv('AGENTPLANE_TEST_CLUSTER_RUN');
 const sandboxdBin = mustEnv('AGENTPLANE_SANDBOXD_BIN');
+/** `1`: the sandboxd binary has `--listen-host` (v1.0.x) and binds the pod IP itself instead of being forwarded to. */
+const listenOnPodIP = process.env['AGENTPLANE_SANDBOXD_LISTEN_HOST'] === '1';
 const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
 const core = kc.makeApiClient(k8s.CoreV1Api);
 const runtimes = new Map<string, Runtime>();
@@ -221,7 +228,9 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
     return rt;
   }
   if (mode === 'python-runtime') return startPythonRuntime(rt);
-  const [localRest, localGrpc] = await freePorts(2);
+  // v1.0.x: sandboxd listens on the pod IP's runtime ports itself; v0.5.6: on free loopback ports, forwarded to below.
+  const [localRest, localGrpc] = listenOnPodIP ? [restPort, grpcPort] : await freePorts(2);
+  const listenHost = listenOnPodIP ? podIP : '127.0.0.1';
   const rootDir = path.join(run, 'sandboxd', `${ns}.${name}.${uid.slice(0, 8)}`);
   mkdirSync(path.join(rootDir, 'workspace'), { recursive: true });
   if (asRoot) {
@@ -234,6 +243,7 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
     `--grpc-port=${localGrpc}`,
     `--root-dir=${path.join(rootDir, 'workspace')}`,
     '--shutdown-timeout=2s',
+    ...(listenOnPodIP ? [`--listen-host=${podIP}`] : []),
   ];
   const [cmd, args] = asRoot
     ? ['setpriv', [`--reuid=${UNPRIVILEGED}`, `--regid=${UNPRIVILEGED}`, '--clear-groups', sandboxdBin, ...argv]]
@@ -255,11 +265,22 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   writeFileSync(path.join(run, 'pids', `sandboxd-${uid}.pid`), `${child.pid}\n`);
   rt.child = child;
   rt.rootDir = rootDir;
-  rt.record = { ...rt.record, localRestPort: localRest!, localGrpcPort: localGrpc!, pid: child.pid ?? null };
+  rt.record = {
+    ...rt.record,
+    localRestPort: localRest!,
+    localGrpcPort: localGrpc!,
+    pid: child.pid ?? null,
+    listenHost,
+  };
   try {
-    await healthy(localRest!, '/v1/health', 10_000);
-    rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets));
-    rt.servers.push(await forward(podIP, grpcPort, localGrpc!, rt.sockets));
+    await healthy(localRest!, '/v1/health', 10_000, listenHost);
+    // On the pod IP, another process (e.g. a second cluster's stand-in given the same pod net) could answer the health
+    // check while this sandboxd failed to bind: it must still run and report this pod's own metadata.
+    if (listenOnPodIP) await ownSandboxd(child, podIP, restPort, { name, ns });
+    else {
+      rt.servers.push(await forward(podIP, restPort, localRest!, rt.sockets));
+      rt.servers.push(await forward(podIP, grpcPort, localGrpc!, rt.sockets));
+    }
   } catch (err) {
     await teardown(rt); // e.g. the pod IP's port is taken: never leave a sandboxd behind
     throw err;
@@ -408,17 +429,36 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-async function healthy(port: number, probePath: string, timeoutMs: number): Promise<void> {
+/** Throws unless `child` still runs and the sandboxd on `host:port` reports pod `name` in namespace `ns` (`GET /v1/metadata`). */
+async function ownSandboxd(
+  child: ChildProcess,
+  host: string,
+  port: number,
+  pod: { name: string; ns: string },
+): Promise<void> {
+  const res = await fetch(`http://${host}:${port}/v1/metadata`, { signal: AbortSignal.timeout(2000) });
+  const env = ((await res.json()) as { env?: Record<string, string> }).env ?? {};
+  if (child.exitCode !== null || child.signalCode !== null)
+    throw new Error(
+      `sandboxd exited (${child.exitCode ?? child.signalCode}); ${host}:${port} is served by another process`,
+    );
+  if (env['SANDBOX_POD_NAME'] !== pod.name || env['SANDBOX_POD_NAMESPACE'] !== pod.ns)
+    throw new Error(
+      `${host}:${port} answers for pod ${env['SANDBOX_POD_NAMESPACE']}/${env['SANDBOX_POD_NAME']}, not ${pod.ns}/${pod.name}: another process holds the pod IP`,
+    );
+}
+
+async function healthy(port: number, probePath: string, timeoutMs: number, host = '127.0.0.1'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}${probePath}`, { signal: AbortSignal.timeout(1000) })).ok) return;
+      if ((await fetch(`http://${host}:${port}${probePath}`, { signal: AbortSignal.timeout(1000) })).ok) return;
     } catch {
       /* not yet */
     }
     await sleep(50);
   }
-  throw new Error(`runtime on 127.0.0.1:${port} did not answer ${probePath} within ${timeoutMs} ms`);
+  throw new Error(`runtime on ${host}:${port} did not answer ${probePath} within ${timeoutMs} ms`);
 }
 
 function writeState(): void {

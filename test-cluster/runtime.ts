@@ -24,9 +24,14 @@ export interface RuntimeRecord {
   /** Runtime ports on the pod IP (sandboxd REST and gRPC; for 'python-runtime' both are its HTTP port, 8888). */
   readonly restPort: number;
   readonly grpcPort: number;
-  /** Ports the runtime itself listens on (127.0.0.1; for 'python-runtime' both are uvicorn's); null for 'none' and 'hang'. */
+  /**
+   * Ports the runtime itself listens on, on `listenHost` (for 'python-runtime' both are uvicorn's); null for 'none' and
+   * 'hang'. Equal to restPort/grpcPort when sandboxd binds the pod IP itself (v1.0.3's `--listen-host`).
+   */
   readonly localRestPort: number | null;
   readonly localGrpcPort: number | null;
+  /** Address sandboxd listens on: '127.0.0.1' (forwarded from the pod IP) or the pod IP itself (v1.0.3); absent for other modes. */
+  readonly listenHost?: string;
   /** Runtime pid; null for 'none' and 'hang'. */
   readonly pid: number | null;
 }

@@ -24,7 +24,7 @@ export const ExitCode = {
   /** The identity was refused (HTTP 403): for `verify`, a required capability stayed below its state because the verifier was not allowed to look (grant the VerifierAccess rights). */
   forbidden: 9,
   /** `verify --wait-ready`: the environment was not ready (CRDs, controller, pool members) before the wait's deadline; nothing was probed. */
-  notReady: 13,
+  notReady: 15,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -60,7 +60,7 @@ export function exitCodeHelp(): string {
     ],
   ];
   return [
-    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, see their --help):',
+    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, migrate-storage 13/14 when it stops, see their --help):',
     ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`),
   ].join('\n');
 }

@@ -49,6 +49,7 @@ export {
   type TemplateNetworkRules,
   type TemplateRuntime,
 } from './template.js';
+export type { TemplateRuntimeBind } from './template-runtime.js';
 export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 export { SandboxClaim, type SandboxClaimProps } from './claim.js';
 export { type ClaimLifecycle, type ResolvedClaimLifecycle, type ShutdownPolicy } from './lifetime.js';
@@ -68,7 +69,12 @@ export {
   type EnvironmentOffers,
   type SandboxClientProps,
 } from './client.js';
-export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
+export {
+  RouterOptionNotModeledError,
+  SandboxRouter,
+  type RouterAuthorization,
+  type SandboxRouterProps,
+} from './router.js';
 export {
   SandboxNetworkPolicy,
   type EgressAllow,

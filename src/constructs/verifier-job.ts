@@ -1,8 +1,8 @@
 /**
  * VerifierJob: `agentplane verify` run inside the cluster after every sync, as a Job under the environment's
  * {@link VerifierAccess} identity. It reads the environment's own descriptor from the mounted descriptor ConfigMap(s)
- * (whole or in parts, descriptor-parts.ts), reaches runtimes over the API server's port-forward (sandboxd listens on
- * loopback only), `direct`ly or through the router (never `pods/exec`; `pods/portforward` only for port-forward), prints
+ * (whole or in parts, descriptor-parts.ts), reaches runtimes over the API server's port-forward (sandboxd v0.5.6 listens on
+ * loopback only; port-forward reaches a v1.0.x sandboxd on the pod network too), `direct`ly or through the router (never `pods/exec`; `pods/portforward` only for port-forward), prints
  * the JSON report to its log and writes it to one ConfigMap; its exit code is the verify exit code.
  *
  * Delivery ({@link VerifierDelivery}, case hook-job-ttl-and-immutability): `argocd`, a PostSync hook deleted before the
@@ -105,7 +105,7 @@ export interface VerifierJobProps {
   /**
    * How the Job reaches runtime servers: `direct` (pod IPs), `router`, or `port-forward` (through the API server; its
    * identity then gets `get` and `create` on `pods/portforward` in the sandbox namespaces, never `pods/exec`).
-   * @default `port-forward` when a template runs sandboxd (it listens on 127.0.0.1 only, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), else `router` when the environment has a router, else `direct`
+   * @default `port-forward` when a template runs sandboxd (it carries gRPC, which the router cannot; v0.5.6 listens on 127.0.0.1 only, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, and port-forward reaches both that and v1.0.x's `--listen-host`), else `router` when the environment has a router, else `direct`
    */
   readonly transport?: 'direct' | 'router' | 'port-forward';
   /** Router base URL for the `router` transport and router health. @default `http://<service>.<namespace>.svc:<port>` of the environment's router */
@@ -130,7 +130,7 @@ export interface VerifierJobProps {
   readonly readyTimeout?: string;
   /**
    * How long the verifier first waits for the environment to be ready (CRDs Established, the controller Available at
-   * its generation, every warm pool's members Ready) before it probes, logging progress; it exits 13 when they are not
+   * its generation, every warm pool's members Ready) before it probes, logging progress; it exits 15 when they are not
    * (`verify --wait-ready`). Must stay below `activeDeadlineSeconds`, so the verifier, not the Job's deadline, ends a
    * wait and says why. Argo CD's Healthy before PostSync does not mean any of this (argoproj/argo-cd#16509).
    * @default `activeDeadlineSeconds` less 300 s (at least 30 s)

@@ -3,7 +3,7 @@
 # into a cache keyed by component, version, Go toolchain and sha256(go.mod + go.sum + ldflags).
 #
 #   bash test-cluster/scripts/build.sh [component ...]     # default: every component
-#   components: etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s kubectl kubelet containerd gvisor kube-router pause (the default);
+#   components: etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 agent-sandbox-v1.0.3 k8s kubectl kubelet containerd gvisor kube-router pause (the default);
 #   agent-sandbox-v0.5.0 only when named. Any of the real node's components (kubelet containerd gvisor kube-router) also
 #   installs the Debian packages it runs with (lib.sh NODE_DEBS) via apt-get when they are missing.
 #

@@ -14,7 +14,7 @@ case "$TC_RUN" in /*) ;; *) TC_RUN="$PWD/$TC_RUN" ;; esac
 K8S_VERSION=v1.36.3      # k8s.io/kubernetes; staging modules pinned to v0.36.3 in go/k8s/go.mod
 ETCD_VERSION=v3.6.16     # go.etcd.io/etcd/server/v3
 KWOK_VERSION=v0.8.0      # sigs.k8s.io/kwok
-AS_RELEASES="v0.5.6 v0.4.6"   # sigs.k8s.io/agent-sandbox
+AS_RELEASES="v0.5.6 v0.4.6 v1.0.3"   # sigs.k8s.io/agent-sandbox
 # The real node (kubelet beside the kwok nodes): kubelet comes from the same k8s.io/kubernetes pin as the control plane.
 CONTAINERD_VERSION=v2.2.9                               # github.com/containerd/containerd/v2
 GVISOR_VERSION=v0.0.0-20260905035102-160fafc42237       # gvisor.dev/gvisor (the proxy serves pseudo-versions only)
@@ -26,7 +26,7 @@ NODE_DEBS="runc containernetworking-plugins iptables ipset conntrack iproute2 ba
 
 # Components: name -> wrapper dir, version, binaries.
 # kubectl: the client k8s-agent-sandbox shells out to `kubectl port-forward` in its tunnel mode (test/client).
-tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 k8s kubectl $(tc_node_components)"; }
+tc_components() { echo "etcd kwok agent-sandbox-v0.5.6 agent-sandbox-v0.4.6 agent-sandbox-v1.0.3 k8s kubectl $(tc_node_components)"; }
 tc_node_components() { echo "kubelet containerd gvisor kube-router pause"; }
 
 tc_version() {

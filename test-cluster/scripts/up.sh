@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts (or reuses) the loopback-only test cluster and prints the path of its admin kubeconfig on stdout.
 #
-#   bash test-cluster/scripts/up.sh [--release v0.5.6|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
+#   bash test-cluster/scripts/up.sh [--release v0.5.6|v1.0.3|v0.4.6|v0.5.0] [--nodes N] [--kwok-only]
 #                                   [--node-labels k=v,...] [--node-taints k=v:Effect,...] [--workloads]
 #   default (env AGENTPLANE_TEST_CLUSTER_REAL_NODE=1): kwok nodes + the real node (kubelet + containerd), tainted
 #     agentplane.io/real-node.
@@ -20,7 +20,7 @@
 #
 # Processes (bound to 127.0.0.1 — except the v0.5.6 and v0.5.0 controllers' webhook server, which has no host flag; pid files in .run/pids): etcd, kube-apiserver, kube-scheduler,
 # kube-controller-manager (GC, namespace deletion, Jobs), kwok, agent-sandbox-controller (under a TokenRequest token of the
-# install's own ServiceAccount), sandbox-router (v0.5.6), the runtime stand-in (starts sandboxd per sandbox pod) and
+# install's own ServiceAccount), sandbox-router (v0.5.6, v1.0.3), the runtime stand-in (starts sandboxd per sandbox pod) and
 # the real node `agentplane-node` (scripts/node.sh: kubelet, containerd with runc + gVisor, CNI bridge, kube-router,
 # in a network namespace of its own; tainted agentplane.io/real-node=true:NoSchedule).
 # Cluster facts for tests: test-cluster/.run/cluster.json. Stop with down.sh. Progress goes to stderr.
@@ -59,7 +59,15 @@ while [ $# -gt 0 ]; do
 done
 case "$REAL_NODE" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_REAL_NODE must be 0 or 1, got '$REAL_NODE'" >&2; exit 64 ;; esac
 case "$WORKLOADS" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_WORKLOADS must be 0 or 1, got '$WORKLOADS'" >&2; exit 64 ;; esac
-case "$RELEASE" in v0.5.6|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6, v0.4.6 or v0.5.0" >&2; exit 64 ;; esac
+case "$RELEASE" in v0.5.6|v1.0.3|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6, v1.0.3, v0.4.6 or v0.5.0" >&2; exit 64 ;; esac
+# What the release ships (FACTS per tag): a Go sandbox-router and sandboxd from v0.5.1 on; a conversion webhook in the
+# controller on v0.5.x only (`cmd/agent-sandbox-controller/main.go@v1.0.3` has no --webhook-* / --manage-webhook-certs
+# flags: an unknown flag exits 2); sandboxd's --listen-host from v1.0.1 on (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`).
+HAS_ROUTER=0; SANDBOXD_LISTEN_HOST=0
+case "$RELEASE" in
+  v0.5.6) HAS_ROUTER=1 ;;
+  v1.0.3) HAS_ROUTER=1; SANDBOXD_LISTEN_HOST=1 ;;
+esac
 [[ "$POD_NET" =~ ^[0-9]+$ ]] && [ "$POD_NET" -ge 1 ] && [ "$POD_NET" -le 254 ] || { echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_POD_NET must be 1..254, got '$POD_NET'" >&2; exit 64; }
 [[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { [ "$NODES" = 0 ] && [ "$REAL_NODE_TAINT" = 0 ]; } || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
 
@@ -92,7 +100,9 @@ for c in "${NEEDED[@]}"; do
   tc_is_built "$c" || { tc_log "binaries for $c are not cached; building (bash test-cluster/scripts/build.sh $c)"; bash "$TC_ROOT/scripts/build.sh" "$c" >&2; }
 done
 ETCD_BIN="$(tc_key_dir etcd)"; K8S_BIN="$(tc_key_dir k8s)"; KWOK_BIN="$(tc_key_dir kwok)"; AS_BIN="$(tc_key_dir "$AS_COMP")"
-SANDBOXD_BIN="$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd"   # the runtime stand-in uses v0.5.6's sandboxd for every release
+# The runtime stand-in runs the release's own sandboxd when it has --listen-host (v1.0.3: it binds the pod IP itself),
+# else v0.5.6's (loopback only; the stand-in forwards the pod IP's ports to it) for every other release.
+if [ "$SANDBOXD_LISTEN_HOST" = 1 ]; then SANDBOXD_BIN="$AS_BIN/sandboxd"; else SANDBOXD_BIN="$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd"; fi
 [ -x "$SANDBOXD_BIN" ] || SANDBOXD_BIN=""
 
 # --- run dir, PKI, ports ------------------------------------------------------------------------------
@@ -256,9 +266,10 @@ ENV
 
 if [ -n "$SANDBOXD_BIN" ]; then
   start runtime-standin env AGENTPLANE_TEST_CLUSTER_RUN="$RUN" AGENTPLANE_SANDBOXD_BIN="$SANDBOXD_BIN" \
+    AGENTPLANE_SANDBOXD_LISTEN_HOST="$SANDBOXD_LISTEN_HOST" \
     node --import "$TSX_LOADER" "$TC_ROOT/runtime-standin.ts"
 else
-  tc_log "no sandboxd binary (agent-sandbox-v0.5.6 not built): runtime stand-in not started"
+  tc_log "no sandboxd binary ($([ "$SANDBOXD_LISTEN_HOST" = 1 ] && echo "$AS_COMP" || echo agent-sandbox-v0.5.6) not built): runtime stand-in not started"
 fi
 
 if ! wait "$INSTALL_PID"; then
@@ -283,6 +294,7 @@ start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
 CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect=false
   --metrics-bind-address="127.0.0.1:$CTRL_METRICS_PORT" --health-probe-bind-address="127.0.0.1:$CTRL_PROBE_PORT")
+# v0.4.6 and v1.0.3 get no webhook flags: they have no webhook server (v1.0.3 exits 2 on any --webhook-* flag).
 if [ "$RELEASE" = v0.5.6 ]; then
   CTRL_ARGS+=(--webhook-port="$WEBHOOK_PORT" --webhook-cert-dir="$RUN/webhook-certs" --manage-webhook-certs=false)
 elif [ "$RELEASE" = v0.5.0 ]; then   # no --manage-webhook-certs: it loads the pre-seeded Secret and patches the CRDs itself
@@ -309,6 +321,9 @@ if [ "$RELEASE" = v0.5.0 ]; then
 fi
 if [ "$RELEASE" = v0.5.6 ]; then
   wait_for agent-sandbox-controller 30 curl -sk --max-time 1 -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/tls-ready"   # any TLS answer (404)
+fi
+# v1.0.3: no webhook server (nothing to wait for) and CRDs without spec.conversion (nothing to repoint).
+if [ "$HAS_ROUTER" = 1 ]; then
   # The router falls back to DNS (<id>.<ns>.svc.<domain>) when its cache misses (`sandbox-router/proxy/resolve.go@v0.5.6`);
   # the machine's resolver is off loopback, so the router gets a private /etc/resolv.conf naming 127.0.0.1 (mount namespace).
   echo "nameserver 127.0.0.1" >"$RUN/resolv.conf"
@@ -326,7 +341,7 @@ if [ "$RELEASE" = v0.5.6 ]; then
 fi
 wait_for kube-scheduler 30 secure_health "$SCHED_PORT"
 wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
-[ "$RELEASE" = v0.5.6 ] && wait_for sandbox-router 60 curl -fsS --max-time 1 "http://127.0.0.1:$ROUTER_PROBE_PORT/readyz"
+[ "$HAS_ROUTER" = 1 ] && wait_for sandbox-router 60 curl -fsS --max-time 1 "http://127.0.0.1:$ROUTER_PROBE_PORT/readyz"
 
 [ -n "$SANDBOXD_BIN" ] && wait_for runtime-standin 30 test -f "$RUN/runtime-standin.ready"
 REAL_NODE_FACTS=()
@@ -336,17 +351,16 @@ if [ "$REAL_NODE" = 1 ]; then
 fi
 
 node -e '
-  const [run, release, ...p] = process.argv.slice(1); const n = (i) => Number(p[i]);
+  const [run, release, hasRouter, ...p] = process.argv.slice(1); const n = (i) => Number(p[i]); const r = hasRouter === "1";
   const info = { release, kubeconfig: run + "/kubeconfig", controllerKubeconfig: run + "/controller.kubeconfig", runDir: run,
     caFile: run + "/pki/ca.crt", apiServer: "https://127.0.0.1:" + p[0],
     ports: { etcd: n(1), apiserver: n(0), scheduler: n(2), controllerManager: n(3), controllerMetrics: n(4), controllerProbe: n(5),
-             webhook: n(6), routerHttp: release === "v0.5.6" ? n(7) : null, routerMetrics: release === "v0.5.6" ? n(8) : null,
-             routerProbe: release === "v0.5.6" ? n(9) : null },
+             webhook: n(6), routerHttp: r ? n(7) : null, routerMetrics: r ? n(8) : null, routerProbe: r ? n(9) : null },
     podNet: n(11), runtimeStandin: p[10] === "yes",
     realNode: p[12] ? { name: p[12], netns: p[13], nodeIP: p[14], podCIDR: p[15], containerdSocket: p[16], taint: p[17] === "1" ? "agentplane.io/real-node=true:NoSchedule" : null } : null,
     startedAt: new Date().toISOString() };
   require("fs").writeFileSync(run + "/cluster.json", JSON.stringify(info, null, 2) + "\n");' \
-  "$RUN" "$RELEASE" "$API_PORT" "$ETCD_PORT" "$SCHED_PORT" "$KCM_PORT" "$CTRL_METRICS_PORT" "$CTRL_PROBE_PORT" "$WEBHOOK_PORT" \
+  "$RUN" "$RELEASE" "$HAS_ROUTER" "$API_PORT" "$ETCD_PORT" "$SCHED_PORT" "$KCM_PORT" "$CTRL_METRICS_PORT" "$CTRL_PROBE_PORT" "$WEBHOOK_PORT" \
   "$ROUTER_HTTP_PORT" "$ROUTER_METRICS_PORT" "$ROUTER_PROBE_PORT" "$([ -n "$SANDBOXD_BIN" ] && echo yes || echo no)" "$POD_NET" \
   "${REAL_NODE_FACTS[@]}"
 

@@ -5,7 +5,7 @@
  * It fails, naming the field, when a fixture holds a status field, condition type/reason or controller-written
  * label/annotation the product does not know (KNOWN_* below, `api/v1beta1/sandbox_types.go@v0.5.6` and the
  * controllers), when an object no longer validates against the pinned schema, when the adapter's status parsers read
- * the wrong phase, when the claim the adapter's own builder made (v0.5) was not bound, or when the diff normalizer
+ * the wrong phase, when the claim the adapter's own builder made (v0.5, v1.0) was not bound, or when the diff normalizer
  * reports the controller's writes as drift.
  */
 import { readFileSync } from 'node:fs';
@@ -17,6 +17,7 @@ import {
   loadRelease,
   type KubeObject,
   type LoadedRelease,
+  type ReleaseFamily,
   type ReleaseTag,
 } from '../../src/releases/index.js';
 
@@ -94,7 +95,7 @@ const byName = (f: Fixture, name: string): KubeObject => {
 /** Defines the contract tests of one release. */
 export function contractSuite(
   release: ReleaseTag,
-  expected: { family: 'v0.4' | 'v0.5'; suspendedPhase: string; suspendedReason: RegExp },
+  expected: { family: ReleaseFamily; suspendedPhase: string; suspendedReason: RegExp },
 ): void {
   describe(`contract ${release}`, () => {
     const fixture = readFixture(release);
@@ -172,7 +173,8 @@ export function contractSuite(
       );
     });
 
-    if (expected.family === 'v0.5') {
+    // v1beta1 families (v0.5, v1.0): the adapter builds claims with warmPoolRef only.
+    if (expected.family !== 'v0.4') {
       it('the claim the adapter built (createFromTemplate) is one the controller bound: Ready, only warmPoolRef set by us, operation id kept', () => {
         const claim = byName(fixture, 'adapter-claim') as KubeObject & { spec: Record<string, unknown> };
         const ready = (

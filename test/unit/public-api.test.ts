@@ -64,6 +64,7 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'RbacNarrowingError',
     'ReleaseError',
     'ReleaseParseError',
+    'RouterOptionNotModeledError',
     'SANDBOXD_CONTAINER',
     'SANDBOXD_GRPC_PORT',
     'SANDBOXD_REST_PORT',

@@ -174,7 +174,7 @@ export function registerVerify(program: Command): void {
     .addOption(
       new Option(
         '--wait-ready <duration>',
-        "first wait up to this long (600s, 10m) for CRDs Established, the controller Available at its generation and every warm pool's members Ready, logging progress; exit 13 when they are not",
+        "first wait up to this long (600s, 10m) for CRDs Established, the controller Available at its generation and every warm pool's members Ready, logging progress; exit 15 when they are not",
       ).argParser(parseDuration),
     )
     .option(
