@@ -9,17 +9,18 @@
  *   `status.observedGeneration` (v0.5.6 on, case warmpool-status-fields) only when it is current (an absent counter
  *   is 0).
  * It reads again every `intervalMs`, reports each change of what it still waits for through `progress`, and ends
- * ready or timed out with what was still pending. Reads are injected (raw objects), so the gate runs without a cluster.
+ * ready or timed out with what was still pending. Reads are injected (the adapter's views), so the gate runs without a
+ * cluster.
  */
+import type { CrdView, DeploymentView, WarmPoolView } from '../adapter/kubernetes/views.js';
 import { AgentPlaneError } from '../model/errors.js';
 import type { ReleaseTag } from '../model/releases.js';
-import type { KubeObject } from '../releases/index.js';
 
 /** Reads of the live objects; undefined when the object does not exist. A thrown error counts as "pending" and is retried. */
 export interface ReadinessReads {
-  crd(name: string): Promise<KubeObject | undefined>;
-  deployment(namespace: string, name: string): Promise<KubeObject | undefined>;
-  warmPool(namespace: string, name: string): Promise<KubeObject | undefined>;
+  crd(name: string): Promise<CrdView | undefined>;
+  deployment(namespace: string, name: string): Promise<DeploymentView | undefined>;
+  warmPool(namespace: string, name: string): Promise<WarmPoolView | undefined>;
 }
 
 export interface NamespacedName {
@@ -75,18 +76,10 @@ export interface GateOptions {
 /** Releases whose pool status has `observedGeneration` (kubernetes-sigs/agent-sandbox#1328). */
 const POOL_OBSERVED_GENERATION: ReadonlySet<ReleaseTag> = new Set<ReleaseTag>(['v0.5.6', 'v1.0.3']);
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Rec) : {});
-const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
-function condition(o: KubeObject, type: string): Rec | undefined {
-  const list = rec(o.status)['conditions'];
-  return Array.isArray(list) ? list.map(rec).find((c) => c['type'] === type) : undefined;
-}
-
-async function read(
+async function read<V>(
   subject: string,
-  get: () => Promise<KubeObject | undefined>,
-  judge: (o: KubeObject) => Pending | undefined,
+  get: () => Promise<V | undefined>,
+  judge: (o: V) => Pending | undefined,
 ): Promise<Pending | undefined> {
   try {
     const o = await get();
@@ -106,9 +99,7 @@ export async function pendingNow(targets: ReadinessTargets, reads: ReadinessRead
         subject,
         () => reads.crd(name),
         (o) =>
-          condition(o, 'Established')?.['status'] === 'True'
-            ? undefined
-            : { subject, reason: 'CrdNotEstablished', detail: 'Established is not True' },
+          o.established ? undefined : { subject, reason: 'CrdNotEstablished', detail: 'Established is not True' },
       ),
     );
   }
@@ -120,21 +111,21 @@ export async function pendingNow(targets: ReadinessTargets, reads: ReadinessRead
         subject,
         () => reads.deployment(namespace, name),
         (o) => {
-          const generation = num(o.metadata?.generation) ?? 0;
-          const observed = num(rec(o.status)['observedGeneration']);
+          const generation = o.meta.generation;
+          const observed = o.observedGeneration;
           if (observed === undefined || observed < generation)
             return {
               subject,
               reason: 'StaleObservedGeneration',
               detail: `status is for generation ${observed ?? 'none'}, spec is at ${generation}`,
             };
-          const available = condition(o, 'Available');
-          const updated = num(rec(o.status)['updatedReplicas']) ?? 0;
-          if (available?.['status'] === 'True' && updated >= 1) return undefined;
+          // The view trusts Deployment conditions only at the current generation, checked just above.
+          const available = o.condition('Available');
+          if (available.value === 'true' && o.updatedReplicas >= 1) return undefined;
           return {
             subject,
             reason: 'ControllerNotAvailable',
-            detail: `Available=${String(available?.['status'] ?? 'absent')}${available?.['reason'] ? ` (${String(available['reason'])})` : ''}, ${updated} updated replica(s)`,
+            detail: `Available=${available.present ? available.value : 'absent'} (${available.reason}), ${o.updatedReplicas} updated replica(s)`,
           };
         },
       ),
@@ -147,20 +138,21 @@ export async function pendingNow(targets: ReadinessTargets, reads: ReadinessRead
         subject,
         () => reads.warmPool(namespace, name),
         (o) => {
-          const generation = num(o.metadata?.generation) ?? 0;
-          const status = rec(o.status);
-          const observed = num(status['observedGeneration']);
+          const generation = o.meta.generation;
+          const observed = o.observedGeneration;
           if (POOL_OBSERVED_GENERATION.has(targets.release) && (observed === undefined || observed < generation))
             return {
               subject,
               reason: 'StaleObservedGeneration',
               detail: `status is for generation ${observed ?? 'none'}, spec is at ${generation}`,
             };
-          const desired = num(rec(o.spec)['replicas']) ?? 1;
-          const ready = num(status['readyReplicas']) ?? 0;
-          return ready >= desired
+          return o.readyReplicas >= o.replicas
             ? undefined
-            : { subject, reason: 'PoolMembersNotReady', detail: `${ready} of ${desired} members Ready` };
+            : {
+                subject,
+                reason: 'PoolMembersNotReady',
+                detail: `${o.readyReplicas} of ${o.replicas} members Ready`,
+              };
         },
       ),
     );

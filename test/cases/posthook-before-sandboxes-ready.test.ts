@@ -12,6 +12,7 @@ import type { KubeObject, ReleaseTag } from '../../src/releases/index.js';
 import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js';
 import { runHealth } from '../unit/gitops/lua.js';
 import { pendingNow, waitForReadiness, type ReadinessReads } from '../../src/verify/readiness-gate.js';
+import { crdView, deploymentView, warmPoolView } from '../../src/adapter/kubernetes/views.js';
 
 jest.setTimeout(120_000);
 
@@ -109,9 +110,9 @@ test('the verifier waits itself: image pulling and pool empty is pending, not a 
   });
   // the reproduction: all applied at once, the controller image still pulling, the pool empty
   const pulling: ReadinessReads = {
-    crd: async () => crd,
-    deployment: async () => controller(false),
-    warmPool: async () => pool(),
+    crd: async () => crdView(crd),
+    deployment: async () => deploymentView(controller(false)),
+    warmPool: async () => warmPoolView(pool()),
   };
   expect((await pendingNow(targets, pulling)).map((p) => p.reason)).toEqual([
     'ControllerNotAvailable',
@@ -120,7 +121,11 @@ test('the verifier waits itself: image pulling and pool empty is pending, not a 
   let t = 0;
   const states: ReadinessReads[] = [
     pulling,
-    { ...pulling, deployment: async () => controller(true), warmPool: async () => pool(2) },
+    {
+      ...pulling,
+      deployment: async () => deploymentView(controller(true)),
+      warmPool: async () => warmPoolView(pool(2)),
+    },
   ];
   let i = 0;
   const result = await waitForReadiness(

@@ -311,6 +311,8 @@ export function templateView(o: Obj): TemplateView {
 export interface WarmPoolView {
   readonly meta: ObjectMeta;
   readonly replicas: number;
+  /** `status.readyReplicas`; an absent counter is 0. */
+  readonly readyReplicas: number;
   readonly templateName?: string;
   readonly observedGeneration?: number;
   /** Condition `type`, trusted only at the pool's current generation. */
@@ -319,10 +321,11 @@ export interface WarmPoolView {
 
 export function warmPoolView(o: Obj): WarmPoolView {
   const spec = (o.spec ?? {}) as { replicas?: number; sandboxTemplateRef?: { name?: string } };
-  const status = (o.status ?? {}) as { observedGeneration?: number };
+  const status = (o.status ?? {}) as { observedGeneration?: number; readyReplicas?: number };
   return {
     meta: metaOf(o),
     replicas: Number(spec.replicas ?? 1),
+    readyReplicas: Number(status.readyReplicas ?? 0),
     ...(spec.sandboxTemplateRef?.name ? { templateName: spec.sandboxTemplateRef.name } : {}),
     ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
     condition: conditionOf(o),

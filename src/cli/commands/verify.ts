@@ -77,7 +77,8 @@ import {
   type ReadinessReads,
   type ReadinessTargets,
 } from '../../verify/readiness-gate.js';
-import type { KubeObject } from '../../releases/index.js';
+import { ClusterReads } from '../../adapter/kubernetes/reads.js';
+import type { Result } from '../../adapter/types.js';
 
 interface VerifyFlags {
   env?: string;
@@ -453,18 +454,15 @@ export function readinessTargets(plan: VerifyPlan, controller: 'deployment' | 'e
 
 /** The gate's reads through the API server (a failed read throws: the gate retries it). */
 function clusterReadinessReads(client: KubeClient, plan: VerifyPlan): ReadinessReads {
-  const cluster = new Cluster(client);
-  const version = FAMILY_VERSION[familyOfTag(plan.release)!];
-  const raw = async (
-    r: Promise<{ kind: 'ok'; value: unknown } | { kind: string; message?: string }>,
-  ): Promise<KubeObject | undefined> => {
+  const reads = new ClusterReads(new Cluster(client), familyOfTag(plan.release));
+  const value = async <T>(r: Promise<Result<T>>): Promise<T> => {
     const x = await r;
-    if (x.kind === 'ok') return (x as { value: unknown }).value as KubeObject | undefined;
-    throw new Error((x as { message?: string }).message ?? x.kind);
+    if (x.kind === 'ok') return x.value;
+    throw new Error(x.kind === 'failed' ? x.error.message : x.message);
   };
   return {
-    crd: (name) => raw(cluster.crd(name)),
-    deployment: (namespace, name) => raw(cluster.deployment(namespace, name)),
-    warmPool: (namespace, name) => raw(cluster.getCustom({ ...gvrAt('SandboxWarmPool', version), namespace }, name)),
+    crd: (name) => value(reads.crd(name)),
+    deployment: (namespace, name) => value(reads.deployment(namespace, name)),
+    warmPool: (namespace, name) => value(reads.warmPool(namespace, name)),
   };
 }

@@ -65,6 +65,7 @@ describe.each(ARGOCD_HEALTH_RELEASES.map((r) => [r]))('Argo CD health, %s', (rel
     expect(health(release, stale).status).toBe('Progressing');
     const failed = copy(sandbox);
     Object.assign(ready(failed), { status: 'False', reason: 'ReconcilerError', message: 'boom' });
+    // prose: the health message is what Argo CD shows the user; its reason code is part of it
     expect(health(release, failed)).toEqual({ status: 'Degraded', message: 'Ready=False (ReconcilerError): boom' });
     const starting = copy(sandbox);
     Object.assign(ready(starting), { status: 'False', reason: 'DependenciesNotReady' });
@@ -93,6 +94,7 @@ describe.each(ARGOCD_HEALTH_RELEASES.map((r) => [r]))('Argo CD health, %s', (rel
     const pool = one(objs, 'SandboxWarmPool');
     const short = copy(pool);
     short.spec = { ...short.spec, replicas: 2 };
+    // prose: the health message is what Argo CD shows the user; the counts are the subject
     expect(health(release, short)).toMatchObject({ status: 'Progressing', message: '1 of 2 members Ready' });
     const none = copy(pool);
     delete none.status!['readyReplicas']; // zero counters are omitted

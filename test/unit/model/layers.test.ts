@@ -3,7 +3,8 @@
  * pre-processor, so static, dynamic and re-export imports all count): model imports nothing of ours, every other layer
  * only the layers below it, and no file imports itself back through a cycle.
  *
- *   model <- releases <- adapter <- verify      releases <- constructs <- synth      releases <- diff      cli on top
+ *   model <- releases <- adapter <- verify      releases <- constructs <- synth      releases <- diff, gitops
+ *   cli on top
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -19,9 +20,10 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   adapter: ['releases', 'model'],
   verify: ['adapter', 'releases', 'model'],
   diff: ['releases', 'model'],
+  gitops: ['releases', 'model'],
   synth: ['constructs', 'releases', 'model'],
   cli: ['synth', 'verify', 'diff', 'adapter', 'constructs', 'releases', 'model'],
-  index: ['synth', 'verify', 'diff', 'adapter', 'constructs', 'releases', 'model'],
+  index: ['synth', 'verify', 'diff', 'gitops', 'adapter', 'constructs', 'releases', 'model'],
 };
 
 /**
@@ -110,6 +112,7 @@ describe('layers', () => {
       'cli',
       'constructs',
       'diff',
+      'gitops',
       'releases',
       'synth',
       'verify',

@@ -1,6 +1,7 @@
 /** The readiness gate before probing: CRDs Established, controller Available at its generation, pools Ready. */
 import { waitForReadiness, pendingNow, type ReadinessReads } from '../../../src/verify/readiness-gate.js';
 import type { KubeObject } from '../../../src/releases/index.js';
+import { crdView, deploymentView, warmPoolView } from '../../../src/adapter/kubernetes/views.js';
 
 const crd = (established: boolean): KubeObject => ({
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -28,9 +29,9 @@ const pool = (generation: number, status: Record<string, unknown>): KubeObject =
 
 function reads(objs: { crd?: KubeObject; deployment?: KubeObject; pool?: KubeObject }): ReadinessReads {
   return {
-    crd: async () => objs.crd,
-    deployment: async () => objs.deployment,
-    warmPool: async () => objs.pool,
+    crd: async () => (objs.crd ? crdView(objs.crd) : undefined),
+    deployment: async () => (objs.deployment ? deploymentView(objs.deployment) : undefined),
+    warmPool: async () => (objs.pool ? warmPoolView(objs.pool) : undefined),
   };
 }
 
