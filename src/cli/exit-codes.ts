@@ -54,7 +54,7 @@ export function exitCodeHelp(): string {
     ],
   ];
   return [
-    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, see their --help):',
+    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, migrate-storage 13/14 when it stops, see their --help):',
     ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`),
   ].join('\n');
 }

@@ -5,7 +5,7 @@
  * | rule | fires on |
  * |---|---|
  * | `crd-removed` | a CRD removed: deleting it deletes every object of its kind in the whole cluster |
- * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`); the message names versions no longer served |
+ * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`); the message names versions no longer served; `subject.breaking` labels a version no longer served and a conversion webhook removed (v0.5 -> v1.0, `k8s/crds/*.yaml@v1.0.3`) |
  * | `rbac-widening` | a (Cluster)Role granting a verb/resource it did not, or a binding gaining subjects or changing its role |
  * | `networkpolicy-widening` | a NetworkPolicy removed, losing a policy type, gaining or changing a rule or its pod selector; a SandboxTemplate's `networkPolicy` or `networkPolicyManagement` changing |
  * | `runtimeclass-change` | a RuntimeClass removed or its handler/scheduling/overhead changed; a pod template's `runtimeClassName` changed or dropped (isolation downgrade) |
@@ -64,7 +64,16 @@ export interface RiskSubject {
   readonly kind?: string;
   readonly unserved?: readonly string[];
   readonly changes?: number;
+  /**
+   * `crd-schema-change`: what breaks clients or stored objects: `version-unserved` (a `group/version` no longer served:
+   * its requests fail), `conversion-removed` (strategy `Webhook` -> `None`: nothing converts between versions any more,
+   * and a leftover `caBundle` owned by another field manager makes a server-side apply invalid). Absent when nothing.
+   */
+  readonly breaking?: readonly CrdBreak[];
 }
+
+/** A breaking CRD change (see {@link RiskSubject.breaking}). */
+export type CrdBreak = 'version-unserved' | 'conversion-removed';
 
 export interface Risk {
   readonly rule: RiskRule;
@@ -417,12 +426,28 @@ function crdRisk(p: ComparedPair): Risk | undefined {
     dropped.length === 0
       ? ''
       : `; ${dropped.join(', ')} no longer served: requests and manifests using that apiVersion fail${removed ? ' (the API server rejects removing a version still listed in status.storedVersions)' : ''}`;
+  const conversionRemoved = changes.some(
+    (c) => c.change === 'conversion-changed' && c.before === 'Webhook' && c.after !== 'Webhook',
+  );
+  const breaking: CrdBreak[] = [
+    ...(dropped.length > 0 ? (['version-unserved'] as const) : []),
+    ...(conversionRemoved ? (['conversion-removed'] as const) : []),
+  ];
+  const unhooked = conversionRemoved
+    ? '; conversion webhook removed: nothing converts between versions any more (merge-patch the conversion to None before a server-side apply)'
+    : '';
   return {
     rule: 'crd-schema-change',
     object: p.key,
-    message: `CRD schema changed: ${changes.length} change(s)${lost}`,
+    message: `${breaking.length > 0 ? 'breaking: ' : ''}CRD schema changed: ${changes.length} change(s)${lost}${unhooked}`,
     details: changes.map((c) => c.summary),
-    subject: { change: 'changed', kind, unserved: dropped, changes: changes.length },
+    subject: {
+      change: 'changed',
+      kind,
+      unserved: dropped,
+      changes: changes.length,
+      ...(breaking.length > 0 ? { breaking } : {}),
+    },
   };
 }
 
