@@ -1,9 +1,11 @@
 /**
  * `agentplane migrate-storage` on the v0.5.6 test cluster, as after an upgrade from v0.4.x: objects of all four kinds
- * exist, `status.storedVersions` says [v1alpha1, v1beta1] (set here through the CRD status subresource, the shape the
- * API server leaves behind when a v0.4.x CRD is upgraded, FACTS-v1.0 §9.1), so `plan-upgrade --to v1.0.3` is blocked.
- * The dry-run changes nothing; --apply rewrites every object and prunes storedVersions to [v1beta1]; every object is
- * still readable and the count is unchanged; then plan-upgrade is no longer blocked by storage.
+ * exist, `status.storedVersions` says [v1alpha1, v1beta1] (set here through the CRD status subresource: the shape the
+ * API server leaves behind when a v0.4.x CRD is upgraded, as `PrepareForUpdate` appends the new storage version,
+ * `pkg/registry/customresourcedefinition/strategy.go@v0.37.0` of k8s.io/apiextensions-apiserver), so
+ * `plan-upgrade --to v1.0.3` is blocked. The dry-run changes nothing; --apply rewrites every object and prunes
+ * storedVersions to [v1beta1]; every object is still readable and the count is unchanged; then plan-upgrade is no
+ * longer blocked by storage.
  */
 import * as k8s from '@kubernetes/client-node';
 import { spawnSync } from 'node:child_process';
@@ -107,9 +109,9 @@ test('blocked -> dry-run changes nothing -> --apply prunes to [v1beta1], every o
   expect(apply.status).toBe(0);
   const ar = JSON.parse(apply.stdout) as {
     marker: string;
-    kinds: Array<{ kind: string; status: string; relisted: number; confirmed: number }>;
+    kinds: Array<{ kind: string; outcome: string; relisted: number; confirmed: number }>;
   };
-  expect(ar.kinds.map((k) => [k.kind, k.status, k.relisted === k.confirmed])).toEqual(
+  expect(ar.kinds.map((k) => [k.kind, k.outcome, k.relisted === k.confirmed])).toEqual(
     KINDS.map((k) => [k.kind, 'pruned', true]),
   );
   expect(await storedVersions()).toEqual(KINDS.map(() => ['v1beta1']));

@@ -62,7 +62,7 @@ export interface KindMigration {
   readonly kind: SandboxKind;
   readonly crd: string;
   /** `absent`: the CRD does not exist; `dry-run`: nothing written; `rewritten`: every object rewritten, nothing to prune; `pruned`: rewritten and pruned. */
-  status: 'absent' | 'dry-run' | 'rewritten' | 'pruned';
+  outcome: 'absent' | 'dry-run' | 'rewritten' | 'pruned';
   storageVersion?: string;
   storedVersionsBefore: readonly string[];
   storedVersionsAfter: readonly string[];
@@ -224,7 +224,7 @@ export async function migrateStorage(
         result.kinds.push({
           kind: ref.kind,
           crd: ref.crdName,
-          status: 'absent',
+          outcome: 'absent',
           storedVersionsBefore: [],
           storedVersionsAfter: [],
           listed: 0,
@@ -243,7 +243,7 @@ export async function migrateStorage(
     const k: KindMigration = {
       kind: ref.kind,
       crd: ref.crdName,
-      status: 'dry-run',
+      outcome: 'dry-run',
       storageVersion: storage,
       storedVersionsBefore: crd.value.storedVersions,
       storedVersionsAfter: crd.value.storedVersions,
@@ -360,14 +360,14 @@ export async function migrateStorage(
       todo = items.filter((o) => !carries(o, marker));
     }
     progress(`${ref.kind}: ${k.rewritten} rewritten, ${k.skipped} skipped, ${k.gone} gone; re-list ${k.relisted}`);
-    k.status = 'rewritten';
+    k.outcome = 'rewritten';
     if (needsPrune) {
       const p = await api.pruneStoredVersions(ref.crdName, [storage]);
       if (p.kind !== 'ok')
         return fail('StoragePruneFailed', `cannot prune status.storedVersions of ${ref.crdName}`, failed(p));
       const after = await api.readCrd(ref.crdName);
       k.storedVersionsAfter = after.kind === 'ok' ? after.value.storedVersions : [storage];
-      k.status = 'pruned';
+      k.outcome = 'pruned';
       progress(`${ref.kind}: status.storedVersions pruned to [${storage}]`);
     }
   }

@@ -55,7 +55,7 @@ export function migrationReport(r: StorageMigrationResult): Report {
       'Skipped',
       'Gone',
       'storedVersions',
-      'Status',
+      'Outcome',
     ],
     rows: r.kinds.map((k) => [
       k.kind,
@@ -67,7 +67,7 @@ export function migrationReport(r: StorageMigrationResult): Report {
       dry
         ? `[${k.storedVersionsBefore.join(', ')}]${k.wouldPrune === true ? ` -> [${k.storageVersion ?? ''}]` : ''}`
         : `[${k.storedVersionsBefore.join(', ')}] -> [${k.storedVersionsAfter.join(', ')}]`,
-      k.status,
+      k.outcome,
     ]),
     notes: [
       `marker ${r.marker} (resume with --apply --resume ${r.marker})`,
@@ -124,9 +124,10 @@ export function registerMigrateStorage(program: Command): void {
         } catch (err) {
           if (err instanceof StorageMigrationError) {
             exitCode = migrateExitCode(err.reason, err.failure?.category);
-            // what was done before the stop, for people; json/yaml carry it in the error document's details
-            if (format === 'table' || format === 'markdown')
-              process.stdout.write(renderReport(format, migrationReport(err.result)));
+            // what was done before the stop, for people, on stderr (stdout stays empty on failure, as for every
+            // command); json/yaml carry it in the error document's details
+            if ((format === 'table' || format === 'markdown') && err.result.kinds.length > 0)
+              process.stderr.write(renderReport(format, migrationReport(err.result)));
           }
           throw err;
         }

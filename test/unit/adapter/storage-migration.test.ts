@@ -131,7 +131,7 @@ test('dry-run lists and counts, writes nothing and says which storedVersions --a
   const r = await run(api, false);
   expect(writes(api)).toBe(0);
   expect(r.mode).toBe('dry-run');
-  expect(r.kinds.map((k) => [k.kind, k.status, k.listed, k.rewritten, k.wouldPrune])).toEqual(
+  expect(r.kinds.map((k) => [k.kind, k.outcome, k.listed, k.rewritten, k.wouldPrune])).toEqual(
     KINDS.map((k) => [k.kind, 'dry-run', 3, 3, true]),
   );
   expect([...api.stored.values()]).toEqual(KINDS.map(() => ['v1alpha1', 'v1beta1']));
@@ -142,7 +142,7 @@ test('--apply rewrites every object, confirms by re-list and prunes each kind to
   const r = await run(api, true);
   expect(r.rewritten).toBe(20);
   for (const ref of KINDS) expect(api.marked(ref.kind, r.marker)).toBe(5);
-  expect(r.kinds.map((k) => [k.status, k.relisted, k.confirmed, k.storedVersionsAfter])).toEqual(
+  expect(r.kinds.map((k) => [k.outcome, k.relisted, k.confirmed, k.storedVersionsAfter])).toEqual(
     KINDS.map(() => ['pruned', 5, 5, ['v1beta1']]),
   );
   expect([...api.stored.values()]).toEqual(KINDS.map(() => ['v1beta1']));
@@ -154,7 +154,7 @@ test('--apply rewrites every object, confirms by re-list and prunes each kind to
 test('storedVersions already [v1beta1]: objects are rewritten, no prune call', async () => {
   const api = new FakeApi(2, ['v1beta1']);
   const r = await run(api, true);
-  expect(r.kinds.map((k) => k.status)).toEqual(KINDS.map(() => 'rewritten'));
+  expect(r.kinds.map((k) => k.outcome)).toEqual(KINDS.map(() => 'rewritten'));
   expect(api.calls.filter((c) => c.startsWith('prune'))).toEqual([]);
 });
 
@@ -170,7 +170,7 @@ test('a conflict re-reads the object and writes again', async () => {
     return undefined;
   };
   const r = await run(api, true);
-  expect(r.kinds[0]).toMatchObject({ kind: 'Sandbox', conflicts: 1, rewritten: 2, status: 'pruned' });
+  expect(r.kinds[0]).toMatchObject({ kind: 'Sandbox', conflicts: 1, rewritten: 2, outcome: 'pruned' });
 });
 
 test('conflicts past the retries stop with StorageWriteFailed (exit 13); that kind is not pruned', async () => {
@@ -183,7 +183,7 @@ test('conflicts past the retries stop with StorageWriteFailed (exit 13); that ki
   expect(api.stored.get(KINDS[0]!.crdName)).toEqual(['v1beta1']); // Sandbox finished before
   expect(api.stored.get(KINDS[1]!.crdName)).toEqual(['v1alpha1', 'v1beta1']);
   expect(api.stored.get(KINDS[2]!.crdName)).toEqual(['v1alpha1', 'v1beta1']);
-  expect(e.result.kinds.map((k) => k.status)).toEqual(['pruned', 'dry-run']);
+  expect(e.result.kinds.map((k) => k.outcome)).toEqual(['pruned', 'dry-run']);
 });
 
 test('a failed write stops every writer: no write after it, nothing pruned', async () => {
@@ -232,7 +232,7 @@ test('an object created during the run is rewritten in a second pass; one that n
     if (ref.kind === 'Sandbox' && lists++ === 0) api.add(ref, 'late');
   };
   const r = await run(api, true);
-  expect(r.kinds[0]).toMatchObject({ rewritten: 3, relisted: 3, confirmed: 3, status: 'pruned' });
+  expect(r.kinds[0]).toMatchObject({ rewritten: 3, relisted: 3, confirmed: 3, outcome: 'pruned' });
 
   const stuck = new FakeApi(2);
   // a write the server acknowledges but that never shows up (e.g. a mutating webhook strips the annotation)
@@ -279,7 +279,7 @@ test('a CRD that does not exist is reported absent; objects deleted meanwhile co
     if (ref.kind === 'Sandbox') api.objects.get('Sandbox')!.delete('ns/o0');
   };
   const r = await run(api, true);
-  expect(r.kinds.map((k) => [k.kind, k.status, k.gone])).toEqual([
+  expect(r.kinds.map((k) => [k.kind, k.outcome, k.gone])).toEqual([
     ['Sandbox', 'pruned', 1],
     ['SandboxClaim', 'pruned', 0],
     ['SandboxTemplate', 'pruned', 0],

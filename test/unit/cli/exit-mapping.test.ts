@@ -8,6 +8,10 @@ import path from 'node:path';
 import { CommanderError } from 'commander';
 import { ExecCredentialError, KubeconfigError, KubeDeadlineError } from '../../../src/adapter/kubernetes/errors.js';
 import { LiveStateError } from '../../../src/adapter/kubernetes/upgrade-state.js';
+import {
+  StorageMigrationError,
+  type StorageMigrationResult,
+} from '../../../src/adapter/kubernetes/storage-migration.js';
 import { ClusterUnusableError } from '../../../src/cli/commands/compat.js';
 import { notVerifiedCategory } from '../../../src/cli/commands/verify.js';
 import { EXIT_CODES, exitCodeFor, UsageError } from '../../../src/cli/errors.js';
@@ -68,6 +72,15 @@ const RBAC = {
 };
 
 /** One instance of every concrete error class, with the exit code it must give and its reason. */
+const MIGRATION: StorageMigrationResult = {
+  mode: 'apply',
+  marker: '2026-12-05T05:00:00.000Z',
+  source: 'context test',
+  kinds: [],
+  rewritten: 0,
+  elapsedMs: 0,
+  objectsPerSecond: 0,
+};
 const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new ReleaseError('CrdNotFound', 'm', 'h'), ExitCode.release, 'CrdNotFound'],
   [new UnknownReleaseError('v9', ['v0.5.6']), ExitCode.release, 'UnknownRelease'],
@@ -207,6 +220,17 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'ClusterUnusable',
   ],
   [new LiveStateError('list', 'h'), ExitCode.cluster, 'LiveStateUnreadable'],
+  // migrate-storage maps write failures and an unconfirmed re-list to its own 13/14 (migrate-storage-exit-codes.ts)
+  [
+    new StorageMigrationError('StorageReadFailed', 'm', MIGRATION, { category: 'unreachable', message: 'refused' }),
+    ExitCode.cluster,
+    'StorageReadFailed',
+  ],
+  [
+    new StorageMigrationError('StorageWriteFailed', 'm', MIGRATION, { category: 'forbidden', message: '403' }),
+    ExitCode.forbidden,
+    'StorageWriteFailed',
+  ],
   [
     new ExecCredentialError('m', 'cmd', 'h', { failure: 'not-found' }),
     ExitCode.unauthenticated,
