@@ -361,9 +361,9 @@ test('v0.5.6: blocked while v1alpha1 is stored; migrate-storage dry-run then --a
   const apply = cli('migrate-storage', '--apply', '--kubeconfig', c.info.kubeconfig, '-o', 'json');
   expect(apply.status).toBe(MIGRATE_EXIT_CODES.ok);
   const ar = JSON.parse(apply.stdout) as {
-    kinds: Array<{ kind: string; status: string; relisted: number; confirmed: number }>;
+    kinds: Array<{ kind: string; outcome: string; relisted: number; confirmed: number }>;
   };
-  expect(ar.kinds.map((k) => [k.kind, k.status, k.relisted, k.confirmed])).toEqual(
+  expect(ar.kinds.map((k) => [k.kind, k.outcome, k.relisted, k.confirmed])).toEqual(
     KINDS.map((k) => [k, 'pruned', baseline[k].length, baseline[k].length]),
   );
   expect(await storedVersions()).toEqual(KINDS.map(() => ['v1beta1']));
