@@ -25,8 +25,14 @@
  *     (`k8s/controller.yaml@tag`) and writes `<run>/controller.kubeconfig`, so the controller gets exactly the pinned RBAC;
  *     likewise `<run>/router.kubeconfig` for the ServiceAccount of the environment's router Deployment, when it has one.
  *
+ * With `--upgrade` (scripts/upgrade.sh: a running cluster moves to `--release` in place) it applies the release's install
+ * only: the objects of the four Agent Sandbox kinds the environment declares (templates, warm pools, claims, sandboxes)
+ * are left out, since what the cluster already runs belongs to its users and an upgrade must not add sessions; pass
+ * `--nodes 0` so no node is created. A CRD the API server refuses (e.g. a v1.0.x CRD while `status.storedVersions`
+ * still lists v1alpha1) fails the run before anything else is applied.
+ *
  * Usage: tsx test-cluster/install.ts --run DIR --release v0.5.6 --webhook-port N [--nodes 1] [--pod-net 10] [--node-labels k=v,..]
- *        [--node-taints k=v:NoSchedule,..]
+ *        [--node-taints k=v:NoSchedule,..] [--upgrade]
  */
 import * as k8s from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
@@ -64,7 +70,8 @@ const APPLY_ORDER = [
 /** The router's own NetworkPolicy (SandboxRouter output), which selects the router's pods. */
 const isRouterPolicy = (o: KubeObject) =>
   o.kind === 'NetworkPolicy' && o.metadata.labels?.['app.kubernetes.io/component'] === 'sandbox-router';
-const dropped = (o: KubeObject) => DROPPED_KINDS.has(o.kind) || isRouterPolicy(o);
+/** Left out by `--upgrade`: the users' objects, which the cluster already holds (or does not want). */
+const SESSION_KINDS = new Set(['SandboxTemplate', 'SandboxWarmPool', 'SandboxClaim', 'Sandbox']);
 const rank = (kind: string) => (APPLY_ORDER.includes(kind) ? APPLY_ORDER.indexOf(kind) : APPLY_ORDER.length);
 /** Every node up.sh makes carries this label (the env's RuntimeClass `standin` selects it). */
 const STANDIN_LABEL = { 'agentplane.io/runtime': 'standin' };
@@ -78,8 +85,12 @@ const { values } = parseArgs({
     'pod-net': { type: 'string', default: '10' },
     'node-labels': { type: 'string', default: '' },
     'node-taints': { type: 'string', default: '' },
+    upgrade: { type: 'boolean', default: false },
   },
 });
+const upgrade = values.upgrade === true;
+const dropped = (o: KubeObject) =>
+  DROPPED_KINDS.has(o.kind) || isRouterPolicy(o) || (upgrade && SESSION_KINDS.has(o.kind));
 if (!values.run || !values.release || !values['webhook-port']) {
   throw new Error('install.ts needs --run DIR --release TAG --webhook-port PORT');
 }
@@ -112,7 +123,7 @@ if (withoutConversion.length > 0)
   log(`CRDs without a conversion webhook, applied as shipped: ${withoutConversion.join(', ')}`);
 const notApplied = objects.filter(dropped).map((o) => `${o.kind}/${o.metadata.name}`);
 log(
-  `applying ${kept.length} objects (server-side apply); not applied (controller and router run as local processes instead): ${notApplied.join(', ') || 'none'}`,
+  `applying ${kept.length} objects (server-side apply); not applied (controller and router run as local processes instead${upgrade ? "; an upgrade leaves the users' templates, pools, claims and sandboxes alone" : ''}): ${notApplied.join(', ') || 'none'}`,
 );
 const crds = kept.filter((o) => o.kind === 'CustomResourceDefinition');
 await serverSideApply(path.join(run, 'kubeconfig'), crds);

@@ -137,3 +137,44 @@ tc_is_built() {
 }
 
 tc_log() { printf '[test-cluster %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+# --- What each release ships, and how its processes start (up.sh for a fresh cluster, upgrade.sh in place) ---------
+# A Go sandbox-router and sandboxd from v0.5.1 on; a conversion webhook in the controller on v0.5.x only
+# (`cmd/agent-sandbox-controller/main.go@v1.0.3` has no --webhook-* / --manage-webhook-certs flags: an unknown flag
+# exits 2); sandboxd's --listen-host from v1.0.1 on (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`).
+tc_release_has_router() { case "$1" in v0.5.6|v1.0.3) echo 1 ;; *) echo 0 ;; esac; }
+tc_release_sandboxd_listen_host() { case "$1" in v1.0.3) echo 1 ;; *) echo 0 ;; esac; }
+
+# The agent-sandbox controller's arguments, one per line:
+#   tc_controller_args RELEASE RUN METRICS_PORT PROBE_PORT WEBHOOK_PORT
+# v0.4.6 and v1.0.3 get no webhook flags: they have no webhook server (v1.0.3 exits 2 on any --webhook-* flag).
+tc_controller_args() {
+  local release="$1" run="$2" metrics="$3" probe="$4" webhook="$5"
+  printf '%s\n' --kubeconfig="$run/controller.kubeconfig" --extensions --leader-elect=false \
+    --metrics-bind-address="127.0.0.1:$metrics" --health-probe-bind-address="127.0.0.1:$probe"
+  case "$release" in
+    v0.5.6) printf '%s\n' --webhook-port="$webhook" --webhook-cert-dir="$run/webhook-certs" --manage-webhook-certs=false ;;
+    # no --manage-webhook-certs: it loads the pre-seeded Secret and patches the CRDs itself
+    v0.5.0) printf '%s\n' --webhook-port="$webhook" --webhook-cert-dir="$run/webhook-certs" ;;
+  esac
+}
+
+# The sandbox-router's command line, one word per line:
+#   tc_router_command RUN ROUTER_BINARY HTTP_PORT METRICS_PORT PROBE_PORT
+# The router falls back to DNS (<id>.<ns>.svc.<domain>) when its cache misses (`sandbox-router/proxy/resolve.go@v0.5.6`);
+# the machine's resolver is off loopback, so the router gets a private /etc/resolv.conf naming 127.0.0.1 (mount
+# namespace). It runs under the environment's router ServiceAccount (<run>/router.kubeconfig), else as admin.
+tc_router_command() {
+  local run="$1" bin="$2" http="$3" metrics="$4" probe="$5" kcfg
+  echo "nameserver 127.0.0.1" >"$run/resolv.conf"
+  if unshare -m true 2>/dev/null; then
+    printf '%s\n' unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$run/resolv.conf"
+  else
+    tc_log "warning: cannot unshare a mount namespace (not root?); the router's DNS fallback would use $(awk '/^nameserver/{print $2; exit}' /etc/resolv.conf)"
+  fi
+  kcfg="$run/router.kubeconfig"; [ -f "$kcfg" ] || kcfg="$run/kubeconfig"
+  printf '%s\n' "$bin" --kubeconfig="$kcfg" --authz-mode=allow-all \
+    --http-bind-address="127.0.0.1:$http" --metrics-bind-address="127.0.0.1:$metrics" \
+    --health-probe-bind-address="127.0.0.1:$probe" --allow-loopback-pod-ip --cache-enabled \
+    --upstream-max-retries=1 --proxy-timeout=30s
+}

@@ -63,11 +63,7 @@ case "$RELEASE" in v0.5.6|v1.0.3|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: rel
 # What the release ships (FACTS per tag): a Go sandbox-router and sandboxd from v0.5.1 on; a conversion webhook in the
 # controller on v0.5.x only (`cmd/agent-sandbox-controller/main.go@v1.0.3` has no --webhook-* / --manage-webhook-certs
 # flags: an unknown flag exits 2); sandboxd's --listen-host from v1.0.1 on (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`).
-HAS_ROUTER=0; SANDBOXD_LISTEN_HOST=0
-case "$RELEASE" in
-  v0.5.6) HAS_ROUTER=1 ;;
-  v1.0.3) HAS_ROUTER=1; SANDBOXD_LISTEN_HOST=1 ;;
-esac
+HAS_ROUTER="$(tc_release_has_router "$RELEASE")"; SANDBOXD_LISTEN_HOST="$(tc_release_sandboxd_listen_host "$RELEASE")"
 [[ "$POD_NET" =~ ^[0-9]+$ ]] && [ "$POD_NET" -ge 1 ] && [ "$POD_NET" -le 254 ] || { echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_POD_NET must be 1..254, got '$POD_NET'" >&2; exit 64; }
 [[ "$NODES" =~ ^[1-9][0-9]?$ ]] || { [ "$NODES" = 0 ] && [ "$REAL_NODE_TAINT" = 0 ]; } || { echo "test-cluster up: --nodes must be 1..99, got '$NODES'" >&2; exit 64; }
 
@@ -292,14 +288,7 @@ start kube-controller-manager "$K8S_BIN/kube-controller-manager" "${COMMON_K[@]}
   --use-service-account-credentials=false "${KCM_WORKLOAD_ARGS[@]}"
 
 # --- agent-sandbox controller, router, runtime stand-in ---------------------------------------------
-CTRL_ARGS=(--kubeconfig="$RUN/controller.kubeconfig" --extensions --leader-elect=false
-  --metrics-bind-address="127.0.0.1:$CTRL_METRICS_PORT" --health-probe-bind-address="127.0.0.1:$CTRL_PROBE_PORT")
-# v0.4.6 and v1.0.3 get no webhook flags: they have no webhook server (v1.0.3 exits 2 on any --webhook-* flag).
-if [ "$RELEASE" = v0.5.6 ]; then
-  CTRL_ARGS+=(--webhook-port="$WEBHOOK_PORT" --webhook-cert-dir="$RUN/webhook-certs" --manage-webhook-certs=false)
-elif [ "$RELEASE" = v0.5.0 ]; then   # no --manage-webhook-certs: it loads the pre-seeded Secret and patches the CRDs itself
-  CTRL_ARGS+=(--webhook-port="$WEBHOOK_PORT" --webhook-cert-dir="$RUN/webhook-certs")
-fi
+mapfile -t CTRL_ARGS < <(tc_controller_args "$RELEASE" "$RUN" "$CTRL_METRICS_PORT" "$CTRL_PROBE_PORT" "$WEBHOOK_PORT")
 start agent-sandbox-controller "$AS_BIN/agent-sandbox-controller" "${CTRL_ARGS[@]}"
 wait_for agent-sandbox-controller 60 curl -fsS --max-time 1 "http://127.0.0.1:$CTRL_PROBE_PORT/readyz"
 if [ "$RELEASE" = v0.5.0 ]; then
@@ -324,20 +313,8 @@ if [ "$RELEASE" = v0.5.6 ]; then
 fi
 # v1.0.3: no webhook server (nothing to wait for) and CRDs without spec.conversion (nothing to repoint).
 if [ "$HAS_ROUTER" = 1 ]; then
-  # The router falls back to DNS (<id>.<ns>.svc.<domain>) when its cache misses (`sandbox-router/proxy/resolve.go@v0.5.6`);
-  # the machine's resolver is off loopback, so the router gets a private /etc/resolv.conf naming 127.0.0.1 (mount namespace).
-  echo "nameserver 127.0.0.1" >"$RUN/resolv.conf"
-  ROUTER_WRAP=()
-  if unshare -m true 2>/dev/null; then
-    ROUTER_WRAP=(unshare -m sh -c 'mount --bind "$0" /etc/resolv.conf && exec "$@"' "$RUN/resolv.conf")
-  else
-    tc_log "warning: cannot unshare a mount namespace (not root?); the router's DNS fallback would use $(awk '/^nameserver/{print $2; exit}' /etc/resolv.conf)"
-  fi
-  ROUTER_KCFG="$RUN/router.kubeconfig"; [ -f "$ROUTER_KCFG" ] || ROUTER_KCFG="$KCFG"   # the environment's router ServiceAccount, else admin
-  start sandbox-router "${ROUTER_WRAP[@]}" "$AS_BIN/sandbox-router" --kubeconfig="$ROUTER_KCFG" --authz-mode=allow-all \
-    --http-bind-address="127.0.0.1:$ROUTER_HTTP_PORT" --metrics-bind-address="127.0.0.1:$ROUTER_METRICS_PORT" \
-    --health-probe-bind-address="127.0.0.1:$ROUTER_PROBE_PORT" --allow-loopback-pod-ip --cache-enabled \
-    --upstream-max-retries=1 --proxy-timeout=30s
+  mapfile -t ROUTER_CMD < <(tc_router_command "$RUN" "$AS_BIN/sandbox-router" "$ROUTER_HTTP_PORT" "$ROUTER_METRICS_PORT" "$ROUTER_PROBE_PORT")
+  start sandbox-router "${ROUTER_CMD[@]}"
 fi
 wait_for kube-scheduler 30 secure_health "$SCHED_PORT"
 wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
