@@ -394,11 +394,17 @@ async function teardown(rt: Runtime): Promise<void> {
   for (const s of rt.sockets) s.destroy();
   await Promise.all(rt.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   if (rt.child?.pid) {
+    // A sandboxd bound to the pod IP itself (v1.0.x) is killed outright and waited for: kwok hands a freed pod IP to the
+    // next pod at once, and a sandboxd still draining (503 "sandboxd is shutting down" for --shutdown-timeout) would
+    // answer for that pod. On a node the old pod's network namespace is gone before its IP is reused.
+    const ownsPodIP = rt.record.mode === 'sandboxd' && rt.record.listenHost === rt.record.podIP;
     try {
-      process.kill(rt.child.pid, 'SIGTERM');
+      if (ownsPodIP) process.kill(-rt.child.pid, 'SIGKILL');
+      else process.kill(rt.child.pid, 'SIGTERM');
     } catch {
       /* already gone */
     }
+    if (ownsPodIP) await exited(rt.child, 5_000);
     rmSync(
       path.join(
         run,
@@ -410,6 +416,19 @@ async function teardown(rt: Runtime): Promise<void> {
   }
   if (rt.rootDir) rmSync(rt.rootDir, { recursive: true, force: true });
   process.stderr.write(`runtime for ${rt.record.namespace}/${rt.record.pod} stopped\n`);
+}
+
+/** Resolves when `child` has exited, or after `ms` (then the stand-in logs that it did not). */
+async function exited(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = await new Promise<boolean>((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+  if (!gone) process.stderr.write(`runtime pid ${child.pid} still running ${ms} ms after SIGKILL\n`);
 }
 
 function listen(host: string, port: number, onConn: (s: net.Socket) => void): Promise<net.Server> {
