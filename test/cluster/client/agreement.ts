@@ -17,7 +17,7 @@ import path from 'node:path';
 import { App } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
-import { AgentEnvironment, descriptorJson } from '../../../src/constructs/index.js';
+import { AgentEnvironment, descriptorJson, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../../src/constructs/index.js';
 import { loadRelease, type LoadedRelease } from '../../../src/releases/index.js';
 import { synthesizeEnvironment } from '../../../src/synth/index.js';
 import { planFromDescriptor, runVerify } from '../../../src/verify/index.js';
@@ -47,6 +47,13 @@ export interface AgreementOptions {
   readonly runIdPrefix: string;
   /** Extra checks on a healthy run: the runtime records the stand-in served for the environment's namespace. */
   readonly checkHealthy?: (c: Cluster, served: RuntimeRecord[]) => void;
+  /**
+   * Also drive mode `sandboxd-in-cluster-pod-ip` (the client straight to sandboxd on `Sandbox.status.podIPs`, REST 8080
+   * and gRPC 9090), for a release whose sandboxd listens on the pod network. `declared: false` when synthesis refuses
+   * to declare that client for the release: the environment then declares no client, and the plan asks for
+   * runtime-files itself (a declared client would add it).
+   */
+  readonly sandboxdPodIP?: { readonly declared: boolean; readonly why?: string };
 }
 
 /** Registers the agreement tests (positive, negative, skipped modes) for `o.release`. */
@@ -128,12 +135,18 @@ export function agreementSuite(o: AgreementOptions): void {
     return { dir, pool: pool.name };
   }
 
-  /** Runs the application (test/client/app.py) with the client in router mode against the cluster's router. */
-  function runApp(ns: string, pool: string): Promise<Record<string, Step>> {
+  /** Runs the application (test/client/app.py) with the client in `mode` (router: against the cluster's router). */
+  function runApp(ns: string, pool: string, mode = 'router'): Promise<Record<string, Step>> {
     return new Promise((resolve, reject) => {
       execFile(
         path.join(venv, 'bin', 'python'),
-        ['test/client/app.py', 'router', ns, pool, `http://127.0.0.1:${c.info.ports.routerHttp}`],
+        [
+          'test/client/app.py',
+          mode,
+          ns,
+          pool,
+          ...(mode === 'router' ? [`http://127.0.0.1:${c.info.ports.routerHttp}`] : []),
+        ],
         {
           env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KUBECONFIG: c.info.kubeconfig, HOME: tmpdir() },
           timeout: 240_000,
@@ -147,14 +160,23 @@ export function agreementSuite(o: AgreementOptions): void {
     });
   }
 
-  async function verdict(dir: string, runId: string): Promise<VerifyReport> {
-    const plan = planFromDescriptor(JSON.parse(readFileSync(path.join(dir, 'environment.json'), 'utf8')), dir, {
+  async function verdict(dir: string, runId: string, askFiles = false): Promise<VerifyReport> {
+    const described = planFromDescriptor(JSON.parse(readFileSync(path.join(dir, 'environment.json'), 'utf8')), dir, {
       transport: 'direct',
       routerUrl: `http://127.0.0.1:${c.info.ports.routerHttp}`,
       probeTimeoutMs: 3_000,
       readyTimeoutMs: 60_000,
     });
-    expect(plan.release).toBe(o.release);
+    expect(described.release).toBe(o.release);
+    const plan = askFiles
+      ? {
+          ...described,
+          requirements: [
+            ...described.requirements.filter((r) => r.name !== 'runtime-files'),
+            { name: 'runtime-files' as const, required: 'verified' as const },
+          ],
+        }
+      : described;
     const { report } = await runVerify({
       plan,
       client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
@@ -223,5 +245,94 @@ export function agreementSuite(o: AgreementOptions): void {
 
     // Listed as skipped, with the fact that keeps each off kwok.
     test.skip.each(Object.entries(o.notHere))('mode %s (skipped: %s)', () => undefined);
+  });
+
+  const sd = o.sandboxdPodIP;
+  if (!sd) return;
+
+  /** A sandboxd template and warm pool in `ns` (runtime `runtime`); declares the client only when `sd.declared`. */
+  async function sandboxdEnvironment(ns: string, runtime: 'sandboxd' | 'none'): Promise<{ dir: string; pool: string }> {
+    const env = new AgentEnvironment(new App(), 'client-contract-sandboxd', {
+      release: loaded,
+      install: false,
+      defaultNamespace: ns,
+      createNamespaces: false,
+    });
+    const rc = env.addRuntimeClass('standin', {
+      preset: 'gvisor',
+      name: 'standin',
+      handler: 'standin',
+      scheduling: { nodeSelector: { 'agentplane.io/runtime': 'standin' } },
+    });
+    const template = env.addTemplate('sandboxd', {
+      name: 'sandboxd',
+      runtimeClass: rc,
+      podSpec: sandboxdPodSpec({ image: `registry.local/agentplane-test/sandboxd:${o.release}` }),
+      runtime: SANDBOXD_RUNTIME,
+      podMetadata: { annotations: { [RUNTIME_ANNOTATION]: runtime } },
+    });
+    const pool = env.addWarmPool('pool', { name: 'sandboxd', template, replicas: 1 });
+    if (sd!.declared)
+      env.addClient({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'sandboxd-in-cluster-pod-ip', warmPool: pool });
+    const s = synthesizeEnvironment(env);
+    const objects = s.objects
+      .map((x) => x.object as unknown as KubeObject)
+      .filter((x) => x.kind === 'SandboxTemplate' || x.kind === 'SandboxWarmPool');
+    await serverSideApply(c.info.kubeconfig, objects);
+    const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-client-contract-'));
+    writeFileSync(path.join(dir, 'environment.json'), descriptorJson(s.descriptor));
+    await waitFor(`stand-in runtime for the pool in ${ns}`, 60_000, async () =>
+      readRuntimes(o.cluster.runDir).find(
+        (r) => r.namespace === ns && r.mode === runtime && (runtime === 'none' || r.pid !== null),
+      ),
+    );
+    return { dir, pool: pool.name };
+  }
+
+  const sandboxdAgrees = (r: VerifyReport): boolean => CAPS.every((n) => states(r)[n] === 'verified');
+
+  describe(`k8s-agent-sandbox 1.0.8, mode sandboxd-in-cluster-pod-ip, straight to sandboxd on the pod IP${sd.why ? ` (${sd.why})` : ''}`, () => {
+    test('healthy sandboxd: over the pod IP every client call but list(".") (upstream 307, below) succeeds and AgentPlane verifies runtime-exec and runtime-files (agreement)', async () => {
+      const ns = await freshNamespace(c, 'client-sd');
+      const { dir, pool } = await sandboxdEnvironment(ns, 'sandboxd');
+      const steps = await runApp(ns, pool, 'sandboxd-in-cluster-pod-ip');
+      expect(steps['execute']).toEqual({
+        ok: true,
+        value: expect.objectContaining({ stdout: 'hello\n', exit_code: 0 }),
+      });
+      // The client dialled sandboxd's REST listener on the Sandbox's pod IP (the pod net of this cluster).
+      expect(steps['url']).toEqual({
+        ok: true,
+        value: expect.stringMatching(new RegExp(`^http://127\\.${c.info.podNet}\\.\\d+\\.\\d+:8080$`)),
+      });
+      // KNOWN DISAGREEMENT (upstream, found here): `files.list(".")` fails on sandboxd. The client quotes "." as %2E
+      // (`files/filesystem.py@1.0.8`), requests/urllib3 normalizes it back to "." (GET /v1/files/.), sandboxd's Go
+      // ServeMux answers that uncleaned path with 307 to /v1/files/, and the client follows no redirects
+      // (`connector.py@1.0.8`). sandboxd itself lists %2E fine (200). AgentPlane's runtime-files probe does not list the
+      // root that way, so it stays verified: for this one call the agreement does not hold (see the branch report).
+      expect(steps['list']).toEqual({
+        ok: false,
+        error: 'SandboxRequestError',
+        message: expect.stringContaining('/v1/files/%2E'),
+      });
+      const { list: _list, ...others } = steps;
+      expect(clientSucceeded({ ...others, list: { ok: true } })).toBe(true);
+      const report = await verdict(dir, `${o.runIdPrefix}0003`, !sd.declared);
+      expect(states(report)).toEqual({ 'runtime-exec': 'verified', 'runtime-files': 'verified' });
+      // Agreement on every other call of the application.
+      expect(sandboxdAgrees(report)).toBe(clientSucceeded({ ...others, list: { ok: true } }));
+    }, 600_000);
+
+    test('silent runtime (stand-in none): the client fails and AgentPlane stays below verified (agreement)', async () => {
+      const ns = await freshNamespace(c, 'client-sd-silent');
+      const { dir, pool } = await sandboxdEnvironment(ns, 'none');
+      const steps = await runApp(ns, pool, 'sandboxd-in-cluster-pod-ip');
+      expect(steps['create']?.ok).toBe(true);
+      expect(steps['execute']?.ok).toBe(false);
+      expect(clientSucceeded(steps)).toBe(false);
+      const report = await verdict(dir, `${o.runIdPrefix}0004`, !sd.declared);
+      expect(states(report)['runtime-exec']).not.toBe('verified');
+      expect(sandboxdAgrees(report)).toBe(clientSucceeded(steps));
+    }, 600_000);
   });
 }

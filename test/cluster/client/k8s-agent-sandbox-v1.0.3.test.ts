@@ -5,8 +5,12 @@
  * run dir, pod net and release, kwok nodes only), through the real v1.0.3 Go sandbox-router (header contract unchanged
  * from v0.5.6, `sandbox-router/proxy/headers.go@v1.0.3`) to the upstream python runtime of v1.0.3 (the stand-in runs
  * `examples/python-runtime-sandbox/main.py@v1.0.3` per pod). The environment is synthesized from `loadRelease('v1.0.3')`.
- * Positive (runtime answers) and negative (runtime silent, stand-in mode `none`). Modes not driven here are listed as
- * skipped with the reason.
+ * Positive (runtime answers) and negative (runtime silent, stand-in mode `none`). Also mode sandboxd-in-cluster-pod-ip:
+ * the client straight to v1.0.3's sandboxd, which binds the pod IP (`--listen-host`,
+ * `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`), over REST 8080 and gRPC 9090 (the client's `grpc` extra). Synthesis
+ * on this branch still refuses to declare that client for v1.0.3 (ClientIncompatibleError: the constructs treat sandboxd
+ * as loopback-only whatever the release), so that environment declares no client and the plan asks for runtime-files.
+ * Modes not driven here are listed as skipped with the reason.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,15 +23,15 @@ const cluster = secondCluster('client-v1.0.3', { release: 'v1.0.3', podNet: 16 }
 /** Modes of the client this file does not drive on kwok, and why (ClientModeFacts of src/releases/client-sdk.ts). */
 const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
   Object.values(K8S_AGENT_SANDBOX_1_0_8.modes)
-    .filter((m) => m.mode !== 'router')
+    .filter((m) => m.mode !== 'router' && m.mode !== 'sandboxd-in-cluster-pod-ip')
     .map(
       (m) =>
         [
           m.mode,
           m.needsKubelet
             ? `${m.transport}: kubectl port-forward needs a real kubelet (kwok has none); the real node runs v0.5.6 images only`
-            : m.runtimeApi === 'sandboxd'
-              ? 'refused at synthesis on this branch (ClientIncompatibleError: the constructs still treat sandboxd as loopback-only; v1.0.3 sandboxd binds --listen-host, packages/sandboxd/cmd/sandboxd/main.go@v1.0.3), and test/client/app.py drives no sandboxd mode'
+            : m.needsService
+              ? 'dials Sandbox.status.serviceFQDN (<name>.<ns>.svc.cluster.local): no cluster DNS serves the test process'
               : m.mode === 'gateway'
                 ? 'needs a Gateway API implementation with an address (none in the test cluster)'
                 : 'dials pod IPs from inside the cluster network with the pod ServiceAccount; the test process is outside it',
@@ -40,6 +44,7 @@ agreementSuite({
   cluster,
   notHere: NOT_HERE,
   runIdPrefix: 'cd',
+  sandboxdPodIP: { declared: false, why: 'client not declared: synthesis refuses it on this branch' },
   checkHealthy: (c, served) => {
     // The stand-in ran v1.0.3's own main.py (checked against its SHA256SUMS) for the pool's pod …
     const py = served.filter((r) => r.mode === 'python-runtime');
