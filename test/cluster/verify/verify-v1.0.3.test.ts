@@ -11,8 +11,10 @@
  *   sandboxd on the pod IP;
  * - negative: the same environment with the runtime silent (stand-in mode `none`) keeps runtime-exec below verified
  *   with `RuntimeSilent`.
- * The adapter on that cluster detects family v1.0 and reports conversion `unsupported`.
+ * The adapter on that cluster detects family v1.0 and reports conversion `unsupported`. Last, a conversion webhook stanza
+ * left on the Sandbox CRD is named (ConversionWebhookLeftover) and conversion still reads `unsupported`.
  */
+import * as k8s from '@kubernetes/client-node';
 import { App } from 'cdk8s';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -168,6 +170,15 @@ test('the adapter on the v1.0.3 cluster: family v1.0, conversion unsupported, bo
 test('healthy sandboxd: conversion unsupported (ReleaseHasNoConversion), the APIs meet their requirements, runtime-exec verified against v1.0.3 sandboxd', async () => {
   const ns = await freshNamespace(c, 'vfy103');
   const dir = await environment(ns, 'sandboxd');
+  // The pool's pod is served by v1.0.3's own sandboxd, bound to the pod IP itself (`--listen-host`).
+  const served = readRuntimes(cluster.runDir).filter((r) => r.namespace === ns && r.mode === 'sandboxd');
+  expect(served.length).toBeGreaterThan(0);
+  for (const r of served) {
+    expect(r.listenHost).toBe(r.podIP);
+    const argv = readFileSync(`/proc/${r.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toContain(`--listen-host=${r.podIP}`);
+    expect(argv.some((a) => a.includes(`${path.sep}agent-sandbox-v1.0.3${path.sep}`))).toBe(true);
+  }
   const report = await verify(dir, 'ab0001');
 
   const conversion = row(report, 'conversion');
@@ -186,17 +197,8 @@ test('healthy sandboxd: conversion unsupported (ReleaseHasNoConversion), the API
   expect({ state: exec.state, nextReason: exec.nextReason }).toEqual({ state: 'verified', nextReason: null });
   const proven = exec.evidence.filter((e) => e.step === 'verified' && e.verdict === 'proven');
   expect(proven.length).toBeGreaterThan(0);
-  // The runtime that answered (a warm pool member adopted by the probe claim) is the stand-in's v1.0.3 sandboxd, bound
-  // to the pod IP itself.
+  // The runtime that answered: a warm pool member's sandboxd (adopted by the probe claim).
   expect(report.tuple.runtimeServer.source).toMatch(/answered: sandboxd of [\w-]+ via direct$/);
-  const served = readRuntimes(cluster.runDir).filter((r) => r.namespace === ns && r.mode === 'sandboxd');
-  expect(served.length).toBeGreaterThan(0);
-  for (const r of served) {
-    expect(r.listenHost).toBe(r.podIP);
-    const argv = readFileSync(`/proc/${r.pid}/cmdline`, 'utf8').split('\0');
-    expect(argv).toContain(`--listen-host=${r.podIP}`);
-    expect(argv.some((a) => a.includes(`${path.sep}agent-sandbox-v1.0.3${path.sep}`))).toBe(true);
-  }
   expect(report.tuple.crdRelease.value).toBe('v1.0.3');
   expect(report.leftovers).toEqual([]);
   expect(await leftovers(ns, 'ab0001')).toEqual([]);
@@ -215,4 +217,53 @@ test('silent runtime (stand-in none): runtime-exec stays below verified with Run
   expect(row(report, 'conversion').state).toBe('unsupported');
   expect(report.outcome).toBe('not-verified');
   expect(await leftovers(ns, 'ab0002')).toEqual([]);
+}, 300_000);
+
+// Last: it changes the cluster-scoped Sandbox CRD of this file's own cluster.
+test('a conversion webhook stanza left on the Sandbox CRD: sandbox-api names ConversionWebhookLeftover and misses its requirement; conversion stays unsupported', async () => {
+  const ext = c.kc.makeApiClient(k8s.ApiextensionsV1Api);
+  // What a v0.5.x install leaves behind when only the CRDs' versions are rewritten (`k8s/crds/*.yaml@v0.5.6`).
+  await ext.patchCustomResourceDefinition(
+    {
+      name: 'sandboxes.agents.x-k8s.io',
+      body: {
+        spec: {
+          conversion: {
+            strategy: 'Webhook',
+            webhook: {
+              conversionReviewVersions: ['v1'],
+              clientConfig: {
+                service: {
+                  namespace: 'agent-sandbox-system',
+                  name: 'agent-sandbox-webhook',
+                  path: '/convert',
+                  port: 443,
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+  const ns = await freshNamespace(c, 'vfy103-leftover');
+  const dir = await environment(ns, 'sandboxd');
+  const report = await verify(dir, 'ab0003');
+  const api = row(report, 'sandbox-api');
+  expect(api.evidence.find((e) => e.reason === 'ConversionWebhookLeftover')).toMatchObject({
+    step: 'configured',
+    verdict: 'missing',
+    field: 'spec.conversion.strategy',
+    value: 'Webhook',
+  });
+  expect(api.met).toBe(false);
+  expect(api.nextReason).toBe('ConversionWebhookLeftover');
+  // The extensions CRDs were left alone.
+  expect(row(report, 'extensions-api').evidence.some((e) => e.reason === 'ConversionWebhookLeftover')).toBe(false);
+  const conversion = row(report, 'conversion');
+  expect([conversion.state, conversion.evidence.map((e) => e.reason)]).toEqual([
+    'unsupported',
+    ['ReleaseHasNoConversion'],
+  ]);
 }, 300_000);
