@@ -4,7 +4,8 @@
  * for the `agentplane synth` command against `kubectl kustomize` of the same pinned `k8s/` folder (kubectl is not
  * installed by this project: without it the row says skipped) and for `agentplane diff` against dyff (bench/diff.ts);
  * then verify at 1, 5 and 20 templates when a test cluster is up (bench/verify.ts; else its row says skipped), CLI
- * start-up (bench/cli-start.ts), plan-upgrade (bench/plan-upgrade.ts) and the import benchmark.
+ * start-up (bench/cli-start.ts), plan-upgrade (bench/plan-upgrade.ts), the storage step of the v0.5 -> v1.0 upgrade
+ * at 10,000 objects on a kwok cluster of its own (bench/migrate-storage.ts) and the import benchmark.
  * Synth growth: `generated-N` cases (N templates + N warm pools) for N in BENCH_SYNTH_SIZES (default 10,200,400,1600;
  * 10,000 takes minutes, so it runs only when named: BENCH_SYNTH_SIZES=10,200,400,1600,10000).
  */
@@ -201,6 +202,13 @@ if (clusterUp) {
 // Then CLI start-up (`--help` under 300 ms), plan-upgrade (under 1.0 s; lib/ is built above) and the import benchmark.
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/cli-start.ts')], { cwd: ROOT, stdio: 'inherit' });
 spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/plan-upgrade.ts')], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  env: { ...process.env, BENCH_LIB_BUILT: '1' },
+});
+console.log('');
+// The storage step of the v0.5 -> v1.0 upgrade at BENCH_MIGRATE_OBJECTS (10,000) objects, on a kwok cluster of its own.
+spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/migrate-storage.ts')], {
   cwd: ROOT,
   stdio: 'inherit',
   env: { ...process.env, BENCH_LIB_BUILT: '1' },

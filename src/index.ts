@@ -5,6 +5,14 @@
  */
 export * from './constructs/index.js';
 export {
+  ARGOCD_HEALTH_KINDS,
+  ARGOCD_HEALTH_RELEASES,
+  argoCdHealthCustomizations,
+  argoCdHealthLua,
+  argoCdHealthSnippet,
+  type ArgoCdHealthKind,
+} from './gitops/argocd-health.js';
+export {
   apiGroup,
   buildEnvironments,
   defineEnvironments,

@@ -1,6 +1,8 @@
 /**
  * dev-gvisor: a development environment on Agent Sandbox v0.5.6 — the pinned install, a gVisor RuntimeClass, one
  * sandboxd template, no warm pool, no router. Synthesize with `npm run synth` (or `npx agentplane synth examples/dev-gvisor/environment.ts`).
+ * The example for v0.5 users (sandboxd listens on 127.0.0.1 there, so `sandboxdPodSpec` gets no `release`), and the
+ * one the real-node cluster tests deploy unchanged; prod-kata pins v1.0.3.
  */
 import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
 

@@ -3,6 +3,8 @@
  * Sandbox v0.5.6 — the pinned install, a gVisor RuntimeClass, a template running the upstream python runtime (the API
  * the client's router modes speak), a warm pool to claim from, and the sandbox router the client's default tunnel mode
  * port-forwards to. Synthesis refuses the client if any of these stops fitting it. README: "An application's client".
+ * It stays on v0.5.6 while the real-node cluster tests deploy it unchanged with images built under the references it
+ * pins (test-cluster/scripts/images.sh, python-runtime-image.sh); client 1.0.8 fits v1.0.3 as well (docs/clients.md).
  */
 import { k8s } from 'cdk8s-plus-28';
 import { AgentEnvironment, defineEnvironments } from '../../src/index.js';

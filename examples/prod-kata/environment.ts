@@ -1,18 +1,20 @@
 /**
- * prod-kata: a production environment on Agent Sandbox v0.5.6 — the pinned install, a Kata RuntimeClass limited to the
+ * prod-kata: a production environment on Agent Sandbox v1.0.3 — the pinned install, a Kata RuntimeClass limited to the
  * Kata node pool, two sandboxd templates (a bare shell and an agent workload beside sandboxd), a warm pool of agent
  * sandboxes, and network policies that admit no ingress and allow egress only to cluster DNS, the package proxy and
  * the artifact store.
  *
- * No router: sandboxd listens on 127.0.0.1 only (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so a
- * router could not reach it; clients and the verifier reach sandboxd inside the pod. An environment whose runtime
- * listens on the pod IP adds `env.addRouter(...)` and passes the router to `addNetworkPolicy({ router })`.
+ * sandboxd v1.0.3 listens on the pod network (`--listen-host=0.0.0.0`, which `sandboxdPodSpec` writes for the release,
+ * `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`), so the kubelet probes `GET /v1/health` on 8080; the policies admit
+ * no ingress, so nothing reaches it but the verifier's port-forward. No router: it would forward sandboxd's REST API
+ * only, not its gRPC. (On v0.5.6 sandboxd listens on 127.0.0.1 only, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`:
+ * leave `release` out of `sandboxdPodSpec` there; examples/dev-gvisor is the v0.5.6 example.)
  */
 import { k8s } from 'cdk8s-plus-28';
 import { AgentEnvironment, defineEnvironments, sandboxdPodSpec, SANDBOXD_RUNTIME } from '../../src/index.js';
 
-/** sandboxd image, built from `packages/sandboxd@v0.5.6` and mirrored (upstream has only a staging latest-main build). */
-export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
+/** sandboxd image, built from `packages/sandboxd@v1.0.3` and mirrored (upstream publishes staging builds only, `examples/containarium-execution-scoped-token/README.md@v1.0.3`). */
+export const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v1.0.3';
 /** The agent workload image that runs beside sandboxd. */
 export const AGENT_IMAGE = 'registry.example.internal/platform/coding-agent:2026.11.2';
 /** Controller images come through the company registry mirror of registry.k8s.io. */
@@ -22,7 +24,7 @@ export const REGISTRY_MIRROR = 'registry.example.internal/k8s';
 export const VERIFIER_IMAGE = 'registry.example.internal/agentplane/verifier:0.1.0';
 
 export default defineEnvironments(async (ctx) => {
-  const release = await ctx.loadRelease('v0.5.6');
+  const release = await ctx.loadRelease('v1.0.3');
   const env = new AgentEnvironment(ctx.app, 'prod-kata', {
     release,
     defaultNamespace: 'sandboxes',
@@ -42,13 +44,14 @@ export default defineEnvironments(async (ctx) => {
   });
   const shell = env.addTemplate('shell', {
     runtimeClass: kata,
-    podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE }),
+    podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, release: release.facts.tag }),
     runtime: SANDBOXD_RUNTIME,
   });
   const agent = env.addTemplate('agent', {
     runtimeClass: kata,
     podSpec: sandboxdPodSpec({
       image: SANDBOXD_IMAGE,
+      release: release.facts.tag,
       workspaceSize: '4Gi',
       workload: {
         name: 'agent',

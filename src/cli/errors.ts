@@ -21,6 +21,7 @@ export const EXIT_CODES: Readonly<Record<ExitCategory, ExitCodeValue>> = {
   cluster: ExitCode.cluster,
   unauthenticated: ExitCode.unauthenticated,
   forbidden: ExitCode.forbidden,
+  'not-ready': ExitCode.notReady,
 };
 
 /** The exit code for an error (see exit-codes.ts). */

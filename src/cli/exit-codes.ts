@@ -23,6 +23,8 @@ export const ExitCode = {
   unauthenticated: 8,
   /** The identity was refused (HTTP 403): for `verify`, a required capability stayed below its state because the verifier was not allowed to look (grant the VerifierAccess rights). */
   forbidden: 9,
+  /** `verify --wait-ready`: the environment was not ready (CRDs, controller, pool members) before the wait's deadline; nothing was probed. */
+  notReady: 15,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -52,9 +54,13 @@ export function exitCodeHelp(): string {
       ExitCode.forbidden,
       'refused (HTTP 403): verify could not look at something a required capability needs (grant the VerifierAccess rights)',
     ],
+    [
+      ExitCode.notReady,
+      'verify --wait-ready: CRDs, controller or warm pools not ready before the deadline (nothing probed)',
+    ],
   ];
   return [
-    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, see their --help):',
+    'Exit codes (synth, verify; diff and compat answer 0/1/2 like diff(1), plan-upgrade 0/10/11/12 per verdict, migrate-storage 13/14 when it stops, see their --help):',
     ...lines.map(([code, text]) => `  ${String(code).padEnd(3)} ${text}`),
   ].join('\n');
 }

@@ -46,6 +46,7 @@ const program = new Command('agentplane')
 const COMMANDS: Readonly<Record<CommandName, () => Promise<(program: Command) => void>>> = {
   compat: async () => (await import('./commands/compat.js')).registerCompat,
   diff: async () => (await import('./commands/diff.js')).registerDiff,
+  'migrate-storage': async () => (await import('./commands/migrate-storage.js')).registerMigrateStorage,
   mirror: async () => (await import('./commands/mirror.js')).registerMirror,
   'plan-upgrade': async () => (await import('./commands/plan-upgrade.js')).registerPlanUpgrade,
   synth: async () => (await import('./commands/synth.js')).registerSynth,

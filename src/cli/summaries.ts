@@ -3,6 +3,8 @@ export const COMMAND_SUMMARIES = {
   compat:
     'compatibility worksheet of one cluster: the nine tuple parts as read live, what the release was built for, and what our tests covered',
   diff: 'compare two synthesized directories or git refs (or the cluster, --live) object by object, with risk labels',
+  'migrate-storage':
+    'rewrite every Agent Sandbox object at its storage version, then prune status.storedVersions (dry-run unless --apply)',
   mirror: 'fill a release mirror for offline or air-gapped use: `mirror pull <release...> --to DIR`, then --mirror DIR',
   'plan-upgrade':
     'classify a move between pinned releases (safe, needs-migration, blocked, unknown) from CRD schemas and live storedVersions',

@@ -1,20 +1,21 @@
 /**
  * SandboxClientDecl: the application's client SDK as part of the environment (`env.addClient`). It makes no objects;
  * it is recorded in the descriptor, the lock and the compatibility tuple, and synthesis refuses, naming both sides,
- * an environment this client cannot use in its declared mode (facts: `src/releases/client-sdk.ts`, cited `path@1.0.8`).
+ * an environment this client cannot use in its declared mode (facts: `src/releases/client-sdk.ts`, cited
+ * `k8s_agent_sandbox/<file>@<version>`), including a release that does not serve the API versions the client talks.
  */
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import {
   CLIENT_MODES,
   CLIENT_SDK_VERSIONS,
-  RUNTIME_BIND,
   clientSdkFacts,
   type ClientMode,
   type ClientModeFacts,
   type ClientSdk,
   type ClientSdkFacts,
 } from '../releases/index.js';
+import type { LoadedRelease } from '../releases/index.js';
 import { ConstructError, ConstructPropsError } from './errors.js';
 import { parseProps } from './props.js';
 import type { SandboxRouter } from './router.js';
@@ -25,7 +26,7 @@ import { SandboxWarmPool } from './warm-pool.js';
 export interface SandboxClientProps {
   /** The SDK, as published: `k8s-agent-sandbox` (PyPI). */
   readonly sdk: ClientSdk;
-  /** Its exact version; facts are recorded for `1.0.8`. */
+  /** Its exact version; facts are recorded for `0.5.6` and `1.0.8` (`CLIENT_SDK_VERSIONS`). */
   readonly version: string;
   /** Connection mode, named after the client's config class (see `CLIENT_MODES`). */
   readonly mode: ClientMode;
@@ -59,6 +60,8 @@ const PropsSchema = z
 
 /** What a client needs of the environment, as far as a refusal names it. */
 export interface ClientNeeds {
+  /** `group/version`s the client reads and writes (SandboxClaim, Sandbox). */
+  readonly apiVersions?: readonly string[];
   readonly runtimeApi?: string;
   /** Runtime (or router sandbox) ports it dials that the environment lacks. */
   readonly ports?: readonly number[];
@@ -73,6 +76,9 @@ export interface ClientNeeds {
 
 /** What the environment offers instead, as far as a refusal names it; `router: null` when it declares none. */
 export interface EnvironmentOffers {
+  /** The pinned release tag and the `group/version`s of SandboxClaim and Sandbox it serves. */
+  readonly release?: string;
+  readonly served?: readonly string[];
   /** The template, `<namespace>/<name>`, its runtime kind, ports and bind host. */
   readonly template?: string;
   readonly runtime?: string;
@@ -92,7 +98,7 @@ export interface EnvironmentOffers {
  * `client`, `needs` and `offers` carry them typed.
  */
 export class ClientIncompatibleError extends ConstructError {
-  /** Reason: `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
+  /** Reason: `ClientApiNotServed`, `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
   override readonly reason: string;
   constructor(
     path: string,
@@ -127,10 +133,12 @@ export class SandboxClientDecl extends Construct {
   /** Runtime ports the client dials or names: `server_port` (python-runtime modes) or sandboxd's REST + gRPC ports. */
   readonly ports: readonly number[];
   readonly routerNamespace?: string;
+  /** The environment's pinned release. */
+  readonly release: LoadedRelease;
 
   constructor(scope: Construct, id: string, props: SandboxClientProps) {
     super(scope, id);
-    requireContext(this, 'SandboxClient');
+    const ctx = requireContext(this, 'SandboxClient');
     const p = parseProps(this, 'SandboxClient', PropsSchema, props);
     const facts = clientSdkFacts(p.sdk, p.version);
     if (facts === undefined) {
@@ -147,11 +155,27 @@ export class SandboxClientDecl extends Construct {
         `use one of ${CLIENT_SDK_VERSIONS[p.sdk].join(', ')} (facts come from that version's source)`,
       );
     }
+    const modeFacts = facts.modes[p.mode];
+    if (modeFacts === undefined)
+      throw new ConstructPropsError(
+        this.node.path,
+        'SandboxClient',
+        [
+          {
+            prop: 'mode',
+            reason: 'UnknownClientMode',
+            value: p.mode,
+            message: `mode: client ${p.sdk} ${p.version} has no ${p.mode} mode (k8s_agent_sandbox/models.py@${p.version}; it has ${Object.keys(facts.modes).join(', ')})`,
+          },
+        ],
+        `use one of ${Object.keys(facts.modes).join(', ')}, or a client version that has ${p.mode}`,
+      );
+    this.release = ctx.release;
     this.sdk = p.sdk;
     this.version = p.version;
     this.mode = p.mode;
     this.facts = facts;
-    this.modeFacts = facts.modes[p.mode];
+    this.modeFacts = modeFacts;
     if (p.warmPool !== undefined) this.warmPool = p.warmPool;
     this.ports = this.modeFacts.runtimeApi === 'python-runtime' ? [p.serverPort] : [...this.modeFacts.ports];
     if (this.modeFacts.routerService !== undefined)
@@ -187,6 +211,7 @@ export class SandboxClientDecl extends Construct {
         offers,
       );
     };
+    this.checkApi(fail);
     const pools = this.pools(env);
     if (pools.length === 0) {
       fail(
@@ -222,14 +247,15 @@ export class SandboxClientDecl extends Construct {
       }
       // Only SandboxDirectConnectionConfig sends headers of the application's own (extra_headers, e.g. a Bearer token);
       // the tunnel and gateway modes send none, and every router mode sends X-Sandbox-Pod-IP, which scoped-token refuses.
-      if (router!.requiresToken && (this.mode !== 'router' || router!.authorizationMode === 'scoped-token'))
+      const bearer = this.mode === 'router' && this.facts.extraHeaders;
+      if (router!.requiresToken && (!bearer || router!.authorizationMode === 'scoped-token'))
         fail(
           'ClientRouterAuth',
-          `sends ${this.mode === 'router' ? 'X-Sandbox-Pod-IP, which scoped-token refuses (authz/scopedtoken.go@v0.5.6)' : 'no Authorization header'} (${this.facts.cite['routerHeaders']}), but the router ${router!.namespace}/${router!.serviceName} (${router!.node.path}) refuses ${router!.authorizationMode === 'scoped-token' ? 'requests without a scoped token' : 'requests without a Bearer token'} (authorization ${router!.authorizationMode})`,
-          this.mode === 'router'
+          `sends ${bearer ? 'X-Sandbox-Pod-IP, which scoped-token refuses (authz/scopedtoken.go@v0.5.6)' : 'no Authorization header'} (${this.facts.cite['routerHeaders']}), but the router ${router!.namespace}/${router!.serviceName} (${router!.node.path}) refuses ${router!.authorizationMode === 'scoped-token' ? 'requests without a scoped token' : 'requests without a Bearer token'} (authorization ${router!.authorizationMode})`,
+          bearer
             ? "use authorization tokenreview and pass the token in the client's extra_headers"
-            : "use mode router with a token in extra_headers, or a router whose callers are gated elsewhere (tokenreview with requireToken: false, or allow-all; the tunnel's port-forward is authorized by the API server)",
-          { authorization: this.mode === 'router' ? 'bearer' : 'none' },
+            : `${this.facts.extraHeaders ? 'use mode router with a token in extra_headers' : 'use client 1.0.8 (mode router with a token in extra_headers)'}, or a router whose callers are gated elsewhere (tokenreview with requireToken: false, or allow-all; the tunnel's port-forward is authorized by the API server)`,
+          { authorization: bearer ? 'bearer' : 'none' },
           { authorization: router!.authorizationMode },
         );
       const missing = this.ports.filter((port) => !router!.sandboxPorts.includes(port));
@@ -243,6 +269,25 @@ export class SandboxClientDecl extends Construct {
         );
     }
     for (const pool of pools) this.checkTemplate(pool, pool.template, fail);
+  }
+
+  /** Refuses a release that does not serve the API versions the client creates claims and reads sandboxes at. */
+  private checkApi(fail: Fail): void {
+    const f = this.facts;
+    const rel = this.release.facts;
+    const served = (kind: 'SandboxClaim' | 'Sandbox'): string[] =>
+      rel.crds[kind].versions.filter((v) => v.served).map((v) => `${rel.crds[kind].group}/${v.name}`);
+    const offered = [...served('SandboxClaim'), ...served('Sandbox')];
+    const wanted = [f.claimApiVersion, f.sandboxApiVersion];
+    const missing = wanted.filter((v) => !offered.includes(v));
+    if (missing.length > 0)
+      fail(
+        'ClientApiNotServed',
+        `creates SandboxClaims at ${f.claimApiVersion} and reads Sandboxes at ${f.sandboxApiVersion} (${f.cite['claimApiVersion']}), but release ${rel.tag} serves ${offered.join(', ')} (k8s/crds/*.yaml@${rel.tag})`,
+        `pick the client that goes with release ${rel.tag} (docs/clients.md), or pin a release that serves ${missing.join(', ')}`,
+        { apiVersions: wanted },
+        { release: rel.tag, served: offered },
+      );
   }
 
   private checkTemplate(pool: SandboxWarmPool, t: SandboxTemplate, fail: Fail): void {
@@ -269,12 +314,14 @@ export class SandboxClientDecl extends Construct {
         { ports: missing },
         { template, ports: t.runtime.ports },
       );
-    const bind = RUNTIME_BIND[f.runtimeApi];
-    if (f.needsPodNetworkListener && bind.host === '127.0.0.1') {
+    const bind = t.runtimeBind;
+    if (f.needsPodNetworkListener && bind !== undefined && !bind.podNetwork) {
       fail(
         'ClientRuntimeLoopback',
-        `reaches the runtime over the pod network (${f.transport}; ${f.cite}), but ${side} and the pinned ${f.runtimeApi} binds ${bind.host} only (${bind.cite})`,
-        'nothing outside the pod can reach a loopback listener: use a python-runtime template with a router mode, or wait for a sandboxd that binds the pod network',
+        `reaches the runtime over the pod network (${f.transport}; ${f.cite}), but ${side} and its ${t.runtime.kind} binds ${bind.host} only under release ${t.release.facts.tag} (${bind.cite})`,
+        t.runtime.kind === 'sandboxd' && bind.from === 'release'
+          ? 'nothing outside the pod can reach a loopback listener: use a python-runtime template with a router mode, or pin a v1.0.x release, whose sandboxd binds the pod network (--listen-host)'
+          : 'nothing outside the pod can reach a loopback listener: let the runtime listen on the pod network (e.g. --listen-host=0.0.0.0)',
         { listener: 'pod-network' },
         { template, runtime: t.runtime.kind, bind: bind.host },
       );

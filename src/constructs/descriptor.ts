@@ -39,7 +39,7 @@ export interface EnvironmentDescriptor {
     controllerDeployment: string;
     controllerImage: string;
     extensions: boolean;
-    certificates: 'controller' | 'external';
+    certificates: 'controller' | 'external' | 'none';
     /** CRD names marked for server-side apply (over 256 KiB). */
     serverSideApply: string[];
     /**
@@ -155,7 +155,7 @@ export const EnvironmentDescriptorSchema = z
         controllerDeployment: z.string(),
         controllerImage: z.string(),
         extensions: z.boolean(),
-        certificates: z.enum(['controller', 'external']),
+        certificates: z.enum(['controller', 'external', 'none']),
         /** CRD names marked for server-side apply (over 256 KiB). */
         serverSideApply: z.array(z.string()),
         /**

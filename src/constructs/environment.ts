@@ -46,7 +46,8 @@ import {
   type ObjectSchemaViolation,
   type OversizeObject,
 } from './output-checks.js';
-import { SandboxRouter, type SandboxRouterProps } from './router.js';
+import { routerOptionProblems, SandboxRouter, type SandboxRouterProps } from './router.js';
+import type { Json } from './kube-object.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
 import { familyConverts, SANDBOX_KINDS } from '../model/releases.js';
@@ -425,6 +426,11 @@ export class AgentEnvironment extends Chart {
     }
     const rendering = renderObjects(this, this.release);
     for (const p of rendering.problems) if (!problems.some((q) => q.message === p.message)) problems.push(p);
+    for (const r of routers)
+      for (const o of rendering.objects)
+        if (o.object.kind === 'Deployment' && o.constructPath.startsWith(`${r.node.path}/`))
+          for (const err of routerOptionProblems(r, o.object as unknown as Json))
+            problems.push(problemOf(err, r.node.path));
     return {
       problems,
       duplicates: duplicateObjects(rendering.objects),

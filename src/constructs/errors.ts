@@ -142,6 +142,31 @@ export class UnsupportedByReleaseError extends ConstructError {
   }
 }
 
+/** Why a VerifierJob's delivery settings cannot go together (see {@link VerifierDeliveryError}). */
+export type VerifierDeliveryReason = 'TtlWithHookDelivery' | 'TtlWithFluxDelivery' | 'ConflictingDelivery';
+
+/**
+ * The VerifierJob's `delivery` and another of its settings contradict each other (case hook-job-ttl-and-immutability):
+ * `ttlSecondsAfterFinished` with Argo CD hook or Flux delivery, or the deprecated `argoCdHook` disagreeing with
+ * `delivery`. `settings` names both props, `values` holds what was given for each.
+ */
+export class VerifierDeliveryError extends ConstructError {
+  override readonly reason: VerifierDeliveryReason;
+  constructor(
+    path: string,
+    reason: VerifierDeliveryReason,
+    /** The two props that conflict, e.g. `['delivery', 'ttlSecondsAfterFinished']`. */
+    readonly settings: readonly [string, string],
+    /** The value given for each of `settings`, by prop name. */
+    readonly values: Readonly<Record<string, unknown>>,
+    detail: string,
+    hint: string,
+  ) {
+    super(path, detail, hint, reason);
+    this.reason = reason;
+  }
+}
+
 /** What {@link RbacNarrowingError} reports. */
 export interface RbacNarrowingDetails {
   /** The prop, e.g. `rbac.networkPolicies`. */

@@ -49,6 +49,7 @@ export {
   type TemplateNetworkRules,
   type TemplateRuntime,
 } from './template.js';
+export type { TemplateRuntimeBind } from './template-runtime.js';
 export { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 export { SandboxClaim, type SandboxClaimProps } from './claim.js';
 export { type ClaimLifecycle, type ResolvedClaimLifecycle, type ShutdownPolicy } from './lifetime.js';
@@ -68,7 +69,12 @@ export {
   type EnvironmentOffers,
   type SandboxClientProps,
 } from './client.js';
-export { SandboxRouter, type RouterAuthorization, type SandboxRouterProps } from './router.js';
+export {
+  RouterOptionNotModeledError,
+  SandboxRouter,
+  type RouterAuthorization,
+  type SandboxRouterProps,
+} from './router.js';
 export {
   SandboxNetworkPolicy,
   type EgressAllow,
@@ -95,8 +101,10 @@ export {
   RbacNarrowingError,
   UnpinnedImageError,
   UnsupportedByReleaseError,
+  VerifierDeliveryError,
   type RbacNarrowingDetails,
   type UnpinnedCause,
+  type VerifierDeliveryReason,
 } from './errors.js';
 export { unpinnedReason, type Unpinned } from './images.js';
 export {
@@ -113,7 +121,10 @@ export {
   ARGOCD_HOOK,
   ARGOCD_HOOK_DELETE_POLICY,
   descriptorPartCount,
+  podTemplateHash,
+  VERIFIER_DELIVERIES,
   VerifierJob,
+  type VerifierDelivery,
   type VerifierJobProps,
 } from './verifier-job.js';
 export { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP, REPORT_KEY } from '../model/verifier-job.js';

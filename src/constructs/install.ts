@@ -208,7 +208,8 @@ export class AgentSandboxInstall extends Construct {
   /** The controller image written into the Deployment. */
   readonly controllerImage: string;
   readonly extensions: boolean;
-  readonly certificates: 'controller' | 'external';
+  /** Where the webhook certificate comes from; `none` on releases without a conversion webhook (v0.4.6, v1.0.3). */
+  readonly certificates: 'controller' | 'external' | 'none';
   readonly release: LoadedRelease;
   /** The objects of the install in assembly order. */
   readonly objects: readonly ApiObject[];
@@ -240,7 +241,7 @@ export class AgentSandboxInstall extends Construct {
       );
     }
     const external = p.certificates === 'controller' ? undefined : p.certificates.external;
-    this.certificates = external === undefined ? 'controller' : 'external';
+    this.certificates = !familyConverts(facts.family) ? 'none' : external === undefined ? 'controller' : 'external';
     if (external !== undefined && !facts.hasManageWebhookCertsFlag) {
       throw new UnsupportedByReleaseError(
         this.node.path,

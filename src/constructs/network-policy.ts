@@ -214,9 +214,10 @@ export class SandboxNetworkPolicy extends Construct {
 }
 
 /**
- * Refuses a router path that cannot work (case router-podip-ssrf construct side): sandboxd binds 127.0.0.1 only
- * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so no pod-IP dial reaches it; otherwise at least one
- * runtime port must be among the ports the router's egress allows (`sandboxPorts`, upstream 8888).
+ * Refuses a router path that cannot work (case router-podip-ssrf construct side): a runtime bound to loopback — sandboxd
+ * up to v0.5.6 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), or a v1.0.x sandboxd told `--listen-host=127.0.0.1`
+ * — is reached by no pod-IP dial (sandboxd v1.0.x binds `0.0.0.0` by default, `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`);
+ * otherwise at least one runtime port must be among the ports the router's egress allows (`sandboxPorts`, upstream 8888).
  * @throws UnreachableError naming the runtime's and the router's side.
  */
 function assertRouterReaches(path: string, router: SandboxRouter, template: SandboxTemplate): void {
@@ -228,12 +229,15 @@ function assertRouterReaches(path: string, router: SandboxRouter, template: Sand
     runtime: { kind: rt.kind, container: rt.container, ports: [...rt.ports] },
     router: { namespace: router.namespace, ports: [...router.sandboxPorts] },
   };
-  if (rt.kind === 'sandboxd') {
+  const bind = template.runtimeBind;
+  if (bind !== undefined && !bind.podNetwork) {
     throw new UnreachableError(
       path,
       'RuntimeListensOnLoopback',
-      `${runtimeSide}, bound to 127.0.0.1 only) cannot be reached by the ${routerSide}`,
-      'leave router out of this policy (reach sandboxd inside the pod), or use a runtime that listens on the pod IP',
+      `${runtimeSide}, bound to ${bind.host} only under release ${template.release.facts.tag}, ${bind.cite}) cannot be reached by the ${routerSide}`,
+      bind.from === 'release' && rt.kind === 'sandboxd'
+        ? 'leave router out of this policy (reach sandboxd inside the pod), use a runtime that listens on the pod IP, or pin a v1.0.x release (sandboxd --listen-host)'
+        : 'leave router out of this policy, or let the runtime listen on the pod network (e.g. --listen-host=0.0.0.0)',
       sides,
     );
   }

@@ -5,7 +5,8 @@
  * (upstream defaults to allow-all). Its pods carry both upstream's labels and `app: sandbox-router`, which the
  * controller's managed template policy admits (`sandboxtemplate_controller.go@v0.5.6`), and `namespace` / `podLabels`
  * are exported so policies and clients derive from one value (upstream's own deploy files use other labels and
- * namespace, `sandbox-router/deploy/*.yaml@v0.5.6`). Its own NetworkPolicy admits only the declared `callers` on the
+ * namespace up to v0.5.6, `sandbox-router/deploy/*.yaml@v0.5.6`; from v1.0.3 they use `agent-sandbox-system` and
+ * `app: sandbox-router` too, `sandbox-router/deploy/*.yaml@v1.0.3`). Its own NetworkPolicy admits only the declared `callers` on the
  * proxy port and only the declared `metricsScraper` on the metrics port (upstream admits every namespace on the proxy
  * port, case router-podip-ssrf); every Managed template of the environment must admit it through the controller's fixed
  * peer (case netpol-router-peer-mismatch, {@link routerPeerProblems}).
@@ -14,7 +15,8 @@ import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
-import { ConstructError, UnsupportedByReleaseError } from './errors.js';
+import { ConstructError, ConstructPropsError, UnsupportedByReleaseError } from './errors.js';
+import { familyOfTag } from '../model/releases.js';
 import { addProblemCheck } from './problems.js';
 import { assertPinned } from './images.js';
 import { isPlainObject } from '../model/objects.js';
@@ -34,7 +36,8 @@ export interface RouterPeer {
 
 /**
  * The only router the controller-managed template policy admits: pods `app: sandbox-router` in namespace
- * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`); a code constant upstream.
+ * `agent-sandbox-system` (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`, unchanged at `@v1.0.3`); a code
+ * constant upstream.
  */
 export const CONTROLLER_POLICY_ROUTER_PEER = {
   namespace: 'agent-sandbox-system',
@@ -54,12 +57,38 @@ export type RouterAuthorization =
       /** @default - not passed: TokenReview with the API server's own audiences */
       readonly audiences?: readonly string[];
     }
-  /** HMAC tokens bound to (namespace, name, exp); key from Secret `secretName` / `secretKey` (≥ 32 bytes). */
+  /**
+   * Scoped tokens: v1 HMAC tokens bound to (namespace, name, exp), key from Secret `secretName` / `secretKey` (≥ 32
+   * bytes); and from v1.0.3 v2 Ed25519 tokens bound to (namespace, name, uid, port, method, path, exp), verified with
+   * the key set of `verificationKeys` (`sandbox-router/authz/scopedtoken_v2.go@v1.0.3`). Give `secretName`, or
+   * `verificationKeys`, or both with `v1AcceptUntil`.
+   */
   | {
       readonly mode: 'scoped-token';
-      readonly secretName: string;
+      /**
+       * Secret holding the v1 HMAC key (`--authz-scoped-token-secret-file`).
+       * @default - none: v1 tokens are not accepted (only with `verificationKeys`, v1.0.3+)
+       */
+      readonly secretName?: string;
       /** @default 'secret' */
       readonly secretKey?: string;
+      /**
+       * v1.0.3+: Secret holding the scoped-token v2 key set (JSON `{"keys":[{"kid","publicKey"}]}`, unpadded base64url
+       * Ed25519 public keys; `--authz-scoped-token-verification-keys-file`). Enables v2; the router needs its pod cache
+       * (`cache: true`) (`sandbox-router/config/flags.go@v1.0.3`). Refused on v0.5.6 (UnsupportedByReleaseError).
+       * @default - none: v1 only
+       */
+      readonly verificationKeys?: {
+        readonly secretName: string;
+        /** @default 'keys.json' */
+        readonly secretKey?: string;
+      };
+      /**
+       * v1.0.3+: RFC3339 time from which v1 tokens are refused (`--authz-scoped-token-v1-accept-until`, exclusive);
+       * required when both `secretName` and `verificationKeys` are given (`sandbox-router/config/config.go@v1.0.3`).
+       * @default - none
+       */
+      readonly v1AcceptUntil?: string;
     }
   /** No authorization. Must be acknowledged explicitly. */
   | { readonly mode: 'allow-all'; readonly acknowledgeUnauthenticated: true };
@@ -134,10 +163,41 @@ const PropsSchema = z
       z
         .object({
           mode: z.literal('scoped-token'),
-          secretName: z.string().min(1),
+          secretName: z.string().min(1).optional(),
           secretKey: z.string().min(1).default('secret'),
+          verificationKeys: z
+            .object({ secretName: z.string().min(1), secretKey: z.string().min(1).default('keys.json') })
+            .strict()
+            .optional(),
+          v1AcceptUntil: z
+            .string()
+            .regex(
+              /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/,
+              'must be an RFC3339 time, e.g. 2027-01-01T00:00:00Z',
+            )
+            .optional(),
         })
-        .strict(),
+        .strict()
+        .superRefine((a, ctx) => {
+          if (a.secretName === undefined && a.verificationKeys === undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: ['secretName'],
+              message: 'give secretName (v1 HMAC key), verificationKeys (v2 key set, v1.0.3+), or both',
+            });
+          if (a.secretName !== undefined && a.verificationKeys !== undefined && a.v1AcceptUntil === undefined)
+            ctx.addIssue({
+              code: 'custom',
+              path: ['v1AcceptUntil'],
+              message: 'required when both v1 (secretName) and v2 (verificationKeys) are configured',
+            });
+          if (a.v1AcceptUntil !== undefined && (a.secretName === undefined || a.verificationKeys === undefined))
+            ctx.addIssue({
+              code: 'custom',
+              path: ['v1AcceptUntil'],
+              message: 'only meaningful with both secretName (v1) and verificationKeys (v2)',
+            });
+        }),
       z
         .object({
           mode: z.literal('allow-all'),
@@ -180,6 +240,59 @@ const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding']);
 
 /** Upstream router flags AgentPlane sets itself; any upstream value for them is replaced. */
 const OWNED_FLAGS = ['--authz-', '--cache-enabled'];
+const SCOPED_TOKEN_V2_DIR = '/etc/sandbox-router/scoped-token-v2';
+
+/**
+ * Router options that change who may call a sandbox, or how, and that this construct does not model: browser path
+ * routing and cookie credentials (v1.0.1+), the HTTPS listener and its TLS profile (`--tls-min-version`,
+ * `--tls-cipher-suites` v1.0.3; the construct serves plain HTTP), mTLS, loopback pod IPs, and a config file that could
+ * set any of them (`sandbox-router/config/flags.go@v1.0.3`, `sandbox-router/config/file.go@v1.0.3`). Written by an
+ * escape hatch (a JsonPatch on the Deployment) or found in upstream's args they are refused
+ * ({@link RouterOptionNotModeledError}); `--authz-*` and `--cache-enabled` are owned and must be the values written.
+ */
+const UNMODELED_FLAGS = [
+  'path-routing-prefix',
+  'https-bind-address',
+  'tls-cert-file',
+  'tls-key-file',
+  'tls-client-ca-file',
+  'tls-min-version',
+  'tls-cipher-suites',
+  'mtls-mode',
+  'allow-loopback-pod-ip',
+  'config',
+];
+/** Environment variables the router reads for the same settings (`sandbox-router/config/flags.go@v1.0.3`, `file.go@v1.0.3`). */
+const UNMODELED_ENV = ['TLS_MIN_VERSION', 'TLS_CIPHER_SUITES', 'SANDBOX_ROUTER_CONFIG'];
+
+/** The flag name of a Go flag argument (`--name=v`, `-name v`), or undefined. */
+function flagName(arg: string): string | undefined {
+  return /^--?([a-z0-9][a-z0-9-]*)(=|$)/.exec(arg)?.[1];
+}
+
+/** Whether `name` is a flag this construct refuses unless it wrote it itself. */
+function guardedFlag(name: string): boolean {
+  return UNMODELED_FLAGS.includes(name) || name.startsWith('authz-') || name === 'cache-enabled';
+}
+
+/**
+ * A router option that changes who may call a sandbox was set where the construct does not model it (an escape hatch
+ * or the pinned manifests): it is refused rather than deployed unchecked. `option` is the flag or variable, `value`
+ * the argument as written.
+ */
+export class RouterOptionNotModeledError extends ConstructError {
+  override readonly reason = 'RouterOptionNotModeled';
+  constructor(
+    path: string,
+    readonly option: string,
+    readonly value: string,
+    readonly release: string,
+    detail: string,
+    hint: string,
+  ) {
+    super(path, detail, hint);
+  }
+}
 
 /**
  * The router: ServiceAccount, RBAC, Deployment, Service `sandbox-router-svc`, PodDisruptionBudget, NetworkPolicy.
@@ -211,7 +324,13 @@ export class SandboxRouter extends Construct {
   readonly callsApiServer: boolean;
   /** The API server endpoints its NetworkPolicy admits beside upstream's rule (the `apiServer` prop). */
   readonly apiServer: readonly RouterApiServerEndpoint[];
+  /** The router container's arguments as this construct wrote them (the rendered Deployment is checked against them). */
+  readonly args: readonly string[];
+  /** Scoped-token v2 (Ed25519) verification is on (v1.0.3+). */
+  readonly scopedTokenV2: boolean;
   readonly objects: readonly ApiObject[];
+  /** The pinned release tag. */
+  readonly release: string;
 
   constructor(scope: Construct, id: string, props: SandboxRouterProps) {
     super(scope, id);
@@ -219,6 +338,7 @@ export class SandboxRouter extends Construct {
     const p = parseProps(this, 'SandboxRouter', PropsSchema, props);
     const release: LoadedRelease = ctx.release;
     const facts = release.facts;
+    this.release = facts.tag;
     assertPinned(this.node.path, 'SandboxRouter image', p.image, ctx.requireDigests);
     this.image = p.image;
     this.authorizationMode = p.authorization.mode;
@@ -241,6 +361,29 @@ export class SandboxRouter extends Construct {
         : { namespace: c.namespace },
     );
 
+    const auth = p.authorization;
+    this.scopedTokenV2 = auth.mode === 'scoped-token' && auth.verificationKeys !== undefined;
+    if (auth.mode === 'scoped-token' && (auth.verificationKeys !== undefined || auth.v1AcceptUntil !== undefined)) {
+      if (familyOfTag(facts.tag) !== 'v1.0')
+        throw new UnsupportedByReleaseError(
+          this.node.path,
+          auth.verificationKeys !== undefined ? 'authorization.verificationKeys' : 'authorization.v1AcceptUntil',
+          facts.tag,
+          `scoped-token v2 (--authz-scoped-token-verification-keys-file, --authz-scoped-token-v1-accept-until) exists from v1.0.3 (sandbox-router/config/flags.go@v1.0.3); the router of ${facts.tag} would exit on the unknown flag`,
+          'use secretName (v1 HMAC tokens) on this release, or pin v1.0.3',
+        );
+      if (!p.cache)
+        throw new ConstructPropsError(this.node.path, 'SandboxRouter', [
+          {
+            prop: 'cache',
+            reason: 'ScopedTokenV2NeedsCache',
+            value: false,
+            message:
+              'cache: scoped-token v2 verification (authorization.verificationKeys) requires --cache-enabled (sandbox-router/config/flags.go@v1.0.3); leave cache on',
+          },
+        ]);
+    }
+
     const files = [...FILES, ...(p.authorization.mode === 'tokenreview' ? [TOKENREVIEW_FILE] : [])];
     const objs: Json[] = [];
     for (const f of files) {
@@ -251,7 +394,7 @@ export class SandboxRouter extends Construct {
           'router',
           facts.tag,
           `release ${facts.tag} has no ${DEPLOY_DIR}${f}: the Go sandbox-router exists from v0.5.1 on (sandbox-router/@v0.5.6)`,
-          'pin v0.5.6 to deploy the router from the release, or leave the router out of this environment',
+          'pin v0.5.6 or v1.0.3 to deploy the router from the release, or leave the router out of this environment',
         );
       }
       for (const o of parsed) objs.push(structuredClone(o) as Json);
@@ -293,19 +436,48 @@ export class SandboxRouter extends Construct {
         'report this: the pinned router manifests changed shape',
       );
     container['image'] = p.image;
-    const args = list(container, 'args').filter((a) => !OWNED_FLAGS.some((f) => String(a).startsWith(f)));
+    const upstreamArgs = list(container, 'args').filter((a) => !OWNED_FLAGS.some((f) => String(a).startsWith(f)));
+    const unmodeled = upstreamArgs.map(String).find((a) => guardedFlag(flagName(a) ?? ''));
+    if (unmodeled !== undefined)
+      throw new RouterOptionNotModeledError(
+        this.node.path,
+        `--${flagName(unmodeled)}`,
+        unmodeled,
+        facts.tag,
+        `the router manifests of ${facts.tag} pass ${unmodeled} (${DEPLOY_DIR}deployment.yaml@${facts.tag}), an option that changes who may call a sandbox and that this construct does not model`,
+        'report this: the pinned router manifests changed shape',
+      );
+    const args: unknown[] = [...upstreamArgs];
     args.push(`--cache-enabled=${p.cache}`, `--authz-mode=${p.authorization.mode}`);
     if (p.authorization.mode === 'tokenreview') {
       args.push(`--authz-tokenreview-require-token=${p.authorization.requireToken}`);
       if (p.authorization.audiences !== undefined)
         args.push(`--authz-tokenreview-audiences=${p.authorization.audiences.join(',')}`);
     }
-    if (p.authorization.mode === 'scoped-token') {
-      args.push(`--authz-scoped-token-secret-file=${SCOPED_TOKEN_DIR}/${p.authorization.secretKey}`);
-      list(container, 'volumeMounts').push({ name: 'scoped-token', mountPath: SCOPED_TOKEN_DIR, readOnly: true });
-      list(podSpec, 'volumes').push({ name: 'scoped-token', secret: { secretName: p.authorization.secretName } });
+    if (auth.mode === 'scoped-token') {
+      if (auth.secretName !== undefined) {
+        args.push(`--authz-scoped-token-secret-file=${SCOPED_TOKEN_DIR}/${auth.secretKey}`);
+        list(container, 'volumeMounts').push({ name: 'scoped-token', mountPath: SCOPED_TOKEN_DIR, readOnly: true });
+        list(podSpec, 'volumes').push({ name: 'scoped-token', secret: { secretName: auth.secretName } });
+      }
+      if (auth.verificationKeys !== undefined) {
+        args.push(
+          `--authz-scoped-token-verification-keys-file=${SCOPED_TOKEN_V2_DIR}/${auth.verificationKeys.secretKey}`,
+        );
+        list(container, 'volumeMounts').push({
+          name: 'scoped-token-v2',
+          mountPath: SCOPED_TOKEN_V2_DIR,
+          readOnly: true,
+        });
+        list(podSpec, 'volumes').push({
+          name: 'scoped-token-v2',
+          secret: { secretName: auth.verificationKeys.secretName },
+        });
+      }
+      if (auth.v1AcceptUntil !== undefined) args.push(`--authz-scoped-token-v1-accept-until=${auth.v1AcceptUntil}`);
     }
     container['args'] = args;
+    this.args = args.map(String);
     if (p.cache && container['startupProbe'] === undefined)
       container['startupProbe'] = cacheSyncStartupProbe(container);
     this.sandboxPorts = [...p.sandboxPorts];
@@ -455,6 +627,66 @@ export function routerPeerProblems(router: SandboxRouter): UnreachableError[] {
         },
       ),
     );
+  }
+  return problems;
+}
+
+/**
+ * Options on the rendered router Deployment (JsonPatches applied) that change who may call a sandbox and that the
+ * construct did not write: an `--authz-*` / `--cache-enabled` argument other than its own, any flag of
+ * {@link UNMODELED_FLAGS}, or an environment variable of {@link UNMODELED_ENV}. An escape hatch cannot slip them past
+ * the authorization checks (the descriptor and client checks read the construct's props, not the patched Deployment).
+ */
+export function routerOptionProblems(router: SandboxRouter, deployment: Json): RouterOptionNotModeledError[] {
+  const podSpec = child(child(child(deployment, 'spec'), 'template'), 'spec');
+  const problems: RouterOptionNotModeledError[] = [];
+  const release = router.release;
+  const containers = list(podSpec, 'containers').filter(isPlainObject);
+  const all = containers.flatMap((c) => [...list(c, 'command'), ...list(c, 'args')].map(String));
+  for (const a of router.args.filter((x) => guardedFlag(flagName(x) ?? '')))
+    if (!all.includes(a))
+      problems.push(
+        new RouterOptionNotModeledError(
+          router.node.path,
+          `--${flagName(a)}`,
+          a,
+          release,
+          `the router Deployment no longer passes ${a}, which the SandboxRouter wrote (without it the router falls back to upstream's default, e.g. --authz-mode=allow-all, sandbox-router/config/config.go@v1.0.3)`,
+          'remove the patch and set authorization / cache on the SandboxRouter',
+        ),
+      );
+  for (const c of [...containers, ...list(podSpec, 'initContainers').filter(isPlainObject)]) {
+    const name = String(c['name']);
+    const argv = [...list(c, 'command'), ...list(c, 'args')].map(String);
+    for (const a of argv) {
+      const flag = flagName(a);
+      if (flag === undefined || !guardedFlag(flag) || router.args.includes(a)) continue;
+      problems.push(
+        new RouterOptionNotModeledError(
+          router.node.path,
+          `--${flag}`,
+          a,
+          release,
+          `container ${name} of the router Deployment passes ${a}, which the SandboxRouter did not write: ${UNMODELED_FLAGS.includes(flag) ? 'this construct does not model it (it changes who may call a sandbox, sandbox-router/config/flags.go@v1.0.3)' : 'authorization and the pod cache are set by its authorization and cache props'}`,
+          UNMODELED_FLAGS.includes(flag)
+            ? 'remove the patch; path routing, cookie credentials, HTTPS/TLS profile, mTLS and config files are not supported by SandboxRouter'
+            : 'remove the patch and set authorization / cache on the SandboxRouter',
+        ),
+      );
+    }
+    for (const e of list(c, 'env')) {
+      if (!isPlainObject(e) || !UNMODELED_ENV.includes(String(e['name']))) continue;
+      problems.push(
+        new RouterOptionNotModeledError(
+          router.node.path,
+          String(e['name']),
+          String(e['name']),
+          release,
+          `container ${name} of the router Deployment sets ${String(e['name'])}, which the router reads as a TLS or config-file setting (sandbox-router/config/flags.go@v1.0.3) that this construct does not model`,
+          'remove the variable; SandboxRouter serves plain HTTP and takes no config file',
+        ),
+      );
+    }
   }
   return problems;
 }

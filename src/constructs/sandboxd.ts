@@ -1,13 +1,15 @@
 /**
  * A pod spec that runs sandboxd as the process that executes commands in a sandbox
  * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`, `packages/sandboxd/USER_GUIDE.md@v0.5.6`).
- * sandboxd binds gRPC (9090) and REST (8080) to 127.0.0.1 only, so the kubelet cannot probe it over the pod IP
- * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`): readiness is an exec probe that speaks HTTP to
+ * Up to v0.5.6 sandboxd binds gRPC (9090) and REST (8080) to 127.0.0.1 only, so the kubelet cannot probe it over the
+ * pod IP (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`): readiness is then an exec probe that speaks HTTP to
  * `127.0.0.1:8080/v1/health` through bash's `/dev/tcp` (the image is Debian bookworm-slim, which has bash; inferred,
- * not run against a cluster here).
+ * not run against a cluster here). From v1.0.1 `--listen-host` (default `0.0.0.0`) puts both listeners on the pod
+ * network (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`), and readiness is a plain `GET /v1/health` on the REST port.
  */
+import { isLoopbackHost, runtimeBind } from '../releases/index.js';
 import { k8s } from './k8s.js';
-import type { TemplateRuntime } from './template.js';
+import type { TemplateRuntime } from './template-runtime.js';
 
 /** sandboxd's container name in pod specs made here. */
 export const SANDBOXD_CONTAINER = 'sandboxd';
@@ -49,6 +51,36 @@ export interface SandboxdPodSpecProps {
    * @default 1000 (the sandboxd image's user)
    */
   readonly user?: number;
+  /**
+   * The release the template is for (its tag, e.g. `v1.0.3`, or `release.facts.tag` of a loaded release). It decides
+   * whether `--listen-host` is written and which readiness probe fits.
+   * @default - none: no `--listen-host` is written, and readiness is the in-container exec probe, which works whether
+   * sandboxd binds loopback (v0.5.6) or every address (v1.0.x)
+   */
+  readonly release?: string;
+  /**
+   * Address sandboxd's REST and gRPC listeners bind, written as `--listen-host=<host>`. Only sandboxd v1.0.1+ has the
+   * flag (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`); sandboxd v0.5.6 exits on it, so a template carrying it on
+   * an older release is refused at synthesis (`UnsupportedByReleaseError`). Off loopback, readiness is
+   * `GET /v1/health` on the REST port from the kubelet.
+   * @default - `0.0.0.0` (the pod network, written explicitly) when `release` is v1.0.x; otherwise not written (v0.5.6
+   * binds 127.0.0.1 and has no flag)
+   */
+  readonly listenHost?: string;
+}
+
+/** The `--listen-host` value among a container's command and args (Go flag syntax: `-`/`--`, `=value` or next arg). */
+export function listenHostArg(container: {
+  readonly command?: readonly string[];
+  readonly args?: readonly string[];
+}): string | undefined {
+  const argv = [...(container.command ?? []), ...(container.args ?? [])];
+  let found: string | undefined;
+  argv.forEach((a, i) => {
+    const m = /^--?listen-host(?:=(.*))?$/.exec(a);
+    if (m !== null) found = m[1] ?? argv[i + 1] ?? '';
+  });
+  return found;
 }
 
 const HEALTH_PROBE = [
@@ -59,6 +91,12 @@ const HEALTH_PROBE = [
 
 /** A pod spec with sandboxd (and an optional workload container) sharing an emptyDir at `/workspace`. */
 export function sandboxdPodSpec(props: SandboxdPodSpecProps): k8s.PodSpec {
+  const bind = props.release !== undefined ? runtimeBind(props.release, 'sandboxd') : undefined;
+  const listenHost = props.listenHost ?? (bind?.listenHostFlag === true ? bind.host : undefined);
+  const onPodNetwork = listenHost !== undefined && !isLoopbackHost(listenHost);
+  const readinessProbe: NonNullable<k8s.Container['readinessProbe']> = onPodNetwork
+    ? { httpGet: { path: '/v1/health', port: k8s.IntOrString.fromNumber(SANDBOXD_REST_PORT) } }
+    : { exec: { command: HEALTH_PROBE } };
   const res = props.resources ?? { cpu: '500m', memory: '512Mi' };
   const user = props.user ?? 1000;
   const workspaceMount: k8s.VolumeMount = { name: 'workspace', mountPath: SANDBOXD_ROOT };
@@ -67,12 +105,17 @@ export function sandboxdPodSpec(props: SandboxdPodSpecProps): k8s.PodSpec {
     name: SANDBOXD_CONTAINER,
     image: props.image,
     imagePullPolicy: 'IfNotPresent',
-    args: [`--grpc-port=${SANDBOXD_GRPC_PORT}`, `--rest-port=${SANDBOXD_REST_PORT}`, `--root-dir=${SANDBOXD_ROOT}`],
+    args: [
+      `--grpc-port=${SANDBOXD_GRPC_PORT}`,
+      `--rest-port=${SANDBOXD_REST_PORT}`,
+      `--root-dir=${SANDBOXD_ROOT}`,
+      ...(listenHost !== undefined ? [`--listen-host=${listenHost}`] : []),
+    ],
     ports: [
       { name: 'rest', containerPort: SANDBOXD_REST_PORT, protocol: 'TCP' },
       { name: 'grpc', containerPort: SANDBOXD_GRPC_PORT, protocol: 'TCP' },
     ],
-    readinessProbe: { exec: { command: HEALTH_PROBE }, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
+    readinessProbe: { ...readinessProbe, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
     resources: { requests: quantities, limits: quantities },
     volumeMounts: [workspaceMount],
   };

@@ -21,10 +21,10 @@ import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
 import { applySecureDefaults, plain, secretUses, securityProblems } from './pod-security.js';
 import { DNS_LABEL } from '../model/names.js';
 import { parseProps } from './props.js';
-import { addReadinessProbe } from './readiness.js';
+import { addReadinessProbe, templateRuntimeBind } from './readiness.js';
 import { podResources, quantityProblems, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
-import type { TemplateRuntime } from './template-runtime.js';
+import type { TemplateRuntime, TemplateRuntimeBind } from './template-runtime.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
 export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
@@ -81,9 +81,11 @@ export interface SandboxTemplateProps {
    * (and a warm pool hands it out) only once the runtime answers: without it the pod is Ready as soon as the container
    * starts, and a client's first call meets a server still starting (seen: 502 from the router). `true` adds it for
    * runtimes served on the pod network: python-runtime (`GET /` on its first port, `examples/python-runtime-sandbox/main.py@v0.5.6`),
-   * custom (a TCP check of its first port). sandboxd binds 127.0.0.1 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`),
-   * where the kubelet's probe cannot reach, so `true` there is refused (`sandboxdPodSpec` carries an exec probe run
-   * inside the container instead). `false` leaves the container as given.
+   * sandboxd v1.0.x on a non-loopback `--listen-host` (`GET /v1/health` on its first port,
+   * `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`), custom (a TCP check of its first port). sandboxd v0.5.6 binds
+   * 127.0.0.1 (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), where the kubelet's probe cannot reach, so `true`
+   * there is refused (`sandboxdPodSpec` carries an exec probe run inside the container instead); so is `true` on a
+   * sandboxd told `--listen-host=127.0.0.1`. `false` leaves the container as given.
    * @default - true for python-runtime; false for sandboxd and custom (a custom runtime's bind is not known)
    */
   readonly runtimeReadinessProbe?: boolean;
@@ -174,6 +176,8 @@ export class SandboxTemplate extends Construct {
   readonly namespace: string;
   readonly runtimeClass: SandboxRuntimeClass;
   readonly runtime: TemplateRuntime;
+  /** Where the runtime listens (its `--listen-host`, else the release's default); undefined for a custom runtime. */
+  readonly runtimeBind?: TemplateRuntimeBind;
   /** Container images in declared order. */
   readonly images: readonly ContainerImage[];
   /** Labels every sandbox pod of this template carries (selector for policies). */
@@ -278,7 +282,9 @@ export class SandboxTemplate extends Construct {
         },
       ]);
     }
-    addReadinessProbe(this.node.path, podSpec, this.runtime, p.runtimeReadinessProbe);
+    const bind = templateRuntimeBind(this.node.path, this.release.facts.tag, podSpec, this.runtime);
+    if (bind !== undefined) this.runtimeBind = bind;
+    addReadinessProbe(this.node.path, podSpec, this.runtime, bind, p.runtimeReadinessProbe);
     if (p.networkPolicy !== undefined) {
       this.customRules = plain({
         ...(p.networkPolicy.ingress !== undefined

@@ -4,7 +4,9 @@
  *
  * Steps, in order: drop `status`; drop server-owned metadata ({@link SERVER_OWNED_METADATA}, server-written
  * annotations and labels); drop controller-owned fields ({@link CONTROLLER_OWNED}, `agents.x-k8s.io/` labels and
- * annotations); fold a Secret's `stringData` into base64 `data` (what the API server stores); apply defaults from the pinned CRD schema of the object's apiVersion
+ * annotations); drop the Argo CD hook finalizer ({@link ARGOCD_HOOK_FINALIZER}) and what Kubernetes writes on a Job
+ * ({@link JOB_CONTROLLER_LABELS}, the generated selector, Job defaults: {@link JOB_DEFAULTS}); fold a Secret's
+ * `stringData` into base64 `data` (what the API server stores); apply defaults from the pinned CRD schema of the object's apiVersion
  * and drop optional objects that hold only defaults ({@link fillSchemaDefaults}, {@link dropDefaultOnly}).
  * Map key order is irrelevant by construction (the structural diff compares keys, renderers sort them); list order
  * is kept.
@@ -48,6 +50,40 @@ const SERVER_ANNOTATIONS = [
   'kubectl.kubernetes.io/last-applied-configuration',
   'deployment.kubernetes.io/revision',
 ] as const;
+
+/**
+ * The finalizer Argo CD puts on every hook object until the hook's phase is recorded (argoproj/gitops-engine#646, commit
+ * 65db274, and #770): live state, never declared.
+ */
+export const ARGOCD_HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer';
+
+/**
+ * Labels the API server writes on a Job's pod template, and on the Job itself when it declares no labels, for its
+ * generated selector (`pkg/registry/batch/job/strategy.go@v1.31.0` generateSelector; the Job's labels copied from its
+ * template in `pkg/apis/batch/v1/defaults.go@v1.31.0`); the unprefixed pair is kept beside the `batch.kubernetes.io/`
+ * one for older clients.
+ */
+export const JOB_CONTROLLER_LABELS = [
+  'controller-uid',
+  'batch.kubernetes.io/controller-uid',
+  'job-name',
+  'batch.kubernetes.io/job-name',
+] as const;
+
+/**
+ * `spec` fields of a batch/v1 Job the API server defaults (`pkg/apis/batch/v1/defaults.go@v1.31.0`), with the default:
+ * dropped on both sides when they hold it. `podReplacementPolicy` defaults to `Failed` instead when a
+ * `podFailurePolicy` is set.
+ */
+export const JOB_DEFAULTS: Readonly<Record<string, unknown>> = {
+  completions: 1,
+  parallelism: 1,
+  backoffLimit: 6,
+  completionMode: 'NonIndexed',
+  suspend: false,
+  manualSelector: false,
+  podReplacementPolicy: 'TerminatingOrFailed',
+};
 
 /** A field that a controller writes on an object we declare; `path` is a list of keys from the object root. */
 export interface ControllerOwnedField {
@@ -134,6 +170,9 @@ function normalizedMetadata(meta: Record<string, unknown>, kind: string): Record
           (controllerKeys && k.startsWith(CONTROLLER_KEY_PREFIX)) ||
           (SERVER_ANNOTATIONS as readonly string[]).includes(k),
       );
+    } else if (key === 'finalizers' && Array.isArray(meta.finalizers)) {
+      const kept = meta.finalizers.filter((f) => f !== ARGOCD_HOOK_FINALIZER);
+      value = kept.length === 0 ? undefined : kept;
     } else {
       value = cloneJson(meta[key]);
     }
@@ -162,6 +201,7 @@ export function normalizeObject(obj: KubeObject, opts: NormalizeOptions = {}): K
     deletePath(out, owned.path, owned.whenEmpty === true);
   }
   if (normalized.kind === 'Secret' && normalized.apiVersion === 'v1') foldStringData(normalized);
+  if (normalized.kind === 'Job' && normalized.apiVersion === 'batch/v1') dropJobControllerFields(out);
   const schema = opts.schemaFor?.(normalized.apiVersion, normalized.kind);
   if (schema === undefined) return normalized;
   return dropDefaultOnly(fillSchemaDefaults(normalized, schema), schema) as KubeObject;
@@ -175,4 +215,29 @@ function foldStringData(secret: KubeObject): void {
   for (const [k, v] of Object.entries(stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
   secret.data = data;
   delete secret.stringData;
+}
+
+/** Without the labels in `drop`; the map removed when nothing is left. */
+function dropLabels(meta: unknown, drop: readonly string[]): void {
+  if (!isPlainObject(meta) || !isPlainObject(meta.labels)) return;
+  const kept = keptKeys(meta.labels, (k) => drop.includes(k));
+  if (kept === undefined) delete meta.labels;
+  else meta.labels = kept;
+}
+
+/**
+ * Removes, in place, what the API server writes on a Job: {@link JOB_CONTROLLER_LABELS} on the Job and its template,
+ * the generated `spec.selector` (unless `manualSelector: true` declares it) and the {@link JOB_DEFAULTS} values.
+ */
+function dropJobControllerFields(job: Record<string, unknown>): void {
+  dropLabels(job.metadata, JOB_CONTROLLER_LABELS);
+  const spec = job.spec;
+  if (!isPlainObject(spec)) return;
+  if (isPlainObject(spec.template)) dropLabels(spec.template.metadata, JOB_CONTROLLER_LABELS);
+  if (spec.manualSelector !== true) delete spec.selector;
+  const defaults = {
+    ...JOB_DEFAULTS,
+    ...(spec.podFailurePolicy !== undefined ? { podReplacementPolicy: 'Failed' } : {}),
+  };
+  for (const [field, value] of Object.entries(defaults)) if (spec[field] === value) delete spec[field];
 }

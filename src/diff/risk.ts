@@ -5,14 +5,14 @@
  * | rule | fires on |
  * |---|---|
  * | `crd-removed` | a CRD removed: deleting it deletes every object of its kind in the whole cluster |
- * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`); the message names versions no longer served |
+ * | `crd-schema-change` | a CRD whose versions, schemas, printer columns or conversion changed (field-level summary from `diffCrdSchemas`); the message names versions no longer served; `subject.breaking` labels a version no longer served and a conversion webhook removed (v0.5 -> v1.0, `k8s/crds/*.yaml@v1.0.3`) |
  * | `rbac-widening` | a (Cluster)Role granting a verb/resource it did not, or a binding gaining subjects or changing its role |
  * | `networkpolicy-widening` | a NetworkPolicy removed, losing a policy type, gaining or changing a rule or its pod selector; a SandboxTemplate's `networkPolicy` or `networkPolicyManagement` changing |
  * | `runtimeclass-change` | a RuntimeClass removed or its handler/scheduling/overhead changed; a pod template's `runtimeClassName` changed or dropped (isolation downgrade) |
  * | `image-change` | a container image changed |
  * | `release-change` | the `app.kubernetes.io/version` label (the pinned release) changed |
  * | `warm-pool-roll` | a SandboxTemplate blueprint change that makes the members of a warm pool using it stale, or a pool pointed at another template, with the pool's update strategy |
- * | `immutable-field` | a Sandbox `spec.volumeClaimTemplates` change (immutable, `api/v1beta1/sandbox_types.go@v0.5.6`) |
+ * | `immutable-field` | a change the API server refuses on update ({@link IMMUTABLE_FIELDS}): a Sandbox's `spec.volumeClaimTemplates`, a Job's pod template or selector, a workload's selector, a binding's `roleRef`; not for a Job its delivery replaces (an Argo CD hook with `BeforeHookCreation`, Flux's per-object force annotation, Argo CD `Force=true,Replace=true`; a Flux Job named by its template hash is a new object) |
  * | `secret-change` | a Secret's data changed (values redacted) |
  */
 import { appendAll } from '../model/arrays.js';
@@ -64,7 +64,18 @@ export interface RiskSubject {
   readonly kind?: string;
   readonly unserved?: readonly string[];
   readonly changes?: number;
+  /** `immutable-field`: the immutable fields the change touches ({@link IMMUTABLE_FIELDS}), e.g. `spec.template`. */
+  readonly fields?: readonly string[];
+  /**
+   * `crd-schema-change`: what breaks clients or stored objects: `version-unserved` (a `group/version` no longer served:
+   * its requests fail), `conversion-removed` (strategy `Webhook` -> `None`: nothing converts between versions any more,
+   * and a leftover `caBundle` owned by another field manager makes a server-side apply invalid). Absent when nothing.
+   */
+  readonly breaking?: readonly CrdBreak[];
 }
+
+/** A breaking CRD change (see {@link RiskSubject.breaking}). */
+export type CrdBreak = 'version-unserved' | 'conversion-removed';
 
 export interface Risk {
   readonly rule: RiskRule;
@@ -369,16 +380,87 @@ function warmPoolRisks(p: ComparedPair, head: HeadObjects): Risk[] {
   return out;
 }
 
+/** A field the API server refuses to change on update: the kind, the field path (dotted, from the root), the source. */
+interface ImmutableField {
+  readonly kind: string;
+  readonly field: string;
+  readonly source: string;
+  /** What to do instead of updating. */
+  readonly instead: string;
+}
+
+/** Immutable fields of the kinds AgentPlane writes. */
+export const IMMUTABLE_FIELDS: readonly ImmutableField[] = [
+  {
+    kind: 'Sandbox',
+    field: 'spec.volumeClaimTemplates',
+    source: 'api/v1beta1/sandbox_types.go@v0.5.6',
+    instead: 'delete and recreate the Sandbox (its PVCs and data go with it)',
+  },
+  ...['spec.template', 'spec.selector', 'spec.completionMode'].map((field) => ({
+    kind: 'Job',
+    field,
+    source: 'pkg/apis/batch/validation/validation.go@v1.31.0 (ValidateJobSpecUpdate)',
+    instead:
+      'delete the Job before applying, or deliver it so that a change is a new Job (VerifierJob delivery argocd or flux)',
+  })),
+  ...['Deployment', 'StatefulSet', 'DaemonSet'].map((kind) => ({
+    kind,
+    field: 'spec.selector',
+    source: 'pkg/apis/apps/validation/validation.go@v1.31.0',
+    instead: `delete and recreate the ${kind} (its pods are replaced)`,
+  })),
+  ...['spec.volumeClaimTemplates', 'spec.serviceName', 'spec.podManagementPolicy'].map((field) => ({
+    kind: 'StatefulSet',
+    field,
+    source: 'pkg/apis/apps/validation/validation.go@v1.31.0 (ValidateStatefulSetUpdate)',
+    instead: 'delete and recreate the StatefulSet',
+  })),
+  ...['RoleBinding', 'ClusterRoleBinding'].map((kind) => ({
+    kind,
+    field: 'roleRef',
+    source: 'pkg/apis/rbac/validation/validation.go@v1.31.0 (ValidateRoleBindingUpdate)',
+    instead: `delete and recreate the ${kind} (its subjects lose the rights in between)`,
+  })),
+];
+
+/** Whether the tool delivering `obj` deletes and recreates it on change, so an immutable field may change. */
+function replacedOnChange(obj: KubeObject): string | undefined {
+  const a = rec(obj.metadata?.annotations);
+  // Argo CD deletes a hook with this policy before creating it again (resource hooks, hook deletion policies).
+  const policies = String(a['argocd.argoproj.io/hook-delete-policy'] ?? '')
+    .split(',')
+    .map((x) => x.trim());
+  if (a['argocd.argoproj.io/hook'] !== undefined && policies.includes('BeforeHookCreation'))
+    return 'an Argo CD hook with BeforeHookCreation is deleted and created again';
+  // Flux recreates an object it cannot patch when it carries this annotation (fluxcd/kustomize-controller#787).
+  if (a['kustomize.toolkit.fluxcd.io/force'] === 'enabled')
+    return 'Flux recreates it (kustomize.toolkit.fluxcd.io/force: enabled)';
+  const options = String(a['argocd.argoproj.io/sync-options'] ?? '')
+    .split(',')
+    .map((x) => x.trim());
+  if (options.includes('Force=true') && options.includes('Replace=true'))
+    return 'Argo CD deletes and recreates it (sync-options Force=true,Replace=true)';
+  return undefined;
+}
+
+const under = (path: string, field: string): boolean =>
+  path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
+
 function immutableRisk(p: ComparedPair): Risk | undefined {
-  if (p.base === undefined || p.head?.kind !== 'Sandbox') return undefined;
-  const paths = p.fields.filter((f) => /^spec\.volumeClaimTemplates(\.|\[|$)/.test(f.path)).map((f) => f.path);
-  if (paths.length === 0) return undefined;
+  if (p.base === undefined || p.head === undefined) return undefined;
+  const kind = p.head.kind;
+  const fields = IMMUTABLE_FIELDS.filter((f) => f.kind === kind);
+  if (fields.length === 0) return undefined;
+  const hit = fields.filter((f) => p.fields.some((c) => under(c.path, f.field)));
+  if (hit.length === 0 || replacedOnChange(p.head) !== undefined) return undefined;
+  const paths = p.fields.filter((c) => hit.some((f) => under(c.path, f.field))).map((c) => c.path);
   return {
     rule: 'immutable-field',
     object: p.key,
-    message:
-      'Sandbox spec.volumeClaimTemplates is immutable: the update is rejected; delete and recreate the Sandbox (its PVCs and data go with it)',
+    message: `${kind} ${hit.map((f) => f.field).join(', ')} ${hit.length === 1 ? 'is' : 'are'} immutable: the update is rejected; ${hit[0]!.instead}`,
     details: paths,
+    subject: { change: 'changed', kind, fields: hit.map((f) => f.field) },
   };
 }
 
@@ -417,12 +499,28 @@ function crdRisk(p: ComparedPair): Risk | undefined {
     dropped.length === 0
       ? ''
       : `; ${dropped.join(', ')} no longer served: requests and manifests using that apiVersion fail${removed ? ' (the API server rejects removing a version still listed in status.storedVersions)' : ''}`;
+  const conversionRemoved = changes.some(
+    (c) => c.change === 'conversion-changed' && c.before === 'Webhook' && c.after !== 'Webhook',
+  );
+  const breaking: CrdBreak[] = [
+    ...(dropped.length > 0 ? (['version-unserved'] as const) : []),
+    ...(conversionRemoved ? (['conversion-removed'] as const) : []),
+  ];
+  const unhooked = conversionRemoved
+    ? '; conversion webhook removed: nothing converts between versions any more (merge-patch the conversion to None before a server-side apply)'
+    : '';
   return {
     rule: 'crd-schema-change',
     object: p.key,
-    message: `CRD schema changed: ${changes.length} change(s)${lost}`,
+    message: `${breaking.length > 0 ? 'breaking: ' : ''}CRD schema changed: ${changes.length} change(s)${lost}${unhooked}`,
     details: changes.map((c) => c.summary),
-    subject: { change: 'changed', kind, unserved: dropped, changes: changes.length },
+    subject: {
+      change: 'changed',
+      kind,
+      unserved: dropped,
+      changes: changes.length,
+      ...(breaking.length > 0 ? { breaking } : {}),
+    },
   };
 }
 

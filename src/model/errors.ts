@@ -15,6 +15,7 @@ export const EXIT_CATEGORIES = [
   'cluster',
   'unauthenticated',
   'forbidden',
+  'not-ready',
 ] as const;
 
 export type ExitCategory = (typeof EXIT_CATEGORIES)[number];

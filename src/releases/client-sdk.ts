@@ -1,16 +1,23 @@
 /**
  * What the official Python client of Agent Sandbox (`k8s-agent-sandbox` on PyPI) does on the wire, per connection mode,
- * read from its source at the pinned version. Constructs check a declared client against the environment with these
- * facts; the verifier probes along the same path. Every fact cites `path@version` inside the wheel
- * (`k8s_agent_sandbox-1.0.8-py3-none-any.whl`, sha256 7857684e0e99ea8345feb38025d7c4a3e2c8ad697dc5161069befee5888d2f20).
+ * read from its source at each recorded version. Constructs check a declared client against the environment with these
+ * facts; the verifier probes along the same path. Every fact cites `k8s_agent_sandbox/<file>@<version>` inside the wheel
+ * (`k8s_agent_sandbox-1.0.8-py3-none-any.whl`, sha256 7857684e0e99ea8345feb38025d7c4a3e2c8ad697dc5161069befee5888d2f20;
+ * `k8s_agent_sandbox-0.5.6-py3-none-any.whl`, sha256 a9f560f91285e4ef68ee32b08fdd98c80fb0e93073296f4adc7621c62ee25880).
+ * The 0.4.x wheels claim at v1alpha1 (`k8s_agent_sandbox/constants.py@0.4.6`, wheel sha256
+ * feef320af4302941215641a8fbfaa4d2e673d63a4fa205f6f7e5bf21029d6a7b); no 0.4.x facts are recorded.
  */
+
+import { familyOfTag, RELEASE_FAMILIES } from '../model/releases.js';
 
 /** Client SDKs AgentPlane knows. */
 export const CLIENT_SDKS = ['k8s-agent-sandbox'] as const;
 export type ClientSdk = (typeof CLIENT_SDKS)[number];
 
 /** Versions of each SDK whose facts are recorded here. */
-export const CLIENT_SDK_VERSIONS: Readonly<Record<ClientSdk, readonly string[]>> = { 'k8s-agent-sandbox': ['1.0.8'] };
+export const CLIENT_SDK_VERSIONS: Readonly<Record<ClientSdk, readonly string[]>> = {
+  'k8s-agent-sandbox': ['0.5.6', '1.0.8'],
+};
 
 /**
  * Connection modes, named after the client's config classes (`k8s_agent_sandbox/models.py@1.0.8`):
@@ -72,7 +79,14 @@ export interface ClientSdkFacts {
   readonly version: string;
   /** `create_sandbox(warmpool=…)` creates a SandboxClaim with `spec.warmPoolRef.name`; the pool must exist (no template-only path). */
   readonly claimsFrom: 'SandboxWarmPool';
+  /** `group/version` the client creates SandboxClaims at; the release must serve it. */
   readonly claimApiVersion: string;
+  /** `group/version` the client reads Sandboxes at; the release must serve it. */
+  readonly sandboxApiVersion: string;
+  /** sha256 of the wheel the facts were read from. */
+  readonly wheelSha256: string;
+  /** `SandboxDirectConnectionConfig` takes `extra_headers` (e.g. a Bearer token for the router); 0.5.6 has none. */
+  readonly extraHeaders: boolean;
   /** Where the client reads the pod address it forwards (router modes add `X-Sandbox-Pod-IP`). */
   readonly podIpFrom: string;
   /** urllib3 Retry on the HTTP session. POST (execute, upload) is never retried; streamed uploads run without retries. */
@@ -84,12 +98,13 @@ export interface ClientSdkFacts {
   };
   /** Redirects are refused (raised as errors). */
   readonly followsRedirects: false;
-  readonly modes: Readonly<Record<ClientMode, ClientModeFacts>>;
+  /** The modes this version has (0.5.6 has no sandboxd modes). */
+  readonly modes: Readonly<Partial<Record<ClientMode, ClientModeFacts>>>;
   readonly cite: Readonly<Record<string, string>>;
 }
 
 const V = '1.0.8';
-const at = (path: string): string => `k8s_agent_sandbox/${path}@${V}`;
+const at = (path: string, version: string = V): string => `k8s_agent_sandbox/${path}@${version}`;
 
 const ROUTER_HEADERS = [
   'X-Sandbox-ID',
@@ -143,17 +158,23 @@ const base = {
 } as const;
 
 /** k8s-agent-sandbox 1.0.8. */
-export const K8S_AGENT_SANDBOX_1_0_8: ClientSdkFacts = {
+export const K8S_AGENT_SANDBOX_1_0_8: ClientSdkFacts & {
+  readonly modes: Readonly<Record<ClientMode, ClientModeFacts>>;
+} = {
   sdk: 'k8s-agent-sandbox',
   version: V,
   claimsFrom: 'SandboxWarmPool',
   claimApiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+  sandboxApiVersion: 'agents.x-k8s.io/v1beta1',
+  wheelSha256: '7857684e0e99ea8345feb38025d7c4a3e2c8ad697dc5161069befee5888d2f20',
+  extraHeaders: true,
   podIpFrom: 'Sandbox.status.podIPs (IPv4 preferred)',
   retries: { total: 5, backoffFactor: 0.5, statusForcelist: [500, 502, 503, 504], methods: ['GET', 'PUT', 'DELETE'] },
   followsRedirects: false,
   cite: {
     claimsFrom: `${at('sandbox_client.py')} (create_sandbox(warmpool)), ${at('k8s_helper.py')} (spec.warmPoolRef.name)`,
     claimApiVersion: at('constants.py'),
+    sandboxApiVersion: at('constants.py'),
     podIpFrom: `${at('sandbox.py')} (get_pod_ip), ${at('utils.py')} (select_pod_ip)`,
     retries: at('connector.py'),
     followsRedirects: at('connector.py'),
@@ -259,18 +280,100 @@ export const K8S_AGENT_SANDBOX_1_0_8: ClientSdkFacts = {
   },
 };
 
+const V056 = '0.5.6';
+const at056 = (path: string): string => at(path, V056);
+const PYTHON_RUNTIME_CALLS_0_5_6: readonly ClientCall[] = [
+  {
+    op: 'execute',
+    request: 'POST execute {"command"} -> {"stdout","stderr","exit_code"}',
+    cite: at056('commands/command_executor.py'),
+  },
+  ...PYTHON_RUNTIME_CALLS.slice(1).map((c) => ({ ...c, cite: at056('files/filesystem.py') })),
+];
+const mode056 = (m: ClientModeFacts): ClientModeFacts => ({
+  ...m,
+  calls: PYTHON_RUNTIME_CALLS_0_5_6,
+  cite: `${at056('models.py')}, ${at056('connector.py')}`,
+});
+
+/**
+ * k8s-agent-sandbox 0.5.6: the client of the v0.5 releases. It claims at v1beta1 like 1.0.8, has the four
+ * python-runtime modes only (no sandboxd modes, no `extra_headers`), sends no `timeout_seconds`, and retries POST too.
+ */
+export const K8S_AGENT_SANDBOX_0_5_6: ClientSdkFacts = {
+  sdk: 'k8s-agent-sandbox',
+  version: V056,
+  claimsFrom: 'SandboxWarmPool',
+  claimApiVersion: 'extensions.agents.x-k8s.io/v1beta1',
+  sandboxApiVersion: 'agents.x-k8s.io/v1beta1',
+  wheelSha256: 'a9f560f91285e4ef68ee32b08fdd98c80fb0e93073296f4adc7621c62ee25880',
+  extraHeaders: false,
+  podIpFrom: 'Sandbox.status.podIPs (IPv4 preferred)',
+  retries: {
+    total: 5,
+    backoffFactor: 0.5,
+    statusForcelist: [500, 502, 503, 504],
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+  },
+  followsRedirects: false,
+  cite: {
+    claimsFrom: `${at056('sandbox_client.py')} (create_sandbox(warmpool)), ${at056('k8s_helper.py')} (spec.warmPoolRef.name)`,
+    claimApiVersion: at056('constants.py'),
+    sandboxApiVersion: at056('constants.py'),
+    podIpFrom: `${at056('sandbox.py')} (get_pod_ip), ${at056('utils.py')} (select_pod_ip)`,
+    retries: at056('connector.py'),
+    followsRedirects: at056('connector.py'),
+    // SandboxDirectConnectionConfig has api_url and server_port only: the client sends no Authorization header
+    routerHeaders: `${at056('connector.py')} (send_request), ${at056('models.py')} (no extra_headers)`,
+  },
+  modes: {
+    router: mode056(K8S_AGENT_SANDBOX_1_0_8.modes.router),
+    gateway: mode056(K8S_AGENT_SANDBOX_1_0_8.modes.gateway),
+    tunnel: mode056(K8S_AGENT_SANDBOX_1_0_8.modes.tunnel),
+    'in-cluster': mode056(K8S_AGENT_SANDBOX_1_0_8.modes['in-cluster']),
+  },
+};
+
+const RECORDED: readonly ClientSdkFacts[] = [K8S_AGENT_SANDBOX_0_5_6, K8S_AGENT_SANDBOX_1_0_8];
+
 /** The facts of one SDK version, or undefined when none are recorded. */
 export function clientSdkFacts(sdk: string, version: string): ClientSdkFacts | undefined {
-  return sdk === 'k8s-agent-sandbox' && version === V ? K8S_AGENT_SANDBOX_1_0_8 : undefined;
+  return RECORDED.find((f) => f.sdk === sdk && f.version === version);
+}
+
+/** Where one runtime server listens by default under one release, and whether it can be told otherwise. */
+export interface RuntimeBind {
+  /** Address its listeners bind when the pod spec says nothing: `127.0.0.1` (loopback only) or `0.0.0.0` (the pod network). */
+  readonly host: string;
+  /** The server takes `--listen-host` (sandboxd v1.0.x); without it a `--listen-host` argument makes it exit. */
+  readonly listenHostFlag: boolean;
+  readonly cite: string;
 }
 
 /**
- * Where each runtime server of the pinned release listens, for the modes that dial the pod network
- * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`: both listeners bind 127.0.0.1 only, reachable from outside the pod
- * only through explicit proxying; the python runtime's image runs uvicorn on 0.0.0.0:8888,
- * `examples/python-runtime-sandbox/Dockerfile@v0.5.6`).
+ * Where each runtime server listens under `release` (a tag such as `v1.0.3`, or a family such as `v1.0`), for the modes
+ * that dial the pod network. sandboxd up to v0.5.6 binds both listeners to 127.0.0.1 and has no flag to change it
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`); from v1.0.1 `--listen-host` sets the address, default `0.0.0.0`
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`). The python runtime's image runs uvicorn on 0.0.0.0:8888 on every
+ * release (`examples/python-runtime-sandbox/Dockerfile@v0.5.6`, unchanged at `@v1.0.3`). A tag of no known family is
+ * treated as the older, loopback-only sandboxd.
  */
-export const RUNTIME_BIND: Readonly<Record<ClientRuntimeApi, { readonly host: string; readonly cite: string }>> = {
-  sandboxd: { host: '127.0.0.1', cite: 'packages/sandboxd/cmd/sandboxd/main.go@v0.5.6' },
-  'python-runtime': { host: '0.0.0.0', cite: 'examples/python-runtime-sandbox/Dockerfile@v0.5.6' },
-};
+export function runtimeBind(release: string, api: ClientRuntimeApi): RuntimeBind {
+  const family = (RELEASE_FAMILIES as readonly string[]).includes(release) ? release : familyOfTag(release);
+  const v1 = family === 'v1.0';
+  if (api === 'python-runtime')
+    return {
+      host: '0.0.0.0',
+      listenHostFlag: false,
+      cite: `examples/python-runtime-sandbox/Dockerfile@${v1 ? 'v1.0.3' : 'v0.5.6'}`,
+    };
+  return v1
+    ? { host: '0.0.0.0', listenHostFlag: true, cite: 'packages/sandboxd/cmd/sandboxd/main.go@v1.0.3' }
+    : { host: '127.0.0.1', listenHostFlag: false, cite: 'packages/sandboxd/cmd/sandboxd/main.go@v0.5.6' };
+}
+
+/** Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`): nothing outside the pod reaches it. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}

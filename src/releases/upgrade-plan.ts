@@ -14,7 +14,8 @@ import { canonicalJson, crdObject } from './crd-schema.js';
 import { diffCrdSchemas, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
 import type { LoadedRelease, ReleaseFacts, ReleaseTag, SandboxKind } from './types.js';
-import { SANDBOX_KINDS, storageVersionOf } from '../model/releases.js';
+import { SANDBOX_KINDS, familyConverts, storageVersionOf } from '../model/releases.js';
+import { conversionRemovalFindings } from './conversion-removal.js';
 
 export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked' | 'unknown';
 /** `downgrade`: the target is an older release than the source. */
@@ -54,7 +55,10 @@ export interface UpgradeFinding {
   /**
    * Stable CamelCase code: `Schema<Change>` (e.g. `SchemaFieldRemoved`), `ConditionAdded`, `ConditionRemoved`,
    * `ConditionReasonsChanged`, `StoredVersionNotServed`, `StorageVersionChanged`, `StoredVersionsStale`,
-   * `ClaimPoolMissing`, `MigrationAdvised`, `KnownDefect`.
+   * `ClaimPoolMissing`, `MigrationAdvised`, `KnownDefect`; leaving the conversion webhook (v0.5 -> v1.0,
+   * conversion-removal.ts): `AlphaClientsBreak`, `ConversionWebhookRemoved`, `CrdsBeforeController`,
+   * `WebhookFlagsRemoved`, `OrphanedWebhookObjects`; `IntermediateRelease` when storage blocks and a release between
+   * serves both sides.
    */
   readonly reason: string;
   readonly message: string;
@@ -158,6 +162,14 @@ export interface UpgradePlan {
 }
 
 const KINDS: readonly SandboxKind[] = SANDBOX_KINDS;
+/** Reasons of conversion-removal.ts: their steps go into the path around the install, not before it. */
+const REMOVAL_REASONS: ReadonlySet<string> = new Set([
+  'AlphaClientsBreak',
+  'ConversionWebhookRemoved',
+  'CrdsBeforeController',
+  'WebhookFlagsRemoved',
+  'OrphanedWebhookObjects',
+]);
 const ALL_OPS: readonly AdapterOperation[] = ['createFromTemplate', 'observe', 'terminate', 'capabilities'];
 
 /** The adapter operations a schema change at `kind`/`path` affects. */
@@ -581,6 +593,17 @@ export function planUpgrade(
     });
   }
 
+  // Leaving the conversion webhook (v0.5 -> v1.0): steps before and after installing the target.
+  // (from v0.4 too: the way there goes through a v0.5 release, which has the webhook)
+  const removal =
+    direction === 'upgrade' &&
+    !familyConverts(to.facts.family) &&
+    to.facts.family !== 'v0.4' &&
+    from.facts.family !== to.facts.family
+      ? conversionRemovalFindings(t)
+      : { findings: [], before: [], after: [] };
+  findings.push(...removal.findings);
+
   // Storage: every stored version must be served by the target. Live: what the API server recorded (a CRD that does
   // not exist stores nothing); offline: at least the storage version of `from`, which the API server always records.
   if (live === undefined)
@@ -632,7 +655,14 @@ export function planUpgrade(
   }
   if (blocked.length > 0) {
     const target = (kind: SandboxKind): string | undefined => storageVersion(to, kind);
-    const via = [from, ...intermediates].find((r) =>
+    // newest intermediate first, never one with a blocking defect: v0.4.6 -> v1.0.3 goes through v0.5.6, not v0.5.0
+    const candidates = [
+      from,
+      ...[...intermediates]
+        .filter((r) => !BLOCKING_DEFECTS.some((d) => d.releases.includes(r.facts.tag)))
+        .sort((a, b) => compareTags(b.facts.tag, a.facts.tag)),
+    ];
+    const via = candidates.find((r) =>
       blocked.every((kind) => {
         const st = target(kind);
         return (
@@ -648,17 +678,33 @@ export function planUpgrade(
         `no supported release both serves what is stored and stores what ${t} serves: stay on ${f}, or move the objects out (export, delete, re-create on ${t})`,
       );
     } else {
-      if (via !== from)
+      const at = via.facts.tag;
+      if (via !== from) {
+        findings.push({
+          severity: 'migrate',
+          topic: 'advice',
+          reason: 'IntermediateRelease',
+          message: `${f} -> ${t} cannot be made directly: go through ${at}, which serves what is stored and stores what ${t} serves`,
+          operations: [...ALL_OPS],
+          source: 'docs/api-migration-guide.md@v1.0.3',
+          subject: { storedVersions: [...new Set(blocked.flatMap((k) => stored(k)))], served: served(via, 'Sandbox') },
+        });
+        if (from.facts.family === 'v0.4')
+          blockPath.push(
+            `before leaving ${f}: create the warm pools the v1alpha1 claims convert to (plan-upgrade --to ${at} lists them as ClaimPoolMissing)`,
+          );
         blockPath.push(
-          `install the intermediate release ${via.facts.tag} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`,
+          `install the intermediate release ${at} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`,
         );
+      }
+      const versions = [...new Set(blocked.map(target))].join(', ');
       blockPath.push(
-        `migrate storage: rewrite every ${blocked.join(', ')} object so it is stored as ${blocked.map(target).join(', ')} (e.g. a no-op update of each object)`,
+        `migrate storage at ${at}: rewrite every ${blocked.join(', ')} object so it is stored as ${versions} (agentplane migrate-storage --kubeconfig FILE shows what it would rewrite; add --apply to write)`,
       );
       blockPath.push(
-        `prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${[...new Set(blocked.map(target))].join(', ')}]`,
+        `prune status.storedVersions of the ${blocked.join(', ')} CRD(s) to [${versions}] (migrate-storage --apply does it once every object of a kind is rewritten and a re-list confirms the count)`,
       );
-      blockPath.push(`install ${t}`);
+      blockPath.push(...removal.before, `install ${t}`, ...removal.after);
     }
   }
 
@@ -778,7 +824,7 @@ export function planUpgrade(
     const moved = KINDS.filter(
       (k) => storageVersion(from, k) !== storageVersion(to, k) && storageVersion(to, k) !== undefined,
     );
-    for (const x of migrate.filter((y) => y.topic === 'advice')) path.push(x.message);
+    for (const x of migrate.filter((y) => y.topic === 'advice' && !REMOVAL_REASONS.has(y.reason))) path.push(x.message);
     if (migrate.some((y) => y.topic === 'schema'))
       path.push(
         `update manifests and clients that use the renamed, removed or retyped fields listed below${direction === 'downgrade' ? ` (fields ${t} does not define are pruned)` : ''}`,
@@ -789,7 +835,7 @@ export function planUpgrade(
           `before ${direction === 'downgrade' ? 'downgrading' : 'upgrading'}: claim ${c.namespace}/${c.name} converts to warmPoolRef ${c.pool}, which does not exist; create that pool or re-create the claim`,
         );
     }
-    path.push(install);
+    path.push(...removal.before, install, ...removal.after);
     const stale = KINDS.filter((k) => moved.includes(k) || stored(k).some((v) => v !== storageVersion(to, k)));
     if (stale.length > 0) {
       path.push(

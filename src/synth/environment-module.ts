@@ -6,7 +6,7 @@
  * ```ts
  * import { defineEnvironments, AgentEnvironment } from 'agentplane';
  * export default defineEnvironments(async (ctx) => {
- *   const release = await ctx.loadRelease('v0.5.6');          // verified, with the CLI's --mirror / --cache-dir
+ *   const release = await ctx.loadRelease('v1.0.3');          // verified, with the CLI's --mirror / --cache-dir
  *   const env = new AgentEnvironment(ctx.app, 'dev', { release });
  *   // ... env.addRuntimeClass / addTemplate / addWarmPool ...
  * });

@@ -6,7 +6,7 @@ import type { TransportKind } from '../adapter/types.js';
 import type { ReleaseTag } from '../releases/index.js';
 import type { Requirement } from './report.js';
 
-/** The runtime server a template's pods run (`packages/sandboxd/**@v0.5.6`, `examples/python-runtime-sandbox/main.py@v0.5.6`): sandboxd (REST + gRPC, loopback in the pod) or the legacy python runtime (HTTP 8888). */
+/** The runtime server a template's pods run (`packages/sandboxd/**@v0.5.6`, `examples/python-runtime-sandbox/main.py@v0.5.6`): sandboxd (REST + gRPC, loopback in the pod up to v0.5.6, `--listen-host` from v1.0.1) or the legacy python runtime (HTTP 8888). */
 export type RuntimeKind = 'sandboxd' | 'python-runtime';
 
 export interface TemplatePlan {

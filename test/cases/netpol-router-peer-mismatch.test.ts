@@ -13,8 +13,8 @@ import { newEnvironment, podSpec, release } from '../unit/constructs/fixture.js'
 jest.setTimeout(120_000);
 const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
 
-async function env(routerNamespace?: string) {
-  const e = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
+async function env(routerNamespace?: string, tag: 'v0.5.6' | 'v1.0.3' = 'v0.5.6') {
+  const e = newEnvironment(await release(tag), 'sbx', { defaultNamespace: 'sbx' });
   const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
   const py = e.addTemplate('py', { runtimeClass: rc, podSpec: podSpec() });
   const router = e.addRouter('router', {
@@ -34,6 +34,15 @@ describe('case netpol-router-peer-mismatch', () => {
       namespace: 'agent-sandbox-system',
       podLabels: { app: 'sandbox-router' },
     });
+  });
+
+  test('v1.0.3: the default router matches the managed policy peer and synthesizes; moved to default it fails the same way', async () => {
+    const { e, router } = await env(undefined, 'v1.0.3');
+    expect([router.namespace, router.podLabels['app']]).toEqual(['agent-sandbox-system', 'sandbox-router']);
+    expect(routerPeerProblems(router)).toEqual([]);
+    expect(() => synthesizeEnvironment(e)).not.toThrow();
+    const moved = await env('default', 'v1.0.3');
+    expect(routerPeerProblems(moved.router).map((p) => p.reason)).toEqual(['RouterPeerMismatch']);
   });
 
   test('router in namespace default + Managed template: synthesis fails naming the policy peer and the router', async () => {

@@ -15,8 +15,8 @@ jest.setTimeout(120_000);
 const ROUTER_IMAGE = 'registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6';
 const SANDBOXD_IMAGE = 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6';
 
-async function env() {
-  const e = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
+async function env(tag: 'v0.5.6' | 'v1.0.3' = 'v0.5.6') {
+  const e = newEnvironment(await release(tag), 'sbx', { defaultNamespace: 'sbx' });
   const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
   return { e, rc };
 }
@@ -112,6 +112,35 @@ describe('case router-podip-ssrf (construct side)', () => {
       runtime: { kind: 'sandboxd', container: 'sandboxd', ports: [8080, 9090] },
       router: { namespace: 'agent-sandbox-system', ports: [8888] },
     });
+  });
+
+  test('v1.0.3: sandboxd listens on the pod network (--listen-host), so the router path synthesizes where v0.5.6 refuses it', async () => {
+    const { e, rc } = await env('v1.0.3');
+    const t = e.addTemplate('shell', {
+      runtimeClass: rc,
+      podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, release: 'v1.0.3' }),
+      runtime: SANDBOXD_RUNTIME,
+    });
+    expect(t.runtimeBind).toMatchObject({ host: '0.0.0.0', from: 'listen-host', podNetwork: true });
+    const router = e.addRouter('router', {
+      image: ROUTER_IMAGE,
+      authorization: { mode: 'tokenreview' },
+      callers: [],
+      sandboxPorts: [8080],
+    });
+    expect(() => e.addNetworkPolicy('shell-policy', { template: t, router })).not.toThrow();
+    // told to stay on loopback, it is refused again
+    const loop = e.addTemplate('loop', {
+      runtimeClass: rc,
+      podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, release: 'v1.0.3', listenHost: '127.0.0.1' }),
+      runtime: SANDBOXD_RUNTIME,
+    });
+    const err = thrownBy(
+      () => e.addNetworkPolicy('loop-policy', { template: loop, router }),
+      UnreachableError,
+      'RuntimeListensOnLoopback',
+    );
+    expect(err.sides.template).toBe('sbx/loop');
   });
 
   test('a runtime on a port the router egress does not allow fails naming both; adding the port to sandboxPorts fixes it', async () => {

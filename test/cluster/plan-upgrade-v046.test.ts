@@ -3,7 +3,7 @@
  * the release comes from the live install's label, storedVersions are read live, and v1alpha1 claims are checked
  * against the pool their conversion to v1beta1 names (`extensions/api/v1alpha1/sandboxclaim_conversion.go@v0.5.6`):
  * a claim with `warmpool: none` converts to `shadow-pool-<template>`, which does not exist; one naming a pool that
- * exists is fine.
+ * exists is fine. A move to v1.0.3 is blocked (v1alpha1 is stored, v1.0.3 serves only v1beta1) and goes by way of v0.5.6.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -108,4 +108,39 @@ test('v0.4.6 -> v0.5.6 from the live cluster: needs-migration, and only the cold
   expect(plan.path).toContain(
     `before upgrading: claim ${ns}/cold converts to warmPoolRef shadow-pool-python, which does not exist; create that pool or re-create the claim`,
   );
+}, 120_000);
+
+test('v0.4.6 -> v1.0.3 from the live cluster: blocked (v1alpha1 is stored), only by way of v0.5.6', () => {
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'bin/agentplane.js'),
+      'plan-upgrade',
+      '--to',
+      'v1.0.3',
+      '--kubeconfig',
+      c.info.kubeconfig,
+      '-o',
+      'json',
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 120_000 },
+  );
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(11);
+  const plan = JSON.parse(r.stdout) as {
+    verdict: string;
+    findings: Array<{ reason: string; subject?: { kind?: string; storedVersions?: string[] } }>;
+    path: string[];
+  };
+  expect(plan.verdict).toBe('blocked');
+  expect(
+    plan.findings.filter((f) => f.reason === 'StoredVersionNotServed').map((f) => f.subject?.storedVersions),
+  ).toEqual([['v1alpha1'], ['v1alpha1'], ['v1alpha1'], ['v1alpha1']]);
+  expect(plan.findings.map((f) => f.reason)).toEqual(
+    expect.arrayContaining(['IntermediateRelease', 'ConversionWebhookRemoved', 'OrphanedWebhookObjects']),
+  );
+  expect(plan.path.filter((p) => p.startsWith('install '))).toEqual([
+    expect.stringMatching(/^install the intermediate release v0\.5\.6 /),
+    'install v1.0.3',
+  ]);
 }, 120_000);

@@ -196,6 +196,8 @@ describe('verify --in-cluster as a process with the ServiceAccount token', () =>
       KUBERNETES_SERVICE_HOST: url.hostname,
       KUBERNETES_SERVICE_PORT: url.port,
       AGENTPLANE_SERVICEACCOUNT_DIR: saDir,
+      // the pod's /dev/termination-log, here a file of the test's own
+      AGENTPLANE_TERMINATION_LOG: path.join(saDir, 'termination-log'),
       AGENTPLANE_RUN: 'vjob-run-1',
       AGENTPLANE_JOB: 'agentplane-verifier',
       AGENTPLANE_MIRROR: MIRROR,
@@ -234,6 +236,9 @@ describe('verify --in-cluster as a process with the ServiceAccount token', () =>
       'network-isolation',
     ]);
     expect(run.status).toBe(report.outcome === 'verified' ? 0 : 6);
+    const summary = readFileSync(path.join(saDir, 'termination-log'), 'utf8');
+    expect(summary.startsWith(`agentplane verify: ${report.outcome} (exit ${run.status})`)).toBe(true);
+    expect(Buffer.byteLength(summary)).toBeLessThanOrEqual(4096);
 
     const cm = await c.core.readNamespacedConfigMap({ name: 'agentplane-verify-report', namespace: ns });
     expect(cm.metadata!.annotations).toMatchObject({

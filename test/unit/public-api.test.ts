@@ -9,6 +9,11 @@ import * as diff from '../../src/diff/index.js';
 
 const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
   root: [
+    'ARGOCD_HEALTH_KINDS',
+    'ARGOCD_HEALTH_RELEASES',
+    'argoCdHealthCustomizations',
+    'argoCdHealthLua',
+    'argoCdHealthSnippet',
     'ARGOCD_HOOK',
     'ARGOCD_HOOK_DELETE_POLICY',
     'CapacityError',
@@ -59,6 +64,7 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'RbacNarrowingError',
     'ReleaseError',
     'ReleaseParseError',
+    'RouterOptionNotModeledError',
     'SANDBOXD_CONTAINER',
     'SANDBOXD_GRPC_PORT',
     'SANDBOXD_REST_PORT',
@@ -79,7 +85,9 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'UnknownReleaseError',
     'UnpinnedImageError',
     'UnsupportedByReleaseError',
+    'VERIFIER_DELIVERIES',
     'VerifierAccess',
+    'VerifierDeliveryError',
     'VersionNotServedError',
     'apiGroup',
     'buildEnvironments',
@@ -104,6 +112,7 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'phaseIndex',
     'phaseOf',
     'planUpgrade',
+    'podTemplateHash',
     'pullRelease',
     'readLock',
     'reconcileLock',

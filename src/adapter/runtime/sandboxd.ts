@@ -1,7 +1,8 @@
 /**
  * Client of sandboxd (v0.5.1+, `packages/sandboxd/**@v0.5.6`): REST on `--rest-port` (8080: `/v1/health`,
  * `/v1/files/{path}`) and gRPC `process.v1.ProcessService` on `--grpc-port` (9090: `Execute`, `Start`), both bound to
- * 127.0.0.1 inside the pod. gRPC uses @grpc/grpc-js over the project's own proto (proto/process/v1/process.proto). Every call
+ * 127.0.0.1 inside the pod up to v0.5.6, to `--listen-host` (default `0.0.0.0`) from v1.0.1
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`). gRPC uses @grpc/grpc-js over the project's own proto (proto/process/v1/process.proto). Every call
  * has a deadline; request sizes are checked on the serialized message before sending.
  */
 import * as grpc from '@grpc/grpc-js';

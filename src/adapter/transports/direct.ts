@@ -1,8 +1,9 @@
 /**
  * The `direct` transport: dial the pod IP (`status.podIPs` of the Sandbox). Only works where the pod network is routable
- * from the caller and the runtime listens on the pod IP; sandboxd binds 127.0.0.1 inside its pod
- * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so in production sandboxd needs `port-forward`; on the test
- * cluster pod IPs are loopback addresses standing in for pods.
+ * from the caller and the runtime listens on the pod IP; sandboxd up to v0.5.6 binds 127.0.0.1 inside its pod
+ * (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), so there sandboxd needs `port-forward`; sandboxd v1.0.x binds
+ * `--listen-host` (default `0.0.0.0`, `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`) and is dialable here, subject to
+ * NetworkPolicy; on the test cluster pod IPs are loopback addresses standing in for pods.
  */
 import type { Result } from '../types.js';
 import { hostPort, type HttpEndpoint, type RuntimeTarget, type Transport } from './types.js';

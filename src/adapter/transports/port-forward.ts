@@ -1,7 +1,8 @@
 /**
  * The `port-forward` transport: a loopback listener per (pod, port) whose every connection is piped through the API
  * server's pod port-forward (client-node `PortForward`, one WebSocket per connection). This is the production path to
- * sandboxd, whose listeners bind 127.0.0.1 inside the pod (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). Needs
+ * sandboxd up to v0.5.6, whose listeners bind 127.0.0.1 inside the pod (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`);
+ * it reaches a v1.0.x sandboxd on `0.0.0.0` too (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`). Needs
  * `get` and `create` on `pods/portforward` in the session's namespace (the WebSocket upgrade is a GET, and Kubernetes
  * 1.35+ checks `create` too), nothing broader; never `pods/exec`.
  */

@@ -93,7 +93,7 @@ export function registerSynth(program: Command): void {
     .addHelpText(
       'after',
       '\nEnvironment module convention:\n' +
-        "  export default defineEnvironments(async (ctx) => {\n    const release = await ctx.loadRelease('v0.5.6');\n" +
+        "  export default defineEnvironments(async (ctx) => {\n    const release = await ctx.loadRelease('v1.0.3');\n" +
         "    const env = new AgentEnvironment(ctx.app, 'dev', { release });\n    ...\n  });\n" +
         'Apply the result phase by phase in file order; CRDs marked ServerSideApply=true need kubectl apply --server-side.',
     )

@@ -67,6 +67,17 @@ import {
   writeReport,
   type ConfigMapRef,
 } from '../in-cluster.js';
+import { terminationFailure, terminationSummary, writeTerminationMessage } from '../termination.js';
+import { Cluster } from '../../adapter/kubernetes/cluster.js';
+import { gvrAt } from '../../model/resources.js';
+import { FAMILY_VERSION, familyOfTag } from '../../model/releases.js';
+import {
+  VerifierNotReadyError,
+  waitForReadiness,
+  type ReadinessReads,
+  type ReadinessTargets,
+} from '../../verify/readiness-gate.js';
+import type { KubeObject } from '../../releases/index.js';
 
 interface VerifyFlags {
   env?: string;
@@ -81,6 +92,8 @@ interface VerifyFlags {
   /** Milliseconds (parsed by {@link parseDuration}). */
   probeTimeout: number;
   readyTimeout: number;
+  /** Milliseconds to wait for the environment to be ready before probing; undefined: no wait. */
+  waitReady?: number;
   samples: number;
   controller: 'deployment' | 'external';
   sandbox?: SandboxRef[];
@@ -157,6 +170,12 @@ export function registerVerify(program: Command): void {
       )
         .argParser(parseDuration)
         .default(120_000, '120s'),
+    )
+    .addOption(
+      new Option(
+        '--wait-ready <duration>',
+        "first wait up to this long (600s, 10m) for CRDs Established, the controller Available at its generation and every warm pool's members Ready, logging progress; exit 15 when they are not",
+      ).argParser(parseDuration),
     )
     .option(
       '--sandbox <ns/name...>',
@@ -237,6 +256,8 @@ export function registerVerify(program: Command): void {
       } catch (err) {
         if (err instanceof EnvironmentDescriptorError) {
           reportFailure(err, { command: 'verify', output: flags.output });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -252,6 +273,8 @@ export function registerVerify(program: Command): void {
         if (err instanceof KubeconfigError) {
           // a usage error (exit 2): the message once, its hint only when the message does not already end with it
           reportFailure(err, { command: 'verify', output: flags.output, usageHint: true });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -266,6 +289,23 @@ export function registerVerify(program: Command): void {
         );
         return undefined;
       });
+      if (flags.waitReady !== undefined) {
+        const gate = await waitForReadiness(
+          readinessTargets(plan, flags.controller),
+          clusterReadinessReads(client, plan),
+          {
+            deadlineMs: flags.waitReady,
+            progress: (l) => process.stderr.write(`${l}\n`),
+          },
+        );
+        if (!gate.ready) {
+          const err = new VerifierNotReadyError(gate.pending, gate.waitedMs);
+          reportFailure(err, { command: 'verify', output: flags.output });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
+          return;
+        }
+      }
       const interrupt = new AbortController();
       const onSigint = (): void => {
         process.stderr.write(
@@ -294,6 +334,10 @@ export function registerVerify(program: Command): void {
         if (flags.junit) writeFileSync(flags.junit, renderJunit(report));
         const code = report.outcome === 'verified' ? ExitCode.ok : EXIT_CODES[notVerifiedCategory(report)];
         process.exitCode = code;
+        if (flags.inCluster) {
+          const ref = flags.reportConfigmap;
+          writeTerminationMessage(terminationSummary(report, code, ref ? `${ref.namespace}/${ref.name}` : undefined));
+        }
         if (flags.reportConfigmap && flags.inCluster) {
           // A report nobody can read is a broken wiring: a passing run then exits with the write's failure.
           const failed = await writeReport(
@@ -312,6 +356,8 @@ export function registerVerify(program: Command): void {
       } catch (err) {
         if (err instanceof VerifyCouldNotRunError) {
           reportFailure(err, { command: 'verify', output: flags.output, prefix: 'could not run: ' });
+          if (flags.inCluster)
+            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -381,4 +427,44 @@ function envDirIfAny(): string {
   } catch {
     return '';
   }
+}
+
+/** What `--wait-ready` waits for: the release's CRDs, the controller (unless external) and every declared warm pool. */
+export function readinessTargets(plan: VerifyPlan, controller: 'deployment' | 'external'): ReadinessTargets {
+  const family = familyOfTag(plan.release)!;
+  const version = FAMILY_VERSION[family];
+  const crd = (kind: 'Sandbox' | 'SandboxTemplate' | 'SandboxWarmPool' | 'SandboxClaim'): string => {
+    const g = gvrAt(kind, version);
+    return `${g.plural}.${g.group}`;
+  };
+  const extensions = plan.templates.length > 0 || plan.warmPools.length > 0;
+  return {
+    release: plan.release,
+    crds: [
+      crd('Sandbox'),
+      ...(extensions ? [crd('SandboxTemplate'), crd('SandboxWarmPool'), crd('SandboxClaim')] : []),
+    ],
+    ...(controller === 'deployment'
+      ? { controller: { namespace: plan.controller.namespace, name: plan.controller.deployment } }
+      : {}),
+    pools: plan.warmPools.map((p) => ({ namespace: p.namespace, name: p.name })),
+  };
+}
+
+/** The gate's reads through the API server (a failed read throws: the gate retries it). */
+function clusterReadinessReads(client: KubeClient, plan: VerifyPlan): ReadinessReads {
+  const cluster = new Cluster(client);
+  const version = FAMILY_VERSION[familyOfTag(plan.release)!];
+  const raw = async (
+    r: Promise<{ kind: 'ok'; value: unknown } | { kind: string; message?: string }>,
+  ): Promise<KubeObject | undefined> => {
+    const x = await r;
+    if (x.kind === 'ok') return (x as { value: unknown }).value as KubeObject | undefined;
+    throw new Error((x as { message?: string }).message ?? x.kind);
+  };
+  return {
+    crd: (name) => raw(cluster.crd(name)),
+    deployment: (namespace, name) => raw(cluster.deployment(namespace, name)),
+    warmPool: (namespace, name) => raw(cluster.getCustom({ ...gvrAt('SandboxWarmPool', version), namespace }, name)),
+  };
 }

@@ -3,8 +3,9 @@
  * exec into pods or create pods of its own, so every dial runs inside two probe sandboxes the workload probes made and
  * whose runtime answered every nonce over the client's transport (that answer is the admitted client path), as a
  * command through the runtime API (no shell of the verifier's; busybox `nc` listens, bash `/dev/tcp` dials under
- * `timeout`). Destination B gets a listener of the verifier's on a random probe port (sandboxd binds its runtime ports to
- * 127.0.0.1 only, so nothing of it can be dialled on the pod IP, and a listener cannot share its port); the policies'
+ * `timeout`). Destination B gets a listener of the verifier's on a random probe port (sandboxd v0.5.6 binds its runtime ports to
+ * 127.0.0.1 only, so nothing of it can be dialled on the pod IP; a v1.0.x sandboxd holds them on every address; either
+ * way a listener cannot share its port); the policies'
  * prediction for that port is computed from the live policies (network-expect.ts) and must be `deny` for source A. Each
  * of `sampleSize(plan)` rounds: B dials its own pod IP (the control: the port listens on the pod IP; a dial that never
  * leaves the pod, so no policy applies), then A dials B (must be refused or time out), then A dials the `kubernetes`

@@ -118,7 +118,7 @@ describeRealNode('case router-podip-ssrf: the VerifierJob and the in-cluster rou
     // gRPC); the router's own probes go through --router-url. One CPU: the default 250m starves 15 s probe deadlines here.
     env.addVerifierJob('verify', {
       image: VERIFIER_IMAGE,
-      argoCdHook: false,
+      delivery: 'plain',
       resources: { cpu: '1', memory: '512Mi' },
     });
     return synthesizeEnvironment(env).objects.map((o) => structuredClone(o.object) as unknown as KubeObject);

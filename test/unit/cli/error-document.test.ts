@@ -271,6 +271,21 @@ describe('plan-upgrade', () => {
   });
 });
 
+describe('migrate-storage', () => {
+  test('unreachable cluster: StorageReadFailed, exit 7, nothing done (details.result has no kind)', () => {
+    for (const args of [[], ['--apply']]) {
+      const doc = documentOf(cli(['migrate-storage', ...args, '--kubeconfig', kubeconfig, '-o', 'json']));
+      expect(summary(doc)).toEqual(['migrate-storage', 'StorageReadFailed', 7]);
+      expect((doc.details as { result: { kinds: unknown[] } }).result.kinds).toEqual([]);
+    }
+  });
+
+  test('usage: a --resume that is not a marker', () => {
+    const doc = documentOf(cli(['migrate-storage', '--resume', 'yesterday', '-o', 'json']));
+    expect(summary(doc)).toEqual(['migrate-storage', 'InvalidUsage', 2]);
+  });
+});
+
 describe('mirror pull', () => {
   test('usage: an unknown release', () => {
     const r = cli(['mirror', 'pull', 'v9.9.9', '--to', tmp('to'), '-o', 'json']);

@@ -8,6 +8,10 @@ import path from 'node:path';
 import { CommanderError } from 'commander';
 import { ExecCredentialError, KubeconfigError, KubeDeadlineError } from '../../../src/adapter/kubernetes/errors.js';
 import { LiveStateError } from '../../../src/adapter/kubernetes/upgrade-state.js';
+import {
+  StorageMigrationError,
+  type StorageMigrationResult,
+} from '../../../src/adapter/kubernetes/storage-migration.js';
 import { ClusterUnusableError } from '../../../src/cli/commands/compat.js';
 import { notVerifiedCategory } from '../../../src/cli/commands/verify.js';
 import { EXIT_CODES, exitCodeFor, UsageError } from '../../../src/cli/errors.js';
@@ -23,9 +27,11 @@ import {
   RbacNarrowingError,
   UnpinnedImageError,
   UnsupportedByReleaseError,
+  VerifierDeliveryError,
 } from '../../../src/constructs/errors.js';
 import { CapacityError, UnboundedLifetimeError, UnreachableError } from '../../../src/constructs/bounds-errors.js';
 import { ClientIncompatibleError } from '../../../src/constructs/client.js';
+import { RouterOptionNotModeledError } from '../../../src/constructs/router.js';
 import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { ObjectIdentityError } from '../../../src/diff/identity.js';
 import { LiveObjectError } from '../../../src/diff/live.js';
@@ -53,6 +59,7 @@ import {
 import { EnvironmentDescriptorError } from '../../../src/verify/environment.js';
 import { ProbeGraphError } from '../../../src/verify/runner.js';
 import { VerifyCouldNotRunError } from '../../../src/verify/verify.js';
+import { VerifierNotReadyError } from '../../../src/verify/readiness-gate.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const REF = { namespace: 'agent-sandboxes', name: 'agentplane-verify-report' };
@@ -68,6 +75,15 @@ const RBAC = {
 };
 
 /** One instance of every concrete error class, with the exit code it must give and its reason. */
+const MIGRATION: StorageMigrationResult = {
+  mode: 'apply',
+  marker: '2026-12-05T05:00:00.000Z',
+  source: 'context test',
+  kinds: [],
+  rewritten: 0,
+  elapsedMs: 0,
+  objectsPerSecond: 0,
+};
 const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   [new ReleaseError('CrdNotFound', 'm', 'h'), ExitCode.release, 'CrdNotFound'],
   [new UnknownReleaseError('v9', ['v0.5.6']), ExitCode.release, 'UnknownRelease'],
@@ -116,6 +132,23 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'KnownDefectiveImage',
   ],
   [new ConflictError('App/Env', 'm', 'h'), ExitCode.invalid, 'Conflict'],
+  [
+    new VerifierNotReadyError([{ subject: 'Deployment s/c', reason: 'ControllerNotAvailable', detail: 'd' }], 1000),
+    ExitCode.notReady,
+    'NotReady',
+  ],
+  [
+    new VerifierDeliveryError(
+      'App/Env/verify',
+      'TtlWithHookDelivery',
+      ['delivery', 'ttlSecondsAfterFinished'],
+      { delivery: 'argocd', ttlSecondsAfterFinished: 0 },
+      'm',
+      'h',
+    ),
+    ExitCode.invalid,
+    'TtlWithHookDelivery',
+  ],
   [new MissingReferenceError('App/Env', 'm', 'h'), ExitCode.invalid, 'MissingReference'],
   [new UnsupportedByReleaseError('App/Env', 'router', 'v0.4.6', 'm', 'h'), ExitCode.invalid, 'UnsupportedByRelease'],
   [
@@ -175,6 +208,11 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
   ],
   [new DescriptorPartsError('m', 'h', 'checksum-mismatch', 'env'), ExitCode.invalid, 'DescriptorPartsInvalid'],
   [
+    new RouterOptionNotModeledError('App/Env/Router', '--path-routing-prefix', '/s', 'v1.0.3', 'm', 'h'),
+    ExitCode.invalid,
+    'RouterOptionNotModeled',
+  ],
+  [
     new ClientIncompatibleError(
       'env/client',
       'ClientNoPool',
@@ -207,6 +245,17 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'ClusterUnusable',
   ],
   [new LiveStateError('list', 'h'), ExitCode.cluster, 'LiveStateUnreadable'],
+  // migrate-storage maps write failures and an unconfirmed re-list to its own 13/14 (migrate-storage-exit-codes.ts)
+  [
+    new StorageMigrationError('StorageReadFailed', 'm', MIGRATION, { category: 'unreachable', message: 'refused' }),
+    ExitCode.cluster,
+    'StorageReadFailed',
+  ],
+  [
+    new StorageMigrationError('StorageWriteFailed', 'm', MIGRATION, { category: 'forbidden', message: '403' }),
+    ExitCode.forbidden,
+    'StorageWriteFailed',
+  ],
   [
     new ExecCredentialError('m', 'cmd', 'h', { failure: 'not-found' }),
     ExitCode.unauthenticated,

@@ -26,6 +26,7 @@ const CLIENT = { sdk: 'k8s-agent-sandbox', version: '1.0.8' } as const;
 const PY_RUNTIME = { kind: 'python-runtime', container: 'main', ports: [8888] } as const;
 
 interface Parts {
+  tag?: 'v0.4.6' | 'v0.5.6' | 'v1.0.3';
   router?: boolean;
   routerNamespace?: string;
   runtime?: 'python' | 'sandboxd';
@@ -35,13 +36,14 @@ interface Parts {
 }
 
 async function env(parts: Parts = {}): Promise<AgentEnvironment> {
-  const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
+  const tag = parts.tag ?? 'v0.5.6';
+  const e = newEnvironment(await release(tag), 'env', { install: false });
   const rc = e.addRuntimeClass('gvisor', { preset: 'gvisor', allNodes: true });
   const t =
     parts.runtime === 'sandboxd'
       ? e.addTemplate('sbx', {
           runtimeClass: rc,
-          podSpec: sandboxdPodSpec({ image: 'registry.example.internal/agent-sandbox/sandboxd:v0.5.6' }),
+          podSpec: sandboxdPodSpec({ image: `registry.example.internal/agent-sandbox/sandboxd:${tag}`, release: tag }),
           runtime: SANDBOXD_RUNTIME,
           ...(parts.service ? { service: true } : {}),
         })
@@ -180,6 +182,54 @@ describe('env.addClient', () => {
     expect(err.reason).toBe(code);
     expect(err.client).toEqual({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode });
     expect([err.needs, err.offers]).toEqual([needs, offers]);
+  });
+
+  test('v1.0.3: sandboxd listens on the pod network, so the sandboxd in-cluster modes are accepted where v0.5.6 refuses them', async () => {
+    for (const mode of ['sandboxd-in-cluster-pod-ip', 'sandboxd-pod-tunnel'] as const) {
+      const e = await env({ tag: 'v1.0.3', runtime: 'sandboxd', router: false });
+      e.addClient({ ...CLIENT, mode });
+      expect(() => e.seal()).not.toThrow();
+    }
+    const svc = await env({ tag: 'v1.0.3', runtime: 'sandboxd', router: false, service: true });
+    svc.addClient({ ...CLIENT, mode: 'sandboxd-in-cluster-service' });
+    expect(() => svc.seal()).not.toThrow();
+  });
+
+  test('a client whose API the release does not serve is refused naming the client, the release and what it serves', async () => {
+    const e = await env({ tag: 'v0.4.6', router: false });
+    e.addClient({ ...CLIENT, mode: 'in-cluster' });
+    const err = refusal(e);
+    expect(err.reason).toBe('ClientApiNotServed');
+    expect(err.client).toEqual({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'in-cluster' });
+    expect(err.needs).toEqual({
+      apiVersions: ['extensions.agents.x-k8s.io/v1beta1', 'agents.x-k8s.io/v1beta1'],
+    });
+    expect(err.offers).toEqual({
+      release: 'v0.4.6',
+      served: ['extensions.agents.x-k8s.io/v1alpha1', 'agents.x-k8s.io/v1alpha1'],
+    });
+    const synth = await env({ tag: 'v0.4.6', router: false });
+    synth.addClient({ ...CLIENT, version: '0.5.6', mode: 'in-cluster' });
+    thrownBy(() => synthesizeEnvironment(synth), ClientIncompatibleError, 'ClientApiNotServed');
+  });
+
+  test('client 0.5.6: v1beta1 like 1.0.8, accepted on v0.5.6 and v1.0.3; no sandboxd modes; no extra_headers for a token', async () => {
+    for (const tag of ['v0.5.6', 'v1.0.3'] as const) {
+      const e = await env({ tag });
+      e.addClient({ ...CLIENT, version: '0.5.6', mode: 'router' });
+      expect(() => e.seal()).not.toThrow();
+    }
+    const e = await env({ tag: 'v1.0.3', router: false });
+    const err = thrownBy(
+      () => e.addClient({ ...CLIENT, version: '0.5.6', mode: 'sandboxd-in-cluster-pod-ip' }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(err.problems.map((p) => [p.prop, p.reason])).toEqual([['mode', 'UnknownClientMode']]);
+    const tr = await env({ authorization: 'tokenreview' });
+    tr.addClient({ ...CLIENT, version: '0.5.6', mode: 'router' });
+    const auth = refusal(tr);
+    expect([auth.reason, auth.needs]).toEqual(['ClientRouterAuth', { authorization: 'none' }]);
   });
 
   test('router mode may carry a Bearer token in extra_headers: a tokenreview router that requires one is accepted', async () => {

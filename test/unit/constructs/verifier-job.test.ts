@@ -8,7 +8,9 @@ import {
   ConstructPropsError,
   descriptorPartCount,
   DESCRIPTOR_MOUNT,
+  podTemplateHash,
   UnpinnedImageError,
+  VerifierDeliveryError,
 } from '../../../src/constructs/index.js';
 import { DescriptorPartsError } from '../../../src/constructs/descriptor.js';
 import { descriptorConfigMaps } from '../../../src/constructs/descriptor-parts.js';
@@ -77,7 +79,9 @@ describe('VerifierJob', () => {
       .filter((o) => o !== job)
       .map((o) => Number(o.metadata.annotations?.['argocd.argoproj.io/sync-wave']));
     expect(Math.max(...waves)).toBeLessThan(11);
-    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900, ttlSecondsAfterFinished: 86400 });
+    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
+    // a hook never carries a TTL (argoproj/argo-cd#21055)
+    expect(job.spec.ttlSecondsAfterFinished).toBeUndefined();
     const pod = job.spec.template.spec;
     expect(pod).toMatchObject({
       serviceAccountName: 'agentplane-verifier',
@@ -114,6 +118,8 @@ describe('VerifierJob', () => {
       '5s',
       '--ready-timeout',
       '120s',
+      '--wait-ready',
+      '600s',
       '-o',
       'json',
     ]);
@@ -224,6 +230,13 @@ describe('VerifierJob', () => {
     expect(elsewhere.problems).toEqual([
       expect.objectContaining({ prop: 'namespace', reason: 'NotDescriptorNamespace', value: 'elsewhere' }),
     ]);
+    // the verifier's own wait ends before the Job's deadline
+    const late = thrownBy(
+      () => e.addVerifierJob('g', { image: VERIFIER, activeDeadlineSeconds: 600, waitReady: '10m' }),
+      ConstructPropsError,
+      'InvalidProps',
+    );
+    expect(late.problems).toEqual([expect.objectContaining({ prop: 'waitReady', reason: 'NotBelowDeadline' })]);
   });
 
   test('verify --from-cluster finds the report ConfigMap from the synthesized Job of --env', async () => {
@@ -283,5 +296,118 @@ describe('VerifierJob', () => {
     const { descriptorJson } = await import('../../../src/constructs/descriptor.js');
     writeFileSync(join(dir, 'environment.json'), descriptorJson(e.descriptor()));
     expect(readDescriptorDir(dir)).toMatchObject({ name: 'env', release: { tag: 'v0.5.6' } });
+  });
+
+  describe('delivery', () => {
+    const jobOf = (objs: Obj[]): Obj => objs.find((o) => o.kind === 'Job')!;
+    const withJob = (props: Record<string, unknown>, image = VERIFIER) =>
+      synthesized((e) => e.addVerifierJob('verify', { image, ...props }));
+
+    test('argocd (the default, and argoCdHook: true): PostSync hook, BeforeHookCreation, no TTL', async () => {
+      for (const props of [
+        {},
+        { delivery: 'argocd' },
+        { argoCdHook: true },
+        { delivery: 'argocd', argoCdHook: true },
+      ]) {
+        const job = jobOf(await withJob(props));
+        expect(job.metadata.name).toBe('agentplane-verifier');
+        expect(job.metadata.annotations).toMatchObject({
+          'argocd.argoproj.io/hook': 'PostSync',
+          'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation',
+        });
+        expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
+        expect('ttlSecondsAfterFinished' in job.spec).toBe(false);
+      }
+    });
+
+    test('a TTL with hook or flux delivery fails synthesis naming both settings', async () => {
+      const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
+      for (const [props, reason, delivery] of [
+        [{ ttlSecondsAfterFinished: 0 }, 'TtlWithHookDelivery', 'argocd'],
+        [{ delivery: 'argocd', ttlSecondsAfterFinished: 86400 }, 'TtlWithHookDelivery', 'argocd'],
+        [{ argoCdHook: true, ttlSecondsAfterFinished: 60 }, 'TtlWithHookDelivery', 'argocd'],
+        [{ delivery: 'flux', ttlSecondsAfterFinished: 600 }, 'TtlWithFluxDelivery', 'flux'],
+      ] as const) {
+        const id = `v-${e.node.children.length}`;
+        const err = thrownBy(() => e.addVerifierJob(id, { image: VERIFIER, ...props }), VerifierDeliveryError, reason);
+        expect(err.path).toBe(`env/${id}`);
+        expect(err.settings).toEqual(['delivery', 'ttlSecondsAfterFinished']);
+        expect(err.values).toEqual({ delivery, ttlSecondsAfterFinished: props.ttlSecondsAfterFinished });
+      }
+    });
+
+    test('the deprecated argoCdHook contradicting delivery is refused', async () => {
+      const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
+      for (const props of [
+        { delivery: 'flux', argoCdHook: true },
+        { delivery: 'plain', argoCdHook: true },
+        { delivery: 'argocd', argoCdHook: false },
+      ] as const) {
+        const err = thrownBy(
+          () => e.addVerifierJob(`v-${e.node.children.length}`, { image: VERIFIER, ...props }),
+          VerifierDeliveryError,
+          'ConflictingDelivery',
+        );
+        expect(err.settings).toEqual(['delivery', 'argoCdHook']);
+        expect(err.values).toEqual(props);
+      }
+    });
+
+    test('plain (and argoCdHook: false): fixed name, no hook, a TTL of a day by default, any TTL allowed', async () => {
+      for (const props of [{ delivery: 'plain' }, { argoCdHook: false }]) {
+        const job = jobOf(await withJob(props));
+        expect(job.metadata.name).toBe('agentplane-verifier');
+        expect(Object.keys(job.metadata.annotations ?? {}).filter((k) => k.includes('/hook'))).toEqual([]);
+        expect(job.spec.ttlSecondsAfterFinished).toBe(86400);
+      }
+      expect(jobOf(await withJob({ delivery: 'plain', ttlSecondsAfterFinished: 0 })).spec.ttlSecondsAfterFinished).toBe(
+        0,
+      );
+    });
+
+    test('flux: the name carries the hash of the pod template; a changed template is a new Job', async () => {
+      // the algorithm, pinned: SHA-256 of the template as JSON with sorted keys, first 10 hex digits
+      expect(podTemplateHash({ spec: { containers: [{ name: 'verify', image: 'x:1' }] }, metadata: {} })).toBe(
+        podTemplateHash({ metadata: {}, spec: { containers: [{ image: 'x:1', name: 'verify' }] } }),
+      );
+      expect(podTemplateHash({ a: 1 })).toBe('015abd7f5c');
+      const v12 = jobOf(await withJob({ delivery: 'flux' }, 'registry.example/agentplane-verifier:1.2.0'));
+      expect(v12.metadata.name).toMatch(/^agentplane-verifier-[0-9a-f]{10}$/);
+      expect(v12.metadata.name).toBe(`agentplane-verifier-${podTemplateHash(v12.spec.template)}`);
+      expect(v12.metadata.annotations ?? {}).not.toHaveProperty(['argocd.argoproj.io/hook']);
+      expect('ttlSecondsAfterFinished' in v12.spec).toBe(false);
+      expect(v12.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
+      expect(v12.spec.template.metadata.annotations['agentplane.dev/descriptor-sha256']).toMatch(/^[0-9a-f]{64}$/);
+      // the service account, report and identity keep the base name
+      expect(v12.spec.template.spec.serviceAccountName).toBe('agentplane-verifier');
+      // deterministic: the same input, the same name
+      const again = jobOf(await withJob({ delivery: 'flux' }, 'registry.example/agentplane-verifier:1.2.0'));
+      expect(again.metadata.name).toBe(v12.metadata.name);
+      const v13 = jobOf(await withJob({ delivery: 'flux' }, 'registry.example/agentplane-verifier:1.3.0'));
+      expect(v13.metadata.name).not.toBe(v12.metadata.name);
+      // a change to what it verifies (the descriptor) is a new Job too
+      const more = jobOf(
+        await synthesized((e) => {
+          e.addTemplate('py2', {
+            runtimeClass: e.runtimeClasses[0]!,
+            podSpec: podSpec(),
+            namespace: 'team-a',
+          });
+          e.addVerifierJob('verify', { image: 'registry.example/agentplane-verifier:1.2.0', delivery: 'flux' });
+        }),
+      );
+      expect(more.metadata.name).not.toBe(v12.metadata.name);
+    });
+
+    test('flux: a name too long to carry the hash is refused', async () => {
+      const e = newEnvironment(await release('v0.5.6'), 'env', { install: false });
+      const err = thrownBy(
+        () => e.addVerifierJob('v', { image: VERIFIER, delivery: 'flux', name: 'v'.repeat(60) }),
+        ConstructPropsError,
+        'InvalidProps',
+      );
+      expect(err.problems).toEqual([expect.objectContaining({ prop: 'name', reason: 'TooLong' })]);
+    });
   });
 });

@@ -237,14 +237,26 @@ describe('risk rules', () => {
       expect(removed.map((r) => [r.rule, r.subject])).toEqual([
         [
           'crd-schema-change',
-          { change: 'changed', kind: 'Sandbox', unserved: ['agents.x-k8s.io/v1alpha1'], changes: 1 },
+          {
+            change: 'changed',
+            kind: 'Sandbox',
+            unserved: ['agents.x-k8s.io/v1alpha1'],
+            changes: 1,
+            breaking: ['version-unserved'],
+          },
         ],
       ]);
       expect(removed[0]?.details).toEqual(['Sandbox v1alpha1 removed']);
       const unserved = risks([crds[0]!], [sandboxWithAlpha((v) => ({ ...v, served: false }))]);
       expect(unserved.map((r) => [r.subject, r.details])).toEqual([
         [
-          { change: 'changed', kind: 'Sandbox', unserved: ['agents.x-k8s.io/v1alpha1'], changes: 1 },
+          {
+            change: 'changed',
+            kind: 'Sandbox',
+            unserved: ['agents.x-k8s.io/v1alpha1'],
+            changes: 1,
+            breaking: ['version-unserved'],
+          },
           ['Sandbox v1alpha1: served true -> false'],
         ],
       ]);

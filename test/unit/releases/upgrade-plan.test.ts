@@ -471,3 +471,122 @@ function camel(kebab: string): string {
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
 }
+
+describe('planUpgrade: v0.5 -> v1.0 (the conversion webhook and v1alpha1 go away)', () => {
+  const all = (versions: string[]): LiveUpgradeState['storedVersions'] => ({
+    Sandbox: versions,
+    SandboxClaim: versions,
+    SandboxTemplate: versions,
+    SandboxWarmPool: versions,
+  });
+  const others = (f: ReleaseTag, t: ReleaseTag): Array<{ facts: LoadedRelease['facts'] }> =>
+    [r046, r050, r056, r103].filter((r) => r.facts.tag !== f && r.facts.tag !== t);
+  const REMOVAL = [
+    'AlphaClientsBreak',
+    'ConversionWebhookRemoved',
+    'CrdsBeforeController',
+    'WebhookFlagsRemoved',
+    'OrphanedWebhookObjects',
+  ];
+  const reasons = (plan: ReturnType<typeof planUpgrade>): string[] => plan.findings.map((x) => x.reason);
+  /** The index of the first path step containing `text` (-1: none). */
+  const step = (plan: ReturnType<typeof planUpgrade>, text: string): number =>
+    plan.path.findIndex((p) => p.includes(text));
+
+  it('v1alpha1 still stored: blocked by StoredVersionNotServed on every kind, with the concrete way through', () => {
+    const plan = planUpgrade(
+      r056,
+      r103,
+      { source: 'context test', storedVersions: all(['v1alpha1', 'v1beta1']) },
+      others('v0.5.6', 'v1.0.3'),
+    );
+    expect(plan.verdict).toBe('blocked');
+    expect(plan.findings.filter((x) => x.severity === 'block').map((x) => [x.reason, x.subject])).toEqual(
+      ['Sandbox', 'SandboxClaim', 'SandboxTemplate', 'SandboxWarmPool'].map((kind) => [
+        'StoredVersionNotServed',
+        { kind, storedVersions: ['v1alpha1'], served: ['v1beta1'] },
+      ]),
+    );
+    expect(reasons(plan)).toEqual(expect.arrayContaining(REMOVAL));
+    expect(reasons(plan)).not.toContain('IntermediateRelease');
+    // rewrite, prune, clients, conversion patch, CRDs, install, orphans: in that order
+    const order = [
+      'agentplane migrate-storage',
+      'prune status.storedVersions',
+      'move every client to v1beta1',
+      '{"spec":{"conversion":{"strategy":"None","webhook":null}}}',
+      'apply the v1.0.3 CRDs first',
+      'install v1.0.3',
+      'agent-sandbox-webhook-service',
+    ].map((text) => step(plan, text));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(plan.path[step(plan, 'prune status.storedVersions')]).toContain('[v1beta1]');
+    expect(plan.path[plan.path.length - 1]).toEqual(
+      expect.stringContaining(
+        'Secret agent-sandbox-webhook-certs, Role agent-sandbox-controller, RoleBinding agent-sandbox-controller',
+      ),
+    );
+  });
+
+  it('storage already pruned to [v1beta1]: needs-migration, not blocked; the webhook steps surround the install', () => {
+    const plan = planUpgrade(
+      r056,
+      r103,
+      { source: 'context test', storedVersions: all(['v1beta1']) },
+      others('v0.5.6', 'v1.0.3'),
+    );
+    expect(plan.verdict).toBe('needs-migration');
+    expect(plan.findings.filter((x) => x.topic === 'storage')).toEqual([]);
+    expect(reasons(plan)).toEqual(expect.arrayContaining(REMOVAL));
+    expect(step(plan, 'migrate-storage')).toBe(-1);
+    const install = step(plan, 'install v1.0.3');
+    expect(step(plan, 'apply the v1.0.3 CRDs first')).toBeLessThan(install);
+    expect(step(plan, 'agent-sandbox-webhook-service')).toBeGreaterThan(install);
+    // v1alpha1 leaves every CRD: a version removal (migrate) and the conversion stanza going back to None
+    expect(
+      plan.findings.filter((x) => x.topic === 'schema' && x.subject?.kind === 'Sandbox').map((x) => x.reason),
+    ).toEqual(expect.arrayContaining(['SchemaVersionRemoved', 'SchemaConversionChanged']));
+  });
+
+  it('offline it stays unknown, assumed needs-migration (v0.5.6 itself stores only v1beta1)', () => {
+    const plan = planUpgrade(r056, r103, undefined, others('v0.5.6', 'v1.0.3'));
+    expect(plan.verdict).toBe('unknown');
+    expect(plan.assumedVerdict).toBe('needs-migration');
+    expect(plan.unknowns.map((u) => u.split(' (')[0])).toEqual(['status.storedVersions of the Agent Sandbox CRDs']);
+    expect(reasons(plan)).toEqual(expect.arrayContaining(REMOVAL));
+  });
+
+  it('v0.4.6 -> v1.0.3 goes only through v0.5.6 (not v0.5.0, which has a blocking defect), even offline', () => {
+    for (const live of [undefined, { source: 'context test', storedVersions: all(['v1alpha1']) }]) {
+      const plan = planUpgrade(r046, r103, live, others('v0.4.6', 'v1.0.3'));
+      expect(plan.verdict).toBe('blocked');
+      expect(plan.findings.find((x) => x.reason === 'IntermediateRelease')?.subject).toEqual({
+        storedVersions: ['v1alpha1'],
+        served: ['v1beta1', 'v1alpha1'],
+      });
+      expect(plan.path.filter((p) => p.startsWith('install '))).toEqual([
+        'install the intermediate release v0.5.6 (serves v1beta1+v1alpha1, v1beta1+v1alpha1, v1beta1+v1alpha1, v1beta1+v1alpha1)',
+        'install v1.0.3',
+      ]);
+      expect(step(plan, 'migrate storage at v0.5.6')).toBeGreaterThan(step(plan, 'intermediate release v0.5.6'));
+      expect(step(plan, 'before leaving v0.4.6')).toBe(0);
+      expect(reasons(plan)).toEqual(expect.arrayContaining(REMOVAL));
+    }
+  });
+
+  it('the claim Ready generation and claim-before-template defects are fixed at v1.0.3; a downgrade to v0.5.6 brings them back', () => {
+    const CLAIM_SOURCE = 'extensions/controllers/sandboxclaim_controller.go@v0.5.6';
+    const up = planUpgrade(r056, r103, { source: 'context test', storedVersions: all(['v1beta1']) });
+    expect(up.findings.filter((x) => x.reason === 'KnownDefect' && x.source === CLAIM_SOURCE)).toEqual([]);
+    const down = planUpgrade(r103, r056, { source: 'context test', storedVersions: all(['v1beta1']) });
+    expect(down.direction).toBe('downgrade');
+    const back = down.findings.filter((x) => x.reason === 'KnownDefect' && x.source === CLAIM_SOURCE);
+    expect(back.map((x) => [x.operations, x.subject?.reintroduced])).toEqual([
+      [['observe'], true],
+      [['createFromTemplate'], true],
+    ]);
+    // a downgrade does not get the webhook-removal steps
+    expect(reasons(down).filter((r) => REMOVAL.includes(r))).toEqual([]);
+  });
+});

@@ -81,9 +81,9 @@ describe('synthesizeEnvironment on the examples', () => {
     expect(cm.data['environment.json']).toBe(json);
     const d = parseEnvironmentDescriptor(JSON.parse(json));
     expect(d.release).toMatchObject({
-      tag: 'v0.5.6',
-      commit: '211b7579cabed9460c1a692eb687084ff4c5879d',
-      family: 'v0.5',
+      tag: 'v1.0.3',
+      commit: '527d9346fe1d237dea5c003f3c720531c7bab1df',
+      family: 'v1.0',
     });
     expect(
       d.templates.map((t) => `${t.namespace}/${t.name}:${t.runtimeClassName}:${t.networkPolicyManagement}`),
@@ -98,7 +98,7 @@ describe('synthesizeEnvironment on the examples', () => {
     ]);
     expect(d.capabilities).toContainEqual({ capability: 'warm-pool/sandboxes/agent-pool', required: 'verified' });
     expect(d.capabilities).toContainEqual({ capability: 'suspend-resume', required: 'compatible' });
-    expect(d.images['controller']).toBe('registry.example.internal/k8s/agent-sandbox/agent-sandbox-controller:v0.5.6');
+    expect(d.images['controller']).toBe('registry.example.internal/k8s/agent-sandbox/agent-sandbox-controller:v1.0.3');
   });
 
   test('two independent runs give byte-identical files (case synth-determinism)', async () => {
