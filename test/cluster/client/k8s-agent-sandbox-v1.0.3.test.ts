@@ -7,10 +7,9 @@
  * `examples/python-runtime-sandbox/main.py@v1.0.3` per pod). The environment is synthesized from `loadRelease('v1.0.3')`.
  * Positive (runtime answers) and negative (runtime silent, stand-in mode `none`). Also mode sandboxd-in-cluster-pod-ip:
  * the client straight to v1.0.3's sandboxd, which binds the pod IP (`--listen-host`,
- * `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`), over REST 8080 and gRPC 9090 (the client's `grpc` extra). Synthesis
- * on this branch still refuses to declare that client for v1.0.3 (ClientIncompatibleError: the constructs treat sandboxd
- * as loopback-only whatever the release), so that environment declares no client and the plan asks for runtime-files.
- * Modes not driven here are listed as skipped with the reason.
+ * `packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`), over REST 8080 and gRPC 9090 (the client's `grpc` extra); that
+ * environment declares the client (synthesis accepts it on v1.0.x, whose sandboxd listens on the pod network). Modes not
+ * driven here are listed as skipped with the reason.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,7 +30,7 @@ const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
           m.needsKubelet
             ? `${m.transport}: kubectl port-forward needs a real kubelet (kwok has none); the real node runs v0.5.6 images only`
             : m.needsService
-              ? 'dials Sandbox.status.serviceFQDN (<name>.<ns>.svc.cluster.local): no cluster DNS serves the test process'
+              ? 'dials Sandbox.status.serviceFQDN (<name>.<ns>.svc.cluster.local, a template with service: true): no cluster DNS serves the test process'
               : m.mode === 'gateway'
                 ? 'needs a Gateway API implementation with an address (none in the test cluster)'
                 : 'dials pod IPs from inside the cluster network with the pod ServiceAccount; the test process is outside it',
@@ -44,7 +43,7 @@ agreementSuite({
   cluster,
   notHere: NOT_HERE,
   runIdPrefix: 'cd',
-  sandboxdPodIP: { declared: false, why: 'client not declared: synthesis refuses it on this branch' },
+  sandboxdPodIP: { declared: true },
   checkHealthy: (c, served) => {
     // The stand-in ran v1.0.3's own main.py (checked against its SHA256SUMS) for the pool's pod …
     const py = served.filter((r) => r.mode === 'python-runtime');
