@@ -12,9 +12,9 @@
  * runtime ports are the container's `--rest-port` / `--grpc-port` args, else sandboxd's defaults 8080 / 9090.
  *
  * For a pod whose container is the upstream python runtime (image `…/python-runtime-sandbox…`, container
- * `python-runtime`, or the annotation below set to `python-runtime`), it runs that runtime's own main.py (data in
- * `../shared/agent-sandbox/runtimes/python-runtime-sandbox/v0.5.6/`, checked against its SHA256SUMS at every start, never
- * copied) with uvicorn from the client venv (test/client/setup-venv.sh) on a free 127.0.0.1 port and forwards
+ * `python-runtime`, or the annotation below set to `python-runtime`), it runs that runtime's own main.py of the cluster's
+ * release (data in `../shared/agent-sandbox/runtimes/python-runtime-sandbox/<tag>/`: v1.0.3's on a v1.0.3 cluster,
+ * v0.5.6's on every other — no other tag is kept there; checked against its SHA256SUMS at every start, never copied) with uvicorn from the client venv (test/client/setup-venv.sh) on a free 127.0.0.1 port and forwards
  * `<podIP>:<containerPort, default 8888>` to it. main.py works in the fixed directory /app, so (as root) each one runs in a
  * private mount namespace with the pod's own directory bound at /app.
  *
@@ -25,7 +25,7 @@
  * sandboxd gets SANDBOX_POD_NAME / SANDBOX_POD_NAMESPACE / SANDBOX_POD_IP in its environment (visible on GET /v1/metadata).
  * State: `<run>/runtimes.json` (array of RuntimeRecord), pid files `<run>/pids/sandboxd-<pod uid>.pid`, logs
  * `<run>/logs/sandboxd-<ns>.<pod>.log`. Started by up.sh (env AGENTPLANE_TEST_CLUSTER_RUN, AGENTPLANE_SANDBOXD_BIN,
- * AGENTPLANE_SANDBOXD_LISTEN_HOST).
+ * AGENTPLANE_SANDBOXD_LISTEN_HOST, AGENTPLANE_TEST_CLUSTER_RELEASE).
  */
 import * as k8s from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -49,6 +49,8 @@ const run = mustEnv('AGENTPLANE_TEST_CLUSTER_RUN');
 const sandboxdBin = mustEnv('AGENTPLANE_SANDBOXD_BIN');
 /** `1`: the sandboxd binary has `--listen-host` (v1.0.x) and binds the pod IP itself instead of being forwarded to. */
 const listenOnPodIP = process.env['AGENTPLANE_SANDBOXD_LISTEN_HOST'] === '1';
+/** The cluster's release (up.sh passes it): picks the python runtime's main.py. */
+const clusterRelease = process.env['AGENTPLANE_TEST_CLUSTER_RELEASE'];
 const kc = kubeConfigFrom(path.join(run, 'kubeconfig'));
 const core = kc.makeApiClient(k8s.CoreV1Api);
 const runtimes = new Map<string, Runtime>();
@@ -289,13 +291,21 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
   return rt;
 }
 
-/** The upstream python runtime's directory (data, never copied). */
+/**
+ * Tag of the python runtime a cluster of `release` runs: the release's own where `runtimes/python-runtime-sandbox/`
+ * keeps it (v0.5.6, v1.0.3), else v0.5.6 (v0.4.6 and v0.5.0 clusters; the client contract tests run on v0.5.6 and v1.0.3).
+ */
+function pythonRuntimeTag(release: string | undefined): 'v0.5.6' | 'v1.0.3' {
+  return release === 'v1.0.3' ? 'v1.0.3' : 'v0.5.6';
+}
+
+/** The upstream python runtime's directory of the cluster's release (data, never copied). */
 function pythonRuntimeDir(): string {
   if (process.env['AGENTPLANE_PYTHON_RUNTIME_DIR']) return process.env['AGENTPLANE_PYTHON_RUNTIME_DIR'];
   const shared = process.env['AGENTPLANE_MIRROR']
     ? path.dirname(process.env['AGENTPLANE_MIRROR'])
     : path.resolve(import.meta.dirname, '../../shared/agent-sandbox');
-  return path.join(shared, 'runtimes', 'python-runtime-sandbox', 'v0.5.6');
+  return path.join(shared, 'runtimes', 'python-runtime-sandbox', pythonRuntimeTag(clusterRelease));
 }
 
 /** Checks every file SHA256SUMS names; a mismatch or a missing file stops the start. */
@@ -362,7 +372,13 @@ async function startPythonRuntime(rt: Runtime): Promise<Runtime> {
   writeFileSync(path.join(run, 'pids', `python-runtime-${uid}.pid`), `${child.pid}\n`);
   rt.child = child;
   rt.rootDir = rootDir;
-  rt.record = { ...rt.record, localRestPort: local!, localGrpcPort: local!, pid: child.pid ?? null };
+  rt.record = {
+    ...rt.record,
+    localRestPort: local!,
+    localGrpcPort: local!,
+    pid: child.pid ?? null,
+    runtimeDir: dir,
+  };
   try {
     await healthy(local!, '/', 30_000);
     rt.servers.push(await forward(podIP, port, local!, rt.sockets));
@@ -378,11 +394,17 @@ async function teardown(rt: Runtime): Promise<void> {
   for (const s of rt.sockets) s.destroy();
   await Promise.all(rt.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
   if (rt.child?.pid) {
+    // A sandboxd bound to the pod IP itself (v1.0.x) is killed outright and waited for: kwok hands a freed pod IP to the
+    // next pod at once, and a sandboxd still draining (503 "sandboxd is shutting down" for --shutdown-timeout) would
+    // answer for that pod. On a node the old pod's network namespace is gone before its IP is reused.
+    const ownsPodIP = rt.record.mode === 'sandboxd' && rt.record.listenHost === rt.record.podIP;
     try {
-      process.kill(rt.child.pid, 'SIGTERM');
+      if (ownsPodIP) process.kill(-rt.child.pid, 'SIGKILL');
+      else process.kill(rt.child.pid, 'SIGTERM');
     } catch {
       /* already gone */
     }
+    if (ownsPodIP) await exited(rt.child, 5_000);
     rmSync(
       path.join(
         run,
@@ -394,6 +416,19 @@ async function teardown(rt: Runtime): Promise<void> {
   }
   if (rt.rootDir) rmSync(rt.rootDir, { recursive: true, force: true });
   process.stderr.write(`runtime for ${rt.record.namespace}/${rt.record.pod} stopped\n`);
+}
+
+/** Resolves when `child` has exited, or after `ms` (then the stand-in logs that it did not). */
+async function exited(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = await new Promise<boolean>((resolve) => {
+    const t = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve(true);
+    });
+  });
+  if (!gone) process.stderr.write(`runtime pid ${child.pid} still running ${ms} ms after SIGKILL\n`);
 }
 
 function listen(host: string, port: number, onConn: (s: net.Socket) => void): Promise<net.Server> {

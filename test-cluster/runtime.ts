@@ -32,6 +32,8 @@ export interface RuntimeRecord {
   readonly localGrpcPort: number | null;
   /** Address sandboxd listens on: '127.0.0.1' (forwarded from the pod IP) or the pod IP itself (v1.0.3); absent for other modes. */
   readonly listenHost?: string;
+  /** For 'python-runtime': the directory whose main.py runs (`…/python-runtime-sandbox/<tag>`). */
+  readonly runtimeDir?: string;
   /** Runtime pid; null for 'none' and 'hang'. */
   readonly pid: number | null;
 }

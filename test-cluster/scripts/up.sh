@@ -262,7 +262,7 @@ ENV
 
 if [ -n "$SANDBOXD_BIN" ]; then
   start runtime-standin env AGENTPLANE_TEST_CLUSTER_RUN="$RUN" AGENTPLANE_SANDBOXD_BIN="$SANDBOXD_BIN" \
-    AGENTPLANE_SANDBOXD_LISTEN_HOST="$SANDBOXD_LISTEN_HOST" \
+    AGENTPLANE_SANDBOXD_LISTEN_HOST="$SANDBOXD_LISTEN_HOST" AGENTPLANE_TEST_CLUSTER_RELEASE="$RELEASE" \
     node --import "$TSX_LOADER" "$TC_ROOT/runtime-standin.ts"
 else
   tc_log "no sandboxd binary ($([ "$SANDBOXD_LISTEN_HOST" = 1 ] && echo "$AS_COMP" || echo agent-sandbox-v0.5.6) not built): runtime stand-in not started"

@@ -3,7 +3,8 @@ run a command, write, read, list and check a file, and delete the sandbox. Print
 outcome (`ok`, `value` or `error` with the exception's class). Used by the client contract test.
 
 usage: app.py MODE NAMESPACE WARMPOOL [ROUTER_URL]   (KUBECONFIG names the cluster; in a pod, mode in-cluster, the
-pod's ServiceAccount)
+pod's ServiceAccount). MODE: router, tunnel, in-cluster (python runtime), sandboxd-in-cluster-pod-ip (sandboxd on
+Sandbox.status.podIPs, REST 8080 + gRPC 9090; needs the client's `grpc` extra)
 """
 import json
 import sys
@@ -13,6 +14,7 @@ from k8s_agent_sandbox.models import (
     SandboxDirectConnectionConfig,
     SandboxInClusterConnectionConfig,
     SandboxLocalTunnelConnectionConfig,
+    SandboxdInClusterConnectionConfig,
 )
 
 
@@ -24,6 +26,8 @@ def main() -> int:
         config = SandboxLocalTunnelConnectionConfig()
     elif mode == "in-cluster":
         config = SandboxInClusterConnectionConfig()
+    elif mode == "sandboxd-in-cluster-pod-ip":
+        config = SandboxdInClusterConnectionConfig(mode="in-cluster-pod-ip")
     else:
         raise SystemExit(f"mode {mode} is not driven by this app")
     steps: dict[str, dict] = {}
@@ -41,7 +45,7 @@ def main() -> int:
         sandbox = created["value"]
         created["value"] = {"claim": sandbox.claim_name, "sandbox": sandbox.sandbox_id}
         step("execute", lambda: sandbox.commands.run("echo hello", timeout=20).model_dump())
-        if mode == "in-cluster":  # the base URL the client dialled: the pod IP from Sandbox.status.podIPs, or its DNS name
+        if mode in ("in-cluster", "sandboxd-in-cluster-pod-ip"):  # the base URL the client dialled: the pod IP from Sandbox.status.podIPs, or its DNS name
             step("url", lambda: sandbox.connector.strategy.connect())
         step("write", lambda: sandbox.files.write("contract.txt", b"written by k8s-agent-sandbox", timeout=20))
         step("read", lambda: sandbox.files.read("contract.txt", timeout=20).decode())

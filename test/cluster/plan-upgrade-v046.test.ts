@@ -8,17 +8,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { connect, freshNamespace, type Cluster } from './helpers.js';
+import { connect, freshNamespace, secondClusterEnv, type Cluster } from './helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const runDir = path.join(ROOT, 'test-cluster', `.run-plan-v0.4.6-${process.pid}`);
-// kwok nodes only: this v0.4.6 cluster needs no real node.
-const env = {
-  ...process.env,
-  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-  AGENTPLANE_TEST_CLUSTER_POD_NET: '47',
-  AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0',
-};
+// kwok nodes only: this v0.4.6 cluster needs no real node. Its own release and pod net, never the parent's.
+const env = secondClusterEnv(runDir, { release: 'v0.4.6', podNet: 47 });
 const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1alpha1' };
 let c: Cluster;
 let ns: string;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { readClusterInfo, type KubeObject, type RealNodeInfo } from '../../test-cluster/kube.js';
-import { connect, waitFor, type Cluster } from './helpers.js';
+import { connect, secondClusterEnv, waitFor, type Cluster } from './helpers.js';
 
 /** The sandboxd image the node has imported (test-cluster/scripts/images.sh): sandboxd v0.5.6 + bash + busybox. */
 export const NODE_TOOLS_IMAGE = 'registry.local/agentplane-test/sandboxd:v0.5.6';
@@ -45,12 +45,14 @@ export function ownRealNodeCluster(
   stop: () => void;
 } {
   const runDir = path.join(REPO, 'test-cluster', `.run-${name}-${process.pid}`);
-  const env = {
-    ...process.env,
-    AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-    AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(REPO, '../shared/agent-sandbox/releases'),
-    ...(options.workloads ? { AGENTPLANE_TEST_CLUSTER_WORKLOADS: '1' } : {}),
-  };
+  // Its own pod net (derived from the run dir, never the global cluster's) and release (up.sh's default), not the parent's.
+  const env = secondClusterEnv(runDir, {
+    realNode: true,
+    extra: {
+      AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(REPO, '../shared/agent-sandbox/releases'),
+      ...(options.workloads ? { AGENTPLANE_TEST_CLUSTER_WORKLOADS: '1' } : {}),
+    },
+  });
   return {
     runDir,
     env,

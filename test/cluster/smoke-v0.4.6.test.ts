@@ -15,14 +15,15 @@ import {
   isGone,
   readyCondition,
   sandboxdPodTemplate,
+  secondClusterEnv,
   waitFor,
   type Cluster,
 } from './helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const runDir = path.join(repo, 'test-cluster', `.run-v0.4.6-${process.pid}`); // per jest worker: runs in one work tree must not share it
-// kwok nodes only: this v0.4.6 cluster needs no real node.
-const env = { ...process.env, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
+// kwok nodes only: this v0.4.6 cluster needs no real node. Its own release and pod net, never the parent's.
+const env = secondClusterEnv(runDir, { release: 'v0.4.6', podNet: 13 });
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;
 let ns: string;

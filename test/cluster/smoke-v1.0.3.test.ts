@@ -9,25 +9,17 @@
  * removes the Sandbox and its Pod.
  */
 import * as k8s from '@kubernetes/client-node';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SMOKE_NAMESPACE } from '../../test-cluster/env/v1.0.3.js';
 import { readRuntimes } from '../../test-cluster/runtime.js';
-import { connect, grpcExecute, httpGet, isGone, readyCondition, waitFor, type Cluster } from './helpers.js';
+import { grpcExecute, httpGet, isGone, readyCondition, secondCluster, waitFor, type Cluster } from './helpers.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const runDir = path.join(repo, 'test-cluster', `.run-v1.0.3-${process.pid}`); // per jest worker: runs in one work tree must not share it
-// kwok nodes only: this cluster needs no real node. Release and pod net are its own: an inherited
+// kwok nodes only: this cluster needs no real node. Release and pod net are its own (secondCluster): an inherited
 // AGENTPLANE_TEST_CLUSTER_POD_NET (scripts/gen-compat-matrix.ts sets one for the global cluster) would hand out the global
 // cluster's pod IPs here too, and two sandboxd would contend for the same <pod IP>:8080.
-const {
-  AGENTPLANE_TEST_CLUSTER_POD_NET: _podNet,
-  AGENTPLANE_TEST_CLUSTER_RELEASE: _release,
-  ...inherited
-} = process.env;
-const env = { ...inherited, AGENTPLANE_TEST_CLUSTER_RUN: runDir, AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0' };
+const cluster = secondCluster('v1.0.3', { release: 'v1.0.3', podNet: 14 });
+const { runDir } = cluster;
 const EXT = { group: 'extensions.agents.x-k8s.io', version: 'v1beta1' };
 const CORE = { group: 'agents.x-k8s.io', version: 'v1beta1' };
 const CRDS = [
@@ -39,22 +31,10 @@ const CRDS = [
 let c: Cluster;
 
 beforeAll(() => {
-  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v1.0.3'], {
-    cwd: repo,
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (up.status !== 0)
-    throw new Error(`starting the v1.0.3 cluster failed (exit ${up.status}); logs in ${runDir}/logs`);
-  expect(up.stdout.trim()).toBe(path.join(runDir, 'kubeconfig'));
-  c = connect(runDir);
+  c = cluster.start();
 }, 240_000);
 
-afterAll(() => {
-  if (existsSync(runDir))
-    spawnSync('bash', ['test-cluster/scripts/down.sh'], { cwd: repo, env, stdio: ['ignore', 'inherit', 'inherit'] });
-}, 60_000);
+afterAll(() => cluster.stop(), 60_000);
 
 /** argv and executable of a process up.sh started (pid file `<run>/pids/<name>.pid`). */
 function processOf(name: string): { exe: string; argv: string[] } {

@@ -9,17 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
 import { KubeSessions } from '../../../src/adapter/kubernetes/sessions.js';
 import type { SessionRef } from '../../../src/adapter/types.js';
-import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
+import { connect, freshNamespace, secondClusterEnv, waitFor, type Cluster } from '../helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const runDir = path.join(repo, 'test-cluster', '.run-adapter-v0.4.6');
-// kwok nodes only: this v0.4-family cluster needs no real node.
-const env = {
-  ...process.env,
-  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-  AGENTPLANE_TEST_CLUSTER_POD_NET: '12',
-  AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0',
-};
+// kwok nodes only: this v0.4-family cluster needs no real node. Its own release and pod net, never the parent's.
+const env = secondClusterEnv(runDir, { release: 'v0.4.6', podNet: 12 });
 const SBX = { group: 'agents.x-k8s.io', version: 'v1alpha1', plural: 'sandboxes' };
 let c: Cluster;
 let ns: string;

@@ -18,18 +18,14 @@ import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
 import { readUpgradeState } from '../../../src/adapter/kubernetes/upgrade-state.js';
 import { loadRelease, planUpgrade, releaseFacts } from '../../../src/releases/index.js';
 import { betaOnlyRelease } from '../../cases/beta-only-release.js';
-import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
+import { connect, freshNamespace, secondClusterEnv, waitFor, type Cluster } from '../helpers.js';
 import { EXT, sandboxdTemplate } from '../verify/verifier-env.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const runDir = path.join(ROOT, 'test-cluster', `.run-case07-${process.pid}`);
 // kwok-only: storedVersions and conversion are API-server matters; a real node would only add start-up time.
-const env = {
-  ...process.env,
-  AGENTPLANE_TEST_CLUSTER_RUN: runDir,
-  AGENTPLANE_TEST_CLUSTER_POD_NET: '48',
-  AGENTPLANE_TEST_CLUSTER_REAL_NODE: '0',
-};
+// Release v0.5.6 named, not inherited: under scripts/gen-compat-matrix.ts the parent's release may be another one.
+const env = secondClusterEnv(runDir, { release: 'v0.5.6', podNet: 48 });
 const SANDBOX_CRD = 'sandboxes.agents.x-k8s.io';
 let c: Cluster;
 let ext: k8s.ApiextensionsV1Api;
@@ -45,7 +41,7 @@ async function writeStoredVersions(storedVersions: string[]): Promise<string[] |
 }
 
 beforeAll(async () => {
-  const up = spawnSync('bash', ['test-cluster/scripts/up.sh'], {
+  const up = spawnSync('bash', ['test-cluster/scripts/up.sh', '--release', 'v0.5.6'], {
     cwd: ROOT,
     env,
     encoding: 'utf8',

@@ -1,36 +1,19 @@
 /**
- * Client contract: the official Python client k8s-agent-sandbox 1.0.8 (venv from test/client/setup-venv.sh,
- * hash-pinned) runs as an application would — create from a warm pool, `echo hello`, write, read, list, exists, delete —
- * against an environment AgentPlane synthesized (client, pool, router, python runtime), through the test cluster's real
- * Go sandbox-router to the upstream python runtime (the stand-in runs its main.py per pod). AGREEMENT: AgentPlane's
- * verdict (runtime-exec and runtime-files `verified`, the router's path to the runtime proven) holds iff every client
- * call succeeds. The router capability itself stays below verified here for other, correct reasons: the test
- * cluster's router is a local process (no pod for the live admission check), allow-all, and it dials loopback pod
- * IPs, so it forwards the verifier's negative probes (case router-podip-ssrf). The negative is
- * the same environment with the runtime silent (stand-in mode `none`): the client fails and the verdict stays below.
- * Modes that cannot run on kwok are listed as skipped with the reason; the tunnel and router modes on real pods with
- * the in-cluster router: k8s-agent-sandbox-real-node.test.ts.
+ * Client contract on v0.5.6 (the global cluster): the official Python client k8s-agent-sandbox 1.0.8 in router mode
+ * through the test cluster's real Go sandbox-router to the upstream python runtime of v0.5.6 (the stand-in runs its
+ * main.py per pod), against an environment AgentPlane synthesized. AGREEMENT: AgentPlane's verdict (runtime-exec and
+ * runtime-files `verified`, the router's path to the runtime proven) holds iff every client call succeeds; the body is
+ * agreement.ts, shared with k8s-agent-sandbox-v1.0.3.test.ts. The router capability itself stays below verified here for
+ * other, correct reasons: the test cluster's router is a local process (no pod for the live admission check),
+ * allow-all, and it dials loopback pod IPs, so it forwards the verifier's negative probes (case router-podip-ssrf). The
+ * negative is the same environment with the runtime silent (stand-in mode `none`): the client fails and the verdict
+ * stays below. Modes that cannot run on kwok are listed as skipped with the reason; the tunnel and router modes on real
+ * pods with the in-cluster router: k8s-agent-sandbox-real-node.test.ts.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { App } from 'cdk8s';
-import { k8s } from 'cdk8s-plus-28';
-import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
-import { AgentEnvironment, descriptorJson } from '../../../src/constructs/index.js';
-import { K8S_AGENT_SANDBOX_1_0_8, loadRelease, type LoadedRelease } from '../../../src/releases/index.js';
-import { synthesizeEnvironment } from '../../../src/synth/index.js';
-import { planFromDescriptor, runVerify } from '../../../src/verify/index.js';
-import type { VerifyReport } from '../../../src/verify/report.js';
-import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js';
-import { readRuntimes, RUNTIME_ANNOTATION } from '../../../test-cluster/runtime.js';
-import { connect, freshNamespace, waitFor, type Cluster } from '../helpers.js';
-
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
-const PY_IMAGE = 'registry.local/agentplane-test/python-runtime-sandbox:v0.5.6';
-const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
-const CAPS = ['runtime-exec', 'runtime-files'] as const;
+import { K8S_AGENT_SANDBOX_1_0_8 } from '../../../src/releases/index.js';
+import { RUN_DIR } from '../../../test-cluster/kube.js';
+import { connect } from '../helpers.js';
+import { agreementSuite } from './agreement.js';
 
 /** Modes of the client this file does not drive on kwok, and why (ClientModeFacts of src/releases/client-sdk.ts). */
 const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
@@ -53,168 +36,9 @@ const NOT_HERE: Readonly<Record<string, string>> = Object.fromEntries(
     ),
 );
 
-let c: Cluster;
-let loaded: LoadedRelease;
-let venv: string;
-
-interface Step {
-  ok: boolean;
-  value?: unknown;
-  error?: string;
-  message?: string;
-}
-
-beforeAll(async () => {
-  c = connect();
-  loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
-  venv = execFileSync('bash', ['test/client/setup-venv.sh'], {
-    encoding: 'utf8',
-    env: { ...process.env, AGENTPLANE_MIRROR: path.resolve(MIRROR) },
-  })
-    .trim()
-    .split('\n')
-    .pop()!;
-}, 900_000);
-
-/** Synthesizes the environment (client router mode, pool, router, python runtime) in `ns`; applies template and pool; writes environment.json. */
-async function environment(ns: string, runtime: 'python-runtime' | 'none'): Promise<{ dir: string; pool: string }> {
-  const env = new AgentEnvironment(new App(), 'client-contract', {
-    release: loaded,
-    install: false,
-    defaultNamespace: ns,
-    createNamespaces: false,
-  });
-  const rc = env.addRuntimeClass('standin', {
-    preset: 'gvisor',
-    name: 'standin',
-    handler: 'standin',
-    scheduling: { nodeSelector: { 'agentplane.io/runtime': 'standin' } },
-  });
-  const q = { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('512Mi') };
-  const template = env.addTemplate('python', {
-    name: 'python',
-    runtimeClass: rc,
-    podSpec: {
-      containers: [
-        {
-          name: 'python-runtime',
-          image: PY_IMAGE,
-          ports: [{ containerPort: 8888 }],
-          resources: { limits: q, requests: q },
-        },
-      ],
-    },
-    runtime: { kind: 'python-runtime', container: 'python-runtime', ports: [8888] },
-    podMetadata: { annotations: { [RUNTIME_ANNOTATION]: runtime } },
-  });
-  const pool = env.addWarmPool('pool', { name: 'python', template, replicas: 1 });
-  env.addRouter('router', {
-    image: ROUTER_IMAGE,
-    authorization: { mode: 'allow-all', acknowledgeUnauthenticated: true },
-    sandboxPorts: [8888],
-    callers: [],
-  });
-  env.addClient({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'router', warmPool: pool });
-  const s = synthesizeEnvironment(env);
-  // The cluster's router, RuntimeClass and install come from test-cluster/env; this environment adds its template and pool.
-  const objects = s.objects
-    .map((o) => o.object as unknown as KubeObject)
-    .filter((o) => o.kind === 'SandboxTemplate' || o.kind === 'SandboxWarmPool');
-  await serverSideApply(c.info.kubeconfig, objects);
-  const dir = mkdtempSync(path.join(tmpdir(), 'agentplane-client-contract-'));
-  writeFileSync(path.join(dir, 'environment.json'), descriptorJson(s.descriptor));
-  // kwok runs no readiness probe: the template's probe on GET / would hold the pod un-Ready until the runtime listens.
-  // Stand in for it by waiting until the stand-in serves the pool's pod (or, for `none`, has recorded it silent).
-  await waitFor(`stand-in runtime for the pool in ${ns}`, 60_000, async () =>
-    readRuntimes().find((r) => r.namespace === ns && r.mode === runtime && (runtime === 'none' || r.pid !== null)),
-  );
-  return { dir, pool: pool.name };
-}
-
-/** Runs the application (test/client/app.py) with the client in router mode against the cluster's router. */
-function runApp(ns: string, pool: string): Promise<Record<string, Step>> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      path.join(venv, 'bin', 'python'),
-      ['test/client/app.py', 'router', ns, pool, `http://127.0.0.1:${c.info.ports.routerHttp}`],
-      {
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KUBECONFIG: c.info.kubeconfig, HOME: tmpdir() },
-        timeout: 240_000,
-        maxBuffer: 1 << 20,
-      },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`app.py failed: ${err.message}\n${stderr.slice(-2000)}`));
-        else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, Step>);
-      },
-    );
-  });
-}
-
-async function verdict(dir: string, runId: string): Promise<VerifyReport> {
-  const plan = planFromDescriptor(JSON.parse(readFileSync(path.join(dir, 'environment.json'), 'utf8')), dir, {
-    transport: 'direct',
-    routerUrl: `http://127.0.0.1:${c.info.ports.routerHttp}`,
-    probeTimeoutMs: 3_000,
-    readyTimeoutMs: 60_000,
-  });
-  const { report } = await runVerify({
-    plan,
-    client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
-    loaded,
-    controllerMode: 'external',
-    progress: () => undefined,
-    runId,
-  });
-  return report;
-}
-
-const clientSucceeded = (steps: Record<string, Step>): boolean =>
-  ['create', 'execute', 'write', 'read', 'list', 'exists', 'delete'].every((s) => steps[s]?.ok === true) &&
-  (steps['execute']!.value as { stdout: string; exit_code: number }).stdout === 'hello\n' &&
-  steps['read']!.value === 'written by k8s-agent-sandbox';
-
-const states = (r: VerifyReport): Record<string, string> =>
-  Object.fromEntries(CAPS.map((n) => [n, r.capabilities.find((x) => x.name === n)?.state ?? 'missing']));
-
-/** Whether the router carried the declared client's calls: its `verified`-step client-path evidence is proven. */
-const routerPathProven = (r: VerifyReport): boolean =>
-  r.capabilities
-    .find((x) => x.name === 'router')!
-    .evidence.some((e) => e.step === 'verified' && e.verdict === 'proven' && e.reason === 'ClientPathAnswered');
-
-const agrees = (r: VerifyReport): boolean => CAPS.every((n) => states(r)[n] === 'verified') && routerPathProven(r);
-
-describe('k8s-agent-sandbox 1.0.8, router mode, python runtime through the Go sandbox-router', () => {
-  test('healthy runtime: every client call succeeds and AgentPlane verifies runtime-exec, runtime-files and the router path (agreement)', async () => {
-    const ns = await freshNamespace(c, 'client');
-    const { dir, pool } = await environment(ns, 'python-runtime');
-    const steps = await runApp(ns, pool);
-    expect(steps['execute']).toEqual({ ok: true, value: expect.objectContaining({ stdout: 'hello\n', exit_code: 0 }) });
-    expect(steps['list']).toEqual({ ok: true, value: expect.arrayContaining(['contract.txt']) });
-    expect(steps['exists']).toEqual({ ok: true, value: true });
-    expect(clientSucceeded(steps)).toBe(true);
-    const report = await verdict(dir, 'cc0001');
-    expect(states(report)).toEqual({ 'runtime-exec': 'verified', 'runtime-files': 'verified' });
-    expect(routerPathProven(report)).toBe(true);
-    expect(agrees(report)).toBe(clientSucceeded(steps));
-    const router = report.capabilities.find((x) => x.name === 'router')!;
-    expect(router.state).not.toBe('verified');
-    expect(router.nextReason).not.toMatch(/^ClientPath/);
-    expect(router.nextReason).not.toMatch(/^RouterUpstream/);
-  }, 600_000);
-
-  test('silent runtime (stand-in none): the client fails and AgentPlane stays below verified (agreement)', async () => {
-    const ns = await freshNamespace(c, 'client-silent');
-    const { dir, pool } = await environment(ns, 'none');
-    const steps = await runApp(ns, pool);
-    expect(steps['create']?.ok).toBe(true);
-    expect(steps['execute']).toEqual(expect.objectContaining({ ok: false, error: 'SandboxRequestError' }));
-    expect(clientSucceeded(steps)).toBe(false);
-    const report = await verdict(dir, 'cc0002');
-    expect(states(report)['runtime-exec']).not.toBe('verified');
-    expect(agrees(report)).toBe(clientSucceeded(steps));
-  }, 600_000);
-
-  // Listed as skipped, with the fact that keeps each off kwok.
-  test.skip.each(Object.entries(NOT_HERE))('mode %s (skipped: %s)', () => undefined);
+agreementSuite({
+  release: 'v0.5.6',
+  cluster: { runDir: RUN_DIR, start: () => connect() },
+  notHere: NOT_HERE,
+  runIdPrefix: 'cc',
 });
