@@ -14,19 +14,24 @@
 #              a staging `latest-main` build. References: the one examples/dev-gvisor pins and the test cluster's own.
 #   router     sandbox-router v0.5.6 built from the same module; upstream's `sandbox-router-go:latest` is not a pinned image.
 #              References: the test cluster's own and the one examples/dev-python-client pins.
+#   sandboxd and router v1.0.3: the same, built from sigs.k8s.io/agent-sandbox@v1.0.3 (component agent-sandbox-v1.0.3),
+#              under v1.0.3 references (the README's first environment pins registry.example.internal/.../sandboxd:v1.0.3).
+#              Its sandboxd listens on the pod network (`--listen-host`, packages/sandboxd/cmd/sandboxd/main.go@v1.0.3).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PAUSE_REFS="agentplane.local/test-cluster/pause:v1"
 SANDBOXD_REFS="registry.example.internal/agent-sandbox/sandboxd:v0.5.6 registry.local/agentplane-test/sandboxd:v0.5.6"
 ROUTER_REFS="registry.local/agentplane-test/sandbox-router:v0.5.6 registry.example.internal/agent-sandbox/sandbox-router-go:v0.5.6"
+SANDBOXD_V103_REFS="registry.example.internal/agent-sandbox/sandboxd:v1.0.3 registry.local/agentplane-test/sandboxd:v1.0.3"
+ROUTER_V103_REFS="registry.local/agentplane-test/sandbox-router:v1.0.3 registry.example.internal/agent-sandbox/sandbox-router-go:v1.0.3"
 IMG_DIR="$TC_CACHE/images"
 
 # One docker-archive holding every image (one `ctr import`). Named by the sha256 of its inputs, cheap to compute: this
 # script, the cache keys of the binaries it packs (they already hash their build inputs) and the Debian package versions.
 archive_path() {
   local key
-  key="$( { cat "${BASH_SOURCE[0]}"; tc_key_dir pause; tc_key_dir agent-sandbox-v0.5.6;
+  key="$( { cat "${BASH_SOURCE[0]}"; tc_key_dir pause; tc_key_dir agent-sandbox-v0.5.6; tc_key_dir agent-sandbox-v1.0.3;
             dpkg-query -W -f='${Package} ${Version}\n' bash-static busybox-static 2>/dev/null; } | tc_sha256)"
   echo "$IMG_DIR/node-images-$key.tar"
 }
@@ -65,6 +70,8 @@ rootfs_tools() { # bash-static as /bin/bash, busybox-static and its applets in /
 }
 rootfs_sandboxd() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v0.5.6)/sandboxd" "$1/usr/local/bin/sandboxd"; }
 rootfs_router() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v0.5.6)/sandbox-router" "$1/usr/local/bin/sandbox-router"; }
+rootfs_sandboxd_v103() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v1.0.3)/sandboxd" "$1/usr/local/bin/sandboxd"; }
+rootfs_router_v103() { rootfs_tools "$1"; install -D -m 0755 "$(tc_key_dir agent-sandbox-v1.0.3)/sandbox-router" "$1/usr/local/bin/sandbox-router"; }
 
 pack_all() { # prints the archive path
   local out tmp f
@@ -74,6 +81,7 @@ pack_all() { # prints the archive path
   done
   tc_is_built pause || { echo "test-cluster images: the pause program is not built (bash test-cluster/scripts/build.sh pause)" >&2; exit 2; }
   tc_is_built agent-sandbox-v0.5.6 || { echo "test-cluster images: agent-sandbox v0.5.6 is not built (bash test-cluster/scripts/build.sh agent-sandbox-v0.5.6)" >&2; exit 2; }
+  tc_is_built agent-sandbox-v1.0.3 || { echo "test-cluster images: agent-sandbox v1.0.3 is not built (bash test-cluster/scripts/build.sh agent-sandbox-v1.0.3)" >&2; exit 2; }
   out="$(archive_path)"
   if [ ! -f "$out" ]; then
     tmp="$(mktemp -d "$IMG_DIR/.pack.XXXXXX")"; mkdir -p "$tmp/archive"
@@ -82,6 +90,8 @@ pack_all() { # prints the archive path
     # uid 65532 like upstream's image (gcr.io/distroless/static:nonroot, sandbox-router/Dockerfile@v0.5.6): the
     # router Deployment asks for runAsNonRoot without a runAsUser.
     IMAGE_USER=65532 add_image "$tmp/archive" "$ROUTER_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router
+    add_image "$tmp/archive" "$SANDBOXD_V103_REFS" '["/usr/local/bin/sandboxd"]' rootfs_sandboxd_v103
+    IMAGE_USER=65532 add_image "$tmp/archive" "$ROUTER_V103_REFS" '["/usr/local/bin/sandbox-router"]' rootfs_router_v103
     { printf '['; cat "$tmp/archive/.entries"; printf ']'; } >"$tmp/archive/manifest.json"; rm "$tmp/archive/.entries"
     tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$tmp/archive" -cf "$out.tmp" . \
       || { echo "test-cluster node images: packing $out failed" >&2; rm -rf "$tmp" "$out.tmp"; exit 1; }
@@ -97,7 +107,7 @@ pack_all() { # prints the archive path
 
 case "${1:-}" in
   pack) pack_all ;;
-  refs) for r in $PAUSE_REFS $SANDBOXD_REFS $ROUTER_REFS; do echo "$r"; done ;;
+  refs) for r in $PAUSE_REFS $SANDBOXD_REFS $ROUTER_REFS $SANDBOXD_V103_REFS $ROUTER_V103_REFS; do echo "$r"; done ;;
   import)
     # ctr reads a relative --address as a URL authority: the socket path is made absolute.
     sock="$(realpath -m -- "${2:?usage: images.sh import CONTAINERD_SOCKET}")"
@@ -106,6 +116,6 @@ case "${1:-}" in
     # ctr warns about cgroup v1 on every call; its output is shown only when the import fails.
     out="$("$ctr" --address "$sock" -n k8s.io images import --snapshotter overlayfs --platform linux/amd64 "$a" 2>&1)" \
       || { echo "test-cluster images: ctr import $a failed: $out" >&2; exit 1; }
-    tc_log "images imported into the node: $(for r in $PAUSE_REFS $SANDBOXD_REFS $ROUTER_REFS; do printf '%s ' "$r"; done)" ;;
-  *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
+    tc_log "images imported into the node: $(for r in $PAUSE_REFS $SANDBOXD_REFS $ROUTER_REFS $SANDBOXD_V103_REFS $ROUTER_V103_REFS; do printf '%s ' "$r"; done)" ;;
+  *) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 64 ;;
 esac
