@@ -112,7 +112,16 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
     out = mkdtempSync(path.join(tmpdir(), 'agentplane-v103-node-'));
     const synth = spawnSync(
       'node',
-      ['bin/agentplane.js', 'synth', 'test/cluster/verify/fixtures/new-user-v1.0.3.ts', '--out', out],
+      [
+        'bin/agentplane.js',
+        'synth',
+        'test/cluster/verify/fixtures/new-user-v1.0.3.ts',
+        '--out',
+        out,
+        // the lock a new user commits beside the module; kept out of the checkout here
+        '--lock',
+        path.join(out, 'agentplane.lock.json'),
+      ],
       { cwd: repo, env, encoding: 'utf8' },
     );
     if (synth.status !== 0) throw new Error(`synth failed: ${synth.stderr}`);
