@@ -60,13 +60,39 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
   let pod: k8s.V1Pod;
   let report: ReturnType<typeof VerifyReportSchema.parse>;
   let jobObject: KubeObject;
+  let firstLog = '';
 
-  /** Runs the Job (the applied one, created again) to its end: its pod, log and the report the log carries. */
-  async function runJob(): Promise<{
+  /** Waits for Job `name` to end: its pod, log and the report the log carries (when it printed one). */
+  async function jobEnd(name = JOB): Promise<{
     pod: k8s.V1Pod;
     log: string;
     report: ReturnType<typeof VerifyReportSchema.parse>;
   }> {
+    const batch = c.kc.makeApiClient(k8s.BatchV1Api);
+    await waitFor(
+      `Job ${NS}/${name} finished`,
+      420_000,
+      async () => {
+        const job = await batch.readNamespacedJob({ namespace: NS, name });
+        return job.status?.conditions?.some(
+          (x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True',
+        )
+          ? true
+          : undefined;
+      },
+      2000,
+    );
+    const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: `job-name=${name}` });
+    expect(pods.items).toHaveLength(1);
+    const pod = pods.items[0]!;
+    const log = await c.core.readNamespacedPodLog({ namespace: NS, name: pod.metadata!.name!, container: 'verify' });
+    // stdout carries the JSON report; the progress lines (stderr) come before it in the log
+    const at = log.indexOf('\n{');
+    return { pod, log, report: at < 0 ? undefined! : VerifyReportSchema.parse(JSON.parse(log.slice(at + 1))) };
+  }
+
+  /** Runs the Job (the applied one, created again) to its end. */
+  async function runJob(): ReturnType<typeof jobEnd> {
     const batch = c.kc.makeApiClient(k8s.BatchV1Api);
     await batch
       .deleteNamespacedJob({ namespace: NS, name: JOB, propagationPolicy: 'Foreground' })
@@ -80,25 +106,7 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
       return gone && pods.items.length === 0 ? true : undefined;
     });
     await serverSideApply(c.info.kubeconfig, [jobObject]);
-    await waitFor(
-      `Job ${NS}/${JOB} finished`,
-      420_000,
-      async () => {
-        const job = await batch.readNamespacedJob({ namespace: NS, name: JOB });
-        return job.status?.conditions?.some(
-          (x) => (x.type === 'Complete' || x.type === 'Failed') && x.status === 'True',
-        )
-          ? true
-          : undefined;
-      },
-      2000,
-    );
-    const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: `app.kubernetes.io/name=${JOB}` });
-    expect(pods.items).toHaveLength(1);
-    const pod = pods.items[0]!;
-    const log = await c.core.readNamespacedPodLog({ namespace: NS, name: pod.metadata!.name!, container: 'verify' });
-    // stdout carries the JSON report; the progress lines (stderr) come before it in the log
-    return { pod, log, report: VerifyReportSchema.parse(JSON.parse(log.slice(log.indexOf('\n{') + 1))) };
+    return jobEnd();
   }
 
   beforeAll(async () => {
@@ -133,12 +141,13 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
           body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': readFileSync(c.info.caFile, 'utf8') } },
         });
       }
-      await serverSideApply(
-        c.info.kubeconfig,
-        objects.filter((o) => o.kind !== 'Job'),
-      );
+      // Everything applied at once, the Job with the rest, as a GitOps sync does: the Job's own readiness gate
+      // (--wait-ready) must hold its probes until the warm pool's members are Ready.
+      await serverSideApply(c.info.kubeconfig, objects);
     }
-    ({ pod, report } = await runJob());
+    let log: string;
+    ({ pod, report, log } = await jobEnd());
+    firstLog = log;
   }, 900_000);
 
   afterAll(() => {
@@ -316,4 +325,42 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
     });
     expect(JSON.parse(cm.data!['report.json']!)).toEqual(broken.report);
   }, 480_000);
+
+  test('applied with the whole environment, the Job waited for the pool before probing, then ended verified', () => {
+    const exit = pod.status!.containerStatuses![0]!.state!.terminated!.exitCode;
+    // The gate's progress lines name what it waited for by reason code; the pool had no Ready member when the Job started.
+    const waited = [...firstLog.matchAll(/^waiting \(\d+s\): (.*)$/gm)].map((m) => m[1]!);
+    expect({
+      exit,
+      waitedForPool: waited.some((w) =>
+        /SandboxWarmPool \S+: (NotFound|PoolMembersNotReady|StaleObservedGeneration)/.test(w),
+      ),
+      ready: /^ready after \d+s/m.test(firstLog),
+    }).toEqual({ exit: 0, waitedForPool: true, ready: true });
+  });
+
+  // The test cluster's controller runs as a local process; the environment's own controller Deployment is applied but
+  // its pod never runs here (its image is not on the node), so without `--controller external` the gate waits for a
+  // controller that never becomes Available.
+  test('a controller that never becomes Available: the Job ends with the not-ready exit code, naming it', async () => {
+    const name = `${JOB}-no-controller`;
+    const job = structuredClone(jobObject) as unknown as {
+      metadata: { name: string; annotations?: Record<string, string> };
+      spec: { template: { spec: k8s.V1PodSpec } };
+    };
+    job.metadata = { name, annotations: {} };
+    const container = job.spec.template.spec.containers[0]!;
+    const args = [...(container.args ?? [])];
+    args.splice(args.lastIndexOf('--controller'), 2); // the stand-in's `--controller external`, added above
+    args[args.indexOf('--wait-ready') + 1] = '20s';
+    container.args = args;
+    await serverSideApply(c.info.kubeconfig, [job as unknown as KubeObject]);
+    const end = await jobEnd(name);
+    const terminated = end.pod.status!.containerStatuses![0]!.state!.terminated!;
+    expect({ exit: terminated.exitCode, report: end.report }).toEqual({ exit: 15, report: undefined });
+    // prose: the termination message is what kubectl and Argo CD show; it must carry the code and the Deployment
+    expect(terminated.message).toMatch(
+      /NotReady.*Deployment agent-sandbox-system\/agent-sandbox-controller: (ControllerNotAvailable|StaleObservedGeneration)/s,
+    );
+  }, 300_000);
 });

@@ -310,6 +310,7 @@ export function agreementSuite(o: AgreementOptions): void {
       // ServeMux answers that uncleaned path with 307 to /v1/files/, and the client follows no redirects
       // (`connector.py@1.0.8`). sandboxd itself lists %2E fine (200). AgentPlane's runtime-files probe does not list the
       // root that way, so it stays verified: for this one call the agreement does not hold (see the branch report).
+      // prose: the client's own error text carries the redirected path, which is the disagreement's evidence
       expect(steps['list']).toEqual({
         ok: false,
         error: 'SandboxRequestError',

@@ -184,6 +184,7 @@ test('healthy sandboxd: conversion unsupported (ReleaseHasNoConversion), the API
   const conversion = row(report, 'conversion');
   expect(conversion.state).toBe('unsupported');
   expect(conversion.evidence.map((e) => [e.verdict, e.reason])).toEqual([['unsupported', 'ReleaseHasNoConversion']]);
+  // prose: the evidence cites the pinned release files it rests on (path@tag), which users follow up
   expect(conversion.evidence[0]!.message).toContain('k8s/crds/*.yaml@v1.0.3');
   expect(['failed', 'verified']).not.toContain(conversion.state);
 
