@@ -1,7 +1,6 @@
 /**
  * The Argo CD health Lua, executed (fengari) against the objects the real controllers wrote for each supported release
- * (test/contract/fixtures; v1.0.3 has v0.5.6's v1beta1 shapes, with the claim's Ready at the claim's own generation)
- * and against variants of them: not yet reconciled, failed, suspended, short of members.
+ * (test/contract/fixtures, each written by that release's controller on the test cluster) and against variants of them: not yet reconciled, failed, suspended, short of members.
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -23,10 +22,9 @@ type Obj = {
   status?: { conditions?: Array<Record<string, unknown>>; [k: string]: unknown };
 };
 
-/** The live objects of a release's contract fixture (v1.0.3: v0.5.6's). */
+/** The live objects of a release's contract fixture. */
 function liveObjects(release: ReleaseTag): Obj[] {
-  const file = release === 'v1.0.3' ? 'v0.5.6' : release;
-  const fixture = JSON.parse(readFileSync(`test/contract/fixtures/${file}.json`, 'utf8')) as {
+  const fixture = JSON.parse(readFileSync(`test/contract/fixtures/${release}.json`, 'utf8')) as {
     objects: Array<{ live?: Obj }>;
   };
   return fixture.objects.map((o) => o.live).filter((o): o is Obj => o !== undefined && o.kind in ARGOCD_HEALTH_KINDS);
