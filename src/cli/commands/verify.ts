@@ -13,9 +13,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
-import { KubeClient } from '../../adapter/kubernetes/client.js';
+import { KubeClient, kubeconfigNamespace } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
 import { outputOption, renderWith, type OutputFormat } from '../output.js';
@@ -411,14 +410,10 @@ async function fromCluster(flags: VerifyFlags): Promise<void> {
 
 /** The namespace of the kubeconfig context `verify` uses, when it sets one. */
 function contextNamespace(flags: VerifyFlags): string | undefined {
-  try {
-    const kc = new k8s.KubeConfig();
-    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-    else kc.loadFromDefault();
-    return kc.getContextObject(flags.context ?? kc.getCurrentContext())?.namespace;
-  } catch {
-    return undefined;
-  }
+  return kubeconfigNamespace({
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+  });
 }
 
 /** `dist`'s one synthesized environment, when there is exactly one (`--from-cluster` needs none). */
