@@ -49,7 +49,7 @@ import type { ExitCategory } from '../../model/errors.js';
 import { EXIT_CODES } from '../errors.js';
 import { reportFailure } from '../error-document.js';
 import { ExitCode } from '../exit-codes.js';
-import { globalOptions } from '../global-options.js';
+import { globalOptions, kubeOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { progressSink } from '../progress.js';
 import { DEFAULT_CONCURRENCY } from '../../verify/runner.js';
@@ -126,8 +126,6 @@ export function registerVerify(program: Command): void {
       'synthesized environment directory holding environment.json (default: the only dist/<env>)',
       environmentPath,
     )
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
-    .option('--context <name>', 'kubeconfig context (default: current-context)')
     .addOption(outputOption('table'))
     .option('--junit <file>', 'also write a JUnit XML report to this file (its directory must exist)', writableFile)
     .addOption(
@@ -215,7 +213,9 @@ export function registerVerify(program: Command): void {
         .argParser(boundedCount)
         .default(DEFAULT_CONCURRENCY),
     )
-    .action(async (flags: VerifyFlags, cmd: Command) => {
+    .action(async (given: VerifyFlags, cmd: Command) => {
+      // --kubeconfig and --context are global: before or after `verify`
+      const flags: VerifyFlags = { ...given, ...kubeOptions(cmd) };
       if (flags.fromCluster) {
         await fromCluster(flags);
         return;
