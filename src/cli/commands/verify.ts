@@ -2,9 +2,10 @@
  * `agentplane verify`: post-deploy verification of an environment (DESIGN.md §6). Reads the synthesized
  * environment descriptor (`--env DIR`, default `dist/<single environment>`), connects with `--kubeconfig/--context`,
  * runs the verifier and prints one row per capability. Exit codes: 0 every required capability reached its required
- * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be used
- * (unreachable, unusable kubeconfig or context, authentication); 4 an invalid descriptor; 2 a bad command line (a flag
- * value of the wrong form, a named path that does not exist, no `--env` while dist/ holds several environments or none). Ctrl-C stops the probes, still deletes
+ * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be
+ * reached, 8 it refused the credentials, 9 the access; 4 an invalid descriptor; 2 a bad command line (a flag value of
+ * the wrong form, a named path that does not exist, an unusable kubeconfig or context, no `--env` while dist/ holds
+ * several environments or none): the codes every command gives these failures (src/cli/exit-codes.ts). Ctrl-C stops the probes, still deletes
  * the workload objects and prints the partial report.
  *
  * Inside the cluster (the VerifierJob): `--in-cluster` authenticates with the pod's ServiceAccount token, reads the
