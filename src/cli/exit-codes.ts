@@ -47,7 +47,7 @@ export function exitCodeHelp(): string {
     ],
     [
       ExitCode.invalid,
-      'invalid environment: construct props, CRD schema violations, duplicates, unpinned images, a module or environment.json that exists but is unusable',
+      'invalid input: construct props, CRD schema violations, duplicates, unpinned images, a module, environment.json or manifest that exists but is unusable',
     ],
     [ExitCode.lockMismatch, 'environment and agentplane.lock.json disagree (review, then --update-lock)'],
     [ExitCode.notVerified, 'verification finished but a required capability is below its required state'],
