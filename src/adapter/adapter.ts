@@ -42,7 +42,11 @@ export type {
   Termination,
 } from './types.js';
 export type { AdapterReason } from './reasons.js';
-export type { ApiConstructor, CallInfo, KubeClient } from './kubernetes/client.js';
+export type { ApiConstructor, CallInfo, KubeConnectOptions } from './kubernetes/client.js';
+// The value that connects: `connect({ kubeconfig?, context?, inCluster? })` (or `KubeClient.connect`) gives the
+// KubeClient this adapter and the verifier (`/verify`) take.
+export { connect, KubeClient } from './kubernetes/client.js';
+export { KubeconfigError, type KubeconfigProblem } from './kubernetes/errors.js';
 export type { KubeSessionsOptions, SessionScope } from './kubernetes/sessions.js';
 export type { RuntimeSpec, SupportLookup } from './runtime/executions.js';
 export type { CallLimits } from './runtime/limits.js';

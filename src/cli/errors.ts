@@ -4,7 +4,7 @@
  * code. Anything else exits with {@link ExitCode.internal} and prints its stack.
  */
 import { CommanderError } from 'commander';
-import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
 
@@ -29,6 +29,28 @@ export function exitCodeFor(err: unknown): ExitCodeValue {
   if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   if (err instanceof AgentPlaneError) return EXIT_CODES[err.exitCategory];
   return ExitCode.internal;
+}
+
+/**
+ * Failure categories of a refused object (the server found it invalid or too large, its namespace or kind missing, a
+ * conflict): the input cannot be applied to this cluster as it is.
+ */
+const INVALID_INPUT: ReadonlySet<string> = new Set(['invalid', 'too-large', 'not-found', 'conflict']);
+
+/**
+ * The exit code of an answer the cluster left incomplete (`diff --live` objects it refused to read or dry-run,
+ * `compat` reads it refused), from the failure categories of the refused calls, the codes every command gives these
+ * failures: 8 when credentials were refused, else 9 when access was, else 7 when the cluster failed a read (no
+ * answer, 5xx), else 4 when every refusal was about the object itself (422, too large, namespace or kind missing).
+ */
+export function refusedReadsExitCode(categories: ReadonlyArray<string | undefined>): ExitCodeValue {
+  const exits = new Set(
+    categories.map((c) => (INVALID_INPUT.has(c ?? '') ? 'invalid' : exitCategoryOfFailure(c ?? '', 'cluster'))),
+  );
+  if (exits.has('unauthenticated')) return ExitCode.unauthenticated;
+  if (exits.has('forbidden')) return ExitCode.forbidden;
+  if (exits.has('cluster')) return ExitCode.cluster;
+  return ExitCode.invalid;
 }
 
 /**

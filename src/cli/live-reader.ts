@@ -45,7 +45,7 @@ const PER_OBJECT = new Set(['invalid', 'forbidden', 'conflict', 'too-large', 'no
 
 function callError(what: string, obj: KubeObject, error: CallError): Error {
   return PER_OBJECT.has(error.category)
-    ? new LiveObjectError(describe(what, obj, error), error.hint ?? DRY_RUN_HINT)
+    ? new LiveObjectError(describe(what, obj, error), error.hint ?? DRY_RUN_HINT, error.category)
     : new LiveReadError(what, obj, error);
 }
 

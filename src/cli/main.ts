@@ -8,7 +8,7 @@
  * verify loads client-node and gRPC) is imported only when that command is named.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { directoryOrNew, existingDirectory } from './arg-parsers.js';
+import { directoryOrNew, existingDirectory, existingFile } from './arg-parsers.js';
 import { exitCodeHelp } from './exit-codes.js';
 import { packageVersion } from '../model/package-info.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
@@ -32,12 +32,20 @@ const program = new Command('agentplane')
   )
   .addOption(
     new Option(
+      '--kubeconfig <file>',
+      'kubeconfig file for the commands that talk to a cluster (default: $KUBECONFIG, a list merged as kubectl merges it, then ~/.kube/config); before or after the command',
+    ).argParser(existingFile),
+  )
+  .option('--context <name>', 'kubeconfig context (default: its current-context); before or after the command')
+  .addOption(
+    new Option(
       '--cache-dir <dir>',
       'cache for verified release files (default: $AGENTPLANE_CACHE_DIR, else the user cache dir)',
     ).argParser(directoryOrNew),
   )
   .showHelpAfterError('(run agentplane --help for usage)')
-  // each command's --help also lists --mirror and --cache-dir (the offline switches), which go before the command
+  // each command's --help also lists the global options: --mirror and --cache-dir (the offline switches), --kubeconfig
+  // and --context (before or after the command)
   .configureHelp({ showGlobalOptions: true })
   .addHelpText('after', `\n${exitCodeHelp()}`)
   .exitOverride();
@@ -51,11 +59,12 @@ const COMMANDS: Readonly<Record<CommandName, () => Promise<(program: Command) =>
   'plan-upgrade': async () => (await import('./commands/plan-upgrade.js')).registerPlanUpgrade,
   synth: async () => (await import('./commands/synth.js')).registerSynth,
   verify: async () => (await import('./commands/verify.js')).registerVerify,
+  version: async () => (await import('./commands/version.js')).registerVersion,
 };
 
 /** The command named on the command line (the first operand after the global options), if it is a known one. */
 function requestedCommand(argv: readonly string[]): CommandName | undefined {
-  const withValue = new Set(['--mirror', '--cache-dir']);
+  const withValue = new Set(['--mirror', '--cache-dir', '--kubeconfig', '--context']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (withValue.has(arg)) i++;

@@ -11,6 +11,7 @@ export const COMMAND_SUMMARIES = {
   synth: 'synthesize environment modules into dist/<environment>/ (numbered apply-phase files + environment.json)',
   verify:
     'verify a deployed environment: move every declared capability through discovered -> compatible -> configured -> verified, with evidence',
+  version: 'print the version of agentplane, the Agent Sandbox releases it is built for, and the Node.js running it',
 } as const;
 
 export type CommandName = keyof typeof COMMAND_SUMMARIES;

@@ -21,6 +21,8 @@ export class LiveObjectError extends AgentPlaneError {
   constructor(
     message: string,
     readonly hint: string,
+    /** The adapter's failure category (`forbidden`, `invalid`, ...), when the reader knows it. */
+    readonly category?: string,
   ) {
     super(message);
   }
@@ -31,6 +33,8 @@ export interface UnreadableObject {
   readonly object: string;
   readonly message: string;
   readonly hint: string;
+  /** The failure category of the refusal (`forbidden`, `invalid`, ...), when known: it decides the exit code. */
+  readonly category?: string;
 }
 
 /** Reads live state for one object. Implementations throw a typed error when the cluster refuses ({@link LiveObjectError} for one object). */
@@ -70,6 +74,7 @@ export async function readLiveSets(
           object: `${obj.kind} ${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${String(obj.metadata?.name)}`,
           message: err.message,
           hint: err.hint,
+          ...(err.category !== undefined ? { category: err.category } : {}),
         });
       }
     }

@@ -41,6 +41,9 @@ export {
   type SplitRef,
 } from './image-digests.js';
 export type { ContainerStatusView, ObjectMeta, PodView } from '../adapter/kubernetes/views.js';
+// The client runVerify takes, and the value that connects it (the same as `/adapter`'s).
+export { connect, KubeClient, type KubeConnectOptions } from '../adapter/kubernetes/client.js';
+export { KubeconfigError } from '../adapter/kubernetes/errors.js';
 export { imageDigestsProbe, IMAGE_DIGESTS_PROBE } from './probes/image-digests.js';
 export { runVerify, planProbes, VerifyCouldNotRunError, type VerifyOptions, type VerifyResult } from './verify.js';
 export {

@@ -109,7 +109,7 @@ function compat(kubeconfig: string): { status: number | null; stdout: string; st
   );
 }
 
-test('credentials refused (401): exit 2 before any worksheet, naming the user and never the token', () => {
+test('credentials refused (401): exit 8 before any worksheet, naming the user and never the token', () => {
   const c = connect();
   const token = 'not-a-valid-token-compat-7c1e';
   const r = compat(writeKubeconfig(c.info, 'ci', { token }));
@@ -118,7 +118,7 @@ test('credentials refused (401): exit 2 before any worksheet, naming the user an
     kind: 'Error',
     command: 'compat',
     reason: 'ClusterUnusable',
-    exitCode: 2,
+    exitCode: 8,
     details: { category: 'unauthenticated' },
   });
   expect(r.stdout).not.toContain(token);
@@ -127,10 +127,10 @@ test('credentials refused (401): exit 2 before any worksheet, naming the user an
   );
   expect(r.stderr).toMatch(/\nhint: .+\n$/);
   expect(r.stderr).not.toContain(token);
-  expect(r.status).toBe(2);
+  expect(r.status).toBe(8);
 }, 90_000);
 
-test('a ServiceAccount with no rights (403): the worksheet of what could be read, each refused read named, exit 2', async () => {
+test('a ServiceAccount with no rights (403): the worksheet of what could be read, each refused read named, exit 9', async () => {
   const c = connect();
   const ns = await freshNamespace(c, 'compat-cli-403');
   try {
@@ -169,7 +169,7 @@ test('a ServiceAccount with no rights (403): the worksheet of what could be read
       'hint: grant that identity the reads named above (the VerifierAccess construct grants every read compat makes) or use a --context that has them',
       '',
     ]);
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(9);
   } finally {
     await c.core.deleteNamespace({ name: ns });
   }

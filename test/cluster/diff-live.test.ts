@@ -97,7 +97,7 @@ test('diff --live right after applying: no change (server defaults, status, mana
   expect(JSON.parse(r.stdout).counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 3 });
 }, 120_000);
 
-test('objects the cluster refuses (missing namespace, a 422) are named on stderr and left out; the rest is compared; exit 2', () => {
+test('objects the cluster refuses (missing namespace, a 422) are named on stderr and left out; the rest is compared; exit 4', () => {
   const refused = [
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orphan', namespace: `${ns}-missing` }, data: { a: '1' } },
     {
@@ -116,7 +116,7 @@ test('objects the cluster refuses (missing namespace, a 422) are named on stderr
     '-o',
     'json',
   );
-  expect(r.status).toBe(2);
+  expect(r.status).toBe(4);
   expect(JSON.parse(r.stdout).counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 3 });
   const lines = r.stderr.trim().split('\n');
   expect(lines.filter((l) => l.startsWith('error: not compared: '))).toEqual([

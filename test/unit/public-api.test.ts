@@ -129,8 +129,11 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'writeSynthesis',
     'yamlStream',
   ],
-  adapter: ['KubeCapabilityAdapter'],
+  adapter: ['KubeCapabilityAdapter', 'KubeClient', 'KubeconfigError', 'connect'],
   verify: [
+    'KubeClient',
+    'KubeconfigError',
+    'connect',
     'DEFAULT_SAMPLES',
     'sampleSize',
     'AdapterRuntimeProber',

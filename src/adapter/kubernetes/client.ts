@@ -18,8 +18,13 @@ import { classifyKubeError, KubeconfigError, KubeDeadlineError } from './errors.
 import { EXEC_PROVIDER_NAME, ExecCredentialAuth, type ExecSpec } from './exec-credential.js';
 
 export interface KubeConnectOptions {
-  /** Path of a kubeconfig file. Default: `$KUBECONFIG` (':'-separated, merged), then `~/.kube/config`, then in-cluster. */
-  readonly kubeconfig?: string;
+  /**
+   * A kubeconfig file, or a list of files merged as kubectl merges `$KUBECONFIG` (see {@link loadKubeconfig}).
+   * Default: `$KUBECONFIG` (':'-separated, merged the same way), then `~/.kube/config`, then the pod's ServiceAccount.
+   */
+  readonly kubeconfig?: string | readonly string[];
+  /** Use the pod's ServiceAccount token and the `KUBERNETES_SERVICE_HOST`/`_PORT` address; no kubeconfig is read. */
+  readonly inCluster?: boolean;
   /** Context to use. Default: the kubeconfig's `current-context`. */
   readonly context?: string;
   /** Deadline of each API call made through {@link KubeClient.call}, ms. Default 30000. */
@@ -68,41 +73,7 @@ export class KubeClient {
    *   or a cluster without a server address. The message says what is wrong and what to do.
    */
   static connect(opts: KubeConnectOptions = {}): KubeClient {
-    const kc = new k8s.KubeConfig();
-    const source = opts.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config';
-    try {
-      if (opts.kubeconfig) {
-        if (!existsSync(opts.kubeconfig)) {
-          throw new KubeconfigError(
-            `kubeconfig file "${opts.kubeconfig}" does not exist`,
-            'pass --kubeconfig with an existing file or set KUBECONFIG',
-            { problem: 'file-missing', name: opts.kubeconfig },
-          );
-        }
-        kc.loadFromFile(opts.kubeconfig);
-      } else {
-        if (
-          !process.env.KUBECONFIG &&
-          !existsSync(path.join(os.homedir(), '.kube', 'config')) &&
-          !existsSync(IN_CLUSTER_TOKEN)
-        ) {
-          // client-node would otherwise fall back to an unauthenticated http://localhost:8080.
-          throw new KubeconfigError(
-            'no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod',
-            'pass --kubeconfig FILE or set KUBECONFIG',
-            { problem: 'none-found' },
-          );
-        }
-        kc.loadFromDefault();
-      }
-    } catch (err) {
-      if (err instanceof KubeconfigError) throw err;
-      throw new KubeconfigError(
-        `cannot read kubeconfig "${source}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-        'check the file is valid kubeconfig YAML',
-        { problem: 'unreadable', name: source },
-      );
-    }
+    const { kc, source, dirOfUser } = loadKubeconfig(opts);
     const contextName = opts.context ?? kc.getCurrentContext();
     const contexts = kc.getContexts();
     const ctx = contexts.find((c) => c.name === contextName);
@@ -136,11 +107,6 @@ export class KubeClient {
         { problem: 'user-missing', name: ctx.user },
       );
     }
-    const loadedFrom =
-      opts.kubeconfig ??
-      process.env.KUBECONFIG?.split(path.delimiter).find(Boolean) ??
-      path.join(os.homedir(), '.kube', 'config');
-    const baseDir = path.dirname(path.resolve(loadedFrom));
     const specs = new Map<string, ExecSpec>();
     const users = kc.getUsers().map((u) => {
       const exec = u.exec as
@@ -163,7 +129,7 @@ export class KubeClient {
       // kubectl resolves a relative command containing a path separator against the kubeconfig's directory.
       const command =
         exec.command.includes('/') && !path.isAbsolute(exec.command)
-          ? path.resolve(baseDir, exec.command)
+          ? path.resolve(dirOfUser.get(u.name) ?? process.cwd(), exec.command)
           : exec.command;
       specs.set(u.name, {
         command,
@@ -341,4 +307,122 @@ function parseWhat(what: string): { verb?: string; resource?: string } {
 
 function isUnauthorized(err: unknown): boolean {
   return err instanceof k8s.ApiException && err.code === 401;
+}
+
+/** A loaded kubeconfig: the merged config, where it came from (for messages), and the directory each user was defined in. */
+export interface LoadedKubeconfig {
+  readonly kc: k8s.KubeConfig;
+  /** The file, the files (joined with the path delimiter) or `in-cluster`, for messages. */
+  readonly source: string;
+  /** The directory of the file that defined each user, against which a relative exec command is resolved. */
+  readonly dirOfUser: ReadonlyMap<string, string>;
+}
+
+/**
+ * Loads kubeconfig as kubectl does (https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/):
+ * `opts.inCluster` reads the pod's ServiceAccount; else `opts.kubeconfig` (one file, which must exist, or a list);
+ * else `$KUBECONFIG`; else `~/.kube/config`; else the pod's ServiceAccount when there is one. A list (an array, or
+ * `$KUBECONFIG` split on the path delimiter) is merged with kubectl's rules: empty entries and missing files are
+ * skipped; the first file to set `current-context` wins; a cluster, user or context name defined in several files is
+ * taken from the first. (client-node 1.4's `loadFromDefault` refuses duplicates and missing files, and lets the last
+ * `current-context` win.) Relative paths in each file are resolved against that file's directory.
+ * @throws {KubeconfigError} nothing to load (`none-found`), a named file missing (`file-missing`) or unreadable (`unreadable`).
+ */
+export function loadKubeconfig(opts: Pick<KubeConnectOptions, 'kubeconfig' | 'inCluster'> = {}): LoadedKubeconfig {
+  const kc = new k8s.KubeConfig();
+  if (opts.inCluster === true) {
+    kc.loadFromCluster();
+    return { kc, source: 'in-cluster', dirOfUser: new Map() };
+  }
+  const home = path.join(os.homedir(), '.kube', 'config');
+  const env = process.env.KUBECONFIG;
+  let files: readonly string[];
+  if (typeof opts.kubeconfig === 'string') {
+    if (!existsSync(opts.kubeconfig))
+      throw new KubeconfigError(
+        `kubeconfig file "${opts.kubeconfig}" does not exist`,
+        'pass --kubeconfig with an existing file or set KUBECONFIG',
+        { problem: 'file-missing', name: opts.kubeconfig },
+      );
+    files = [opts.kubeconfig];
+  } else if (opts.kubeconfig !== undefined) files = opts.kubeconfig.filter((f) => f.length > 0);
+  else if (env !== undefined && env.length > 0) files = env.split(path.delimiter).filter((f) => f.length > 0);
+  else if (existsSync(home)) files = [home];
+  else if (existsSync(IN_CLUSTER_TOKEN)) {
+    kc.loadFromCluster();
+    return { kc, source: 'in-cluster', dirOfUser: new Map() };
+  } else
+    // client-node would otherwise fall back to an unauthenticated http://localhost:8080.
+    throw new KubeconfigError(
+      'no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod',
+      'pass --kubeconfig FILE or set KUBECONFIG',
+      { problem: 'none-found' },
+    );
+  const present = files.filter((f) => existsSync(f));
+  const source = files.join(path.delimiter);
+  if (present.length === 0)
+    throw new KubeconfigError(
+      `no kubeconfig found: none of the files listed (${files.join(', ') || 'none'}) exists`,
+      'pass --kubeconfig FILE or set KUBECONFIG to existing files',
+      { problem: 'none-found' },
+    );
+  const clusters = new Map<string, k8s.Cluster>();
+  const users = new Map<string, k8s.User>();
+  const contexts = new Map<string, k8s.Context>();
+  const dirOfUser = new Map<string, string>();
+  let currentContext = '';
+  for (const file of present) {
+    const one = new k8s.KubeConfig();
+    try {
+      one.loadFromFile(file);
+    } catch (err) {
+      throw new KubeconfigError(
+        `cannot read kubeconfig "${file}": ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        'check the file is valid kubeconfig YAML',
+        { problem: 'unreadable', name: file },
+      );
+    }
+    if (currentContext === '' && one.currentContext) currentContext = one.currentContext;
+    for (const c of one.clusters) if (!clusters.has(c.name)) clusters.set(c.name, c);
+    for (const c of one.contexts) if (!contexts.has(c.name)) contexts.set(c.name, c);
+    for (const u of one.users)
+      if (!users.has(u.name)) {
+        users.set(u.name, u);
+        dirOfUser.set(u.name, path.dirname(path.resolve(file)));
+      }
+  }
+  kc.loadFromOptions({
+    clusters: [...clusters.values()],
+    users: [...users.values()],
+    contexts: [...contexts.values()],
+    currentContext,
+  });
+  return { kc, source, dirOfUser };
+}
+
+/**
+ * Connects to a Kubernetes API server: the public way to get the {@link KubeClient} that `KubeCapabilityAdapter`
+ * (`cdk8s-agentplane/adapter`) and `runVerify` (`cdk8s-agentplane/verify`) take. Nothing is dialled until a call.
+ *
+ * ```ts
+ * import { connect } from 'cdk8s-agentplane/adapter';
+ * const client = connect({ context: 'kind-dev' }); // $KUBECONFIG (merged like kubectl), else ~/.kube/config
+ * const inPod = connect({ inCluster: true }); // the pod's ServiceAccount
+ * ```
+ * @param opts.kubeconfig a file or a list of files (merged as kubectl merges `$KUBECONFIG`); default `$KUBECONFIG`,
+ *   then `~/.kube/config`, then the pod's ServiceAccount. `opts.context` overrides the kubeconfig's current-context.
+ * @throws {KubeconfigError} (reason `KubeconfigUnusable`) when the kubeconfig or context cannot be used.
+ */
+export function connect(opts: KubeConnectOptions = {}): KubeClient {
+  return KubeClient.connect(opts);
+}
+
+/** The namespace the kubeconfig context sets (`opts.context`, else current-context), if any; undefined when none or unloadable. */
+export function kubeconfigNamespace(opts: Pick<KubeConnectOptions, 'kubeconfig' | 'context'> = {}): string | undefined {
+  try {
+    const { kc } = loadKubeconfig(opts);
+    return kc.getContextObject(opts.context ?? kc.getCurrentContext())?.namespace;
+  } catch {
+    return undefined;
+  }
 }

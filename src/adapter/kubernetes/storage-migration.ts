@@ -110,6 +110,8 @@ export type StorageMigrationReason =
 export class StorageMigrationError extends AgentPlaneError {
   readonly exitCategory: ExitCategory;
   readonly hint: string;
+  /** The failed call's category (`unreachable`, `forbidden`, ...), as on every command's cluster errors. */
+  readonly category?: string;
   constructor(
     readonly reason: StorageMigrationReason,
     message: string,
@@ -118,6 +120,7 @@ export class StorageMigrationError extends AgentPlaneError {
   ) {
     super(message);
     this.exitCategory = failure === undefined ? 'cluster' : exitCategoryOfFailure(failure.category, 'cluster');
+    if (failure !== undefined) this.category = failure.category;
     this.hint =
       failure?.hint ??
       `nothing of an unfinished kind was pruned; run again with --apply --resume ${result.marker} to skip what is done`;

@@ -3,21 +3,29 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import type { LiveClaim, LiveUpgradeState, ReleaseFacts, SandboxKind } from '../../releases/index.js';
-import { AgentPlaneError } from '../../model/errors.js';
+import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../../model/errors.js';
 import { SANDBOX_KINDS } from '../../model/releases.js';
 import type { KubeClient } from './client.js';
 import type { Obj } from './cluster.js';
 import { claimView, metaOf, type ClaimView } from './views.js';
 
-/** A live read that failed; the message names the call and the kubeconfig context. */
+/**
+ * A live read that failed; the message names the call and the kubeconfig context. Its exit category follows the
+ * failure's, as for every command: unreachable or no answer 7, credentials refused 8, forbidden 9.
+ */
 export class LiveStateError extends AgentPlaneError {
   readonly reason = 'LiveStateUnreadable';
-  readonly exitCategory = 'cluster';
+  readonly exitCategory: ExitCategory;
+  /** The adapter's failure category (`unreachable`, `forbidden`, ...), when a call failed. */
+  readonly category?: string;
   constructor(
     what: string,
     readonly hint: string,
+    category?: string,
   ) {
     super(what);
+    this.exitCategory = exitCategoryOfFailure(category ?? '', 'cluster');
+    if (category !== undefined) this.category = category;
   }
 }
 
@@ -52,6 +60,7 @@ export async function readUpgradeState(
         r.kind === 'failed'
           ? (r.error.hint ?? 'grant get on customresourcedefinitions')
           : 'grant get on customresourcedefinitions',
+        r.kind === 'failed' ? r.error.category : undefined,
       );
     }
     storedVersions[kind] = r.value.status?.storedVersions ?? [];
@@ -70,6 +79,7 @@ export async function readUpgradeState(
       throw new LiveStateError(
         `cannot list ${plural}.${group}/${version} in context ${client.context}: ${r.kind === 'failed' ? r.error.message : r.kind}`,
         'grant list on the Agent Sandbox resources, or plan with --from instead',
+        r.kind === 'failed' ? r.error.category : undefined,
       );
     return r.value.items ?? [];
   };

@@ -1,15 +1,17 @@
 /**
- * `agentplane compat [--env DIR] --kubeconfig FILE`: the compatibility worksheet of one cluster. For each of the nine
+ * `agentplane compat [--env DIR] [--kubeconfig FILE]`: the compatibility worksheet of one cluster. For each of the nine
  * parts of the compatibility tuple (DESIGN.md §1): the value read live (verify's tuple reader), what the pinned
  * release of the environment was built for (`go.mod@tag`, `dev/tools/release@tag`), and whether the
  * project's own cluster tests ran with that value for that release (the committed, generated matrix
- * `test/compat/matrix.json`, written by `scripts/gen-compat-matrix.ts`). Output: markdown or json.
+ * `test/compat/matrix.json`, written by `scripts/gen-compat-matrix.ts`). Output: `-o table` (default, as for every
+ * command), markdown, json or yaml.
  * Like is compared with like: the controller by where it runs (in the cluster, or out of it as the test harness's local
  * process) and its release; a part the environment does not deploy (no router, no templates) is `not deployed`, not
  * a coverage gap.
- * Exit codes: 0 every comparable deployed part was covered by a tested combination, 1 some part was not, 2 error —
- * including a cluster that could not be used (unreachable, no answer in time, credentials refused: error on stderr, no
- * worksheet) and reads it refused (e.g. 403: the worksheet of what could be read, each failed read named on stderr).
+ * Exit codes: 0 every comparable deployed part was covered by a tested combination, 1 some part was not; a failure
+ * has the code every command gives it (src/cli/exit-codes.ts): a cluster that could not be used exits 7 (unreachable,
+ * no answer in time) or 8 (credentials refused), with the error on stderr and no worksheet; reads it refused give the
+ * worksheet of what could be read, each failed read named on stderr, and exit 9 (forbidden), 8 or 7.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,10 +30,12 @@ import { readTuple } from '../../verify/tuple-reader.js';
 import type { AdapterError } from '../../adapter/types.js';
 import { defaultEnvDir, environmentPath, existingFile } from '../arg-parsers.js';
 import { reportFailure } from '../error-document.js';
+import { refusedReadsExitCode } from '../errors.js';
 import { UsageError } from '../usage-error.js';
 import { recordFailedReads, type FailedRead } from '../failed-reads.js';
 import { outputOption, renderReport, renderWith, type OutputFormat } from '../output.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
+import { kubeOptions } from '../global-options.js';
 
 /** One tested combination: the tuple a cluster test run saw and how the run ended. */
 export const MatrixRowSchema = z.object({
@@ -219,8 +223,6 @@ export function registerCompat(program: Command): void {
       'synthesized environment directory holding environment.json (default: the only dist/<env>)',
       environmentPath,
     )
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
-    .option('--context <name>', 'kubeconfig context')
     .option(
       '--matrix <file>',
       'tested-combinations matrix (default: test/compat/matrix.json of this package)',
@@ -231,27 +233,25 @@ export function registerCompat(program: Command): void {
         .choices(['deployment', 'external'])
         .default('deployment'),
     )
-    .addOption(outputOption('markdown'))
+    .addOption(outputOption('table'))
     .addHelpText(
       'after',
-      '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not, 2 error (also when the cluster could not be used, or refused some reads: the parts those reads left unknown are no answer; each failed read is named on stderr).',
+      '\nExit codes: 0 every comparable deployed part is covered by a tested combination, 1 some part is not; a failure has the code it has for every command (agentplane --help): 2 usage or unusable kubeconfig, 3 release, 4 invalid environment.json, 7 cluster unreachable, 8 credentials refused, 9 forbidden. Reads the cluster refused leave parts unknown, which is no answer: each is named on stderr and the exit is 9 (forbidden), 8 or 7.',
     )
     .action(
-      async (flags: {
-        env?: string;
-        kubeconfig?: string;
-        context?: string;
-        matrix?: string;
-        controller: 'deployment' | 'external';
-        output: OutputFormat;
-      }) => {
+      async (
+        flags: {
+          env?: string;
+          matrix?: string;
+          controller: 'deployment' | 'external';
+          output: OutputFormat;
+        },
+        cmd: Command,
+      ) => {
         try {
           const { descriptor, file } = readEnvironment(flags.env ?? defaultEnvDir());
           const plan = planFromDescriptor(descriptor, path.dirname(file), { transport: 'port-forward' });
-          const client = KubeClient.connect({
-            ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-            ...(flags.context ? { context: flags.context } : {}),
-          });
+          const client = KubeClient.connect(kubeOptions(cmd));
           const { cluster, failed } = recordFailedReads(new Cluster(client));
           // A cluster that cannot be used at all gives no worksheet: every live part would be unknown.
           const reach = await cluster.version();
@@ -279,15 +279,15 @@ export function registerCompat(program: Command): void {
             }),
           );
           if (failed.length > 0) {
-            // Parts left unknown by a failed call are no answer: exit 2, naming each failed read, never 0 or 1.
+            // Parts left unknown by a failed call are no answer: naming each failed read, never 0 or 1.
             process.stderr.write(`${incompleteMessage(tuple, failed)}\n`);
-            process.exitCode = 2;
+            process.exitCode = refusedReadsExitCode(failed.map((f) => f.error.category));
             return;
           }
           process.exitCode = rows.some((r) => r.tested === 'no') ? 1 : 0;
         } catch (err) {
-          // an error is 2, like diff(1)
-          reportFailure(err, { command: 'compat', output: flags.output, exitCode: 2 });
+          // a failure has the code every command gives it (unreachable 7, unusable kubeconfig 2, ...)
+          reportFailure(err, { command: 'compat', output: flags.output });
         }
       },
     );

@@ -1,7 +1,8 @@
 /**
  * `agentplane diff [BASE] [HEAD]`: compare two synthesized directories or git refs of this repository (synthesized on
- * the fly), or, with `--live`, the cluster against HEAD through server-side dry-run. Exit codes like diff(1):
- * 0 no change, 1 changes, 2 error.
+ * the fly), or, with `--live`, the cluster against HEAD through server-side dry-run. The answer like diff(1): 0 no
+ * change, 1 changes; a failure exits with the code every command gives it (src/cli/exit-codes.ts: 2 usage, 3 release,
+ * 4 invalid manifests, 7 cluster, 8 credentials, 9 forbidden), also when the cluster refused some objects.
  */
 import { Option, type Command } from 'commander';
 // The diff layer's modules, not its barrel: the renderers (and picocolors) load only for table and markdown output,
@@ -12,16 +13,13 @@ import { schemaLookupFromRelease } from '../../diff/schema-lookup.js';
 import { scopeLookupFromRelease } from '../../diff/scope.js';
 import { readManifestSource, useParseCache } from '../../diff/sources.js';
 import { defaultCacheDir } from '../../releases/cache.js';
-import { existingFile } from '../arg-parsers.js';
 import { outputFormat, outputOption, renderWith, type OutputChoice } from '../output.js';
-import { RELEASE_CHOICES } from '../release-choices.js';
-import { globalOptions } from '../global-options.js';
+import { RELEASE_CHOICES, releaseTag } from '../release-choices.js';
+import { globalOptions, kubeOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
 interface DiffFlags {
   live?: boolean;
-  kubeconfig?: string;
-  context?: string;
   release?: string;
   synthCommand?: string;
   output: OutputChoice;
@@ -35,13 +33,11 @@ export function registerDiff(program: Command): void {
     .argument('[BASE]', 'synthesized directory or git ref (omit with --live)')
     .argument('[HEAD]', 'synthesized directory or git ref', 'dist')
     .option('--live', 'BASE is the cluster: compare live objects with a server-side dry run of HEAD')
-    .option('--kubeconfig <file>', 'kubeconfig for --live (default: $KUBECONFIG, ~/.kube/config)', existingFile)
-    .option('--context <name>', 'kubeconfig context for --live')
     .addOption(
       new Option(
         '--release <tag>',
-        'also take CRD defaults from this pinned release (default: the CRDs found in BASE and HEAD)',
-      ).choices(RELEASE_CHOICES),
+        `also take CRD defaults from this pinned release, ${RELEASE_CHOICES.join(', ')} (default: the CRDs found in BASE and HEAD)`,
+      ).argParser(releaseTag),
     )
     .option(
       '--synth-command <argv>',
@@ -50,7 +46,7 @@ export function registerDiff(program: Command): void {
     .addOption(outputOption('table', { textAlias: true }))
     .addHelpText(
       'after',
-      '\nExit codes (like diff): 0 no change, 1 changes, 2 error (with --live also when the cluster refused to read or dry-run some objects: the others are still compared and shown, each refused one is named on stderr).',
+      '\nExit codes: 0 no change, 1 changes (like diff(1)); a failure has the code it has for every command (agentplane --help): 2 usage, 3 unknown or unusable release, 4 unparsable manifests, 7 cluster unreachable, 8 credentials refused, 9 forbidden. With --live, objects the cluster refused to read or dry-run are named on stderr, the others still compared and shown, and the exit is 8 (credentials), 9 (forbidden), 7 (a read failed), else 4 (the refused objects cannot be applied as they are: 422, namespace or kind missing).',
     )
     .action(async (baseArg: string | undefined, headArg: string, flags: DiffFlags, cmd: Command) => {
       if (flags.live !== true && baseArg === undefined)
@@ -73,13 +69,7 @@ export function registerDiff(program: Command): void {
           // Loaded only here: client-node is most of the start-up time of a local diff.
           const { kubeLiveReader } = await import('../live-reader.js');
           const { readLiveSets } = await import('../../diff/live.js');
-          ({ base, head, unreadable } = await readLiveSets(
-            desired,
-            kubeLiveReader({
-              ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-              ...(flags.context ? { context: flags.context } : {}),
-            }),
-          ));
+          ({ base, head, unreadable } = await readLiveSets(desired, kubeLiveReader(kubeOptions(cmd))));
         } else {
           [base, head] = await Promise.all([
             readManifestSource(baseArg!, gitOpts),
@@ -106,11 +96,16 @@ export function registerDiff(program: Command): void {
         );
         for (const u of unreadable) process.stderr.write(`error: not compared: ${u.message}\nhint: ${u.hint}\n`);
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
-        process.exitCode = unreadable.length > 0 ? 2 : report.objects.length === 0 ? 0 : 1;
+        process.exitCode =
+          unreadable.length > 0
+            ? (await import('../errors.js')).refusedReadsExitCode(unreadable.map((u) => u.category))
+            : report.objects.length === 0
+              ? 0
+              : 1;
       } catch (err) {
-        // an error is 2, like diff(1); the error document's modules load only for a failure
+        // a failure has the code every command gives it; the error document's modules load only for a failure
         const { reportFailure } = await import('../error-document.js');
-        reportFailure(err, { command: 'diff', output: flags.output, exitCode: 2 });
+        reportFailure(err, { command: 'diff', output: flags.output });
       }
     });
 }

@@ -7,7 +7,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { StorageMigrationResult } from '../../adapter/kubernetes/storage-migration.js';
 import { SUPPORTED_RELEASES, releaseFacts } from '../../releases/supported.js';
-import { existingFile } from '../arg-parsers.js';
+import { kubeOptions } from '../global-options.js';
 import { reportFailure } from '../error-document.js';
 import { outputFormat, outputOption, renderReport, type OutputChoice, type Report } from '../output.js';
 import { progressSink } from '../progress.js';
@@ -17,8 +17,6 @@ import { MIGRATE_EXIT_CODES, migrateExitCode, migrateExitCodeHelp } from './migr
 interface MigrateFlags {
   apply?: boolean;
   resume?: string;
-  kubeconfig?: string;
-  context?: string;
   qps?: number;
   concurrency?: number;
   output: OutputChoice;
@@ -87,13 +85,11 @@ export function registerMigrateStorage(program: Command): void {
       'the marker of an interrupted run: objects carrying it (or a later one) are skipped',
       marker,
     )
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
-    .option('--context <name>', 'kubeconfig context (default: its current-context)')
     .addOption(new Option('--qps <n>', 'API requests per second (client-side limit)').argParser(positive).default(100))
     .addOption(new Option('--concurrency <n>', 'writes in flight').argParser(positive).default(8))
     .addOption(outputOption('table'))
     .addHelpText('after', `\n${migrateExitCodeHelp()}`)
-    .action(async (flags: MigrateFlags) => {
+    .action(async (flags: MigrateFlags, cmd: Command) => {
       let exitCode: number | undefined;
       try {
         const [{ KubeClient }, { kubeStorageApi, migrateStorage, storageKinds, StorageMigrationError }] =
@@ -102,8 +98,7 @@ export function registerMigrateStorage(program: Command): void {
             import('../../adapter/kubernetes/storage-migration.js'),
           ]);
         const client = KubeClient.connect({
-          ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
-          ...(flags.context ? { context: flags.context } : {}),
+          ...kubeOptions(cmd),
           qps: flags.qps ?? 100,
           burst: 2 * (flags.qps ?? 100),
         });

@@ -8,7 +8,7 @@ import { pullRelease } from '../../releases/index.js';
 import { directoryOrNew } from '../arg-parsers.js';
 import { globalOptions } from '../global-options.js';
 import { outputOption, renderReport, type OutputFormat } from '../output.js';
-import { RELEASE_CHOICES } from '../release-choices.js';
+import { RELEASE_CHOICES, releaseTag } from '../release-choices.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 
 /** Registers `mirror` (with its one subcommand, `pull`) on the program. */
@@ -26,11 +26,8 @@ export function registerMirror(program: Command): void {
         'Without GitHub, from a copy of another mirror (read only, every byte checked):\n  agentplane --mirror /media/agent-sandbox mirror pull v0.5.6 --to vendor/agent-sandbox',
     )
     .action(async (releases: string[], flags: { to: string; output: OutputFormat }, cmd: Command) => {
-      const unknown = releases.filter((r) => !RELEASE_CHOICES.includes(r));
-      if (unknown.length > 0)
-        cmd.error(`error: unknown release ${unknown.join(', ')} (pinned: ${RELEASE_CHOICES.join(', ')})`, {
-          exitCode: 2,
-        });
+      // an unknown release is exit 3 (UnknownRelease), as everywhere; checked before anything is pulled
+      releases.forEach((r) => releaseTag(r));
       const rows: Array<[string, string, number, number]> = [];
       const data: Array<Record<string, unknown>> = [];
       for (const tag of [...new Set(releases)]) {

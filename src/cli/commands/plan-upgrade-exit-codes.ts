@@ -19,8 +19,8 @@ export function planExitCodeHelp(): string {
     `  ${PLAN_EXIT_CODES.safe}   safe: nothing to migrate, read from live status.storedVersions`,
     `  ${PLAN_EXIT_CODES['needs-migration']}  needs-migration: follow the path (storage rewrite, field changes, claims whose pools are missing)`,
     `  ${PLAN_EXIT_CODES.blocked}  blocked: the target cannot serve what is stored, or a blocking defect applies (see --accept)`,
-    `  ${PLAN_EXIT_CODES.unknown}  unknown: the verdict needs live state that was not read (no --kubeconfig); never "safe" from assumptions`,
-    '  2-9 an error, as in `agentplane --help` (2 usage, 3 release, 7 cluster unreachable, 8 credentials refused, 9 forbidden)',
+    `  ${PLAN_EXIT_CODES.unknown}  unknown: the verdict needs live state that was not read (--from alone, no --kubeconfig, --context or $KUBECONFIG); never "safe" from assumptions`,
+    '  2-9 an error, the same code as for every command (`agentplane --help`: 2 usage or unusable kubeconfig, 3 unknown or unusable release, 7 cluster unreachable, 8 credentials refused, 9 forbidden)',
     'The json output carries the same number as "exitCode".',
   ].join('\n');
 }

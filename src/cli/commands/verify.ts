@@ -2,9 +2,10 @@
  * `agentplane verify`: post-deploy verification of an environment (DESIGN.md §6). Reads the synthesized
  * environment descriptor (`--env DIR`, default `dist/<single environment>`), connects with `--kubeconfig/--context`,
  * runs the verifier and prints one row per capability. Exit codes: 0 every required capability reached its required
- * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be used
- * (unreachable, unusable kubeconfig or context, authentication); 4 an invalid descriptor; 2 a bad command line (a flag
- * value of the wrong form, a named path that does not exist, no `--env` while dist/ holds several environments or none). Ctrl-C stops the probes, still deletes
+ * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be
+ * reached, 8 it refused the credentials, 9 the access; 4 an invalid descriptor; 2 a bad command line (a flag value of
+ * the wrong form, a named path that does not exist, an unusable kubeconfig or context, no `--env` while dist/ holds
+ * several environments or none): the codes every command gives these failures (src/cli/exit-codes.ts). Ctrl-C stops the probes, still deletes
  * the workload objects and prints the partial report.
  *
  * Inside the cluster (the VerifierJob): `--in-cluster` authenticates with the pod's ServiceAccount token, reads the
@@ -13,9 +14,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { Option, type Command } from 'commander';
-import { KubeClient } from '../../adapter/kubernetes/client.js';
+import { KubeClient, kubeconfigNamespace } from '../../adapter/kubernetes/client.js';
 import { KubeconfigError } from '../../adapter/kubernetes/errors.js';
 import { loadRelease } from '../../releases/index.js';
 import { outputOption, renderWith, type OutputFormat } from '../output.js';
@@ -50,7 +50,7 @@ import type { ExitCategory } from '../../model/errors.js';
 import { EXIT_CODES } from '../errors.js';
 import { reportFailure } from '../error-document.js';
 import { ExitCode } from '../exit-codes.js';
-import { globalOptions } from '../global-options.js';
+import { globalOptions, kubeOptions } from '../global-options.js';
 import { COMMAND_SUMMARIES } from '../summaries.js';
 import { progressSink } from '../progress.js';
 import { DEFAULT_CONCURRENCY } from '../../verify/runner.js';
@@ -127,8 +127,6 @@ export function registerVerify(program: Command): void {
       'synthesized environment directory holding environment.json (default: the only dist/<env>)',
       environmentPath,
     )
-    .option('--kubeconfig <file>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', existingFile)
-    .option('--context <name>', 'kubeconfig context (default: current-context)')
     .addOption(outputOption('table'))
     .option('--junit <file>', 'also write a JUnit XML report to this file (its directory must exist)', writableFile)
     .addOption(
@@ -216,7 +214,9 @@ export function registerVerify(program: Command): void {
         .argParser(boundedCount)
         .default(DEFAULT_CONCURRENCY),
     )
-    .action(async (flags: VerifyFlags, cmd: Command) => {
+    .action(async (given: VerifyFlags, cmd: Command) => {
+      // --kubeconfig and --context are global: before or after `verify`
+      const flags: VerifyFlags = { ...given, ...kubeOptions(cmd) };
       if (flags.fromCluster) {
         await fromCluster(flags);
         return;
@@ -411,14 +411,10 @@ async function fromCluster(flags: VerifyFlags): Promise<void> {
 
 /** The namespace of the kubeconfig context `verify` uses, when it sets one. */
 function contextNamespace(flags: VerifyFlags): string | undefined {
-  try {
-    const kc = new k8s.KubeConfig();
-    if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-    else kc.loadFromDefault();
-    return kc.getContextObject(flags.context ?? kc.getCurrentContext())?.namespace;
-  } catch {
-    return undefined;
-  }
+  return kubeconfigNamespace({
+    ...(flags.kubeconfig ? { kubeconfig: flags.kubeconfig } : {}),
+    ...(flags.context ? { context: flags.context } : {}),
+  });
 }
 
 /** `dist`'s one synthesized environment, when there is exactly one (`--from-cluster` needs none). */

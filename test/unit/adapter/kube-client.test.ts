@@ -9,7 +9,7 @@ import net from 'node:net';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { KubeClient } from '../../../src/adapter/kubernetes/client.js';
+import { connect, KubeClient, kubeconfigNamespace } from '../../../src/adapter/kubernetes/client.js';
 import { Cluster } from '../../../src/adapter/kubernetes/cluster.js';
 import { KubeconfigError } from '../../../src/adapter/kubernetes/errors.js';
 import { thrownBy } from '../thrown.js';
@@ -182,4 +182,78 @@ test('waitFor: a watch the API server never answers is closed at the wait deadli
     server.closeAllConnections(); // the read's keep-alive connection
     server.close();
   }
+});
+
+describe('kubeconfig lists merge as kubectl merges $KUBECONFIG', () => {
+  const a = () =>
+    kubeconfig({
+      clusters: [cluster('https://127.0.0.1:1'), { name: 'shared', cluster: { server: 'https://a.example:6443' } }],
+      users: [{ name: 'u', user: { token: 'a' } }],
+      contexts: [
+        { name: 'a', context: { cluster: 'c', user: 'u' } },
+        { name: 'both', context: { cluster: 'shared', user: 'u', namespace: 'from-a' } },
+      ],
+      'current-context': 'a',
+    });
+  const b = () =>
+    kubeconfig({
+      clusters: [
+        { name: 'shared', cluster: { server: 'https://b.example:6443' } },
+        { name: 'only-b', cluster: { server: 'https://only-b.example:6443' } },
+      ],
+      users: [
+        { name: 'u', user: { token: 'b' } },
+        { name: 'ub', user: { token: 'b' } },
+      ],
+      contexts: [
+        { name: 'both', context: { cluster: 'only-b', user: 'ub', namespace: 'from-b' } },
+        { name: 'b', context: { cluster: 'only-b', user: 'ub' } },
+      ],
+      'current-context': 'b',
+    });
+  const withEnv = <T>(value: string | undefined, fn: () => T): T => {
+    const saved = process.env.KUBECONFIG;
+    if (value === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = value;
+    try {
+      return fn();
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  };
+
+  test('$KUBECONFIG=a:missing:b: the missing file is skipped, the first current-context and the first of each name win', () => {
+    const [fa, fb] = [a(), b()];
+    withEnv([fa, '/nonexistent/kubeconfig', '', fb].join(path.delimiter), () => {
+      const first = KubeClient.connect();
+      expect([first.context, first.user, first.server]).toEqual(['a', 'u', 'https://127.0.0.1:1']);
+      // `both` is a's context (cluster shared, a's server); `b` exists only in b
+      expect(KubeClient.connect({ context: 'both' }).server).toBe('https://a.example:6443');
+      const onlyB = KubeClient.connect({ context: 'b' });
+      expect([onlyB.user, onlyB.server]).toEqual(['ub', 'https://only-b.example:6443']);
+      expect(kubeconfigNamespace({ context: 'both' })).toBe('from-a');
+    });
+    withEnv([fb, fa].join(path.delimiter), () => {
+      expect(KubeClient.connect().context).toBe('b');
+      expect(KubeClient.connect({ context: 'both' }).server).toBe('https://only-b.example:6443');
+    });
+  });
+
+  test('a list given in code merges the same way; --kubeconfig beats $KUBECONFIG', () => {
+    const [fa, fb] = [a(), b()];
+    expect(connect({ kubeconfig: [fb, fa] }).context).toBe('b');
+    withEnv(fa, () => expect(connect({ kubeconfig: fb }).context).toBe('b'));
+  });
+
+  test('a list of only missing files is none-found; a named missing file is file-missing', () => {
+    withEnv(['/nonexistent/a', '/nonexistent/b'].join(path.delimiter), () =>
+      expect(thrownBy(() => connect(), KubeconfigError, 'KubeconfigUnusable').details).toEqual({
+        problem: 'none-found',
+      }),
+    );
+    expect(
+      thrownBy(() => connect({ kubeconfig: '/nonexistent/a' }), KubeconfigError, 'KubeconfigUnusable').details,
+    ).toEqual({ problem: 'file-missing', name: '/nonexistent/a' });
+  });
 });

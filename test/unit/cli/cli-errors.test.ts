@@ -122,11 +122,6 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
       `option '--transport <kind>' argument 'ssh' is invalid. Allowed choices are port-forward, direct, router.`,
     ],
     [
-      'verify --kubeconfig missing',
-      ['verify', '--env', dev, '--kubeconfig', '/nonexistent'],
-      `option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`,
-    ],
-    [
       'verify --env missing',
       ['verify', '--env', '/nonexistent'],
       `option '--env <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist`,
@@ -140,16 +135,6 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
       'compat --matrix missing',
       ['compat', '--env', dev, '--matrix', '/nonexistent.json'],
       `option '--matrix <file>' argument '/nonexistent.json' is invalid. /nonexistent.json does not exist`,
-    ],
-    [
-      'diff --release',
-      ['diff', 'a', 'b', '--release', 'v9.9.9'],
-      `option '--release <tag>' argument 'v9.9.9' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6, v1.0.3.`,
-    ],
-    [
-      'plan-upgrade --to',
-      ['plan-upgrade', '--to', 'v0.6.0', '--from', 'v0.5.6'],
-      `option '--to <tag>' argument 'v0.6.0' is invalid. Allowed choices are v0.4.6, v0.5.0, v0.5.6, v1.0.3.`,
     ],
     [
       'synth -o',
@@ -172,6 +157,26 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
     expect(r.stderr).toContain(`error: ${message}`);
     expect(r.stderr).toContain(`(run agentplane ${args[0]} --help for usage)`);
     expect(r.stderr).not.toMatch(STACK);
+  });
+
+  test('--kubeconfig, a global option, after the command: a missing file is exit 2 pointing at agentplane --help', () => {
+    const r = cli(['verify', '--env', dev, '--kubeconfig', '/nonexistent'], { cwd: env.cwd });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      `error: option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`,
+    );
+    expect(r.stderr).toContain('(run agentplane --help for usage)');
+  });
+
+  test('an unknown release is a release error (exit 3), not a usage error: --release, --to', () => {
+    for (const args of [
+      ['diff', 'a', 'b', '--release', 'v9.9.9'],
+      ['plan-upgrade', '--to', 'v0.6.0', '--from', 'v0.5.6'],
+    ]) {
+      const r = cli(args, { cwd: env.cwd });
+      expect(r.status).toBe(3);
+      expect(r.stderr).not.toMatch(STACK);
+    }
   });
 
   test('a global option or an unknown command points at agentplane --help', () => {

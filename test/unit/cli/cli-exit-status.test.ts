@@ -1,7 +1,7 @@
 /**
  * Exit statuses a CI gate reads, with `agentplane` as a real process (bin/agentplane.js): a closed stdout pipe
  * (`agentplane diff A B | head -1`) keeps the command's own status, and `compat` against a cluster it cannot reach
- * (a closed loopback port) is an error (2), never "covered" (0). No cluster is needed.
+ * (a closed loopback port) is the error every command gives it (7), never "covered" (0). No cluster is needed.
  */
 import { jest } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
@@ -92,7 +92,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-test('compat against an unreachable cluster: exit 2, the error and hint on stderr, no worksheet', async () => {
+test('compat against an unreachable cluster: exit 7, the error and hint on stderr, no worksheet', async () => {
   const dir = tmp('compat');
   mkdirSync(path.join(dir, 'env'));
   writeFileSync(path.join(dir, 'env', 'environment.json'), JSON.stringify(DESCRIPTOR));
@@ -113,13 +113,13 @@ test('compat against an unreachable cluster: exit 2, the error and hint on stder
     );
     // no worksheet: -o json holds the error document (error-document.test.ts), markdown nothing
     if (output === 'json')
-      expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'ClusterUnusable', exitCode: 2 });
+      expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'ClusterUnusable', exitCode: 7 });
     else expect(r.stdout).toBe('');
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(7);
   }
 });
 
-test('an API server that accepts connections and never answers: verify exits 7 and compat 2 once the call deadline passes, the process does not linger', async () => {
+test('an API server that accepts connections and never answers: verify and compat exit 7 once the call deadline passes, the process does not linger', async () => {
   // A loopback listener that accepts and stays silent stands in for a hung API server (a fault a real one gives only
   // under overload): the client's 30 s call deadline reports it, and the process must still end.
   const silent = net.createServer(() => undefined);
@@ -163,7 +163,7 @@ test('an API server that accepts connections and never answers: verify exits 7 a
     });
   try {
     const [verify, compat] = await Promise.all([run('verify'), run('compat')]);
-    expect([verify.signal, verify.status, compat.signal, compat.status]).toEqual([null, 7, null, 2]);
+    expect([verify.signal, verify.status, compat.signal, compat.status]).toEqual([null, 7, null, 7]);
     expect(JSON.parse(verify.stdout)).toMatchObject({ reason: 'VerifyCouldNotRun', details: { category: 'timeout' } });
     expect(JSON.parse(compat.stdout)).toMatchObject({ reason: 'ClusterUnusable', details: { category: 'timeout' } });
   } finally {

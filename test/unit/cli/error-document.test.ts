@@ -203,7 +203,7 @@ describe('verify', () => {
   });
 });
 
-describe('compat (errors exit 2)', () => {
+describe('compat (failures: the code every command gives them)', () => {
   test('usage: a bad --controller', () => {
     const r = cli(['compat', '--env', envDir(JSON.stringify(DESCRIPTOR)), '--controller', 'outside', '-o', 'json']);
     expect(summary(documentOf(r))).toEqual(['compat', 'InvalidUsage', 2]);
@@ -212,19 +212,19 @@ describe('compat (errors exit 2)', () => {
 
   test('domain: an invalid descriptor', () => {
     const doc = documentOf(cli(['compat', '--env', envDir('[]'), '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect(summary(doc)).toEqual(['compat', 'EnvironmentDescriptorInvalid', 2]);
+    expect(summary(doc)).toEqual(['compat', 'EnvironmentDescriptorInvalid', 4]);
   });
 
   test('unreachable cluster: ClusterUnusable, no worksheet', () => {
     const r = cli(['compat', '--env', envDir(JSON.stringify(DESCRIPTOR)), '--kubeconfig', kubeconfig, '-o', 'yaml']);
     const doc = documentOf(r, 'yaml');
-    expect(summary(doc)).toEqual(['compat', 'ClusterUnusable', 2]);
+    expect(summary(doc)).toEqual(['compat', 'ClusterUnusable', 7]);
     expect(doc.details['category']).toBe('unreachable');
     expect(parse(r.stdout)).not.toHaveProperty('rows');
   });
 });
 
-describe('diff (errors exit 2)', () => {
+describe('diff (failures: the code every command gives them)', () => {
   test('usage: no BASE without --live', () => {
     expect(summary(documentOf(cli(['diff', '-o', 'json'])))).toEqual(['diff', 'InvalidUsage', 2]);
   });
@@ -234,7 +234,7 @@ describe('diff (errors exit 2)', () => {
     const head = tmp('head');
     writeFileSync(path.join(head, 'bad.yaml'), 'kind: [unclosed\n');
     const doc = documentOf(cli(['diff', base, head, '-o', 'json']));
-    expect(summary(doc)).toEqual(['diff', 'ManifestUnparsable', 2]);
+    expect(summary(doc)).toEqual(['diff', 'ManifestUnparsable', 4]);
     expect(doc.details['file']).toBe('bad.yaml');
   });
 
@@ -245,7 +245,7 @@ describe('diff (errors exit 2)', () => {
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\ndata: {a: b}\n',
     );
     const doc = documentOf(cli(['diff', '--live', head, '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect(summary(doc)).toEqual(['diff', 'LiveReadFailed', 2]);
+    expect(summary(doc)).toEqual(['diff', 'LiveReadFailed', 7]);
     expect(doc.details['category']).toBe('unreachable');
   });
 });
@@ -287,10 +287,9 @@ describe('migrate-storage', () => {
 });
 
 describe('mirror pull', () => {
-  test('usage: an unknown release', () => {
+  test('release: an unknown release is UnknownRelease, exit 3, as in synth and plan-upgrade', () => {
     const r = cli(['mirror', 'pull', 'v9.9.9', '--to', tmp('to'), '-o', 'json']);
-    expect(summary(documentOf(r))).toEqual(['mirror pull', 'InvalidUsage', 2]);
-    expect(r.stderr).toContain('(run agentplane mirror pull --help for usage)');
+    expect(summary(documentOf(r))).toEqual(['mirror pull', 'UnknownRelease', 3]);
   });
 
   test('domain: a source mirror with a changed file is a checksum mismatch naming the file', () => {

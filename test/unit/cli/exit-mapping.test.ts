@@ -14,7 +14,7 @@ import {
 } from '../../../src/adapter/kubernetes/storage-migration.js';
 import { ClusterUnusableError } from '../../../src/cli/commands/compat.js';
 import { notVerifiedCategory } from '../../../src/cli/commands/verify.js';
-import { EXIT_CODES, exitCodeFor, UsageError } from '../../../src/cli/errors.js';
+import { EXIT_CODES, exitCodeFor, refusedReadsExitCode, UsageError } from '../../../src/cli/errors.js';
 import { ExitCode, exitCodeHelp } from '../../../src/cli/exit-codes.js';
 import { StoredReportError } from '../../../src/cli/in-cluster.js';
 import { LiveReadError } from '../../../src/cli/live-reader.js';
@@ -245,6 +245,8 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     'ClusterUnusable',
   ],
   [new LiveStateError('list', 'h'), ExitCode.cluster, 'LiveStateUnreadable'],
+  [new LiveStateError('list', 'h', 'forbidden'), ExitCode.forbidden, 'LiveStateUnreadable'],
+  [new LiveStateError('list', 'h', 'unreachable'), ExitCode.cluster, 'LiveStateUnreadable'],
   // migrate-storage maps write failures and an unconfirmed re-list to its own 13/14 (migrate-storage-exit-codes.ts)
   [
     new StorageMigrationError('StorageReadFailed', 'm', MIGRATION, { category: 'unreachable', message: 'refused' }),
@@ -338,6 +340,15 @@ describe('exit codes by category', () => {
     expect(code(['timeout'])).toBe(ExitCode.notVerified);
     expect(code(['forbidden', undefined])).toBe(ExitCode.forbidden);
     expect(code(['forbidden', 'unauthenticated'])).toBe(ExitCode.unauthenticated);
+  });
+
+  test('an answer the cluster left incomplete (diff --live, compat) exits with the code of its failures', () => {
+    expect(refusedReadsExitCode(['forbidden', 'invalid'])).toBe(ExitCode.forbidden);
+    expect(refusedReadsExitCode(['forbidden', 'unauthenticated'])).toBe(ExitCode.unauthenticated);
+    expect(refusedReadsExitCode(['timeout', 'invalid'])).toBe(ExitCode.cluster);
+    expect(refusedReadsExitCode(['internal'])).toBe(ExitCode.cluster);
+    expect(refusedReadsExitCode([undefined])).toBe(ExitCode.cluster);
+    expect(refusedReadsExitCode(['invalid', 'not-found', 'too-large', 'conflict'])).toBe(ExitCode.invalid);
   });
 
   test('every exit code --help documents is reached: 0 by help, the others through an error or a verify report', () => {

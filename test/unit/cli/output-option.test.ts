@@ -38,6 +38,12 @@ test.each([
   expect(option.argChoices).toEqual(['table', 'json', 'yaml', 'markdown', ...(textAlias ? ['text'] : [])]);
 });
 
+test.each(['compat', 'diff', 'mirror', 'plan-upgrade', 'synth', 'verify'])('%s: -o defaults to table', (name) => {
+  let cmd = program.commands.find((c) => c.name() === name)!;
+  if (name === 'mirror') cmd = cmd.commands.find((c) => c.name() === 'pull')!;
+  expect(cmd.options.find((o) => o.long === '--output')!.defaultValue).toBe('table');
+});
+
 test('text is table; json and yaml are the same data; table and markdown the views', () => {
   expect(outputFormat('text')).toBe('table');
   expect(outputFormat('yaml')).toBe('yaml');
