@@ -14,7 +14,7 @@ import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { classifyGrpcError } from './grpc-errors.js';
 import { httpCall, refusedAnswer } from './http.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
-import type { ProcessOptions, ProcessResult } from './process.js';
+import { Capture, type ProcessOptions, type ProcessResult } from './process.js';
 
 /** sandboxd's default ports (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
 export const SANDBOXD_PORTS = { rest: 8080, grpc: 9090 } as const;
@@ -80,31 +80,9 @@ export interface RunningProcess {
   /** Resolves once the process exits, the deadline passes (`timeout`) or the call fails; never rejects. */
   readonly done: Promise<Result<ProcessResult>>;
   /** Output so far (UTF-8), for progress queries. */
-  snapshot(): { stdout: string; stderr: string; processId?: number };
+  snapshot(): { stdout: string; stderr: string; processId?: number; output: ProcessResult['output'] };
   /** Cancels the call; sandboxd kills the process group when its call is cancelled. */
   cancel(): void;
-}
-
-/** Collects output up to a byte cap. */
-class Capture {
-  private readonly parts: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-  constructor(private readonly cap: number) {}
-  add(chunk: Buffer): void {
-    if (this.size >= this.cap) {
-      this.truncated = true;
-      return;
-    }
-    const room = this.cap - this.size;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length < chunk.length) this.truncated = true;
-    this.parts.push(part);
-    this.size += part.length;
-  }
-  text(): string {
-    return Buffer.concat(this.parts).toString('utf8');
-  }
 }
 
 export class SandboxdClient {
@@ -216,6 +194,7 @@ export class SandboxdClient {
             stderr: errOut.text(),
             truncated: out.truncated || errOut.truncated,
             durationMs: Date.now() - started,
+            output: { stdout: out.stream(), stderr: errOut.stream() },
           },
         });
       });
@@ -247,6 +226,7 @@ export class SandboxdClient {
         stderr: errOut.text(),
         truncated: out.truncated || errOut.truncated,
         durationMs: Date.now() - started,
+        output: { stdout: out.stream(), stderr: errOut.stream() },
       });
       call.on('data', (ev: StartResponseMsg) => {
         if (ev.event === 'init' && ev.init) processId = ev.init.processId;
@@ -274,6 +254,7 @@ export class SandboxdClient {
           stdout: out.text(),
           stderr: errOut.text(),
           ...(processId !== undefined ? { processId } : {}),
+          output: { stdout: out.stream(), stderr: errOut.stream() },
         }),
         cancel: () => call.cancel(),
       },
