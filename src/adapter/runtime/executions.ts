@@ -130,8 +130,8 @@ export class Executions {
       live = () => started.value.snapshot();
       done = started.value.done;
       close = () => {
-        started.value.cancel();
-        client.close();
+        // Stops the process group if it still runs (a no-op once done), then closes the channel.
+        void started.value.cancel().finally(() => client.close());
       };
     } else {
       const client = new PythonRuntimeClient(this.options.transport, binding.target, {

@@ -73,7 +73,17 @@ type ProcessServiceClient = grpc.Client & {
     cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void,
   ): grpc.ClientUnaryCall;
   Start(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions): grpc.ClientReadableStream<StartResponseMsg>;
+  SendSignal(
+    req: { processId: number; signal: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL' },
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null) => void,
+  ): grpc.ClientUnaryCall;
 };
+
+/** Default time between SIGTERM and SIGKILL when a deadline stops a process, ms. */
+export const DEFAULT_STOP_GRACE_MS = 2_000;
+/** Extra time the stream stays open beyond deadline + grace so the signals can be delivered, ms. */
+const STOP_MARGIN_MS = 2_000;
 
 /** A process started with {@link SandboxdClient.start}. */
 export interface RunningProcess {
@@ -81,25 +91,33 @@ export interface RunningProcess {
   readonly done: Promise<Result<ProcessResult>>;
   /** Output so far (UTF-8), for progress queries. */
   snapshot(): { stdout: string; stderr: string; processId?: number; output: ProcessResult['output'] };
-  /** Cancels the call; sandboxd kills the process group when its call is cancelled. */
-  cancel(): void;
+  /**
+   * Stops a process still running: `SendSignal` SIGTERM to its process group, SIGKILL after the grace period, then
+   * cancels the call. Cancelling alone would not do: sandboxd v0.5.6 then kills only the group leader. Resolves when
+   * done; a no-op once `done` settled.
+   */
+  cancel(): Promise<void>;
 }
 
 export class SandboxdClient {
   private readonly limits: CallLimits;
   private readonly ports: SandboxdPorts;
+  /** Time between SIGTERM and SIGKILL when a deadline stops a process, ms. */
+  readonly stopGraceMs: number;
   private grpcClient?: { target: string; client: ProcessServiceClient };
 
   /**
    * @param opts.ports sandboxd's REST and gRPC ports in the pod. Default {@link SANDBOXD_PORTS} (8080 / 9090).
    * @param opts.limits per-call limits. Default {@link DEFAULT_LIMITS} (30 s, 1 MiB requests, 4 MiB responses per stream).
+   * @param opts.stopGraceMs time between SIGTERM and SIGKILL when a deadline stops a process. Default {@link DEFAULT_STOP_GRACE_MS}.
    */
   constructor(
     private readonly transport: Transport,
     private readonly target: RuntimeTarget,
-    opts: { ports?: Partial<SandboxdPorts>; limits?: Partial<CallLimits> } = {},
+    opts: { ports?: Partial<SandboxdPorts>; limits?: Partial<CallLimits>; stopGraceMs?: number } = {},
   ) {
     this.ports = { ...SANDBOXD_PORTS, ...opts.ports };
+    this.stopGraceMs = opts.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
   }
 
@@ -165,7 +183,11 @@ export class SandboxdClient {
     return { kind: 'ok', value: undefined };
   }
 
-  /** gRPC `Execute`: runs argv to completion within the deadline (the deadline cancels the call, which kills the process). */
+  /**
+   * gRPC `Execute`: runs argv to completion within the deadline. The deadline cancels the call, and sandboxd v0.5.6
+   * then kills only the group leader: background children survive, and unary `Execute` names no process id to signal.
+   * For commands that may outlive their deadline use {@link start}, which stops the whole process group.
+   */
   async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
     const prep = await this.prepare('Execute', argv, opts);
     if (prep.kind !== 'ok') return prep;
@@ -201,7 +223,15 @@ export class SandboxdClient {
     });
   }
 
-  /** gRPC `Start` (server streaming): returns at once with a handle whose `done` settles on the exit event, deadline or failure. */
+  /**
+   * gRPC `Start` (server streaming): returns at once with a handle whose `done` settles on the exit event, deadline or
+   * failure. At the deadline the command is stopped, not abandoned (case runtime-timeout-process-fate): sandboxd
+   * v0.5.6 kills only the group leader when a call is cancelled (`exec.CommandContext`), so children in the background
+   * would outlive it; instead the adapter sends `SendSignal` SIGTERM to the process group, SIGKILL after
+   * {@link SandboxdClient.stopGraceMs}, and only then cancels the call. The gRPC deadline is the caller's plus that
+   * grace and a margin, so the stream (and with it the process registration `SendSignal` needs) stays open meanwhile.
+   * The result is `failed`/`timeout` with the deadline, whatever exit the signalled process reported.
+   */
   async start(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<RunningProcess>> {
     const prep = await this.prepare('Start', argv, opts);
     if (prep.kind !== 'ok') return prep;
@@ -211,14 +241,54 @@ export class SandboxdClient {
     const errOut = new Capture(this.limits.maxResponseBytes);
     let processId: number | undefined;
     let exitCode: number | undefined;
-    const call = client.Start({ config }, { deadline: Date.now() + deadlineMs });
-    const done = new Promise<Result<ProcessResult>>((resolve) => {
-      let settled = false;
-      const finish = (r: Result<ProcessResult>): void => {
-        if (!settled) {
-          settled = true;
-          resolve(r);
+    const grace = this.stopGraceMs;
+    const call = client.Start({ config }, { deadline: Date.now() + deadlineMs + grace + STOP_MARGIN_MS });
+    let settled = false;
+    let stopping: Promise<void> | undefined;
+    const timers: NodeJS.Timeout[] = [];
+    const signal = (sig: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL'): Promise<void> =>
+      new Promise((resolve) => {
+        if (processId === undefined) return resolve();
+        client.SendSignal({ processId, signal: sig }, { deadline: Date.now() + STOP_MARGIN_MS }, () => resolve());
+      });
+    const wait = (ms: number): Promise<void> =>
+      new Promise((resolve) => {
+        timers.push(setTimeout(resolve, ms));
+      });
+    /** SIGTERM to the group, SIGKILL after the grace period unless the stream ended, then cancel the call. */
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        if (!settled && processId !== undefined) {
+          await signal('SIGNAL_SIGTERM');
+          await wait(grace);
+          if (!settled) await signal('SIGNAL_SIGKILL');
+          await wait(settled ? 0 : 500);
         }
+        if (!settled) call.cancel();
+      })());
+    let timedOut = false;
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        void stop();
+      }, deadlineMs),
+    );
+    const timeout = (): Result<ProcessResult> => ({
+      kind: 'failed',
+      error: {
+        category: 'timeout',
+        deadlineMs,
+        message: `${what}: no exit within ${deadlineMs} ms; the process group was sent SIGTERM${grace ? `, then SIGKILL after ${grace} ms` : ''}`,
+        hint: 'give the command a longer deadline or make it finish sooner',
+        decided: { reason: 'CallerDeadlineExceeded', layer: 'caller' },
+      },
+    });
+    const done = new Promise<Result<ProcessResult>>((resolve) => {
+      const finish = (r: Result<ProcessResult>): void => {
+        if (settled) return;
+        settled = true;
+        for (const t of timers) clearTimeout(t);
+        resolve(timedOut ? timeout() : r);
       };
       const result = (): ProcessResult => ({
         exitCode: exitCode ?? -1,
@@ -256,7 +326,7 @@ export class SandboxdClient {
           ...(processId !== undefined ? { processId } : {}),
           output: { stdout: out.stream(), stderr: errOut.stream() },
         }),
-        cancel: () => call.cancel(),
+        cancel: () => stop(),
       },
     };
   }

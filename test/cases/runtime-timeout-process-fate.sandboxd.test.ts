@@ -1,0 +1,74 @@
+/**
+ * Case runtime-timeout-process-fate on the REAL sandboxd v0.5.6 binary (test/unit/adapter/sandboxd-process.ts), over
+ * the direct transport: a caller's deadline on `sh -c 'sleep 120 & sleep 120; echo late > MARK'` is `timed-out` by
+ * the caller with no exit code, and leaves no process of the command behind (sandboxd alone kills only the group
+ * leader on cancel; the adapter signals the group), so MARK can never be written. The command's processes are found
+ * by a nonce in their environment (/proc/<pid>/environ, inherited by every descendant, reparented or not).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Executions, type RuntimeBinding } from '../../src/adapter/runtime/executions.js';
+import { DirectTransport } from '../../src/adapter/transports/direct.js';
+import type { ExecutionStatus, SessionRef } from '../../src/adapter/types.js';
+import { startSandboxd, type SandboxdProcess } from '../unit/adapter/sandboxd-process.js';
+
+let sd: SandboxdProcess;
+beforeAll(async () => {
+  sd = await startSandboxd();
+}, 20_000);
+afterAll(async () => sd?.stop());
+
+const session: SessionRef = { namespace: 'sbx', name: 'c1', via: 'claim', operationId: 'op-1', uid: 'uid-1' };
+
+/** Pids of live processes whose environment carries `nonce`. */
+function processesWith(nonce: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`).includes(nonce)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+async function settle(ex: Executions, id: string): Promise<ExecutionStatus> {
+  for (let i = 0; i < 400; i++) {
+    const q = ex.query(id);
+    if (q.kind === 'ok' && q.value.state !== 'running') return q.value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`execution ${id} still running after 20 s`);
+}
+
+test("a caller's 3 s deadline stops the whole process group: no descendant left, no MARK", async () => {
+  const nonce = `agentplane-fate-${randomUUID()}`;
+  const ex = new Executions({ transport: new DirectTransport(), supportStates: () => 'verified' });
+  const binding: RuntimeBinding = {
+    template: 'template/sbx/sd',
+    runtime: { kind: 'sandboxd', restPort: sd.restPort, grpcPort: sd.grpcPort },
+    target: { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+  };
+  const argv = ['sh', '-c', 'sleep 120 & sleep 120; echo late > MARK'];
+  const started = await ex.start('fate', { session, argv, env: { AGENTPLANE_FATE: nonce }, timeoutMs: 3000 }, binding);
+  expect(started.kind).toBe('ok');
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(processesWith(nonce).length).toBeGreaterThanOrEqual(3); // sh and both sleeps run: the probe sees them
+
+  const s = await settle(ex, 'fate');
+  expect(s.outcome).toMatchObject({
+    kind: 'timed-out',
+    by: 'caller',
+    reason: 'CallerDeadlineExceeded',
+    layer: 'caller',
+    deadlineMs: 3000,
+  });
+  expect(s.state).toBe('timed-out');
+  expect(s.exitCode).toBeUndefined();
+  await new Promise((r) => setTimeout(r, 500));
+  expect(processesWith(nonce)).toEqual([]);
+  expect(existsSync(path.join(sd.rootDir, 'MARK'))).toBe(false);
+}, 30_000);
