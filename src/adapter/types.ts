@@ -229,6 +229,12 @@ export type ExecutionOutcome =
       readonly layer: 'caller' | 'router' | 'runtime';
       /** The deadline that passed, ms, when known. */
       readonly deadlineMs?: number;
+      /**
+       * Whether the command may still be running in the sandbox: false when the runtime stopped it (its own limit) or
+       * the adapter stopped its process group (sandboxd); true when only the call gave up (router timeout, or the caller's
+       * deadline on a runtime the adapter cannot signal, the python runtime).
+       */
+      readonly commandMayStillRun: boolean;
       readonly message: string;
     }
   | {

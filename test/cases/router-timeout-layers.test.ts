@@ -82,7 +82,13 @@ async function viaRouter(): Promise<ExecutionStatus> {
 test('a router 504: timed-out by the router, not a connection failure', async () => {
   answer = { status: 504, delayMs: 0 };
   const s = await viaRouter();
-  expect(s.outcome).toMatchObject({ kind: 'timed-out', by: 'router', reason: 'RouterTimeout', layer: 'router' });
+  expect(s.outcome).toMatchObject({
+    kind: 'timed-out',
+    by: 'router',
+    reason: 'RouterTimeout',
+    layer: 'router',
+    commandMayStillRun: true,
+  });
   expect(s.state).toBe('timed-out');
 });
 

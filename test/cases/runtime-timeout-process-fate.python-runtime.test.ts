@@ -44,12 +44,13 @@ test("the runtime's exec limit: timed-out by the runtime, with its limit, no exi
     reason: 'RuntimeExecTimeout',
     layer: 'runtime',
     deadlineMs: 1000,
+    commandMayStillRun: false,
   });
   expect(s.state).toBe('timed-out');
   expect(s.exitCode).toBeUndefined();
 });
 
-test("the caller's deadline: timed-out by the caller, no exit code", async () => {
+test("the caller's deadline: timed-out by the caller, no exit code, and the command may still run (no way to stop it)", async () => {
   const s = await run(rt.port, ['sleep', '5'], 300);
   expect(s.outcome).toMatchObject({
     kind: 'timed-out',
@@ -57,6 +58,7 @@ test("the caller's deadline: timed-out by the caller, no exit code", async () =>
     reason: 'CallerDeadlineExceeded',
     layer: 'caller',
     deadlineMs: 300,
+    commandMayStillRun: true,
   });
   expect(s.state).toBe('timed-out');
   expect(s.exitCode).toBeUndefined();

@@ -65,6 +65,7 @@ test("a caller's 3 s deadline stops the whole process group: no descendant left,
     reason: 'CallerDeadlineExceeded',
     layer: 'caller',
     deadlineMs: 3000,
+    commandMayStillRun: false,
   });
   expect(s.state).toBe('timed-out');
   expect(s.exitCode).toBeUndefined();

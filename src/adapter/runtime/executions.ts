@@ -202,10 +202,18 @@ export function outcomeOf(r: Result<ProcessResult>, transport: Transport['kind']
         reason: 'RuntimeExecTimeout',
         layer: 'runtime',
         ...(e.deadlineMs !== undefined ? { deadlineMs: e.deadlineMs } : {}),
+        commandMayStillRun: false,
         message,
       };
     case 'RouterTimeout':
-      return { kind: 'timed-out', by: 'router', reason: 'RouterTimeout', layer: 'router', message };
+      return {
+        kind: 'timed-out',
+        by: 'router',
+        reason: 'RouterTimeout',
+        layer: 'router',
+        commandMayStillRun: true,
+        message,
+      };
     case 'RuntimeDecodeFailed':
     case 'RuntimeExecFailed':
     case 'RuntimeAnswerInvalid':
@@ -228,6 +236,8 @@ export function outcomeOf(r: Result<ProcessResult>, transport: Transport['kind']
         reason: 'CallerDeadlineExceeded',
         layer: 'caller',
         ...(e.deadlineMs !== undefined ? { deadlineMs: e.deadlineMs } : {}),
+        // Only a stop the runtime client confirmed (sandboxd: the process group signalled) says it no longer runs.
+        commandMayStillRun: e.decided?.reason !== 'CallerDeadlineExceeded',
         message,
       };
     case 'unreachable':

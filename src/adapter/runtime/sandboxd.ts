@@ -245,11 +245,16 @@ export class SandboxdClient {
     const call = client.Start({ config }, { deadline: Date.now() + deadlineMs + grace + STOP_MARGIN_MS });
     let settled = false;
     let stopping: Promise<void> | undefined;
+    /** Whether sandboxd accepted a signal to the process group (else only the call was cancelled). */
+    let signalled = false;
     const timers: NodeJS.Timeout[] = [];
     const signal = (sig: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL'): Promise<void> =>
       new Promise((resolve) => {
         if (processId === undefined) return resolve();
-        client.SendSignal({ processId, signal: sig }, { deadline: Date.now() + STOP_MARGIN_MS }, () => resolve());
+        client.SendSignal({ processId, signal: sig }, { deadline: Date.now() + STOP_MARGIN_MS }, (err) => {
+          if (!err) signalled = true;
+          resolve();
+        });
       });
     const wait = (ms: number): Promise<void> =>
       new Promise((resolve) => {
@@ -278,9 +283,10 @@ export class SandboxdClient {
       error: {
         category: 'timeout',
         deadlineMs,
-        message: `${what}: no exit within ${deadlineMs} ms; the process group was sent SIGTERM${grace ? `, then SIGKILL after ${grace} ms` : ''}`,
+        message: `${what}: no exit within ${deadlineMs} ms; ${signalled ? `the process group was stopped (SIGTERM, SIGKILL after ${grace} ms if still running)` : 'the call was cancelled, the process group could not be signalled: it may still run'}`,
         hint: 'give the command a longer deadline or make it finish sooner',
-        decided: { reason: 'CallerDeadlineExceeded', layer: 'caller' },
+        // Set only when the group was signalled: the command was stopped, not just abandoned.
+        ...(signalled ? { decided: { reason: 'CallerDeadlineExceeded' as const, layer: 'caller' as const } } : {}),
       },
     });
     const done = new Promise<Result<ProcessResult>>((resolve) => {
