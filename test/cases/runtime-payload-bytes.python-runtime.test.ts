@@ -10,6 +10,7 @@ import { DirectTransport } from '../../src/adapter/transports/direct.js';
 import { RouterTransport } from '../../src/adapter/transports/router.js';
 import type { Transport } from '../../src/adapter/transports/types.js';
 import type { ExecutionStatus, SessionRef } from '../../src/adapter/types.js';
+import { AdapterRuntimeProber } from '../../src/verify/runtime-prober.js';
 import { startFakePythonRuntime, type FakeRuntime } from '../unit/adapter/python-runtime-fake.js';
 
 let rt: FakeRuntime;
@@ -96,4 +97,29 @@ describe.each(transports)('via %s', (_name, transport) => {
     expect(failed.outcome).toMatchObject({ kind: 'completed', exitCode: 3, success: false, reason: 'CommandFailed' });
     expect(failed).toMatchObject({ state: 'failed', exitCode: 3 });
   });
+});
+
+test("the verifier's prober records the runtime's own failure by its execution reason, never as exit 1", async () => {
+  const prober = new AdapterRuntimeProber({});
+  const target = {
+    kind: 'python-runtime' as const,
+    transport: 'direct' as const,
+    namespace: 'sbx',
+    sandbox: 's1',
+    pod: 's1',
+    podIP: '127.0.0.1',
+    restPort: rt.port,
+  };
+  try {
+    expect(await prober.execute(target, ['printf', 'ok\\377'], 5000)).toMatchObject({
+      kind: 'error',
+      outcome: 'RuntimeDecodeFailed',
+    });
+    expect(await prober.execute(target, ['echo', 'x'], 5000)).toMatchObject({
+      kind: 'answered',
+      value: { exitCode: 0, stdout: 'x\n' },
+    });
+  } finally {
+    await prober.close();
+  }
 });
