@@ -3,20 +3,23 @@
  * call at 300 s without response headers whatever the caller's deadline: every client-side timeout of a request comes
  * from the caller's deadline (up to the 1 h maximum). (2) Through the router, a 504, or a 502 arriving at the v0.5.6
  * router's 30 s response-header timeout, is `timed-out` by the router, not a connection failure; an early 502 is the
- * router's refusal of an answer (runtime-error decided by the router). A loopback HTTP server stands in for the router.
+ * router's refusal of an answer (runtime-error decided by the router); every runtime call through the router (health,
+ * files, on both runtimes) reads a 504 the same way. A loopback HTTP server stands in for the router.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { httpCall, requestTimeouts } from '../../src/adapter/runtime/http.js';
+import { httpCall, requestTimeouts, routerTimeout } from '../../src/adapter/runtime/http.js';
 import {
   DEFAULT_LIMITS,
   MAX_DEADLINE_MS,
   ROUTER_RESPONSE_HEADER_TIMEOUT_MS,
 } from '../../src/adapter/runtime/limits.js';
 import { Executions, outcomeOf } from '../../src/adapter/runtime/executions.js';
-import { routerTimeout } from '../../src/adapter/runtime/python-runtime.js';
+
+import { PythonRuntimeClient, PythonRuntimeFiles } from '../../src/adapter/runtime/python-runtime.js';
+import { SandboxdClient } from '../../src/adapter/runtime/sandboxd.js';
 import { RouterTransport } from '../../src/adapter/transports/router.js';
-import type { ExecutionStatus, SessionRef } from '../../src/adapter/types.js';
+import type { ExecutionStatus, Result, SessionRef } from '../../src/adapter/types.js';
 
 let router: http.Server;
 let url = '';
@@ -110,4 +113,31 @@ test("a 502 at the router's 30 s response-header timeout is the router's timeout
   expect(outcomeOf({ kind: 'failed', error: late! }, 'router')).toMatchObject({ kind: 'timed-out', by: 'router' });
   expect(routerTimeout('router', { ...a, durationMs: 200 }, 'x')).toBeUndefined();
   expect(routerTimeout('direct', { ...a, status: 504, durationMs: 200 }, 'x')).toBeUndefined();
+});
+
+test('every runtime call through the router reads a router 504 as its timeout: health, files, both runtimes', async () => {
+  answer = { status: 504, delayMs: 0 };
+  const transport = new RouterTransport(url);
+  const target = { namespace: 'sbx', sandboxName: 's1' };
+  const sd = new SandboxdClient(transport, target);
+  const py = new PythonRuntimeClient(transport, target);
+  const files = new PythonRuntimeFiles(transport, target);
+  const calls: Array<[string, Promise<Result<unknown>>]> = [
+    ['sandboxd health', sd.health(2000)],
+    ['sandboxd readFile', sd.readFile('a.txt', 2000)],
+    ['sandboxd writeFile', sd.writeFile('a.txt', 'x', '0644', 2000)],
+    ['python health', py.health(2000)],
+    ['python write', files.write('a.txt', Buffer.from('x'), 2000)],
+    ['python read', files.read('a.txt', 2000)],
+    ['python list', files.list('.', 2000)],
+    ['python exists', files.exists('a.txt', 2000)],
+  ];
+  for (const [name, call] of calls) {
+    const r = await call;
+    expect([name, r.kind === 'failed' ? [r.error.category, r.error.decided] : r.kind]).toEqual([
+      name,
+      ['timeout', { reason: 'RouterTimeout', layer: 'router' }],
+    ]);
+  }
+  sd.close();
 });

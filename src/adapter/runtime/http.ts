@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { HttpEndpoint } from '../transports/types.js';
-import { checkRequestSize, type CallLimits } from './limits.js';
+import { checkRequestSize, ROUTER_RESPONSE_HEADER_TIMEOUT_MS, type CallLimits } from './limits.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -35,6 +35,24 @@ export function refusedAnswer(what: string, a: HttpAnswer, verb = 'answered'): A
     code: a.status,
     message: `${what}: ${verb} ${a.status} ${body}`,
     http: { code: a.status, body },
+  };
+}
+
+/**
+ * Through the router, a 504, or a 502 that arrives at (or after) the router's response-header timeout, is the router's
+ * timeout, not a connection failure (case router-timeout-layers): a command may still be running in the sandbox. Every
+ * runtime client checks its answers through the router with it.
+ */
+export function routerTimeout(transport: string, a: HttpAnswer, what: string): AdapterError | undefined {
+  if (transport !== 'router') return undefined;
+  const atHeaderTimeout = a.status === 502 && a.durationMs >= ROUTER_RESPONSE_HEADER_TIMEOUT_MS - 1000;
+  if (a.status !== 504 && !atHeaderTimeout) return undefined;
+  return {
+    ...refusedAnswer(what, a),
+    category: 'timeout',
+    message: `${what}: the router gave up after ${a.durationMs} ms (answered ${a.status}${atHeaderTimeout ? `, at its ${ROUTER_RESPONSE_HEADER_TIMEOUT_MS / 1000} s response-header timeout` : ''}); the command may still be running`,
+    hint: "shorten the command, call the runtime directly, or raise the router's --response-header-timeout / --proxy-timeout",
+    decided: { reason: 'RouterTimeout', layer: 'router' },
   };
 }
 

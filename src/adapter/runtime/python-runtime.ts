@@ -12,8 +12,8 @@
  */
 import type { AdapterError, Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
-import { httpCall, refusedAnswer, type HttpAnswer } from './http.js';
-import { checkDeadline, DEFAULT_LIMITS, ROUTER_RESPONSE_HEADER_TIMEOUT_MS, type CallLimits } from './limits.js';
+import { httpCall, refusedAnswer, routerTimeout, type HttpAnswer } from './http.js';
+import { checkDeadline, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import { textStream, type ProcessOptions, type ProcessResult } from './process.js';
 
 /** Default port of the python runtime (`main.py@v0.5.6`). */
@@ -45,6 +45,8 @@ export class PythonRuntimeClient {
     const what = `python runtime GET / via ${ep.value.describe}`;
     const r = await httpCall(ep.value, { method: 'GET', path: '/' }, { ...this.limits, deadlineMs }, what);
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     const parsed = parseJson(r.value.body) as { status?: unknown } | undefined;
     if (r.value.status !== 200 || parsed?.status !== 'ok') {
       return { kind: 'failed', error: refusedAnswer(what, r.value) };
@@ -159,23 +161,6 @@ export function runtimeOwnFailure(
     message: `${what}: the runtime could not run the command (${detail})`,
     hint: 'check that the executable exists in the sandbox image',
     decided: { reason: 'RuntimeExecFailed', layer: 'runtime' },
-  };
-}
-
-/**
- * Through the router, a 504, or a 502 that arrives at (or after) the router's response-header timeout, is the router's
- * timeout, not a connection failure (case router-timeout-layers): the command may still be running in the sandbox.
- */
-export function routerTimeout(transport: string, a: HttpAnswer, what: string): AdapterError | undefined {
-  if (transport !== 'router') return undefined;
-  const atHeaderTimeout = a.status === 502 && a.durationMs >= ROUTER_RESPONSE_HEADER_TIMEOUT_MS - 1000;
-  if (a.status !== 504 && !atHeaderTimeout) return undefined;
-  return {
-    ...refusedAnswer(what, a),
-    category: 'timeout',
-    message: `${what}: the router gave up after ${a.durationMs} ms (answered ${a.status}${atHeaderTimeout ? `, at its ${ROUTER_RESPONSE_HEADER_TIMEOUT_MS / 1000} s response-header timeout` : ''}); the command may still be running`,
-    hint: "shorten the command, call the runtime directly, or raise the router's --response-header-timeout / --proxy-timeout",
-    decided: { reason: 'RouterTimeout', layer: 'router' },
   };
 }
 
@@ -296,6 +281,8 @@ export class PythonRuntimeFiles {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     return { kind: 'ok', value: { answer: r.value, what } };
   }
 

@@ -12,7 +12,7 @@ import { dataFile } from '../../model/package-info.js';
 import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { classifyGrpcError } from './grpc-errors.js';
-import { httpCall, refusedAnswer } from './http.js';
+import { httpCall, refusedAnswer, routerTimeout } from './http.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import { Capture, type ProcessOptions, type ProcessResult } from './process.js';
 
@@ -128,6 +128,8 @@ export class SandboxdClient {
     const what = `sandboxd GET /v1/health via ${ep.value.describe}`;
     const r = await httpCall(ep.value, { method: 'GET', path: '/v1/health' }, { ...this.limits, deadlineMs }, what);
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     let status: unknown;
     try {
       status = (JSON.parse(r.value.body.toString('utf8')) as { status?: unknown }).status;
@@ -152,6 +154,8 @@ export class SandboxdClient {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     if (r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
     return { kind: 'ok', value: r.value.body };
   }
@@ -178,6 +182,8 @@ export class SandboxdClient {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     if (r.value.status !== 204 && r.value.status !== 200)
       return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
     return { kind: 'ok', value: undefined };
