@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Executions, type RuntimeBinding } from '../../src/adapter/runtime/executions.js';
+import { SandboxdClient } from '../../src/adapter/runtime/sandboxd.js';
 import { DirectTransport } from '../../src/adapter/transports/direct.js';
 import type { ExecutionStatus, SessionRef } from '../../src/adapter/types.js';
 import { startSandboxd, type SandboxdProcess } from '../unit/adapter/sandboxd-process.js';
@@ -72,4 +73,40 @@ test("a caller's 3 s deadline stops the whole process group: no descendant left,
   await new Promise((r) => setTimeout(r, 500));
   expect(processesWith(nonce)).toEqual([]);
   expect(existsSync(path.join(sd.rootDir, 'MARK'))).toBe(false);
+}, 30_000);
+
+test('the client: the deadline result waits for the signal answer, and the stop sequence ends (cancel resolves)', async () => {
+  const nonce = `agentplane-fate-${randomUUID()}`;
+  const client = new SandboxdClient(
+    new DirectTransport(),
+    { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+    { ports: { rest: sd.restPort, grpc: sd.grpcPort }, stopGraceMs: 5000 },
+  );
+  try {
+    const p = await client.start(['sh', '-c', 'sleep 120 & sleep 120'], {
+      env: { AGENTPLANE_FATE: nonce },
+      deadlineMs: 1000,
+    });
+    if (p.kind !== 'ok') throw new Error(p.kind);
+    const r = await p.value.done;
+    expect(r.kind === 'failed' && [r.error.category, r.error.decided]).toEqual([
+      'timeout',
+      { reason: 'CallerDeadlineExceeded', layer: 'caller' },
+    ]);
+    await p.value.cancel(); // hangs if the grace wait is never woken after SIGTERM ended the stream
+    expect(processesWith(nonce)).toEqual([]);
+
+    const q = await client.start(['sh', '-c', 'sleep 120 & sleep 120'], {
+      env: { AGENTPLANE_FATE: nonce },
+      deadlineMs: 60_000,
+    });
+    if (q.kind !== 'ok') throw new Error(q.kind);
+    await new Promise((res) => setTimeout(res, 500));
+    await q.value.cancel();
+    const c = await q.value.done;
+    expect(c.kind === 'failed' && c.error.category).toBe('timeout');
+    expect(processesWith(nonce)).toEqual([]);
+  } finally {
+    client.close();
+  }
 }, 30_000);

@@ -254,6 +254,10 @@ export class SandboxdClient {
     /** Whether sandboxd accepted a signal to the process group (else only the call was cancelled). */
     let signalled = false;
     const timers: NodeJS.Timeout[] = [];
+    /** Resolvers of pending waits, woken when the call settles so {@link stop} never hangs. */
+    const waking = new Set<() => void>();
+    /** The SIGTERM in flight: a result after the deadline waits for its answer, so it knows whether the group was signalled. */
+    let termSent: Promise<void> | undefined;
     const signal = (sig: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL'): Promise<void> =>
       new Promise((resolve) => {
         if (processId === undefined) return resolve();
@@ -264,13 +268,21 @@ export class SandboxdClient {
       });
     const wait = (ms: number): Promise<void> =>
       new Promise((resolve) => {
-        timers.push(setTimeout(resolve, ms));
+        if (settled) return resolve();
+        waking.add(resolve);
+        timers.push(
+          setTimeout(() => {
+            waking.delete(resolve);
+            resolve();
+          }, ms),
+        );
       });
     /** SIGTERM to the group, SIGKILL after the grace period unless the stream ended, then cancel the call. */
     const stop = (): Promise<void> =>
       (stopping ??= (async () => {
         if (!settled && processId !== undefined) {
-          await signal('SIGNAL_SIGTERM');
+          termSent = signal('SIGNAL_SIGTERM');
+          await termSent;
           await wait(grace);
           if (!settled) await signal('SIGNAL_SIGKILL');
           await wait(settled ? 0 : 500);
@@ -300,7 +312,10 @@ export class SandboxdClient {
         if (settled) return;
         settled = true;
         for (const t of timers) clearTimeout(t);
-        resolve(timedOut ? timeout() : r);
+        for (const wake of waking) wake();
+        waking.clear();
+        if (timedOut) void (termSent ?? Promise.resolve()).then(() => resolve(timeout()));
+        else resolve(r);
       };
       const result = (): ProcessResult => ({
         exitCode: exitCode ?? -1,
@@ -338,7 +353,11 @@ export class SandboxdClient {
           ...(processId !== undefined ? { processId } : {}),
           output: { stdout: out.stream(), stderr: errOut.stream() },
         }),
-        cancel: () => stop(),
+        cancel: () => {
+          // The caller ends it before the deadline: the same stop, the same `timeout` result.
+          if (!settled) timedOut = true;
+          return stop();
+        },
       },
     };
   }
