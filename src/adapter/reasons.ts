@@ -54,6 +54,8 @@ export const EXECUTION_REASONS = {
   RuntimeDecodeFailed:
     "the runtime could not decode the command's output (python runtime: not UTF-8); the command's exit status is unknown",
   RuntimeExecFailed: "the runtime could not run the command (its own failure, not the command's exit status)",
+  RuntimeNoExitStatus:
+    'the runtime reported no exit status (sandboxd exit code -1: the command was killed by a signal, or the runtime could not wait for it)',
   RuntimeAnswerInvalid: 'the runtime answered something that is not a result (wrong status or shape)',
   RuntimeCallFailed: 'the runtime call failed without a result (gRPC or HTTP error from the runtime)',
   TransportClosed: 'the connection to the runtime closed or could not be opened before an answer',

@@ -239,7 +239,12 @@ export type ExecutionOutcome =
     }
   | {
       readonly kind: 'runtime-error';
-      readonly reason: 'RuntimeDecodeFailed' | 'RuntimeExecFailed' | 'RuntimeAnswerInvalid' | 'RuntimeCallFailed';
+      readonly reason:
+        | 'RuntimeDecodeFailed'
+        | 'RuntimeExecFailed'
+        | 'RuntimeNoExitStatus'
+        | 'RuntimeAnswerInvalid'
+        | 'RuntimeCallFailed';
       readonly layer: 'runtime' | 'router';
       /** HTTP status or gRPC code, when there was one. */
       readonly code?: number;

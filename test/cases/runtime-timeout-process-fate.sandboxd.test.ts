@@ -110,3 +110,38 @@ test('the client: the deadline result waits for the signal answer, and the stop 
     client.close();
   }
 }, 30_000);
+
+test("a command killed by a signal has no exit status: runtime-error, never 'exit -1'", async () => {
+  const ex = new Executions({ transport: new DirectTransport(), supportStates: () => 'verified' });
+  const binding: RuntimeBinding = {
+    template: 'template/sbx/sd',
+    runtime: { kind: 'sandboxd', restPort: sd.restPort, grpcPort: sd.grpcPort },
+    target: { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+  };
+  expect((await ex.start('killed', { session, argv: ['sh', '-c', 'kill -9 $$'], timeoutMs: 5000 }, binding)).kind).toBe(
+    'ok',
+  );
+  const s = await settle(ex, 'killed');
+  expect(s.outcome).toMatchObject({ kind: 'runtime-error', reason: 'RuntimeNoExitStatus', layer: 'runtime' });
+  expect(s.exitCode).toBeUndefined();
+  expect(s.state).toBe('failed');
+});
+
+test('the runtime shuts down mid-command: settles once, runtime-error, no exit code', async () => {
+  const own = await startSandboxd();
+  const client = new SandboxdClient(
+    new DirectTransport(),
+    { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+    { ports: { rest: own.restPort, grpc: own.grpcPort } },
+  );
+  try {
+    const p = await client.start(['sleep', '30'], { deadlineMs: 20_000 });
+    if (p.kind !== 'ok') throw new Error(p.kind);
+    await new Promise((r) => setTimeout(r, 500));
+    await own.stop();
+    const r = await p.value.done;
+    expect(r.kind === 'failed' && r.error.decided).toEqual({ reason: 'RuntimeNoExitStatus', layer: 'runtime' });
+  } finally {
+    client.close();
+  }
+}, 30_000);

@@ -216,6 +216,7 @@ export function outcomeOf(r: Result<ProcessResult>, transport: Transport['kind']
       };
     case 'RuntimeDecodeFailed':
     case 'RuntimeExecFailed':
+    case 'RuntimeNoExitStatus':
     case 'RuntimeAnswerInvalid':
     case 'RuntimeCallFailed':
       return {

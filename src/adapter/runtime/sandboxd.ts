@@ -210,6 +210,10 @@ export class SandboxdClient {
           });
           return;
         }
+        if (res.exitCode === NO_EXIT_STATUS) {
+          resolve({ kind: 'failed', error: noExitStatus(what) });
+          return;
+        }
         const out = new Capture(this.limits.maxResponseBytes);
         const errOut = new Capture(this.limits.maxResponseBytes);
         out.add(Buffer.from(res.stdout));
@@ -340,6 +344,7 @@ export class SandboxdClient {
             kind: 'failed',
             error: { category: 'runtime', message: `${what}: stream ended without an exit event` },
           });
+        else if (exitCode === NO_EXIT_STATUS) finish({ kind: 'failed', error: noExitStatus(what) });
         else finish({ kind: 'ok', value: result() });
       });
     });
@@ -402,6 +407,21 @@ export class SandboxdClient {
     this.grpcClient = { target, client };
     return client;
   }
+}
+
+/**
+ * sandboxd's exit code when there is no exit status: Go's `ExitCode()` is -1 for a process killed by a signal, and
+ * sandboxd sends -1 when waiting failed (`pkg/server/process.go@v0.5.6`). Never a command's own exit status.
+ */
+const NO_EXIT_STATUS = -1;
+
+function noExitStatus(what: string): AdapterError {
+  return {
+    category: 'runtime',
+    message: `${what}: the runtime reported no exit status (-1): the command was killed by a signal or could not be waited for`,
+    hint: 'check whether the runtime is shutting down or the sandbox ran out of memory',
+    decided: { reason: 'RuntimeNoExitStatus', layer: 'runtime' },
+  };
 }
 
 function encodePath(path: string): string {
