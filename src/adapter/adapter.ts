@@ -29,6 +29,8 @@ export type {
   AdapterError,
   CapabilityAdapter,
   CapabilityReport,
+  ExecutionLayer,
+  ExecutionOutcome,
   ExecutionRef,
   ExecutionRequest,
   ExecutionStatus,
@@ -39,9 +41,10 @@ export type {
   SessionPhase,
   SessionRef,
   SessionTemplate,
+  StreamOutput,
   Termination,
 } from './types.js';
-export type { AdapterReason } from './reasons.js';
+export type { AdapterReason, ExecutionReason } from './reasons.js';
 export type { ApiConstructor, CallInfo, KubeConnectOptions } from './kubernetes/client.js';
 // The value that connects: `connect({ kubeconfig?, context?, inCluster? })` (or `KubeClient.connect`) gives the
 // KubeClient this adapter and the verifier (`/verify`) take.

@@ -39,3 +39,29 @@ export const ADAPTER_REASONS = {
 
 /** The `reason` of an `unsupported` or `rejected` Result. */
 export type AdapterReason = keyof typeof ADAPTER_REASONS;
+
+/**
+ * How an execution ended (`ExecutionStatus.outcome.reason`, src/adapter/types.ts): one code per ending, beside the
+ * outcome's `kind` and the layer that decided.
+ */
+export const EXECUTION_REASONS = {
+  CommandSucceeded: 'the command ran to its end and exited 0',
+  CommandFailed: 'the command ran to its end and exited non-zero (its own exit status)',
+  CallerDeadlineExceeded: "the caller's deadline passed before the command ended",
+  RouterTimeout:
+    "the router's timeout passed before the runtime answered (504, or a 502 at the router's response-header timeout)",
+  RuntimeExecTimeout: "the runtime's own exec limit stopped the command (python runtime SANDBOX_EXEC_TIMEOUT_SECONDS)",
+  RuntimeDecodeFailed:
+    "the runtime could not decode the command's output (python runtime: not UTF-8); the command's exit status is unknown",
+  RuntimeExecFailed: "the runtime could not run the command (its own failure, not the command's exit status)",
+  RuntimeNoExitStatus:
+    'the runtime reported no exit status (sandboxd exit code -1: the command was killed by a signal, or the runtime could not wait for it)',
+  RuntimeAnswerInvalid: 'the runtime answered something that is not a result (wrong status or shape)',
+  RuntimeCallFailed: 'the runtime call failed without a result (gRPC or HTTP error from the runtime)',
+  TransportClosed: 'the connection to the runtime closed or could not be opened before an answer',
+  RuntimeRefused: 'the runtime or router refused the command (bad argument, not found, forbidden, unauthenticated)',
+  AnswerTooLarge: "the runtime's answer exceeded the adapter's response limit",
+} as const;
+
+/** The `reason` of an execution's outcome. */
+export type ExecutionReason = keyof typeof EXECUTION_REASONS;

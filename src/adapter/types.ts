@@ -2,7 +2,7 @@
  * The capability adapter's vocabulary (DESIGN.md §5). Every operation returns a {@link Result}: expected outcomes
  * are values, not exceptions, and no upstream object shape escapes this layer.
  */
-import type { AdapterReason } from './reasons.js';
+import type { AdapterReason, ExecutionReason } from './reasons.js';
 
 import type { CapabilityName } from '../model/capabilities.js';
 import type { SupportState } from '../model/states.js';
@@ -60,6 +60,11 @@ export interface AdapterError {
   readonly deadlineMs?: number;
   /** For credentials an exec plugin could not give: the plugin's command. */
   readonly credentialPlugin?: string;
+  /**
+   * For a runtime call that ended an execution: the execution reason and the layer that decided, when the failure says
+   * more than its category (e.g. the python runtime's own exec timeout or decode failure, a router timeout).
+   */
+  readonly decided?: { readonly reason: ExecutionReason; readonly layer: ExecutionLayer };
 }
 
 /** An API server request as an {@link AdapterError} names it. */
@@ -182,11 +187,111 @@ export interface ExecutionRef {
 
 export interface ExecutionStatus {
   readonly executionId: string;
+  /**
+   * Coarse state, kept for existing callers; derived from `outcome`: `succeeded` is a completed exit 0, `timed-out` a
+   * `timed-out` outcome, every other ending `failed`. Branch on `outcome` to tell a non-zero exit from a runtime error.
+   */
   readonly state: 'running' | 'succeeded' | 'failed' | 'timed-out';
+  /** Set only for a `completed` outcome (the command's own exit status); never the runtime's. */
   readonly exitCode?: number;
+  /** The command's output as text (`output.stdout.text`). For an ending other than `completed`, stderr also carries the outcome's message. */
   readonly stdout: string;
   readonly stderr: string;
   readonly durationMs: number;
+  /** How the call ended; absent while `running`. */
+  readonly outcome?: ExecutionOutcome;
+  /** The command's output as bytes with its limits: what was kept, how much there was, how it was decoded. */
+  readonly output?: { readonly stdout: StreamOutput; readonly stderr: StreamOutput };
+}
+
+/** Which layer decided how an execution ended. */
+export type ExecutionLayer = 'command' | 'caller' | 'adapter' | 'transport' | 'router' | 'runtime';
+
+/**
+ * How an execution ended: exactly one kind, with its stable reason code (src/adapter/reasons.ts, `EXECUTION_REASONS`)
+ * and the layer that decided. `message` is prose; branch on `kind`, `reason`, `by`.
+ */
+export type ExecutionOutcome =
+  | {
+      readonly kind: 'completed';
+      /** The command's exit status; `success` is `exitCode === 0`. */
+      readonly exitCode: number;
+      readonly success: boolean;
+      readonly reason: 'CommandSucceeded' | 'CommandFailed';
+      readonly layer: 'command';
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'timed-out';
+      /** Whose deadline passed: the caller's (the adapter's own deadline), the router's, or the runtime's exec limit. */
+      readonly by: 'caller' | 'router' | 'runtime';
+      readonly reason: 'CallerDeadlineExceeded' | 'RouterTimeout' | 'RuntimeExecTimeout';
+      readonly layer: 'caller' | 'router' | 'runtime';
+      /** The deadline that passed, ms, when known. */
+      readonly deadlineMs?: number;
+      /**
+       * Whether the command may still be running in the sandbox: false when the runtime stopped it (its own limit) or
+       * the adapter stopped its process group (sandboxd); true when only the call gave up (router timeout, or the caller's
+       * deadline on a runtime the adapter cannot signal, the python runtime).
+       */
+      readonly commandMayStillRun: boolean;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'runtime-error';
+      readonly reason:
+        | 'RuntimeDecodeFailed'
+        | 'RuntimeExecFailed'
+        | 'RuntimeNoExitStatus'
+        | 'RuntimeAnswerInvalid'
+        | 'RuntimeCallFailed';
+      readonly layer: 'runtime' | 'router';
+      /** HTTP status or gRPC code, when there was one. */
+      readonly code?: number;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'transport-closed';
+      readonly reason: 'TransportClosed';
+      readonly layer: 'transport';
+      /** The network error code, when known. */
+      readonly errno?: string;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'refused';
+      readonly reason: 'RuntimeRefused';
+      readonly layer: 'runtime' | 'router' | 'adapter';
+      readonly code?: number;
+      readonly message: string;
+    }
+  | {
+      readonly kind: 'too-large';
+      readonly reason: 'AnswerTooLarge';
+      readonly layer: 'adapter' | 'runtime';
+      /** The limit the answer passed, bytes. */
+      readonly limitBytes?: number;
+      readonly message: string;
+    };
+
+/** Every outcome reason is a catalogued execution reason (compile-time check). */
+export type OutcomeReasonsCatalogued = ExecutionOutcome['reason'] extends ExecutionReason ? true : never;
+
+/** One output stream of a command: bytes (base64, JSON-safe), and the text decoded from them. */
+export interface StreamOutput {
+  /** The bytes kept (at most the per-stream cap), base64. */
+  readonly base64: string;
+  /** How many bytes were kept. */
+  readonly bytes: number;
+  /** How many bytes the command wrote, when the runtime tells (else the bytes seen); more than `bytes` when `truncated`. */
+  readonly totalBytes: number;
+  /** Whether bytes were dropped at the per-stream cap. */
+  readonly truncated: boolean;
+  /** The kept bytes decoded as `encoding`. */
+  readonly text: string;
+  readonly encoding: 'utf-8';
+  /** Whether decoding replaced bytes that were not valid `encoding` (the text is not the bytes). */
+  readonly lossy: boolean;
 }
 
 /** What the adapter knows about a cluster's capabilities, as support states with reasons. */

@@ -12,6 +12,7 @@ import { PortForwardTransport } from '../adapter/transports/port-forward.js';
 import { RouterTransport } from '../adapter/transports/router.js';
 import type { Transport } from '../adapter/transports/types.js';
 import type { HttpRefusal, Result, TransportKind } from '../adapter/types.js';
+import type { ExecutionReason } from '../adapter/reasons.js';
 import type { RuntimeKind } from './plan.js';
 
 /** Where a sandbox's runtime server is reached. */
@@ -32,7 +33,13 @@ export interface RuntimeTarget {
 /** A runtime call's outcome. `silent` = nothing answers the connection (refused/unreachable); `timeout` = no answer within the deadline. */
 export type RuntimeCall<T> =
   | { readonly kind: 'answered'; readonly value: T; readonly durationMs: number }
-  | { readonly kind: 'timeout'; readonly durationMs: number; readonly detail: string }
+  | {
+      readonly kind: 'timeout';
+      readonly durationMs: number;
+      readonly detail: string;
+      /** The execution reason when the adapter could tell whose timeout it was (e.g. `RuntimeExecTimeout`, `RouterTimeout`). */
+      readonly outcome?: ExecutionReason;
+    }
   | { readonly kind: 'silent'; readonly durationMs: number; readonly detail: string }
   | {
       readonly kind: 'error';
@@ -43,6 +50,8 @@ export type RuntimeCall<T> =
       readonly refused?: true;
       /** The HTTP answer the call refused (status and the start of its body), when there was one. */
       readonly http?: HttpRefusal;
+      /** The execution reason when the runtime's own failure was recognised (e.g. `RuntimeDecodeFailed`), never an exit status. */
+      readonly outcome?: ExecutionReason;
     };
 
 export interface ExecOutput {
@@ -271,11 +280,18 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
   const durationMs = Date.now() - started;
   if (r.kind === 'ok') return { kind: 'answered', value: map(r.value), durationMs };
   if (r.kind === 'failed') {
-    if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message };
+    const outcome = r.error.decided ? { outcome: r.error.decided.reason } : {};
+    if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message, ...outcome };
     if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
     if (r.error.category === 'redirect') return { kind: 'error', durationMs, detail: r.error.message, redirect: true };
     if (r.error.request) return { kind: 'error', durationMs, detail: r.error.message, refused: true };
-    return { kind: 'error', durationMs, detail: r.error.message, ...(r.error.http ? { http: r.error.http } : {}) };
+    return {
+      kind: 'error',
+      durationMs,
+      detail: r.error.message,
+      ...(r.error.http ? { http: r.error.http } : {}),
+      ...outcome,
+    };
   }
   return { kind: 'error', durationMs, detail: r.message };
 }

@@ -6,6 +6,7 @@
 import type {
   CapabilityName,
   ExecutionRef,
+  ExecutionOutcome,
   ExecutionRequest,
   ExecutionStatus,
   Result,
@@ -16,7 +17,7 @@ import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from
 import { PythonRuntimeClient } from './python-runtime.js';
 import { ExecutionRegistry, type ExecutionEntry } from './registry.js';
 import { SandboxdClient } from './sandboxd.js';
-import type { ProcessResult } from './process.js';
+import { streamOutput, type ProcessResult } from './process.js';
 
 /** Which runtime server a template's pods run, and on which ports. */
 export type RuntimeSpec =
@@ -110,7 +111,7 @@ export class Executions {
       ...(request.cwd ? { cwd: request.cwd } : {}),
       deadlineMs: request.timeoutMs,
     };
-    let live = (): { stdout: string; stderr: string } => ({ stdout: '', stderr: '' });
+    let live = (): LiveOutput => ({ stdout: '', stderr: '' });
     let done: Promise<Result<ProcessResult>>;
     let close = (): void => {};
     if (binding.runtime.kind === 'sandboxd') {
@@ -129,8 +130,8 @@ export class Executions {
       live = () => started.value.snapshot();
       done = started.value.done;
       close = () => {
-        started.value.cancel();
-        client.close();
+        // Stops the process group if it still runs (a no-op once done), then closes the channel.
+        void started.value.cancel().finally(() => client.close());
       };
     } else {
       const client = new PythonRuntimeClient(this.options.transport, binding.target, {
@@ -151,7 +152,7 @@ export class Executions {
     void done.then((r) => {
       const partial = live();
       close();
-      entry.final = toStatus(executionId, r, Date.now() - startedAt, partial);
+      entry.final = toStatus(executionId, r, Date.now() - startedAt, partial, this.options.transport.kind);
     });
     return { kind: 'ok', value: ref };
   }
@@ -169,29 +170,155 @@ export class Executions {
   }
 }
 
+/** Live output of a running execution: text for progress, and the bytes captured so far. */
+interface LiveOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly output?: ProcessResult['output'];
+}
+
+/** The outcome of a finished call: exactly one ending, with its reason and the layer that decided. */
+export function outcomeOf(r: Result<ProcessResult>, transport: Transport['kind']): ExecutionOutcome {
+  if (r.kind === 'ok') {
+    const success = r.value.exitCode === 0;
+    return {
+      kind: 'completed',
+      exitCode: r.value.exitCode,
+      success,
+      reason: success ? 'CommandSucceeded' : 'CommandFailed',
+      layer: 'command',
+      message: `the command exited ${r.value.exitCode}`,
+    };
+  }
+  if (r.kind !== 'failed') return { kind: 'refused', reason: 'RuntimeRefused', layer: 'adapter', message: r.message };
+  const e = r.error;
+  const message = e.message;
+  const code = e.code !== undefined ? { code: e.code } : {};
+  switch (e.decided?.reason) {
+    case 'RuntimeExecTimeout':
+      return {
+        kind: 'timed-out',
+        by: 'runtime',
+        reason: 'RuntimeExecTimeout',
+        layer: 'runtime',
+        ...(e.deadlineMs !== undefined ? { deadlineMs: e.deadlineMs } : {}),
+        commandMayStillRun: false,
+        message,
+      };
+    case 'RouterTimeout':
+      return {
+        kind: 'timed-out',
+        by: 'router',
+        reason: 'RouterTimeout',
+        layer: 'router',
+        commandMayStillRun: true,
+        message,
+      };
+    case 'RuntimeDecodeFailed':
+    case 'RuntimeExecFailed':
+    case 'RuntimeNoExitStatus':
+    case 'RuntimeAnswerInvalid':
+    case 'RuntimeCallFailed':
+      return {
+        kind: 'runtime-error',
+        reason: e.decided.reason,
+        layer: e.decided.layer === 'router' ? 'router' : 'runtime',
+        ...code,
+        message,
+      };
+    default:
+      break;
+  }
+  switch (e.category) {
+    case 'timeout':
+      return {
+        kind: 'timed-out',
+        by: 'caller',
+        reason: 'CallerDeadlineExceeded',
+        layer: 'caller',
+        ...(e.deadlineMs !== undefined ? { deadlineMs: e.deadlineMs } : {}),
+        // Only a stop the runtime client confirmed (sandboxd: the process group signalled) says it no longer runs.
+        commandMayStillRun: e.decided?.reason !== 'CallerDeadlineExceeded',
+        message,
+      };
+    case 'unreachable':
+      return {
+        kind: 'transport-closed',
+        reason: 'TransportClosed',
+        layer: 'transport',
+        ...(e.errno ? { errno: e.errno } : {}),
+        message,
+      };
+    case 'too-large':
+      return {
+        kind: 'too-large',
+        reason: 'AnswerTooLarge',
+        layer: 'adapter',
+        ...(e.size ? { limitBytes: e.size.limitBytes } : {}),
+        message,
+      };
+    case 'invalid':
+    case 'not-found':
+    case 'forbidden':
+    case 'unauthenticated':
+    case 'conflict':
+    case 'redirect':
+      return {
+        kind: 'refused',
+        reason: 'RuntimeRefused',
+        layer:
+          e.code === undefined || e.category === 'redirect'
+            ? 'adapter'
+            : transport === 'router' && e.http
+              ? 'router'
+              : 'runtime',
+        ...code,
+        message,
+      };
+    default:
+      return { kind: 'runtime-error', reason: 'RuntimeCallFailed', layer: 'runtime', ...code, message };
+  }
+}
+
+/** `state` for older callers, derived from the outcome. */
+function stateOf(o: ExecutionOutcome): ExecutionStatus['state'] {
+  if (o.kind === 'completed') return o.success ? 'succeeded' : 'failed';
+  return o.kind === 'timed-out' ? 'timed-out' : 'failed';
+}
+
 function toStatus(
   executionId: string,
   r: Result<ProcessResult>,
   durationMs: number,
-  partial: { stdout: string; stderr: string },
+  partial: LiveOutput,
+  transport: Transport['kind'],
 ): ExecutionStatus {
+  const outcome = outcomeOf(r, transport);
+  const state = stateOf(outcome);
   if (r.kind === 'ok') {
     return {
       executionId,
-      state: r.value.exitCode === 0 ? 'succeeded' : 'failed',
+      state,
       exitCode: r.value.exitCode,
       stdout: r.value.stdout,
       stderr: r.value.stderr,
       durationMs,
+      outcome,
+      output: { stdout: streamOutput(r.value.output.stdout), stderr: streamOutput(r.value.output.stderr) },
     };
   }
-  const why = r.kind === 'failed' ? r.error.message : r.message;
-  const timedOut = r.kind === 'failed' && r.error.category === 'timeout';
   return {
     executionId,
-    state: timedOut ? 'timed-out' : 'failed',
+    state,
     stdout: partial.stdout,
-    stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${why}`,
+    stderr: `${partial.stderr}${partial.stderr ? '\n' : ''}${outcome.message}`,
     durationMs,
+    outcome,
+    output: {
+      stdout: streamOutput(partial.output?.stdout ?? EMPTY),
+      stderr: streamOutput(partial.output?.stderr ?? EMPTY),
+    },
   };
 }
+
+const EMPTY = { data: Buffer.alloc(0), totalBytes: 0, truncated: false } as const;

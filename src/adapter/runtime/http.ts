@@ -1,12 +1,14 @@
 /**
- * One bounded HTTP/1.1 call to a runtime server over a transport endpoint (Node's built-in fetch): deadline via
- * AbortSignal, request size checked before sending, response read up to a cap. Failures come back classified.
- * Redirects are never followed (`redirect: 'manual'`): a 3xx is a `redirect` failure naming its Location, so no command,
+ * One bounded HTTP/1.1 call to a runtime server over a transport endpoint (`node:http`, see {@link requestTimeouts}):
+ * one deadline over headers and body, request size checked before sending, response read up to a cap. Failures come back classified.
+ * Redirects are never followed: a 3xx is a `redirect` failure naming its Location, so no command,
  * file or bearer token ever reaches an address the transport did not choose (case router-podip-ssrf).
  */
+import http from 'node:http';
+import https from 'node:https';
 import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { HttpEndpoint } from '../transports/types.js';
-import { checkRequestSize, type CallLimits } from './limits.js';
+import { checkRequestSize, ROUTER_RESPONSE_HEADER_TIMEOUT_MS, type CallLimits } from './limits.js';
 
 export interface HttpAnswer {
   readonly status: number;
@@ -36,6 +38,24 @@ export function refusedAnswer(what: string, a: HttpAnswer, verb = 'answered'): A
   };
 }
 
+/**
+ * Through the router, a 504, or a 502 that arrives at (or after) the router's response-header timeout, is the router's
+ * timeout, not a connection failure (case router-timeout-layers): a command may still be running in the sandbox. Every
+ * runtime client checks its answers through the router with it.
+ */
+export function routerTimeout(transport: string, a: HttpAnswer, what: string): AdapterError | undefined {
+  if (transport !== 'router') return undefined;
+  const atHeaderTimeout = a.status === 502 && a.durationMs >= ROUTER_RESPONSE_HEADER_TIMEOUT_MS - 1000;
+  if (a.status !== 504 && !atHeaderTimeout) return undefined;
+  return {
+    ...refusedAnswer(what, a),
+    category: 'timeout',
+    message: `${what}: the router gave up after ${a.durationMs} ms (answered ${a.status}${atHeaderTimeout ? `, at its ${ROUTER_RESPONSE_HEADER_TIMEOUT_MS / 1000} s response-header timeout` : ''}); the command may still be running`,
+    hint: "shorten the command, call the runtime directly, or raise the router's --response-header-timeout / --proxy-timeout",
+    decided: { reason: 'RouterTimeout', layer: 'router' },
+  };
+}
+
 /** A call judged by its status code alone: the code the server answered, or the classified failure (no answer). */
 export type StatusOutcome = { readonly code: number } | { readonly failure: AdapterError };
 
@@ -51,9 +71,12 @@ export async function httpStatus(
   return { failure: r.kind === 'failed' ? r.error : { category: 'internal', message: r.message } };
 }
 
-/** Maps a fetch failure to an AdapterError (timeouts, refused/reset connections). */
+/** Network error codes that mean the connection could not be opened or was closed before an answer. */
+const CLOSED_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'EPIPE']);
+
+/** Maps a fetch or `node:http` failure to an AdapterError (timeouts, refused/reset connections). */
 export function classifyFetchError(err: unknown, what: string, deadlineMs: number): AdapterError {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const e = err as { name?: string; message?: string; code?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') {
     return {
       category: 'timeout',
@@ -62,22 +85,30 @@ export function classifyFetchError(err: unknown, what: string, deadlineMs: numbe
       hint: 'the runtime is busy or hung; check the pod and the runtime process',
     };
   }
-  const code = e?.cause?.code;
-  if (
-    code === 'ECONNREFUSED' ||
-    code === 'ECONNRESET' ||
-    code === 'EHOSTUNREACH' ||
-    code === 'ENETUNREACH' ||
-    code === 'UND_ERR_SOCKET' ||
-    code === 'EPIPE'
-  ) {
+  const code = e?.cause?.code ?? e?.code;
+  if (code && CLOSED_CODES.has(code)) {
     return {
       category: 'unreachable',
+      errno: code,
       message: `${what}: ${code}`,
       hint: 'check that the runtime server listens on that port and the transport reaches the pod',
     };
   }
-  return { category: 'unreachable', message: `${what}: ${e?.cause?.message ?? e?.message ?? String(err)}` };
+  return {
+    category: 'unreachable',
+    ...(code ? { errno: code } : {}),
+    message: `${what}: ${e?.cause?.message ?? e?.message ?? String(err)}`,
+  };
+}
+
+/**
+ * The client-side timeouts of one request, all from the caller's deadline. Node's `fetch` (undici) waits at most
+ * 300 s for response headers and 300 s between body chunks whatever the caller asked (case router-timeout-layers), so
+ * runtime calls use `node:http`, which has no timeout of its own: the deadline timer covers headers and body, and the
+ * socket's idle timeout is the same deadline.
+ */
+export function requestTimeouts(deadlineMs: number): { headersMs: number; bodyMs: number; socketIdleMs: number } {
+  return { headersMs: deadlineMs, bodyMs: deadlineMs, socketIdleMs: deadlineMs };
 }
 
 /** Sends one request; never throws. `what` names the call in errors, e.g. `sandboxd GET /v1/health via direct ...`. */
@@ -91,66 +122,87 @@ export async function httpCall(
   const tooBig = checkRequestSize(what, size, limits);
   if (tooBig) return { kind: 'failed', error: tooBig };
   const started = Date.now();
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(Object.assign(new Error('deadline'), { name: 'TimeoutError' })),
-    limits.deadlineMs,
-  );
+  let url: URL;
   try {
-    const res = await fetch(`${endpoint.baseUrl}${req.path}`, {
-      method: req.method,
-      headers: { ...endpoint.headers, ...req.headers, ...(req.contentType ? { 'Content-Type': req.contentType } : {}) },
-      ...(req.body !== undefined ? { body: req.body } : {}),
-      signal: controller.signal,
-      redirect: 'manual',
-    });
-    if (res.status >= 300 && res.status < 400) {
-      const location = res.headers.get('location') ?? '(no Location)';
-      await res.body?.cancel().catch(() => undefined);
-      return {
-        kind: 'failed',
-        error: {
-          category: 'redirect',
-          code: res.status,
-          message: `${what}: answered ${res.status} redirect to ${location}; not followed`,
-          hint: 'a runtime or router that redirects is misconfigured or hostile: the call and its credentials stay with the address the transport chose',
-        },
-      };
-    }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    if (res.body) {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        total += chunk.byteLength;
+    url = new URL(`${endpoint.baseUrl}${req.path}`);
+  } catch (err) {
+    return { kind: 'failed', error: { category: 'invalid', message: `${what}: ${(err as Error).message}` } };
+  }
+  const timeouts = requestTimeouts(limits.deadlineMs);
+  const headers: Record<string, string> = {
+    ...endpoint.headers,
+    ...req.headers,
+    ...(req.contentType ? { 'Content-Type': req.contentType } : {}),
+    ...(req.body !== undefined ? { 'Content-Length': String(size) } : {}),
+  };
+  const send = url.protocol === 'https:' ? https.request : http.request;
+  return new Promise<Result<HttpAnswer>>((resolve) => {
+    let settled = false;
+    const finish = (r: Result<HttpAnswer>): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(r);
+    };
+    const timeout = (): void => {
+      finish({ kind: 'failed', error: classifyFetchError({ name: 'TimeoutError' }, what, limits.deadlineMs) });
+      request.destroy();
+    };
+    const timer = setTimeout(timeout, Math.max(timeouts.headersMs, timeouts.bodyMs));
+    const request = send(url, { method: req.method, headers, timeout: timeouts.socketIdleMs }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400) {
+        const location = res.headers.location ?? '(no Location)';
+        res.resume();
+        request.destroy();
+        finish({
+          kind: 'failed',
+          error: {
+            category: 'redirect',
+            code: status,
+            message: `${what}: answered ${status} redirect to ${location}; not followed`,
+            hint: 'a runtime or router that redirects is misconfigured or hostile: the call and its credentials stay with the address the transport chose',
+          },
+        });
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let total = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        total += chunk.length;
         if (total > limits.maxResponseBytes) {
-          controller.abort();
-          return {
+          // Too large is its own outcome, decided here: never read as a timeout or a dropped connection.
+          finish({
             kind: 'failed',
             error: {
               category: 'too-large',
+              size: { bytes: total, limitBytes: limits.maxResponseBytes },
               message: `${what}: response exceeds ${limits.maxResponseBytes} bytes`,
               hint: 'ask for less output or raise maxResponseBytes',
             },
-          };
+          });
+          request.destroy();
+          return;
         }
-        chunks.push(Buffer.from(chunk));
-      }
-    }
-    return {
-      kind: 'ok',
-      value: {
-        status: res.status,
-        contentType: res.headers.get('content-type') ?? '',
-        body: Buffer.concat(chunks),
-        durationMs: Date.now() - started,
-      },
-    };
-  } catch (err) {
-    return {
-      kind: 'failed',
-      error: classifyFetchError(controller.signal.aborted ? controller.signal.reason : err, what, limits.deadlineMs),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+        chunks.push(chunk);
+      });
+      res.on('end', () =>
+        finish({
+          kind: 'ok',
+          value: {
+            status,
+            contentType: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks),
+            durationMs: Date.now() - started,
+          },
+        }),
+      );
+      res.on('error', (err) => finish({ kind: 'failed', error: classifyFetchError(err, what, limits.deadlineMs) }));
+    });
+    request.on('timeout', timeout);
+    request.on('error', (err) => finish({ kind: 'failed', error: classifyFetchError(err, what, limits.deadlineMs) }));
+    if (req.body !== undefined) request.end(req.body);
+    else request.end();
+  });
 }

@@ -39,3 +39,9 @@ export function checkDeadline(deadlineMs: number): AdapterError | undefined {
     hint: 'pass a positive timeout in milliseconds',
   };
 }
+
+/**
+ * The v0.5.6 Go sandbox-router's response-header timeout, ms (`sandbox-router/config` default `ResponseHeaderTimeout`
+ * 30 s): past it the router answers 502 "Could not connect to the backend sandbox" (case router-timeout-layers).
+ */
+export const ROUTER_RESPONSE_HEADER_TIMEOUT_MS = 30_000;

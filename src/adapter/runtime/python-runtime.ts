@@ -10,11 +10,11 @@
  * router each call also carries `X-Sandbox-Timeout` (seconds), as that client sends it
  * (`k8s_agent_sandbox/connector.py@1.0.8`).
  */
-import type { Result } from '../types.js';
+import type { AdapterError, Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
-import { httpCall, refusedAnswer, type HttpAnswer } from './http.js';
+import { httpCall, refusedAnswer, routerTimeout, type HttpAnswer } from './http.js';
 import { checkDeadline, DEFAULT_LIMITS, type CallLimits } from './limits.js';
-import type { ProcessOptions, ProcessResult } from './process.js';
+import { textStream, type ProcessOptions, type ProcessResult } from './process.js';
 
 /** Default port of the python runtime (`main.py@v0.5.6`). */
 export const PYTHON_RUNTIME_PORT = 8888;
@@ -45,6 +45,8 @@ export class PythonRuntimeClient {
     const what = `python runtime GET / via ${ep.value.describe}`;
     const r = await httpCall(ep.value, { method: 'GET', path: '/' }, { ...this.limits, deadlineMs }, what);
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     const parsed = parseJson(r.value.body) as { status?: unknown } | undefined;
     if (r.value.status !== 200 || parsed?.status !== 'ok') {
       return { kind: 'failed', error: refusedAnswer(what, r.value) };
@@ -81,6 +83,8 @@ export class PythonRuntimeClient {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const viaRouter = routerTimeout(this.transport.kind, r.value, what);
+    if (viaRouter) return { kind: 'failed', error: viaRouter };
     const parsed = parseJson(r.value.body) as { stdout?: unknown; stderr?: unknown; exit_code?: unknown } | undefined;
     if (
       r.value.status !== 200 ||
@@ -89,8 +93,16 @@ export class PythonRuntimeClient {
       typeof parsed.stdout !== 'string' ||
       typeof parsed.stderr !== 'string'
     ) {
-      return { kind: 'failed', error: refusedAnswer(what, r.value, 'unexpected answer') };
+      return {
+        kind: 'failed',
+        error: {
+          ...refusedAnswer(what, r.value, 'unexpected answer'),
+          decided: { reason: 'RuntimeAnswerInvalid', layer: this.transport.kind === 'router' ? 'router' : 'runtime' },
+        },
+      };
     }
+    const own = runtimeOwnFailure(parsed.exit_code, parsed.stdout, parsed.stderr, what, deadlineMs);
+    if (own) return { kind: 'failed', error: own };
     return {
       kind: 'ok',
       value: {
@@ -99,9 +111,57 @@ export class PythonRuntimeClient {
         stderr: parsed.stderr,
         truncated: false,
         durationMs: r.value.durationMs,
+        output: { stdout: textStream(parsed.stdout), stderr: textStream(parsed.stderr) },
       },
     };
   }
+}
+
+/** The prefix the python runtime puts before its own exceptions (`main.py@v0.5.6` `execute_command`). */
+export const RUNTIME_FAILURE_PREFIX = 'Failed to execute command: ';
+
+/**
+ * The python runtime answers its own failures as a command result: HTTP 200, `exit_code: 1`, empty stdout and stderr
+ * `Failed to execute command: <exception>` (`main.py@v0.5.6`): its exec timeout (`subprocess.TimeoutExpired`, "timed
+ * out after N seconds", after it killed the process group), a decode failure of non-UTF-8 output ("codec can't
+ * decode"), or a command it could not start. Those are the runtime's endings, not the command's exit status 1 (case
+ * runtime-payload-bytes). A command that itself exits 1 with nothing on stdout and that exact prefix on stderr is
+ * indistinguishable and read the same way.
+ */
+export function runtimeOwnFailure(
+  exitCode: number,
+  stdout: string,
+  stderr: string,
+  what: string,
+  deadlineMs: number,
+): AdapterError | undefined {
+  if (exitCode !== 1 || stdout !== '' || !stderr.startsWith(RUNTIME_FAILURE_PREFIX)) return undefined;
+  const detail = stderr.slice(RUNTIME_FAILURE_PREFIX.length);
+  const timedOut = /timed out after ([0-9.]+) seconds/.exec(detail);
+  if (timedOut) {
+    const limitMs = Math.round(Number(timedOut[1]) * 1000);
+    return {
+      category: 'timeout',
+      deadlineMs: limitMs,
+      message: `${what}: the runtime's exec limit (${timedOut[1]} s, SANDBOX_EXEC_TIMEOUT_SECONDS) stopped the command before the ${deadlineMs} ms deadline`,
+      hint: "raise the runtime's SANDBOX_EXEC_TIMEOUT_SECONDS or shorten the command",
+      decided: { reason: 'RuntimeExecTimeout', layer: 'runtime' },
+    };
+  }
+  if (/codec can't decode/.test(detail)) {
+    return {
+      category: 'runtime',
+      message: `${what}: the runtime could not decode the command's output (${detail}); the command's exit status is unknown`,
+      hint: 'the python runtime decodes output strictly as UTF-8: write binary output to a file and download it',
+      decided: { reason: 'RuntimeDecodeFailed', layer: 'runtime' },
+    };
+  }
+  return {
+    category: 'runtime',
+    message: `${what}: the runtime could not run the command (${detail})`,
+    hint: 'check that the executable exists in the sandbox image',
+    decided: { reason: 'RuntimeExecFailed', layer: 'runtime' },
+  };
 }
 
 /** One entry of `GET /list/<path>`. */
@@ -221,6 +281,8 @@ export class PythonRuntimeFiles {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     return { kind: 'ok', value: { answer: r.value, what } };
   }
 

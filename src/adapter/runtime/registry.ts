@@ -3,14 +3,15 @@
  * the oldest finished execution is evicted; when every slot holds a running execution, new ones are refused.
  */
 import type { ExecutionRef, ExecutionStatus } from '../types.js';
+import { streamOutput, type ProcessResult } from './process.js';
 
 export interface ExecutionEntry {
   readonly ref: ExecutionRef;
   readonly startedAt: number;
   /** Final status once finished. */
   final?: ExecutionStatus;
-  /** Live output while running. */
-  readonly live: () => { stdout: string; stderr: string };
+  /** Live output while running (with the bytes captured so far, when the runtime streams). */
+  readonly live: () => { stdout: string; stderr: string; output?: ProcessResult['output'] };
 }
 
 /** Default number of executions kept. */
@@ -58,6 +59,9 @@ export class ExecutionRegistry {
       stdout: live.stdout,
       stderr: live.stderr,
       durationMs: Date.now() - entry.startedAt,
+      ...(live.output
+        ? { output: { stdout: streamOutput(live.output.stdout), stderr: streamOutput(live.output.stderr) } }
+        : {}),
     };
   }
 }

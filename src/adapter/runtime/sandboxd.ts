@@ -12,9 +12,9 @@ import { dataFile } from '../../model/package-info.js';
 import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { classifyGrpcError } from './grpc-errors.js';
-import { httpCall, refusedAnswer } from './http.js';
+import { httpCall, refusedAnswer, routerTimeout } from './http.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
-import type { ProcessOptions, ProcessResult } from './process.js';
+import { Capture, type ProcessOptions, type ProcessResult } from './process.js';
 
 /** sandboxd's default ports (`packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`). */
 export const SANDBOXD_PORTS = { rest: 8080, grpc: 9090 } as const;
@@ -73,55 +73,51 @@ type ProcessServiceClient = grpc.Client & {
     cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void,
   ): grpc.ClientUnaryCall;
   Start(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions): grpc.ClientReadableStream<StartResponseMsg>;
+  SendSignal(
+    req: { processId: number; signal: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL' },
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null) => void,
+  ): grpc.ClientUnaryCall;
 };
+
+/** Default time between SIGTERM and SIGKILL when a deadline stops a process, ms. */
+export const DEFAULT_STOP_GRACE_MS = 2_000;
+/** Extra time the stream stays open beyond deadline + grace so the signals can be delivered, ms. */
+const STOP_MARGIN_MS = 2_000;
 
 /** A process started with {@link SandboxdClient.start}. */
 export interface RunningProcess {
   /** Resolves once the process exits, the deadline passes (`timeout`) or the call fails; never rejects. */
   readonly done: Promise<Result<ProcessResult>>;
   /** Output so far (UTF-8), for progress queries. */
-  snapshot(): { stdout: string; stderr: string; processId?: number };
-  /** Cancels the call; sandboxd kills the process group when its call is cancelled. */
-  cancel(): void;
-}
-
-/** Collects output up to a byte cap. */
-class Capture {
-  private readonly parts: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-  constructor(private readonly cap: number) {}
-  add(chunk: Buffer): void {
-    if (this.size >= this.cap) {
-      this.truncated = true;
-      return;
-    }
-    const room = this.cap - this.size;
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length < chunk.length) this.truncated = true;
-    this.parts.push(part);
-    this.size += part.length;
-  }
-  text(): string {
-    return Buffer.concat(this.parts).toString('utf8');
-  }
+  snapshot(): { stdout: string; stderr: string; processId?: number; output: ProcessResult['output'] };
+  /**
+   * Stops a process still running: `SendSignal` SIGTERM to its process group, SIGKILL after the grace period, then
+   * cancels the call. Cancelling alone would not do: sandboxd v0.5.6 then kills only the group leader. Resolves when
+   * done; a no-op once `done` settled.
+   */
+  cancel(): Promise<void>;
 }
 
 export class SandboxdClient {
   private readonly limits: CallLimits;
   private readonly ports: SandboxdPorts;
+  /** Time between SIGTERM and SIGKILL when a deadline stops a process, ms. */
+  readonly stopGraceMs: number;
   private grpcClient?: { target: string; client: ProcessServiceClient };
 
   /**
    * @param opts.ports sandboxd's REST and gRPC ports in the pod. Default {@link SANDBOXD_PORTS} (8080 / 9090).
    * @param opts.limits per-call limits. Default {@link DEFAULT_LIMITS} (30 s, 1 MiB requests, 4 MiB responses per stream).
+   * @param opts.stopGraceMs time between SIGTERM and SIGKILL when a deadline stops a process. Default {@link DEFAULT_STOP_GRACE_MS}.
    */
   constructor(
     private readonly transport: Transport,
     private readonly target: RuntimeTarget,
-    opts: { ports?: Partial<SandboxdPorts>; limits?: Partial<CallLimits> } = {},
+    opts: { ports?: Partial<SandboxdPorts>; limits?: Partial<CallLimits>; stopGraceMs?: number } = {},
   ) {
     this.ports = { ...SANDBOXD_PORTS, ...opts.ports };
+    this.stopGraceMs = opts.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
   }
 
@@ -132,6 +128,8 @@ export class SandboxdClient {
     const what = `sandboxd GET /v1/health via ${ep.value.describe}`;
     const r = await httpCall(ep.value, { method: 'GET', path: '/v1/health' }, { ...this.limits, deadlineMs }, what);
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     let status: unknown;
     try {
       status = (JSON.parse(r.value.body.toString('utf8')) as { status?: unknown }).status;
@@ -156,6 +154,8 @@ export class SandboxdClient {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     if (r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
     return { kind: 'ok', value: r.value.body };
   }
@@ -182,12 +182,18 @@ export class SandboxdClient {
       what,
     );
     if (r.kind !== 'ok') return r;
+    const late = routerTimeout(this.transport.kind, r.value, what);
+    if (late) return { kind: 'failed', error: late };
     if (r.value.status !== 204 && r.value.status !== 200)
       return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
     return { kind: 'ok', value: undefined };
   }
 
-  /** gRPC `Execute`: runs argv to completion within the deadline (the deadline cancels the call, which kills the process). */
+  /**
+   * gRPC `Execute`: runs argv to completion within the deadline. The deadline cancels the call, and sandboxd v0.5.6
+   * then kills only the group leader: background children survive, and unary `Execute` names no process id to signal.
+   * For commands that may outlive their deadline use {@link start}, which stops the whole process group.
+   */
   async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
     const prep = await this.prepare('Execute', argv, opts);
     if (prep.kind !== 'ok') return prep;
@@ -204,6 +210,10 @@ export class SandboxdClient {
           });
           return;
         }
+        if (res.exitCode === NO_EXIT_STATUS) {
+          resolve({ kind: 'failed', error: noExitStatus(what) });
+          return;
+        }
         const out = new Capture(this.limits.maxResponseBytes);
         const errOut = new Capture(this.limits.maxResponseBytes);
         out.add(Buffer.from(res.stdout));
@@ -216,13 +226,22 @@ export class SandboxdClient {
             stderr: errOut.text(),
             truncated: out.truncated || errOut.truncated,
             durationMs: Date.now() - started,
+            output: { stdout: out.stream(), stderr: errOut.stream() },
           },
         });
       });
     });
   }
 
-  /** gRPC `Start` (server streaming): returns at once with a handle whose `done` settles on the exit event, deadline or failure. */
+  /**
+   * gRPC `Start` (server streaming): returns at once with a handle whose `done` settles on the exit event, deadline or
+   * failure. At the deadline the command is stopped, not abandoned (case runtime-timeout-process-fate): sandboxd
+   * v0.5.6 kills only the group leader when a call is cancelled (`exec.CommandContext`), so children in the background
+   * would outlive it; instead the adapter sends `SendSignal` SIGTERM to the process group, SIGKILL after
+   * {@link SandboxdClient.stopGraceMs}, and only then cancels the call. The gRPC deadline is the caller's plus that
+   * grace and a margin, so the stream (and with it the process registration `SendSignal` needs) stays open meanwhile.
+   * The result is `failed`/`timeout` with the deadline, whatever exit the signalled process reported.
+   */
   async start(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<RunningProcess>> {
     const prep = await this.prepare('Start', argv, opts);
     if (prep.kind !== 'ok') return prep;
@@ -232,14 +251,75 @@ export class SandboxdClient {
     const errOut = new Capture(this.limits.maxResponseBytes);
     let processId: number | undefined;
     let exitCode: number | undefined;
-    const call = client.Start({ config }, { deadline: Date.now() + deadlineMs });
-    const done = new Promise<Result<ProcessResult>>((resolve) => {
-      let settled = false;
-      const finish = (r: Result<ProcessResult>): void => {
-        if (!settled) {
-          settled = true;
-          resolve(r);
+    const grace = this.stopGraceMs;
+    const call = client.Start({ config }, { deadline: Date.now() + deadlineMs + grace + STOP_MARGIN_MS });
+    let settled = false;
+    let stopping: Promise<void> | undefined;
+    /** Whether sandboxd accepted a signal to the process group (else only the call was cancelled). */
+    let signalled = false;
+    const timers: NodeJS.Timeout[] = [];
+    /** Resolvers of pending waits, woken when the call settles so {@link stop} never hangs. */
+    const waking = new Set<() => void>();
+    /** The SIGTERM in flight: a result after the deadline waits for its answer, so it knows whether the group was signalled. */
+    let termSent: Promise<void> | undefined;
+    const signal = (sig: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL'): Promise<void> =>
+      new Promise((resolve) => {
+        if (processId === undefined) return resolve();
+        client.SendSignal({ processId, signal: sig }, { deadline: Date.now() + STOP_MARGIN_MS }, (err) => {
+          if (!err) signalled = true;
+          resolve();
+        });
+      });
+    const wait = (ms: number): Promise<void> =>
+      new Promise((resolve) => {
+        if (settled) return resolve();
+        waking.add(resolve);
+        timers.push(
+          setTimeout(() => {
+            waking.delete(resolve);
+            resolve();
+          }, ms),
+        );
+      });
+    /** SIGTERM to the group, SIGKILL after the grace period unless the stream ended, then cancel the call. */
+    const stop = (): Promise<void> =>
+      (stopping ??= (async () => {
+        if (!settled && processId !== undefined) {
+          termSent = signal('SIGNAL_SIGTERM');
+          await termSent;
+          await wait(grace);
+          if (!settled) await signal('SIGNAL_SIGKILL');
+          await wait(settled ? 0 : 500);
         }
+        if (!settled) call.cancel();
+      })());
+    let timedOut = false;
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        void stop();
+      }, deadlineMs),
+    );
+    const timeout = (): Result<ProcessResult> => ({
+      kind: 'failed',
+      error: {
+        category: 'timeout',
+        deadlineMs,
+        message: `${what}: no exit within ${deadlineMs} ms; ${signalled ? `the process group was stopped (SIGTERM, SIGKILL after ${grace} ms if still running)` : 'the call was cancelled, the process group could not be signalled: it may still run'}`,
+        hint: 'give the command a longer deadline or make it finish sooner',
+        // Set only when the group was signalled: the command was stopped, not just abandoned.
+        ...(signalled ? { decided: { reason: 'CallerDeadlineExceeded' as const, layer: 'caller' as const } } : {}),
+      },
+    });
+    const done = new Promise<Result<ProcessResult>>((resolve) => {
+      const finish = (r: Result<ProcessResult>): void => {
+        if (settled) return;
+        settled = true;
+        for (const t of timers) clearTimeout(t);
+        for (const wake of waking) wake();
+        waking.clear();
+        if (timedOut) void (termSent ?? Promise.resolve()).then(() => resolve(timeout()));
+        else resolve(r);
       };
       const result = (): ProcessResult => ({
         exitCode: exitCode ?? -1,
@@ -247,6 +327,7 @@ export class SandboxdClient {
         stderr: errOut.text(),
         truncated: out.truncated || errOut.truncated,
         durationMs: Date.now() - started,
+        output: { stdout: out.stream(), stderr: errOut.stream() },
       });
       call.on('data', (ev: StartResponseMsg) => {
         if (ev.event === 'init' && ev.init) processId = ev.init.processId;
@@ -263,6 +344,7 @@ export class SandboxdClient {
             kind: 'failed',
             error: { category: 'runtime', message: `${what}: stream ended without an exit event` },
           });
+        else if (exitCode === NO_EXIT_STATUS) finish({ kind: 'failed', error: noExitStatus(what) });
         else finish({ kind: 'ok', value: result() });
       });
     });
@@ -274,8 +356,13 @@ export class SandboxdClient {
           stdout: out.text(),
           stderr: errOut.text(),
           ...(processId !== undefined ? { processId } : {}),
+          output: { stdout: out.stream(), stderr: errOut.stream() },
         }),
-        cancel: () => call.cancel(),
+        cancel: () => {
+          // The caller ends it before the deadline: the same stop, the same `timeout` result.
+          if (!settled) timedOut = true;
+          return stop();
+        },
       },
     };
   }
@@ -320,6 +407,21 @@ export class SandboxdClient {
     this.grpcClient = { target, client };
     return client;
   }
+}
+
+/**
+ * sandboxd's exit code when there is no exit status: Go's `ExitCode()` is -1 for a process killed by a signal, and
+ * sandboxd sends -1 when waiting failed (`pkg/server/process.go@v0.5.6`). Never a command's own exit status.
+ */
+const NO_EXIT_STATUS = -1;
+
+function noExitStatus(what: string): AdapterError {
+  return {
+    category: 'runtime',
+    message: `${what}: the runtime reported no exit status (-1): the command was killed by a signal or could not be waited for`,
+    hint: 'check whether the runtime is shutting down or the sandbox ran out of memory',
+    decided: { reason: 'RuntimeNoExitStatus', layer: 'runtime' },
+  };
 }
 
 function encodePath(path: string): string {

@@ -70,9 +70,13 @@ test('verified: runs, query shows running then succeeded with output; the same i
     mid = ex.query('e-1');
   }
   expect(mid).toMatchObject({ kind: 'ok', value: { state: 'running', stdout: 'started\n' } });
+  // while running: no outcome yet, the bytes so far
+  expect(mid.kind === 'ok' && mid.value.outcome).toBeUndefined();
+  expect(mid.kind === 'ok' && mid.value.output?.stdout).toMatchObject({ bytes: 8, totalBytes: 8, text: 'started\n' });
   expect(await ex.start('e-1', req(['sh', '-c', 'echo again']), binding)).toEqual(r);
   const fin = await settle(ex, 'e-1');
   expect(fin).toMatchObject({ executionId: 'e-1', state: 'succeeded', exitCode: 0, stdout: 'started\ndone\n' });
+  expect(fin.outcome).toMatchObject({ kind: 'completed', exitCode: 0, success: true, reason: 'CommandSucceeded' });
   const other = await ex.start('e-1', { ...req(['true']), session: { ...session, name: 'c2', uid: 'uid-2' } }, binding);
   expect(other.kind).toBe('rejected');
 }, 20_000);

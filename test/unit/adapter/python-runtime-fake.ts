@@ -8,9 +8,15 @@ export interface FakeRuntime {
   stop(): void;
 }
 
-export function startFakePythonRuntime(mode: 'fixed' | 'blocking'): Promise<FakeRuntime> {
+export function startFakePythonRuntime(
+  mode: 'fixed' | 'blocking',
+  env: Readonly<Record<string, string>> = {},
+): Promise<FakeRuntime> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/python-runtime-fake.mjs');
-  const child = spawn(process.execPath, [script, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8');
