@@ -61,6 +61,7 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
   let report: ReturnType<typeof VerifyReportSchema.parse>;
   let jobObject: KubeObject;
   let firstLog = '';
+  const pools: KubeObject[] = [];
 
   /** Waits for Job `name` to end: its pod, log and the report the log carries (when it printed one). */
   async function jobEnd(name = JOB): Promise<{
@@ -141,10 +142,19 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
           body: { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': readFileSync(c.info.caFile, 'utf8') } },
         });
       }
-      // Everything applied at once, the Job with the rest, as a GitOps sync does: the Job's own readiness gate
-      // (--wait-ready) must hold its probes until the warm pool's members are Ready.
-      await serverSideApply(c.info.kubeconfig, objects);
+      // Everything applied at once, the Job with the rest, as a GitOps sync does; the warm pool alone is held back until
+      // the Job's container runs, so its readiness gate (--wait-ready) is sure to meet a pool that is not Ready yet.
+      pools.push(...objects.filter((o) => o.kind === 'SandboxWarmPool'));
+      await serverSideApply(
+        c.info.kubeconfig,
+        objects.filter((o) => o.kind !== 'SandboxWarmPool'),
+      );
     }
+    await waitFor(`the Job's container running`, 300_000, async () => {
+      const pods = await c.core.listNamespacedPod({ namespace: NS, labelSelector: `job-name=${JOB}` });
+      return pods.items[0]?.status?.containerStatuses?.[0]?.state?.running ? true : undefined;
+    });
+    await serverSideApply(c.info.kubeconfig, pools);
     let log: string;
     ({ pod, report, log } = await jobEnd());
     firstLog = log;
@@ -345,10 +355,10 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
   test('a controller that never becomes Available: the Job ends with the not-ready exit code, naming it', async () => {
     const name = `${JOB}-no-controller`;
     const job = structuredClone(jobObject) as unknown as {
-      metadata: { name: string; annotations?: Record<string, string> };
+      metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
       spec: { template: { spec: k8s.V1PodSpec } };
     };
-    job.metadata = { name, annotations: {} };
+    job.metadata = { ...job.metadata, name, annotations: {} };
     const container = job.spec.template.spec.containers[0]!;
     const args = [...(container.args ?? [])];
     args.splice(args.lastIndexOf('--controller'), 2); // the stand-in's `--controller external`, added above
@@ -362,5 +372,5 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
     expect(terminated.message).toMatch(
       /NotReady.*Deployment agent-sandbox-system\/agent-sandbox-controller: (ControllerNotAvailable|StaleObservedGeneration)/s,
     );
-  }, 300_000);
+  }, 480_000);
 });
