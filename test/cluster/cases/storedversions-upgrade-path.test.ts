@@ -217,8 +217,8 @@ test('a target serving only v1beta1 (fixture) is blocked while v1alpha1 is store
     ],
   ]);
   expect(before.path).toEqual([
-    'migrate storage: rewrite every Sandbox object so it is stored as v1beta1 (e.g. a no-op update of each object)',
-    'prune status.storedVersions of the Sandbox CRD(s) to [v1beta1]',
+    'migrate storage at v0.5.6: rewrite every Sandbox object so it is stored as v1beta1 (agentplane migrate-storage --kubeconfig FILE shows what it would rewrite; add --apply to write)',
+    'prune status.storedVersions of the Sandbox CRD(s) to [v1beta1] (migrate-storage --apply does it once every object of a kind is rewritten and a re-list confirms the count)',
     'install v0.6.0',
   ]);
 

@@ -185,6 +185,8 @@ describe('agentplane synth', () => {
   test('--help documents the exit codes', () => {
     const r = run(['--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Exit codes \(synth, verify; .*\):\n\s+0 .*\n\s+1 .*\n\s+2 .*\n\s+3 +release error/);
+    expect(r.stdout).toMatch(
+      /Exit codes, the same failure the same code in every command .*:\n\s+0 .*\n\s+1 .*\n\s+2 .*\n\s+3 +release error/,
+    );
   }, 180_000);
 });
