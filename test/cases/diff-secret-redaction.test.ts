@@ -154,7 +154,7 @@ describe("case diff-secret-redaction: the case's Secrets through `agentplane dif
     },
   );
 
-  it('an unreadable manifest holding the value fails (exit 2) without quoting it', () => {
+  it('an unreadable manifest holding the value fails (exit 4, invalid input) without quoting it', () => {
     const bad = path.join(dir, 'bad');
     mkdirSync(bad);
     writeFileSync(
@@ -162,7 +162,7 @@ describe("case diff-secret-redaction: the case's Secrets through `agentplane dif
       `${doc('router-scoped-token', 'stringData:\n  token: value-B\n   x: [\n')}`,
     );
     const r = diff(path.join(dir, 'live'), bad, '-o', 'json');
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(4);
     for (const v of values) expect(r.stdout + r.stderr).not.toContain(v);
   });
 });

@@ -20,17 +20,33 @@ import { EXEC_PROVIDER_NAME, ExecCredentialAuth, type ExecSpec } from './exec-cr
 export interface KubeConnectOptions {
   /**
    * A kubeconfig file, or a list of files merged as kubectl merges `$KUBECONFIG` (see {@link loadKubeconfig}).
-   * Default: `$KUBECONFIG` (':'-separated, merged the same way), then `~/.kube/config`, then the pod's ServiceAccount.
+   * @default `$KUBECONFIG` (':'-separated, merged the same way), then `~/.kube/config`, then the pod's ServiceAccount
    */
   readonly kubeconfig?: string | readonly string[];
-  /** Use the pod's ServiceAccount token and the `KUBERNETES_SERVICE_HOST`/`_PORT` address; no kubeconfig is read. */
+  /**
+   * Use the pod's ServiceAccount token and the `KUBERNETES_SERVICE_HOST`/`_PORT` address; no kubeconfig is read.
+   * @default false
+   */
   readonly inCluster?: boolean;
-  /** Context to use. Default: the kubeconfig's `current-context`. */
+  /**
+   * Context to use.
+   * @default the kubeconfig's `current-context`
+   */
   readonly context?: string;
-  /** Deadline of each API call made through {@link KubeClient.call}, ms. Default 30000. */
+  /**
+   * Deadline of each API call made through {@link KubeClient.call}, ms.
+   * @default 30000
+   */
   readonly callTimeoutMs?: number;
-  /** Client-side rate limit shared by every call and watch of this client: requests per second and burst. Default 100 / 200. */
+  /**
+   * Client-side rate limit shared by every call and watch of this client, requests per second.
+   * @default 100
+   */
   readonly qps?: number;
+  /**
+   * Burst of that rate limit.
+   * @default 200
+   */
   readonly burst?: number;
 }
 
