@@ -27,10 +27,15 @@ const health = (o: Live) => runHealth(argoCdHealthLua('v0.5.6', o.kind as ArgoCd
 const get = async (plural: string, name: string, group = EXT) =>
   (await c.custom.getNamespacedCustomObject({ ...group, namespace: NS, plural, name })) as Live;
 
-/** Ready=True written for the object's current generation (what the Lua must require before Healthy). */
+/**
+ * Ready=True for the object's current generation (what the Lua must require before Healthy). A v0.5.6 claim's Ready is
+ * its Sandbox's condition copied with the Sandbox's observedGeneration, which says nothing of the claim's generation.
+ */
 function readyNow(o: Live): boolean {
   const r = readyCondition(o) as { status?: string; observedGeneration?: number } | undefined;
-  return r?.status === 'True' && (r.observedGeneration ?? o.metadata.generation) === o.metadata.generation;
+  const current =
+    o.kind === 'SandboxClaim' || (r?.observedGeneration ?? o.metadata.generation) === o.metadata.generation;
+  return r?.status === 'True' && current;
 }
 
 beforeAll(() => {
