@@ -2,10 +2,10 @@
  * Case runtime-timeout-process-fate on the REAL upstream python runtime (`main.py` of v0.5.6 and of v1.0.3, run as it
  * is: test/unit/adapter/python-runtime-process.ts), over the direct transport. The runtime's own exec limit
  * (`SANDBOX_EXEC_TIMEOUT_SECONDS`, answered as HTTP 200 exit 1 "timed out after N seconds") is `timed-out` by the
- * runtime, never exit 1, and it kills the command's whole process group: a later write never happens. The caller's
- * deadline is `timed-out` by the caller, and the command runs on (the runtime has no way to stop it, and keeps it
- * going up to its own limit): `commandMayStillRun: true`, and its late write does appear in the runtime's /app. A
- * connection nothing answers is `transport-closed`. No exit code on any of them.
+ * runtime, never exit 1, and it kills the command's whole process group: a background child's later write never
+ * happens. The caller's deadline is `timed-out` by the caller, and the command runs on (the runtime has no way to stop
+ * it, and keeps it going up to its own limit): `commandMayStillRun: true`, and its late write does appear in the
+ * runtime's /app. A connection nothing answers is `transport-closed`. No exit code on any of them.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -54,7 +54,8 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
   });
 
   test("the runtime's exec limit: timed-out by the runtime, with its limit, no exit code; the command was stopped", async () => {
-    const s = await run(limited.port, ['sh', '-c', 'sleep 2; echo late > MARK'], 8_000);
+    // A background child in the command's process group writes MARK at 2 s; the command itself would end at 5 s.
+    const s = await run(limited.port, ['sh', '-c', '(sleep 2; echo late > MARK) & sleep 5'], 8_000);
     expect(s.outcome).toMatchObject({
       kind: 'timed-out',
       by: 'runtime',
@@ -65,7 +66,7 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
     });
     expect(s.state).toBe('timed-out');
     expect(s.exitCode).toBeUndefined();
-    // The runtime killed the process group: past the time the command would have written MARK, there is none.
+    // The runtime killed the whole process group: past the time the background child would have written MARK, none.
     await sleep(2_000);
     expect(existsSync(path.join(limited.appDir, 'MARK'))).toBe(false);
   });
