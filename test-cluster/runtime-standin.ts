@@ -29,12 +29,17 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { chownSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { kubeConfigFrom } from './kube.js';
+import {
+  checkSums,
+  clientVenv,
+  pythonRuntimeDir,
+  pythonRuntimeSpawn,
+  type PythonRuntimeTag,
+} from './python-runtime.js';
 import { RUNTIME_ANNOTATION, type RuntimeMode as Mode, type RuntimeRecord } from './runtime.js';
 
 interface Runtime {
@@ -62,8 +67,6 @@ const UNPRIVILEGED = 65534;
 let stopping = false;
 /** The python runtime's port (`examples/python-runtime-sandbox/Dockerfile@v0.5.6`: uvicorn --port 8888). */
 const PYTHON_RUNTIME_PORT = 8888;
-/** The client venv, resolved once (test/client/setup-venv.sh). */
-let venvDir: Promise<string> | undefined;
 
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
@@ -295,48 +298,8 @@ async function startRuntime(pod: k8s.V1Pod): Promise<Runtime> {
  * Tag of the python runtime a cluster of `release` runs: the release's own where `runtimes/python-runtime-sandbox/`
  * keeps it (v0.5.6, v1.0.3), else v0.5.6 (v0.4.6 and v0.5.0 clusters; the client contract tests run on v0.5.6 and v1.0.3).
  */
-function pythonRuntimeTag(release: string | undefined): 'v0.5.6' | 'v1.0.3' {
+function pythonRuntimeTag(release: string | undefined): PythonRuntimeTag {
   return release === 'v1.0.3' ? 'v1.0.3' : 'v0.5.6';
-}
-
-/** The upstream python runtime's directory of the cluster's release (data, never copied). */
-function pythonRuntimeDir(): string {
-  if (process.env['AGENTPLANE_PYTHON_RUNTIME_DIR']) return process.env['AGENTPLANE_PYTHON_RUNTIME_DIR'];
-  const shared = process.env['AGENTPLANE_MIRROR']
-    ? path.dirname(process.env['AGENTPLANE_MIRROR'])
-    : path.resolve(import.meta.dirname, '../../shared/agent-sandbox');
-  return path.join(shared, 'runtimes', 'python-runtime-sandbox', pythonRuntimeTag(clusterRelease));
-}
-
-/** Checks every file SHA256SUMS names; a mismatch or a missing file stops the start. */
-function checkSums(dir: string): void {
-  for (const line of readFileSync(path.join(dir, 'SHA256SUMS'), 'utf8').split('\n')) {
-    const m = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.trim());
-    if (!m) continue;
-    const got = createHash('sha256')
-      .update(readFileSync(path.join(dir, m[2]!)))
-      .digest('hex');
-    if (got !== m[1]) throw new Error(`${path.join(dir, m[2]!)}: sha256 ${got} does not match SHA256SUMS (${m[1]})`);
-  }
-}
-
-/** The client venv (test/client/setup-venv.sh prints it; cached, so instant when warm). */
-function clientVenv(): Promise<string> {
-  if (process.env['AGENTPLANE_CLIENT_VENV']) return Promise.resolve(process.env['AGENTPLANE_CLIENT_VENV']);
-  venvDir ??= new Promise<string>((resolve, reject) => {
-    execFile(
-      'bash',
-      [path.resolve(import.meta.dirname, '../test/client/setup-venv.sh')],
-      { maxBuffer: 1 << 20 },
-      (err, stdout, stderr) => {
-        if (err) {
-          venvDir = undefined;
-          reject(new Error(`test/client/setup-venv.sh failed: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
-        } else resolve(stdout.trim().split('\n').pop()!);
-      },
-    );
-  });
-  return venvDir;
 }
 
 async function startPythonRuntime(rt: Runtime): Promise<Runtime> {
@@ -346,27 +309,20 @@ async function startPythonRuntime(rt: Runtime): Promise<Runtime> {
     throw new Error(
       "the python-runtime stand-in needs root (a private mount namespace binds the pod's own directory at /app)",
     );
-  const dir = pythonRuntimeDir();
+  const dir = pythonRuntimeDir(pythonRuntimeTag(clusterRelease));
   checkSums(dir);
   const venv = await clientVenv();
   const [local] = await freePorts(1);
   const rootDir = path.join(run, 'python-runtime', `${ns}.${name}.${uid.slice(0, 8)}`);
   mkdirSync(path.join(rootDir, 'app'), { recursive: true });
-  mkdirSync('/app', { recursive: true }); // mount point only; each runtime sees its own directory there
+  const how = pythonRuntimeSpawn({ runtimeDir: dir, venv, appDir: path.join(rootDir, 'app'), port: local! });
   const logFd = openSync(path.join(run, 'logs', `python-runtime-${ns}.${name}.log`), 'a');
-  const script =
-    'mount --bind "$1" /app && cd "$2" && exec "$3/bin/python" -m uvicorn main:app --host 127.0.0.1 --port "$4"';
-  const child = spawn(
-    'unshare',
-    ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', path.join(rootDir, 'app'), dir, venv, String(local)],
-    {
-      detached: true,
-      stdio: ['ignore', logFd, logFd],
-      cwd: rootDir,
-      // no bytecode: the runtime's directory is shared data and must stay as SHA256SUMS describes it
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(rootDir, 'app'), PYTHONDONTWRITEBYTECODE: '1' },
-    },
-  );
+  const child = spawn(how.command, how.args, {
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+    cwd: rootDir,
+    env: how.env,
+  });
   closeSync(logFd);
   child.unref();
   writeFileSync(path.join(run, 'pids', `python-runtime-${uid}.pid`), `${child.pid}\n`);

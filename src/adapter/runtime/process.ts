@@ -95,7 +95,10 @@ export function streamOutput(s: CapturedStream): StreamOutput {
   };
 }
 
-/** A captured stream of text the runtime already decoded (the python runtime answers strings). */
+/**
+ * A captured stream of text the runtime already decoded (the python runtime answers strings, decoded with universal
+ * newlines: the command's `\r\n` and `\r` arrive as `\n`, so these bytes are the runtime's answer, not the command's).
+ */
 export function textStream(text: string): CapturedStream {
   const data = Buffer.from(text, 'utf8');
   return { data, totalBytes: data.length, truncated: false };

@@ -1,4 +1,8 @@
-/** Starts fixtures/python-runtime-fake.mjs (a stand-in for the python runtime, see that file) in its own process. */
+/**
+ * Starts fixtures/python-runtime-fake.mjs in its own process: a stand-in for the pre-v0.5.6 python runtime, kept only
+ * for the fault the real kept runtimes cannot produce (a command blocking every other request, see that file). Every
+ * other python-runtime test runs the real main.py (python-runtime-process.ts).
+ */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,14 +12,10 @@ export interface FakeRuntime {
   stop(): void;
 }
 
-export function startFakePythonRuntime(
-  mode: 'fixed' | 'blocking',
-  env: Readonly<Record<string, string>> = {},
-): Promise<FakeRuntime> {
+export function startFakePythonRuntime(mode: 'blocking'): Promise<FakeRuntime> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/python-runtime-fake.mjs');
   const child = spawn(process.execPath, [script, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...env },
   });
   return new Promise((resolve, reject) => {
     let out = '';

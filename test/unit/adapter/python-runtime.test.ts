@@ -1,7 +1,6 @@
 /**
- * The python-runtime client. The real runtime image cannot be built here, so these tests run against a small local
- * stand-in that follows the documented contract (fixtures/python-runtime-fake.mjs;
- * `examples/python-runtime-sandbox/main.py@v0.5.6`), in its own process.
+ * The python-runtime client, against the REAL upstream python runtime (`main.py` of v0.5.6 and of v1.0.3, run as it is:
+ * python-runtime-process.ts).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -9,49 +8,56 @@ import type { AddressInfo } from 'node:net';
 import { PythonRuntimeClient, shellJoin } from '../../../src/adapter/runtime/python-runtime.js';
 import { DirectTransport } from '../../../src/adapter/transports/direct.js';
 import { RouterTransport } from '../../../src/adapter/transports/router.js';
-import { startFakePythonRuntime, type FakeRuntime } from './python-runtime-fake.js';
+import { PYTHON_RUNTIME_TAGS } from '../../../test-cluster/python-runtime.js';
+import { startPythonRuntime, type PythonRuntimeProcess } from './python-runtime-process.js';
 
-let rt: FakeRuntime;
-let client: PythonRuntimeClient;
 const target = { namespace: 'sbx', sandboxName: 'py-1', podIP: '127.0.0.1' };
 
-beforeAll(async () => {
-  rt = await startFakePythonRuntime('fixed');
-  client = new PythonRuntimeClient(new DirectTransport(), target, { port: rt.port, limits: { maxRequestBytes: 2048 } });
-});
-afterAll(() => rt?.stop());
+describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
+  let rt: PythonRuntimeProcess;
+  let client: PythonRuntimeClient;
 
-test('health: GET / answers status ok', async () => {
-  expect(await client.health(2000)).toMatchObject({ kind: 'ok', value: { status: 'ok' } });
-});
+  beforeAll(async () => {
+    rt = await startPythonRuntime(tag);
+    client = new PythonRuntimeClient(new DirectTransport(), target, {
+      port: rt.port,
+      limits: { maxRequestBytes: 2048 },
+    });
+  }, 60_000);
+  afterAll(async () => rt?.stop());
 
-test('argv survives the shell-word round trip: quotes, spaces, $ and backslashes reach the process unchanged', async () => {
-  const args = ["it's", 'two words', '$HOME', 'back\\slash', '"dq"', ''];
-  const r = await client.execute(['printf', '%s|', ...args], { deadlineMs: 5000 });
-  expect(r).toMatchObject({ kind: 'ok', value: { exitCode: 0, stdout: `${args.join('|')}|`, stderr: '' } });
-  expect(shellJoin(['echo', 'a b'])).toBe("echo 'a b'");
-});
-
-test('a nonce command returns exit code and output; a failing one its exit code', async () => {
-  const nonce = randomUUID();
-  expect(await client.execute(['echo', nonce], { deadlineMs: 5000 })).toMatchObject({
-    kind: 'ok',
-    value: { exitCode: 0, stdout: `${nonce}\n` },
+  test('health: GET / answers status ok', async () => {
+    expect(await client.health(2000)).toMatchObject({ kind: 'ok', value: { status: 'ok' } });
   });
-  expect(await client.execute(['sh', '-c', 'exit 7'], { deadlineMs: 5000 })).toMatchObject({
-    kind: 'ok',
-    value: { exitCode: 7 },
+
+  test('argv survives the shell-word round trip: quotes, spaces, $ and backslashes reach the process unchanged', async () => {
+    const args = ["it's", 'two words', '$HOME', 'back\\slash', '"dq"', ''];
+    const r = await client.execute(['printf', '%s|', ...args], { deadlineMs: 5000 });
+    expect(r).toMatchObject({ kind: 'ok', value: { exitCode: 0, stdout: `${args.join('|')}|`, stderr: '' } });
+    expect(shellJoin(['echo', 'a b'])).toBe("echo 'a b'");
   });
-});
 
-test('env and cwd are refused: the python runtime cannot take them', async () => {
-  expect((await client.execute(['env'], { env: { A: '1' } })).kind).toBe('rejected');
-  expect((await client.execute(['pwd'], { cwd: '/tmp' })).kind).toBe('rejected');
-});
+  test('a nonce command returns exit code and output; a failing one its exit code', async () => {
+    const nonce = randomUUID();
+    expect(await client.execute(['echo', nonce], { deadlineMs: 5000 })).toMatchObject({
+      kind: 'ok',
+      value: { exitCode: 0, stdout: `${nonce}\n` },
+    });
+    expect(await client.execute(['sh', '-c', 'exit 7'], { deadlineMs: 5000 })).toMatchObject({
+      kind: 'ok',
+      value: { exitCode: 7 },
+    });
+  });
 
-test('request size is checked before sending', async () => {
-  const r = await client.execute(['echo', 'x'.repeat(3000)], { deadlineMs: 5000 });
-  expect(r.kind === 'failed' && r.error.category).toBe('too-large');
+  test('env and cwd are refused: the python runtime cannot take them', async () => {
+    expect((await client.execute(['env'], { env: { A: '1' } })).kind).toBe('rejected');
+    expect((await client.execute(['pwd'], { cwd: '/tmp' })).kind).toBe('rejected');
+  });
+
+  test('request size is checked before sending', async () => {
+    const r = await client.execute(['echo', 'x'.repeat(3000)], { deadlineMs: 5000 });
+    expect(r.kind === 'failed' && r.error.category).toBe('too-large');
+  });
 });
 
 test('router transport: addresses by name (X-Sandbox-ID/-Namespace/-Port, no pod IP) and port 8888 by default, as clients do; pod IP and token on request', async () => {
