@@ -47,6 +47,7 @@ export type AdapterReason = keyof typeof ADAPTER_REASONS;
 export const EXECUTION_REASONS = {
   CommandSucceeded: 'the command ran to its end and exited 0',
   CommandFailed: 'the command ran to its end and exited non-zero (its own exit status)',
+  CommandKilledBySignal: 'a signal killed the command (exit code 128 + the signal, e.g. 137 for SIGKILL)',
   CallerDeadlineExceeded: "the caller's deadline passed before the command ended",
   RouterTimeout:
     "the router's timeout passed before the runtime answered (504, or a 502 at the router's response-header timeout)",

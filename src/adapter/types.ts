@@ -214,10 +214,12 @@ export type ExecutionLayer = 'command' | 'caller' | 'adapter' | 'transport' | 'r
 export type ExecutionOutcome =
   | {
       readonly kind: 'completed';
-      /** The command's exit status; `success` is `exitCode === 0`. */
+      /** The command's exit status (128 + `signal` when a signal killed it); `success` is `exitCode === 0`. */
       readonly exitCode: number;
       readonly success: boolean;
-      readonly reason: 'CommandSucceeded' | 'CommandFailed';
+      /** The signal that killed the command, when the runtime reports one (the python runtime does). */
+      readonly signal?: number;
+      readonly reason: 'CommandSucceeded' | 'CommandFailed' | 'CommandKilledBySignal';
       readonly layer: 'command';
       readonly message: string;
     }

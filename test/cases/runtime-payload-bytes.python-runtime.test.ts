@@ -100,6 +100,15 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
       const failed = await run(transport(), ['sh', '-c', 'exit 3']);
       expect(failed.outcome).toMatchObject({ kind: 'completed', exitCode: 3, success: false, reason: 'CommandFailed' });
       expect(failed).toMatchObject({ state: 'failed', exitCode: 3 });
+      // The runtime answers a signal's death as Python's negative returncode: 128 + the signal, as the shell says.
+      const killed = await run(transport(), ['sh', '-c', 'kill -9 $$']);
+      expect(killed.outcome).toMatchObject({
+        kind: 'completed',
+        exitCode: 137,
+        signal: 9,
+        success: false,
+        reason: 'CommandKilledBySignal',
+      });
     });
 
     test("carriage returns: the runtime's universal newlines turn \\r\\n and \\r into \\n before the adapter sees bytes", async () => {

@@ -180,14 +180,16 @@ interface LiveOutput {
 /** The outcome of a finished call: exactly one ending, with its reason and the layer that decided. */
 export function outcomeOf(r: Result<ProcessResult>, transport: Transport['kind']): ExecutionOutcome {
   if (r.kind === 'ok') {
-    const success = r.value.exitCode === 0;
+    const { exitCode, signal } = r.value;
+    const success = exitCode === 0;
     return {
       kind: 'completed',
-      exitCode: r.value.exitCode,
+      exitCode,
       success,
-      reason: success ? 'CommandSucceeded' : 'CommandFailed',
+      ...(signal === undefined ? {} : { signal }),
+      reason: signal !== undefined ? 'CommandKilledBySignal' : success ? 'CommandSucceeded' : 'CommandFailed',
       layer: 'command',
-      message: `the command exited ${r.value.exitCode}`,
+      message: signal !== undefined ? `the command was killed by signal ${signal}` : `the command exited ${exitCode}`,
     };
   }
   if (r.kind !== 'failed') return { kind: 'refused', reason: 'RuntimeRefused', layer: 'adapter', message: r.message };

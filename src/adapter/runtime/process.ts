@@ -10,7 +10,10 @@ export interface CapturedStream {
 }
 
 export interface ProcessResult {
+  /** The exit status; for a command killed by a signal, 128 + the signal number (the shell's and the kubelet's rule). */
   readonly exitCode: number;
+  /** The signal that killed the command, when the runtime says so. */
+  readonly signal?: number;
   /** UTF-8 decoded (invalid bytes replaced, see `output.*.lossy`), at most the call's `maxResponseBytes` bytes (then `truncated`). */
   readonly stdout: string;
   readonly stderr: string;

@@ -103,10 +103,13 @@ export class PythonRuntimeClient {
     }
     const own = runtimeOwnFailure(parsed.exit_code, parsed.stdout, parsed.stderr, what, deadlineMs);
     if (own) return { kind: 'failed', error: own };
+    // A negative exit_code is Python's `returncode` for a command killed by signal -exit_code (subprocess docs).
+    const signal = parsed.exit_code < 0 ? -parsed.exit_code : undefined;
     return {
       kind: 'ok',
       value: {
-        exitCode: parsed.exit_code,
+        exitCode: signal === undefined ? parsed.exit_code : 128 + signal,
+        ...(signal === undefined ? {} : { signal }),
         stdout: parsed.stdout,
         stderr: parsed.stderr,
         truncated: false,
