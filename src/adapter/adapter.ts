@@ -44,7 +44,7 @@ export type {
   StreamOutput,
   Termination,
 } from './types.js';
-export type { AdapterReason, ExecutionReason } from './reasons.js';
+export { EXECUTION_REASONS, type AdapterReason, type ExecutionReason } from './reasons.js';
 export type { ApiConstructor, CallInfo, KubeConnectOptions } from './kubernetes/client.js';
 // The value that connects: `connect({ kubeconfig?, context?, inCluster? })` (or `KubeClient.connect`) gives the
 // KubeClient this adapter and the verifier (`/verify`) take.

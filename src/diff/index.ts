@@ -28,7 +28,7 @@ export {
   renderText,
   type DiffFormat,
 } from './render.js';
-export { assessRisks, type HeadObjects, type Risk, type RiskRule, type RiskSubject } from './risk.js';
+export { assessRisks, type CrdBreak, type HeadObjects, type Risk, type RiskRule, type RiskSubject } from './risk.js';
 export { dropDefaultOnly, fillSchemaDefaults, type SchemaNode } from './schema-defaults.js';
 export { firstOf, schemaLookupFromObjects, schemaLookupFromRelease } from './schema-lookup.js';
 export {

@@ -12,7 +12,7 @@
  * | `image-change` | a container image changed |
  * | `release-change` | the `app.kubernetes.io/version` label (the pinned release) changed |
  * | `warm-pool-roll` | a SandboxTemplate blueprint change that makes the members of a warm pool using it stale, or a pool pointed at another template, with the pool's update strategy |
- * | `immutable-field` | a change the API server refuses on update ({@link IMMUTABLE_FIELDS}): a Sandbox's `spec.volumeClaimTemplates`, a Job's pod template or selector, a workload's selector, a binding's `roleRef`; not for a Job its delivery replaces (an Argo CD hook with `BeforeHookCreation`, Flux's per-object force annotation, Argo CD `Force=true,Replace=true`; a Flux Job named by its template hash is a new object) |
+ * | `immutable-field` | a change the API server refuses on update (`IMMUTABLE_FIELDS`): a Sandbox's `spec.volumeClaimTemplates`, a Job's pod template or selector, a workload's selector, a binding's `roleRef`; not for a Job its delivery replaces (an Argo CD hook with `BeforeHookCreation`, Flux's per-object force annotation, Argo CD `Force=true,Replace=true`; a Flux Job named by its template hash is a new object) |
  * | `secret-change` | a Secret's data changed (values redacted) |
  */
 import { appendAll } from '../model/arrays.js';
@@ -64,7 +64,7 @@ export interface RiskSubject {
   readonly kind?: string;
   readonly unserved?: readonly string[];
   readonly changes?: number;
-  /** `immutable-field`: the immutable fields the change touches ({@link IMMUTABLE_FIELDS}), e.g. `spec.template`. */
+  /** `immutable-field`: the immutable fields the change touches (the table `IMMUTABLE_FIELDS` in src/diff/risk.ts), e.g. `spec.template`. */
   readonly fields?: readonly string[];
   /**
    * `crd-schema-change`: what breaks clients or stored objects: `version-unserved` (a `group/version` no longer served:

@@ -129,7 +129,7 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'writeSynthesis',
     'yamlStream',
   ],
-  adapter: ['KubeCapabilityAdapter', 'KubeClient', 'KubeconfigError', 'connect'],
+  adapter: ['EXECUTION_REASONS', 'KubeCapabilityAdapter', 'KubeClient', 'KubeconfigError', 'connect'],
   verify: [
     'KubeClient',
     'KubeconfigError',

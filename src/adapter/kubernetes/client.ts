@@ -19,7 +19,7 @@ import { EXEC_PROVIDER_NAME, ExecCredentialAuth, type ExecSpec } from './exec-cr
 
 export interface KubeConnectOptions {
   /**
-   * A kubeconfig file, or a list of files merged as kubectl merges `$KUBECONFIG` (see {@link loadKubeconfig}).
+   * A kubeconfig file, or a list of files merged as kubectl merges `$KUBECONFIG` (missing files skipped, the first value of each name wins).
    * @default `$KUBECONFIG` (':'-separated, merged the same way), then `~/.kube/config`, then the pod's ServiceAccount
    */
   readonly kubeconfig?: string | readonly string[];
