@@ -693,9 +693,12 @@ export function planUpgrade(
           blockPath.push(
             `before leaving ${f}: create the warm pools the v1alpha1 claims convert to (plan-upgrade --to ${at} lists them as ClaimPoolMissing)`,
           );
-        blockPath.push(
-          `install the intermediate release ${at} (serves ${blocked.map((k) => served(via, k).join('+')).join(', ')})`,
-        );
+        // One entry per set of served versions, with the kinds that have it.
+        const bySet = new Map<string, SandboxKind[]>();
+        for (const k of blocked)
+          bySet.set(served(via, k).join('+'), [...(bySet.get(served(via, k).join('+')) ?? []), k]);
+        const serves = [...bySet].map(([versions, kinds]) => `${versions} for ${kinds.join(', ')}`).join('; ');
+        blockPath.push(`install the intermediate release ${at} (serves ${serves})`);
       }
       const versions = [...new Set(blocked.map(target))].join(', ');
       blockPath.push(

@@ -566,7 +566,7 @@ describe('planUpgrade: v0.5 -> v1.0 (the conversion webhook and v1alpha1 go away
         served: ['v1beta1', 'v1alpha1'],
       });
       expect(plan.path.filter((p) => p.startsWith('install '))).toEqual([
-        'install the intermediate release v0.5.6 (serves v1beta1+v1alpha1, v1beta1+v1alpha1, v1beta1+v1alpha1, v1beta1+v1alpha1)',
+        'install the intermediate release v0.5.6 (serves v1beta1+v1alpha1 for Sandbox, SandboxClaim, SandboxTemplate, SandboxWarmPool)',
         'install v1.0.3',
       ]);
       expect(step(plan, 'migrate storage at v0.5.6')).toBeGreaterThan(step(plan, 'intermediate release v0.5.6'));
