@@ -214,7 +214,9 @@ function severityOf(c: SchemaChange): FindingSeverity {
   }
 }
 
-const SANDBOX_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
+/** Releases with reason lists of their own; v1.0.3 writes v0.5.6's (see CONDITION_REASONS). */
+type OwnReasons = Exclude<ReleaseTag, 'v1.0.3'>;
+const SANDBOX_READY: Readonly<Record<OwnReasons, readonly string[]>> = {
   'v0.4.6': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired'],
   'v0.5.0': ['DependenciesReady', 'DependenciesNotReady', 'ReconcilerError', 'SandboxExpired', 'SandboxSuspended'],
   'v0.5.6': [
@@ -227,19 +229,8 @@ const SANDBOX_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
     'PodSucceeded',
     'PodFailed',
   ],
-  // unchanged at v1.0.3 (`api/v1beta1/sandbox_types.go@v1.0.3`, `controllers/sandbox_controller.go@v1.0.3`)
-  'v1.0.3': [
-    'DependenciesReady',
-    'DependenciesNotReady',
-    'ReconcilerError',
-    'SandboxExpired',
-    'SandboxSuspended',
-    'MultiplePods',
-    'PodSucceeded',
-    'PodFailed',
-  ],
 };
-const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
+const CLAIM_READY: Readonly<Record<OwnReasons, readonly string[]>> = {
   'v0.4.6': [
     'TemplateNotFound',
     'InvalidMetadata',
@@ -274,21 +265,6 @@ const CLAIM_READY: Readonly<Record<ReleaseTag, readonly string[]>> = {
     'SandboxNotReady',
     'ReconcilerError',
   ],
-  // unchanged at v1.0.3 (`extensions/controllers/sandboxclaim_controller.go@v1.0.3`)
-  'v1.0.3': [
-    'TemplateNotFound',
-    'WarmPoolNotFound',
-    'AdoptionConflict',
-    'SandboxCreatePending',
-    'InvalidMetadata',
-    'EnvVarsInjectionRejected',
-    'VolumeClaimTemplatesError',
-    'ClaimExpired',
-    'SandboxMissing',
-    'SandboxExpired',
-    'SandboxNotReady',
-    'ReconcilerError',
-  ],
 };
 const union = (...lists: ReadonlyArray<readonly string[]>): string[] => [...new Set(lists.flat())];
 
@@ -297,7 +273,7 @@ const union = (...lists: ReadonlyArray<readonly string[]>): string[] => [...new 
  * `extensions/controllers/sandboxclaim_controller.go@tag`). A bound claim's Ready is the Sandbox's Ready copied
  * verbatim, and its Finished mirrors the Sandbox's, so claim conditions carry Sandbox reasons too.
  */
-export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<string, readonly string[]>>>> = {
+const OWN_CONDITION_REASONS: Readonly<Record<OwnReasons, Readonly<Record<string, readonly string[]>>>> = {
   'v0.4.6': {
     'Sandbox/Ready': SANDBOX_READY['v0.4.6'],
     'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
@@ -326,21 +302,13 @@ export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<stri
     'SandboxClaim/Ready': union(CLAIM_READY['v0.5.6'], SANDBOX_READY['v0.5.6']),
     'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
   },
-  'v1.0.3': {
-    'Sandbox/Ready': SANDBOX_READY['v1.0.3'],
-    'Sandbox/Finished': ['PodSucceeded', 'PodFailed'],
-    'Sandbox/Suspended': [
-      'NotSuspended',
-      'PodTerminating',
-      'PodNotOwned',
-      'PodTerminated',
-      'PodStateUnknown',
-      'PodNotTerminated',
-    ],
-    'Sandbox/PodScheduled': ['PodScheduled', 'PodSchedulingUnknown'],
-    'SandboxClaim/Ready': union(CLAIM_READY['v1.0.3'], SANDBOX_READY['v1.0.3']),
-    'SandboxClaim/Finished': ['PodSucceeded', 'PodFailed'],
-  },
+};
+/** Condition types and reasons per release (as above), v1.0.3 included. */
+export const CONDITION_REASONS: Readonly<Record<ReleaseTag, Readonly<Record<string, readonly string[]>>>> = {
+  ...OWN_CONDITION_REASONS,
+  // unchanged at v1.0.3 (`api/v1beta1/sandbox_types.go@v1.0.3`, `controllers/sandbox_controller.go@v1.0.3`,
+  // `extensions/controllers/sandboxclaim_controller.go@v1.0.3`)
+  'v1.0.3': OWN_CONDITION_REASONS['v0.5.6'],
 };
 
 /** Known upstream defects per release, each with the upstream file (`path@tag`) it is read from. */
