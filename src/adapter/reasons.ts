@@ -35,8 +35,7 @@ export const ADAPTER_REASONS = {
   RuntimeTakesCommandOnly: 'the python runtime takes a command only: no per-command environment or working directory',
   TooManyExecutions: 'the execution registry is full: wait for some to finish',
   NoPodIP: 'the sandbox has no pod IP (not Ready): the direct transport needs one',
-  StdinUnsupported:
-    "the call takes no standard input (the python runtime; sandboxd's unary Execute): the command was not sent",
+  StdinUnsupported: 'the runtime takes no standard input (the python runtime): the command was not sent',
   InvalidFilePath:
     'the file path is empty, absolute outside the runtime root, or has characters the runtime cannot carry',
   FileModeUnsupported: 'the runtime sets no file mode (the python runtime): the file was not sent',

@@ -1,6 +1,6 @@
 /**
  * Client of sandboxd (v0.5.1+, `packages/sandboxd/**@v0.5.6`): REST on `--rest-port` (8080: `/v1/health`,
- * `/v1/files/{path}`) and gRPC `process.v1.ProcessService` on `--grpc-port` (9090: `Execute`, `Start`), both bound to
+ * `/v1/files/{path}`) and gRPC `process.v1.ProcessService` on `--grpc-port` (9090: `Start`, `WriteStdin`, `SendSignal`), both bound to
  * 127.0.0.1 inside the pod up to v0.5.6, to `--listen-host` (default `0.0.0.0`) from v1.0.1
  * (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`). gRPC uses @grpc/grpc-js over the project's own proto (proto/process/v1/process.proto). Every call
  * has a deadline; request sizes are checked on the serialized message before sending.
@@ -55,11 +55,6 @@ interface ProcessConfigMsg {
   envVars: Record<string, string>;
   cwd?: string;
 }
-interface ExecuteResponseMsg {
-  exitCode: number;
-  stdout: Buffer;
-  stderr: Buffer;
-}
 interface StartResponseMsg {
   event?: 'init' | 'stdout' | 'stderr' | 'exit';
   init?: { processId: number };
@@ -68,11 +63,6 @@ interface StartResponseMsg {
   exit?: { exitCode: number };
 }
 type ProcessServiceClient = grpc.Client & {
-  Execute(
-    req: { config: ProcessConfigMsg },
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void,
-  ): grpc.ClientUnaryCall;
   Start(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions): grpc.ClientReadableStream<StartResponseMsg>;
   WriteStdin(
     req: { processId: number; input?: Buffer; eof?: Record<string, never> },
@@ -213,49 +203,14 @@ export class SandboxdClient {
   }
 
   /**
-   * gRPC `Execute`: runs argv to completion within the deadline. The deadline cancels the call, and sandboxd v0.5.6
-   * then kills only the group leader: background children survive, and unary `Execute` names no process id to signal.
-   * For commands that may outlive their deadline use {@link start}, which stops the whole process group.
+   * Runs argv to completion through {@link start} and waits for its ending: the output streams (cut at the per-stream
+   * cap, never a one-message size failure), stdin is closed at once (or fed `opts.stdin`), and at the deadline the
+   * process group is stopped. Unary `Execute` is not used: on a cancelled call sandboxd v0.5.6 kills only the group
+   * leader, and its answer names no process id to signal, so children in the background would outlive the deadline.
    */
   async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
-    if (opts.stdin)
-      return { kind: 'rejected', reason: 'StdinUnsupported', message: 'unary Execute takes no stdin: use start' };
-    const prep = await this.prepare('Execute', argv, opts);
-    if (prep.kind !== 'ok') return prep;
-    const { client, config, deadlineMs, what } = prep.value;
-    const started = Date.now();
-    return new Promise((resolve) => {
-      client.Execute({ config }, { deadline: Date.now() + deadlineMs }, (err, res) => {
-        if (err || !res) {
-          resolve({
-            kind: 'failed',
-            error: err
-              ? classifyGrpcError(err, what, deadlineMs)
-              : { category: 'runtime', message: `${what}: empty answer` },
-          });
-          return;
-        }
-        if (res.exitCode === NO_EXIT_STATUS) {
-          resolve({ kind: 'failed', error: noExitStatus(what) });
-          return;
-        }
-        const out = new Capture(this.limits.maxResponseBytes);
-        const errOut = new Capture(this.limits.maxResponseBytes);
-        out.add(Buffer.from(res.stdout));
-        errOut.add(Buffer.from(res.stderr));
-        resolve({
-          kind: 'ok',
-          value: {
-            exitCode: res.exitCode,
-            stdout: out.text(),
-            stderr: errOut.text(),
-            truncated: out.truncated || errOut.truncated,
-            durationMs: Date.now() - started,
-            output: { stdout: out.stream(), stderr: errOut.stream() },
-          },
-        });
-      });
-    });
+    const started = await this.start(argv, opts);
+    return started.kind === 'ok' ? started.value.done : started;
   }
 
   /**
@@ -268,7 +223,7 @@ export class SandboxdClient {
    * The result is `failed`/`timeout` with the deadline, whatever exit the signalled process reported.
    */
   async start(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<RunningProcess>> {
-    const prep = await this.prepare('Start', argv, opts);
+    const prep = await this.prepare(argv, opts);
     if (prep.kind !== 'ok') return prep;
     const { client, config, deadlineMs, what } = prep.value;
     const started = Date.now();
@@ -442,7 +397,6 @@ export class SandboxdClient {
   }
 
   private async prepare(
-    method: 'Execute' | 'Start',
     argv: readonly string[],
     opts: ProcessOptions,
   ): Promise<Result<{ client: ProcessServiceClient; config: ProcessConfigMsg; deadlineMs: number; what: string }>> {
@@ -455,11 +409,11 @@ export class SandboxdClient {
       envVars: { ...opts.env },
       ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
     };
-    const serialize = (definition()[SERVICE] as grpc.ServiceDefinition)[method]!.requestSerialize;
+    const serialize = (definition()[SERVICE] as grpc.ServiceDefinition)['Start']!.requestSerialize;
     const size = serialize({ config }).length;
     const target = await this.transport.grpc(this.target, this.ports.grpc);
     if (target.kind !== 'ok') return target;
-    const what = `sandboxd ${method} ${JSON.stringify(argv[0])} via ${this.transport.kind} ${target.value}`;
+    const what = `sandboxd Start ${JSON.stringify(argv[0])} via ${this.transport.kind} ${target.value}`;
     const tooBig: AdapterError | undefined = checkRequestSize(what, size, this.limits);
     if (tooBig) return { kind: 'failed', error: tooBig };
     return { kind: 'ok', value: { client: this.channel(target.value), config, deadlineMs, what } };
