@@ -123,11 +123,19 @@ export class Executions {
     if (request.argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
     const badDeadline = checkDeadline(request.timeoutMs);
     if (badDeadline) return { kind: 'rejected', reason: 'InvalidDeadline', message: badDeadline.message };
-    const size =
-      Buffer.byteLength(JSON.stringify({ argv: request.argv, env: request.env ?? {}, cwd: request.cwd ?? '' })) +
-      (request.stdin?.byteLength ?? 0);
+    const size = Buffer.byteLength(
+      JSON.stringify({ argv: request.argv, env: request.env ?? {}, cwd: request.cwd ?? '' }),
+    );
     const tooBig = checkRequestSize(`execution ${executionId}`, size, this.limits);
     if (tooBig) return { kind: 'rejected', reason: 'RequestTooLarge', message: tooBig.message };
+    // stdin is streamed in parts like an upload, so the file cap bounds it, not the one-message request limit.
+    const stdinBytes = request.stdin?.byteLength ?? 0;
+    if (stdinBytes > this.maxFileBytes)
+      return {
+        kind: 'rejected',
+        reason: 'RequestTooLarge',
+        message: fileTooLarge(`execution ${executionId} stdin`, stdinBytes, this.maxFileBytes).message,
+      };
     if (
       binding.runtime.kind === 'python-runtime' &&
       ((request.env && Object.keys(request.env).length) || request.cwd)
