@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Executions, type RuntimeBinding } from '../../src/adapter/runtime/executions.js';
 import { DirectTransport } from '../../src/adapter/transports/direct.js';
+import { RouterTransport } from '../../src/adapter/transports/router.js';
 import type { Result, SessionRef } from '../../src/adapter/types.js';
 import { PYTHON_RUNTIME_TAGS } from '../../test-cluster/python-runtime.js';
 import { startPythonRuntime } from '../unit/adapter/python-runtime-process.js';
@@ -175,3 +176,26 @@ test('an unverified runtime moves no file', async () => {
     state: 'configured',
   });
 });
+
+test('through the router transport (its addressing headers on every call): the python runtime moves 300 KiB intact', async () => {
+  const rt = await startPythonRuntime('v1.0.3');
+  try {
+    const ex = new Executions({
+      transport: new RouterTransport(`http://127.0.0.1:${rt.port}`),
+      supportStates: () => 'verified',
+    });
+    const binding: RuntimeBinding = {
+      template: 'template/sbx/py',
+      runtime: { kind: 'python-runtime', port: rt.port },
+      target: { namespace: 'sbx', sandboxName: 's1', podIP: '127.0.0.1' },
+    };
+    const data = randomBytes(300 * 1024);
+    ok(await ex.upload({ session, path: 'routed.bin', content: data, timeoutMs: 30_000 }, binding));
+    expect(readFileSync(path.join(rt.appDir, 'routed.bin')).equals(data)).toBe(true);
+    const got = ok(await ex.download({ session, path: 'routed.bin', timeoutMs: 30_000 }, binding));
+    expect(got).toMatchObject({ bytes: 307_200, api: 'python-runtime GET /download' });
+    expect(got.content.equals(data)).toBe(true);
+  } finally {
+    await rt.stop();
+  }
+}, 60_000);
