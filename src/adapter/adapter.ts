@@ -6,7 +6,7 @@
 import { FAMILY_VERSION, familyConverts } from '../model/releases.js';
 import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
-import { Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import { Executions, type RuntimeBinding, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
 import type { CallLimits } from './runtime/limits.js';
 import type { Transport } from './transports/types.js';
 import type {
@@ -15,6 +15,10 @@ import type {
   ExecutionRef,
   ExecutionRequest,
   ExecutionStatus,
+  FileDownload,
+  FileDownloadRequest,
+  FileTransfer,
+  FileUploadRequest,
   Observation,
   Result,
   SessionRef,
@@ -34,6 +38,11 @@ export type {
   ExecutionRef,
   ExecutionRequest,
   ExecutionStatus,
+  FileContent,
+  FileDownload,
+  FileDownloadRequest,
+  FileTransfer,
+  FileUploadRequest,
   HttpRefusal,
   KubeRequest,
   Observation,
@@ -79,6 +88,11 @@ export interface ExecutionOptions {
    * @default 256
    */
   readonly registryCapacity?: number;
+  /**
+   * Largest file one `uploadFile` or `downloadFile` moves, bytes; past it the transfer is `failed`, category `too-large`.
+   * @default 67108864 (64 MiB, DEFAULT_MAX_FILE_BYTES of the runtime layer)
+   */
+  readonly maxFileBytes?: number;
 }
 
 export class KubeCapabilityAdapter implements CapabilityAdapter {
@@ -94,6 +108,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         supportStates: ex.supportStates,
         ...(ex.limits ? { limits: ex.limits } : {}),
         ...(ex.registryCapacity ? { capacity: ex.registryCapacity } : {}),
+        ...(ex.maxFileBytes ? { maxFileBytes: ex.maxFileBytes } : {}),
       });
       this.executions = { runner, options: ex };
     }
@@ -167,7 +182,34 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
    */
   async startExecution(executionId: string, request: ExecutionRequest): Promise<Result<ExecutionRef>> {
     if (!this.executions) return noExecutions();
-    const obs = await this.sessions.observe(request.session);
+    const bound = await this.bind(request.session);
+    if (bound.kind !== 'ok') return bound;
+    return this.executions.runner.start(executionId, request, bound.value);
+  }
+
+  /**
+   * Writes a file into the session's runtime through its file API (never argv), streamed, at most `maxFileBytes`
+   * (`failed`, category `too-large`, past it). Same session checks and gate as {@link startExecution}.
+   */
+  async uploadFile(request: FileUploadRequest): Promise<Result<FileTransfer>> {
+    if (!this.executions) return noExecutions();
+    const bound = await this.bind(request.session);
+    if (bound.kind !== 'ok') return bound;
+    return this.executions.runner.upload(request, bound.value);
+  }
+
+  /** Reads a file from the session's runtime through its file API, at most `maxFileBytes`; checks as {@link uploadFile}. */
+  async downloadFile(request: FileDownloadRequest): Promise<Result<FileDownload>> {
+    if (!this.executions) return noExecutions();
+    const bound = await this.bind(request.session);
+    if (bound.kind !== 'ok') return bound;
+    return this.executions.runner.download(request, bound.value);
+  }
+
+  /** The runtime of a Ready session: its template, the template's declared runtime and the pod. */
+  private async bind(session: SessionRef): Promise<Result<RuntimeBinding>> {
+    const runtimes = this.executions!.options.runtimes;
+    const obs = await this.sessions.observe(session);
     if (obs.kind !== 'ok') return obs;
     const o = obs.value;
     if (o.phase !== 'Ready')
@@ -183,7 +225,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         message: `cannot tell which template session ${o.ref.namespace}/${o.ref.name} was made from (no agents.x-k8s.io/sandbox-template-ref annotation)`,
       };
     const template = `template/${o.ref.namespace}/${o.template}` as const;
-    const runtime = this.executions.options.runtimes(template);
+    const runtime = runtimes(template);
     if (!runtime)
       return {
         kind: 'unsupported',
@@ -198,7 +240,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
       ...(o.podName ? { podName: o.podName } : {}),
       ...(o.podIPs[0] ? { podIP: o.podIPs[0] } : {}),
     };
-    return this.executions.runner.start(executionId, request, { template, runtime, target });
+    return { kind: 'ok', value: { template, runtime, target } };
   }
 
   /** Status of an execution started by this adapter instance; unknown or evicted ids are `rejected`. */

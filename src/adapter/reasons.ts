@@ -35,6 +35,10 @@ export const ADAPTER_REASONS = {
   RuntimeTakesCommandOnly: 'the python runtime takes a command only: no per-command environment or working directory',
   TooManyExecutions: 'the execution registry is full: wait for some to finish',
   NoPodIP: 'the sandbox has no pod IP (not Ready): the direct transport needs one',
+  StdinUnsupported: 'the runtime takes no standard input (the python runtime): the command was not sent',
+  InvalidFilePath:
+    'the file path is empty, absolute outside the runtime root, or has characters the runtime cannot carry',
+  FileModeUnsupported: 'the runtime sets no file mode (the python runtime): the file was not sent',
 } as const;
 
 /** The `reason` of an `unsupported` or `rejected` Result. */
@@ -60,6 +64,8 @@ export const EXECUTION_REASONS = {
   RuntimeAnswerInvalid: 'the runtime answered something that is not a result (wrong status or shape)',
   RuntimeCallFailed: 'the runtime call failed without a result (gRPC or HTTP error from the runtime)',
   TransportClosed: 'the connection to the runtime closed or could not be opened before an answer',
+  ExecTransportClosed:
+    'the connection closed after the command was sent and before its exit status: it may have run, its exit code is unknown',
   RuntimeRefused: 'the runtime or router refused the command (bad argument, not found, forbidden, unauthenticated)',
   AnswerTooLarge: "the runtime's answer exceeded the adapter's response limit",
 } as const;

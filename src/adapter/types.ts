@@ -178,6 +178,58 @@ export interface ExecutionRequest {
   readonly cwd?: string;
   /** Deadline for the whole call, milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * Bytes fed to the command's standard input, then end-of-file (sandboxd `WriteStdin`, its `eof` half-closes stdin while
+   * output still streams). The python runtime takes no stdin: `rejected`, `StdinUnsupported`.
+   * @default - none: stdin is closed at once, so a command that reads it sees end-of-file, never waits
+   */
+  readonly stdin?: Uint8Array;
+}
+
+/**
+ * What a file upload carries: bytes (sent in parts with a Content-Length), or an async iterable of parts (e.g. a
+ * `fs.createReadStream`) sent as it is read, its size counted against the limit while sending.
+ */
+export type FileContent = Uint8Array | AsyncIterable<Uint8Array>;
+
+/**
+ * A file to write into a session's runtime through the runtime's file API (never a command's argv). `path` is relative
+ * to the runtime's root (sandboxd `--root-dir`; the python runtime's `/app`, or `SANDBOX_BASE_DIR` from v1.0.3).
+ */
+export interface FileUploadRequest {
+  readonly session: SessionRef;
+  readonly path: string;
+  readonly content: FileContent;
+  /**
+   * Octal permission bits, e.g. `0755`; sandboxd only (the python runtime sets none: `rejected`, `FileModeUnsupported`).
+   * @default - the runtime's default (sandboxd `0644`)
+   */
+  readonly mode?: string;
+  /** Deadline for the whole transfer, milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/** A file to read from a session's runtime (path relative to the runtime's root, as for {@link FileUploadRequest}). */
+export interface FileDownloadRequest {
+  readonly session: SessionRef;
+  readonly path: string;
+  /** Deadline for the whole transfer, milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/** A finished transfer: which runtime call moved how many bytes, and how long it took. */
+export interface FileTransfer {
+  readonly path: string;
+  /** Bytes of file content moved. */
+  readonly bytes: number;
+  readonly durationMs: number;
+  /** The runtime call used, e.g. `sandboxd PUT /v1/files` or `python-runtime POST /upload`. */
+  readonly api: string;
+}
+
+/** A downloaded file: the transfer and the file's bytes. */
+export interface FileDownload extends FileTransfer {
+  readonly content: Buffer;
 }
 
 export interface ExecutionRef {
@@ -254,7 +306,8 @@ export type ExecutionOutcome =
     }
   | {
       readonly kind: 'transport-closed';
-      readonly reason: 'TransportClosed';
+      /** `ExecTransportClosed` once the command was sent (it may have run), `TransportClosed` before. */
+      readonly reason: 'TransportClosed' | 'ExecTransportClosed';
       readonly layer: 'transport';
       /** The network error code, when known. */
       readonly errno?: string;
@@ -318,4 +371,8 @@ export interface CapabilityAdapter {
   capabilities(clusterIdentity: string): Promise<CapabilityReport>;
   startExecution(executionId: string, request: ExecutionRequest): Promise<Result<ExecutionRef>>;
   queryExecution(executionId: string): Promise<Result<ExecutionStatus>>;
+  /** Writes a file through the runtime's file API, streamed and capped; over the cap: `failed`, category `too-large`. */
+  uploadFile(request: FileUploadRequest): Promise<Result<FileTransfer>>;
+  /** Reads a file through the runtime's file API, streamed and capped; over the cap: `failed`, category `too-large`. */
+  downloadFile(request: FileDownloadRequest): Promise<Result<FileDownload>>;
 }

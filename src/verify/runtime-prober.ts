@@ -40,7 +40,13 @@ export type RuntimeCall<T> =
       /** The execution reason when the adapter could tell whose timeout it was (e.g. `RuntimeExecTimeout`, `RouterTimeout`). */
       readonly outcome?: ExecutionReason;
     }
-  | { readonly kind: 'silent'; readonly durationMs: number; readonly detail: string }
+  | {
+      readonly kind: 'silent';
+      readonly durationMs: number;
+      readonly detail: string;
+      /** `ExecTransportClosed` when the connection closed after the command was sent (it may have run). */
+      readonly outcome?: ExecutionReason;
+    }
   | {
       readonly kind: 'error';
       readonly durationMs: number;
@@ -67,7 +73,9 @@ export interface RuntimeProber {
    * control for telling a failed name resolution from a pod the router cannot reach.
    */
   health(target: RuntimeTarget, deadlineMs: number, via?: 'router' | 'router-pod-ip'): Promise<RuntimeCall<string>>;
-  /** Runs argv (no shell): sandboxd gRPC `Execute`; python runtime `POST /execute`. Over the target's transport or through the router. */
+  /**
+   * Runs argv (no shell): sandboxd gRPC `Start` to its exit event (stdin closed; at the deadline the process group is
+   * stopped, so no probe process outlives it); python runtime `POST /execute`. Over the target's transport or through the router. */
   execute(
     target: RuntimeTarget,
     argv: readonly string[],
@@ -282,7 +290,7 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
   if (r.kind === 'failed') {
     const outcome = r.error.decided ? { outcome: r.error.decided.reason } : {};
     if (r.error.category === 'timeout') return { kind: 'timeout', durationMs, detail: r.error.message, ...outcome };
-    if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message };
+    if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message, ...outcome };
     if (r.error.category === 'redirect') return { kind: 'error', durationMs, detail: r.error.message, redirect: true };
     if (r.error.request) return { kind: 'error', durationMs, detail: r.error.message, refused: true };
     return {

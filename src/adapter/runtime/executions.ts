@@ -5,6 +5,11 @@
  */
 import type {
   CapabilityName,
+  FileContent,
+  FileDownload,
+  FileDownloadRequest,
+  FileTransfer,
+  FileUploadRequest,
   ExecutionRef,
   ExecutionOutcome,
   ExecutionRequest,
@@ -14,7 +19,8 @@ import type {
 } from '../types.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
-import { PythonRuntimeClient } from './python-runtime.js';
+import { checkFilePath, DEFAULT_MAX_FILE_BYTES, fileTooLarge } from './files.js';
+import { PYTHON_RUNTIME_PORT, PythonRuntimeClient, PythonRuntimeFiles } from './python-runtime.js';
 import { ExecutionRegistry, type ExecutionEntry } from './registry.js';
 import { SandboxdClient } from './sandboxd.js';
 import { streamOutput, type ProcessResult } from './process.js';
@@ -42,15 +48,59 @@ export interface ExecutionsOptions {
   readonly supportStates: SupportLookup;
   readonly limits?: Partial<CallLimits>;
   readonly capacity?: number;
+  /** Largest file one upload or download moves, bytes; default {@link DEFAULT_MAX_FILE_BYTES} (64 MiB). */
+  readonly maxFileBytes?: number;
 }
 
 export class Executions {
   private readonly registry: ExecutionRegistry;
   private readonly limits: CallLimits;
+  private readonly maxFileBytes: number;
 
   constructor(private readonly options: ExecutionsOptions) {
     this.registry = new ExecutionRegistry(options.capacity);
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  /** `unsupported` unless `runtime-exec` is verified for the binding's template. */
+  private gate(binding: RuntimeBinding): Result<never> | undefined {
+    const state = this.options.supportStates('runtime-exec', binding.template);
+    if (state === 'verified') return undefined;
+    return {
+      kind: 'unsupported',
+      capability: 'runtime-exec',
+      state: state ?? 'absent',
+      reason: 'RuntimeExecNotVerified',
+      message: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
+    };
+  }
+
+  /** The gate, the path and the deadline of a file transfer, checked before anything is sent. */
+  private checkTransfer(path: string, timeoutMs: number, binding: RuntimeBinding): Result<never> | undefined {
+    const gate = this.gate(binding);
+    if (gate) return gate;
+    const badPath = checkFilePath(path);
+    if (badPath)
+      return { kind: 'rejected', reason: 'InvalidFilePath', message: `file path ${JSON.stringify(path)}: ${badPath}` };
+    const badDeadline = checkDeadline(timeoutMs);
+    if (badDeadline) return { kind: 'rejected', reason: 'InvalidDeadline', message: badDeadline.message };
+    return undefined;
+  }
+
+  private sandboxd(runtime: RuntimeSpec & { kind: 'sandboxd' }, target: RuntimeTarget): SandboxdClient {
+    return new SandboxdClient(this.options.transport, target, {
+      ports: {
+        ...(runtime.restPort ? { rest: runtime.restPort } : {}),
+        ...(runtime.grpcPort ? { grpc: runtime.grpcPort } : {}),
+      },
+      limits: this.limits,
+    });
+  }
+
+  private pythonFiles(binding: RuntimeBinding): PythonRuntimeFiles {
+    const port = binding.runtime.kind === 'python-runtime' ? binding.runtime.port : undefined;
+    return new PythonRuntimeFiles(this.options.transport, binding.target, port ?? PYTHON_RUNTIME_PORT, this.limits);
   }
 
   /**
@@ -68,16 +118,8 @@ export class Executions {
         message: `execution id ${executionId} is already used for session ${known.ref.session.namespace}/${known.ref.session.name}`,
       };
     }
-    const state = this.options.supportStates('runtime-exec', binding.template);
-    if (state !== 'verified') {
-      return {
-        kind: 'unsupported',
-        capability: 'runtime-exec',
-        state: state ?? 'absent',
-        reason: 'RuntimeExecNotVerified',
-        message: `runtime-exec is ${state ?? 'not assessed'} for ${binding.template}, not verified: run agentplane verify until the runtime answered a probe over the ${this.options.transport.kind} transport`,
-      };
-    }
+    const gate = this.gate(binding);
+    if (gate) return gate;
     if (request.argv.length === 0) return { kind: 'rejected', reason: 'EmptyArgv', message: 'argv is empty' };
     const badDeadline = checkDeadline(request.timeoutMs);
     if (badDeadline) return { kind: 'rejected', reason: 'InvalidDeadline', message: badDeadline.message };
@@ -86,6 +128,14 @@ export class Executions {
     );
     const tooBig = checkRequestSize(`execution ${executionId}`, size, this.limits);
     if (tooBig) return { kind: 'rejected', reason: 'RequestTooLarge', message: tooBig.message };
+    // stdin is streamed in parts like an upload, so the file cap bounds it, not the one-message request limit.
+    const stdinBytes = request.stdin?.byteLength ?? 0;
+    if (stdinBytes > this.maxFileBytes)
+      return {
+        kind: 'rejected',
+        reason: 'RequestTooLarge',
+        message: fileTooLarge(`execution ${executionId} stdin`, stdinBytes, this.maxFileBytes).message,
+      };
     if (
       binding.runtime.kind === 'python-runtime' &&
       ((request.env && Object.keys(request.env).length) || request.cwd)
@@ -96,6 +146,12 @@ export class Executions {
         message: 'the python runtime /execute takes only a command: no per-command environment or working directory',
       };
     }
+    if (binding.runtime.kind === 'python-runtime' && request.stdin)
+      return {
+        kind: 'rejected',
+        reason: 'StdinUnsupported',
+        message: 'the python runtime /execute takes no stdin: write the input as a file with uploadFile first',
+      };
 
     if (!this.registry.hasRoom())
       return {
@@ -109,19 +165,14 @@ export class Executions {
     const opts = {
       ...(request.env ? { env: request.env } : {}),
       ...(request.cwd ? { cwd: request.cwd } : {}),
+      ...(request.stdin ? { stdin: request.stdin } : {}),
       deadlineMs: request.timeoutMs,
     };
     let live = (): LiveOutput => ({ stdout: '', stderr: '' });
     let done: Promise<Result<ProcessResult>>;
     let close = (): void => {};
     if (binding.runtime.kind === 'sandboxd') {
-      const client = new SandboxdClient(this.options.transport, binding.target, {
-        ports: {
-          ...(binding.runtime.restPort ? { rest: binding.runtime.restPort } : {}),
-          ...(binding.runtime.grpcPort ? { grpc: binding.runtime.grpcPort } : {}),
-        },
-        limits: this.limits,
-      });
+      const client = this.sandboxd(binding.runtime, binding.target);
       const started = await client.start(request.argv, opts);
       if (started.kind !== 'ok') {
         client.close();
@@ -157,6 +208,68 @@ export class Executions {
     return { kind: 'ok', value: ref };
   }
 
+  /**
+   * Writes a file through the runtime's file API (sandboxd `PUT /v1/files`, python runtime `POST /upload`), streamed,
+   * at most `maxFileBytes`; gated like commands (the file API is the same runtime server).
+   */
+  async upload(request: FileUploadRequest, binding: RuntimeBinding): Promise<Result<FileTransfer>> {
+    const bad = this.checkTransfer(request.path, request.timeoutMs, binding);
+    if (bad) return bad;
+    const started = Date.now();
+    let bytes = 0;
+    const counted = countParts(request.content, (n) => (bytes += n));
+    if (binding.runtime.kind === 'sandboxd') {
+      const client = this.sandboxd(binding.runtime, binding.target);
+      const mode = request.mode ?? '0644';
+      const size = request.content instanceof Uint8Array ? request.content.byteLength : undefined;
+      const r =
+        size !== undefined && size > this.maxFileBytes
+          ? ({
+              kind: 'failed',
+              error: fileTooLarge(`sandboxd PUT /v1/files/${request.path}`, size, this.maxFileBytes),
+            } as const)
+          : await client.writeFile(request.path, counted, mode, request.timeoutMs, this.maxFileBytes);
+      client.close();
+      if (r.kind !== 'ok') return r;
+      return { kind: 'ok', value: transfer(request.path, bytes, started, 'sandboxd PUT /v1/files') };
+    }
+    if (request.mode !== undefined)
+      return {
+        kind: 'rejected',
+        reason: 'FileModeUnsupported',
+        message: `the python runtime's /upload sets no file mode (asked ${request.mode}): nothing was sent`,
+      };
+    const r = await this.pythonFiles(binding).write(request.path, counted, request.timeoutMs, this.maxFileBytes);
+    if (r.kind !== 'ok') return r;
+    return { kind: 'ok', value: transfer(request.path, bytes, started, 'python-runtime POST /upload') };
+  }
+
+  /** Reads a file through the runtime's file API (sandboxd `GET /v1/files`, python runtime `GET /download`), at most `maxFileBytes`. */
+  async download(request: FileDownloadRequest, binding: RuntimeBinding): Promise<Result<FileDownload>> {
+    const bad = this.checkTransfer(request.path, request.timeoutMs, binding);
+    if (bad) return bad;
+    const started = Date.now();
+    if (binding.runtime.kind === 'sandboxd') {
+      const client = this.sandboxd(binding.runtime, binding.target);
+      const r = await client.readFile(request.path, request.timeoutMs, this.maxFileBytes);
+      client.close();
+      if (r.kind !== 'ok') return r;
+      return {
+        kind: 'ok',
+        value: { ...transfer(request.path, r.value.length, started, 'sandboxd GET /v1/files'), content: r.value },
+      };
+    }
+    const r = await this.pythonFiles(binding).read(request.path, request.timeoutMs, this.maxFileBytes);
+    if (r.kind !== 'ok') return r;
+    return {
+      kind: 'ok',
+      value: {
+        ...transfer(request.path, r.value.content.length, started, 'python-runtime GET /download'),
+        content: r.value.content,
+      },
+    };
+  }
+
   /** The execution's status; `rejected` when the id is unknown (never started here, or evicted). */
   query(executionId: string): Result<ExecutionStatus> {
     const entry = this.registry.get(executionId);
@@ -168,6 +281,25 @@ export class Executions {
       };
     return { kind: 'ok', value: this.registry.status(entry) };
   }
+}
+
+/** The transfer record of a finished upload or download. */
+function transfer(path: string, bytes: number, started: number, api: string): FileTransfer {
+  return { path, bytes, durationMs: Date.now() - started, api };
+}
+
+/** The content, its parts counted as they are sent (`onPart` gets each part's size). */
+function countParts(content: FileContent, onPart: (n: number) => void): FileContent {
+  if (content instanceof Uint8Array) {
+    onPart(content.byteLength);
+    return content;
+  }
+  return (async function* () {
+    for await (const part of content) {
+      onPart(part.byteLength);
+      yield part;
+    }
+  })();
 }
 
 /** Live output of a running execution: text for progress, and the bytes captured so far. */
@@ -214,6 +346,14 @@ export function outcomeOf(r: Result<ProcessResult>, transport: Transport['kind']
         reason: 'RouterTimeout',
         layer: 'router',
         commandMayStillRun: true,
+        message,
+      };
+    case 'ExecTransportClosed':
+      return {
+        kind: 'transport-closed',
+        reason: 'ExecTransportClosed',
+        layer: 'transport',
+        ...(e.errno ? { errno: e.errno } : {}),
         message,
       };
     case 'RuntimeDecodeFailed':

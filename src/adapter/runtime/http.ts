@@ -21,10 +21,24 @@ export interface HttpRequest {
   readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** Path with leading slash, already URL-encoded. */
   readonly path: string;
-  readonly body?: Buffer | string;
+  readonly body?: Buffer | string | StreamBody;
   readonly contentType?: string;
   /** Extra request headers (after the endpoint's), e.g. the router's `X-Sandbox-Timeout`. */
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A request body sent part by part as it is produced, so a large upload is never held whole: with `length` it goes
+ * with a Content-Length (checked against the limit before sending), without it chunked, counted while sending and cut at
+ * the limit.
+ */
+export interface StreamBody {
+  readonly parts: AsyncIterable<Uint8Array>;
+  readonly length?: number;
+}
+
+function isStreamBody(b: HttpRequest['body']): b is StreamBody {
+  return typeof b === 'object' && !Buffer.isBuffer(b);
 }
 
 /** A runtime answer the caller refuses (wrong status or shape), as a `runtime` failure that keeps status and body. */
@@ -118,7 +132,9 @@ export async function httpCall(
   limits: CallLimits,
   what: string,
 ): Promise<Result<HttpAnswer>> {
-  const size = req.body === undefined ? 0 : Buffer.byteLength(req.body);
+  const stream = isStreamBody(req.body) ? req.body : undefined;
+  const size =
+    req.body === undefined ? 0 : stream ? (stream.length ?? 0) : Buffer.byteLength(req.body as Buffer | string);
   const tooBig = checkRequestSize(what, size, limits);
   if (tooBig) return { kind: 'failed', error: tooBig };
   const started = Date.now();
@@ -129,27 +145,45 @@ export async function httpCall(
     return { kind: 'failed', error: { category: 'invalid', message: `${what}: ${(err as Error).message}` } };
   }
   const timeouts = requestTimeouts(limits.deadlineMs);
+  const sized = req.body !== undefined && (!stream || stream.length !== undefined);
   const headers: Record<string, string> = {
     ...endpoint.headers,
     ...req.headers,
     ...(req.contentType ? { 'Content-Type': req.contentType } : {}),
-    ...(req.body !== undefined ? { 'Content-Length': String(size) } : {}),
+    ...(sized ? { 'Content-Length': String(size) } : {}),
   };
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<Result<HttpAnswer>>((resolve) => {
     let settled = false;
+    /** Whether the whole request reached the connection: a close after that may come after the server acted on it. */
+    let sent = false;
+    let answered = false;
     const finish = (r: Result<HttpAnswer>): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(r);
     };
+    const failed = (err: unknown): void => {
+      const e = classifyFetchError(err, what, limits.deadlineMs);
+      finish({
+        kind: 'failed',
+        error:
+          sent && e.category === 'unreachable' && e.errno !== 'ECONNREFUSED'
+            ? { ...e, decided: { reason: 'ExecTransportClosed', layer: 'transport' } }
+            : e,
+      });
+    };
     const timeout = (): void => {
       finish({ kind: 'failed', error: classifyFetchError({ name: 'TimeoutError' }, what, limits.deadlineMs) });
       request.destroy();
     };
     const timer = setTimeout(timeout, Math.max(timeouts.headersMs, timeouts.bodyMs));
-    const request = send(url, { method: req.method, headers, timeout: timeouts.socketIdleMs }, (res) => {
+    // A request with a body gets a connection of its own: it cannot be retried, and a kept-alive socket the server
+    // closed while idle (uvicorn after 5 s) fails the write with EPIPE, which would read as a dropped connection.
+    const agent = req.body === undefined ? {} : { agent: false as const };
+    const request = send(url, { method: req.method, headers, timeout: timeouts.socketIdleMs, ...agent }, (res) => {
+      answered = true;
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) {
         const location = res.headers.location ?? '(no Location)';
@@ -166,25 +200,28 @@ export async function httpCall(
         });
         return;
       }
+      const tooLarge = (bytes: number): void => {
+        // Too large is its own outcome, decided here: never read as a timeout or a dropped connection.
+        finish({
+          kind: 'failed',
+          error: {
+            category: 'too-large',
+            size: { bytes, limitBytes: limits.maxResponseBytes },
+            message: `${what}: response exceeds ${limits.maxResponseBytes} bytes`,
+            hint: 'ask for less output or raise maxResponseBytes',
+          },
+        });
+        request.destroy();
+      };
+      // A declared length over the cap is refused before a byte of the body is read.
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > limits.maxResponseBytes) return tooLarge(declared);
       const chunks: Buffer[] = [];
       let total = 0;
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
         total += chunk.length;
-        if (total > limits.maxResponseBytes) {
-          // Too large is its own outcome, decided here: never read as a timeout or a dropped connection.
-          finish({
-            kind: 'failed',
-            error: {
-              category: 'too-large',
-              size: { bytes: total, limitBytes: limits.maxResponseBytes },
-              message: `${what}: response exceeds ${limits.maxResponseBytes} bytes`,
-              hint: 'ask for less output or raise maxResponseBytes',
-            },
-          });
-          request.destroy();
-          return;
-        }
+        if (total > limits.maxResponseBytes) return tooLarge(total);
         chunks.push(chunk);
       });
       res.on('end', () =>
@@ -198,11 +235,69 @@ export async function httpCall(
           },
         }),
       );
-      res.on('error', (err) => finish({ kind: 'failed', error: classifyFetchError(err, what, limits.deadlineMs) }));
+      res.on('error', failed);
+      // The connection closed before the body ended: settle now, not at the deadline.
+      res.on('close', () => {
+        if (!res.complete)
+          failed(Object.assign(new Error('connection closed before the answer ended'), { code: 'ECONNRESET' }));
+      });
     });
     request.on('timeout', timeout);
-    request.on('error', (err) => finish({ kind: 'failed', error: classifyFetchError(err, what, limits.deadlineMs) }));
-    if (req.body !== undefined) request.end(req.body);
-    else request.end();
+    request.on('error', failed);
+    request.on('finish', () => (sent = true));
+    request.on('close', () => {
+      if (!settled && !answered)
+        failed(Object.assign(new Error('connection closed before an answer'), { code: 'ECONNRESET' }));
+    });
+    if (!stream) {
+      if (req.body !== undefined) request.end(req.body);
+      else request.end();
+      return;
+    }
+    void pump(stream, request, limits.maxRequestBytes, () => settled).then((cut) => {
+      if (cut === undefined) return;
+      request.destroy();
+      finish({ kind: 'failed', error: { ...cut, message: `${what}: ${cut.message}` } });
+    });
   });
+}
+
+/**
+ * Writes a streamed body with backpressure and ends the request; stops at `limit` bytes (a `too-large` error: the
+ * server got an incomplete body, which it discards) or when the source fails. Resolves undefined when all was written.
+ */
+async function pump(
+  body: StreamBody,
+  request: http.ClientRequest,
+  limit: number,
+  settled: () => boolean,
+): Promise<AdapterError | undefined> {
+  let sent = 0;
+  try {
+    for await (const part of body.parts) {
+      if (settled() || request.destroyed) return undefined;
+      sent += part.length;
+      if (sent > limit)
+        return {
+          category: 'too-large',
+          size: { bytes: sent, limitBytes: limit },
+          message: `request passed ${limit} bytes while streaming (at ${sent}); the rest was not sent`,
+          hint: 'send a smaller file or raise the file size limit',
+        };
+      if (!request.write(part))
+        await new Promise<void>((resolve) => {
+          const go = (): void => {
+            request.off('drain', go);
+            request.off('close', go);
+            resolve();
+          };
+          request.on('drain', go);
+          request.on('close', go);
+        });
+    }
+  } catch (err) {
+    return { category: 'invalid', message: `the request body's source failed: ${(err as Error).message}` };
+  }
+  if (!settled() && !request.destroyed) request.end();
+  return undefined;
 }

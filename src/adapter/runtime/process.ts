@@ -30,6 +30,8 @@ export interface ProcessOptions {
   readonly cwd?: string;
   /** Deadline, ms; default: the client's limits. */
   readonly deadlineMs?: number;
+  /** Bytes fed to stdin, then end-of-file (sandboxd `Start` only); default none: end-of-file at once. */
+  readonly stdin?: Uint8Array;
 }
 
 /** Collects a stream's bytes up to a cap, counting what it drops. */

@@ -10,9 +10,10 @@
  * router each call also carries `X-Sandbox-Timeout` (seconds), as that client sends it
  * (`k8s_agent_sandbox/connector.py@1.0.8`).
  */
-import type { AdapterError, Result } from '../types.js';
+import type { AdapterError, FileContent, Result } from '../types.js';
+import { fileTooLarge, framedBody } from './files.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
-import { httpCall, refusedAnswer, routerTimeout, type HttpAnswer } from './http.js';
+import { httpCall, refusedAnswer, routerTimeout, type HttpAnswer, type StreamBody } from './http.js';
 import { checkDeadline, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import { textStream, type ProcessOptions, type ProcessResult } from './process.js';
 
@@ -188,28 +189,58 @@ export class PythonRuntimeFiles {
     private readonly limits: CallLimits = DEFAULT_LIMITS,
   ) {}
 
-  /** `POST /upload`: multipart/form-data, one part `file` whose filename is `relPath`. */
+  /**
+   * `POST /upload`: multipart/form-data, one part `file` whose filename is `relPath` (v0.5.6 needs its directory to
+   * exist; v1.0.3 creates it). The content is streamed in parts; over `maxBytes` (default: the call's
+   * `maxRequestBytes`) it is `failed`/`too-large`, before sending when its size is known, else when the count passes
+   * it (the runtime gets an incomplete body and writes nothing: it saves only after reading the whole part).
+   */
   async write(
     relPath: string,
-    content: Buffer,
+    content: FileContent,
     deadlineMs = this.limits.deadlineMs,
+    maxBytes = this.limits.maxRequestBytes,
   ): Promise<Result<{ durationMs: number }>> {
     const boundary = `agentplane${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`;
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${relPath.replace(/["\\\r\n]/g, '_')}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-    const body = Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-    const r = await this.call('POST', '/upload', deadlineMs, body, `multipart/form-data; boundary=${boundary}`);
+    const tail = `\r\n--${boundary}--\r\n`;
+    const size = content instanceof Uint8Array ? content.byteLength : undefined;
+    if (size !== undefined && size > maxBytes)
+      return { kind: 'failed', error: fileTooLarge(`python runtime POST /upload ${relPath}`, size, maxBytes) };
+    const body = framedBody(Buffer.from(head), content, Buffer.from(tail));
+    const r = await this.call('POST', '/upload', deadlineMs, {
+      body,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+      // The multipart frame is not the file: the cap counts it on top.
+      maxRequestBytes: maxBytes + head.length + tail.length,
+    });
+    if (r.kind === 'failed' && r.error.category === 'too-large' && r.error.size)
+      // Cut while streaming: the count included the multipart head; report the file's bytes against the file cap.
+      return {
+        kind: 'failed',
+        error: { ...r.error, size: { bytes: r.error.size.bytes - head.length, limitBytes: maxBytes } },
+      };
     if (r.kind !== 'ok') return r;
     if (r.value.answer.status !== 200) return this.unexpected(r.value.what, r.value.answer);
     return { kind: 'ok', value: { durationMs: r.value.answer.durationMs } };
   }
 
-  /** `GET /download/<path>`: the file's bytes. */
+  /**
+   * `GET /download/<path>`: the file's bytes, read as they stream in; past `maxBytes` (default: the call's
+   * `maxResponseBytes`), or a Content-Length over it, `failed`/`too-large`. 404 (no such file) → `failed`/`not-found`.
+   */
   async read(
     relPath: string,
     deadlineMs = this.limits.deadlineMs,
+    maxBytes = this.limits.maxResponseBytes,
   ): Promise<Result<{ content: Buffer; durationMs: number }>> {
-    const r = await this.call('GET', `/download/${pyQuote(relPath)}`, deadlineMs);
+    const r = await this.call('GET', `/download/${pyQuote(relPath)}`, deadlineMs, { maxResponseBytes: maxBytes });
     if (r.kind !== 'ok') return r;
+    if (r.value.answer.status === 404)
+      return {
+        kind: 'failed',
+        error: { ...refusedAnswer(r.value.what, r.value.answer), category: 'not-found', missing: 'object' },
+      };
     if (r.value.answer.status !== 200) return this.unexpected(r.value.what, r.value.answer);
     return { kind: 'ok', value: { content: r.value.answer.body, durationMs: r.value.answer.durationMs } };
   }
@@ -258,8 +289,7 @@ export class PythonRuntimeFiles {
     method: 'GET' | 'POST',
     path: string,
     deadlineMs: number,
-    body?: Buffer,
-    contentType?: string,
+    extra: { body?: StreamBody; contentType?: string; maxRequestBytes?: number; maxResponseBytes?: number } = {},
   ): Promise<Result<{ answer: HttpAnswer; what: string }>> {
     const bad = checkDeadline(deadlineMs);
     if (bad) return { kind: 'failed', error: bad };
@@ -276,11 +306,16 @@ export class PythonRuntimeFiles {
       {
         method,
         path,
-        ...(body !== undefined ? { body } : {}),
-        ...(contentType ? { contentType } : {}),
+        ...(extra.body !== undefined ? { body: extra.body } : {}),
+        ...(extra.contentType ? { contentType: extra.contentType } : {}),
         ...(headers ? { headers } : {}),
       },
-      { ...this.limits, deadlineMs },
+      {
+        ...this.limits,
+        deadlineMs,
+        ...(extra.maxRequestBytes !== undefined ? { maxRequestBytes: extra.maxRequestBytes } : {}),
+        ...(extra.maxResponseBytes !== undefined ? { maxResponseBytes: extra.maxResponseBytes } : {}),
+      },
       what,
     );
     if (r.kind !== 'ok') return r;

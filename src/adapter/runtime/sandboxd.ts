@@ -1,6 +1,6 @@
 /**
  * Client of sandboxd (v0.5.1+, `packages/sandboxd/**@v0.5.6`): REST on `--rest-port` (8080: `/v1/health`,
- * `/v1/files/{path}`) and gRPC `process.v1.ProcessService` on `--grpc-port` (9090: `Execute`, `Start`), both bound to
+ * `/v1/files/{path}`) and gRPC `process.v1.ProcessService` on `--grpc-port` (9090: `Start`, `WriteStdin`, `SendSignal`), both bound to
  * 127.0.0.1 inside the pod up to v0.5.6, to `--listen-host` (default `0.0.0.0`) from v1.0.1
  * (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`). gRPC uses @grpc/grpc-js over the project's own proto (proto/process/v1/process.proto). Every call
  * has a deadline; request sizes are checked on the serialized message before sending.
@@ -9,7 +9,8 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { fileURLToPath } from 'node:url';
 import { dataFile } from '../../model/package-info.js';
-import { HTTP_BODY_CHARS, type AdapterError, type Result } from '../types.js';
+import { HTTP_BODY_CHARS, type AdapterError, type FileContent, type Result } from '../types.js';
+import { contentParts } from './files.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { classifyGrpcError } from './grpc-errors.js';
 import { httpCall, refusedAnswer, routerTimeout } from './http.js';
@@ -54,11 +55,6 @@ interface ProcessConfigMsg {
   envVars: Record<string, string>;
   cwd?: string;
 }
-interface ExecuteResponseMsg {
-  exitCode: number;
-  stdout: Buffer;
-  stderr: Buffer;
-}
 interface StartResponseMsg {
   event?: 'init' | 'stdout' | 'stderr' | 'exit';
   init?: { processId: number };
@@ -67,12 +63,12 @@ interface StartResponseMsg {
   exit?: { exitCode: number };
 }
 type ProcessServiceClient = grpc.Client & {
-  Execute(
-    req: { config: ProcessConfigMsg },
-    opts: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: ExecuteResponseMsg) => void,
-  ): grpc.ClientUnaryCall;
   Start(req: { config: ProcessConfigMsg }, opts: grpc.CallOptions): grpc.ClientReadableStream<StartResponseMsg>;
+  WriteStdin(
+    req: { processId: number; input?: Buffer; eof?: Record<string, never> },
+    opts: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null) => void,
+  ): grpc.ClientUnaryCall;
   SendSignal(
     req: { processId: number; signal: 'SIGNAL_SIGTERM' | 'SIGNAL_SIGKILL' },
     opts: grpc.CallOptions,
@@ -84,6 +80,8 @@ type ProcessServiceClient = grpc.Client & {
 export const DEFAULT_STOP_GRACE_MS = 2_000;
 /** Extra time the stream stays open beyond deadline + grace so the signals can be delivered, ms. */
 const STOP_MARGIN_MS = 2_000;
+/** Largest stdin part in one `WriteStdin` message, bytes (well under gRPC's 4 MiB default receive limit). */
+const STDIN_PART_BYTES = 256 << 10;
 
 /** A process started with {@link SandboxdClient.start}. */
 export interface RunningProcess {
@@ -142,30 +140,45 @@ export class SandboxdClient {
     return { kind: 'ok', value: { status: 'ok', durationMs: r.value.durationMs } };
   }
 
-  /** `GET /v1/files/{path}` (path relative to sandboxd's root dir): the file's bytes. 404 → `failed`/`not-found`. */
-  async readFile(path: string, deadlineMs = this.limits.deadlineMs): Promise<Result<Buffer>> {
+  /**
+   * `GET /v1/files/{path}` (path relative to sandboxd's root dir): the file's bytes, read as they stream in and cut at
+   * `maxBytes` (default: the call's `maxResponseBytes`): past it, or a Content-Length over it, `failed`/`too-large`.
+   * 404 → `failed`/`not-found`; a directory (sandboxd answers its JSON listing) → `failed`/`invalid`.
+   */
+  async readFile(path: string, deadlineMs = this.limits.deadlineMs, maxBytes?: number): Promise<Result<Buffer>> {
     const ep = await this.transport.http(this.target, this.ports.rest);
     if (ep.kind !== 'ok') return ep;
     const what = `sandboxd GET /v1/files/${path} via ${ep.value.describe}`;
     const r = await httpCall(
       ep.value,
       { method: 'GET', path: `/v1/files/${encodePath(path)}` },
-      { ...this.limits, deadlineMs },
+      { ...this.limits, deadlineMs, ...(maxBytes !== undefined ? { maxResponseBytes: maxBytes } : {}) },
       what,
     );
     if (r.kind !== 'ok') return r;
     const late = routerTimeout(this.transport.kind, r.value, what);
     if (late) return { kind: 'failed', error: late };
     if (r.value.status !== 200) return { kind: 'failed', error: restError(r.value.status, r.value.body, what) };
+    if (r.value.contentType.startsWith('application/json'))
+      return {
+        kind: 'failed',
+        error: { category: 'invalid', message: `${what}: ${path} is a directory, not a file` },
+      };
     return { kind: 'ok', value: r.value.body };
   }
 
-  /** `PUT /v1/files/{path}?mode=` with the raw bytes (atomic, creates parents; 204). `mode` is octal text, default `0644`. */
+  /**
+   * `PUT /v1/files/{path}?mode=` with the raw bytes as the body (atomic temp file and rename, creates parents; 204).
+   * `data` is streamed in parts; over `maxBytes` (default: the call's `maxRequestBytes`) it is `failed`/`too-large`:
+   * before sending when its size is known, else when the count passes it (sandboxd then drops its temp file).
+   * `mode` is octal text, default `0644`.
+   */
   async writeFile(
     path: string,
-    data: Buffer | string,
+    data: string | FileContent,
     mode = '0644',
     deadlineMs = this.limits.deadlineMs,
+    maxBytes?: number,
   ): Promise<Result<void>> {
     const ep = await this.transport.http(this.target, this.ports.rest);
     if (ep.kind !== 'ok') return ep;
@@ -175,10 +188,10 @@ export class SandboxdClient {
       {
         method: 'PUT',
         path: `/v1/files/${encodePath(path)}?mode=${encodeURIComponent(mode)}`,
-        body: data,
+        body: typeof data === 'string' ? data : contentParts(data),
         contentType: 'application/octet-stream',
       },
-      { ...this.limits, deadlineMs },
+      { ...this.limits, deadlineMs, ...(maxBytes !== undefined ? { maxRequestBytes: maxBytes } : {}) },
       what,
     );
     if (r.kind !== 'ok') return r;
@@ -190,47 +203,14 @@ export class SandboxdClient {
   }
 
   /**
-   * gRPC `Execute`: runs argv to completion within the deadline. The deadline cancels the call, and sandboxd v0.5.6
-   * then kills only the group leader: background children survive, and unary `Execute` names no process id to signal.
-   * For commands that may outlive their deadline use {@link start}, which stops the whole process group.
+   * Runs argv to completion through {@link start} and waits for its ending: the output streams (cut at the per-stream
+   * cap, never a one-message size failure), stdin is closed at once (or fed `opts.stdin`), and at the deadline the
+   * process group is stopped. Unary `Execute` is not used: on a cancelled call sandboxd v0.5.6 kills only the group
+   * leader, and its answer names no process id to signal, so children in the background would outlive the deadline.
    */
   async execute(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<ProcessResult>> {
-    const prep = await this.prepare('Execute', argv, opts);
-    if (prep.kind !== 'ok') return prep;
-    const { client, config, deadlineMs, what } = prep.value;
-    const started = Date.now();
-    return new Promise((resolve) => {
-      client.Execute({ config }, { deadline: Date.now() + deadlineMs }, (err, res) => {
-        if (err || !res) {
-          resolve({
-            kind: 'failed',
-            error: err
-              ? classifyGrpcError(err, what, deadlineMs)
-              : { category: 'runtime', message: `${what}: empty answer` },
-          });
-          return;
-        }
-        if (res.exitCode === NO_EXIT_STATUS) {
-          resolve({ kind: 'failed', error: noExitStatus(what) });
-          return;
-        }
-        const out = new Capture(this.limits.maxResponseBytes);
-        const errOut = new Capture(this.limits.maxResponseBytes);
-        out.add(Buffer.from(res.stdout));
-        errOut.add(Buffer.from(res.stderr));
-        resolve({
-          kind: 'ok',
-          value: {
-            exitCode: res.exitCode,
-            stdout: out.text(),
-            stderr: errOut.text(),
-            truncated: out.truncated || errOut.truncated,
-            durationMs: Date.now() - started,
-            output: { stdout: out.stream(), stderr: errOut.stream() },
-          },
-        });
-      });
-    });
+    const started = await this.start(argv, opts);
+    return started.kind === 'ok' ? started.value.done : started;
   }
 
   /**
@@ -243,7 +223,7 @@ export class SandboxdClient {
    * The result is `failed`/`timeout` with the deadline, whatever exit the signalled process reported.
    */
   async start(argv: readonly string[], opts: ProcessOptions = {}): Promise<Result<RunningProcess>> {
-    const prep = await this.prepare('Start', argv, opts);
+    const prep = await this.prepare(argv, opts);
     if (prep.kind !== 'ok') return prep;
     const { client, config, deadlineMs, what } = prep.value;
     const started = Date.now();
@@ -293,6 +273,33 @@ export class SandboxdClient {
         }
         if (!settled) call.cancel();
       })());
+    let stdinFailed: AdapterError | undefined;
+    /**
+     * Feeds `opts.stdin` in parts, then end-of-file; with no stdin, end-of-file at once. sandboxd keeps a Start'ed
+     * process's stdin pipe open until told (unlike unary Execute's /dev/null), so without it a command that reads stdin
+     * would wait until its deadline.
+     */
+    const feedStdin = async (pid: number): Promise<void> => {
+      const write = (req: { input?: Buffer; eof?: Record<string, never> }): Promise<grpc.ServiceError | null> =>
+        new Promise((resolve) =>
+          client.WriteStdin({ processId: pid, ...req }, { deadline: Date.now() + deadlineMs }, (err) => resolve(err)),
+        );
+      const input = opts.stdin
+        ? Buffer.from(opts.stdin.buffer, opts.stdin.byteOffset, opts.stdin.byteLength)
+        : undefined;
+      for (let at = 0; input && at < input.length && !settled; at += STDIN_PART_BYTES) {
+        const err = await write({ input: input.subarray(at, at + STDIN_PART_BYTES) });
+        if (err) {
+          stdinFailed = {
+            ...classifyGrpcError(err, what, deadlineMs),
+            message: `${what}: stdin was not delivered after ${at} of ${input.length} bytes (${err.details || err.message}): the command ran on partial input`,
+          };
+          break;
+        }
+      }
+      // A process that already exited is gone from sandboxd's registry (NOT_FOUND): nothing to close then.
+      if (!settled) await write({ eof: {} });
+    };
     let timedOut = false;
     timers.push(
       setTimeout(() => {
@@ -330,21 +337,37 @@ export class SandboxdClient {
         output: { stdout: out.stream(), stderr: errOut.stream() },
       });
       call.on('data', (ev: StartResponseMsg) => {
-        if (ev.event === 'init' && ev.init) processId = ev.init.processId;
-        else if (ev.event === 'stdout' && ev.stdout) out.add(Buffer.from(ev.stdout));
+        if (ev.event === 'init' && ev.init) {
+          processId = ev.init.processId;
+          void feedStdin(ev.init.processId);
+        } else if (ev.event === 'stdout' && ev.stdout) out.add(Buffer.from(ev.stdout));
         else if (ev.event === 'stderr' && ev.stderr) errOut.add(Buffer.from(ev.stderr));
         else if (ev.event === 'exit' && ev.exit) exitCode = ev.exit.exitCode;
       });
-      call.on('error', (err: grpc.ServiceError) =>
-        finish({ kind: 'failed', error: classifyGrpcError(err, what, deadlineMs) }),
-      );
+      call.on('error', (err: grpc.ServiceError) => {
+        const e = classifyGrpcError(err, what, deadlineMs);
+        // Once the process started, a dropped stream leaves its ending unknown: it may have run.
+        finish({
+          kind: 'failed',
+          error:
+            e.category === 'unreachable' && processId !== undefined
+              ? { ...e, decided: { reason: 'ExecTransportClosed', layer: 'transport' } }
+              : e,
+        });
+      });
       call.on('end', () => {
         if (exitCode === undefined)
           finish({
             kind: 'failed',
-            error: { category: 'runtime', message: `${what}: stream ended without an exit event` },
+            error: {
+              category: 'unreachable',
+              message: `${what}: the stream ended without an exit event: the command's ending is unknown`,
+              hint: 'the runtime closed the call (shutting down, or its pod was stopped); check the pod',
+              decided: { reason: 'ExecTransportClosed', layer: 'transport' },
+            },
           });
         else if (exitCode === NO_EXIT_STATUS) finish({ kind: 'failed', error: noExitStatus(what) });
+        else if (stdinFailed) finish({ kind: 'failed', error: stdinFailed });
         else finish({ kind: 'ok', value: result() });
       });
     });
@@ -374,7 +397,6 @@ export class SandboxdClient {
   }
 
   private async prepare(
-    method: 'Execute' | 'Start',
     argv: readonly string[],
     opts: ProcessOptions,
   ): Promise<Result<{ client: ProcessServiceClient; config: ProcessConfigMsg; deadlineMs: number; what: string }>> {
@@ -387,11 +409,11 @@ export class SandboxdClient {
       envVars: { ...opts.env },
       ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
     };
-    const serialize = (definition()[SERVICE] as grpc.ServiceDefinition)[method]!.requestSerialize;
+    const serialize = (definition()[SERVICE] as grpc.ServiceDefinition)['Start']!.requestSerialize;
     const size = serialize({ config }).length;
     const target = await this.transport.grpc(this.target, this.ports.grpc);
     if (target.kind !== 'ok') return target;
-    const what = `sandboxd ${method} ${JSON.stringify(argv[0])} via ${this.transport.kind} ${target.value}`;
+    const what = `sandboxd Start ${JSON.stringify(argv[0])} via ${this.transport.kind} ${target.value}`;
     const tooBig: AdapterError | undefined = checkRequestSize(what, size, this.limits);
     if (tooBig) return { kind: 'failed', error: tooBig };
     return { kind: 'ok', value: { client: this.channel(target.value), config, deadlineMs, what } };

@@ -1,5 +1,5 @@
 /**
- * Starts the REAL sandboxd binary (v0.5.6) on free 127.0.0.1 ports with a temp `--root-dir`, for tests of the runtime
+ * Starts the REAL sandboxd binary (v0.5.6, or v1.0.3 when asked) on free 127.0.0.1 ports with a temp `--root-dir`, for tests of the runtime
  * adapter. Binary: `$AGENTPLANE_SANDBOXD_BIN`, else the test-cluster cache
  * (`$AGENTPLANE_TEST_CLUSTER_CACHE` or ~/.cache/agentplane/test-cluster, bin/agent-sandbox-v0.5.6/<key>/sandboxd), else
  * /tmp/sandboxd-bin/sandboxd. As root it runs under uid/gid 65534 (sandboxd runs arbitrary commands).
@@ -12,22 +12,27 @@ import path from 'node:path';
 
 const NOBODY = 65534;
 
-export function findSandboxd(): string {
+/** Releases whose sandboxd the test-cluster cache builds. */
+export type SandboxdTag = 'v0.5.6' | 'v1.0.3';
+
+export function findSandboxd(tag: SandboxdTag = 'v0.5.6'): string {
   const env = process.env.AGENTPLANE_SANDBOXD_BIN;
-  if (env && existsSync(env)) return env;
+  if (tag === 'v0.5.6' && env && existsSync(env)) return env;
   const cache = process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(os.homedir(), '.cache/agentplane/test-cluster');
-  const dir = path.join(cache, 'bin/agent-sandbox-v0.5.6');
+  const dir = path.join(cache, `bin/agent-sandbox-${tag}`);
   if (existsSync(dir)) {
     for (const key of readdirSync(dir)) {
       const bin = path.join(dir, key, 'sandboxd');
       if (existsSync(path.join(dir, key, '.ok')) && existsSync(bin)) return bin;
     }
   }
-  if (existsSync('/tmp/sandboxd-bin/sandboxd')) return '/tmp/sandboxd-bin/sandboxd';
+  if (tag === 'v0.5.6' && existsSync('/tmp/sandboxd-bin/sandboxd')) return '/tmp/sandboxd-bin/sandboxd';
   throw new Error('no sandboxd binary: run `bash test-cluster/scripts/build.sh` (or set AGENTPLANE_SANDBOXD_BIN)');
 }
 
 export interface SandboxdProcess {
+  /** The sandboxd process id (for tests that drop the runtime mid-call). */
+  readonly pid: number;
   readonly restPort: number;
   readonly grpcPort: number;
   readonly rootDir: string;
@@ -51,12 +56,14 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-export async function startSandboxd(): Promise<SandboxdProcess> {
-  const bin = findSandboxd();
+export async function startSandboxd(tag: SandboxdTag = 'v0.5.6'): Promise<SandboxdProcess> {
+  const bin = findSandboxd(tag);
   const base = mkdtempSync(path.join(os.tmpdir(), 'agentplane-sandboxd-'));
   const rootDir = path.join(base, 'workspace');
   const [restPort, grpcPort] = await freePorts(2);
   const argv = [`--rest-port=${restPort}`, `--grpc-port=${grpcPort}`, `--root-dir=${rootDir}`, '--shutdown-timeout=1s'];
+  // From v1.0.1 sandboxd listens on `--listen-host` (default 0.0.0.0): keep it on loopback here.
+  if (tag !== 'v0.5.6') argv.push('--listen-host=127.0.0.1');
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
     chownSync(base, NOBODY, NOBODY);
@@ -85,6 +92,7 @@ export async function startSandboxd(): Promise<SandboxdProcess> {
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
+    pid: child.pid!,
     restPort: restPort!,
     grpcPort: grpcPort!,
     rootDir,

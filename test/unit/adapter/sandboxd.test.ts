@@ -74,9 +74,12 @@ test('request size is checked on the serialized message before sending', async (
   }
 });
 
-test('output beyond the response cap: Execute (one message) fails too-large, Start (streamed) truncates', async () => {
-  const unary = await client.execute(['head', '-c', '200000', '/dev/zero'], { deadlineMs: 5000 });
-  expect(unary.kind === 'failed' && unary.error.category).toBe('too-large');
+test('output beyond the response cap: execute and start both stream it, truncated with the total count, never a size failure', async () => {
+  const executed = await client.execute(['head', '-c', '200000', '/dev/zero'], { deadlineMs: 5000 });
+  expect(executed).toMatchObject({
+    kind: 'ok',
+    value: { exitCode: 0, truncated: true, output: { stdout: { totalBytes: 200_000, truncated: true } } },
+  });
   const streamed = await client.start(['head', '-c', '200000', '/dev/zero'], { deadlineMs: 5000 });
   expect(streamed.kind).toBe('ok');
   if (streamed.kind !== 'ok') return;
