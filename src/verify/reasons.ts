@@ -31,6 +31,9 @@ export const RUNTIME_FAILURE_REASONS = {
   RuntimeRedirected: 'the runtime (or router) answered a redirect; not followed, nothing sent to its target',
   RuntimeTransportRefused:
     "the API server refused the verifier's port-forward to the pod (its rights, or the pod): no runtime was reached",
+  RuntimePodReplaced:
+    'the pod a runtime call was bound to (its UID) was replaced, terminating or gone around the call: the sample is void',
+  RuntimeAnswerTooLarge: "the runtime's answer passed the response size cap (too large, not a timeout)",
 } as const;
 
 /** Reasons a probe Sandbox (or claim) never became Ready, carried by the workload probe's `verified` evidence. */
