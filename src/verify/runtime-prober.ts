@@ -103,6 +103,9 @@ export interface RuntimeProber {
   close(): Promise<void>;
 }
 
+/** Polls (25 ms apart) for a transport's out-of-band failure text after a failed call. */
+const STREAM_FAILURE_POLLS = 4;
+
 /** Adapter-backed prober. `routerUrl` enables `router` transport and router health checks. */
 export class AdapterRuntimeProber implements RuntimeProber {
   private readonly transports = new Map<TransportKind, Transport>();
@@ -178,7 +181,14 @@ export class AdapterRuntimeProber implements RuntimeProber {
         replaced: true,
       };
     if (r.kind === 'answered' || via !== undefined) return r;
-    const why = this.transports.get(target.transport)?.streamFailure?.(this.adapterTarget(target), started);
+    const t = this.transports.get(target.transport);
+    if (!t?.streamFailure) return r;
+    // The error channel's text can trail the end of the connection the client saw: give it a moment.
+    let why = t.streamFailure(this.adapterTarget(target), started);
+    for (let i = 0; !why && i < STREAM_FAILURE_POLLS; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      why = t.streamFailure(this.adapterTarget(target), started);
+    }
     return why ? { ...r, detail: why.message } : r;
   }
 
