@@ -96,7 +96,12 @@ export interface EnvironmentDescriptor {
     /** Peer pods in `namespace` (all its pods when `podLabels` is absent). */
     ingressFrom: { namespace: string; podLabels?: Record<string, string> }[];
     ingressPorts: number[];
-    dns: { namespace: string; podLabels?: Record<string, string> } | null;
+    /** DNS targets admitted on UDP+TCP 53 (`null`: none). */
+    dns: {
+      pods?: { namespace: string; podLabels?: Record<string, string> };
+      nodeLocalCache?: string;
+      serviceIP?: string;
+    } | null;
     egress: {
       description?: string;
       namespace?: string;
@@ -238,7 +243,14 @@ export const EnvironmentDescriptorSchema = z
           podSelector: Labels,
           ingressFrom: z.array(PodPeer),
           ingressPorts: z.array(z.number().int()),
-          dns: PodPeer.nullable(),
+          dns: z
+            .object({
+              pods: PodPeer.optional(),
+              nodeLocalCache: z.string().optional(),
+              serviceIP: z.string().optional(),
+            })
+            .strict()
+            .nullable(),
           egress: z.array(
             z
               .object({

@@ -586,7 +586,14 @@ export class AgentEnvironment extends Chart {
         podSelector: { [LABEL_TEMPLATE]: np.template.name, [LABEL_ENVIRONMENT]: this.name },
         ingressFrom: np.ingressFrom.map((peer) => ({ ...peer })),
         ingressPorts: [...np.ingressPorts],
-        dns: np.dns === false ? null : { ...np.dns },
+        dns:
+          np.dns === false
+            ? null
+            : {
+                ...(np.dns.pods ? { pods: { ...np.dns.pods } } : {}),
+                ...(np.dns.nodeLocalCache ? { nodeLocalCache: np.dns.nodeLocalCache } : {}),
+                ...(np.dns.serviceIP ? { serviceIP: np.dns.serviceIP } : {}),
+              },
         egress: np.egress.map((e) => ({
           ...e,
           ports: e.ports.map((port) => ({ port: port.port, protocol: port.protocol ?? 'TCP' })),

@@ -77,6 +77,8 @@ export {
 } from './router.js';
 export {
   SandboxNetworkPolicy,
+  type DnsTargets,
+  type ResolvedDnsTargets,
   type EgressAllow,
   type PodPeer,
   type SandboxNetworkPolicyProps,

@@ -50,6 +50,64 @@ export interface EgressAllow {
   }[];
 }
 
+/**
+ * Where the pods' DNS queries may go, each on UDP and TCP 53. The defaults cover both cluster DNS topologies: queries
+ * answered by the CoreDNS pods (kube-proxy rewrites the Service IP to a pod), and a NodeLocal DNSCache, which runs with
+ * `hostNetwork` and answers on `169.254.20.10` (IPVS mode) or on the DNS Service IP itself (iptables mode): no
+ * podSelector can match a host-network pod, so those two addresses are admitted as `/32` blocks
+ * (kubernetes/kubernetes#70555, gardener/gardener#2745).
+ */
+export interface DnsTargets {
+  /**
+   * The cluster DNS pods, or `false` for none.
+   * @default { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }
+   */
+  readonly pods?: PodPeer | false;
+  /**
+   * The NodeLocal DNSCache address, or `false` for none.
+   * @default '169.254.20.10'
+   */
+  readonly nodeLocalCache?: string | false;
+  /**
+   * The cluster DNS Service IP (the kubelet's `clusterDNS`), or `false` for none.
+   * @default '10.96.0.10'
+   */
+  readonly serviceIP?: string | false;
+}
+
+/** The DNS targets a policy admits, resolved (absent = none of that kind). */
+export interface ResolvedDnsTargets {
+  readonly pods?: PodPeer;
+  readonly nodeLocalCache?: string;
+  readonly serviceIP?: string;
+}
+
+/** The default CoreDNS pods (label `k8s-app: kube-dns`, kept by CoreDNS deployments for kube-dns compatibility). */
+const DEFAULT_DNS_PODS: PodPeer = { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } };
+/** The NodeLocal DNSCache's link-local address (`cluster/addons/dns/nodelocaldns` in kubernetes/kubernetes). */
+const DEFAULT_NODE_LOCAL_DNS = '169.254.20.10';
+/** The kubeadm default cluster DNS Service IP (10th address of the default `10.96.0.0/12` Service range). */
+const DEFAULT_DNS_SERVICE_IP = '10.96.0.10';
+
+/** The targets in words, for the synthesis summary and the verifier's messages. */
+export function describeDnsTargets(t: ResolvedDnsTargets | false): string {
+  if (t === false) return 'none (dns: false)';
+  const parts = [
+    ...(t.pods
+      ? [
+          `pods ${t.pods.namespace}/${
+            Object.entries(t.pods.podLabels ?? {})
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',') || '*'
+          }`,
+        ]
+      : []),
+    ...(t.nodeLocalCache ? [`${t.nodeLocalCache}/32 (node-local cache)`] : []),
+    ...(t.serviceIP ? [`${t.serviceIP}/32 (DNS Service IP)`] : []),
+  ];
+  return parts.length === 0 ? 'none' : `${parts.join(', ')} on UDP+TCP 53`;
+}
+
 /** Props of {@link SandboxNetworkPolicy}. */
 export interface SandboxNetworkPolicyProps {
   /** The template whose pods the policy selects (by `agentplane.dev/template`). Required. */
@@ -70,10 +128,10 @@ export interface SandboxNetworkPolicyProps {
    */
   readonly callers?: readonly PodPeer[];
   /**
-   * Cluster DNS the pods may query on 53/UDP+TCP, or `false` for none.
-   * @default { namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }
+   * Cluster DNS the pods may query on 53/UDP+TCP ({@link DnsTargets}), or `false` for none.
+   * @default - the CoreDNS pods, `169.254.20.10/32` and `10.96.0.10/32`
    */
-  readonly dns?: PodPeer | false;
+  readonly dns?: DnsTargets | false;
   /**
    * Egress allowlist besides DNS.
    * @default - nothing else
@@ -126,8 +184,17 @@ const PropsSchema = z
     router: z.instanceof(SandboxRouter, { message: 'must be a SandboxRouter construct' }).optional(),
     callers: z.array(PeerSchema).default([]),
     dns: z
-      .union([z.literal(false), PeerSchema])
-      .default({ namespace: 'kube-system', podLabels: { 'k8s-app': 'kube-dns' } }),
+      .union([
+        z.literal(false),
+        z
+          .object({
+            pods: z.union([z.literal(false), PeerSchema]).optional(),
+            nodeLocalCache: z.union([z.literal(false), z.ipv4({ message: 'must be an IPv4 address' })]).optional(),
+            serviceIP: z.union([z.literal(false), z.ipv4({ message: 'must be an IPv4 address' })]).optional(),
+          })
+          .strict(),
+      ])
+      .default({}),
     egress: z.array(EgressSchema).default([]),
   })
   .strict();
@@ -147,7 +214,8 @@ export class SandboxNetworkPolicy extends Construct {
   /** Who may reach the runtime endpoint (router first, then callers). */
   readonly ingressFrom: readonly PodPeer[];
   readonly ingressPorts: readonly number[];
-  readonly dns: PodPeer | false;
+  /** The DNS targets admitted (printed at synthesis), or `false` when the policy admits no DNS. */
+  readonly dns: ResolvedDnsTargets | false;
   readonly egress: readonly EgressAllow[];
   readonly apiObject: ApiObject;
 
@@ -167,12 +235,7 @@ export class SandboxNetworkPolicy extends Construct {
       );
     this.ingressFrom = from;
     this.ingressPorts = [...p.template.runtime.ports];
-    this.dns =
-      p.dns === false
-        ? false
-        : p.dns.podLabels !== undefined
-          ? { namespace: p.dns.namespace, podLabels: p.dns.podLabels }
-          : { namespace: p.dns.namespace };
+    this.dns = p.dns === false ? false : resolveDns(p.dns);
     this.egress = plain(p.egress) as EgressAllow[];
 
     const ports = (list: readonly { port: number; protocol?: string }[]): k8s.NetworkPolicyPort[] =>
@@ -180,9 +243,18 @@ export class SandboxNetworkPolicy extends Construct {
     const ingress: k8s.NetworkPolicyIngressRule[] =
       from.length === 0 ? [] : [{ from: from.map(podPeer), ports: ports(this.ingressPorts.map((port) => ({ port }))) }];
     const egress: k8s.NetworkPolicyEgressRule[] = [];
-    if (this.dns !== false)
+    const dnsPeers: k8s.NetworkPolicyPeer[] =
+      this.dns === false
+        ? []
+        : [
+            ...(this.dns.pods ? [podPeer(this.dns.pods)] : []),
+            ...[this.dns.nodeLocalCache, this.dns.serviceIP]
+              .filter((a): a is string => a !== undefined)
+              .map((a) => ({ ipBlock: { cidr: `${a}/32` } })),
+          ];
+    if (dnsPeers.length > 0)
       egress.push({
-        to: [podPeer(this.dns)],
+        to: dnsPeers,
         ports: ports([
           { port: 53, protocol: 'UDP' },
           { port: 53, protocol: 'TCP' },
@@ -211,6 +283,29 @@ export class SandboxNetworkPolicy extends Construct {
     });
     p.template.registerOwnPolicy(this.name);
   }
+}
+
+/** The DNS targets with defaults filled in; `false` drops a kind. */
+function resolveDns(d: {
+  pods?: PodPeer | false;
+  nodeLocalCache?: string | false;
+  serviceIP?: string | false;
+}): ResolvedDnsTargets {
+  const pods = d.pods === undefined ? DEFAULT_DNS_PODS : d.pods;
+  const nodeLocalCache = d.nodeLocalCache === undefined ? DEFAULT_NODE_LOCAL_DNS : d.nodeLocalCache;
+  const serviceIP = d.serviceIP === undefined ? DEFAULT_DNS_SERVICE_IP : d.serviceIP;
+  return {
+    ...(pods !== false
+      ? {
+          pods:
+            pods.podLabels !== undefined
+              ? { namespace: pods.namespace, podLabels: { ...pods.podLabels } }
+              : { namespace: pods.namespace },
+        }
+      : {}),
+    ...(nodeLocalCache !== false ? { nodeLocalCache } : {}),
+    ...(serviceIP !== false ? { serviceIP } : {}),
+  };
 }
 
 /**

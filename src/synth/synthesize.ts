@@ -19,6 +19,7 @@ import {
   type Phase,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
+import { describeDnsTargets } from '../constructs/network-policy.js';
 import { problemOf } from '../constructs/problems.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
@@ -141,6 +142,11 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
       ]
     : [];
 
+  // The DNS targets each NetworkPolicy admits, printed: the defaults guess a cluster DNS topology (case netpol-dns-nodelocal).
+  const dnsNotes = descriptor.networkPolicies.map(
+    (np) => `NetworkPolicy ${np.namespace}/${np.name} admits DNS to ${describeDnsTargets(np.dns ?? false)}`,
+  );
+
   const objects = rendered;
   const files: SynthesizedFile[] = [];
   const cacheRoot = releaseCacheRoot(release);
@@ -159,8 +165,13 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     descriptor,
     objects,
     files,
-    notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes],
-    streamNotes: [...streamOrderNote, ...ssaNote('apply them with kubectl apply --server-side'), ...sizeNotes],
+    notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes, ...dnsNotes],
+    streamNotes: [
+      ...streamOrderNote,
+      ...ssaNote('apply them with kubectl apply --server-side'),
+      ...sizeNotes,
+      ...dnsNotes,
+    ],
     images: descriptor.images,
     capacity,
   };

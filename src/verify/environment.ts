@@ -183,6 +183,7 @@ export function planFromDescriptor(d: EnvironmentDescriptor, source: string, opt
         `${e.cidr ?? `${e.namespace ?? '*'}/${JSON.stringify(e.podLabels ?? {})}`} ${e.ports.map((x) => `${x.protocol}/${x.port}`).join(',')}`.trim(),
       ),
       ingressFrom: p.ingressFrom.map((i) => ({ namespace: i.namespace, podLabels: i.podLabels ?? {} })),
+      ...(p.dns ? { dns: p.dns } : {}),
     })),
     ...(d.router
       ? {

@@ -46,6 +46,12 @@ export interface NetworkPolicyPlan {
   }>;
   /** Template whose pods the policy is for. */
   readonly template: string;
+  /** DNS targets the policy admits on UDP+TCP 53 (construct `dns`); absent: the policy admits no DNS. */
+  readonly dns?: {
+    readonly pods?: { readonly namespace: string; readonly podLabels?: Readonly<Record<string, string>> };
+    readonly nodeLocalCache?: string;
+    readonly serviceIP?: string;
+  };
 }
 
 export interface RouterPlan {

@@ -31,6 +31,9 @@ export const RUNTIME_FAILURE_REASONS = {
   RuntimeRedirected: 'the runtime (or router) answered a redirect; not followed, nothing sent to its target',
   RuntimeTransportRefused:
     "the API server refused the verifier's port-forward to the pod (its rights, or the pod): no runtime was reached",
+  RuntimePodReplaced:
+    'the pod a runtime call was bound to (its UID) was replaced, terminating or gone around the call: the sample is void',
+  RuntimeAnswerTooLarge: "the runtime's answer passed the response size cap (too large, not a timeout)",
 } as const;
 
 /** Reasons a probe Sandbox (or claim) never became Ready, carried by the workload probe's `verified` evidence. */
@@ -226,8 +229,15 @@ export const PROBE_REASONS = {
   UndeclaredEgressConnected: 'a sandbox connected to a destination its egress policies do not declare',
   EnforcementNotTestable: 'no enforcement test could be made (a tool, a second sandbox or a pod network is missing)',
   EnforcementUnclear: 'a dial gave no clear outcome, or the listening control did not answer',
-  DnsAnswered: 'a DNS lookup from inside a sandbox answered, as the declared egress allows',
-  DnsNotAnswered: 'declared DNS egress, but a lookup from inside a sandbox got no answer (no cluster DNS, or blocked)',
+  DnsAnswered:
+    'a lookup of kubernetes.default.svc from inside a sandbox answered within 2 s via its resolv.conf nameserver, and another port there did not connect',
+  DnsNotAnswered:
+    'declared DNS egress, but a lookup from inside a sandbox got no answer within 2 s (no cluster DNS, or blocked); names the nameserver and the policy',
+  DnsNameserverNotAdmitted:
+    "the sandbox's resolv.conf nameserver is none of the DNS targets its policy admits, and the lookup failed",
+  DnsOtherPortConnected:
+    "another port than 53 on the sandbox's nameserver connected: the policies open the whole address",
+  DnsNotTestable: 'no nameserver in the sandbox resolv.conf, or no lookup/dial tool in the image: DNS not tested',
   SandboxApiServed: 'the Sandbox API is served',
   SandboxApiNotServed: 'the Sandbox API is not served',
   SuspendSupported: 'the release has a suspend field',

@@ -5,6 +5,7 @@
  * and transports (router, port-forward, direct); the verifier never reaches a runtime any other way (no pods/exec).
  */
 import type { KubeClient } from '../adapter/kubernetes/client.js';
+import type { PodView } from '../adapter/kubernetes/views.js';
 import { PythonRuntimeClient, PythonRuntimeFiles } from '../adapter/runtime/python-runtime.js';
 import { SandboxdClient } from '../adapter/runtime/sandboxd.js';
 import { DirectTransport } from '../adapter/transports/direct.js';
@@ -23,6 +24,11 @@ export interface RuntimeTarget {
   /** Sandbox name (router `X-Sandbox-ID`). */
   readonly sandbox: string;
   readonly pod: string;
+  /**
+   * UID of the pod the answers must come from: with a pod reader, every call is bracketed by two reads of the pod, and an
+   * answer while the pod was replaced (same name, new UID), terminating or gone is no answer (`replaced`). Unset: unbound.
+   */
+  readonly podUid?: string;
   readonly podIP?: string;
   /** REST port (sandboxd 8080, python runtime 8888). */
   readonly restPort: number;
@@ -54,6 +60,10 @@ export type RuntimeCall<T> =
       readonly redirect?: true;
       /** The API server refused the transport's port-forward to the pod: nothing reached the runtime. */
       readonly refused?: true;
+      /** The pod named by the target was not the one (UID) the call was bound to, before or after the call. */
+      readonly replaced?: true;
+      /** The answer passed the adapter's response cap: too large, not a timeout. */
+      readonly tooLarge?: true;
       /** The HTTP answer the call refused (status and the start of its body), when there was one. */
       readonly http?: HttpRefusal;
       /** The execution reason when the runtime's own failure was recognised (e.g. `RuntimeDecodeFailed`), never an exit status. */
@@ -101,6 +111,9 @@ export interface RuntimeProber {
   close(): Promise<void>;
 }
 
+/** Polls (25 ms apart) for a transport's out-of-band failure text after a failed call. */
+const STREAM_FAILURE_POLLS = 4;
+
 /** Adapter-backed prober. `routerUrl` enables `router` transport and router health checks. */
 export class AdapterRuntimeProber implements RuntimeProber {
   private readonly transports = new Map<TransportKind, Transport>();
@@ -119,10 +132,88 @@ export class AdapterRuntimeProber implements RuntimeProber {
       routerUrl?: string;
       routerToken?: string;
       routerPodIPHeader?: boolean;
+      /** Reads a pod by name (the verifier's cluster reads): binds every call to the target's `podUid`. Default: unbound. */
+      pods?: (namespace: string, name: string) => Promise<Result<PodView | undefined>>;
     },
   ) {}
 
-  async health(
+  health(target: RuntimeTarget, deadlineMs: number, via?: 'router' | 'router-pod-ip'): Promise<RuntimeCall<string>> {
+    return this.bound(target, via, () => this.healthCall(target, deadlineMs, via));
+  }
+
+  execute(
+    target: RuntimeTarget,
+    argv: readonly string[],
+    deadlineMs: number,
+    via?: 'router',
+  ): Promise<RuntimeCall<ExecOutput>> {
+    return this.bound(target, via, () => this.executeCall(target, argv, deadlineMs, via));
+  }
+
+  fileRoundTrip(
+    target: RuntimeTarget,
+    path: string,
+    content: string,
+    deadlineMs: number,
+    via?: 'router',
+  ): Promise<RuntimeCall<string>> {
+    return this.bound(target, via, () => this.fileRoundTripCall(target, path, content, deadlineMs, via));
+  }
+
+  readFile(target: RuntimeTarget, path: string, deadlineMs: number): Promise<RuntimeCall<string | null>> {
+    return this.bound(target, undefined, () => this.readFileCall(target, path, deadlineMs));
+  }
+
+  /**
+   * One call bound to the pod it must reach: the pod read before and after must be the target's UID, running and not
+   * terminating (two reads of one name showing one UID mean no replacement happened between them, since a UID is never
+   * reused), else the outcome is `replaced`, whatever answered. A failed call over port-forward carries the kubelet's
+   * error-channel text when there was one.
+   */
+  private async bound<T>(
+    target: RuntimeTarget,
+    via: string | undefined,
+    call: () => Promise<RuntimeCall<T>>,
+  ): Promise<RuntimeCall<T>> {
+    const started = Date.now();
+    const before = await this.podIdentity(target);
+    if (before)
+      return { kind: 'error', durationMs: Date.now() - started, detail: `before the call: ${before}`, replaced: true };
+    const r = await call();
+    const after = await this.podIdentity(target);
+    if (after)
+      return {
+        kind: 'error',
+        durationMs: r.durationMs,
+        detail: `${r.kind === 'answered' ? 'an answer came, but' : `the call ended ${r.kind}, and`} after the call ${after}: the sample is void`,
+        replaced: true,
+      };
+    if (r.kind === 'answered' || via !== undefined) return r;
+    const t = this.transports.get(target.transport);
+    if (!t?.streamFailure) return r;
+    // The error channel's text can trail the end of the connection the client saw: give it a moment.
+    let why = t.streamFailure(this.adapterTarget(target), started);
+    for (let i = 0; !why && i < STREAM_FAILURE_POLLS; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      why = t.streamFailure(this.adapterTarget(target), started);
+    }
+    return why ? { ...r, detail: why.message } : r;
+  }
+
+  /** Undefined when the target's pod is the bound one (or nothing is bound), else what was seen instead. */
+  private async podIdentity(target: RuntimeTarget): Promise<string | undefined> {
+    if (target.podUid === undefined || !this.opts.pods) return undefined;
+    const name = `pod ${target.namespace}/${target.pod}`;
+    const r = await this.opts.pods(target.namespace, target.pod);
+    if (r.kind !== 'ok') return `${name} could not be read (${r.kind === 'failed' ? r.error.message : r.kind})`;
+    const pod = r.value;
+    if (!pod) return `${name} uid ${target.podUid} is gone`;
+    if (pod.meta.uid !== target.podUid) return `${name} is uid ${pod.meta.uid ?? '?'}, not ${target.podUid} (replaced)`;
+    if (pod.meta.deleting) return `${name} uid ${target.podUid} is terminating`;
+    return undefined;
+  }
+
+  private async healthCall(
     target: RuntimeTarget,
     deadlineMs: number,
     via?: 'router' | 'router-pod-ip',
@@ -139,7 +230,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
     return toCall(r, started, (v) => v.status);
   }
 
-  async execute(
+  private async executeCall(
     target: RuntimeTarget,
     argv: readonly string[],
     deadlineMs: number,
@@ -159,7 +250,7 @@ export class AdapterRuntimeProber implements RuntimeProber {
     return toCall(r, started, (v) => ({ exitCode: v.exitCode, stdout: v.stdout, stderr: v.stderr }));
   }
 
-  async fileRoundTrip(
+  private async fileRoundTripCall(
     target: RuntimeTarget,
     path: string,
     content: string,
@@ -200,7 +291,11 @@ export class AdapterRuntimeProber implements RuntimeProber {
     return toCall(r, started, (b) => b.toString('utf8'));
   }
 
-  async readFile(target: RuntimeTarget, path: string, deadlineMs: number): Promise<RuntimeCall<string | null>> {
+  private async readFileCall(
+    target: RuntimeTarget,
+    path: string,
+    deadlineMs: number,
+  ): Promise<RuntimeCall<string | null>> {
     const started = Date.now();
     const t = this.transport(target.transport);
     if (t.kind !== 'ok') return { kind: 'error', durationMs: 0, detail: t.detail };
@@ -293,6 +388,7 @@ function toCall<A, B>(r: Result<A>, started: number, map: (a: A) => B): RuntimeC
     if (r.error.category === 'unreachable') return { kind: 'silent', durationMs, detail: r.error.message, ...outcome };
     if (r.error.category === 'redirect') return { kind: 'error', durationMs, detail: r.error.message, redirect: true };
     if (r.error.request) return { kind: 'error', durationMs, detail: r.error.message, refused: true };
+    if (r.error.category === 'too-large') return { kind: 'error', durationMs, detail: r.error.message, tooLarge: true };
     return {
       kind: 'error',
       durationMs,

@@ -6,6 +6,7 @@
 import type { KubeClient } from '../adapter/kubernetes/client.js';
 import { releaseFacts, type LoadedRelease } from '../releases/index.js';
 import { Cluster } from '../adapter/kubernetes/cluster.js';
+import { ClusterReads } from '../adapter/kubernetes/reads.js';
 import { routerClientsSendPodIP, type VerifyPlan } from './plan.js';
 import { controllerNeeds, controllerProbe, KNOWN_GAPS, scopedNeeds } from './probes/controller.js';
 import type { ProbeDeps } from './probes/common.js';
@@ -207,6 +208,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyResult> {
       ...(opts.plan.router?.url ? { routerUrl: opts.plan.router.url } : {}),
       ...(opts.routerToken ? { routerToken: opts.routerToken } : {}),
       ...(routerClientsSendPodIP(opts.plan) ? { routerPodIPHeader: true } : {}),
+      pods: (namespace, name) => new ClusterReads(cluster).pod(namespace, name),
     });
   const workload = new Workload(cluster, opts.runId);
   const deps: ProbeDeps = {

@@ -8,6 +8,7 @@
  */
 import * as k8s from '@kubernetes/client-node';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import type { KubeClient } from '../kubernetes/client.js';
 import { classifyKubeError } from '../kubernetes/errors.js';
 import type { AdapterError, Result } from '../types.js';
@@ -22,6 +23,12 @@ export class PortForwardTransport implements Transport {
    * listener only sees a reset); the next {@link http}/{@link grpc} for that port returns it once instead of an endpoint.
    */
   private readonly refusals = new Map<string, AdapterError>();
+  /**
+   * What the kubelet wrote on a forwarded connection's error channel (e.g. `connection refused` when nothing listens on
+   * the port), per `ns/pod`, with when it arrived: the HTTP/gRPC client only saw its connection end, so the caller asks
+   * {@link streamFailure} for the reason.
+   */
+  private readonly streamErrors = new Map<string, { at: number; error: AdapterError }>();
 
   constructor(private readonly client: KubeClient) {}
 
@@ -41,6 +48,15 @@ export class PortForwardTransport implements Transport {
 
   async grpc(target: RuntimeTarget, port: number): Promise<Result<string>> {
     return this.local(target, port);
+  }
+
+  /**
+   * The kubelet's error-channel text of a connection to `target` that ended at or after `since` (epoch ms), as a
+   * classified failure, or undefined when none arrived. Never part of the data stream.
+   */
+  streamFailure(target: RuntimeTarget, since: number): AdapterError | undefined {
+    const e = this.streamErrors.get(`${target.namespace}/${this.pod(target)}`);
+    return e && e.at >= since ? e.error : undefined;
   }
 
   /** Stops the listeners and cuts forwarded connections still open (e.g. HTTP keep-alive). */
@@ -88,7 +104,20 @@ export class PortForwardTransport implements Transport {
       // client-node writes what the pod sends into this socket even after our side has ended it (the caller gave up,
       // or the pod went away mid-stream): that write errors, and an unhandled socket error would crash the process.
       socket.on('error', () => socket.destroy());
-      forward.portForward(namespace, pod, [port], socket, null, socket).then(
+      // The error channel (odd stream) goes to its own sink, never into the data socket: its text is the kubelet's reason.
+      const errText: Buffer[] = [];
+      const errSink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          if (errText.reduce((n, b) => n + b.length, 0) < ERROR_TEXT_BYTES) errText.push(chunk);
+          done();
+        },
+      });
+      const recordError = (): void => {
+        const text = Buffer.concat(errText).toString('utf8').slice(0, ERROR_TEXT_BYTES).trim();
+        if (text)
+          this.streamErrors.set(`${namespace}/${pod}`, { at: Date.now(), error: errorChannel(key, port, text) });
+      };
+      forward.portForward(namespace, pod, [port], socket, errSink, socket).then(
         (ws) => {
           // client-node does not tie the two ends together: close each when the other closes.
           const w = typeof ws === 'function' ? ws() : ws;
@@ -97,7 +126,17 @@ export class PortForwardTransport implements Transport {
             w?.close();
             return;
           }
-          w?.on('close', () => socket.end());
+          // Close: end the local side after what was already written (an answer's last bytes) is flushed.
+          w?.on('close', () => {
+            recordError();
+            socket.end();
+          });
+          // A WebSocket error after the upgrade (the pod went away mid-stream) ends the local side at once too.
+          // (client-node's WebSocket type names only `message`/`close`; the object is ws's EventEmitter.)
+          (w as unknown as NodeJS.EventEmitter | null)?.on('error', () => {
+            recordError();
+            socket.destroy();
+          });
           socket.on('close', () => w?.close());
         },
         (err: unknown) => {
@@ -119,6 +158,25 @@ export class PortForwardTransport implements Transport {
       server.listen(0, '127.0.0.1', () => resolve(server));
     });
   }
+}
+
+/** Bytes of error-channel text kept per connection (the kubelet's reasons are one line). */
+const ERROR_TEXT_BYTES = 1024;
+
+/**
+ * The kubelet's error-channel text as a failure: `connection refused` (nothing listens on the port in the pod) and other
+ * dial failures are `unreachable`, naming the port and quoting the kubelet.
+ */
+export function errorChannel(key: string, port: number, text: string): AdapterError {
+  const refused = /connection refused/i.test(text);
+  return {
+    category: 'unreachable',
+    ...(refused ? { errno: 'ECONNREFUSED' } : {}),
+    message: `port-forward ${key}: ${refused ? `connection refused on port ${port}` : 'the kubelet reported an error'} (kubelet: ${text})`,
+    hint: refused
+      ? 'nothing listens on that port inside the pod yet (runtime still starting, or another port)'
+      : 'check the pod and its runtime container',
+  };
 }
 
 /**

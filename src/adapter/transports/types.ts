@@ -2,7 +2,7 @@
  * How the runtime adapter reaches a runtime server (DESIGN.md §1 "transport"): `router` (sandbox-router, HTTP/1.1 only),
  * `port-forward` (API server pod port-forward to a loopback-only sandboxd), `direct` (pod IP).
  */
-import type { Result, TransportKind } from '../types.js';
+import type { AdapterError, Result, TransportKind } from '../types.js';
 
 /** The pod a runtime server runs in. */
 export interface RuntimeTarget {
@@ -32,6 +32,11 @@ export interface Transport {
   http(target: RuntimeTarget, port: number): Promise<Result<HttpEndpoint>>;
   /** A `host:port` for an insecure HTTP/2 (gRPC) channel to `port` of `target`, or `unsupported` when the transport cannot carry gRPC. */
   grpc(target: RuntimeTarget, port: number): Promise<Result<string>>;
+  /**
+   * Why a connection to `target` that ended at or after `since` (epoch ms) failed, as the far end explained it out of
+   * band (the kubelet's port-forward error channel), or undefined. Transports without such a channel do not have it.
+   */
+  streamFailure?(target: RuntimeTarget, since: number): AdapterError | undefined;
   close(): Promise<void>;
 }
 

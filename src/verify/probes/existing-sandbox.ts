@@ -98,6 +98,7 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
         namespace,
         sandbox: name,
         pod: podName,
+        ...(podR.value.meta.uid ? { podUid: podR.value.meta.uid } : {}),
         ...(podIP ? { podIP } : {}),
         restPort: rt.rest,
         ...(rt.kind === 'sandboxd' ? { grpcPort: rt.grpc } : {}),

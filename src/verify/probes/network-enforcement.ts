@@ -10,8 +10,8 @@
  * of `sampleSize(plan)` rounds: B dials its own pod IP (the control: the port listens on the pod IP; a dial that never
  * leaves the pod, so no policy applies), then A dials B (must be refused or time out), then A dials the `kubernetes`
  * Service its environment names (undeclared egress, when the policies deny it: a connection fails the capability, a
- * refusal is not counted since nothing proves that address answers from the pod network). Declared DNS egress (port 53)
- * adds a lookup from A, unknown unless answered. `verified` only when every round's control answered and every denied
+ * refusal is not counted since nothing proves that address answers from the pod network). Declared DNS egress is
+ * tested on its own (network-dns.ts). `verified` only when every round's control answered and every denied
  * dial was refused; a denied dial that connects is `contradicted` (the capability fails) naming source, destination and
  * the policies expected to deny. Not testable (unknown, nothing dialled): fewer than two such sandboxes, loopback pod
  * IPs (kwok pods: their runtimes are stand-ins on the host, so no packet meets a policy engine), a shared pod IP, a
@@ -139,8 +139,6 @@ echo agentplane-listening`;
 const DIAL = `command -v bash >/dev/null 2>&1 && command -v timeout >/dev/null 2>&1 || { echo "no bash/timeout"; exit ${NO_TOOL}; }
 timeout "$3" bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$1" "$2" 2>&1`;
 const K8S_ENV = 'echo "$KUBERNETES_SERVICE_HOST $KUBERNETES_SERVICE_PORT"';
-const DNS = `command -v nslookup >/dev/null 2>&1 || { echo "no nslookup"; exit ${NO_TOOL}; }
-timeout "$1" nslookup kubernetes.default 2>&1`;
 
 function podName(s: ReadyProbeSandbox): string {
   return `${s.pod.meta.namespace}/${s.pod.meta.name}`;
@@ -180,7 +178,7 @@ function pickPair(ready: readonly ReadyProbeSandbox[]): { a: ReadyProbeSandbox; 
 }
 
 /**
- * Runs the enforcement test and adds its `verified` evidence (one fact, plus one for declared DNS) to `f`. Never throws.
+ * Runs the enforcement test and adds its `verified` evidence (one fact) to `f`. Never throws.
  */
 export async function enforcementEvidence(
   deps: ProbeDeps,
@@ -286,38 +284,4 @@ export async function enforcementEvidence(
       ? { missingTest: 'netpol-enforcement: a sandbox the policies deny cannot connect to another that listens' }
       : {}),
   });
-  await dnsEvidence(deps, f, a, run);
-}
-
-/** With DNS egress declared (port 53 in a declared policy), a lookup from inside: unknown unless it answers. */
-async function dnsEvidence(
-  deps: ProbeDeps,
-  f: Facts,
-  a: ReadyProbeSandbox,
-  run: (s: ReadyProbeSandbox, script: string, args: readonly string[]) => Promise<{ exitCode: number; output: string }>,
-): Promise<void> {
-  const declared = deps.plan.networkPolicies.some((p) => p.allowedEgress.some((e) => /(^|\D)53(\D|$)/.test(e)));
-  if (!declared) return;
-  const r = await run(a, DNS, [String(DIAL_SECONDS)]);
-  const first = r.output.trim().split('\n').slice(-1)[0]?.slice(0, 80) ?? '';
-  if (r.exitCode === 0)
-    f.proven(
-      'verified',
-      `pod ${podName(a)}`,
-      'DnsAnswered',
-      'nslookup kubernetes.default answered from inside the sandbox',
-      {
-        field: 'nslookup kubernetes.default',
-        value: first,
-      },
-    );
-  else
-    f.add(
-      'verified',
-      'unknown',
-      `pod ${podName(a)}`,
-      'DnsNotAnswered',
-      `DNS egress is declared but nslookup kubernetes.default from inside got no answer (exit ${r.exitCode}: ${first})`,
-      { field: 'nslookup kubernetes.default', value: first, observed: { exitCode: r.exitCode } },
-    );
 }

@@ -6,7 +6,7 @@
  * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges, also selects it).
  * discovered = networking.k8s.io/v1 NetworkPolicies can be listed; compatible = every policy the environment declares
  * exists; configured = coverage holds for ≥1 examined pod; verified = enforcement observed from inside two probe
- * sandboxes (network-enforcement.ts), never read from the API.
+ * sandboxes (network-enforcement.ts) and declared DNS answered from inside one (network-dns.ts), never read from the API.
  */
 import { appendAll } from '../../model/arrays.js';
 import type { EgressRuleView, LabelSelectorView, NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
@@ -14,6 +14,7 @@ import { sampleSize, type VerifyPlan } from '../plan.js';
 import type { Probe } from '../runner.js';
 import { RUN_LABEL } from '../workload.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
+import { dnsEvidence } from './network-dns.js';
 import { enforcementEvidence } from './network-enforcement.js';
 import type { ProbeSandboxes } from './workload/handoff.js';
 
@@ -184,6 +185,8 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
           'no running sandbox pod made from a template to judge policy coverage by its real labels',
         );
       await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx);
+      // DNS needs one sandbox, not the enforcement test's two: a template alone gets its DNS check too.
+      await dnsEvidence(deps, f, sandboxes.ready(), ctx.signal);
       return f.list;
     },
   };

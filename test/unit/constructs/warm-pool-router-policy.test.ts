@@ -264,6 +264,8 @@ describe('SandboxNetworkPolicy', () => {
                 namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
                 podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
               },
+              { ipBlock: { cidr: '169.254.20.10/32' } },
+              { ipBlock: { cidr: '10.96.0.10/32' } },
             ],
             ports: [
               { port: 53, protocol: 'UDP' },

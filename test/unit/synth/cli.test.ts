@@ -107,6 +107,8 @@ describe('agentplane synth', () => {
     const ssa =
       'sandboxes.agents.x-k8s.io, sandboxtemplates.extensions.agents.x-k8s.io: pinned manifests larger than 256 KiB, annotated argocd.argoproj.io/sync-options: ServerSideApply=true; ' +
       'apply them with kubectl apply --server-side (client-side apply keeps a copy of each object in an annotation limited to 256 KiB)';
+    const dnsTargets =
+      'pods kube-system/k8s-app=kube-dns, 169.254.20.10/32 (node-local cache), 10.96.0.10/32 (DNS Service IP) on UDP+TCP 53';
     expect(r.stderr.split('\n')).toEqual([
       `note: dev-gvisor: ${order}`,
       `note: dev-gvisor: ${ssa}`,
@@ -114,6 +116,9 @@ describe('agentplane synth', () => {
       `note: dev-python-client: ${ssa}`,
       // v1.0.3's CRDs are under 256 KiB (no v1alpha1 schema): no server-side-apply note
       `note: prod-kata: ${order}`,
+      // each NetworkPolicy's DNS targets, printed (case netpol-dns-nodelocal)
+      `note: prod-kata: NetworkPolicy sandboxes/agent-sandbox-policy admits DNS to ${dnsTargets}`,
+      `note: prod-kata: NetworkPolicy sandboxes/shell-sandbox-policy admits DNS to ${dnsTargets}`,
       '',
     ]);
     expect(r.stderr).not.toMatch(/apply the files/);

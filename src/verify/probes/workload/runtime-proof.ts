@@ -129,7 +129,11 @@ export function runtimeFailureReason(r: {
   kind: 'timeout' | 'silent' | 'error';
   redirect?: true;
   refused?: true;
+  replaced?: true;
+  tooLarge?: true;
 }): RuntimeFailureReason {
+  if (r.kind === 'error' && r.replaced) return 'RuntimePodReplaced';
+  if (r.kind === 'error' && r.tooLarge) return 'RuntimeAnswerTooLarge';
   if (r.kind === 'error' && r.redirect) return 'RuntimeRedirected';
   if (r.kind === 'error' && r.refused) return 'RuntimeTransportRefused';
   return r.kind === 'timeout' ? 'RuntimeTimeout' : r.kind === 'silent' ? 'RuntimeSilent' : 'RuntimeError';

@@ -100,7 +100,11 @@ async function probeSandbox(
     name: r.sandbox.meta.name,
     ...(pod ? { pod } : {}),
     podState,
-    target: runtimeTarget(template, runtime, deps.plan.transport, r.sandbox.meta.name, podName, podIP),
+    target: {
+      ...runtimeTarget(template, runtime, deps.plan.transport, r.sandbox.meta.name, podName, podIP),
+      // Every runtime answer is bound to the pod read here: a replacement during a probe voids the sample.
+      ...(pod?.meta.uid ? { podUid: pod.meta.uid } : {}),
+    },
   };
 }
 

@@ -134,6 +134,7 @@ async function roundTrip(
     namespace: t.namespace,
     sandbox: t.sandbox,
     pod: podName,
+    ...(pod.uid ? { podUid: pod.uid } : {}),
     restPort: t.restPort,
     ...(t.grpcPort !== undefined ? { grpcPort: t.grpcPort } : {}),
     ...(ip ? { podIP: ip } : {}),
