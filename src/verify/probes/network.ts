@@ -5,8 +5,8 @@
  * selects this pod" or "egress wider than declared" (an undeclared policy, such as the controller's default
  * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges, also selects it).
  * discovered = networking.k8s.io/v1 NetworkPolicies can be listed; compatible = every policy the environment declares
- * exists; configured = coverage holds for ≥1 examined pod; verified = enforcement observed from inside two probe
- * sandboxes (network-enforcement.ts), never read from the API.
+ * exists; configured = coverage holds for ≥1 examined pod; verified = enforcement observed from inside the probe
+ * sandboxes and a fresh peer started for the test (network-enforcement.ts), never read from the API.
  */
 import { appendAll } from '../../model/arrays.js';
 import type { EgressRuleView, LabelSelectorView, NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
@@ -15,6 +15,7 @@ import type { Probe } from '../runner.js';
 import { RUN_LABEL } from '../workload.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
 import { enforcementEvidence } from './network-enforcement.js';
+import { freshPeer } from './network-peer.js';
 import type { ProbeSandboxes } from './workload/handoff.js';
 
 /** Whether a label selector selects `labels` (empty selector selects everything). */
@@ -102,8 +103,10 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
     after,
     covers: ['network-isolation'],
     timeoutStep: 'configured',
-    // Coverage reads, then the enforcement test: per round up to three dials, each within its own runtime deadline.
-    deadlineMs: 20_000 + sampleSize(deps.plan) * 3 * Math.max(deps.plan.probeTimeoutMs, 5_000),
+    // Coverage reads, then the enforcement test: a fresh peer to wait for, then per round the pairs', the controls' and
+    // the egress dials (a dozen for two templates), each within its own runtime deadline.
+    deadlineMs:
+      30_000 + deps.plan.readyTimeoutMs + sampleSize(deps.plan) * 12 * Math.max(deps.plan.probeTimeoutMs, 5_000),
     async run(ctx) {
       const f = new Facts('network-isolation');
       const namespaces = [
@@ -183,7 +186,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
           'NoPodToJudge',
           'no running sandbox pod made from a template to judge policy coverage by its real labels',
         );
-      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx);
+      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx, freshPeer(deps));
       return f.list;
     },
   };
