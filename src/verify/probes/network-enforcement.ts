@@ -81,7 +81,11 @@ function describe(d: Dial): string {
 }
 
 /** Why a round is not a clean observation (pure), or undefined when it is: every control connected, every denied dial blocked, every admitted one connected. */
-function roundFault(dials: readonly Dial[], r: number, samples: number): { message: string; dial?: Dial } | undefined {
+function roundFault(
+  dials: readonly Dial[],
+  r: number,
+  samples: number,
+): { message: string; dial?: Dial; window?: true } | undefined {
   const of = (kind: Dial['kind']) => dials.filter((d) => d.kind === kind && d.round === r);
   const controls = of('control');
   if (controls.length === 0) return { message: `round ${r} of ${samples} was not run` };
@@ -94,7 +98,7 @@ function roundFault(dials: readonly Dial[], r: number, samples: number): { messa
   const peers = of('peer');
   if (peers.length === 0) return { message: `round ${r} had no denied dial` };
   const early = peers.find((d) => d.outcome === 'connected');
-  if (early) return { message: `a fresh peer was not constrained yet: ${describe(early)}`, dial: early };
+  if (early) return { message: `a fresh peer was not constrained yet: ${describe(early)}`, dial: early, window: true };
   const vague = peers.find((d) => !BLOCKED.includes(d.outcome));
   if (vague) return { message: `the denied dial gave no clear refusal: ${describe(vague)}`, dial: vague };
   const shut = of('allowed').find((d) => d.outcome !== 'connected');
@@ -165,7 +169,7 @@ export function judgeEnforcement(dials: readonly Dial[], samples: number, final 
     let fault: { message: string; dial?: Dial } = { message: `round ${clean.length + 1} of ${samples} was not run` };
     for (let r = 1; r <= rounds; r += 1) {
       const f = roundFault(dials, r, samples);
-      if (f && !/^a fresh peer was not constrained yet/.test(f.message)) {
+      if (f && !f.window) {
         fault = f;
         break;
       }
