@@ -20,7 +20,7 @@
  * their runtimes are stand-ins on the host), a shared pod IP, no fresh peer, a missing tool, or policies that deny no
  * pair with a fresh peer.
  */
-import type { NetworkPolicyView } from '../../adapter/kubernetes/views.js';
+import type { NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
 import type { Verdict } from '../evidence.js';
 import { sampleSize } from '../plan.js';
 import type { EvidenceReason } from '../reasons.js';
@@ -43,8 +43,11 @@ const MIN_SPAN_MS = 10_000;
 
 /** One dial: what was dialled from where, what the policies predict for it, and how it ended. */
 export interface Dial {
-  /** `control`: a member's own pod IP; `peer`: a pair the policies deny; `allowed`: one they admit; `egress`: the API Service. */
-  readonly kind: 'control' | 'peer' | 'allowed' | 'egress';
+  /**
+   * `control`: a member's own pod IP; `peer`: a pair the policies deny; `allowed`: one they admit; `egress`: the API
+   * Service; `routed`: an environment pod clients are routed to (pool member, claimed sandbox), on a port it declares.
+   */
+  readonly kind: 'control' | 'peer' | 'allowed' | 'egress' | 'routed';
   readonly round: number;
   readonly from: string;
   readonly to: string;
@@ -123,7 +126,7 @@ export function cleanRounds(dials: readonly Dial[]): number[] {
  * which the enforcement latency reports.
  */
 function leakOf(dials: readonly Dial[], final: boolean): Dial | undefined {
-  const egress = dials.find((d) => d.kind === 'egress' && d.outcome === 'connected');
+  const egress = dials.find((d) => (d.kind === 'egress' || d.kind === 'routed') && d.outcome === 'connected');
   const byPair = new Map<string, Dial[]>();
   for (const d of dials.filter((x) => x.kind === 'peer'))
     byPair.set(`${d.from} -> ${d.to}`, [...(byPair.get(`${d.from} -> ${d.to}`) ?? []), d]);
@@ -141,7 +144,8 @@ function leakOf(dials: readonly Dial[], final: boolean): Dial | undefined {
 
 /**
  * Judges the dials of one enforcement test (pure). A denied dial that connected outside the pre-enforcement window is
- * `contradicted` (`PolicyNotEnforced` for a peer: present but not enforced; `UndeclaredEgressConnected` for egress); a
+ * `contradicted` (`PolicyNotEnforced` for a peer or routed pod: present but not enforced; `UndeclaredEgressConnected`
+ * for egress); a
  * missing tool is `unknown` (`EnforcementNotTestable`); fewer than `samples` clean rounds (see roundFault) are `unknown`
  * (`EnforcementUnclear`); otherwise `proven` (`EnforcementObserved`). Not `final` (rounds still to come): a pair not
  * blocked yet is no leak yet.
@@ -151,8 +155,8 @@ export function judgeEnforcement(dials: readonly Dial[], samples: number, final 
   if (leak)
     return {
       verdict: 'contradicted',
-      reason: leak.kind === 'peer' ? 'PolicyNotEnforced' : 'UndeclaredEgressConnected',
-      message: `${leak.kind === 'peer' ? 'policy present but not enforced: ' : ''}${leak.from} connected to ${leak.to} although ${leak.policies.join(', ')} should deny it (round ${leak.round}${leak.sinceFreshStartMs !== undefined ? `, ${leak.sinceFreshStartMs} ms after a fresh peer started` : ''})`,
+      reason: leak.kind === 'egress' ? 'UndeclaredEgressConnected' : 'PolicyNotEnforced',
+      message: `${leak.kind === 'egress' ? '' : 'policy present but not enforced: '}${leak.from} connected to ${leak.to} although ${leak.policies.join(', ')} should deny it (round ${leak.round}${leak.sinceFreshStartMs !== undefined ? `, ${leak.sinceFreshStartMs} ms after a fresh peer started` : ''})`,
       dial: leak,
     };
   const noTool = dials.find((d) => d.outcome === 'no-tool');
@@ -302,7 +306,9 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 
 /**
  * Runs the enforcement test and adds its `verified` evidence (one fact, one more for a surviving early connection,
- * one for declared DNS) to `f`. `makePeer` starts the fresh peers; the rounds span at least `minSpanMs`. Never throws.
+ * one for declared DNS) to `f`. `opts.makePeer` starts the fresh peers; `opts.routed` are the environment's running
+ * sandbox pods (dialled from a fresh peer on their declared ports in the first and last round: detection only, since
+ * no listener of the verifier's proves a refusal there); the rounds span at least `opts.minSpanMs`. Never throws.
  */
 export async function enforcementEvidence(
   deps: ProbeDeps,
@@ -310,9 +316,9 @@ export async function enforcementEvidence(
   policies: readonly NetworkPolicyView[],
   ready: readonly ReadyProbeSandbox[],
   ctx: ProbeRun,
-  makePeer: PeerMaker,
-  minSpanMs = MIN_SPAN_MS,
+  opts: { readonly makePeer: PeerMaker; readonly routed: readonly PodView[]; readonly minSpanMs?: number },
 ): Promise<void> {
+  const { makePeer, routed, minSpanMs = MIN_SPAN_MS } = opts;
   const subject = 'NetworkPolicy enforcement';
   const missingTest = 'netpol-enforcement-probe: a fresh sandbox and its peers the policies deny cannot connect';
   const notTestable = ({ field, value, why }: Untestable): void => {
@@ -434,6 +440,23 @@ export async function enforcementEvidence(
     return d;
   };
   const self = { verdict: 'allow' as const, policies: [] };
+  // The environment's own pods clients reach, on every port they declare, where the policies deny the fresh peer.
+  const memberIps = new Set(members.map((m) => m.pod.ip));
+  const routedDials = routed
+    .filter((p) => p.ip && !memberIps.has(p.ip) && !isLoopback(p.ip))
+    .flatMap((p) =>
+      [...new Set(p.containers.flatMap((c) => c.ports).filter((n) => n > 0))].map((n) => ({
+        ip: p.ip!,
+        port: n,
+        exp: expectConnection(
+          endpoint(fresh[0]!),
+          { ip: p.ip!, namespace: p.meta.namespace, labels: p.meta.labels },
+          n,
+          policies,
+        ),
+      })),
+    )
+    .filter((r) => r.exp.verdict === 'deny');
   const interval = samples > 1 ? Math.ceil(minSpanMs / (samples - 1)) : 0;
   const began = Date.now();
   // Rounds until `samples` are clean; a fresh peer's first rounds may fall in its pre-enforcement window, so up to
@@ -458,6 +481,8 @@ export async function enforcementEvidence(
       }
     }
     if (egressExp?.verdict === 'deny') await dial('egress', round, first, apiHost, apiPort, egressExp, []);
+    if (round === 1 || round === samples)
+      for (const r of routedDials) await dial('routed', round, fresh[0]!, r.ip, r.port, r.exp, fresh.slice(0, 1));
     const sofar = judgeEnforcement(dials, samples, false);
     if (sofar.verdict !== 'unknown' || sofar.reason === 'EnforcementNotTestable') break;
     if (dials.some((d) => d.kind === 'control' && d.outcome !== 'connected')) break;
@@ -492,6 +517,7 @@ export async function enforcementEvidence(
         roundsRun: Math.max(0, ...dials.map((d) => d.round)),
         cleanRounds: cleanRounds(dials).length,
         members: members.length,
+        routedPorts: routedDials.length,
         spanMs,
         ...(latency.firstAttemptMs !== undefined ? { firstAttemptMs: latency.firstAttemptMs } : {}),
         ...(latency.latencyMs !== undefined ? { enforcementLatencyMs: latency.latencyMs } : {}),

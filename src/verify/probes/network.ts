@@ -155,6 +155,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
         );
       const declared = declaredPolicies(deps.plan);
       let examined = 0;
+      const routed: PodView[] = [];
       for (const ns of namespaces) {
         const pods = await read.pods(ns, 'agents.x-k8s.io/sandbox-name-hash');
         if (pods.kind !== 'ok') return f.failedCall('configured', `pods in ${ns}`, pods).list;
@@ -163,6 +164,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
           // Bare probe Sandboxes of this verifier carry no template labels; they say nothing about template coverage.
           if (pod.meta.labels[RUN_LABEL]) continue;
           examined += 1;
+          routed.push(pod);
           const c = podCoverage(pod, policies, declared);
           for (const p of c.problems)
             f.add('configured', 'missing', `pod ${ns}/${pod.meta.name}`, 'PolicyCoverageGap', p.message, {
@@ -186,7 +188,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
           'NoPodToJudge',
           'no running sandbox pod made from a template to judge policy coverage by its real labels',
         );
-      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx, freshPeer(deps));
+      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx, { makePeer: freshPeer(deps), routed });
       return f.list;
     },
   };

@@ -1,4 +1,9 @@
-import { networkPolicyView, podView, type NetworkPolicyView } from '../../../src/adapter/kubernetes/views.js';
+import {
+  networkPolicyView,
+  podView,
+  type NetworkPolicyView,
+  type PodView,
+} from '../../../src/adapter/kubernetes/views.js';
 import type { Cluster } from '../../../src/adapter/kubernetes/cluster.js';
 import type { VerifyPlan } from '../../../src/verify/plan.js';
 import { Facts, type ProbeDeps } from '../../../src/verify/probes/common.js';
@@ -196,12 +201,15 @@ class FakeNetwork implements RuntimeProber {
   readonly listeners = new Set<string>();
   readonly calls: string[][] = [];
   readonly programmed = new Set<string>();
+  /** Pod IPs whose ingress nothing constrains whatever the mode (rules never made for them). */
+  readonly open = new Set<string>();
   survive = false;
   constructor(private readonly mode: 'enforcing' | 'off' | 'stale') {}
   health(): Promise<RuntimeCall<string>> {
     return Promise.resolve({ kind: 'answered', value: 'ok', durationMs: 1 });
   }
   private blocked(from: string | undefined, to: string): boolean {
+    if (this.open.has(to)) return false;
     if (this.mode === 'enforcing') return true;
     if (this.mode === 'off') return false;
     return this.programmed.has(from ?? '') || this.programmed.has(to);
@@ -300,7 +308,8 @@ const enforce = (
   f: Facts,
   policies: NetworkPolicyView[],
   make: PeerMaker = peers().make,
-) => enforcementEvidence(deps, f, policies, ready, ctx, make, 0);
+  routed: PodView[] = [],
+) => enforcementEvidence(deps, f, policies, ready, ctx, { makePeer: make, routed, minSpanMs: 0 });
 
 describe('enforcementEvidence over a simulated pod network', () => {
   test('one template is enough: two fresh peers are made; enforcing -> verified with latency; not enforcing -> failed naming the policy', async () => {
@@ -345,6 +354,25 @@ describe('enforcementEvidence over a simulated pod network', () => {
       ['contradicted', 'EarlyConnectionSurvived'],
     ]);
     expect(f.list[0]!.observed).toMatchObject({ earlyConnectionOpened: 1, earlyConnectionSurvived: 1 });
+  });
+  test('every pod clients are routed to is dialled on its declared ports: one whose ingress is open -> PolicyNotEnforced', async () => {
+    const member = podView({
+      metadata: { name: 'pool-abc', namespace: 'sbx', labels: { app: 'sandbox' } },
+      status: { podIP: '10.88.0.9', phase: 'Running' },
+      spec: { containers: [{ name: 'sandboxd', ports: [{ containerPort: 8888 }] }] },
+    });
+    const ok = new FakeNetwork('enforcing');
+    const on = new Facts('network-isolation');
+    await enforce(depsWith(ok, ['10.88.0.5']), on, [managed], peers().make, [member]);
+    expect(on.list.map((e) => [e.verdict, e.reason])).toEqual([['proven', 'EnforcementObserved']]);
+    expect(on.list[0]!.observed).toMatchObject({ routedPorts: 1, 'routed-refused': 2 });
+    const leaky = new FakeNetwork('enforcing');
+    leaky.open.add('10.88.0.9');
+    const off = new Facts('network-isolation');
+    await enforce(depsWith(leaky, ['10.88.0.5']), off, [managed], peers().make, [member]);
+    expect(off.list.map((e) => [e.verdict, e.reason, e.subject, e.field])).toEqual([
+      ['contradicted', 'PolicyNotEnforced', 'pod sbx/n-fresh', 'dial 10.88.0.9:8888'],
+    ]);
   });
   test('loopback pod IPs (kwok stand-ins on the host): not testable, nothing run, no peer made', async () => {
     const net = new FakeNetwork('off');
