@@ -3,7 +3,8 @@
  * few cluster-scoped reads (named CRDs, nodes, RuntimeClasses, and SubjectAccessReviews to check the controller's
  * rights, case controller-rbac-gaps), and per-namespace Roles for what the probes read (including pod lists in the
  * controller and router namespaces, for the running image digests, case unpinned-image-tags) and the labelled probe
- * objects they create and delete. Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did
+ * objects they create and delete (the network enforcement test's fresh peers are such objects too: claims on an empty
+ * pool of the verifier's own, or bare Sandboxes on v0.4, so it needs no right beyond the workload probe's). Never `pods/exec`, `pods/attach`, secrets or any write to objects the verifier did
  * not create (the in-cluster Job's one report ConfigMap is its own); the runtime is reached through `pods/portforward`
  * (the production transport to a loopback-only sandboxd, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), which can be
  * turned off for router/direct set-ups.

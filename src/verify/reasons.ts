@@ -225,7 +225,10 @@ export const PROBE_REASONS = {
   NoPodToJudge: 'no running sandbox pod to judge policy coverage by',
   EnforcementObserved:
     'a peer the policies deny was refused (or timed out) on a port that answered from its own pod, every sample',
-  DeniedPeerConnected: 'a sandbox connected to another sandbox although the policies deny that connection',
+  PolicyNotEnforced:
+    'policy present but not enforced: a sandbox connected to another although the policies deny that connection',
+  EarlyConnectionSurvived:
+    'a connection a fresh sandbox opened before enforcement, which the policies deny, still answered afterwards',
   UndeclaredEgressConnected: 'a sandbox connected to a destination its egress policies do not declare',
   EnforcementNotTestable: 'no enforcement test could be made (a tool, a second sandbox or a pod network is missing)',
   EnforcementUnclear: 'a dial gave no clear outcome, or the listening control did not answer',

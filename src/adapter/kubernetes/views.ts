@@ -60,6 +60,8 @@ export interface PodView {
   readonly phase?: string;
   readonly nodeName?: string;
   readonly runtimeClassName?: string;
+  /** `status.startTime`: when the kubelet acknowledged the pod (RFC 3339, whole seconds). */
+  readonly startTime?: string;
   readonly containers: ReadonlyArray<{
     readonly name: string;
     readonly image?: string;
@@ -100,6 +102,7 @@ export function podView(o: Obj): PodView {
   const status = (o.status ?? {}) as {
     podIP?: string;
     phase?: string;
+    startTime?: string;
     containerStatuses?: RawContainerStatus[];
     initContainerStatuses?: RawContainerStatus[];
   };
@@ -111,6 +114,7 @@ export function podView(o: Obj): PodView {
     ...(status.phase ? { phase: status.phase } : {}),
     ...(spec.nodeName ? { nodeName: spec.nodeName } : {}),
     ...(spec.runtimeClassName ? { runtimeClassName: spec.runtimeClassName } : {}),
+    ...(status.startTime ? { startTime: status.startTime } : {}),
     containers: (spec.containers ?? []).map((c) => ({
       name: c.name ?? '',
       ...(c.image ? { image: c.image } : {}),

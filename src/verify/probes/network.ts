@@ -5,8 +5,9 @@
  * selects this pod" or "egress wider than declared" (an undeclared policy, such as the controller's default
  * `<template>-network-policy` allowing 0.0.0.0/0 minus private ranges, also selects it).
  * discovered = networking.k8s.io/v1 NetworkPolicies can be listed; compatible = every policy the environment declares
- * exists; configured = coverage holds for ≥1 examined pod; verified = enforcement observed from inside two probe
- * sandboxes (network-enforcement.ts) and declared DNS answered from inside one (network-dns.ts), never read from the API.
+ * exists; configured = coverage holds for ≥1 examined pod; verified = enforcement observed from inside the probe
+ * sandboxes and fresh peers started for the test (network-enforcement.ts) and declared DNS answered from inside one
+ * (network-dns.ts), never read from the API.
  */
 import { appendAll } from '../../model/arrays.js';
 import type { EgressRuleView, LabelSelectorView, NetworkPolicyView, PodView } from '../../adapter/kubernetes/views.js';
@@ -16,6 +17,7 @@ import { RUN_LABEL } from '../workload.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
 import { dnsEvidence } from './network-dns.js';
 import { enforcementEvidence } from './network-enforcement.js';
+import { freshPeer } from './network-peer.js';
 import type { ProbeSandboxes } from './workload/handoff.js';
 
 /** Whether a label selector selects `labels` (empty selector selects everything). */
@@ -103,8 +105,10 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
     after,
     covers: ['network-isolation'],
     timeoutStep: 'configured',
-    // Coverage reads, then the enforcement test: per round up to three dials, each within its own runtime deadline.
-    deadlineMs: 20_000 + sampleSize(deps.plan) * 3 * Math.max(deps.plan.probeTimeoutMs, 5_000),
+    // Coverage reads, then the enforcement test: a fresh peer to wait for, then per round the pairs', the controls' and
+    // the egress dials (a dozen for two templates), each within its own runtime deadline.
+    deadlineMs:
+      30_000 + deps.plan.readyTimeoutMs + sampleSize(deps.plan) * 12 * Math.max(deps.plan.probeTimeoutMs, 5_000),
     async run(ctx) {
       const f = new Facts('network-isolation');
       const namespaces = [
@@ -153,6 +157,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
         );
       const declared = declaredPolicies(deps.plan);
       let examined = 0;
+      const routed: PodView[] = [];
       for (const ns of namespaces) {
         const pods = await read.pods(ns, 'agents.x-k8s.io/sandbox-name-hash');
         if (pods.kind !== 'ok') return f.failedCall('configured', `pods in ${ns}`, pods).list;
@@ -161,6 +166,7 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
           // Bare probe Sandboxes of this verifier carry no template labels; they say nothing about template coverage.
           if (pod.meta.labels[RUN_LABEL]) continue;
           examined += 1;
+          routed.push(pod);
           const c = podCoverage(pod, policies, declared);
           for (const p of c.problems)
             f.add('configured', 'missing', `pod ${ns}/${pod.meta.name}`, 'PolicyCoverageGap', p.message, {
@@ -184,8 +190,8 @@ export function networkProbe(deps: ProbeDeps, after: readonly string[], sandboxe
           'NoPodToJudge',
           'no running sandbox pod made from a template to judge policy coverage by its real labels',
         );
-      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx);
-      // DNS needs one sandbox, not the enforcement test's two: a template alone gets its DNS check too.
+      await enforcementEvidence(deps, f, policies, sandboxes.ready(), ctx, { makePeer: freshPeer(deps), routed });
+      // DNS needs one sandbox, not the enforcement test's peers: a template alone gets its DNS check too.
       await dnsEvidence(deps, f, sandboxes.ready(), ctx.signal);
       return f.list;
     },

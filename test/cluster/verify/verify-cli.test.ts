@@ -141,7 +141,9 @@ test('every required capability reached: exit 0, JSON report in the stable schem
   const net = report.capabilities.find((x) => x.name === 'network-isolation')!;
   // kwok pods: the enforcement test cannot be made (one probe sandbox, loopback pod IPs), so it stays unknown.
   expect(net.nextReason).toBe('EnforcementNotTestable');
-  expect(net.evidence.find((e) => e.reason === 'EnforcementNotTestable')!.missingTest).toMatch(/^netpol-enforcement: /);
+  expect(net.evidence.find((e) => e.reason === 'EnforcementNotTestable')!.missingTest).toMatch(
+    /^netpol-enforcement-probe: /,
+  );
   expect(r.stderr).toMatch(/\[\d+\/\d+\] workload\/vfycli-\w+\/ok: running/);
   expect(r.stderr).toMatch(/cleanup: deleting objects labelled agentplane\.dev\/verify-run=/);
   // the images probe runs before any probe pod exists: by the lines' structure, idle owners (subjects `pods of

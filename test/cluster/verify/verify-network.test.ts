@@ -131,12 +131,12 @@ test('with the declared set-up (Managed, no own policy) coverage holds: configur
   expect(net.state).toBe('configured');
   expect(net.met).toBe(true);
   expect(net.nextReason).toBe('EnforcementNotTestable');
-  // Two probe sandboxes answered, but at loopback pod IPs: nothing was dialled, nothing verified.
+  // Two probe sandboxes answered, but at loopback pod IPs: no fresh peer was made, nothing dialled, nothing verified.
   const enforcement = net.evidence.filter((e) => e.step === 'verified');
   expect(enforcement.map((e) => [e.verdict, e.reason, e.field])).toEqual([
     ['unknown', 'EnforcementNotTestable', 'pod IP'],
   ]);
   expect(enforcement[0]!.value).toMatch(/^127\./);
-  expect(enforcement[0]!.missingTest).toMatch(/^netpol-enforcement: /);
+  expect(enforcement[0]!.missingTest).toMatch(/^netpol-enforcement-probe: /);
   expect(report.leftovers).toEqual([]);
 }, 180_000);

@@ -2,10 +2,11 @@
  * Node kind: the REAL node alone (a cluster of its own, `up.sh --real-node-only`): this file stops the cluster's
  * kube-router and creates a RuntimeClass named `gvisor`, neither of which may touch the shared cluster. Negatives,
  * each a live observation that is false while the capability stays below verified:
- * - NetworkPolicy: with kube-router running the verifier's enforcement test (a probe sandbox the policy denies dials
- *   another's listener, every round refused while the port answers from its own pod) verifies `network-isolation`;
- *   with kube-router stopped and its rules flushed (policies present, nothing enforced) the same dial connects and
- *   the capability fails (`DeniedPeerConnected`), naming source pod, destination and policy;
+ * - NetworkPolicy: with kube-router running the verifier's enforcement test (the probe sandboxes and two fresh peers
+ *   the policy denies to each other dial each other's listeners, every round refused while each port answers from its
+ *   own pod) verifies `network-isolation`; with kube-router stopped and its rules flushed (policies present, nothing
+ *   enforced) the same dials connect and the capability fails (`PolicyNotEnforced`), naming source pod, destination
+ *   and policy;
  * - a RuntimeClass `gvisor` whose handler is runc: the pod runs, its runtime answers, but dmesg inside names the host
  *   kernel, not gVisor, and `runtime-class/gvisor` stays below verified (`NotGvisorKernel`).
  */
@@ -135,11 +136,11 @@ describeRealNode('negatives on a real-node-only cluster', () => {
     const leak = off.net.evidence.find((e) => e.step === 'verified' && e.verdict !== 'proven')!;
     expect({ state: off.net.state, next: off.net.nextReason, verdict: leak.verdict, reason: leak.reason }).toEqual({
       state: 'failed',
-      next: 'DeniedPeerConnected',
+      next: 'PolicyNotEnforced',
       verdict: 'contradicted',
-      reason: 'DeniedPeerConnected',
+      reason: 'PolicyNotEnforced',
     });
-    expect(leak.subject).toMatch(new RegExp(`^pod ${ns}/verify-\\w+-p-net[ab]-\\w+$`));
+    expect(leak.subject).toMatch(new RegExp(`^pod ${ns}/verify-\\w+-[pnm]-net[ab]-\\w+$`));
     const podNet = c.info.realNode!.podCIDR.split('.').slice(0, 3).join('\\.'); // a /24
     expect(leak.field).toMatch(new RegExp(`^dial ${podNet}\\.\\d+:\\d+$`));
     expect(leak.value).toBe('peer connected');

@@ -27,9 +27,10 @@ export async function claimAndWait(
   template: TemplatePlan,
   declared: WarmPoolPlan | undefined,
   ctx: ProbeRun,
+  prefix = 'p',
 ): Promise<Readiness> {
   const started = Date.now();
-  const pool = declared ?? (await probePool(deps, template, ctx));
+  const pool = declared ?? (await probePool(deps, template, ctx, prefix));
   if ('refused' in pool)
     return { ready: false, reason: 'ProbeCreateRefused', why: pool.refused, waitedMs: Date.now() - started };
   const claimName = await createClaim(deps, template, pool, ctx);
@@ -48,8 +49,9 @@ async function probePool(
   deps: ProbeDeps,
   template: TemplatePlan,
   ctx: ProbeRun,
+  prefix: string,
 ): Promise<WarmPoolPlan | { refused: string }> {
-  const name = deps.workload.name(`p-${template.name}`);
+  const name = deps.workload.name(`${prefix}-${template.name}`);
   const pref = ref('SandboxWarmPool', 'v1beta1', template.namespace);
   deps.workload.track(pref, 'SandboxWarmPool', name);
   ctx.note(

@@ -13,6 +13,7 @@ export async function sandboxAndWait(
   template: TemplatePlan,
   version: string,
   ctx: ProbeRun,
+  prefix = 't',
 ): Promise<Readiness> {
   const started = Date.now();
   const read = reads(deps).at(version);
@@ -22,7 +23,7 @@ export async function sandboxAndWait(
     return { ready: false, reason: 'ProbeTemplateUnreadable', why, waitedMs: Date.now() - started };
   }
   const sref = ref('Sandbox', version, template.namespace);
-  const name = deps.workload.name(`t-${template.name}`);
+  const name = deps.workload.name(`${prefix}-${template.name}`);
   deps.workload.track(sref, 'Sandbox', name);
   ctx.note(`creating probe Sandbox ${template.namespace}/${name}`);
   const created = await read.createSandbox(template.namespace, {

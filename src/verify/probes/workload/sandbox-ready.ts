@@ -83,7 +83,7 @@ export async function readyEvidence(
 }
 
 /** Reads the probe sandbox's pod for its IP and readiness, and builds the runtime target. */
-async function probeSandbox(
+export async function probeSandbox(
   deps: ProbeDeps,
   template: TemplatePlan,
   runtime: RuntimeKind,
