@@ -119,6 +119,8 @@ export const PROBE_REASONS = {
   PoolRolledOut: 'the pool is ready at the current template',
   RolloutProgressing: 'the pool is still rolling out to the current template',
   StaleAdoption: 'a claim adopted a pool member made from an older template',
+  PoolStatusStale: "the pool's status counters disagree with the members the verifier counts",
+  PoolObservedGenerationMissing: 'the pool status has no observedGeneration although the release writes one',
   RuntimeClassFound: 'the RuntimeClass exists',
   RuntimeClassNotFound: 'the RuntimeClass does not exist',
   NodesMatchRuntimeClass: 'Ready nodes match the RuntimeClass scheduling',

@@ -313,6 +313,12 @@ export interface WarmPoolView {
   readonly replicas: number;
   /** `status.readyReplicas`; an absent counter is 0. */
   readonly readyReplicas: number;
+  /**
+   * The status counters as written, each undefined when absent (`omitempty`: the controller omits a zero). Fields of
+   * the pool status at every pinned tag: `replicas` (live members), `readyReplicas` (members Ready), `selector`
+   * (`extensions/api/v1alpha1/sandboxwarmpool_types.go@v0.4.6`, `extensions/api/v1beta1/sandboxwarmpool_types.go@v1.0.3`).
+   */
+  readonly counters: { readonly replicas?: number; readonly readyReplicas?: number; readonly selector?: string };
   readonly templateName?: string;
   readonly observedGeneration?: number;
   /** Condition `type`, trusted only at the pool's current generation. */
@@ -321,11 +327,21 @@ export interface WarmPoolView {
 
 export function warmPoolView(o: Obj): WarmPoolView {
   const spec = (o.spec ?? {}) as { replicas?: number; sandboxTemplateRef?: { name?: string } };
-  const status = (o.status ?? {}) as { observedGeneration?: number; readyReplicas?: number };
+  const status = (o.status ?? {}) as {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    selector?: string;
+  };
   return {
     meta: metaOf(o),
     replicas: Number(spec.replicas ?? 1),
     readyReplicas: Number(status.readyReplicas ?? 0),
+    counters: {
+      ...(status.replicas !== undefined ? { replicas: Number(status.replicas) } : {}),
+      ...(status.readyReplicas !== undefined ? { readyReplicas: Number(status.readyReplicas) } : {}),
+      ...(status.selector !== undefined ? { selector: status.selector } : {}),
+    },
     ...(spec.sandboxTemplateRef?.name ? { templateName: spec.sandboxTemplateRef.name } : {}),
     ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
     condition: conditionOf(o),
