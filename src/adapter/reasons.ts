@@ -62,6 +62,8 @@ export const EXECUTION_REASONS = {
   TransportClosed: 'the connection to the runtime closed or could not be opened before an answer',
   RuntimeRefused: 'the runtime or router refused the command (bad argument, not found, forbidden, unauthenticated)',
   AnswerTooLarge: "the runtime's answer exceeded the adapter's response limit",
+  RuntimeOOMKilled:
+    "the node killed the sandbox's container for memory (OOMKilled, exit 137) while the command ran; the call's own error is not the ending",
 } as const;
 
 /** The `reason` of an execution's outcome. */

@@ -65,6 +65,8 @@ export interface PodView {
     readonly image?: string;
     readonly args: readonly string[];
     readonly ports: readonly number[];
+    /** `resources.limits.memory` as written (a quantity, e.g. `64Mi`), when set. */
+    readonly memoryLimit?: string;
   }>;
   /** Init and regular container statuses, in that order: what each runs and whether it has started. */
   readonly containerStatuses: readonly ContainerStatusView[];
@@ -81,6 +83,24 @@ export interface ContainerStatusView {
   readonly restarts: number;
   /** `state.waiting.reason`, e.g. `CrashLoopBackOff`, while the container waits. */
   readonly waiting?: string;
+  /** `state.terminated`: how the current run of the container ended, while it is terminated. */
+  readonly terminated?: TerminationView;
+  /** `lastState.terminated`: how the previous run ended, once the kubelet restarted the container. */
+  readonly lastTerminated?: TerminationView;
+}
+
+/** A container's `terminated` state: the kubelet's reason (e.g. `OOMKilled`, `Error`), exit code and end time. */
+export interface TerminationView {
+  readonly reason?: string;
+  readonly exitCode: number;
+  /** `finishedAt` in ms since the epoch, when set and valid. */
+  readonly finishedAtMs?: number;
+}
+
+interface RawTermination {
+  reason?: string;
+  exitCode?: number;
+  finishedAt?: string;
 }
 
 interface RawContainerStatus {
@@ -88,14 +108,30 @@ interface RawContainerStatus {
   image?: string;
   imageID?: string;
   restartCount?: number;
-  state?: { running?: unknown; terminated?: unknown; waiting?: { reason?: string } };
+  state?: { running?: unknown; terminated?: RawTermination; waiting?: { reason?: string } };
+  lastState?: { terminated?: RawTermination };
+}
+
+function terminationView(t: RawTermination): TerminationView {
+  const finished = typeof t.finishedAt === 'string' ? Date.parse(t.finishedAt) : NaN;
+  return {
+    ...(t.reason ? { reason: t.reason } : {}),
+    exitCode: Number(t.exitCode ?? 0),
+    ...(Number.isFinite(finished) ? { finishedAtMs: finished } : {}),
+  };
 }
 
 export function podView(o: Obj): PodView {
   const spec = (o.spec ?? {}) as {
     nodeName?: string;
     runtimeClassName?: string;
-    containers?: Array<{ name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }>;
+    containers?: Array<{
+      name?: string;
+      image?: string;
+      args?: string[];
+      ports?: Array<{ containerPort?: number }>;
+      resources?: { limits?: { memory?: string | number } };
+    }>;
   };
   const status = (o.status ?? {}) as {
     podIP?: string;
@@ -116,6 +152,7 @@ export function podView(o: Obj): PodView {
       ...(c.image ? { image: c.image } : {}),
       args: c.args ?? [],
       ports: (c.ports ?? []).map((p) => p.containerPort ?? 0),
+      ...(c.resources?.limits?.memory !== undefined ? { memoryLimit: String(c.resources.limits.memory) } : {}),
     })),
     containerStatuses: statuses.map((c) => ({
       name: c.name ?? '',
@@ -124,6 +161,8 @@ export function podView(o: Obj): PodView {
       started: c.state?.running != null || c.state?.terminated != null,
       restarts: c.restartCount ?? 0,
       ...(c.state?.waiting?.reason ? { waiting: c.state.waiting.reason } : {}),
+      ...(c.state?.terminated ? { terminated: terminationView(c.state.terminated) } : {}),
+      ...(c.lastState?.terminated ? { lastTerminated: terminationView(c.lastState.terminated) } : {}),
     })),
   };
 }
