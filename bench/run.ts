@@ -3,7 +3,8 @@
  * bench/synth-case.ts`: medians of process wall time, in-process time and peak RSS); then paired rows (bench/paired.ts)
  * for the `agentplane synth` command against `kubectl kustomize` of the same pinned `k8s/` folder (kubectl is not
  * installed by this project: without it the row says skipped) and for `agentplane diff` against dyff (bench/diff.ts);
- * then verify at 1, 5 and 20 templates when a test cluster is up (bench/verify.ts; else its row says skipped), CLI
+ * then verify at 1, 5 and 20 templates when a test cluster is up (bench/verify.ts; else its row says skipped) and
+ * the time to first instruction, warm and cold, on its real node (bench/first-instruction.ts), CLI
  * start-up (bench/cli-start.ts), plan-upgrade (bench/plan-upgrade.ts), the storage step of the v0.5 -> v1.0 upgrade
  * at 10,000 objects on a kwok cluster of its own (bench/migrate-storage.ts) and the import benchmark.
  * Synth growth: `generated-N` cases (N templates + N warm pools) for N in BENCH_SYNTH_SIZES (default 10,200,400,1600;
@@ -194,6 +195,13 @@ if (clusterUp) {
     'Verify on the test cluster (bench/verify.ts): 1, 5 and 20 templates, and the one-template run as a process:\n',
   );
   spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/verify.ts')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  console.log('');
+  // Time to first instruction, warm and cold, on the real node (its row says skipped on a kwok-only cluster).
+  console.log('Time to first instruction on the real node (bench/first-instruction.ts):\n');
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/first-instruction.ts')], {
     cwd: ROOT,
     stdio: 'inherit',
   });

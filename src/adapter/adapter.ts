@@ -5,6 +5,8 @@
  */
 import { FAMILY_VERSION, familyConverts } from '../model/releases.js';
 import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
+import { Cluster } from './kubernetes/cluster.js';
+import { ClusterReads } from './kubernetes/reads.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
 import { Executions, type RuntimeBinding, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
 import type { CallLimits } from './runtime/limits.js';
@@ -103,9 +105,15 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
     this.sessions = new KubeSessions(options.client, options.labels ? { labels: options.labels } : {});
     const ex = options.executions;
     if (ex) {
+      const reads = new ClusterReads(new Cluster(options.client));
       const runner = new Executions({
         transport: ex.transport,
         supportStates: ex.supportStates,
+        // A call that lost its runtime reads the session's pod: a container killed for memory ends as `oom-killed`.
+        pods: async (namespace, name) => {
+          const r = await reads.pod(namespace, name);
+          return r.kind === 'ok' ? r.value : undefined;
+        },
         ...(ex.limits ? { limits: ex.limits } : {}),
         ...(ex.registryCapacity ? { capacity: ex.registryCapacity } : {}),
         ...(ex.maxFileBytes ? { maxFileBytes: ex.maxFileBytes } : {}),

@@ -68,6 +68,8 @@ export const EXECUTION_REASONS = {
     'the connection closed after the command was sent and before its exit status: it may have run, its exit code is unknown',
   RuntimeRefused: 'the runtime or router refused the command (bad argument, not found, forbidden, unauthenticated)',
   AnswerTooLarge: "the runtime's answer exceeded the adapter's response limit",
+  RuntimeOOMKilled:
+    "the node killed the sandbox's container for memory (OOMKilled, exit 137) while the command ran; the call's own error is not the ending",
 } as const;
 
 /** The `reason` of an execution's outcome. */

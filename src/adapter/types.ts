@@ -257,7 +257,7 @@ export interface ExecutionStatus {
 }
 
 /** Which layer decided how an execution ended. */
-export type ExecutionLayer = 'command' | 'caller' | 'adapter' | 'transport' | 'router' | 'runtime';
+export type ExecutionLayer = 'command' | 'caller' | 'adapter' | 'transport' | 'router' | 'runtime' | 'node';
 
 /**
  * How an execution ended: exactly one kind, with its stable reason code (src/adapter/reasons.ts, `EXECUTION_REASONS`)
@@ -318,6 +318,23 @@ export type ExecutionOutcome =
       readonly reason: 'RuntimeRefused';
       readonly layer: 'runtime' | 'router' | 'adapter';
       readonly code?: number;
+      readonly message: string;
+    }
+  | {
+      /**
+       * The node killed the sandbox's container for memory (the kubelet's `OOMKilled`, read from the pod the call went
+       * to, bound to its UID, ended after the call started): whatever the connection said, this is the ending.
+       */
+      readonly kind: 'oom-killed';
+      readonly reason: 'RuntimeOOMKilled';
+      readonly layer: 'node';
+      /** The container's exit code as the kubelet reports it (137: SIGKILL). */
+      readonly exitCode: number;
+      /** The container the kubelet reports OOMKilled. */
+      readonly container: string;
+      readonly podUid: string;
+      /** The container's `resources.limits.memory` in bytes, when it has one. */
+      readonly memoryLimitBytes?: number;
       readonly message: string;
     }
   | {

@@ -17,7 +17,7 @@
  *   is 0 (the status omits zero counters).
  */
 import { stringify } from 'yaml';
-import { RELEASE_TAGS, type ReleaseTag } from '../model/releases.js';
+import { POOL_STATUS, RELEASE_TAGS, type ReleaseTag } from '../model/releases.js';
 
 /** The kinds that get a health check, with their API group. */
 export const ARGOCD_HEALTH_KINDS = {
@@ -34,15 +34,15 @@ interface HealthTraits {
   readonly suspendByReplicas: boolean;
   /** The claim's Ready condition carries the claim's own generation (else the bound Sandbox's). */
   readonly claimOwnGeneration: boolean;
-  /** The pool's status has `observedGeneration`. */
+  /** The pool's status has `observedGeneration` ({@link POOL_STATUS}). */
   readonly poolObservedGeneration: boolean;
 }
 
-const TRAITS: Readonly<Record<ReleaseTag, HealthTraits>> = {
-  'v0.4.6': { suspendByReplicas: true, claimOwnGeneration: false, poolObservedGeneration: false },
-  'v0.5.0': { suspendByReplicas: false, claimOwnGeneration: false, poolObservedGeneration: false },
-  'v0.5.6': { suspendByReplicas: false, claimOwnGeneration: false, poolObservedGeneration: true },
-  'v1.0.3': { suspendByReplicas: false, claimOwnGeneration: true, poolObservedGeneration: true },
+const TRAITS: Readonly<Record<ReleaseTag, Omit<HealthTraits, 'poolObservedGeneration'>>> = {
+  'v0.4.6': { suspendByReplicas: true, claimOwnGeneration: false },
+  'v0.5.0': { suspendByReplicas: false, claimOwnGeneration: false },
+  'v0.5.6': { suspendByReplicas: false, claimOwnGeneration: false },
+  'v1.0.3': { suspendByReplicas: false, claimOwnGeneration: true },
 };
 
 /** Ready reasons that mean failure rather than "not yet" (`controllers/sandbox_controller.go@tag`). */
@@ -170,7 +170,7 @@ const SCRIPTS: Readonly<Record<ArgoCdHealthKind, (t: HealthTraits) => string>> =
 
 /** The Lua health script of `kind` for `release`. */
 export function argoCdHealthLua(release: ReleaseTag, kind: ArgoCdHealthKind): string {
-  return SCRIPTS[kind](TRAITS[release]);
+  return SCRIPTS[kind]({ ...TRAITS[release], poolObservedGeneration: POOL_STATUS[release].observedGeneration });
 }
 
 /** The `argocd-cm` data keys and their Lua for `release`: `resource.customizations.health.<group>_<kind>`. */

@@ -67,3 +67,25 @@ export function storageVersionOf(crd: {
 }): string | undefined {
   return crd.versions.find((v) => v.storage)?.name;
 }
+
+/** What a release's SandboxWarmPool status can be trusted for (case warmpool-status-fields). */
+export interface PoolStatusTraits {
+  /**
+   * The controller writes `status.observedGeneration` (kubernetes-sigs/agent-sandbox#1328, v0.5.6 on); without it a
+   * status cannot say which spec it describes.
+   */
+  readonly observedGeneration: boolean;
+  /**
+   * Counters that fall to zero are cleared (merge patch since v0.5.0, kubernetes-sigs/agent-sandbox#807); on v0.4.6
+   * server-side apply dropped the zero values and left the last non-zero counts in place.
+   */
+  readonly clearsZeroCounters: boolean;
+}
+
+/** {@link PoolStatusTraits} of every supported release; test/unit/verify/warmpool-status-fields checks them against each CRD. */
+export const POOL_STATUS: Readonly<Record<ReleaseTag, PoolStatusTraits>> = {
+  'v0.4.6': { observedGeneration: false, clearsZeroCounters: false },
+  'v0.5.0': { observedGeneration: false, clearsZeroCounters: true },
+  'v0.5.6': { observedGeneration: true, clearsZeroCounters: true },
+  'v1.0.3': { observedGeneration: true, clearsZeroCounters: true },
+};

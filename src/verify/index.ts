@@ -40,7 +40,7 @@ export {
   type ImageCheck,
   type SplitRef,
 } from './image-digests.js';
-export type { ContainerStatusView, ObjectMeta, PodView } from '../adapter/kubernetes/views.js';
+export type { ContainerStatusView, ObjectMeta, PodView, TerminationView } from '../adapter/kubernetes/views.js';
 // The client runVerify takes, and the value that connects it (the same as `/adapter`'s).
 export { connect, KubeClient, type KubeConnectOptions } from '../adapter/kubernetes/client.js';
 export { KubeconfigError } from '../adapter/kubernetes/errors.js';

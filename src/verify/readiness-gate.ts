@@ -14,7 +14,7 @@
  */
 import type { CrdView, DeploymentView, WarmPoolView } from '../adapter/kubernetes/views.js';
 import { AgentPlaneError } from '../model/errors.js';
-import type { ReleaseTag } from '../model/releases.js';
+import { POOL_STATUS, type ReleaseTag } from '../model/releases.js';
 
 /** Reads of the live objects; undefined when the object does not exist. A thrown error counts as "pending" and is retried. */
 export interface ReadinessReads {
@@ -72,9 +72,6 @@ export interface GateOptions {
   readonly now?: () => number;
   readonly sleep?: (ms: number) => Promise<void>;
 }
-
-/** Releases whose pool status has `observedGeneration` (kubernetes-sigs/agent-sandbox#1328). */
-const POOL_OBSERVED_GENERATION: ReadonlySet<ReleaseTag> = new Set<ReleaseTag>(['v0.5.6', 'v1.0.3']);
 
 async function read<V>(
   subject: string,
@@ -140,7 +137,7 @@ export async function pendingNow(targets: ReadinessTargets, reads: ReadinessRead
         (o) => {
           const generation = o.meta.generation;
           const observed = o.observedGeneration;
-          if (POOL_OBSERVED_GENERATION.has(targets.release) && (observed === undefined || observed < generation))
+          if (POOL_STATUS[targets.release].observedGeneration && (observed === undefined || observed < generation))
             return {
               subject,
               reason: 'StaleObservedGeneration',

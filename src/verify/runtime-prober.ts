@@ -12,7 +12,8 @@ import { DirectTransport } from '../adapter/transports/direct.js';
 import { PortForwardTransport } from '../adapter/transports/port-forward.js';
 import { RouterTransport } from '../adapter/transports/router.js';
 import type { Transport } from '../adapter/transports/types.js';
-import type { HttpRefusal, Result, TransportKind } from '../adapter/types.js';
+import type { ExecutionOutcome, HttpRefusal, Result, TransportKind } from '../adapter/types.js';
+import { outcomeOf } from '../adapter/runtime/executions.js';
 import type { ExecutionReason } from '../adapter/reasons.js';
 import type { RuntimeKind } from './plan.js';
 
@@ -74,6 +75,16 @@ export interface ExecOutput {
   readonly exitCode: number;
   readonly stdout: string;
   readonly stderr: string;
+  /**
+   * stdout as the bytes the adapter kept, with how many the command wrote and whether the cap cut them.
+   * @default - absent: the prober reported text only
+   */
+  readonly stdoutBytes?: { readonly data: Buffer; readonly totalBytes: number; readonly truncated: boolean };
+  /**
+   * How the command ended, in the adapter's outcome types.
+   * @default - absent: the prober reported no outcome
+   */
+  readonly outcome?: ExecutionOutcome;
 }
 
 export interface RuntimeProber {
@@ -247,7 +258,13 @@ export class AdapterRuntimeProber implements RuntimeProber {
         : await new PythonRuntimeClient(t.value, this.adapterTarget(target), { port: target.restPort }).execute(argv, {
             deadlineMs,
           });
-    return toCall(r, started, (v) => ({ exitCode: v.exitCode, stdout: v.stdout, stderr: v.stderr }));
+    return toCall(r, started, (v) => ({
+      exitCode: v.exitCode,
+      stdout: v.stdout,
+      stderr: v.stderr,
+      stdoutBytes: v.output.stdout,
+      outcome: outcomeOf({ kind: 'ok', value: v }, t.value.kind),
+    }));
   }
 
   private async fileRoundTripCall(

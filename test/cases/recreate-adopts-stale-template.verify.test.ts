@@ -119,7 +119,8 @@ describe('case recreate-adopts-stale-template (verifier)', () => {
         status: { sandbox: { name: 'py-pool-c' } },
       },
     ];
-    const livePool = { ...pool, status: { observedGeneration: 2, replicas: 3, readyReplicas: 3 } };
+    // The status agrees with the members (a Ready old member counts in readyReplicas): only the rollout is at stake here.
+    const livePool = { ...pool, status: { observedGeneration: 2, replicas: 1, readyReplicas: 1 } };
     const cluster = {
       getCustom: async (r: { plural: string }, name: string) => ({
         kind: 'ok',
@@ -136,7 +137,11 @@ describe('case recreate-adopts-stale-template (verifier)', () => {
       }),
     };
     // readyTimeoutMs 0: the one read is judged as it is (a member is missing, so the probe would otherwise wait for it).
-    const deps = { cluster, facts: { family: 'v0.5' }, plan: { readyTimeoutMs: 0 } } as unknown as ProbeDeps;
+    const deps = {
+      cluster,
+      facts: { family: 'v0.5', tag: 'v0.5.6' },
+      plan: { readyTimeoutMs: 0 },
+    } as unknown as ProbeDeps;
     const evidence = [
       ...(await warmPoolProbe(deps, { namespace: 'sbx', name: 'py-pool', template: 'py', replicas: 2 }).run(
         undefined as never,

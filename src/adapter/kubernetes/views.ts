@@ -67,6 +67,8 @@ export interface PodView {
     readonly image?: string;
     readonly args: readonly string[];
     readonly ports: readonly number[];
+    /** `resources.limits.memory` as written (a quantity, e.g. `64Mi`), when set. */
+    readonly memoryLimit?: string;
   }>;
   /** Init and regular container statuses, in that order: what each runs and whether it has started. */
   readonly containerStatuses: readonly ContainerStatusView[];
@@ -83,6 +85,24 @@ export interface ContainerStatusView {
   readonly restarts: number;
   /** `state.waiting.reason`, e.g. `CrashLoopBackOff`, while the container waits. */
   readonly waiting?: string;
+  /** `state.terminated`: how the current run of the container ended, while it is terminated. */
+  readonly terminated?: TerminationView;
+  /** `lastState.terminated`: how the previous run ended, once the kubelet restarted the container. */
+  readonly lastTerminated?: TerminationView;
+}
+
+/** A container's `terminated` state: the kubelet's reason (e.g. `OOMKilled`, `Error`), exit code and end time. */
+export interface TerminationView {
+  readonly reason?: string;
+  readonly exitCode: number;
+  /** `finishedAt` in ms since the epoch, when set and valid. */
+  readonly finishedAtMs?: number;
+}
+
+interface RawTermination {
+  reason?: string;
+  exitCode?: number;
+  finishedAt?: string;
 }
 
 interface RawContainerStatus {
@@ -90,14 +110,30 @@ interface RawContainerStatus {
   image?: string;
   imageID?: string;
   restartCount?: number;
-  state?: { running?: unknown; terminated?: unknown; waiting?: { reason?: string } };
+  state?: { running?: unknown; terminated?: RawTermination; waiting?: { reason?: string } };
+  lastState?: { terminated?: RawTermination };
+}
+
+function terminationView(t: RawTermination): TerminationView {
+  const finished = typeof t.finishedAt === 'string' ? Date.parse(t.finishedAt) : NaN;
+  return {
+    ...(t.reason ? { reason: t.reason } : {}),
+    exitCode: Number(t.exitCode ?? 0),
+    ...(Number.isFinite(finished) ? { finishedAtMs: finished } : {}),
+  };
 }
 
 export function podView(o: Obj): PodView {
   const spec = (o.spec ?? {}) as {
     nodeName?: string;
     runtimeClassName?: string;
-    containers?: Array<{ name?: string; image?: string; args?: string[]; ports?: Array<{ containerPort?: number }> }>;
+    containers?: Array<{
+      name?: string;
+      image?: string;
+      args?: string[];
+      ports?: Array<{ containerPort?: number }>;
+      resources?: { limits?: { memory?: string | number } };
+    }>;
   };
   const status = (o.status ?? {}) as {
     podIP?: string;
@@ -120,6 +156,7 @@ export function podView(o: Obj): PodView {
       ...(c.image ? { image: c.image } : {}),
       args: c.args ?? [],
       ports: (c.ports ?? []).map((p) => p.containerPort ?? 0),
+      ...(c.resources?.limits?.memory !== undefined ? { memoryLimit: String(c.resources.limits.memory) } : {}),
     })),
     containerStatuses: statuses.map((c) => ({
       name: c.name ?? '',
@@ -128,6 +165,8 @@ export function podView(o: Obj): PodView {
       started: c.state?.running != null || c.state?.terminated != null,
       restarts: c.restartCount ?? 0,
       ...(c.state?.waiting?.reason ? { waiting: c.state.waiting.reason } : {}),
+      ...(c.state?.terminated ? { terminated: terminationView(c.state.terminated) } : {}),
+      ...(c.lastState?.terminated ? { lastTerminated: terminationView(c.lastState.terminated) } : {}),
     })),
   };
 }
@@ -317,6 +356,12 @@ export interface WarmPoolView {
   readonly replicas: number;
   /** `status.readyReplicas`; an absent counter is 0. */
   readonly readyReplicas: number;
+  /**
+   * The status counters as written, each undefined when absent (`omitempty`: the controller omits a zero). Fields of
+   * the pool status at every pinned tag: `replicas` (live members), `readyReplicas` (members Ready), `selector`
+   * (`extensions/api/v1alpha1/sandboxwarmpool_types.go@v0.4.6`, `extensions/api/v1beta1/sandboxwarmpool_types.go@v1.0.3`).
+   */
+  readonly counters: { readonly replicas?: number; readonly readyReplicas?: number; readonly selector?: string };
   readonly templateName?: string;
   readonly observedGeneration?: number;
   /** Condition `type`, trusted only at the pool's current generation. */
@@ -325,11 +370,21 @@ export interface WarmPoolView {
 
 export function warmPoolView(o: Obj): WarmPoolView {
   const spec = (o.spec ?? {}) as { replicas?: number; sandboxTemplateRef?: { name?: string } };
-  const status = (o.status ?? {}) as { observedGeneration?: number; readyReplicas?: number };
+  const status = (o.status ?? {}) as {
+    observedGeneration?: number;
+    replicas?: number;
+    readyReplicas?: number;
+    selector?: string;
+  };
   return {
     meta: metaOf(o),
     replicas: Number(spec.replicas ?? 1),
     readyReplicas: Number(status.readyReplicas ?? 0),
+    counters: {
+      ...(status.replicas !== undefined ? { replicas: Number(status.replicas) } : {}),
+      ...(status.readyReplicas !== undefined ? { readyReplicas: Number(status.readyReplicas) } : {}),
+      ...(status.selector !== undefined ? { selector: status.selector } : {}),
+    },
     ...(spec.sandboxTemplateRef?.name ? { templateName: spec.sandboxTemplateRef.name } : {}),
     ...(status.observedGeneration !== undefined ? { observedGeneration: status.observedGeneration } : {}),
     condition: conditionOf(o),

@@ -24,6 +24,7 @@ import { PYTHON_RUNTIME_PORT, PythonRuntimeClient, PythonRuntimeFiles } from './
 import { ExecutionRegistry, type ExecutionEntry } from './registry.js';
 import { SandboxdClient } from './sandboxd.js';
 import { streamOutput, type ProcessResult } from './process.js';
+import { awaitOomKill, mayHideOomKill, podNameOf, type PodRead } from './pod-fate.js';
 
 /** Which runtime server a template's pods run, and on which ports. */
 export type RuntimeSpec =
@@ -50,6 +51,12 @@ export interface ExecutionsOptions {
   readonly capacity?: number;
   /** Largest file one upload or download moves, bytes; default {@link DEFAULT_MAX_FILE_BYTES} (64 MiB). */
   readonly maxFileBytes?: number;
+  /**
+   * Reads the session's pod: a call that lost its runtime is checked against the pod's container statuses, so a
+   * container the node killed for memory ends as `oom-killed` (pod-fate.ts). Without it such calls keep their
+   * connection or runtime error.
+   */
+  readonly pods?: PodRead;
 }
 
 export class Executions {
@@ -162,6 +169,14 @@ export class Executions {
 
     const ref: ExecutionRef = { executionId, session: request.session };
     const startedAt = Date.now();
+    // The pod's UID as the call starts, read beside it: a later OOM kill counts only for this pod.
+    const pods = this.options.pods;
+    const podUid = pods
+      ? pods(binding.target.namespace, podNameOf(binding.target)).then(
+          (p) => p?.meta.uid,
+          () => undefined,
+        )
+      : undefined;
     const opts = {
       ...(request.env ? { env: request.env } : {}),
       ...(request.cwd ? { cwd: request.cwd } : {}),
@@ -200,10 +215,14 @@ export class Executions {
         message: `${this.registry.capacity} executions are running: wait for some to finish`,
       };
     }
-    void done.then((r) => {
+    void done.then(async (r) => {
       const partial = live();
       close();
-      entry.final = toStatus(executionId, r, Date.now() - startedAt, partial, this.options.transport.kind);
+      const endedMs = Date.now() - startedAt;
+      let outcome = outcomeOf(r, this.options.transport.kind);
+      const uid = pods && podUid && mayHideOomKill(outcome) ? await podUid : undefined;
+      if (pods && uid) outcome = (await awaitOomKill(pods, binding.target, uid, startedAt)) ?? outcome;
+      entry.final = toStatus(executionId, r, endedMs, partial, outcome);
     });
     return { kind: 'ok', value: ref };
   }
@@ -433,9 +452,8 @@ function toStatus(
   r: Result<ProcessResult>,
   durationMs: number,
   partial: LiveOutput,
-  transport: Transport['kind'],
+  outcome: ExecutionOutcome,
 ): ExecutionStatus {
-  const outcome = outcomeOf(r, transport);
   const state = stateOf(outcome);
   if (r.kind === 'ok') {
     return {

@@ -3,15 +3,18 @@
  * template version (kubernetes-sigs/agent-sandbox#1327), so the verifier counts "updated ready" itself: members
  * (Sandboxes controller-owned by the pool, not being deleted) whose blueprint is the template's current one (the
  * controller's own comparison, {@link staleness}), Ready at their current generation. discovered = the pool exists; compatible = it serves the declared
- * template; configured = status observed at the pool's generation (v0.5.6 `status.observedGeneration`) and updated
- * ready ≥ replicas, and no claim of the pool holds a stale-template sandbox ("StaleAdoption"). A pool still starting
- * members (just applied, or refilling after a claim) is read again until it is not, within the ready timeout.
+ * template; configured = status observed at the pool's generation (v0.5.6 `status.observedGeneration`; on a release
+ * that writes it, an absent one is "PoolObservedGenerationMissing"), updated ready ≥ replicas, the status counters
+ * agree with the members the verifier counts (else "PoolStatusStale", case warmpool-status-fields), and no claim of
+ * the pool holds a stale-template sandbox ("StaleAdoption"). A pool still starting members (just applied, or
+ * refilling after a claim) is read again until it is not, within the ready timeout.
  * Facts: `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`,
  * `extensions/api/v1beta1/sandboxwarmpool_types.go@v0.5.6`.
  */
 import { blueprintDrift } from '../../adapter/kubernetes/blueprint.js';
 import type { ClaimView, SandboxView, TemplateView, WarmPoolView } from '../../adapter/kubernetes/views.js';
 import { sleep } from '../../adapter/kubernetes/cluster.js';
+import { POOL_STATUS } from '../../model/releases.js';
 import type { WarmPoolPlan } from '../plan.js';
 import { formatMs } from '../evidence.js';
 import type { Probe } from '../runner.js';
@@ -80,6 +83,26 @@ export function poolRollout(
   return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions };
 }
 
+/** A status counter that disagrees with the verifier's own count of the pool's members. */
+export interface StatusDisagreement {
+  readonly field: 'status.replicas' | 'status.readyReplicas';
+  /** The counter as written; an absent counter is 0 (`omitempty`). */
+  readonly written: number;
+  readonly counted: number;
+}
+
+/**
+ * The status counters of `pool` that disagree with `ro` (pure): `status.replicas` counts live members and
+ * `status.readyReplicas` Ready ones (`extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`).
+ */
+export function statusDisagreements(pool: WarmPoolView, ro: PoolRollout): StatusDisagreement[] {
+  const pairs = [
+    { field: 'status.replicas', written: pool.counters.replicas ?? 0, counted: ro.members },
+    { field: 'status.readyReplicas', written: pool.counters.readyReplicas ?? 0, counted: ro.ready },
+  ] as const;
+  return pairs.filter((p) => p.written !== p.counted);
+}
+
 /** How often a refilling pool's members are read again. */
 const SETTLE_POLL_MS = 2_000;
 
@@ -131,8 +154,20 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
           `serves template ${templateRef ?? 'none'}, the environment declares ${pool.template}`,
           { field: 'spec.sandboxTemplateRef.name', value: templateRef ?? '' },
         );
+      const traits = POOL_STATUS[deps.facts.tag];
       const gen = live.meta.generation;
       const observed = live.observedGeneration;
+      if (observed === undefined && traits.observedGeneration) {
+        f.add(
+          'configured',
+          'unknown',
+          subject,
+          'PoolObservedGenerationMissing',
+          `pool status carries no observedGeneration although ${deps.facts.tag} writes one: it may describe no spec at all`,
+          { field: 'status.observedGeneration', value: '' },
+        );
+        return f.list;
+      }
       if (observed !== undefined && observed !== gen) {
         f.add(
           'configured',
@@ -144,7 +179,12 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         );
         return f.list;
       }
-      const members = () => Promise.all([read.sandboxes(pool.namespace), read.claims(pool.namespace)]);
+      const members = () =>
+        Promise.all([
+          read.sandboxes(pool.namespace),
+          read.claims(pool.namespace),
+          read.warmPool(pool.namespace, pool.name),
+        ]);
       const firstRead = members();
       firstRead.catch(() => undefined); // awaited below; a throw there must not go unhandled if the template read ends the probe first
       const tpl = await read.template(pool.namespace, pool.template);
@@ -161,16 +201,27 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       // A pool refilling after a claim, or just applied, is starting members: wait for them (bounded), then judge.
       const started = Date.now();
       let ro: PoolRollout;
+      let disagree: StatusDisagreement[];
+      let recounted = false;
       for (let round = 0; ; round += 1) {
-        const [sbs, claims] = await (round === 0 ? firstRead : members());
+        const [sbs, claims, again] = await (round === 0 ? firstRead : members());
         if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
         if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
-        ro = poolRollout(live, tpl.value, sbs.value, claims.value);
-        if (!refilling(ro) || Date.now() - started >= deps.plan.readyTimeoutMs) break;
-        ctx.note(
-          `waiting for ${subject} to refill: ${ro.ready} of ${ro.members} member(s) ready, ${ro.replicas} wanted`,
-          'waiting',
-        );
+        if (again.kind !== 'ok') return f.failedCall('configured', subject, again).list;
+        // The pool is read with its members so that its status is compared with a count of the same moment.
+        const now = again.value ?? live;
+        ro = poolRollout(now, tpl.value, sbs.value, claims.value);
+        disagree = statusDisagreements(now, ro);
+        const timeUp = Date.now() - started >= deps.plan.readyTimeoutMs;
+        if (refilling(ro) && !timeUp) {
+          ctx.note(
+            `waiting for ${subject} to refill: ${ro.ready} of ${ro.members} member(s) ready, ${ro.replicas} wanted`,
+            'waiting',
+          );
+        } else if (disagree.length > 0 && !recounted && !timeUp) {
+          // A status write trails a member's change by a reconcile: count once more before calling the status stale.
+          recounted = true;
+        } else break;
         if (!(await sleep(SETTLE_POLL_MS, ctx.signal))) break;
       }
       const waitedMs = Date.now() - started;
@@ -198,6 +249,19 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
           'RolloutProgressing',
           `rollout progressing: ${counts}${ro.stale.length ? `; stale: ${ro.stale.slice(0, 3).join('; ')}` : ''}`,
           { field: 'updatedReady', value: String(ro.updatedReady), observed: quantities },
+        );
+      for (const d of disagree)
+        f.add(
+          'configured',
+          'unknown',
+          subject,
+          'PoolStatusStale',
+          `pool ${d.field} says ${d.written}, the verifier counts ${d.counted}${
+            traits.clearsZeroCounters
+              ? ''
+              : ` (${deps.facts.tag} keeps the last non-zero counters after scaling to zero)`
+          }: consumers reading the status are misled`,
+          { field: d.field, value: String(d.written), observed: { written: d.written, counted: d.counted } },
         );
       for (const s of ro.staleAdoptions)
         f.add(

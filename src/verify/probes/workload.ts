@@ -35,6 +35,7 @@ import { claimAndWait } from './workload/provision-claim.js';
 import { sandboxAndWait } from './workload/provision-sandbox.js';
 import type { Readiness } from './workload/readiness.js';
 import { runtimeConfigEvidence } from './workload/runtime-config.js';
+import { firstInstructionEvidence, runtimeMeasureEvidence } from './workload/runtime-measure.js';
 import { executionEvidence, fileEvidence, routerEvidence } from './workload/runtime-use.js';
 import { notReadyEvidence, readyEvidence } from './workload/sandbox-ready.js';
 
@@ -63,7 +64,8 @@ export function workloadProbe(
     after,
     covers,
     timeoutStep: 'verified',
-    deadlineMs: deps.plan.readyTimeoutMs + 6 * deps.plan.probeTimeoutMs + 15_000,
+    // 6 calls of the proof and its neighbours, 5 of the runtime measurement (runtime-measure.ts)
+    deadlineMs: deps.plan.readyTimeoutMs + 11 * deps.plan.probeTimeoutMs + 15_000,
     run: (ctx) => runWorkload(deps, template, pool, ctx, sandboxes),
   };
 }
@@ -83,14 +85,17 @@ async function runWorkload(
 
   clientPoolEvidence(deps, template, pool, f, ctx);
   clientPathEvidence(deps.plan, template, f, (t) => ctx.note(t));
+  const provisionedAt = Date.now();
   const readiness = await provision(deps, template, pool, f, ctx);
   if (!readiness.ready) {
     await notReadyEvidence(deps, template, f, readiness);
     return allEvidence(f);
   }
   const sb = await readyEvidence(deps, template, runtime, f, readiness);
+  await firstInstructionEvidence(deps, f, sb, readiness, provisionedAt);
 
   const runtimeOk = await executionEvidence(deps, template, f, sb, ctx);
+  if (runtimeOk) await runtimeMeasureEvidence(deps, template, f, sb);
   sandboxes.set(template.namespace, template.name, { sandbox: sb, runtimeOk });
   await fileEvidence(deps, template, f, sb);
   // Conversion round trip: the Sandbox read at v1alpha1 (served through the webhook on v0.5; v1.0 has no v1alpha1).

@@ -43,13 +43,34 @@ const member = (name: string, tag: string, isReady: boolean) => ({
   },
 });
 
-/** Each list of sandboxes answers the next of `rounds` (the last one repeats). */
-function depsWith(rounds: object[][], readyTimeoutMs: number): { deps: ProbeDeps; lists: () => number } {
+/** The pool as its controller writes it for `members` (counters of live and Ready members, a zero omitted). */
+const poolFor = (members: readonly ReturnType<typeof member>[]) => {
+  const ready = members.filter((m) => m.status.conditions[0]!.status === 'True').length;
+  return {
+    ...pool,
+    status: {
+      ...pool.status,
+      ...(members.length ? { replicas: members.length } : {}),
+      ...(ready ? { readyReplicas: ready } : {}),
+    },
+  };
+};
+
+/** Each list of sandboxes answers the next of `rounds` (the last one repeats); the pool's status follows the last list. */
+function depsWith(
+  rounds: ReturnType<typeof member>[][],
+  readyTimeoutMs: number,
+): { deps: ProbeDeps; lists: () => number } {
   let n = 0;
   const cluster = {
     getCustom: async (r: { plural: string }) => ({
       kind: 'ok',
-      value: r.plural === 'sandboxwarmpools' ? pool : r.plural === 'sandboxtemplates' ? template : undefined,
+      value:
+        r.plural === 'sandboxwarmpools'
+          ? poolFor(rounds[Math.max(0, Math.min(n - 1, rounds.length - 1))]!)
+          : r.plural === 'sandboxtemplates'
+            ? template
+            : undefined,
     }),
     listCustom: async (r: { plural: string }) => {
       if (r.plural !== 'sandboxes') return { kind: 'ok', value: [] };
@@ -59,7 +80,7 @@ function depsWith(rounds: object[][], readyTimeoutMs: number): { deps: ProbeDeps
     },
   };
   return {
-    deps: { cluster, facts: { family: 'v0.5' }, plan: { readyTimeoutMs } } as unknown as ProbeDeps,
+    deps: { cluster, facts: { family: 'v0.5', tag: 'v0.5.6' }, plan: { readyTimeoutMs } } as unknown as ProbeDeps,
     lists: () => n,
   };
 }
