@@ -171,8 +171,11 @@ export const PROBE_REASONS = {
   ConversionTlsFailure: 'the conversion webhook failed TLS although the CRDs carry a caBundle',
   ConversionReadFailed: 'the v1alpha1 read failed for another cause',
   // isolation
-  GvisorKernel: 'dmesg inside the sandbox names gVisor',
-  NotGvisorKernel: 'dmesg inside the sandbox does not name gVisor',
+  GvisorKernel: 'a gVisor marker inside the sandbox: its /proc/version build line, its release string or its boot log',
+  NotGvisorKernel: 'no gVisor marker inside the sandbox (/proc/version, osrelease, dmesg)',
+  KernelDiffersFromNode: "the kernel release inside the sandbox differs from the node's kernelVersion",
+  HostKernel: "the RuntimeClass is requested but the workload runs on the host kernel (release equals the node's)",
+  KernelIdentityUnknown: "the kernel inside or the node's kernelVersion could not be read",
   RuntimeClassNotApplied: 'the pod does not run under the RuntimeClass',
   RanUnderRuntimeClass: 'the pod ran under the RuntimeClass on a matching node',
   IsolationNotChecked: 'isolation not checked: the runtime did not answer',
