@@ -40,6 +40,8 @@ export const READINESS_REASONS = {
   ProbeNotReadyInTime: 'the probe Sandbox was not Ready within the ready timeout',
   ProbeInterrupted: 'verification was interrupted before the probe Sandbox was Ready',
   ProbeSandboxEnded: 'the probe Sandbox ended Failed or Finished instead of Ready',
+  ProbePodCannotStart:
+    "the probe Sandbox's pod got a permanent FailedCreatePodSandBox (the node's runtime lacks the handler): the wait ended there",
   ProbeTemplateUnreadable: 'the SandboxTemplate to build the probe Sandbox from could not be read',
   ClaimReferenceMissing:
     'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; that object is absent',

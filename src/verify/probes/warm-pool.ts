@@ -16,6 +16,8 @@ import type { WarmPoolPlan } from '../plan.js';
 import { formatMs } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
+import type { NodeSandboxFailure } from './pod-events.js';
+import { describePodFault, permanentPodFault } from './pod-fault.js';
 
 /**
  * Differences of a Sandbox's blueprint from the template's current one (`path: sandbox value ≠ template value`, at
@@ -33,6 +35,8 @@ export interface PoolRollout {
   readonly updatedReady: number;
   readonly stale: readonly string[];
   readonly staleAdoptions: readonly StaleAdoption[];
+  /** Pod names of the members not Ready yet. */
+  readonly starting: readonly string[];
 }
 
 /** A claim of the pool bound to a sandbox that is not at the current template, and how the two differ. */
@@ -60,8 +64,10 @@ export function poolRollout(
   let ready = 0;
   let updatedReady = 0;
   const stale: string[] = [];
+  const starting: string[] = [];
   for (const m of members) {
     const isReady = m.phase.phase === 'Ready';
+    if (!isReady) starting.push(m.podName);
     const diff = staleness(m, template);
     if (isReady) ready += 1;
     if (diff.length > 0) stale.push(`${m.meta.name}: ${diff.join(', ')}`);
@@ -77,7 +83,7 @@ export function poolRollout(
     const drift = staleness(sb, template);
     if (drift.length > 0) staleAdoptions.push({ claim: c.meta.name, sandbox: bound, drift });
   }
-  return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions };
+  return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions, starting };
 }
 
 /** How often a refilling pool's members are read again. */
@@ -159,14 +165,21 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
           `template ${pool.template} does not exist, so no member can be current`,
         ).list;
       // A pool refilling after a claim, or just applied, is starting members: wait for them (bounded), then judge.
+      // A member whose pod can never start (permanent FailedCreatePodSandBox, pod-fault.ts) ends the wait.
       const started = Date.now();
       let ro: PoolRollout;
+      let fault: NodeSandboxFailure | undefined;
       for (let round = 0; ; round += 1) {
         const [sbs, claims] = await (round === 0 ? firstRead : members());
         if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
         if (claims.kind !== 'ok') return f.failedCall('configured', `SandboxClaims in ${pool.namespace}`, claims).list;
         ro = poolRollout(live, tpl.value, sbs.value, claims.value);
         if (!refilling(ro) || Date.now() - started >= deps.plan.readyTimeoutMs) break;
+        if (round > 0 && ro.starting.length > 0) {
+          const ev = await read.events(pool.namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox');
+          fault = ev.kind === 'ok' ? permanentPodFault(ev.value, new Set(ro.starting)) : undefined;
+          if (fault) break;
+        }
         ctx.note(
           `waiting for ${subject} to refill: ${ro.ready} of ${ro.members} member(s) ready, ${ro.replicas} wanted`,
           'waiting',
@@ -175,7 +188,8 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       }
       const waitedMs = Date.now() - started;
       const waited = waitedMs >= SETTLE_POLL_MS ? ` after waiting ${formatMs(waitedMs)}` : '';
-      const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})${waited}`;
+      const stopped = fault ? `; stopped waiting: ${describePodFault(pool.namespace, fault)}` : '';
+      const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})${waited}${stopped}`;
       const quantities = {
         updatedReady: ro.updatedReady,
         replicas: ro.replicas,
