@@ -147,7 +147,7 @@ describeRealNode('negatives on a real-node-only cluster', () => {
     expect(off.leftovers).toEqual([]);
   }, 600_000);
 
-  test('RuntimeClass gvisor whose handler is runc: the runtime answers, dmesg is not gVisor, runtime-class/gvisor below verified', async () => {
+  test('RuntimeClass gvisor whose handler is runc: the runtime answers on the host kernel (HostKernel), runtime-class/gvisor below verified', async () => {
     const nodeApi = c.kc.makeApiClient(k8s.NodeV1Api);
     await nodeApi.createRuntimeClass({ body: { metadata: { name: 'gvisor' }, handler: 'runc' } });
     await c.custom.createNamespacedCustomObject({

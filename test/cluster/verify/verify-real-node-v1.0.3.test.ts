@@ -222,7 +222,7 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
     });
   }, 600_000);
 
-  test('the RuntimeClass gvisor recreated with handler runc: the runtime answers, dmesg is not gVisor, runtime-class/gvisor below verified', async () => {
+  test('the RuntimeClass gvisor recreated with handler runc: the runtime answers on the host kernel (HostKernel), runtime-class/gvisor below verified', async () => {
     const nodeApi = c.kc.makeApiClient(k8s.NodeV1Api);
     const rc = await nodeApi.readRuntimeClass({ name: 'gvisor' });
     expect(rc.handler).toBe('runsc');
