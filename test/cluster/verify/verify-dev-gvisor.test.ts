@@ -73,7 +73,7 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
         name: string;
         state: string;
         next?: string;
-        evidence: Array<{ step: string; verdict: string; field?: string; value?: string }>;
+        evidence: Array<{ step: string; verdict: string; reason: string; field?: string; value?: string }>;
       }>;
     };
     const states = Object.fromEntries(report.capabilities.map((r) => [r.name, r.state]));
@@ -81,9 +81,10 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
       status: 0,
       states: expect.objectContaining({ 'runtime-exec': 'verified', 'runtime-class/gvisor': 'verified' }),
     });
-    const boot = report.capabilities
-      .find((r) => r.name === 'runtime-class/gvisor')!
-      .evidence.find((e) => e.field === 'Execute(dmesg)');
-    expect(boot?.value).toMatch(/Starting gVisor\.\.\.$/);
+    // Case gvisor-evidence-markers: a kernel unlike the node's and a gVisor marker read from a file.
+    const gv = report.capabilities.find((r) => r.name === 'runtime-class/gvisor')!.evidence;
+    expect(gv.find((e) => e.reason === 'KernelDiffersFromNode')?.verdict).toBe('proven');
+    const marker = gv.find((e) => e.reason === 'GvisorKernel');
+    expect([marker?.verdict, marker?.field]).toEqual(['proven', '/proc/version']);
   }, 600000);
 });

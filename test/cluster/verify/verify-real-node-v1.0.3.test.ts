@@ -174,9 +174,11 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
       }),
     });
     expect(stderr).not.toMatch(/error/i);
-    const boot = cap(report, 'runtime-class/gvisor').evidence.find((e) => e.field === 'Execute(dmesg)');
-    expect(boot?.verdict).toBe('proven');
-    expect(boot?.value).toMatch(/Starting gVisor\.\.\.$/);
+    // Case gvisor-evidence-markers: a kernel unlike the node's and a gVisor marker read from a file.
+    const gv = cap(report, 'runtime-class/gvisor').evidence;
+    expect(gv.find((e) => e.reason === 'KernelDiffersFromNode')?.verdict).toBe('proven');
+    const marker = gv.find((e) => e.reason === 'GvisorKernel');
+    expect([marker?.verdict, marker?.field]).toEqual(['proven', '/proc/version']);
     const observed = cap(report, 'network-isolation').evidence.find((e) => e.reason === 'EnforcementObserved');
     expect(observed?.verdict).toBe('proven');
     // A v1.0 environment declares no conversion requirement (src/constructs/environment.ts): the CLI report has none.
