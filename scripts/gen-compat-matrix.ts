@@ -101,7 +101,7 @@ const PROVES: Readonly<Record<string, readonly string[]>> = {
   ],
   'test/cluster/verify/verify-real-node-negatives.test.ts': [
     'NetworkPolicy enforced by kube-router; with kube-router stopped and its rules gone network-isolation stays below verified',
-    'a RuntimeClass gvisor whose handler is runc: isolation stays below verified (NotGvisorKernel)',
+    'a RuntimeClass gvisor whose handler is runc: isolation stays below verified (HostKernel)',
   ],
 };
 

@@ -90,6 +90,17 @@ export interface SandboxRuntimeClassProps {
   readonly nodes?: RuntimeNodes;
 }
 
+/**
+ * Handlers that run a pod on the host kernel (runc and its peers) or under the other preset's runtime: a class whose
+ * preset promises gVisor or Kata must not name one (case gvisor-evidence-markers). Other names pass, as providers
+ * name their handlers freely (GKE Sandbox: `gvisor`; kata-deploy: `kata-qemu`, `kata-clh`, ...).
+ */
+const HOST_KERNEL_HANDLERS = ['runc', 'crun', 'youki', 'runhcs'];
+const FOREIGN_HANDLER: Record<RuntimePreset, (handler: string) => boolean> = {
+  gvisor: (h) => HOST_KERNEL_HANDLERS.includes(h) || h.startsWith('kata'),
+  kata: (h) => HOST_KERNEL_HANDLERS.includes(h) || h === 'runsc' || h.startsWith('runsc-'),
+};
+
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 const TolerationSchema = z
@@ -150,6 +161,13 @@ const PropsSchema = z
   .superRefine((p, ctx) => {
     if (p.hypervisor !== undefined && p.preset !== 'kata')
       ctx.addIssue({ code: 'custom', path: ['hypervisor'], message: 'only for preset kata' });
+    if (p.handler !== undefined && FOREIGN_HANDLER[p.preset](p.handler))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['handler'],
+        params: { reason: 'PresetHandlerMismatch' },
+        message: `handler ${p.handler} does not run preset ${p.preset}: pods would run ${HOST_KERNEL_HANDLERS.includes(p.handler) ? 'on the host kernel' : 'under another runtime'}`,
+      });
     if (p.scheduling === undefined && !p.allNodes) {
       ctx.addIssue({
         code: 'custom',
@@ -171,7 +189,8 @@ const PropsSchema = z
 
 /**
  * A cluster-scoped RuntimeClass. `name` and `handler` are what templates reference.
- * @throws ConstructPropsError when scheduling is missing without `allNodes`, or props are malformed.
+ * @throws ConstructPropsError when scheduling is missing without `allNodes`, the handler does not run the preset
+ *   (`PresetHandlerMismatch`, e.g. preset `gvisor` with handler `runc`), or props are malformed.
  */
 export class SandboxRuntimeClass extends Construct {
   readonly name: string;

@@ -9,7 +9,8 @@
  *   `status.observedGeneration` (v0.5.6 on, case warmpool-status-fields) only when it is current (an absent counter
  *   is 0).
  * It reads again every `intervalMs`, reports each change of what it still waits for through `progress`, and ends
- * ready or timed out with what was still pending. Reads are injected (the adapter's views), so the gate runs without a
+ * ready, timed out, or at once when a pool member's pod can never start (`PoolMembersCannotStart`), with what was
+ * still pending. Reads are injected (the adapter's views), so the gate runs without a
  * cluster.
  */
 import type { CrdView, DeploymentView, WarmPoolView } from '../adapter/kubernetes/views.js';
@@ -21,6 +22,11 @@ export interface ReadinessReads {
   crd(name: string): Promise<CrdView | undefined>;
   deployment(namespace: string, name: string): Promise<DeploymentView | undefined>;
   warmPool(namespace: string, name: string): Promise<WarmPoolView | undefined>;
+  /**
+   * A permanent failure of a pool member's pod (FailedCreatePodSandBox for a handler the node lacks,
+   * probes/pod-fault.ts), described; undefined when there is none. Asked only for a pool not Ready yet.
+   */
+  poolPodFault?(namespace: string, name: string): Promise<string | undefined>;
 }
 
 export interface NamespacedName {
@@ -45,7 +51,8 @@ export type PendingReason =
   | 'CrdNotEstablished'
   | 'StaleObservedGeneration'
   | 'ControllerNotAvailable'
-  | 'PoolMembersNotReady';
+  | 'PoolMembersNotReady'
+  | 'PoolMembersCannotStart';
 
 export interface Pending {
   /** e.g. `CustomResourceDefinition sandboxes.agents.x-k8s.io`, `SandboxWarmPool sbx/py-pool`. */
@@ -151,7 +158,11 @@ export async function pendingNow(targets: ReadinessTargets, reads: ReadinessRead
                 detail: `${o.readyReplicas} of ${o.replicas} members Ready`,
               };
         },
-      ),
+      ).then(async (p) => {
+        if (p?.reason !== 'PoolMembersNotReady' || !reads.poolPodFault) return p;
+        const fault = await reads.poolPodFault(namespace, name).catch(() => undefined);
+        return fault ? { subject, reason: 'PoolMembersCannotStart', detail: `${p.detail}; ${fault}` } : p;
+      }),
     );
   }
   return (await Promise.all(checks)).filter((p): p is Pending => p !== undefined);
@@ -180,6 +191,11 @@ export async function waitForReadiness(
     }
     if (text !== last) opts.progress?.(`waiting (${Math.round(waited / 1000)}s): ${text}`);
     last = text;
+    // A member that can never start (case test-node-runsc-registration) makes waiting pointless.
+    if (pending.some((p) => p.reason === 'PoolMembersCannotStart')) {
+      opts.progress?.(`gave up after ${Math.round(waited / 1000)}s: a pool member can never start: ${text}`);
+      return { ready: false, waitedMs: waited, pending };
+    }
     if (waited + interval > opts.deadlineMs) {
       opts.progress?.(`gave up after ${Math.round(waited / 1000)}s: ${text}`);
       return { ready: false, waitedMs: waited, pending };

@@ -43,6 +43,8 @@ export const READINESS_REASONS = {
   ProbeNotReadyInTime: 'the probe Sandbox was not Ready within the ready timeout',
   ProbeInterrupted: 'verification was interrupted before the probe Sandbox was Ready',
   ProbeSandboxEnded: 'the probe Sandbox ended Failed or Finished instead of Ready',
+  ProbePodCannotStart:
+    "the probe Sandbox's pod got a permanent FailedCreatePodSandBox (the node's runtime lacks the handler): the wait ended there",
   ProbeTemplateUnreadable: 'the SandboxTemplate to build the probe Sandbox from could not be read',
   ClaimReferenceMissing:
     'the probe claim sat past the grace at TemplateNotFound or WarmPoolNotFound; that object is absent',
@@ -181,8 +183,11 @@ export const PROBE_REASONS = {
   ConversionTlsFailure: 'the conversion webhook failed TLS although the CRDs carry a caBundle',
   ConversionReadFailed: 'the v1alpha1 read failed for another cause',
   // isolation
-  GvisorKernel: 'dmesg inside the sandbox names gVisor',
-  NotGvisorKernel: 'dmesg inside the sandbox does not name gVisor',
+  GvisorKernel: 'a gVisor marker inside the sandbox: its /proc/version build line, its release string or its boot log',
+  NotGvisorKernel: 'no gVisor marker inside the sandbox (/proc/version, osrelease, dmesg)',
+  KernelDiffersFromNode: "the kernel release inside the sandbox differs from the node's kernelVersion",
+  HostKernel: "the RuntimeClass is requested but the workload runs on the host kernel (release equals the node's)",
+  KernelIdentityUnknown: "the kernel inside or the node's kernelVersion could not be read",
   RuntimeClassNotApplied: 'the pod does not run under the RuntimeClass',
   RanUnderRuntimeClass: 'the pod ran under the RuntimeClass on a matching node',
   IsolationNotChecked: 'isolation not checked: the runtime did not answer',

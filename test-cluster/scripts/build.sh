@@ -134,6 +134,27 @@ build_one() {
   exec 9>&-
 }
 
+# gVisor's sidecar binaries (runsc from 2026-08 on warns on every sandbox that its embedded copies are deprecated and
+# stop working after 2026-10; case test-node-runsc-registration), from the same pinned source as runsc: `gvisor_sentry`
+# is the Sentry boot binary, which runsc itself is (`runsc/sandbox/sandbox.go` boots with runsc when it is missing), so
+# it is the one build with the matching release label; `checkpointgofer` is the binary the pinned module ships
+# (`runsc/checkpointgofer/checkpointgofer.bin`, checked by go.sum). The C prewarmer is built by gVisor's Bazel only and is
+# not in the Go module: runsc starts without it (a warning, no failure). They go in `sidecars/` beside the binaries,
+# which node.sh names in GVISOR_SIDECAR_BINARIES_DIR (not runsc's default `gvisor-bin/`, so trees without it are unchanged).
+gvisor_sidecars() {
+  local dir mod tmp; dir="$(tc_key_dir gvisor)" || return 1
+  [ -f "$dir/.ok" ] || return 0
+  [ -x "$dir/sidecars/gvisor_sentry" ] && [ -x "$dir/sidecars/checkpointgofer" ] && return 0
+  mod="$(cd "$TC_GO/gvisor" && go list -m -f '{{.Dir}}' gvisor.dev/gvisor)" || return 1
+  tmp="$dir/sidecars.tmp.$$"; rm -rf "$tmp"; mkdir -p "$tmp"
+  cp "$dir/runsc" "$tmp/gvisor_sentry"
+  cp "$mod/runsc/checkpointgofer/checkpointgofer.bin" "$tmp/checkpointgofer"
+  [ "$(head -c4 "$tmp/checkpointgofer" | od -An -c | tr -d ' ')" = '177ELF' ] || { echo "test-cluster: $mod/runsc/checkpointgofer/checkpointgofer.bin is not an ELF binary" >&2; rm -rf "$tmp"; return 1; }
+  chmod 755 "$tmp"/*
+  mv -T "$tmp" "$dir/sidecars" 2>/dev/null || rm -rf "$tmp"   # another build.sh may have installed them first
+  tc_log "gvisor: sidecars gvisor_sentry, checkpointgofer -> $dir/sidecars"
+}
+
 df_avail_mb=$(df -Pm "$TC_CACHE" | awk 'NR==2{print $4}')
 [ "$df_avail_mb" -lt 8000 ] && tc_log "warning: only ${df_avail_mb} MB free under $TC_CACHE; a cold build needs 4-8 GB"
 
@@ -143,6 +164,7 @@ for c in "${COMPONENTS[@]}"; do
 done
 for c in "${COMPONENTS[@]}"; do
   build_one "$c" || { r=$?; [ $r -gt $rc ] && rc=$r; }
+  if [ "$c" = gvisor ]; then gvisor_sidecars || rc=1; fi
 done
 [ $rc -eq 0 ] && tc_log "all requested components are in $TC_CACHE/bin"
 exit $rc

@@ -75,6 +75,43 @@ node_down() {
 # Needs from up.sh: start, wait_for, alive, RUN, P, KCFG, API_PORT, ADMIN_TOKEN, TSX_LOADER, REPO.
 node_in() { nsenter --target "$(cat "$RUN/pids/node-ns.pid")" --net --mount -- "$@"; }
 
+# The containerd config schema this node writes, and the CRI runtime plugin ID it reads runtime tables from
+# (version 3: io.containerd.cri.v1.runtime; version 2: io.containerd.grpc.v1.cri). containerd ignores tables under the
+# other ID without a word (case test-node-runsc-registration), so the ID follows from the version, never typed twice.
+CONTAINERD_SCHEMA=3
+cri_runtime_plugin_id() { if [ "$1" -ge 3 ]; then echo io.containerd.cri.v1.runtime; else echo io.containerd.grpc.v1.cri; fi; }
+CRI_RT="$(cri_runtime_plugin_id "$CONTAINERD_SCHEMA")"
+
+# Test-only faults (test/cluster/cases/test-node-runsc-registration.test.ts), so the node's own check can be seen to
+# fail: AGENTPLANE_TEST_CLUSTER_NODE_FAULT=runsc-v2-table writes runsc under the v2 plugin ID in this version-3 config;
+# =runsc-as-runc maps the runsc handler to runc's shim.
+NODE_FAULT="${AGENTPLANE_TEST_CLUSTER_NODE_FAULT:-}"
+
+# The runsc handler's tables (runtime type, shim, options with the runsc.toml ConfigPath), or a fault's.
+node_runsc_table() {
+  local id="$CRI_RT"
+  [ "$NODE_FAULT" = runsc-v2-table ] && id="$(cri_runtime_plugin_id 2)"
+  if [ "$NODE_FAULT" = runsc-as-runc ]; then
+    cat <<TOML
+    [plugins."$id".containerd.runtimes.runsc]
+      runtime_type = "io.containerd.runc.v2"
+      runtime_path = "$CONTAINERD_BIN/containerd-shim-runc-v2"
+      [plugins."$id".containerd.runtimes.runsc.options]
+        BinaryName = "$(command -v runc)"
+        Root = "$NODE_DIR/runc"
+TOML
+    return
+  fi
+  cat <<TOML
+    [plugins."$id".containerd.runtimes.runsc]
+      runtime_type = "io.containerd.runsc.v1"
+      runtime_path = "$GVISOR_BIN/containerd-shim-runsc-v1"
+      [plugins."$id".containerd.runtimes.runsc.options]
+        TypeUrl = "io.containerd.runsc.v1.options"
+        ConfigPath = "$NODE_DIR/runsc.toml"
+TOML
+}
+
 node_prepare() {
   local b
   for b in ip nsenter iptables ipset conntrack runc /usr/lib/cni/bridge /usr/lib/cni/host-local /usr/lib/cni/loopback /usr/lib/cni/portmap; do
@@ -136,7 +173,7 @@ root = "$NODE_DIR/runsc"
   debug-log = "$RUN/logs/runsc/"
 TOML
   cat >"$NODE_DIR/containerd.toml" <<TOML
-version = 3
+version = $CONTAINERD_SCHEMA
 root = "$NODE_DIR/containerd/root"
 state = "$NODE_DIR/containerd/state"
 disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper",
@@ -151,30 +188,25 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.zf
   snapshotter = "overlayfs"
   [plugins."io.containerd.cri.v1.images".pinned_images]
     sandbox = "$PAUSE_IMAGE"
-[plugins."io.containerd.cri.v1.runtime"]
+[plugins."$CRI_RT"]
   enable_selinux = false
   restrict_oom_score_adj = true
   netns_mounts_under_state_dir = true
   enable_cdi = false
-  [plugins."io.containerd.cri.v1.runtime".cni]
+  [plugins."$CRI_RT".cni]
     bin_dirs = ["/usr/lib/cni"]
     conf_dir = "$NODE_DIR/cni"
     max_conf_num = 1
-  [plugins."io.containerd.cri.v1.runtime".containerd]
+  [plugins."$CRI_RT".containerd]
     default_runtime_name = "runc"
-    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+    [plugins."$CRI_RT".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
       runtime_path = "$CONTAINERD_BIN/containerd-shim-runc-v2"
-      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+      [plugins."$CRI_RT".containerd.runtimes.runc.options]
         BinaryName = "$(command -v runc)"
         Root = "$NODE_DIR/runc"
         SystemdCgroup = false
-    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runsc]
-      runtime_type = "io.containerd.runsc.v1"
-      runtime_path = "$GVISOR_BIN/containerd-shim-runsc-v1"
-      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runsc.options]
-        TypeUrl = "io.containerd.runsc.v1.options"
-        ConfigPath = "$NODE_DIR/runsc.toml"
+$(node_runsc_table)
 [plugins."io.containerd.grpc.v1.cri"]
   disable_tcp_service = true
   stream_server_address = "127.0.0.1"
@@ -221,7 +253,8 @@ node_start() {
     node --import "$TSX_LOADER" "$TC_ROOT/relay.ts" "tcp:0.0.0.0:$API_PORT=unix:$NODE_DIR/sock/api.sock" \
     "connect:$NODE_DIR/sock/egress.sock=$NODE_CIDR,$POD_CIDR"
   start containerd nsenter --target "$(cat "$RUN/pids/node-ns.pid")" --net --mount -- \
-    env PATH="$CONTAINERD_BIN:$GVISOR_BIN:/usr/sbin:/usr/bin:/sbin:/bin" "$CONTAINERD_BIN/containerd" --config "$NODE_DIR/containerd.toml"
+    env PATH="$CONTAINERD_BIN:$GVISOR_BIN:/usr/sbin:/usr/bin:/sbin:/bin" GVISOR_SIDECAR_BINARIES_DIR="$GVISOR_BIN/sidecars" \
+    "$CONTAINERD_BIN/containerd" --config "$NODE_DIR/containerd.toml"
   wait_for containerd 30 test -S "$NODE_DIR/sock/containerd.sock"
   # The import runs while kubelet starts and registers; node_wait_ready waits for it.
   start images-import bash "$TC_ROOT/scripts/images.sh" import "$NODE_DIR/sock/containerd.sock"
@@ -250,4 +283,19 @@ node_wait_ready() {
   wait_for kubelet 90 node_ready
   node_start_kube_router
   wait_for kube-router 30 node_in iptables -w -S KUBE-ROUTER-FORWARD
+}
+
+# The node proves itself (test-cluster/node-check.ts): the CRI lists runc and runsc with their options, a runsc and a
+# runc canary pod made through the API server show the kernel evidence, runsc's boot log names the platform and its
+# sidecars were used. A failure names the first failed check and up.sh exits non-zero. AGENTPLANE_TEST_CLUSTER_NODE_CHECK=0
+# skips it (test-only: a test that measures the verifier on a node misregistered on purpose).
+node_verify() {
+  local out
+  if [ "${AGENTPLANE_TEST_CLUSTER_NODE_CHECK:-1}" = 0 ]; then tc_log "warning: the node's own check is skipped (AGENTPLANE_TEST_CLUSTER_NODE_CHECK=0)"; return 0; fi
+  if ! out="$(node --import "$TSX_LOADER" "$TC_ROOT/node-check.ts" "$NODE_DIR/containerd.toml" "$NODE_DIR/sock/containerd.sock" \
+      "$KCFG" "$NODE_NAME" "$NODE_DIR/runsc.toml" "$RUN/logs/runsc/" registry.local/agentplane-test/sandboxd:v0.5.6 2>&1)"; then
+    echo "test-cluster up: the real node failed its own check: $out" >&2
+    exit 1
+  fi
+  tc_log "$out"
 }

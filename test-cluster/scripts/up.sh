@@ -324,6 +324,7 @@ wait_for kube-controller-manager 30 secure_health "$KCM_PORT"
 REAL_NODE_FACTS=()
 if [ "$REAL_NODE" = 1 ]; then
   node_wait_ready
+  node_verify
   REAL_NODE_FACTS=("$NODE_NAME" "$NODE_NS" "$NODE_IP" "$POD_CIDR" "$NODE_DIR/sock/containerd.sock" "$REAL_NODE_TAINT")
 fi
 

@@ -1,7 +1,7 @@
 /**
  * Case gvisor-runtimeclass-unschedulable (verifier side): gVisor moves to `compatible` only when a Ready node matches
  * the RuntimeClass scheduling; three nodes, only node-b has the handler label; `verified` only once the runtime inside
- * the pod answers `dmesg` with the gVisor Sentry's log. The real scheduler/admission path is in
+ * the pod shows the gVisor kernel (case gvisor-evidence-markers has the signals in full). The real scheduler/admission path is in
  * test/cluster/verify/verify-runtime-class.test.ts; FailedCreatePodSandBox events per node on the real API server in
  * test/cluster/verify/verify-pod-events.test.ts.
  */
@@ -14,14 +14,16 @@ import { Facts } from '../../src/verify/probes/common.js';
 import { isolationEvidence } from '../../src/verify/probes/isolation.js';
 import { nodeFailureEvidence } from '../../src/verify/probes/pod-events.js';
 import { nodesFor, runtimeClassProbe } from '../../src/verify/probes/runtime-class.js';
-import type { RuntimeCall, RuntimeProber, RuntimeTarget } from '../../src/verify/runtime-prober.js';
+import type { RuntimeProber, RuntimeTarget } from '../../src/verify/runtime-prober.js';
 import { settle } from '../../src/verify/states.js';
+import { insideRuntime } from '../unit/verify/fake-inside.js';
 import { RUNSC_DMESG } from '../unit/verify/fixtures.js';
 
+const NODE_B_KERNEL = '6.8.0-45-generic';
 const node = (name: string, labels: Record<string, string> = {}) => ({
   metadata: { name, labels },
   spec: {},
-  status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kernelVersion: NODE_B_KERNEL } },
 });
 
 describe('case gvisor-runtimeclass-unschedulable (verifier)', () => {
@@ -55,7 +57,7 @@ describe('case gvisor-runtimeclass-unschedulable (verifier)', () => {
 /**
  * The whole ladder for the case's RuntimeClass (with scheduling, so only node-b fits) and a pod that ran on node-b.
  * FAKES, and why: no runtime that can run here answers `dmesg` with a gVisor Sentry log (the test cluster runs
- * sandboxd natively, no runsc), so the runtime is a fake answering `dmesg` only; and the unit project has no API
+ * sandboxd natively, no runsc), so the runtime is a fake (test/unit/verify/fake-inside.ts); and the unit project has no API
  * server, so the cluster answers just the two reads the probes make (the RuntimeClass and the three nodes of the case).
  */
 describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor kernel answering', () => {
@@ -85,23 +87,18 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
     metadata: { name: 'shell-k2x9p', namespace: 'dev-sandboxes' },
     spec: { runtimeClassName: 'gvisor', nodeName: 'node-b' },
   };
-  const runtimeAnswering = (stdout: string): RuntimeProber => {
-    const unused = async (): Promise<RuntimeCall<string>> => ({
-      kind: 'error',
-      durationMs: 0,
-      detail: 'not asked in this test',
+  /** A runsc sandbox's inside, with `dmesg` answering `stdout`; its files are those of a host kernel when `host`. */
+  const runtimeAnswering = (stdout: string, host = false): RuntimeProber =>
+    insideRuntime({
+      files: host
+        ? {
+            '/proc/sys/kernel/osrelease': NODE_B_KERNEL,
+            '/proc/version': `Linux version ${NODE_B_KERNEL} (gcc 13.2.0) #45-Ubuntu SMP`,
+          }
+        : { '/proc/version': 'Linux version 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016' },
+      tools: ['cat', 'dmesg'],
+      dmesg: stdout,
     });
-    return {
-      health: unused,
-      fileRoundTrip: unused,
-      readFile: unused,
-      close: async () => undefined,
-      execute: async (_t, argv) =>
-        argv.join(' ') === 'dmesg'
-          ? { kind: 'answered', value: { exitCode: 0, stdout, stderr: '' }, durationMs: 9 }
-          : { kind: 'error', durationMs: 0, detail: `unexpected ${argv.join(' ')}` },
-    };
-  };
   const deps = (runtime: RuntimeProber) =>
     ({
       cluster,
@@ -122,8 +119,8 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
       },
     }) as unknown as ProbeDeps;
 
-  async function ladder(dmesg: string) {
-    const d = deps(runtimeAnswering(dmesg));
+  async function ladder(dmesg: string, host = false) {
+    const d = deps(runtimeAnswering(dmesg, host));
     const evidence = [...(await runtimeClassProbe(d, 'gvisor').run(undefined as never))];
     const rc = new Facts('runtime-class/gvisor');
     await isolationEvidence(d, rc, 'gvisor', podView(pod), target, true);
@@ -138,9 +135,9 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
       ['compatible', 'proven', 'NodesMatchRuntimeClass', 'node-b'],
       ['configured', 'proven', 'TemplateUsesRuntimeClass', undefined],
       ['verified', 'proven', 'RanUnderRuntimeClass', 'gvisor'],
-      ['verified', 'proven', 'GvisorKernel', '[    0.000000] Starting gVisor...'],
+      ['verified', 'proven', 'KernelDiffersFromNode', '4.4.0'],
+      ['verified', 'proven', 'GvisorKernel', 'Linux version 4.4.0 #1 SMP Sun Jan 10 15:06:54 PST 2016'],
     ]);
-    expect(evidence.at(-1)!.value).toBe('[    0.000000] Starting gVisor...');
   });
 
   test('the probe pod ran on node-b, but pool siblings under the class failed on node-a and node-c: one missing line per node, not verified', async () => {
@@ -203,15 +200,16 @@ describe('case gvisor-runtimeclass-unschedulable: verified only with the gVisor 
   test('a host kernel whose log only mentions gvisor leaves it configured, naming the acceptance test', async () => {
     const host =
       '[    0.000000] Linux version 6.8.0-45-generic (gcc 13.2.0) #45-Ubuntu SMP\n[ 8123.558102] overlayfs: upper fs does not support tmpfile (path /var/lib/gvisor/overlay)\n';
-    const { evidence, settled } = await ladder(host);
+    const { evidence, settled } = await ladder(host, true);
     expect(settled.state).toBe('configured');
     const blocking = evidence.filter((e) => e.verdict !== 'proven');
     expect(blocking.map((e) => [e.step, e.verdict, e.reason, e.missingTest])).toEqual([
+      ['verified', 'missing', 'HostKernel', "isolation/gvisor: a pod under handler runsc whose kernel is gvisor's"],
       [
         'verified',
         'missing',
         'NotGvisorKernel',
-        'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor',
+        "isolation/gvisor: a pod under handler runsc whose kernel is gvisor's",
       ],
     ]);
   });

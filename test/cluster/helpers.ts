@@ -43,6 +43,8 @@ export const CLUSTER_SHAPE_VARS = [
   'AGENTPLANE_TEST_CLUSTER_NODE_LABELS',
   'AGENTPLANE_TEST_CLUSTER_NODE_TAINTS',
   'AGENTPLANE_TEST_CLUSTER_KEEP',
+  'AGENTPLANE_TEST_CLUSTER_NODE_FAULT',
+  'AGENTPLANE_TEST_CLUSTER_NODE_CHECK',
 ] as const;
 
 /** Pod nets (`127.<net>.0.0/16`) up.sh accepts; a derived one falls in 120..219, clear of the fixed ones tests pick. */

@@ -78,6 +78,7 @@ import {
   type ReadinessTargets,
 } from '../../verify/readiness-gate.js';
 import { ClusterReads } from '../../adapter/kubernetes/reads.js';
+import { describePodFault, permanentPodFault } from '../../verify/probes/pod-fault.js';
 import type { Result } from '../../adapter/types.js';
 
 interface VerifyFlags {
@@ -460,5 +461,17 @@ function clusterReadinessReads(client: KubeClient, plan: VerifyPlan): ReadinessR
     crd: (name) => value(reads.crd(name)),
     deployment: (namespace, name) => value(reads.deployment(namespace, name)),
     warmPool: (namespace, name) => value(reads.warmPool(namespace, name)),
+    poolPodFault: async (namespace, name) => {
+      const members = await value(reads.sandboxes(namespace));
+      const pods = members
+        .filter((s) =>
+          s.meta.ownerReferences.some((o) => o.controller && o.kind === 'SandboxWarmPool' && o.name === name),
+        )
+        .map((s) => s.podName);
+      if (pods.length === 0) return undefined;
+      const events = await value(reads.events(namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox'));
+      const fault = permanentPodFault(events, new Set(pods));
+      return fault ? describePodFault(namespace, fault) : undefined;
+    },
   };
 }

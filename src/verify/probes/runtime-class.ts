@@ -2,8 +2,8 @@
  * Probe of `runtime-class/<name>` (case gvisor-runtimeclass-unschedulable): discovered = the RuntimeClass exists; compatible = at least one Ready node
  * matches its `scheduling` (nodeSelector labels, and its tolerations cover the node's NoSchedule/NoExecute taints);
  * configured = a declared template sets `runtimeClassName` to it. `verified` comes from the workload probe: a pod ran
- * under it on a matching node AND the runtime answered with evidence of the isolating kernel (gVisor: `dmesg`
- * starts with the gVisor boot line, isolation.ts). FailedCreatePodSandBox events are reported per node by the workload probe.
+ * under it on a matching node AND the runtime answered with evidence of the isolating kernel (a kernel unlike the
+ * node's plus a runtime marker, isolation.ts). FailedCreatePodSandBox events are reported per node by the workload probe.
  * A `missing` discovered or compatible step here makes the workload probe of every template using the class create
  * nothing (workload.ts `unschedulableClass`).
  * RuntimeClass admission merges `scheduling` into pods (`plugin/pkg/admission/runtimeclass/admission.go`, k8s 1.36).

@@ -19,6 +19,8 @@ import type { WarmPoolPlan } from '../plan.js';
 import { formatMs } from '../evidence.js';
 import type { Probe } from '../runner.js';
 import { Facts, reads, type ProbeDeps } from './common.js';
+import type { NodeSandboxFailure } from './pod-events.js';
+import { describePodFault, permanentPodFault } from './pod-fault.js';
 
 /**
  * Differences of a Sandbox's blueprint from the template's current one (`path: sandbox value ≠ template value`, at
@@ -36,6 +38,8 @@ export interface PoolRollout {
   readonly updatedReady: number;
   readonly stale: readonly string[];
   readonly staleAdoptions: readonly StaleAdoption[];
+  /** Pod names of the members not Ready yet. */
+  readonly starting: readonly string[];
 }
 
 /** A claim of the pool bound to a sandbox that is not at the current template, and how the two differ. */
@@ -63,8 +67,10 @@ export function poolRollout(
   let ready = 0;
   let updatedReady = 0;
   const stale: string[] = [];
+  const starting: string[] = [];
   for (const m of members) {
     const isReady = m.phase.phase === 'Ready';
+    if (!isReady) starting.push(m.podName);
     const diff = staleness(m, template);
     if (isReady) ready += 1;
     if (diff.length > 0) stale.push(`${m.meta.name}: ${diff.join(', ')}`);
@@ -80,7 +86,7 @@ export function poolRollout(
     const drift = staleness(sb, template);
     if (drift.length > 0) staleAdoptions.push({ claim: c.meta.name, sandbox: bound, drift });
   }
-  return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions };
+  return { replicas, members: members.length, ready, updatedReady, stale, staleAdoptions, starting };
 }
 
 /** A status counter that disagrees with the verifier's own count of the pool's members. */
@@ -199,10 +205,12 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
           `template ${pool.template} does not exist, so no member can be current`,
         ).list;
       // A pool refilling after a claim, or just applied, is starting members: wait for them (bounded), then judge.
+      // A member whose pod can never start (permanent FailedCreatePodSandBox, pod-fault.ts) ends the wait.
       const started = Date.now();
       let ro: PoolRollout;
       let disagree: StatusDisagreement[];
       let recounted = false;
+      let fault: NodeSandboxFailure | undefined;
       for (let round = 0; ; round += 1) {
         const [sbs, claims, again] = await (round === 0 ? firstRead : members());
         if (sbs.kind !== 'ok') return f.failedCall('configured', `Sandboxes in ${pool.namespace}`, sbs).list;
@@ -214,6 +222,11 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
         disagree = statusDisagreements(now, ro);
         const timeUp = Date.now() - started >= deps.plan.readyTimeoutMs;
         if (refilling(ro) && !timeUp) {
+          if (round > 0 && ro.starting.length > 0) {
+            const ev = await read.events(pool.namespace, 'involvedObject.kind=Pod,reason=FailedCreatePodSandBox');
+            fault = ev.kind === 'ok' ? permanentPodFault(ev.value, new Set(ro.starting)) : undefined;
+            if (fault) break;
+          }
           ctx.note(
             `waiting for ${subject} to refill: ${ro.ready} of ${ro.members} member(s) ready, ${ro.replicas} wanted`,
             'waiting',
@@ -226,7 +239,8 @@ export function warmPoolProbe(deps: ProbeDeps, pool: WarmPoolPlan): Probe {
       }
       const waitedMs = Date.now() - started;
       const waited = waitedMs >= SETTLE_POLL_MS ? ` after waiting ${formatMs(waitedMs)}` : '';
-      const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})${waited}`;
+      const stopped = fault ? `; stopped waiting: ${describePodFault(pool.namespace, fault)}` : '';
+      const counts = `updated ready ${ro.updatedReady}/${ro.replicas} (members ${ro.members}, ready ${ro.ready}, stale ${ro.stale.length})${waited}${stopped}`;
       const quantities = {
         updatedReady: ro.updatedReady,
         replicas: ro.replicas,

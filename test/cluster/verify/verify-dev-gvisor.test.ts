@@ -73,7 +73,7 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
         name: string;
         state: string;
         next?: string;
-        evidence: Array<{ step: string; verdict: string; field?: string; value?: string }>;
+        evidence: Array<{ step: string; verdict: string; reason: string; field?: string; value?: string }>;
       }>;
     };
     const states = Object.fromEntries(report.capabilities.map((r) => [r.name, r.state]));
@@ -86,9 +86,10 @@ describeRealNode('examples/dev-gvisor on a real-node-only cluster', () => {
         'network-isolation': 'verified',
       }),
     });
-    const boot = report.capabilities
-      .find((r) => r.name === 'runtime-class/gvisor')!
-      .evidence.find((e) => e.field === 'Execute(dmesg)');
-    expect(boot?.value).toMatch(/Starting gVisor\.\.\.$/);
+    // Case gvisor-evidence-markers: a kernel unlike the node's and a gVisor marker read from a file.
+    const gv = report.capabilities.find((r) => r.name === 'runtime-class/gvisor')!.evidence;
+    expect(gv.find((e) => e.reason === 'KernelDiffersFromNode')?.verdict).toBe('proven');
+    const marker = gv.find((e) => e.reason === 'GvisorKernel');
+    expect([marker?.verdict, marker?.field]).toEqual(['proven', '/proc/version']);
   }, 600000);
 });

@@ -174,9 +174,11 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
       }),
     });
     expect(stderr).not.toMatch(/error/i);
-    const boot = cap(report, 'runtime-class/gvisor').evidence.find((e) => e.field === 'Execute(dmesg)');
-    expect(boot?.verdict).toBe('proven');
-    expect(boot?.value).toMatch(/Starting gVisor\.\.\.$/);
+    // Case gvisor-evidence-markers: a kernel unlike the node's and a gVisor marker read from a file.
+    const gv = cap(report, 'runtime-class/gvisor').evidence;
+    expect(gv.find((e) => e.reason === 'KernelDiffersFromNode')?.verdict).toBe('proven');
+    const marker = gv.find((e) => e.reason === 'GvisorKernel');
+    expect([marker?.verdict, marker?.field]).toEqual(['proven', '/proc/version']);
     const observed = cap(report, 'network-isolation').evidence.find((e) => e.reason === 'EnforcementObserved');
     expect(observed?.verdict).toBe('proven');
     // A v1.0 environment declares no conversion requirement (src/constructs/environment.ts): the CLI report has none.
@@ -222,7 +224,7 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
     });
   }, 600_000);
 
-  test('the RuntimeClass gvisor recreated with handler runc: the runtime answers, dmesg is not gVisor, runtime-class/gvisor below verified', async () => {
+  test('the RuntimeClass gvisor recreated with handler runc: the runtime answers on the host kernel (HostKernel), runtime-class/gvisor below verified', async () => {
     const nodeApi = c.kc.makeApiClient(k8s.NodeV1Api);
     const rc = await nodeApi.readRuntimeClass({ name: 'gvisor' });
     expect(rc.handler).toBe('runsc');
@@ -260,12 +262,10 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
     expect(status).not.toBe(0);
     expect(cap(report, 'runtime-exec').state).toBe('verified');
     const gv = cap(report, 'runtime-class/gvisor');
-    const kernel = gv.evidence.find((e) => e.field === 'Execute(dmesg)');
-    expect([kernel?.step, kernel?.verdict, kernel?.reason]).toEqual(['verified', 'missing', 'NotGvisorKernel']);
-    // what dmesg gave: the host kernel's refusal or its log under runc, never the gVisor boot line
-    const seen = kernel!.message!.slice(kernel!.message!.lastIndexOf('; ') + 2);
-    expect(seen).toMatch(/^exit \d+: /);
-    expect(seen).not.toMatch(/Starting gVisor/);
-    expect({ state: gv.state, next: gv.nextReason }).toEqual({ state: 'configured', next: 'NotGvisorKernel' });
+    // Case gvisor-evidence-markers: under runc the release inside equals the node's kernelVersion.
+    const host = gv.evidence.find((e) => e.reason === 'HostKernel');
+    expect([host?.step, host?.verdict]).toEqual(['verified', 'missing']);
+    expect(gv.evidence.some((e) => e.reason === 'GvisorKernel')).toBe(false);
+    expect({ state: gv.state, next: gv.nextReason }).toEqual({ state: 'configured', next: 'HostKernel' });
   }, 600_000);
 });

@@ -105,9 +105,11 @@ test('matching node: compatible → configured; the pod ran under it but isolati
   const ran = rc.evidence.find((e) => e.step === 'verified' && e.reason === 'RanUnderRuntimeClass')!;
   expect([ran.verdict, ran.field, ran.value]).toEqual(['proven', 'spec.runtimeClassName', matching]);
   expect(rc.state).toBe('configured');
-  expect(rc.nextReason).toBe('NotGvisorKernel');
+  // The stand-in's sandboxd runs on this machine's kernel: no gVisor marker; the kernel comparison depends on what
+  // the kwok node reports as its kernelVersion, so the marker is what this test pins.
+  expect(['NotGvisorKernel', 'HostKernel']).toContain(rc.nextReason);
   const kernel = rc.evidence.find((e) => e.reason === 'NotGvisorKernel')!;
-  expect([kernel.verdict, kernel.field]).toEqual(['missing', 'Execute(dmesg)']);
+  expect([kernel.verdict, kernel.field]).toEqual(['missing', '/proc/version, /proc/sys/kernel/osrelease, dmesg']);
   expect(kernel.missingTest).toMatch(new RegExp(`^isolation/${matching}: `));
   expect(report.capabilities.find((r) => r.name === 'runtime-exec')!.state).toBe('verified');
   const o = report.capabilities.find((r) => r.name === `runtime-class/${orphan}`)!;

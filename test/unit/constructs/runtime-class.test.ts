@@ -106,4 +106,22 @@ describe('SandboxRuntimeClass', () => {
       { prop: '(props)', reason: 'UnrecognizedKeys', value: { preset: 'kata', allNodes: true, colour: 'red' } },
     ]);
   });
+
+  test('a preset whose handler does not run it is refused with the construct path, prop and value', () => {
+    for (const [preset, handler] of [
+      ['gvisor', 'runc'],
+      ['gvisor', 'kata-qemu'],
+      ['kata', 'runsc'],
+      ['kata', 'crun'],
+    ] as const) {
+      const err = thrownBy(() => make({ preset, handler, allNodes: true }), ConstructPropsError, 'InvalidProps');
+      expect([err.path, err.problems]).toEqual([
+        'c/rc',
+        [expect.objectContaining({ prop: 'handler', reason: 'PresetHandlerMismatch', value: handler })],
+      ]);
+    }
+    // Provider handler names that run the preset pass (GKE Sandbox names its gVisor handler `gvisor`).
+    expect(make({ preset: 'gvisor', handler: 'gvisor', allNodes: true }).json['handler']).toBe('gvisor');
+    expect(make({ preset: 'kata', handler: 'kata-fc', allNodes: true }).json['handler']).toBe('kata-fc');
+  });
 });

@@ -5,9 +5,9 @@
  * are written for these tests in the shape each kernel prints (boot line at time 0 for gVisor; `Linux version` at time 0
  * for a host kernel), not copied from a real machine.
  */
-import { Facts } from '../../../src/verify/probes/common.js';
-import { gvisorBootLine, gvisorIsolation, promisedIsolation } from '../../../src/verify/probes/isolation.js';
+import { gvisorBootLine, promisedIsolation, readInside } from '../../../src/verify/probes/isolation.js';
 import type { ExecOutput, RuntimeCall, RuntimeProber, RuntimeTarget } from '../../../src/verify/runtime-prober.js';
+import { insideRuntime } from './fake-inside.js';
 import { RUNSC_DMESG } from './fixtures.js';
 
 /** An ordinary Linux kernel's log on a node that has gVisor installed: it names gvisor, but the kernel is the host's. */
@@ -76,79 +76,23 @@ describe('gvisorBootLine', () => {
   });
 });
 
-describe('gvisorIsolation', () => {
-  test('runsc-like dmesg: proven, the value is the boot line', async () => {
-    const rc = new Facts('runtime-class/gvisor');
-    const runtime = fakeRuntime({ exitCode: 0, stdout: RUNSC_DMESG, stderr: '' });
-    await gvisorIsolation(runtime, target, 2_000, rc, 'gvisor');
-    expect(runtime.asked).toEqual([['dmesg']]);
-    expect(rc.list).toEqual([
-      expect.objectContaining({
-        capability: 'runtime-class/gvisor',
-        step: 'verified',
-        verdict: 'proven',
-        subject: 'pod dev-sandboxes/shell-x1',
-        field: 'Execute(dmesg)',
-        value: '[    0.000000] Starting gVisor...',
-        reason: 'GvisorKernel',
-        durationMs: 12,
-      }),
-    ]);
+describe('readInside', () => {
+  test('tries the readers in order and returns the first non-empty answer, trimmed', async () => {
+    const runtime = insideRuntime({ files: { '/proc/version': 'Linux version 4.4.0 #1' }, tools: ['head'] });
+    expect(await readInside(runtime, target, '/proc/version', 2_000)).toBe('Linux version 4.4.0 #1');
+    expect(runtime.asked.map((a) => a[0])).toEqual(['cat', 'head']);
   });
 
-  test('a host kernel log that mentions gvisor: missing, naming the first line seen and the acceptance test', async () => {
-    const rc = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(
-      fakeRuntime({ exitCode: 0, stdout: HOST_DMESG_MENTIONING_GVISOR, stderr: '' }),
-      target,
-      2_000,
-      rc,
-      'gvisor',
-    );
-    expect(rc.list).toHaveLength(1);
-    expect(rc.list[0]).toMatchObject({
-      verdict: 'missing',
-      reason: 'NotGvisorKernel',
-      value: '[    0.000000] Linux version 6.8.0-45-generic (buildd@builder) (gcc 13.2.0) #45-',
-      observed: { exitCode: 0 },
-      missingTest: 'isolation/gvisor: a pod under handler runsc whose dmesg names gVisor',
-    });
+  test('a file missing everywhere, or no reader at all: undefined after every reader was tried', async () => {
+    const none = insideRuntime({ files: {}, tools: ['cat', 'sh'] });
+    expect(await readInside(none, target, '/proc/sys/kernel/osrelease', 2_000)).toBeUndefined();
+    expect(none.asked.map((a) => a[0])).toEqual(['cat', 'head', 'sh', 'python3']);
   });
 
-  test('dmesg refused (non-zero exit) or no answer: missing, with what happened', async () => {
-    const denied = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(
-      fakeRuntime({ exitCode: 1, stdout: '', stderr: 'dmesg: read kernel buffer failed: Operation not permitted\n' }),
-      target,
-      2_000,
-      denied,
-      'gvisor',
-    );
-    expect(denied.list[0]).toMatchObject({
-      verdict: 'missing',
-      reason: 'NotGvisorKernel',
-      value: 'dmesg: read kernel buffer failed: Operation not permitted',
-      observed: { exitCode: 1 },
-    });
-    // Exit 1 with the boot line on stdout is not accepted either: only a successful dmesg counts.
-    const odd = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(fakeRuntime({ exitCode: 1, stdout: RUNSC_DMESG, stderr: '' }), target, 2_000, odd, 'gvisor');
-    expect(odd.list[0]!.verdict).toBe('missing');
-    const hung = new Facts('runtime-class/gvisor');
-    await gvisorIsolation(
-      fakeRuntime({ kind: 'timeout', durationMs: 2_000, detail: 'Execute deadline exceeded after 2000 ms' }),
-      target,
-      2_000,
-      hung,
-      'gvisor',
-    );
-    expect(hung.list[0]).toMatchObject({
-      verdict: 'missing',
-      reason: 'NotGvisorKernel',
-      cause: 'timeout',
-      durationMs: 2_000,
-    });
-    expect(hung.list[0]!.value).toBeUndefined();
+  test('a runtime that does not answer stops the readers at once', async () => {
+    const hung = fakeRuntime({ kind: 'timeout', durationMs: 2_000, detail: 'Execute deadline exceeded after 2000 ms' });
+    expect(await readInside(hung, target, '/proc/version', 2_000)).toBeUndefined();
+    expect(hung.asked).toHaveLength(1);
   });
 });
 

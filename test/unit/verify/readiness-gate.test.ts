@@ -130,6 +130,37 @@ describe('readiness gate', () => {
   });
 });
 
+describe('readiness gate: a pool member that can never start (case test-node-runsc-registration)', () => {
+  test('ends at once with PoolMembersCannotStart instead of waiting out the deadline; asked only while not Ready', async () => {
+    let t = 0;
+    const asked: string[] = [];
+    const notReady = pool(1, { observedGeneration: 1, readyReplicas: 1 });
+    const withFault = (fault: string | undefined, p: KubeObject): ReadinessReads => ({
+      ...reads({ crd: crd(true), deployment: deployment(1, 1, true), pool: p }),
+      poolPodFault: async (namespace, name) => {
+        asked.push(`${namespace}/${name}`);
+        return fault;
+      },
+    });
+    const opts = { deadlineMs: 120_000, intervalMs: 2000, now: () => t, sleep: async (ms: number) => void (t += ms) };
+    const result = await waitForReadiness(targets(), withFault('pod sbx/py-pool-x can never start', notReady), opts);
+    expect([result.ready, result.waitedMs]).toEqual([false, 0]);
+    expect(result.pending.map((p) => p.reason)).toEqual(['PoolMembersCannotStart']);
+    // A slow pool with no permanent fault is still waited for; a Ready pool is not asked about.
+    t = 0;
+    const slow = await waitForReadiness(targets(), withFault(undefined, notReady), { ...opts, deadlineMs: 6_000 });
+    expect(slow.pending.map((p) => p.reason)).toEqual(['PoolMembersNotReady']);
+    expect(slow.waitedMs).toBeGreaterThanOrEqual(4_000);
+    asked.length = 0;
+    const ready = await waitForReadiness(
+      targets(),
+      withFault('x', pool(1, { observedGeneration: 1, readyReplicas: 2 })),
+      opts,
+    );
+    expect([ready.ready, asked]).toEqual([true, []]);
+  });
+});
+
 describe('verify --wait-ready targets', () => {
   test("the release's CRDs, the controller unless external, every declared pool", async () => {
     const { readinessTargets } = await import('../../../src/cli/commands/verify.js');

@@ -60,9 +60,11 @@ const poolFor = (members: readonly ReturnType<typeof member>[]) => {
 function depsWith(
   rounds: ReturnType<typeof member>[][],
   readyTimeoutMs: number,
+  events: object[] = [],
 ): { deps: ProbeDeps; lists: () => number } {
   let n = 0;
   const cluster = {
+    events: async () => ({ kind: 'ok', value: events }),
     getCustom: async (r: { plural: string }) => ({
       kind: 'ok',
       value:
@@ -145,4 +147,25 @@ test('Ready stale members are judged at once, without waiting', async () => {
   );
   expect(configured(evidence)).toEqual([['missing', 'RolloutProgressing', '1']]);
   expect(lists()).toBe(1);
+});
+
+test('a member whose pod can never start (unknown handler) ends the wait at once: RolloutProgressing, not the ready timeout', async () => {
+  const unknown = {
+    type: 'Warning',
+    reason: 'FailedCreatePodSandBox',
+    involvedObject: { kind: 'Pod', name: 'b' },
+    source: { component: 'kubelet', host: 'agentplane-node' },
+    count: 2,
+    message:
+      'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for "runsc" is configured',
+    lastTimestamp: '2026-12-05T10:00:00Z',
+  };
+  const { deps, lists } = depsWith([[member('a', '1.1', true), member('b', '1.1', false)]], 60_000, [unknown]);
+  const started = Date.now();
+  const evidence = await warmPoolProbe(deps, { namespace: 'sbx', name: 'py-pool', template: 'py', replicas: 2 }).run(
+    run([]),
+  );
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(lists()).toBe(2);
+  expect(configured(evidence)).toEqual([['missing', 'RolloutProgressing', '1']]);
 });

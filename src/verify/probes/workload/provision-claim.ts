@@ -3,7 +3,8 @@
  * the template's declared warm pool, or on a labelled empty (zero-replica) pool of the verifier's own when none is declared,
  * from which the claim cold-starts its Sandbox from the template (no pool member is filled, adopted and replaced).
  * Then two watches: 1) the claim names a Sandbox; 2) that Sandbox is Ready at its generation and controlled by the
- * claim (case claim-ready-stale-generation). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case claim-before-template-ordering).
+ * claim (case claim-ready-stale-generation), ended early by a permanent FailedCreatePodSandBox of its pod (pod-fault.ts,
+ * case test-node-runsc-registration). A claim sitting at TemplateNotFound/WarmPoolNotFound is waited for at most the grace (case claim-before-template-ordering).
  */
 import type { MissingReference } from '../../../adapter/kubernetes/phase.js';
 import type { ViewWait } from '../../../adapter/kubernetes/reads.js';
@@ -20,6 +21,7 @@ import {
   type ReferencedObject,
 } from '../claim-reference.js';
 import { reads, ref, type ProbeDeps } from '../common.js';
+import { describePodFault, watchPodFaults } from '../pod-fault.js';
 import { reconnected, settled, type Readiness } from './readiness.js';
 
 export async function claimAndWait(
@@ -175,20 +177,33 @@ async function waitSandboxReady(
 ): Promise<Readiness> {
   const sbName = claim.boundSandbox!;
   let last = '';
+  let pod = sbName;
   const remaining = Math.max(1000, deps.plan.readyTimeoutMs - (Date.now() - started));
+  const faults = watchPodFaults(deps, pool.namespace, () => [pod], ctx.signal);
   const w = await reads(deps)
     .at('v1beta1')
     .waitSandbox(
       pool.namespace,
       sbName,
       (sb) => {
+        if (sb) pod = sb.podName;
         const p = claimWithSandbox(claim, sb ?? 'missing').phase;
         last = p.reason;
         return settled(p.phase);
       },
-      { timeoutMs: remaining, signal: ctx.signal, progress: ctx.note },
+      { timeoutMs: remaining, signal: faults.signal, progress: ctx.note },
     );
+  const fault = await faults.stop();
   const waitedMs = Date.now() - started;
+  if (fault && w.kind !== 'matched')
+    return {
+      ready: false,
+      reason: 'ProbePodCannotStart',
+      why: `claim ${claimName}: ${describePodFault(pool.namespace, fault)}`,
+      claim,
+      ...(w.kind === 'timeout' && w.last ? { sandbox: w.last } : {}),
+      waitedMs,
+    };
   if (w.kind === 'matched') {
     const view = claimWithSandbox(claim, w.view);
     const sandbox = w.view;

@@ -1,11 +1,13 @@
 /**
  * The v0.4 probe object: a bare labelled Sandbox with the template's pod template (v0.4 provisions no claims through
- * the adapter), waited for with one watch until Ready at its current generation, terminal, or the ready timeout.
+ * the adapter), waited for with one watch until Ready at its current generation, terminal, a permanent
+ * FailedCreatePodSandBox of its pod (pod-fault.ts), or the ready timeout.
  */
 import { formatMs } from '../../evidence.js';
 import type { TemplatePlan } from '../../plan.js';
 import type { ProbeRun } from '../../runner.js';
 import { reads, ref, type ProbeDeps } from '../common.js';
+import { describePodFault, watchPodFaults } from '../pod-fault.js';
 import { reconnected, settled, type Readiness } from './readiness.js';
 
 export async function sandboxAndWait(
@@ -42,16 +44,28 @@ export async function sandboxAndWait(
     };
   }
   let last = 'no status yet';
+  let pod = name;
+  const faults = watchPodFaults(deps, template.namespace, () => [pod], ctx.signal);
   const w = await read.waitSandbox(
     template.namespace,
     name,
     (sb) => {
       if (!sb) return false;
+      pod = sb.podName;
       last = sb.phase.reason;
       return settled(sb.phase.phase);
     },
-    { timeoutMs: deps.plan.readyTimeoutMs, signal: ctx.signal, progress: ctx.note },
+    { timeoutMs: deps.plan.readyTimeoutMs, signal: faults.signal, progress: ctx.note },
   );
+  const fault = await faults.stop();
+  if (fault && w.kind !== 'matched')
+    return {
+      ready: false,
+      reason: 'ProbePodCannotStart',
+      why: `probe Sandbox ${name}: ${describePodFault(template.namespace, fault)}`,
+      ...(w.kind === 'timeout' && w.last ? { sandbox: w.last } : {}),
+      waitedMs: w.waitedMs,
+    };
   if (w.kind === 'matched') {
     const sandbox = w.view;
     const p = sandbox.phase;

@@ -17,6 +17,7 @@ import { sampleSize, type TemplatePlan } from '../../plan.js';
 import type { Probe, ProbeRun } from '../../runner.js';
 import type { RuntimeTarget } from '../../runtime-prober.js';
 import { Facts, reads, type ProbeDeps } from '../common.js';
+import { describePodFault, watchPodFaults } from '../pod-fault.js';
 import type { ProbeSandboxes } from './handoff.js';
 import { judgeResumed, judgeSuspended, simulatedRuntime, type Judged, type PodSeen } from './suspend-observe.js';
 import { afterResume } from './suspend-after-resume.js';
@@ -193,7 +194,25 @@ type Waited =
  * Watches the Sandbox until `sandboxDone`, then reads its pod by name and judges both; while the pod is not there yet
  * (or still there), reads again every {@link POD_POLL_MS}. Bounded by the plan's ready timeout.
  */
+/**
+ * Waits as {@link waitWatched} does, ended early when the Sandbox's pod gets a permanent FailedCreatePodSandBox
+ * (pod-fault.ts): a resumed pod whose handler the node lacks never starts, so the ready timeout is not spent on it.
+ */
 async function waitUntil(
+  deps: ProbeDeps,
+  ns: string,
+  name: string,
+  ctx: ProbeRun,
+  how: Parameters<typeof waitWatched>[4],
+): Promise<Waited> {
+  let pod: string | undefined;
+  const faults = watchPodFaults(deps, ns, () => (pod ? [pod] : []), ctx.signal);
+  const r = await waitWatched(deps, ns, name, ctx, how, faults.signal, (p) => (pod = p));
+  const fault = await faults.stop();
+  return fault && r.kind === 'not' ? { ...r, why: describePodFault(ns, fault) } : r;
+}
+
+async function waitWatched(
   deps: ProbeDeps,
   ns: string,
   name: string,
@@ -203,6 +222,8 @@ async function waitUntil(
     podName: (sb: SandboxView) => string;
     judge: (sb: SandboxView, pod: PodSeen) => Judged;
   },
+  signal: AbortSignal,
+  onPod: (name: string) => void,
 ): Promise<Waited> {
   const started = Date.now();
   const limit = deps.plan.readyTimeoutMs;
@@ -210,17 +231,21 @@ async function waitUntil(
   let seen = 'no status read yet';
   for (;;) {
     const left = limit - (Date.now() - started);
-    const w = await read.waitSandbox(ns, name, (sb) => sb !== undefined && how.sandboxDone(sb), {
-      timeoutMs: Math.max(0, left),
-      signal: ctx.signal,
-      progress: ctx.note,
-    });
+    const w = await read.waitSandbox(
+      ns,
+      name,
+      (sb) => {
+        if (sb) onPod(how.podName(sb));
+        return sb !== undefined && how.sandboxDone(sb);
+      },
+      { timeoutMs: Math.max(0, left), signal, progress: ctx.note },
+    );
     const waitedMs = Date.now() - started;
     if (w.kind === 'failed')
       return { kind: 'not', why: `watching the Sandbox failed: ${w.error.message}`, seen, waitedMs };
     if (w.kind === 'timeout') {
       if (w.last) seen = how.judge(w.last, { kind: 'unread', why: 'not read: the Sandbox never got there' }).seen;
-      const why = ctx.signal.aborted ? 'interrupted' : `not within ${formatMs(limit)}`;
+      const why = signal.aborted ? 'interrupted' : `not within ${formatMs(limit)}`;
       return { kind: 'not', why, seen, waitedMs };
     }
     const podR = await read.pod(ns, how.podName(w.view));
@@ -246,8 +271,8 @@ async function waitUntil(
       };
     if (j.done) return { kind: 'done', view: w.view, pod: { uid: '' }, seen, waitedMs };
     if (j.samePod) return { kind: 'not', why: 'the pod was not replaced', seen, waitedMs, samePod: true };
-    if (Date.now() - started >= limit || ctx.signal.aborted)
-      return { kind: 'not', why: ctx.signal.aborted ? 'interrupted' : `not within ${formatMs(limit)}`, seen, waitedMs };
+    if (Date.now() - started >= limit || signal.aborted)
+      return { kind: 'not', why: signal.aborted ? 'interrupted' : `not within ${formatMs(limit)}`, seen, waitedMs };
     await new Promise((resolve) => setTimeout(resolve, POD_POLL_MS));
   }
 }
