@@ -8,6 +8,7 @@
  */
 import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import {
@@ -223,7 +224,7 @@ export class AgentSandboxInstall extends Construct {
   readonly narrowedResources: readonly NarrowedResource[];
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const p = parseProps(this, 'AgentSandboxInstall', PropsSchema, props);
     const release = p.release;
     const facts = release.facts;
