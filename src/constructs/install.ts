@@ -198,6 +198,10 @@ function foldExtensionsController(core: Json, ext: Json): void {
  * The pinned install of one release. Objects: Namespace `agent-sandbox-system`, controller ServiceAccount, RBAC,
  * Services, the controller Deployment (exactly one), the CRDs (Sandbox; plus the three extension CRDs with `extensions`).
  *
+ * The CRDs are most of an environment's bytes (about 1.4 MB of a `Testing.synth` snapshot) and are pinned by the
+ * release's checksums already: a snapshot test leaves them out with
+ * `Testing.synth(env).filter((o) => o.kind !== 'CustomResourceDefinition')` (docs/testing.md).
+ *
  * @throws ConstructPropsError on invalid props (including an `rbac` key that names no resource of the controller's
  *   ClusterRoles; the message lists the valid keys); UnsupportedByReleaseError for any certificates setting on a release
  *   without a conversion webhook, or external certificates without `--manage-webhook-certs`; RbacNarrowingError for an `rbac` narrowing the controller cannot run with;
