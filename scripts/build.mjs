@@ -12,7 +12,7 @@
 // Dependencies are either bundled or declared, never both: the packages in package.json `dependencies` (those the
 // construct entry loads, and tsx, the CLI's TypeScript loader) stay external in both builds; every other third-party
 // package (the Kubernetes client, gRPC, the CLI's helpers) is bundled into lib/bundle and is not a dependency. The
-// peers (cdk8s, constructs, cdk8s-plus-28) are the user's, never bundled.
+// peers (cdk8s, constructs, cdk8s-plus-28) are the user's, never bundled; the optional peers are for types only.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +22,14 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lib = join(root, 'lib');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].flatMap((p) => [p, `${p}/*`]);
+// Optional peers are types only: the declarations of /adapter and /diff name @kubernetes/client-node's and
+// jsondiffpatch's types (a project type-checking without skipLibCheck installs them); their code is bundled.
+const typesOnly = new Set(
+  Object.keys(pkg.peerDependenciesMeta ?? {}).filter((p) => pkg.peerDependenciesMeta[p].optional),
+);
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]
+  .filter((p) => !typesOnly.has(p))
+  .flatMap((p) => [p, `${p}/*`]);
 rmSync(lib, { recursive: true, force: true });
 
 execFileSync(
