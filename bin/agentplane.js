@@ -27,9 +27,10 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
 
 async function registerTypeScript() {
   const { name } = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8'));
-  // The package entry (lib/bundle/index.js) is loaded before the hooks: then the module's imports of it find it loaded,
-  // and neither it, its chunks nor its externals (constructs) are resolved through the hooks' worker thread.
-  const entry = import.meta.resolve(name);
+  // The CLI's construct entry (lib/bundle/index.js; the package's `.` is its CommonJS build, lib/cjs/index.cjs) is
+  // loaded before the hooks: then the module's imports of it find it loaded, and neither it, its chunks nor its
+  // externals (constructs) are resolved through the hooks' worker thread.
+  const entry = new URL('lib/bundle/index.js', ROOT).href;
   const entryExports = await import(entry);
   const { register } = await import('tsx/esm/api');
   register();
@@ -48,7 +49,8 @@ async function registerTypeScript() {
   Module._cache[cached.id] = cached;
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function (request, ...rest) {
-    if (request === name || request.startsWith(`${name}/`)) return new URL(import.meta.resolve(request)).pathname;
+    if (request === name) return cached.id;
+    if (request.startsWith(`${name}/`)) return new URL(import.meta.resolve(request)).pathname;
     return resolveFilename.call(this, request, ...rest);
   };
 }

@@ -8,8 +8,12 @@ export function initialize(data) {
   ({ root, name } = data);
 }
 
-/** The sources of the package's entry points (package.json exports) and their bundled files. */
+/**
+ * The sources of the package's entry points (package.json exports) and their bundled files; the CommonJS construct
+ * entry (the package's `.` for require and import) is sent to the CLI's ES module copy of it.
+ */
 const ENTRIES = {
+  'lib/cjs/index.cjs': 'lib/bundle/index.js',
   'src/index.ts': 'lib/bundle/index.js',
   'src/adapter/adapter.ts': 'lib/bundle/adapter.js',
   'src/verify/index.ts': 'lib/bundle/verify.js',
@@ -17,15 +21,15 @@ const ENTRIES = {
 };
 
 export async function resolve(specifier, context, next) {
-  if (specifier === name || specifier.startsWith(`${name}/`)) {
-    const conditions = (context.conditions ?? []).filter((c) => c !== 'require');
-    return next(specifier, {
-      ...context,
-      parentURL: `${root}package.json`,
-      conditions: [...new Set([...conditions, 'import', 'node'])],
-    });
-  }
-  const result = await next(specifier, context);
+  const own = specifier === name || specifier.startsWith(`${name}/`);
+  const conditions = (context.conditions ?? []).filter((c) => c !== 'require');
+  const result = own
+    ? await next(specifier, {
+        ...context,
+        parentURL: `${root}package.json`,
+        conditions: [...new Set([...conditions, 'import', 'node'])],
+      })
+    : await next(specifier, context);
   const bundled = result.url.startsWith(root) ? ENTRIES[result.url.slice(root.length)] : undefined;
   return bundled === undefined ? result : { url: `${root}${bundled}`, format: 'module', shortCircuit: true };
 }

@@ -8,7 +8,7 @@ import type * as cdk8s from 'cdk8s';
 
 const loaded = createRequire(import.meta.url)('cdk8s') as typeof cdk8s;
 
-export const { ApiObject, App, Chart, Lazy, YamlOutputType } = loaded;
+export const { ApiObject, App, Chart, YamlOutputType } = loaded;
 export type ApiObject = cdk8s.ApiObject;
 export type App = cdk8s.App;
 export type Chart = cdk8s.Chart;

@@ -11,6 +11,7 @@
 import { ApiObject } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { Construct, type IConstruct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import type { ReleaseFamily } from '../model/releases.js';
 import type { SharedSpecOf, SpecOf } from './bindings.js';
@@ -83,7 +84,7 @@ export class SandboxClaim extends Construct {
   private readonly poolRef: SandboxWarmPool | string;
 
   constructor(scope: Construct, id: string, props: SandboxClaimProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const ctx = requireContext(this, 'SandboxClaim');
     const p = parseProps(this, 'SandboxClaim', PropsSchema, props);
     this.name = p.name ?? id;

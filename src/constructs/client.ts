@@ -5,6 +5,7 @@
  * `k8s_agent_sandbox/<file>@<version>`), including a release that does not serve the API versions the client talks.
  */
 import { Construct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import {
   CLIENT_MODES,
@@ -137,7 +138,7 @@ export class SandboxClientDecl extends Construct {
   readonly release: LoadedRelease;
 
   constructor(scope: Construct, id: string, props: SandboxClientProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const ctx = requireContext(this, 'SandboxClient');
     const p = parseProps(this, 'SandboxClient', PropsSchema, props);
     const facts = clientSdkFacts(p.sdk, p.version);

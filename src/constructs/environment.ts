@@ -9,10 +9,11 @@
  * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
  * `app.synth()`, `cdk8s synth` and `Testing.synth()` give the same objects.
  */
-import { App, Chart, YamlOutputType } from './cdk8s.js';
+import { Chart, YamlOutputType } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { k8s } from './k8s.js';
 import type { Construct } from 'constructs';
+import { brand, isCdk8sApp, sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import type { LoadedRelease } from '../releases/index.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
@@ -168,7 +169,7 @@ export class AgentEnvironment extends Chart {
   private sealed = false;
 
   constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
-    super(scope, id, { disableResourceNameHashes: true });
+    super(sameCopies(scope, id), id, { disableResourceNameHashes: true });
     const p = parseProps(this, 'AgentEnvironment', PropsSchema, props);
     this.name = p.name ?? id;
     if (!DNS_LABEL.test(this.name))
@@ -408,7 +409,7 @@ export class AgentEnvironment extends Chart {
           `the router calls the API server (${apiServerBlocked.authorizationMode === 'tokenreview' ? 'tokenreview' : 'its Pod-IP cache'}) and network-isolation is required verified, so its NetworkPolicy is enforced; that policy admits the API server only as a pod of namespace default on 443/6443 (sandbox-router/deploy/networkpolicy.yaml@v0.5.6), and the API server's endpoints are no pods there: its cache never syncs and it never becomes ready. Set the router's apiServer to the endpoints of Service default/kubernetes (kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes)`,
         ),
       );
-    const app = this.node.root instanceof App ? this.node.root : undefined;
+    const app = isCdk8sApp(this.node.root) ? this.node.root : undefined;
     if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
       problems.push(
         problem(
@@ -645,3 +646,4 @@ export class AgentEnvironment extends Chart {
       );
   }
 }
+brand(AgentEnvironment, 'AgentEnvironment');

@@ -108,6 +108,7 @@ export {
   type UnpinnedCause,
   type VerifierDeliveryReason,
 } from './errors.js';
+export { DuplicatePackageCopyError } from './package-copies.js';
 export { unpinnedReason, type Unpinned } from './images.js';
 export {
   VerifierAccess,

@@ -8,6 +8,7 @@
  */
 import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import {
@@ -197,6 +198,10 @@ function foldExtensionsController(core: Json, ext: Json): void {
  * The pinned install of one release. Objects: Namespace `agent-sandbox-system`, controller ServiceAccount, RBAC,
  * Services, the controller Deployment (exactly one), the CRDs (Sandbox; plus the three extension CRDs with `extensions`).
  *
+ * The CRDs are most of an environment's bytes (about 1.4 MB of a `Testing.synth` snapshot) and are pinned by the
+ * release's checksums already: a snapshot test leaves them out with
+ * `Testing.synth(env).filter((o) => o.kind !== 'CustomResourceDefinition')` (docs/testing.md).
+ *
  * @throws ConstructPropsError on invalid props (including an `rbac` key that names no resource of the controller's
  *   ClusterRoles; the message lists the valid keys); UnsupportedByReleaseError for any certificates setting on a release
  *   without a conversion webhook, or external certificates without `--manage-webhook-certs`; RbacNarrowingError for an `rbac` narrowing the controller cannot run with;
@@ -223,7 +228,7 @@ export class AgentSandboxInstall extends Construct {
   readonly narrowedResources: readonly NarrowedResource[];
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const p = parseProps(this, 'AgentSandboxInstall', PropsSchema, props);
     const release = p.release;
     const facts = release.facts;

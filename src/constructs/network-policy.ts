@@ -8,6 +8,7 @@
 import type { ApiObject } from './cdk8s.js';
 import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import { UnreachableError } from './bounds-errors.js';
 import { LABEL_ENVIRONMENT, LABEL_TEMPLATE } from './metadata.js';
@@ -220,7 +221,7 @@ export class SandboxNetworkPolicy extends Construct {
   readonly apiObject: ApiObject;
 
   constructor(scope: Construct, id: string, props: SandboxNetworkPolicyProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const ctx = requireContext(this, 'SandboxNetworkPolicy');
     const p = parseProps(this, 'SandboxNetworkPolicy', PropsSchema, props);
     this.template = p.template;

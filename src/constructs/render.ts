@@ -98,7 +98,7 @@ export function renderObjects(chart: Chart, release: LoadedRelease): Rendering {
   const objects: RenderedObject[] = [];
   const problems: EnvironmentProblem[] = [];
   for (const c of chart.node.findAll()) {
-    if (!(c instanceof ApiObject)) continue;
+    if (!ApiObject.isApiObject(c)) continue;
     let object: KubeObject;
     try {
       object = c.toJson() as KubeObject;

@@ -13,6 +13,7 @@
  */
 import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
+import { brand, sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import type { KubeObject, LoadedRelease } from '../releases/index.js';
 import { ConstructError, ConstructPropsError, UnsupportedByReleaseError } from './errors.js';
@@ -333,7 +334,7 @@ export class SandboxRouter extends Construct {
   readonly release: string;
 
   constructor(scope: Construct, id: string, props: SandboxRouterProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const ctx = requireContext(this, 'SandboxRouter');
     const p = parseProps(this, 'SandboxRouter', PropsSchema, props);
     const release: LoadedRelease = ctx.release;
@@ -550,6 +551,7 @@ export class SandboxRouter extends Construct {
       ];
   }
 }
+brand(SandboxRouter, 'SandboxRouter');
 
 /** Longest wait of the router for its pod cache's first LIST before it binds any listener (`sandbox-router/cmd/main.go@v0.5.6`). */
 const CACHE_SYNC_TIMEOUT_SECONDS = 60;

@@ -8,6 +8,7 @@
 import { ApiObject } from './cdk8s.js';
 import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
+import { brand, sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import {
   GVISOR_PROFILE,
@@ -206,7 +207,7 @@ export class SandboxRuntimeClass extends Construct {
   readonly apiObject: ApiObject;
 
   constructor(scope: Construct, id: string, props: SandboxRuntimeClassProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const p = parseProps(this, 'SandboxRuntimeClass', PropsSchema, props);
     const profile: OverheadProfile = p.preset === 'gvisor' ? GVISOR_PROFILE : KATA_PROFILES[p.hypervisor ?? 'qemu'];
     this.preset = p.preset;
@@ -235,3 +236,4 @@ export class SandboxRuntimeClass extends Construct {
     });
   }
 }
+brand(SandboxRuntimeClass, 'SandboxRuntimeClass');

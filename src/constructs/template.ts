@@ -8,6 +8,7 @@ import { ApiObject } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
+import { brand, sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import { KNOWN_DEFECTIVE_IMAGES, knownDefectOf, type LoadedRelease } from '../releases/index.js';
 import type { SharedSpecOf } from './bindings.js';
@@ -195,7 +196,7 @@ export class SandboxTemplate extends Construct {
   private readonly policies: string[] = [];
 
   constructor(scope: Construct, id: string, props: SandboxTemplateProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const ctx = requireContext(this, 'SandboxTemplate');
     const p = parseProps(this, 'SandboxTemplate', PropsSchema, props);
     this.release = ctx.release;
@@ -372,3 +373,4 @@ export class SandboxTemplate extends Construct {
     };
   }
 }
+brand(SandboxTemplate, 'SandboxTemplate');

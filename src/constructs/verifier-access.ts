@@ -14,6 +14,7 @@
  */
 import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
 import { SANDBOX_KINDS } from '../model/releases.js';
@@ -168,7 +169,7 @@ export class VerifierAccess extends Construct {
   readonly namespace: string;
 
   constructor(scope: Construct, id: string, props: VerifierAccessProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const p = parseProps(this, 'VerifierAccess', PropsSchema, props);
     this.serviceAccountName = p.name;
     this.namespace = p.namespace;

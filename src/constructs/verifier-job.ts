@@ -15,6 +15,7 @@ import { ApiObject } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { createHash } from 'node:crypto';
 import { Construct } from 'constructs';
+import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
 import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../model/verifier-job.js';
@@ -252,7 +253,7 @@ export class VerifierJob extends Construct {
   readonly delivery: VerifierDelivery;
 
   constructor(scope: Construct, id: string, env: VerifierJobScope, props: VerifierJobProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const p = parseProps(this, 'VerifierJob', PropsSchema, props);
     assertPinned(this.node.path, 'VerifierJob image', p.image, env.requireDigests);
     this.delivery = deliveryOf(this.node.path, p);

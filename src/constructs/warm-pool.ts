@@ -5,6 +5,7 @@
  */
 import { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
+import { brand, sameCopies } from './package-copies.js';
 import { z } from 'zod';
 import type { SharedSpecOf } from './bindings.js';
 import { apiVersionFor } from './context.js';
@@ -66,7 +67,7 @@ export class SandboxWarmPool extends Construct {
   readonly apiObject: ApiObject;
 
   constructor(scope: Construct, id: string, props: SandboxWarmPoolProps) {
-    super(scope, id);
+    super(sameCopies(scope, id), id);
     const ctx = requireContext(this, 'SandboxWarmPool');
     const p = parseProps(this, 'SandboxWarmPool', PropsSchema, props);
     this.name = p.name ?? id;
@@ -99,3 +100,4 @@ export class SandboxWarmPool extends Construct {
     });
   }
 }
+brand(SandboxWarmPool, 'SandboxWarmPool');

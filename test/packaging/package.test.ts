@@ -1,7 +1,10 @@
 /**
  * The packed package installed into fresh CommonJS and ESM cdk8s projects (README.md beside this file): `app.synth()`
  * and the installed `agentplane synth` write the same objects; a jest snapshot test and tsc run under the cdk8s
- * template's configuration; `agentplane --version` answers. Needs the npm registry (or a warm npm cache).
+ * template's configuration; `agentplane --version` answers; the subpath entries run offline from both module systems;
+ * an esbuild bundle, the lowest peers the ranges allow and a duplicated cdk8s layout synthesize the same objects or
+ * fail with the typed error; the types of every entry point and condition pass are-the-types-wrong; the tarball stays
+ * within its size budget. Needs the npm registry (or a warm npm cache).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -11,6 +14,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -76,9 +80,16 @@ beforeAll(() => {
       cwd: ROOT,
       encoding: 'utf8',
     }),
-  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  ) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+    size: number;
+    unpackedSize: number;
+    entryCount: number;
+  }>;
   tarball = join(work, out[0]!.filename);
   packedFiles = out[0]!.files.map((f) => f.path);
+  packed = out[0]!;
 });
 
 afterAll(() => {
@@ -86,6 +97,7 @@ afterAll(() => {
 });
 
 let packedFiles: string[] = [];
+let packed: { size: number; unpackedSize: number; entryCount: number } | undefined;
 
 test('the tarball holds the bundle, declarations, run-time data files, bin/ and docs; no sources, tests, test cluster, bench, CI or compiled modules', () => {
   expect(packedFiles).toEqual(
@@ -99,21 +111,91 @@ test('the tarball holds the bundle, declarations, run-time data files, bin/ and 
       'lib/bundle/verify.js',
       'lib/bundle/diff.js',
       'lib/bundle/main.js',
-      'lib/esm/src/index.d.ts',
+      'lib/types/package.json',
+      'lib/types/src/index.d.ts',
+      'lib/types/adapter.d.mts',
+      'lib/types/verify.d.mts',
+      'lib/types/diff.d.mts',
       'lib/cjs/index.cjs',
-      'lib/cjs/src/index.d.ts',
       'lib/data/src/adapter/runtime/proto/process/v1/process.proto',
       'lib/data/test/compat/matrix.json',
       'docs/output.md',
     ]),
   );
   expect(packedFiles.filter((f) => /^(src|test|test-cluster|bench|\.ci|scripts|examples)\//.test(f))).toEqual([]);
-  // the bundle is the only ES module code: tsc writes declarations only
-  expect(packedFiles.filter((f) => /^lib\/(esm|cjs)\/.*\.js$/.test(f))).toEqual([]);
+  // tsc writes declarations only, in one tree
+  expect(packedFiles.filter((f) => /^lib\/types\/.*\.js$/.test(f))).toEqual([]);
+  expect(packedFiles.filter((f) => /\.d\.ts$/.test(f) && !f.startsWith('lib/types/'))).toEqual([]);
 });
 
-/** A fresh project with the tarball and the cdk8s packages (versions the current cdk8s template installs). */
-function project(name: string, extra: Record<string, unknown>, devDependencies: Record<string, string>): string {
+// Measured when the budget was set: 1.28 MB packed, 12.1 MB unpacked, 312 files (before: 15.8 MB unpacked, 509
+// files, with a second declaration tree and dependencies both bundled and declared). The bundled Kubernetes client is
+// most of it (its generated models, ~6.7 MB).
+test('the tarball stays within its size budget', () => {
+  if (packed === undefined) throw new Error('npm pack did not run');
+  process.stdout.write(
+    `tarball: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files\n`,
+  );
+  expect(packed.size).toBeLessThanOrEqual(1_400_000);
+  expect(packed.unpackedSize).toBeLessThanOrEqual(12_600_000);
+  expect(packed.entryCount).toBeLessThanOrEqual(330);
+});
+
+test('a dependency is bundled or declared, not both; cdk8s and constructs are peers only', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  // optional peers are the types the declarations name (never installed by npm, never loaded)
+  const typesOnly = Object.keys(manifest.peerDependenciesMeta).filter(
+    (p) => manifest.peerDependenciesMeta[p]!.optional,
+  );
+  expect(typesOnly.sort()).toEqual(['@kubernetes/client-node', 'jsondiffpatch']);
+  const bundled = readdirSync(join(ROOT, 'lib/bundle/chunks'))
+    .map((f) => readFileSync(join(ROOT, 'lib/bundle/chunks', f), 'utf8'))
+    .concat(readFileSync(join(ROOT, 'lib/cjs/index.cjs'), 'utf8'))
+    .flatMap((text) => [...text.matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((m) => m[1]!));
+  expect(bundled).toContain('@kubernetes/client-node');
+  expect(
+    [...new Set(bundled)].filter(
+      (p) => p in manifest.dependencies || (p in manifest.peerDependencies && !typesOnly.includes(p)),
+    ),
+  ).toEqual([]);
+  for (const peer of ['cdk8s', 'constructs']) expect(manifest.dependencies[peer]).toBeUndefined();
+});
+
+// are-the-types-wrong on the packed tarball: `.` under every resolution (node10, node16 from CommonJS and from ES
+// modules, bundler); the subpaths, ES module only, under every ES module resolution.
+test('are-the-types-wrong: every entry point and condition', () => {
+  const attw = join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+  run(process.execPath, [attw, tarball, '--profile', 'strict', '--entrypoints', '.', '--format', 'ascii'], work);
+  run(
+    process.execPath,
+    [attw, tarball, '--profile', 'esm-only', '--entrypoints', './adapter', './verify', './diff', '--format', 'ascii'],
+    work,
+  );
+});
+
+/** The newest peers: the versions the current cdk8s template installs. */
+const NEWEST_PEERS = {
+  cdk8s: cliPkg.dependencies['cdk8s']!,
+  constructs: cliPkg.dependencies['constructs']!,
+  'cdk8s-plus-28': `^${pkg.devDependencies['cdk8s-plus-28']}`,
+};
+
+/**
+ * A fresh project with the tarball and the cdk8s packages (`peers`, else the newest), and `more` dependencies; `files`
+ * are written before the install (a local package it depends on).
+ */
+function project(
+  name: string,
+  extra: Record<string, unknown>,
+  devDependencies: Record<string, string>,
+  peers: Record<string, string> = NEWEST_PEERS,
+  more: Record<string, string> = {},
+  files: Record<string, string> = {},
+): string {
   const dir = join(work, name);
   mkdirSync(dir);
   writeFileSync(
@@ -124,18 +206,17 @@ function project(name: string, extra: Record<string, unknown>, devDependencies: 
         version: '1.0.0',
         private: true,
         ...extra,
-        dependencies: {
-          cdk8s: cliPkg.dependencies['cdk8s'],
-          constructs: cliPkg.dependencies['constructs'],
-          'cdk8s-plus-28': pkg.devDependencies['cdk8s-plus-28'] ? `^${pkg.devDependencies['cdk8s-plus-28']}` : '^2',
-          [pkg.name]: `file:${tarball}`,
-        },
+        dependencies: { ...peers, ...more, [pkg.name]: `file:${tarball}` },
         devDependencies,
       },
       null,
       2,
     ),
   );
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(join(dir, file, '..'), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], dir);
   return dir;
 }
@@ -185,7 +266,10 @@ test('CommonJS cdk8s project (template tsconfig, ts-node, jest): app.synth() = a
   expectSameObjects(dir, ['npx', '--no-install', 'ts-node', 'main.ts'], 'environment.ts');
   run('npx', ['--no-install', 'jest', '--ci=false'], dir); // writes the snapshot (CI=true would forbid that)
   run('npx', ['--no-install', 'jest', '--ci'], dir); // and matches it
-  expect(readFileSync(join(dir, '__snapshots__/main.test.ts.snap'), 'utf8')).toContain('argocd.argoproj.io/sync-wave');
+  const snapshot = readFileSync(join(dir, '__snapshots__/main.test.ts.snap'), 'utf8');
+  expect(snapshot).toContain('argocd.argoproj.io/sync-wave');
+  expect(snapshot).not.toContain('CustomResourceDefinition');
+  expect(Buffer.byteLength(snapshot)).toBeLessThan(200_000); // with the CRDs: about 1.4 MB
 });
 
 // The template's old @types/node and its tsconfig without skipLibCheck or esModuleInterop: the published declarations
@@ -204,8 +288,11 @@ test('ES module cdk8s project: app.synth() = agentplane synth', () => {
     {
       typescript: templatePkg.devDependencies['typescript']!,
       '@types/node': pkg.devDependencies['@types/node']!,
-      // @kubernetes/client-node's declarations (under /adapter, /verify, /diff) import isomorphic-ws, whose types need
-      // ws's, which client-node does not depend on: a project without skipLibCheck adds them itself.
+      // The declarations of /adapter, /verify and /diff name @kubernetes/client-node's and jsondiffpatch's types
+      // (optional peers: the code is bundled); client-node's import isomorphic-ws, whose types need ws's, which
+      // client-node does not depend on. A project type-checking without skipLibCheck adds them itself.
+      '@kubernetes/client-node': pkg.devDependencies['@kubernetes/client-node']!,
+      jsondiffpatch: pkg.devDependencies['jsondiffpatch']!,
       '@types/ws': '^8',
     },
   );
@@ -218,4 +305,124 @@ test('ES module cdk8s project: app.synth() = agentplane synth', () => {
 test('ES module TypeScript project type-checks every entry point (strict, nodenext, no skipLibCheck)', () => {
   if (esmDir === undefined) throw new Error('the ES module project was not set up');
   run('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], esmDir);
+});
+
+/** The JSON line a fixture script prints. */
+function jsonOf(dir: string, args: string[]): Record<string, unknown> {
+  return JSON.parse(run('node', args, dir).trim().split('\n').pop()!) as Record<string, unknown>;
+}
+
+const SUBPATHS_OFFLINE = {
+  adapter: true,
+  client: true,
+  sameClientClass: true,
+  unknownContext: { reason: 'KubeconfigUnusable', problem: 'context-unknown', isKubeconfigError: true },
+  meets: [true, false],
+  counts: { added: 0, removed: 0, changed: 1 },
+};
+
+test('CommonJS project: /adapter, /verify and /diff loaded with import() and used offline', () => {
+  if (cjsDir === undefined) throw new Error('the CommonJS project was not set up');
+  for (const f of ['subpaths.cjs', 'subpaths-run.mjs']) copyFileSync(join(FIXTURE, f), join(cjsDir, f));
+  expect(jsonOf(cjsDir, ['subpaths.cjs'])).toMatchObject(SUBPATHS_OFFLINE);
+});
+
+// Case package-esm-only-client-in-cjs-consumers (bundled variant): esbuild bundles the CommonJS app with the package
+// and cdk8s into one file; it starts (no import.meta) and writes the objects app.synth() wrote.
+test('CommonJS project bundled by esbuild: the bundle writes the same objects', () => {
+  if (cjsDir === undefined) throw new Error('the CommonJS project was not set up');
+  const expected = objectsOf([join(cjsDir, 'dist/dev.k8s.yaml')]);
+  const esbuild = join(ROOT, 'node_modules/esbuild/bin/esbuild');
+  run(
+    esbuild,
+    ['main.ts', '--bundle', '--platform=node', '--format=cjs', '--outfile=bundle/main.cjs', '--log-level=error'],
+    cjsDir,
+  );
+  rmSync(join(cjsDir, 'dist'), { recursive: true });
+  run('node', ['bundle/main.cjs'], cjsDir);
+  expect(objectsOf([join(cjsDir, 'dist/dev.k8s.yaml')])).toEqual(expected);
+});
+
+test('ES module project: /adapter, /verify and /diff used offline', () => {
+  if (esmDir === undefined) throw new Error('the ES module project was not set up');
+  copyFileSync(join(FIXTURE, 'subpaths.mjs'), join(esmDir, 'subpaths.mjs'));
+  copyFileSync(join(FIXTURE, 'subpaths-run.mjs'), join(esmDir, 'subpaths-run.mjs'));
+  expect(jsonOf(esmDir, ['subpaths.mjs'])).toMatchObject(SUBPATHS_OFFLINE);
+});
+
+// Case package-esm-only-client-in-cjs-consumers: require() and import of the package meet one class.
+test('ES module app with a CommonJS helper: require() and import give the same construct classes', () => {
+  if (esmDir === undefined) throw new Error('the ES module project was not set up');
+  for (const f of ['identity.mjs', 'identity-helper.cjs']) copyFileSync(join(FIXTURE, f), join(esmDir, f));
+  expect(jsonOf(esmDir, ['identity.mjs'])).toEqual({
+    sameClass: true,
+    instance: true,
+    templates: 1,
+    kinds: expect.arrayContaining(['RuntimeClass', 'SandboxTemplate', 'CustomResourceDefinition']),
+  });
+});
+
+/** The lowest published version of `name` inside `range` (the registry's list, compared numerically). */
+function lowest(name: string, range: string): string {
+  const out = JSON.parse(run('npm', ['view', `${name}@${range}`, 'version', '--json'], work)) as string | string[];
+  const versions = (Array.isArray(out) ? out : [out]).filter((v) => !v.includes('-'));
+  const key = (v: string): number[] => v.split('.').map(Number);
+  versions.sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return 0;
+  });
+  return versions[0]!;
+}
+
+let lowestCdk8s: string | undefined;
+
+test('lowest peers the ranges allow (installable together): the same objects as the newest', () => {
+  if (esmDir === undefined) throw new Error('the ES module project was not set up');
+  const ranges = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { peerDependencies: Record<string, string> }
+  ).peerDependencies;
+  const peers = Object.fromEntries(Object.entries(ranges).map(([name, range]) => [name, lowest(name, range)]));
+  lowestCdk8s = peers['cdk8s'];
+  process.stdout.write(`lowest peers: ${JSON.stringify(peers)}\n`);
+  const dir = project('lowest-peers', { type: 'module' }, {}, peers);
+  copyFileSync(join(FIXTURE, 'main.mjs'), join(dir, 'main.mjs'));
+  const installed = (name: string): string =>
+    (JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  expect(Object.fromEntries(Object.keys(peers).map((name) => [name, installed(name)]))).toEqual(peers);
+  run('node', ['main.mjs'], dir);
+  expect(objectsOf([join(dir, 'dist/dev.k8s.yaml')])).toEqual(objectsOf([join(esmDir, 'dist/dev.k8s.yaml')]));
+});
+
+// Case package-duplicate-cdk8s-copies: npm nests a second cdk8s under a chart library.
+test('duplicated layout: the app synthesizes beside a library with its own cdk8s; an App of that copy is refused', () => {
+  if (esmDir === undefined || lowestCdk8s === undefined) throw new Error('the earlier projects were not set up');
+  const dir = project(
+    'duplicated',
+    { type: 'module' },
+    {},
+    NEWEST_PEERS,
+    { 'chart-lib': 'file:./chart-lib' },
+    {
+      'chart-lib/package.json': readFileSync(join(FIXTURE, 'chart-lib-package.json'), 'utf8').replace(
+        'CDK8S_VERSION',
+        lowestCdk8s,
+      ),
+      'chart-lib/index.js': readFileSync(join(FIXTURE, 'chart-lib.cjs'), 'utf8'),
+    },
+  );
+  const nested = join(dir, 'node_modules/chart-lib/node_modules/cdk8s');
+  expect(existsSync(nested)).toBe(true); // the layout is duplicated
+  for (const f of ['main.mjs', 'duplicated.mjs']) copyFileSync(join(FIXTURE, f), join(dir, f));
+  const out = jsonOf(dir, ['duplicated.mjs']);
+  expect(out['refused']).toEqual({
+    isTyped: true,
+    reason: 'DuplicatePackageCopy',
+    packageName: 'cdk8s',
+    ours: realpathSync(join(dir, 'node_modules/cdk8s/lib/index.js')),
+    theirs: realpathSync(join(nested, 'lib/index.js')),
+  });
+  const objects = yamlFiles(join(dir, 'dist')).flatMap((f) => objectsOf([f]));
+  expect(objects).toEqual(expect.arrayContaining(objectsOf([join(esmDir, 'dist/dev.k8s.yaml')])));
+  expect(objects.map((o) => (JSON.parse(o) as { metadata: { name: string } }).metadata.name)).toContain('lib');
 });

@@ -45,6 +45,7 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'DESCRIPTOR_CONFIGMAP',
     'DESCRIPTOR_KEY',
     'DuplicateObjectError',
+    'DuplicatePackageCopyError',
     'EnvironmentInvalidError',
     'EnvironmentModuleError',
     'KnownDefectiveImageError',
