@@ -25,7 +25,7 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from './descriptor.js';
-import { ConflictError, ConstructError } from './errors.js';
+import { ConflictError, ConstructError, ConstructPropsError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject, withSortedKeys } from '../model/objects.js';
 import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
@@ -50,11 +50,24 @@ import { routerOptionProblems, SandboxRouter, type SandboxRouterProps } from './
 import type { Json } from './kube-object.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
+import { OUTPUT_RULES } from '../model/output-rules.js';
 import { familyConverts, SANDBOX_KINDS } from '../model/releases.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
 import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 import { VerifierJob, type VerifierJobProps, type VerifierJobScope } from './verifier-job.js';
+import type { ApiObject } from './cdk8s.js';
+import { podSpecImages } from './images.js';
+import {
+  acknowledges,
+  describeOutputRuleViolation,
+  outputRuleViolations,
+  writtenJson,
+  writtenPodSpec,
+  type Acknowledgement,
+  type AcknowledgementInput,
+  type OutputRuleViolation,
+} from './written-rules.js';
 
 /** Props of {@link AgentEnvironment}. */
 export interface AgentEnvironmentProps {
@@ -126,6 +139,8 @@ export interface EnvironmentCheck {
   readonly violations: readonly ObjectSchemaViolation[];
   /** Objects over the API server's object limit, which no apply method lifts. */
   readonly tooLarge: readonly OversizeObject[];
+  /** Rules the written objects break (after escape hatches) that no acknowledgement covers. */
+  readonly ruleViolations: readonly OutputRuleViolation[];
   readonly rendering: Rendering;
 }
 
@@ -135,7 +150,20 @@ function outputFindings(c: EnvironmentCheck): string[] {
     ...c.duplicates.map(describeDuplicate),
     ...c.violations.map(describeViolation),
     ...c.tooLarge.map(describeOversize),
+    ...c.ruleViolations.map(describeOutputRuleViolation),
   ];
+}
+
+/** The image of container `container` (else the first) of the Deployment among `objects`, as written. */
+function writtenDeploymentImage(
+  objects: readonly ApiObject[],
+  name: string | undefined,
+  container: string,
+): string | undefined {
+  const deployment = objects.find((o) => o.kind === 'Deployment' && (name === undefined || o.name === name));
+  if (deployment === undefined) return undefined;
+  const images = podSpecImages(writtenPodSpec(writtenJson(deployment))?.spec ?? {});
+  return (images.find((i) => i.container === container) ?? images[0])?.image;
 }
 
 function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
@@ -165,6 +193,7 @@ export class AgentEnvironment extends Chart {
   private readonly createNamespaces: boolean;
   private readonly requiredStates: Readonly<Record<string, RequiredState>>;
   private readonly namespaces = new Set<string>();
+  private readonly acks: Acknowledgement[] = [];
   private sealed = false;
 
   constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
@@ -348,6 +377,50 @@ export class AgentEnvironment extends Chart {
     return job;
   }
 
+  /**
+   * Accepts that the object written at `path` (an ApiObject's construct path, or a construct above it) breaks `rule`
+   * after an escape hatch such as `addJsonPatch`, for the `reason` given. The acknowledgement is written into the
+   * descriptor and the lock; one that covers no written object fails synthesis (`UnusedAcknowledgement`).
+   * @throws ConstructPropsError on an unknown rule or an empty reason; ConstructError after synthesis.
+   */
+  acknowledge(ack: AcknowledgementInput): Acknowledgement {
+    if (this.sealed)
+      throw new ConstructError(
+        this.node.path,
+        'environment is already synthesized',
+        'acknowledge every exception before calling synthesizeEnvironment',
+      );
+    const path = typeof ack.path === 'string' ? ack.path : ack.path.node.path;
+    const problems = [
+      ...((OUTPUT_RULES as readonly string[]).includes(ack.rule)
+        ? []
+        : [
+            {
+              prop: 'rule',
+              reason: 'UnknownRule',
+              value: ack.rule,
+              message: `rule: ${JSON.stringify(ack.rule)} is not one of ${OUTPUT_RULES.join(', ')}`,
+              allowed: OUTPUT_RULES,
+            },
+          ]),
+      ...(typeof ack.reason === 'string' && ack.reason.trim() !== ''
+        ? []
+        : [{ prop: 'reason', reason: 'Required', message: 'reason: say why the rule may be broken here' }]),
+      ...(path === '' ? [{ prop: 'path', reason: 'Required', message: 'path: name the ApiObject or construct' }] : []),
+    ];
+    if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'Acknowledgement', problems);
+    const recorded = { rule: ack.rule, path, reason: ack.reason };
+    this.acks.push(recorded);
+    return recorded;
+  }
+
+  /** The acknowledged exceptions to the output rules, sorted by path and rule. */
+  get acknowledgements(): readonly Acknowledgement[] {
+    return [...this.acks].sort((a, b) =>
+      a.path === b.path ? (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) : a.path < b.path ? -1 : 1,
+    );
+  }
+
   get runtimeClasses(): SandboxRuntimeClass[] {
     return this.all(SandboxRuntimeClass);
   }
@@ -431,9 +504,20 @@ export class AgentEnvironment extends Chart {
         if (o.object.kind === 'Deployment' && o.constructPath.startsWith(`${r.node.path}/`))
           for (const err of routerOptionProblems(r, o.object as unknown as Json))
             problems.push(problemOf(err, r.node.path));
+    const broken = outputRuleViolations(rendering.objects, this.requireDigests);
+    for (const a of this.acknowledgements)
+      if (!broken.some((v) => acknowledges(a, v)))
+        problems.push(
+          problem(
+            a.path,
+            'UnusedAcknowledgement',
+            `acknowledgement of ${a.rule} covers no written object (${JSON.stringify(a.reason)}); remove it`,
+          ),
+        );
     return {
       problems,
       duplicates: duplicateObjects(rendering.objects),
+      ruleViolations: broken.filter((v) => !this.acks.some((a) => acknowledges(a, v))),
       violations: schemaViolations(rendering.objects, this.release),
       tooLarge: tooLargeObjects(rendering.objects),
       rendering,
@@ -479,11 +563,23 @@ export class AgentEnvironment extends Chart {
     const claims = this.claims.sort(byNsName);
     const policies = this.networkPolicies.sort(byNsName);
     const router = this.routers[0];
+    // Images and replicas as written (escape hatches applied), so the descriptor and the lock agree with the YAML.
+    const controllerImage =
+      this.install === undefined
+        ? undefined
+        : (writtenDeploymentImage(this.install.objects, 'agent-sandbox-controller', 'agent-sandbox-controller') ??
+          this.install.controllerImage);
+    const routerImage =
+      router === undefined
+        ? undefined
+        : (writtenDeploymentImage(router.objects, undefined, 'sandbox-router') ?? router.image);
+    const templateImages = new Map(templates.map((t) => [t, t.writtenImages()]));
     const images: Record<string, string> = {};
-    if (this.install !== undefined) images['controller'] = this.install.controllerImage;
-    if (router !== undefined) images['router'] = router.image;
+    if (controllerImage !== undefined) images['controller'] = controllerImage;
+    if (routerImage !== undefined) images['router'] = routerImage;
     for (const t of templates)
-      for (const img of t.images) images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
+      for (const img of templateImages.get(t)!)
+        images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
 
     const caps: Array<[string, RequiredState]> = [['sandbox-api', 'verified']];
     if (this.install?.extensions !== false) caps.push(['extensions-api', 'verified']);
@@ -492,8 +588,9 @@ export class AgentEnvironment extends Chart {
     for (const rc of [...this.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1)))
       caps.push([`runtime-class/${rc.name}`, 'verified']);
     for (const t of templates) caps.push([`template/${t.namespace}/${t.name}`, 'configured']);
+    const replicas = new Map(pools.map((pool) => [pool, pool.writtenReplicas()]));
     for (const pool of pools)
-      caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
+      caps.push([`warm-pool/${pool.namespace}/${pool.name}`, replicas.get(pool)! > 0 ? 'verified' : 'configured']);
     if (router !== undefined) caps.push(['router', 'verified']);
     if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
     // A declared client reads and writes files: its file API is part of what must work.
@@ -521,7 +618,7 @@ export class AgentEnvironment extends Chart {
           : {
               namespace: this.install.namespace,
               controllerDeployment: 'agent-sandbox-controller',
-              controllerImage: this.install.controllerImage,
+              controllerImage: controllerImage ?? this.install.controllerImage,
               extensions: this.install.extensions,
               certificates: this.install.certificates,
               serverSideApply: [...this.install.serverSideApply].sort(),
@@ -557,13 +654,13 @@ export class AgentEnvironment extends Chart {
         networkPolicyManagement: t.networkPolicyManagement,
         podLabels: { ...t.podLabels },
         runtime: { kind: t.runtime.kind, container: t.runtime.container, ports: [...t.runtime.ports] },
-        images: t.images.map((i) => ({ container: i.container, image: i.image })),
+        images: templateImages.get(t)!.map((i) => ({ container: i.container, image: i.image })),
       })),
       warmPools: pools.map((pool) => ({
         namespace: pool.namespace,
         name: pool.name,
         template: pool.template.name,
-        replicas: pool.replicas,
+        replicas: replicas.get(pool)!,
         updateStrategy: pool.updateStrategy,
       })),
       claims: claims.map((c) => ({ namespace: c.namespace, name: c.name, warmPool: c.pool.name })),
@@ -575,7 +672,7 @@ export class AgentEnvironment extends Chart {
               serviceName: router.serviceName,
               port: router.port,
               podLabels: { ...router.podLabels },
-              image: router.image,
+              image: routerImage ?? router.image,
               authorizationMode: router.authorizationMode,
               ...(router.acknowledgeUnauthenticated ? { acknowledgeUnauthenticated: true as const } : {}),
             },
@@ -594,6 +691,7 @@ export class AgentEnvironment extends Chart {
       })),
       images,
       capabilities,
+      ...(this.acks.length > 0 ? { acknowledgements: this.acknowledgements.map((a) => ({ ...a })) } : {}),
       ...(this.clients.length > 0
         ? {
             clients: this.clients

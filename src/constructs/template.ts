@@ -25,6 +25,7 @@ import { addReadinessProbe, templateRuntimeBind } from './readiness.js';
 import { podResources, quantityProblems, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 import type { TemplateRuntime, TemplateRuntimeBind } from './template-runtime.js';
+import { writtenJson, writtenPodSpec } from './written-rules.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
 export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
@@ -323,6 +324,21 @@ export class SandboxTemplate extends Construct {
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
       spec: lazy((): Json => ({ ...fixed, ...this.networkSpec() }) satisfies SharedSpecOf<'SandboxTemplate'>),
     });
+  }
+
+  /** The pod spec as written, after escape hatches such as `apiObject.addJsonPatch` (the descriptor and capacity read it). */
+  writtenPodSpec(): Json {
+    return writtenPodSpec(writtenJson(this.apiObject))?.spec ?? {};
+  }
+
+  /** Container images as written, in declared order. */
+  writtenImages(): ContainerImage[] {
+    return podSpecImages(this.writtenPodSpec());
+  }
+
+  /** Requests/limits of one sandbox pod as written, without RuntimeClass overhead. */
+  writtenResources(): PodResources {
+    return podResources(this.writtenPodSpec());
   }
 
   /** Called by SandboxNetworkPolicy: the environment declares its own policy `policyName` for this template's pods. */

@@ -26,6 +26,7 @@ export {
   EnvironmentModuleError,
   type EnvironmentModuleProblem,
   ObjectTooLargeError,
+  OutputRuleError,
   SchemaViolationError,
   SynthesisError,
 } from './errors.js';
