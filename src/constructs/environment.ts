@@ -14,7 +14,9 @@ import { lazy } from './lazy.js';
 import { k8s } from './k8s.js';
 import type { Construct } from 'constructs';
 import { z } from 'zod';
-import type { LoadedRelease } from '../releases/index.js';
+import { reconcileLock, type LoadedRelease } from '../releases/index.js';
+import { resolve } from 'node:path';
+import { environmentsLock } from './lock.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
 import { SandboxClientDecl, type SandboxClientProps } from './client.js';
 import { apiVersionFor, provideContext } from './context.js';
@@ -109,6 +111,14 @@ export interface AgentEnvironmentProps {
    * @default - none, so a claim without `lifecycle` fails synthesis (case warm-claim-immortal)
    */
   readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
+  /**
+   * The lock file `app.synth()` (and so `cdk8s synth`) checks as `agentplane synth` does: written when absent, and a
+   * difference (an image, the release, an acknowledgement) fails synthesis with LockMismatchError. A relative path is
+   * resolved against the working directory; the environments of one app naming the same file share it. `false`: not
+   * checked. `Testing.synth()` writes no output and does not check it; `agentplane synth` checks its own (`--lock`).
+   * @default 'agentplane.lock.json'
+   */
+  readonly lockFile?: string | false;
 }
 
 const PropsSchema = z
@@ -124,6 +134,7 @@ const PropsSchema = z
     requireDigests: z.boolean().default(false),
     requiredStates: z.record(z.string(), z.enum(SUPPORT_STATES)).default({}),
     claimLifecycle: LIFECYCLE_PROP_SCHEMA.optional(),
+    lockFile: z.union([z.literal(false), z.string().min(1)]).default('agentplane.lock.json'),
   })
   .strict();
 
@@ -195,6 +206,10 @@ export class AgentEnvironment extends Chart {
   private readonly namespaces = new Set<string>();
   private readonly acks: Acknowledgement[] = [];
   private sealed = false;
+  /** The lock file `app.synth()` checks, or `false`. */
+  readonly lockFile: string | false;
+  /** Set by this chart's validation, which cdk8s runs before writing output (not in `Testing.synth()`). */
+  private lockDue = false;
 
   constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
     super(scope, id, { disableResourceNameHashes: true });
@@ -211,6 +226,7 @@ export class AgentEnvironment extends Chart {
     this.requireDigests = p.requireDigests;
     this.createNamespaces = p.createNamespaces;
     this.requiredStates = p.requiredStates;
+    this.lockFile = p.lockFile;
     provideContext(this, {
       name: this.name,
       release: this.release,
@@ -239,6 +255,7 @@ export class AgentEnvironment extends Chart {
     setPhase(cm, 'environment');
     this.node.addValidation({
       validate: () => {
+        this.lockDue = true;
         const c = this.check();
         return [...c.problems.map((p) => p.message), ...outputFindings(c)];
       },
@@ -540,7 +557,42 @@ export class AgentEnvironment extends Chart {
         `environment ${this.name} cannot be synthesized:\n  ${problems.join('\n  ')}`,
         'fix the constructs named above',
       );
+    if (this.lockDue) {
+      this.lockDue = false;
+      this.checkLock();
+    }
     return c.rendering.objects.map((o) => withSortedKeys(o.object));
+  }
+
+  /**
+   * Compares {@link AgentEnvironment.lockFile} with the lock of every environment of this app that shares it (from
+   * their descriptors, read from the written objects), writing it when absent.
+   * @throws LockMismatchError when they differ; ConstructError (`LockMixedReleases`) when they pin different releases.
+   */
+  private checkLock(): void {
+    if (this.lockFile === false) return;
+    const path = resolve(this.lockFile);
+    const sharing = this.node.root.node
+      .findAll()
+      .filter((c): c is AgentEnvironment => c instanceof AgentEnvironment)
+      .filter((e) => e.lockFile !== false && resolve(e.lockFile) === path);
+    const tags = [...new Set(sharing.map((e) => e.release.facts.tag))];
+    if (tags.length > 1)
+      throw new ConstructError(
+        this.node.path,
+        `the environments ${sharing.map((e) => e.name).join(', ')} pin different releases (${tags.join(', ')}) but share the lock file ${path}`,
+        'give each release its own lockFile',
+        'LockMixedReleases',
+      );
+    reconcileLock(
+      path,
+      environmentsLock(
+        this.release,
+        sharing.map((e) => e.descriptor()),
+      ),
+      false,
+      `if the change is intended, delete ${path} and synthesize again (it is written anew), then commit it`,
+    );
   }
 
   /**

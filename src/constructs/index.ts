@@ -35,6 +35,7 @@ export {
   type OutputRuleViolation,
 } from './written-rules.js';
 export { OUTPUT_RULES, type OutputRule } from '../model/output-rules.js';
+export { environmentsLock } from './lock.js';
 export {
   AgentSandboxInstall,
   SERVER_SIDE_APPLY_THRESHOLD,

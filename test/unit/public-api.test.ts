@@ -103,6 +103,7 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'descriptorJson',
     'diffCrdSchemas',
     'duplicateObjects',
+    'environmentsLock',
     'isClusterScoped',
     'isReleaseTag',
     'loadEnvironmentModule',

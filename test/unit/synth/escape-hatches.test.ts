@@ -16,6 +16,7 @@ import {
   ConstructError,
   ConstructPropsError,
   EnvironmentInvalidError,
+  environmentsLock,
   OutputRuleError,
   sandboxdPodSpec,
   SANDBOXD_RUNTIME,
@@ -178,6 +179,9 @@ describe('a deliberate exception is acknowledged and recorded', () => {
       { rule: 'UnpinnedImage', path: 'dev/shell', reason: 'nightly smoke environment tracks latest' },
     ]);
     expect(s.images['template/dev-sandboxes/shell/sandboxd']).toBe('r.example/sandboxd:latest');
+    expect(environmentsLock(rel, [s.descriptor]).acknowledgements).toEqual({
+      'dev/UnpinnedImage/dev/shell': 'nightly smoke environment tracks latest',
+    });
   });
 
   test('an acknowledgement covers only its rule: the limits removed beside it still fail', () => {
