@@ -233,6 +233,11 @@ export class AgentEnvironment extends Chart {
       requireDigests: this.requireDigests,
       defaultNamespace: this.defaultNamespace,
       useNamespace: (ns) => this.useNamespace(ns),
+      assertOpen: (part) => {
+        if (!this.sealed) return;
+        part.node.scope?.node.tryRemoveChild(part.node.id);
+        throw this.sealedError(part.node.path);
+      },
       ...(p.claimLifecycle !== undefined ? { claimLifecycle: p.claimLifecycle } : {}),
     });
     if (p.install !== false) {
@@ -401,12 +406,7 @@ export class AgentEnvironment extends Chart {
    * @throws ConstructPropsError on an unknown rule or an empty reason; ConstructError after synthesis.
    */
   acknowledge(ack: AcknowledgementInput): Acknowledgement {
-    if (this.sealed)
-      throw new ConstructError(
-        this.node.path,
-        'environment is already synthesized',
-        'acknowledge every exception before calling synthesizeEnvironment',
-      );
+    if (this.sealed) throw this.sealedError(this.node.path);
     const path = typeof ack.path === 'string' ? ack.path : ack.path.node.path;
     const problems = [
       ...((OUTPUT_RULES as readonly string[]).includes(ack.rule)
@@ -770,14 +770,19 @@ export class AgentEnvironment extends Chart {
     return this.node.findAll().filter((c): c is T & Construct => c instanceof type) as T[];
   }
 
+  /** The error for a part added at `path` after {@link AgentEnvironment.seal}. */
+  private sealedError(path: string): ConstructError {
+    return new ConstructError(
+      path,
+      `environment ${this.name} is already synthesized (sealed); a part added now would be missing from its output`,
+      'add every part before calling synthesizeEnvironment',
+      'EnvironmentSealed',
+    );
+  }
+
   /** Refuses an add after synthesis, and an id a sibling already holds (cdk8s would throw without a path). */
   private assertOpen(id: string): void {
-    if (this.sealed)
-      throw new ConstructError(
-        this.node.path,
-        'environment is already synthesized',
-        'add every part before calling synthesizeEnvironment',
-      );
+    if (this.sealed) throw this.sealedError(`${this.node.path}/${id}`);
     const taken = this.node.tryFindChild(id);
     if (taken !== undefined)
       throw new ConstructError(

@@ -15,6 +15,7 @@ import {
   ControllerDeploymentSchema,
   type ControllerDeploymentProps,
 } from './controller-deployment.js';
+import { refuseChartNamespace } from './cluster-scope.js';
 import { findContext } from './context.js';
 import {
   ControllerRbacSchema,
@@ -224,6 +225,8 @@ export class AgentSandboxInstall extends Construct {
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
     super(scope, id);
+    findContext(this)?.assertOpen(this);
+    refuseChartNamespace(this, ['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'Namespace']);
     const p = parseProps(this, 'AgentSandboxInstall', PropsSchema, props);
     const release = p.release;
     const facts = release.facts;

@@ -16,6 +16,8 @@ import {
   type KataHypervisor,
   type OverheadProfile,
 } from './overhead-profiles.js';
+import { refuseChartNamespace } from './cluster-scope.js';
+import { findContext } from './context.js';
 import { parseProps } from './props.js';
 import { QuantitySchema } from './quantity.js';
 
@@ -188,6 +190,8 @@ export class SandboxRuntimeClass extends Construct {
 
   constructor(scope: Construct, id: string, props: SandboxRuntimeClassProps) {
     super(scope, id);
+    findContext(this)?.assertOpen(this);
+    refuseChartNamespace(this, ['RuntimeClass']);
     const p = parseProps(this, 'SandboxRuntimeClass', PropsSchema, props);
     const profile: OverheadProfile = p.preset === 'gvisor' ? GVISOR_PROFILE : KATA_PROFILES[p.hypervisor ?? 'qemu'];
     this.preset = p.preset;

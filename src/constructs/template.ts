@@ -154,7 +154,7 @@ const PropsSchema = z
   })
   .strict();
 
-/** The environment context, or an error naming the construct path. */
+/** The environment context of a part just created, or an error naming its path (outside an environment, or after seal). */
 export function requireContext(scope: Construct, construct: string): EnvironmentContext {
   const ctx = findContext(scope);
   if (ctx === undefined) {
@@ -165,6 +165,7 @@ export function requireContext(scope: Construct, construct: string): Environment
       'OutsideEnvironment',
     );
   }
+  ctx.assertOpen(scope);
   return ctx;
 }
 
