@@ -27,7 +27,7 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from './descriptor.js';
-import { ConflictError, ConstructError, ConstructPropsError } from './errors.js';
+import { ConstructError, ConstructPropsError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject, withSortedKeys } from '../model/objects.js';
 import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
@@ -35,7 +35,7 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from 
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
-import { addProblemCheck, childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
+import { childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
 import { renderObjects, type Rendering } from './render.js';
 import {
   describeDuplicate,
@@ -205,6 +205,8 @@ export class AgentEnvironment extends Chart {
   private readonly requiredStates: Readonly<Record<string, RequiredState>>;
   private readonly namespaces = new Set<string>();
   private readonly acks: Acknowledgement[] = [];
+  /** Each `addVerifierJob` call: its id and props, and the scope (as JSON) its Job was last built for. */
+  private readonly verifiers: Array<{ id: string; props: VerifierJobProps; builtFor: string }> = [];
   private sealed = false;
   /** The lock file `app.synth()` checks, or `false`. */
   readonly lockFile: string | false;
@@ -313,90 +315,70 @@ export class AgentEnvironment extends Chart {
   }
 
   /**
-   * The in-cluster verifier of this environment (a Job under its own VerifierAccess identity). Add it last: it reads
-   * the namespaces and router the environment has at this call, and a later template, pool, claim or router in another
-   * namespace is refused at synthesis.
+   * The in-cluster verifier of this environment (a Job under its own VerifierAccess identity). It may be added at any
+   * point: it is built here (so its props are checked at this call), and built again from the same props when the
+   * environment gains a namespace, template or router later ({@link AgentEnvironment.seal}, {@link AgentEnvironment.check}),
+   * so its identity covers every namespace and its transport fits every template. The returned Job is the one built
+   * here; the written one is in the output.
+   * @throws ConstructPropsError, UnpinnedImageError, VerifierDeliveryError on bad props.
    */
   addVerifierJob(id: string, props: VerifierJobProps): VerifierJob {
     this.assertOpen(id);
-    const sandboxNamespaces = (): string[] =>
-      [
-        ...new Set([
-          this.defaultNamespace,
-          ...this.templates.map((t) => t.namespace),
-          ...this.warmPools.map((w) => w.namespace),
-          ...this.claims.map((c) => c.namespace),
-        ]),
-      ].sort();
-    const routerOf = (): VerifierJobScope['router'] => {
-      const r = this.routers[0];
-      return r === undefined
-        ? undefined
-        : { namespace: r.namespace, serviceName: r.serviceName, port: r.port, authorizationMode: r.authorizationMode };
-    };
-    const covered = sandboxNamespaces();
-    const router = routerOf();
-    const templatesOf = (): Array<{
-      namespace: string;
-      name: string;
-      managed: boolean;
-      runtime: string;
-      ports: number[];
-    }> =>
-      this.templates.map((t) => ({
+    const scope = this.verifierScope();
+    const job = new VerifierJob(this, id, scope, props);
+    this.verifiers.push({ id, props, builtFor: JSON.stringify(scope) });
+    return job;
+  }
+
+  /** What a VerifierJob is built for: the environment's namespaces, templates and router as they are now. */
+  private verifierScope(): VerifierJobScope {
+    const sandboxNamespaces = [
+      ...new Set([
+        this.defaultNamespace,
+        ...this.templates.map((t) => t.namespace),
+        ...this.warmPools.map((w) => w.namespace),
+        ...this.claims.map((c) => c.namespace),
+      ]),
+    ].sort();
+    const r = this.routers[0];
+    return {
+      name: this.name,
+      defaultNamespace: this.defaultNamespace,
+      requireDigests: this.requireDigests,
+      sandboxNamespaces,
+      templates: this.templates.map((t) => ({
         namespace: t.namespace,
         name: t.name,
         managed: t.networkPolicyManagement === 'Managed',
         runtime: t.runtime.kind,
         ports: [...t.runtime.ports],
-      }));
-    const templates = templatesOf();
-    const job = new VerifierJob(
-      this,
-      id,
-      {
-        name: this.name,
-        defaultNamespace: this.defaultNamespace,
-        requireDigests: this.requireDigests,
-        sandboxNamespaces: covered,
-        templates,
-        suspendResume: this.requiredStates['suspend-resume'] !== undefined,
-        ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
-        ...(router ? { router } : {}),
-        descriptorText: () => descriptorJson(this.descriptor()),
-      },
-      props,
-    );
-    addProblemCheck(job, () => {
-      const late = sandboxNamespaces()
-        .filter((ns) => !covered.includes(ns))
-        .map(
-          (ns) =>
-            new ConflictError(
-              job.node.path,
-              `namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`,
-              'call addVerifierJob last',
-            ),
-        );
-      if (JSON.stringify(routerOf()) !== JSON.stringify(router))
-        late.push(
-          new ConflictError(
-            job.node.path,
-            'the router was added after the VerifierJob; call addVerifierJob last',
-            'call addVerifierJob last',
-          ),
-        );
-      if (JSON.stringify(templatesOf()) !== JSON.stringify(templates))
-        late.push(
-          new ConflictError(
-            job.node.path,
-            'a template was added after the VerifierJob; call addVerifierJob last',
-            'call addVerifierJob last',
-          ),
-        );
-      return late;
-    });
-    return job;
+      })),
+      suspendResume: this.requiredStates['suspend-resume'] !== undefined,
+      ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
+      ...(r === undefined
+        ? {}
+        : {
+            router: {
+              namespace: r.namespace,
+              serviceName: r.serviceName,
+              port: r.port,
+              authorizationMode: r.authorizationMode,
+            },
+          }),
+      descriptorText: () => descriptorJson(this.descriptor()),
+    };
+  }
+
+  /** Builds each VerifierJob again whose environment changed since it was built, so where `addVerifierJob` was called does not matter. */
+  private refreshVerifierJobs(): void {
+    for (const v of this.verifiers) {
+      const scope = this.verifierScope();
+      const key = JSON.stringify(scope);
+      if (key === v.builtFor) continue;
+      this.node.tryRemoveChild(v.id);
+      new VerifierJob(this, v.id, scope, v.props);
+      v.builtFor = key;
+    }
   }
 
   /**
@@ -460,8 +442,9 @@ export class AgentEnvironment extends Chart {
     return this.all(SandboxClientDecl);
   }
 
-  /** Refuses further `add*` calls (synthesis calls it). Idempotent. */
+  /** Builds the VerifierJobs for the environment as it is, then refuses further parts (synthesis calls it). Idempotent. */
   seal(): void {
+    if (!this.sealed) this.refreshVerifierJobs();
     this.sealed = true;
     this.checkClients();
   }
@@ -480,6 +463,11 @@ export class AgentEnvironment extends Chart {
    */
   check(): EnvironmentCheck {
     const problems: EnvironmentProblem[] = [];
+    try {
+      this.refreshVerifierJobs();
+    } catch (err) {
+      problems.push(problemOf(err, this.node.path));
+    }
     const routers = this.routers;
     if (routers.length > 1)
       problems.push(
