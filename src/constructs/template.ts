@@ -328,7 +328,7 @@ export class SandboxTemplate extends Construct {
   }
 
   /** The pod spec as written, after escape hatches such as `apiObject.addJsonPatch` (the descriptor and capacity read it). */
-  writtenPodSpec(): Json {
+  writtenPodSpec(): Record<string, unknown> {
     return writtenPodSpec(writtenJson(this.apiObject))?.spec ?? {};
   }
 
