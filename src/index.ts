@@ -26,6 +26,7 @@ export {
   EnvironmentInvalidError,
   EnvironmentModuleError,
   ObjectTooLargeError,
+  OutputRuleError,
   SchemaViolationError,
   SynthesisError,
   type EnvironmentSynthesis,

@@ -26,6 +26,6 @@ export default defineEnvironments(async (ctx) => {
     podSpec: sandboxdPodSpec({ image: SANDBOXD_IMAGE, resources: { cpu: '250m', memory: '256Mi' } }),
     runtime: SANDBOXD_RUNTIME,
   });
-  // The in-cluster verifier, last: an Argo CD PostSync hook / the last Flux wave (README "The verifier inside the cluster").
+  // The in-cluster verifier runs last: an Argo CD PostSync hook / the last Flux wave (README "The verifier inside the cluster").
   env.addVerifierJob('verify', { image: VERIFIER_IMAGE });
 });

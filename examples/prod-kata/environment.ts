@@ -80,6 +80,6 @@ export default defineEnvironments(async (ctx) => {
   ];
   env.addNetworkPolicy('shell-policy', { template: shell, egress });
   env.addNetworkPolicy('agent-policy', { template: agent, egress });
-  // The in-cluster verifier, last: an Argo CD PostSync hook / the last Flux wave (README "The verifier inside the cluster").
+  // The in-cluster verifier runs last: an Argo CD PostSync hook / the last Flux wave (README "The verifier inside the cluster").
   env.addVerifierJob('verify', { image: VERIFIER_IMAGE });
 });

@@ -18,6 +18,11 @@ export interface EnvironmentContext {
   readonly defaultNamespace: string;
   /** Records a namespace a part puts objects in, so the environment writes its Namespace (when it creates namespaces). */
   readonly useNamespace: (namespace: string) => void;
+  /**
+   * Refuses `part`, just created under the environment, once the environment is sealed (synthesized): it is taken out
+   * of the tree again and a ConstructError (`EnvironmentSealed`) names its path.
+   */
+  readonly assertOpen: (part: IConstruct) => void;
   /** Lifecycle of claims that set none (`AgentEnvironmentProps.claimLifecycle`); `undefined`: such claims are refused. */
   readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
 }

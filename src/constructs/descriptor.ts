@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AgentPlaneError } from '../model/errors.js';
 import { withSortedKeys } from '../model/objects.js';
+import { OUTPUT_RULES, type OutputRule } from '../model/output-rules.js';
 import { RELEASE_FAMILIES, type ReleaseFamily } from '../model/releases.js';
 import type { Assert, SameType } from '../model/same-type.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
@@ -115,6 +116,11 @@ export interface EnvironmentDescriptor {
   images: Record<string, string>;
   /** The state each capability must reach for `verify` to pass (DESIGN §1 capability names). */
   capabilities: { capability: string; required: RequiredState }[];
+  /**
+   * Rules the written objects break on purpose (`AgentEnvironment.acknowledge`): rule, construct path, reason. Absent
+   * when none is acknowledged.
+   */
+  acknowledgements?: { rule: OutputRule; path: string; reason: string }[];
   /**
    * The application's client SDKs (`env.addClient`): mode, the runtime API it speaks, whether it goes through the
    * router or to the pod, the runtime ports it names, the headers it sets, the pools it claims from. Absent when none
@@ -270,6 +276,10 @@ export const EnvironmentDescriptorSchema = z
     images: z.record(z.string(), z.string()),
     /** The state each capability must reach for `verify` to pass (DESIGN §1 capability names). */
     capabilities: z.array(z.object({ capability: z.string(), required: z.enum(SUPPORT_STATES) }).strict()),
+    /** Rules the written objects break on purpose (`AgentEnvironment.acknowledge`). Absent when none is acknowledged. */
+    acknowledgements: z
+      .array(z.object({ rule: z.enum(OUTPUT_RULES), path: z.string().min(1), reason: z.string().min(1) }).strict())
+      .optional(),
     /**
      * The application's client SDKs (`env.addClient`): mode, the runtime API it speaks, whether it goes through the
      * router or to the pod, the runtime ports it names, the headers it sets, the pools it claims from. Absent when none is declared.

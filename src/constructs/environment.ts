@@ -15,7 +15,9 @@ import { k8s } from './k8s.js';
 import type { Construct } from 'constructs';
 import { brand, isCdk8sApp, sameCopies } from './package-copies.js';
 import { z } from 'zod';
-import type { LoadedRelease } from '../releases/index.js';
+import { reconcileLock, type LoadedRelease } from '../releases/index.js';
+import { resolve } from 'node:path';
+import { environmentsLock } from './lock.js';
 import { SandboxClaim, type SandboxClaimProps } from './claim.js';
 import { SandboxClientDecl, type SandboxClientProps } from './client.js';
 import { apiVersionFor, provideContext } from './context.js';
@@ -26,7 +28,7 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from './descriptor.js';
-import { ConflictError, ConstructError } from './errors.js';
+import { ConstructError, ConstructPropsError } from './errors.js';
 import { AgentSandboxInstall, type AgentSandboxInstallProps } from './install.js';
 import { isPlainObject, withSortedKeys } from '../model/objects.js';
 import { LIFECYCLE_PROP_SCHEMA, type ClaimLifecycle } from './lifetime.js';
@@ -34,7 +36,7 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from 
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
-import { addProblemCheck, childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
+import { childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
 import { renderObjects, type Rendering } from './render.js';
 import {
   describeDuplicate,
@@ -51,11 +53,24 @@ import { routerOptionProblems, SandboxRouter, type SandboxRouterProps } from './
 import type { Json } from './kube-object.js';
 import { SandboxRuntimeClass, type SandboxRuntimeClassProps } from './runtime-class.js';
 import { DNS_LABEL } from '../model/names.js';
+import { OUTPUT_RULES } from '../model/output-rules.js';
 import { familyConverts, SANDBOX_KINDS } from '../model/releases.js';
 import { SUPPORT_STATES, type RequiredState } from '../model/states.js';
 import { SandboxTemplate, type SandboxTemplateProps } from './template.js';
 import { SandboxWarmPool, type SandboxWarmPoolProps } from './warm-pool.js';
 import { VerifierJob, type VerifierJobProps, type VerifierJobScope } from './verifier-job.js';
+import type { ApiObject } from './cdk8s.js';
+import { podSpecImages } from './images.js';
+import {
+  acknowledges,
+  describeOutputRuleViolation,
+  outputRuleViolations,
+  writtenJson,
+  writtenPodSpec,
+  type Acknowledgement,
+  type AcknowledgementInput,
+  type OutputRuleViolation,
+} from './written-rules.js';
 
 /** Props of {@link AgentEnvironment}. */
 export interface AgentEnvironmentProps {
@@ -97,6 +112,14 @@ export interface AgentEnvironmentProps {
    * @default - none, so a claim without `lifecycle` fails synthesis (case warm-claim-immortal)
    */
   readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
+  /**
+   * The lock file `app.synth()` (and so `cdk8s synth`) checks as `agentplane synth` does: written when absent, and a
+   * difference (an image, the release, an acknowledgement) fails synthesis with LockMismatchError. A relative path is
+   * resolved against the working directory; the environments of one app naming the same file share it. `false`: not
+   * checked. `Testing.synth()` writes no output and does not check it; `agentplane synth` checks its own (`--lock`).
+   * @default 'agentplane.lock.json'
+   */
+  readonly lockFile?: string | false;
 }
 
 const PropsSchema = z
@@ -112,6 +135,7 @@ const PropsSchema = z
     requireDigests: z.boolean().default(false),
     requiredStates: z.record(z.string(), z.enum(SUPPORT_STATES)).default({}),
     claimLifecycle: LIFECYCLE_PROP_SCHEMA.optional(),
+    lockFile: z.union([z.literal(false), z.string().min(1)]).default('agentplane.lock.json'),
   })
   .strict();
 
@@ -127,6 +151,8 @@ export interface EnvironmentCheck {
   readonly violations: readonly ObjectSchemaViolation[];
   /** Objects over the API server's object limit, which no apply method lifts. */
   readonly tooLarge: readonly OversizeObject[];
+  /** Rules the written objects break (after escape hatches) that no acknowledgement covers. */
+  readonly ruleViolations: readonly OutputRuleViolation[];
   readonly rendering: Rendering;
 }
 
@@ -136,7 +162,20 @@ function outputFindings(c: EnvironmentCheck): string[] {
     ...c.duplicates.map(describeDuplicate),
     ...c.violations.map(describeViolation),
     ...c.tooLarge.map(describeOversize),
+    ...c.ruleViolations.map(describeOutputRuleViolation),
   ];
+}
+
+/** The image of container `container` (else the first) of the Deployment among `objects`, as written. */
+function writtenDeploymentImage(
+  objects: readonly ApiObject[],
+  name: string | undefined,
+  container: string,
+): string | undefined {
+  const deployment = objects.find((o) => o.kind === 'Deployment' && (name === undefined || o.name === name));
+  if (deployment === undefined) return undefined;
+  const images = podSpecImages(writtenPodSpec(writtenJson(deployment))?.spec ?? {});
+  return (images.find((i) => i.container === container) ?? images[0])?.image;
 }
 
 function byNsName<T extends { namespace: string; name: string }>(a: T, b: T): number {
@@ -166,7 +205,14 @@ export class AgentEnvironment extends Chart {
   private readonly createNamespaces: boolean;
   private readonly requiredStates: Readonly<Record<string, RequiredState>>;
   private readonly namespaces = new Set<string>();
+  private readonly acks: Acknowledgement[] = [];
+  /** Each `addVerifierJob` call: its id and props, and the scope (as JSON) its Job was last built for. */
+  private readonly verifiers: Array<{ id: string; props: VerifierJobProps; builtFor: string }> = [];
   private sealed = false;
+  /** The lock file `app.synth()` checks, or `false`. */
+  readonly lockFile: string | false;
+  /** Set by this chart's validation, which cdk8s runs before writing output (not in `Testing.synth()`). */
+  private lockDue = false;
 
   constructor(scope: Construct, id: string, props: AgentEnvironmentProps) {
     super(sameCopies(scope, id), id, { disableResourceNameHashes: true });
@@ -183,12 +229,18 @@ export class AgentEnvironment extends Chart {
     this.requireDigests = p.requireDigests;
     this.createNamespaces = p.createNamespaces;
     this.requiredStates = p.requiredStates;
+    this.lockFile = p.lockFile;
     provideContext(this, {
       name: this.name,
       release: this.release,
       requireDigests: this.requireDigests,
       defaultNamespace: this.defaultNamespace,
       useNamespace: (ns) => this.useNamespace(ns),
+      assertOpen: (part) => {
+        if (!this.sealed) return;
+        part.node.scope?.node.tryRemoveChild(part.node.id);
+        throw this.sealedError(part.node.path);
+      },
       ...(p.claimLifecycle !== undefined ? { claimLifecycle: p.claimLifecycle } : {}),
     });
     if (p.install !== false) {
@@ -211,6 +263,7 @@ export class AgentEnvironment extends Chart {
     setPhase(cm, 'environment');
     this.node.addValidation({
       validate: () => {
+        this.lockDue = true;
         const c = this.check();
         return [...c.problems.map((p) => p.message), ...outputFindings(c)];
       },
@@ -263,90 +316,109 @@ export class AgentEnvironment extends Chart {
   }
 
   /**
-   * The in-cluster verifier of this environment (a Job under its own VerifierAccess identity). Add it last: it reads
-   * the namespaces and router the environment has at this call, and a later template, pool, claim or router in another
-   * namespace is refused at synthesis.
+   * The in-cluster verifier of this environment (a Job under its own VerifierAccess identity). It may be added at any
+   * point: it is built here (so its props are checked at this call), and built again from the same props when the
+   * environment gains a namespace, template or router later ({@link AgentEnvironment.seal}, {@link AgentEnvironment.check}),
+   * so its identity covers every namespace and its transport fits every template. The returned Job is the one built
+   * here; the written one is in the output.
+   * @throws ConstructPropsError, UnpinnedImageError, VerifierDeliveryError on bad props.
    */
   addVerifierJob(id: string, props: VerifierJobProps): VerifierJob {
     this.assertOpen(id);
-    const sandboxNamespaces = (): string[] =>
-      [
-        ...new Set([
-          this.defaultNamespace,
-          ...this.templates.map((t) => t.namespace),
-          ...this.warmPools.map((w) => w.namespace),
-          ...this.claims.map((c) => c.namespace),
-        ]),
-      ].sort();
-    const routerOf = (): VerifierJobScope['router'] => {
-      const r = this.routers[0];
-      return r === undefined
-        ? undefined
-        : { namespace: r.namespace, serviceName: r.serviceName, port: r.port, authorizationMode: r.authorizationMode };
-    };
-    const covered = sandboxNamespaces();
-    const router = routerOf();
-    const templatesOf = (): Array<{
-      namespace: string;
-      name: string;
-      managed: boolean;
-      runtime: string;
-      ports: number[];
-    }> =>
-      this.templates.map((t) => ({
+    const scope = this.verifierScope();
+    const job = new VerifierJob(this, id, scope, props);
+    this.verifiers.push({ id, props, builtFor: JSON.stringify(scope) });
+    return job;
+  }
+
+  /** What a VerifierJob is built for: the environment's namespaces, templates and router as they are now. */
+  private verifierScope(): VerifierJobScope {
+    const sandboxNamespaces = [
+      ...new Set([
+        this.defaultNamespace,
+        ...this.templates.map((t) => t.namespace),
+        ...this.warmPools.map((w) => w.namespace),
+        ...this.claims.map((c) => c.namespace),
+      ]),
+    ].sort();
+    const r = this.routers[0];
+    return {
+      name: this.name,
+      defaultNamespace: this.defaultNamespace,
+      requireDigests: this.requireDigests,
+      sandboxNamespaces,
+      templates: this.templates.map((t) => ({
         namespace: t.namespace,
         name: t.name,
         managed: t.networkPolicyManagement === 'Managed',
         runtime: t.runtime.kind,
         ports: [...t.runtime.ports],
-      }));
-    const templates = templatesOf();
-    const job = new VerifierJob(
-      this,
-      id,
-      {
-        name: this.name,
-        defaultNamespace: this.defaultNamespace,
-        requireDigests: this.requireDigests,
-        sandboxNamespaces: covered,
-        templates,
-        suspendResume: this.requiredStates['suspend-resume'] !== undefined,
-        ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
-        ...(router ? { router } : {}),
-        descriptorText: () => descriptorJson(this.descriptor()),
-      },
-      props,
+      })),
+      suspendResume: this.requiredStates['suspend-resume'] !== undefined,
+      ...(this.install ? { controllerNamespace: this.install.namespace } : {}),
+      ...(r === undefined
+        ? {}
+        : {
+            router: {
+              namespace: r.namespace,
+              serviceName: r.serviceName,
+              port: r.port,
+              authorizationMode: r.authorizationMode,
+            },
+          }),
+      descriptorText: () => descriptorJson(this.descriptor()),
+    };
+  }
+
+  /** Builds each VerifierJob again whose environment changed since it was built, so where `addVerifierJob` was called does not matter. */
+  private refreshVerifierJobs(): void {
+    for (const v of this.verifiers) {
+      const scope = this.verifierScope();
+      const key = JSON.stringify(scope);
+      if (key === v.builtFor) continue;
+      this.node.tryRemoveChild(v.id);
+      new VerifierJob(this, v.id, scope, v.props);
+      v.builtFor = key;
+    }
+  }
+
+  /**
+   * Accepts that the object written at `path` (an ApiObject's construct path, or a construct above it) breaks `rule`
+   * after an escape hatch such as `addJsonPatch`, for the `reason` given. The acknowledgement is written into the
+   * descriptor and the lock; one that covers no written object fails synthesis (`UnusedAcknowledgement`).
+   * @throws ConstructPropsError on an unknown rule or an empty reason; ConstructError after synthesis.
+   */
+  acknowledge(ack: AcknowledgementInput): Acknowledgement {
+    if (this.sealed) throw this.sealedError(this.node.path);
+    const path = typeof ack.path === 'string' ? ack.path : ack.path.node.path;
+    const problems = [
+      ...((OUTPUT_RULES as readonly string[]).includes(ack.rule)
+        ? []
+        : [
+            {
+              prop: 'rule',
+              reason: 'UnknownRule',
+              value: ack.rule,
+              message: `rule: ${JSON.stringify(ack.rule)} is not one of ${OUTPUT_RULES.join(', ')}`,
+              allowed: OUTPUT_RULES,
+            },
+          ]),
+      ...(typeof ack.reason === 'string' && ack.reason.trim() !== ''
+        ? []
+        : [{ prop: 'reason', reason: 'Required', message: 'reason: say why the rule may be broken here' }]),
+      ...(path === '' ? [{ prop: 'path', reason: 'Required', message: 'path: name the ApiObject or construct' }] : []),
+    ];
+    if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'Acknowledgement', problems);
+    const recorded = { rule: ack.rule, path, reason: ack.reason };
+    this.acks.push(recorded);
+    return recorded;
+  }
+
+  /** The acknowledged exceptions to the output rules, sorted by path and rule. */
+  get acknowledgements(): readonly Acknowledgement[] {
+    return [...this.acks].sort((a, b) =>
+      a.path === b.path ? (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0) : a.path < b.path ? -1 : 1,
     );
-    addProblemCheck(job, () => {
-      const late = sandboxNamespaces()
-        .filter((ns) => !covered.includes(ns))
-        .map(
-          (ns) =>
-            new ConflictError(
-              job.node.path,
-              `namespace ${ns} was added after the VerifierJob, whose identity cannot read it; call addVerifierJob last`,
-              'call addVerifierJob last',
-            ),
-        );
-      if (JSON.stringify(routerOf()) !== JSON.stringify(router))
-        late.push(
-          new ConflictError(
-            job.node.path,
-            'the router was added after the VerifierJob; call addVerifierJob last',
-            'call addVerifierJob last',
-          ),
-        );
-      if (JSON.stringify(templatesOf()) !== JSON.stringify(templates))
-        late.push(
-          new ConflictError(
-            job.node.path,
-            'a template was added after the VerifierJob; call addVerifierJob last',
-            'call addVerifierJob last',
-          ),
-        );
-      return late;
-    });
-    return job;
   }
 
   get runtimeClasses(): SandboxRuntimeClass[] {
@@ -371,8 +443,9 @@ export class AgentEnvironment extends Chart {
     return this.all(SandboxClientDecl);
   }
 
-  /** Refuses further `add*` calls (synthesis calls it). Idempotent. */
+  /** Builds the VerifierJobs for the environment as it is, then refuses further parts (synthesis calls it). Idempotent. */
   seal(): void {
+    if (!this.sealed) this.refreshVerifierJobs();
     this.sealed = true;
     this.checkClients();
   }
@@ -391,6 +464,11 @@ export class AgentEnvironment extends Chart {
    */
   check(): EnvironmentCheck {
     const problems: EnvironmentProblem[] = [];
+    try {
+      this.refreshVerifierJobs();
+    } catch (err) {
+      problems.push(problemOf(err, this.node.path));
+    }
     const routers = this.routers;
     if (routers.length > 1)
       problems.push(
@@ -432,9 +510,20 @@ export class AgentEnvironment extends Chart {
         if (o.object.kind === 'Deployment' && o.constructPath.startsWith(`${r.node.path}/`))
           for (const err of routerOptionProblems(r, o.object as unknown as Json))
             problems.push(problemOf(err, r.node.path));
+    const broken = outputRuleViolations(rendering.objects, this.requireDigests);
+    for (const a of this.acknowledgements)
+      if (!broken.some((v) => acknowledges(a, v)))
+        problems.push(
+          problem(
+            a.path,
+            'UnusedAcknowledgement',
+            `acknowledgement of ${a.rule} covers no written object (${JSON.stringify(a.reason)}); remove it`,
+          ),
+        );
     return {
       problems,
       duplicates: duplicateObjects(rendering.objects),
+      ruleViolations: broken.filter((v) => !this.acks.some((a) => acknowledges(a, v))),
       violations: schemaViolations(rendering.objects, this.release),
       tooLarge: tooLargeObjects(rendering.objects),
       rendering,
@@ -457,7 +546,42 @@ export class AgentEnvironment extends Chart {
         `environment ${this.name} cannot be synthesized:\n  ${problems.join('\n  ')}`,
         'fix the constructs named above',
       );
+    if (this.lockDue) {
+      this.lockDue = false;
+      this.checkLock();
+    }
     return c.rendering.objects.map((o) => withSortedKeys(o.object));
+  }
+
+  /**
+   * Compares {@link AgentEnvironment.lockFile} with the lock of every environment of this app that shares it (from
+   * their descriptors, read from the written objects), writing it when absent.
+   * @throws LockMismatchError when they differ; ConstructError (`LockMixedReleases`) when they pin different releases.
+   */
+  private checkLock(): void {
+    if (this.lockFile === false) return;
+    const path = resolve(this.lockFile);
+    const sharing = this.node.root.node
+      .findAll()
+      .filter((c): c is AgentEnvironment => c instanceof AgentEnvironment)
+      .filter((e) => e.lockFile !== false && resolve(e.lockFile) === path);
+    const tags = [...new Set(sharing.map((e) => e.release.facts.tag))];
+    if (tags.length > 1)
+      throw new ConstructError(
+        this.node.path,
+        `the environments ${sharing.map((e) => e.name).join(', ')} pin different releases (${tags.join(', ')}) but share the lock file ${path}`,
+        'give each release its own lockFile',
+        'LockMixedReleases',
+      );
+    reconcileLock(
+      path,
+      environmentsLock(
+        this.release,
+        sharing.map((e) => e.descriptor()),
+      ),
+      false,
+      `if the change is intended, delete ${path} and synthesize again (it is written anew), then commit it`,
+    );
   }
 
   /**
@@ -480,11 +604,23 @@ export class AgentEnvironment extends Chart {
     const claims = this.claims.sort(byNsName);
     const policies = this.networkPolicies.sort(byNsName);
     const router = this.routers[0];
+    // Images and replicas as written (escape hatches applied), so the descriptor and the lock agree with the YAML.
+    const controllerImage =
+      this.install === undefined
+        ? undefined
+        : (writtenDeploymentImage(this.install.objects, 'agent-sandbox-controller', 'agent-sandbox-controller') ??
+          this.install.controllerImage);
+    const routerImage =
+      router === undefined
+        ? undefined
+        : (writtenDeploymentImage(router.objects, undefined, 'sandbox-router') ?? router.image);
+    const templateImages = new Map(templates.map((t) => [t, t.writtenImages()]));
     const images: Record<string, string> = {};
-    if (this.install !== undefined) images['controller'] = this.install.controllerImage;
-    if (router !== undefined) images['router'] = router.image;
+    if (controllerImage !== undefined) images['controller'] = controllerImage;
+    if (routerImage !== undefined) images['router'] = routerImage;
     for (const t of templates)
-      for (const img of t.images) images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
+      for (const img of templateImages.get(t)!)
+        images[`template/${t.namespace}/${t.name}/${img.container}`] = img.image;
 
     const caps: Array<[string, RequiredState]> = [['sandbox-api', 'verified']];
     if (this.install?.extensions !== false) caps.push(['extensions-api', 'verified']);
@@ -493,8 +629,9 @@ export class AgentEnvironment extends Chart {
     for (const rc of [...this.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1)))
       caps.push([`runtime-class/${rc.name}`, 'verified']);
     for (const t of templates) caps.push([`template/${t.namespace}/${t.name}`, 'configured']);
+    const replicas = new Map(pools.map((pool) => [pool, pool.writtenReplicas()]));
     for (const pool of pools)
-      caps.push([`warm-pool/${pool.namespace}/${pool.name}`, pool.replicas > 0 ? 'verified' : 'configured']);
+      caps.push([`warm-pool/${pool.namespace}/${pool.name}`, replicas.get(pool)! > 0 ? 'verified' : 'configured']);
     if (router !== undefined) caps.push(['router', 'verified']);
     if (templates.length > 0) caps.push(['runtime-exec', 'verified']);
     // A declared client reads and writes files: its file API is part of what must work.
@@ -522,7 +659,7 @@ export class AgentEnvironment extends Chart {
           : {
               namespace: this.install.namespace,
               controllerDeployment: 'agent-sandbox-controller',
-              controllerImage: this.install.controllerImage,
+              controllerImage: controllerImage ?? this.install.controllerImage,
               extensions: this.install.extensions,
               certificates: this.install.certificates,
               serverSideApply: [...this.install.serverSideApply].sort(),
@@ -558,13 +695,13 @@ export class AgentEnvironment extends Chart {
         networkPolicyManagement: t.networkPolicyManagement,
         podLabels: { ...t.podLabels },
         runtime: { kind: t.runtime.kind, container: t.runtime.container, ports: [...t.runtime.ports] },
-        images: t.images.map((i) => ({ container: i.container, image: i.image })),
+        images: templateImages.get(t)!.map((i) => ({ container: i.container, image: i.image })),
       })),
       warmPools: pools.map((pool) => ({
         namespace: pool.namespace,
         name: pool.name,
         template: pool.template.name,
-        replicas: pool.replicas,
+        replicas: replicas.get(pool)!,
         updateStrategy: pool.updateStrategy,
       })),
       claims: claims.map((c) => ({ namespace: c.namespace, name: c.name, warmPool: c.pool.name })),
@@ -576,7 +713,7 @@ export class AgentEnvironment extends Chart {
               serviceName: router.serviceName,
               port: router.port,
               podLabels: { ...router.podLabels },
-              image: router.image,
+              image: routerImage ?? router.image,
               authorizationMode: router.authorizationMode,
               ...(router.acknowledgeUnauthenticated ? { acknowledgeUnauthenticated: true as const } : {}),
             },
@@ -602,6 +739,7 @@ export class AgentEnvironment extends Chart {
       })),
       images,
       capabilities,
+      ...(this.acks.length > 0 ? { acknowledgements: this.acknowledgements.map((a) => ({ ...a })) } : {}),
       ...(this.clients.length > 0
         ? {
             clients: this.clients
@@ -628,14 +766,19 @@ export class AgentEnvironment extends Chart {
     return this.node.findAll().filter((c): c is T & Construct => c instanceof type) as T[];
   }
 
+  /** The error for a part added at `path` after {@link AgentEnvironment.seal}. */
+  private sealedError(path: string): ConstructError {
+    return new ConstructError(
+      path,
+      `environment ${this.name} is already synthesized (sealed); a part added now would be missing from its output`,
+      'add every part before calling synthesizeEnvironment',
+      'EnvironmentSealed',
+    );
+  }
+
   /** Refuses an add after synthesis, and an id a sibling already holds (cdk8s would throw without a path). */
   private assertOpen(id: string): void {
-    if (this.sealed)
-      throw new ConstructError(
-        this.node.path,
-        'environment is already synthesized',
-        'add every part before calling synthesizeEnvironment',
-      );
+    if (this.sealed) throw this.sealedError(`${this.node.path}/${id}`);
     const taken = this.node.tryFindChild(id);
     if (taken !== undefined)
       throw new ConstructError(

@@ -28,6 +28,15 @@ export {
 } from './output-checks.js';
 export { childProblems, type EnvironmentProblem } from './problems.js';
 export {
+  describeOutputRuleViolation,
+  outputRuleViolations,
+  type Acknowledgement,
+  type AcknowledgementInput,
+  type OutputRuleViolation,
+} from './written-rules.js';
+export { OUTPUT_RULES, type OutputRule } from '../model/output-rules.js';
+export { environmentsLock } from './lock.js';
+export {
   AgentSandboxInstall,
   SERVER_SIDE_APPLY_THRESHOLD,
   type AgentSandboxInstallProps,

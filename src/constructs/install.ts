@@ -16,6 +16,7 @@ import {
   ControllerDeploymentSchema,
   type ControllerDeploymentProps,
 } from './controller-deployment.js';
+import { refuseChartNamespace } from './cluster-scope.js';
 import { findContext } from './context.js';
 import {
   ControllerRbacSchema,
@@ -229,6 +230,8 @@ export class AgentSandboxInstall extends Construct {
 
   constructor(scope: Construct, id: string, props: AgentSandboxInstallProps) {
     super(sameCopies(scope, id), id);
+    findContext(this)?.assertOpen(this);
+    refuseChartNamespace(this, ['CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'Namespace']);
     const p = parseProps(this, 'AgentSandboxInstall', PropsSchema, props);
     const release = p.release;
     const facts = release.facts;

@@ -17,6 +17,8 @@ import {
   type KataHypervisor,
   type OverheadProfile,
 } from './overhead-profiles.js';
+import { refuseChartNamespace } from './cluster-scope.js';
+import { findContext } from './context.js';
 import { parseProps } from './props.js';
 import { QuantitySchema } from './quantity.js';
 
@@ -208,6 +210,8 @@ export class SandboxRuntimeClass extends Construct {
 
   constructor(scope: Construct, id: string, props: SandboxRuntimeClassProps) {
     super(sameCopies(scope, id), id);
+    findContext(this)?.assertOpen(this);
+    refuseChartNamespace(this, ['RuntimeClass']);
     const p = parseProps(this, 'SandboxRuntimeClass', PropsSchema, props);
     const profile: OverheadProfile = p.preset === 'gvisor' ? GVISOR_PROFILE : KATA_PROFILES[p.hypervisor ?? 'qemu'];
     this.preset = p.preset;

@@ -26,6 +26,7 @@ import { addReadinessProbe, templateRuntimeBind } from './readiness.js';
 import { podResources, quantityProblems, type PodResources } from './resources.js';
 import { SandboxRuntimeClass } from './runtime-class.js';
 import type { TemplateRuntime, TemplateRuntimeBind } from './template-runtime.js';
+import { writtenJson, writtenPodSpec } from './written-rules.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
 export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
@@ -154,7 +155,7 @@ const PropsSchema = z
   })
   .strict();
 
-/** The environment context, or an error naming the construct path. */
+/** The environment context of a part just created, or an error naming its path (outside an environment, or after seal). */
 export function requireContext(scope: Construct, construct: string): EnvironmentContext {
   const ctx = findContext(scope);
   if (ctx === undefined) {
@@ -165,6 +166,7 @@ export function requireContext(scope: Construct, construct: string): Environment
       'OutsideEnvironment',
     );
   }
+  ctx.assertOpen(scope);
   return ctx;
 }
 
@@ -324,6 +326,21 @@ export class SandboxTemplate extends Construct {
       metadata: { name: this.name, namespace: this.namespace, labels: { [LABEL_ENVIRONMENT]: ctx.name } },
       spec: lazy((): Json => ({ ...fixed, ...this.networkSpec() }) satisfies SharedSpecOf<'SandboxTemplate'>),
     });
+  }
+
+  /** The pod spec as written, after escape hatches such as `apiObject.addJsonPatch` (the descriptor and capacity read it). */
+  writtenPodSpec(): Record<string, unknown> {
+    return writtenPodSpec(writtenJson(this.apiObject))?.spec ?? {};
+  }
+
+  /** Container images as written, in declared order. */
+  writtenImages(): ContainerImage[] {
+    return podSpecImages(this.writtenPodSpec());
+  }
+
+  /** Requests/limits of one sandbox pod as written, without RuntimeClass overhead. */
+  writtenResources(): PodResources {
+    return podResources(this.writtenPodSpec());
   }
 
   /** Called by SandboxNetworkPolicy: the environment declares its own policy `policyName` for this template's pods. */

@@ -9,8 +9,8 @@
  * (the production transport to a loopback-only sandboxd, `packages/sandboxd/cmd/sandboxd/main.go@v0.5.6`), which can be
  * turned off for router/direct set-ups.
  *
- * Place it in a chart without a namespace (cluster-scoped objects must not carry one); every namespaced object here
- * sets its namespace explicitly.
+ * Outside an AgentEnvironment it is refused in a Chart with a namespace (cluster-scoped objects must not carry one,
+ * cluster-scope.ts); every namespaced object here sets its namespace explicitly.
  */
 import { k8s } from './k8s.js';
 import { Construct } from 'constructs';
@@ -19,6 +19,7 @@ import { z } from 'zod';
 import { DNS_LABEL } from '../model/names.js';
 import { SANDBOX_KINDS } from '../model/releases.js';
 import { CORE_GROUP, EXTENSIONS_GROUP, resourceName, RESOURCES } from '../model/resources.js';
+import { refuseChartNamespace } from './cluster-scope.js';
 import { parseProps } from './props.js';
 
 /** One RBAC rule as emitted. */
@@ -170,6 +171,7 @@ export class VerifierAccess extends Construct {
 
   constructor(scope: Construct, id: string, props: VerifierAccessProps) {
     super(sameCopies(scope, id), id);
+    refuseChartNamespace(this, ['ClusterRole', 'ClusterRoleBinding']);
     const p = parseProps(this, 'VerifierAccess', PropsSchema, props);
     this.serviceAccountName = p.name;
     this.namespace = p.namespace;

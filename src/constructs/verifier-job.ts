@@ -26,6 +26,7 @@ import { withSortedKeys } from '../model/objects.js';
 import { assertPinned } from './images.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
 import { setPhase } from './phases.js';
+import { findContext } from './context.js';
 import { parseProps } from './props.js';
 import { VerifierAccess } from './verifier-access.js';
 import { QuantitySchema } from './quantity.js';
@@ -254,6 +255,7 @@ export class VerifierJob extends Construct {
 
   constructor(scope: Construct, id: string, env: VerifierJobScope, props: VerifierJobProps) {
     super(sameCopies(scope, id), id);
+    findContext(this)?.assertOpen(this);
     const p = parseProps(this, 'VerifierJob', PropsSchema, props);
     assertPinned(this.node.path, 'VerifierJob image', p.image, env.requireDigests);
     this.delivery = deliveryOf(this.node.path, p);

@@ -10,9 +10,11 @@ import { z } from 'zod';
 import type { SharedSpecOf } from './bindings.js';
 import { apiVersionFor } from './context.js';
 import { ConstructPropsError } from './errors.js';
+import { isPlainObject } from '../model/objects.js';
 import { LABEL_ENVIRONMENT } from './metadata.js';
 import { parseProps } from './props.js';
 import { requireContext, SandboxTemplate } from './template.js';
+import { writtenJson } from './written-rules.js';
 
 /** Props of {@link SandboxWarmPool}. */
 export interface SandboxWarmPoolProps {
@@ -98,6 +100,13 @@ export class SandboxWarmPool extends Construct {
         updateStrategy: { type: this.updateStrategy },
       } satisfies SharedSpecOf<'SandboxWarmPool'>,
     });
+  }
+
+  /** `spec.replicas` as written, after escape hatches such as `apiObject.addJsonPatch` (the descriptor and capacity read it). */
+  writtenReplicas(): number {
+    const spec = writtenJson(this.apiObject)['spec'];
+    const replicas = isPlainObject(spec) ? spec['replicas'] : undefined;
+    return typeof replicas === 'number' ? replicas : 0;
   }
 }
 brand(SandboxWarmPool, 'SandboxWarmPool');

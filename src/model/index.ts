@@ -5,6 +5,7 @@ export { BUILT_FOR, TUPLE_KEYS, type TuplePart } from './compatibility.js';
 export { AgentPlaneError, EXIT_CATEGORIES, exitCategoryOfFailure, type ExitCategory } from './errors.js';
 export { DNS_LABEL, DNS_LABEL_MAX } from './names.js';
 export { isPlainObject, withSortedKeys } from './objects.js';
+export { OUTPUT_RULES, type OutputRule } from './output-rules.js';
 export { PACKAGE_NAME, packageVersion } from './package-info.js';
 export {
   FAMILY_VERSION,

@@ -171,11 +171,15 @@ export class LockMismatchError extends ReleaseError {
   override readonly exitCategory: ExitCategory = 'lock-mismatch';
   /** Environments the lock holds that the module does not define (the lock is another module's); empty when none. */
   readonly otherEnvironments: readonly string[];
-  /** @param environments the environments the module being synthesized defines, when known */
+  /**
+   * @param environments the environments the module being synthesized defines, when known
+   * @param hint what to do instead of the default advice (`--update-lock`), e.g. for `app.synth()`
+   */
   constructor(
     readonly lockFile: string,
     readonly differences: readonly LockDifference[],
     environments?: readonly string[],
+    hint?: string,
   ) {
     const others = environments === undefined ? [] : lockedOnlyEnvironments(differences, environments);
     super(
@@ -183,7 +187,7 @@ export class LockMismatchError extends ReleaseError {
       `the environment does not match ${lockFile}:\n${differences.map((d) => `  - ${describeLockDifference(d)}`).join('\n')}`,
       others.length > 0
         ? `the lock holds environment(s) ${others.join(', ')} that this module does not define: it is another module's lock (one lock per directory by default); give this module its own with --lock <file> or its own directory, or, if those environments were removed on purpose, synthesize again with --update-lock`
-        : 'if the change is intended, synthesize again with --update-lock and commit the new lock file',
+        : (hint ?? 'if the change is intended, synthesize again with --update-lock and commit the new lock file'),
     );
     this.otherEnvironments = others;
   }

@@ -54,7 +54,7 @@ export {
   type JsonSchema,
 } from './crd-schema.js';
 export { CustomObjectValidator, type SchemaViolation } from './validator.js';
-export { compareLock, lockFor, readLock, writeLock, type LockFile } from './lock.js';
+export { compareLock, lockFor, readLock, reconcileLock, writeLock, type LockFile, type LockOutcome } from './lock.js';
 export { describeLockDifference, type LockDifference, type LockField } from './lock-difference.js';
 export {
   KNOWN_RENAMES,

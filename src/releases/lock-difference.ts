@@ -1,12 +1,13 @@
 /** How a lock file and an environment disagree, as data and as one line for a person. */
 
 /** A lock field that can differ: a scalar, or a map whose entries are compared one by one. */
-export type LockField = 'lockVersion' | 'release' | 'commit' | 'files' | 'crdFingerprints' | 'images' | 'clients';
+export type LockField =
+  'lockVersion' | 'release' | 'commit' | 'files' | 'crdFingerprints' | 'images' | 'clients' | 'acknowledgements';
 
 /** One way the lock file and the environment disagree. */
 export interface LockDifference {
   readonly field: LockField;
-  /** The entry of a map field: a file path, CRD name, image role or client key. */
+  /** The entry of a map field: a file path, CRD name, image role, client key or acknowledged rule. */
   readonly key?: string;
   /** The lock's value; absent when only the environment has the entry. */
   readonly locked?: string;

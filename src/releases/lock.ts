@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Assert, SameType } from '../model/same-type.js';
 import { pinnedSchemaFingerprint, servedVersions } from './crd-schema.js';
-import { LockFileInvalidError, type LockIssue } from './errors.js';
+import { LockFileInvalidError, LockMismatchError, type LockIssue } from './errors.js';
 import type { LockDifference } from './lock-difference.js';
 import type { LoadedRelease, SandboxKind } from './types.js';
 
@@ -27,6 +27,11 @@ export interface LockFile {
   images: Record<string, string>;
   /** `<environment>/<sdk>/<mode>` -> client version; only when an environment declares a client. */
   clients?: Record<string, string>;
+  /**
+   * `<environment>/<rule>/<construct path>` -> reason: output rules an environment breaks on purpose
+   * (`AgentEnvironment.acknowledge`); only when one is acknowledged.
+   */
+  acknowledgements?: Record<string, string>;
 }
 
 /**
@@ -41,16 +46,18 @@ export const LockFileSchema = z.strictObject({
   crdFingerprints: z.record(z.string(), sha256),
   images: z.record(z.string(), z.string().min(1)),
   clients: z.record(z.string(), z.string().min(1)).optional(),
+  acknowledgements: z.record(z.string(), z.string().min(1)).optional(),
 });
 
 /** @internal */
 export type LockFileMatchesSchema = Assert<SameType<LockFile, z.infer<typeof LockFileSchema>>>;
 
-/** The lock an environment on `release` with these `images` (and declared `clients`) must match. */
+/** The lock an environment on `release` with these `images` (and declared `clients`, acknowledged rules) must match. */
 export function lockFor(
   release: LoadedRelease,
   images: Record<string, string>,
   clients: Record<string, string> = {},
+  acknowledgements: Record<string, string> = {},
 ): LockFile {
   const { facts } = release;
   const crdFingerprints: Record<string, string> = {};
@@ -67,6 +74,7 @@ export function lockFor(
     crdFingerprints: sortedRecord(crdFingerprints),
     images: sortedRecord(images),
     ...(Object.keys(clients).length > 0 ? { clients: sortedRecord(clients) } : {}),
+    ...(Object.keys(acknowledgements).length > 0 ? { acknowledgements: sortedRecord(acknowledgements) } : {}),
   };
 }
 
@@ -114,6 +122,9 @@ function formatLock(lock: LockFile): string {
     ...(lock.clients !== undefined && Object.keys(lock.clients).length > 0
       ? { clients: sortedRecord(lock.clients) }
       : {}),
+    ...(lock.acknowledgements !== undefined && Object.keys(lock.acknowledgements).length > 0
+      ? { acknowledgements: sortedRecord(lock.acknowledgements) }
+      : {}),
   };
   return `${JSON.stringify(stable, null, 2)}\n`;
 }
@@ -137,7 +148,7 @@ export function compareLock(expected: LockFile, actual: LockFile): LockDifferenc
     if (expected[field] !== actual[field])
       out.push({ field, locked: String(expected[field]), declared: String(actual[field]) });
   }
-  for (const field of ['files', 'crdFingerprints', 'images', 'clients'] as const) {
+  for (const field of ['files', 'crdFingerprints', 'images', 'clients', 'acknowledgements'] as const) {
     const a = expected[field] ?? {};
     const b = actual[field] ?? {};
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
@@ -151,6 +162,30 @@ export function compareLock(expected: LockFile, actual: LockFile): LockDifferenc
     }
   }
   return out;
+}
+
+/** What happened to the lock file. */
+export type LockOutcome = 'created' | 'unchanged' | 'updated';
+
+/**
+ * Compares the lock at `path` with `expected`: writes it when absent, rewrites it when they differ and `update` is set.
+ * @throws LockMismatchError (differences listed; `hint` replaces the default advice) when they disagree and `update` is
+ *   false; LockFileInvalidError on a corrupt lock.
+ */
+export function reconcileLock(path: string, expected: LockFile, update: boolean, hint?: string): LockOutcome {
+  const current = readLock(path);
+  if (current === undefined) {
+    writeLock(path, expected);
+    return 'created';
+  }
+  const differences = compareLock(current, expected);
+  if (differences.length === 0) return 'unchanged';
+  if (!update) {
+    const environments = [...new Set(Object.keys(expected.images).map((k) => k.split('/')[0]!))];
+    throw new LockMismatchError(path, differences, environments, hint);
+  }
+  writeLock(path, expected);
+  return 'updated';
 }
 
 function sortedRecord(r: Record<string, string>): Record<string, string> {

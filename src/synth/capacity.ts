@@ -91,11 +91,12 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
   for (const rc of [...env.runtimeClasses].sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const overhead = overheadOf(rc);
     const templates = env.templates.filter((t) => t.runtimeClass === rc).sort((a, b) => (key(a) < key(b) ? -1 : 1));
+    // Resources and replicas as written (escape hatches applied), so the check is on what the cluster gets.
     const perPod = new Map(
-      templates.map((t) => [
-        t,
-        { requests: add(t.resources.requests, overhead), limits: add(t.resources.limits, overhead) },
-      ]),
+      templates.map((t) => {
+        const written = t.writtenResources();
+        return [t, { requests: add(written.requests, overhead), limits: add(written.limits, overhead) }];
+      }),
     );
     const pools = env.warmPools
       .filter((p) => p.template.runtimeClass === rc)
@@ -106,7 +107,8 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
     const poolRows = pools.map((p) => {
       const pod = perPod.get(p.template)!;
       const claimCount = claims.filter((c) => c.pool === p).length;
-      const pods = p.replicas + claimCount;
+      const replicas = p.writtenReplicas();
+      const pods = replicas + claimCount;
       for (let i = 0; i < pods; i++) podList.push(pod.requests);
       total = {
         pods: total.pods + pods,
@@ -116,7 +118,7 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
       return {
         pool: key(p),
         template: key(p.template),
-        replicas: p.replicas,
+        replicas,
         claims: claimCount,
         pods,
         ...figures(times(pod.requests, pods), times(pod.limits, pods)),

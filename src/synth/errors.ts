@@ -5,9 +5,11 @@
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import {
   describeDuplicate,
+  describeOutputRuleViolation,
   describeOversize,
   describeViolation,
   type DuplicateObject,
+  type OutputRuleViolation,
   type EnvironmentProblem,
   type ObjectSchemaViolation,
   type OversizeObject,
@@ -32,6 +34,23 @@ export class SchemaViolationError extends SynthesisError {
     super(
       `environment ${environment}: ${violations.length} schema violation(s) against the pinned ${tag} CRDs:\n${violations.map((v) => `    - ${describeViolation(v)}`).join('\n')}`,
       'fix the construct props at the named paths; unknown fields are errors because the API server would drop them silently',
+    );
+    this.violations = violations;
+  }
+}
+
+/**
+ * Written objects that break an output rule (an image not pinned, a sandbox pod without limits, …) after escape
+ * hatches such as `addJsonPatch`: each with the rule, the construct path of the ApiObject (where its patches are), the
+ * field and the value written.
+ */
+export class OutputRuleError extends SynthesisError {
+  readonly reason = 'OutputRuleBroken';
+  readonly violations: readonly OutputRuleViolation[];
+  constructor(environment: string, violations: readonly OutputRuleViolation[]) {
+    super(
+      `environment ${environment} writes ${violations.length} object field(s) its rules refuse:\n${violations.map((v) => `    - ${describeOutputRuleViolation(v)}`).join('\n')}`,
+      'remove or fix the escape hatch (addJsonPatch) at the named paths; to keep it on purpose, record it with env.acknowledge({ rule, path, reason })',
     );
     this.violations = violations;
   }

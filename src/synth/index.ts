@@ -16,7 +16,7 @@ export {
   type SynthesizedObject,
   type SynthOptions,
 } from './synthesize.js';
-export { reconcileLock, type LockOutcome } from './lock.js';
+export { reconcileLock, type LockOutcome } from '../releases/index.js';
 export { writeSynthesis } from './write.js';
 export { yamlDocument, yamlStream, type YamlStreamOptions } from './yaml.js';
 export { apiGroup, isClusterScoped } from './scope.js';
@@ -26,6 +26,7 @@ export {
   EnvironmentModuleError,
   type EnvironmentModuleProblem,
   ObjectTooLargeError,
+  OutputRuleError,
   SchemaViolationError,
   SynthesisError,
 } from './errors.js';

@@ -22,7 +22,13 @@ import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releas
 import { describeDnsTargets } from '../constructs/network-policy.js';
 import { problemOf } from '../constructs/problems.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
-import { DuplicateObjectError, EnvironmentInvalidError, ObjectTooLargeError, SchemaViolationError } from './errors.js';
+import {
+  DuplicateObjectError,
+  EnvironmentInvalidError,
+  ObjectTooLargeError,
+  OutputRuleError,
+  SchemaViolationError,
+} from './errors.js';
 import { apiGroup } from './scope.js';
 import { yamlStream } from './yaml.js';
 
@@ -74,7 +80,8 @@ export interface EnvironmentSynthesis {
 
 /**
  * Synthesizes one environment (sealing it first).
- * @throws EnvironmentInvalidError (construct validations, render errors), DuplicateObjectError, SchemaViolationError,
+ * @throws EnvironmentInvalidError (construct validations, render errors), OutputRuleError (a written object breaks a
+ *   rule after escape hatches), DuplicateObjectError, SchemaViolationError,
  *   ObjectTooLargeError (an object over {@link OBJECT_LIMIT_BYTES}; with `strict`, also one over the annotation limit).
  */
 export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions = {}): EnvironmentSynthesis {
@@ -84,6 +91,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     (p, i, all) => all.findIndex((q) => q.message === p.message) === i,
   );
   if (problems.length > 0) throw new EnvironmentInvalidError(env.name, problems);
+  if (check.ruleViolations.length > 0) throw new OutputRuleError(env.name, check.ruleViolations);
   let capacity: RuntimeClassCapacity[];
   try {
     capacity = capacityOf(env);

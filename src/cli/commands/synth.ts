@@ -9,7 +9,7 @@ import { readdirSync, existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import type { AgentEnvironment } from '../../constructs/index.js';
+import { environmentsLock, type AgentEnvironment } from '../../constructs/index.js';
 import { packageRoot } from '../../model/package-info.js';
 import {
   capacityNotes,
@@ -52,19 +52,6 @@ interface ModuleResult {
   readonly lockPath: string;
   readonly lock: LockOutcome;
   readonly syntheses: readonly EnvironmentSynthesis[];
-}
-
-function moduleImages(envs: readonly EnvironmentSynthesis[]): Record<string, string> {
-  const images: Record<string, string> = {};
-  for (const s of envs) for (const [role, image] of Object.entries(s.images)) images[`${s.name}/${role}`] = image;
-  return images;
-}
-
-/** Declared clients of a module's environments, keyed `<environment>/<sdk>/<mode>` -> version (lock `clients`). */
-function moduleClients(envs: readonly EnvironmentSynthesis[]): Record<string, string> {
-  const clients: Record<string, string> = {};
-  for (const s of envs) for (const c of s.descriptor.clients ?? []) clients[`${s.name}/${c.sdk}/${c.mode}`] = c.version;
-  return clients;
 }
 
 /** Registers `synth` on the program. */
@@ -155,10 +142,11 @@ export function registerSynth(program: Command): void {
         const lockPath = flags.lock !== undefined ? resolve(flags.lock) : join(dirname(file), 'agentplane.lock.json');
         const lock = reconcileLock(
           lockPath,
-          syntheses[0]!.release,
-          moduleImages(syntheses),
+          environmentsLock(
+            syntheses[0]!.release,
+            syntheses.map((s) => s.descriptor),
+          ),
           flags.updateLock === true,
-          moduleClients(syntheses),
         );
         results.push({ file, lockPath, lock, syntheses });
       }

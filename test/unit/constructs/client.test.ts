@@ -13,7 +13,7 @@ import {
   type SandboxClientProps,
 } from '../../../src/constructs/index.js';
 import { reconcileLock, synthesizeEnvironment } from '../../../src/synth/index.js';
-import { LockMismatchError, readLock } from '../../../src/releases/index.js';
+import { LockMismatchError, lockFor, readLock } from '../../../src/releases/index.js';
 import { thrownBy } from '../thrown.js';
 import { newEnvironment, podSpec, release } from './fixture.js';
 
@@ -281,13 +281,13 @@ describe('env.addClient', () => {
     const e = await env();
     e.addClient({ ...CLIENT, mode: 'router' });
     const s = synthesizeEnvironment(e);
-    expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe(
-      'created',
-    );
+    expect(
+      reconcileLock(lockPath, lockFor(s.release, s.images, { 'env/k8s-agent-sandbox/router': '1.0.8' }), false),
+    ).toBe('created');
     expect(readLock(lockPath)?.clients).toEqual({ 'env/k8s-agent-sandbox/router': '1.0.8' });
     expect(JSON.parse(readFileSync(lockPath, 'utf8')).clients).toEqual({ 'env/k8s-agent-sandbox/router': '1.0.8' });
     const mismatch = thrownBy(
-      () => reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/gateway': '1.0.8' }),
+      () => reconcileLock(lockPath, lockFor(s.release, s.images, { 'env/k8s-agent-sandbox/gateway': '1.0.8' }), false),
       LockMismatchError,
       'LockMismatch',
     );
@@ -297,8 +297,8 @@ describe('env.addClient', () => {
       { field: 'clients', key: 'env/k8s-agent-sandbox/gateway', declared: '1.0.8' },
       { field: 'clients', key: 'env/k8s-agent-sandbox/router', locked: '1.0.8' },
     ]);
-    expect(reconcileLock(lockPath, s.release, s.images, false, { 'env/k8s-agent-sandbox/router': '1.0.8' })).toBe(
-      'unchanged',
-    );
+    expect(
+      reconcileLock(lockPath, lockFor(s.release, s.images, { 'env/k8s-agent-sandbox/router': '1.0.8' }), false),
+    ).toBe('unchanged');
   });
 });

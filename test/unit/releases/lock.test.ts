@@ -9,12 +9,12 @@ import {
   loadRelease,
   openApiSchema,
   readLock,
+  reconcileLock,
   schemaFingerprint,
   writeLock,
   type LoadedRelease,
   type LockFile,
 } from '../../../src/releases/index.js';
-import { reconcileLock } from '../../../src/synth/lock.js';
 import { SHARED_MIRROR, tempDir } from './helpers.js';
 import { thrownBy } from '../thrown.js';
 
@@ -116,14 +116,14 @@ describe('lock file', () => {
     const path = join(tmp.dir, 'shared.lock.json');
     writeLock(path, lockFor(v056, { 'dev/controller': v056.facts.controllerImage, 'dev/router': 'r:1' }));
     const other = thrownBy(
-      () => reconcileLock(path, v056, { 'client/controller': v056.facts.controllerImage }, false),
+      () => reconcileLock(path, lockFor(v056, { 'client/controller': v056.facts.controllerImage }), false),
       LockMismatchError,
       'LockMismatch',
     );
     expect(other.otherEnvironments).toEqual(['dev']);
     // the same environment losing one image is a change of this module, not another module's lock
     const changed = thrownBy(
-      () => reconcileLock(path, v056, { 'dev/controller': v056.facts.controllerImage }, false),
+      () => reconcileLock(path, lockFor(v056, { 'dev/controller': v056.facts.controllerImage }), false),
       LockMismatchError,
       'LockMismatch',
     );

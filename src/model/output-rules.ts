@@ -1,0 +1,31 @@
+/**
+ * The rules every object an environment writes keeps, whatever escape hatch changed it (checked by the constructs on
+ * the rendered objects; an exception is acknowledged by rule and construct path, and recorded in the descriptor and
+ * the lock). Each code is the one the construct-prop check gives for the same fault.
+ */
+
+/**
+ * `UnpinnedImage`: an image of any pod is not pinned (latest*, no tag, ko://, or no digest where digests are required);
+ * the rest hold for sandbox pods (SandboxTemplate, Sandbox): `MissingResourceLimits` (a container without cpu/memory
+ * limits), `HostNamespace`, `HostPathVolume`, `PrivilegedContainer`, `AddedCapabilities`, `NotAQuantity` (a request,
+ * limit, overhead or emptyDir size that is no Kubernetes quantity).
+ */
+export type OutputRule =
+  | 'UnpinnedImage'
+  | 'MissingResourceLimits'
+  | 'HostNamespace'
+  | 'HostPathVolume'
+  | 'PrivilegedContainer'
+  | 'AddedCapabilities'
+  | 'NotAQuantity';
+
+/** Every {@link OutputRule}. */
+export const OUTPUT_RULES = [
+  'UnpinnedImage',
+  'MissingResourceLimits',
+  'HostNamespace',
+  'HostPathVolume',
+  'PrivilegedContainer',
+  'AddedCapabilities',
+  'NotAQuantity',
+] as const satisfies readonly OutputRule[];
