@@ -6,7 +6,12 @@
 import { FAMILY_VERSION, familyConverts } from '../model/releases.js';
 import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
-import { Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import { DEFAULT_LIMIT_RELEASE, Executions, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import { Cluster } from './kubernetes/cluster.js';
+import { ClusterReads } from './kubernetes/reads.js';
+import { readRouterLimits, type RouterLimitsReading } from './kubernetes/router-limits.js';
+import { routerLimitFacts } from '../releases/router-limits.js';
+import { RouterTransport } from './transports/router.js';
 import type { CallLimits } from './runtime/limits.js';
 import type { Transport } from './transports/types.js';
 import type {
@@ -53,6 +58,8 @@ export { KubeconfigError, type KubeconfigProblem } from './kubernetes/errors.js'
 export type { KubeSessionsOptions, SessionScope } from './kubernetes/sessions.js';
 export type { RuntimeSpec, SupportLookup } from './runtime/executions.js';
 export type { CallLimits } from './runtime/limits.js';
+export type { LayerLimit, RouterLimits, SyncCallLimits } from './runtime/layer-limits.js';
+export type { RouterLimitsReading } from './kubernetes/router-limits.js';
 export type { HttpEndpoint, RuntimeTarget, Transport } from './transports/types.js';
 
 export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
@@ -79,24 +86,76 @@ export interface ExecutionOptions {
    * @default 256
    */
   readonly registryCapacity?: number;
+  /**
+   * The pinned release, whose router and runtime defaults apply where the cluster says nothing else.
+   * @default - the release the install's `app.kubernetes.io/version` label names, else v1.0.3
+   */
+  readonly release?: string;
+  /**
+   * The router's Deployment, whose args and env set its timeouts (read when the transport is the router).
+   * @default - agent-sandbox-system/sandbox-router
+   */
+  readonly routerDeployment?: { readonly namespace: string; readonly name: string };
 }
+
+/** How long the router's limits read from its Deployment are reused, ms. */
+const ROUTER_LIMITS_TTL_MS = 60_000;
 
 export class KubeCapabilityAdapter implements CapabilityAdapter {
   readonly sessions: KubeSessions;
   private readonly executions?: { readonly runner: Executions; readonly options: ExecutionOptions };
+  private readonly client: KubeClient;
+  private routerReading?: { readonly at: number; readonly value: Promise<RouterLimitsReading> };
 
   constructor(options: KubeCapabilityAdapterOptions) {
+    this.client = options.client;
     this.sessions = new KubeSessions(options.client, options.labels ? { labels: options.labels } : {});
     const ex = options.executions;
     if (ex) {
+      const transport = ex.transport;
       const runner = new Executions({
-        transport: ex.transport,
+        transport,
         supportStates: ex.supportStates,
         ...(ex.limits ? { limits: ex.limits } : {}),
         ...(ex.registryCapacity ? { capacity: ex.registryCapacity } : {}),
+        ...(ex.release ? { release: ex.release } : {}),
+        ...(transport instanceof RouterTransport
+          ? {
+              routerLimits: async () => {
+                const reading = await this.routerLimits();
+                transport.useLimits(reading.limits);
+                return reading.limits;
+              },
+            }
+          : {}),
       });
       this.executions = { runner, options: ex };
     }
+  }
+
+  /**
+   * The deployed router's limits (its Deployment's args and env over the release's defaults), reused for a minute.
+   * The release is the adapter's `release` option, else the install's label, else v1.0.3.
+   */
+  routerLimits(): Promise<RouterLimitsReading> {
+    const now = Date.now();
+    if (this.routerReading && now - this.routerReading.at < ROUTER_LIMITS_TTL_MS) return this.routerReading.value;
+    const value = (async () => {
+      const release = await this.limitRelease();
+      const reads = new ClusterReads(new Cluster(this.client));
+      return readRouterLimits(reads, release, this.executions?.options.routerDeployment);
+    })();
+    this.routerReading = { at: now, value };
+    return value;
+  }
+
+  /** The release whose defaults apply: the option, else a known release the install's label names, else v1.0.3. */
+  private async limitRelease(): Promise<string> {
+    const option = this.executions?.options.release;
+    if (option) return option;
+    const live = await this.sessions.liveRelease();
+    const tag = live.kind === 'ok' ? live.value.tag : undefined;
+    return tag !== undefined && routerLimitFacts(tag) !== undefined ? tag : DEFAULT_LIMIT_RELEASE;
   }
 
   /** See `KubeSessions.createFromTemplate`: idempotent by operation id; v0.4 → `unsupported`. */
@@ -151,6 +210,10 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         ? { state: 'compatible', reason: 'Sandbox CRD converts through a webhook with a CA bundle' }
         : { state: 'discovered', reason: 'Sandbox CRD conversion webhook has no caBundle yet' };
     })();
+    const runner = this.executions?.runner;
+    const executionLimits = runner
+      ? await Promise.all([runner.limitsFor({ kind: 'python-runtime' }), runner.limitsFor({ kind: 'sandboxd' })])
+      : undefined;
     return {
       cluster: clusterIdentity,
       capabilities: [
@@ -158,6 +221,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         { name: 'extensions-api', ...api(r.extensionsVersions, EXTENSIONS_GROUP) },
         { name: 'conversion', ...conversion },
       ],
+      ...(executionLimits ? { executionLimits } : {}),
     };
   }
 
