@@ -9,6 +9,7 @@
  * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
  * `app.synth()`, `cdk8s synth` and `Testing.synth()` give the same objects.
  */
+import { routerLimitWarnings, type RouterLimitWarning } from './exec-limits.js';
 import { App, Chart, YamlOutputType } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { k8s } from './k8s.js';
@@ -127,6 +128,8 @@ export interface EnvironmentCheck {
   /** Objects over the API server's object limit, which no apply method lifts. */
   readonly tooLarge: readonly OversizeObject[];
   readonly rendering: Rendering;
+  /** What does not stop synthesis but the person deploying must know (e.g. a router limit below a runtime's). */
+  readonly warnings: readonly RouterLimitWarning[];
 }
 
 /** The output checks' findings, a line each, as cdk8s validations report them. */
@@ -437,6 +440,16 @@ export class AgentEnvironment extends Chart {
       violations: schemaViolations(rendering.objects, this.release),
       tooLarge: tooLargeObjects(rendering.objects),
       rendering,
+      warnings: routers.flatMap((r) =>
+        routerLimitWarnings(
+          r,
+          this.templates.map((t) => ({
+            namespace: t.namespace,
+            name: t.name,
+            ...(t.runtimeExecLimit ? { execLimit: t.runtimeExecLimit } : {}),
+          })),
+        ),
+      ),
     };
   }
 
