@@ -58,6 +58,10 @@ export default defineEnvironments(async (ctx) => {
     cache: false,
     sandboxPorts: [8888],
     callers: [],
+    // The python runtime answers /execute when the command ends and stops it at 300 s (SANDBOX_EXEC_TIMEOUT_SECONDS):
+    // the router's 30 s header wait would cut every longer command short.
+    responseHeaderTimeoutSeconds: 310,
+    proxyTimeoutSeconds: 310,
   });
   env.addClient({ sdk: 'k8s-agent-sandbox', version: '1.0.8', mode: 'tunnel', warmPool: pool });
 });

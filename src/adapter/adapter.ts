@@ -1,5 +1,5 @@
 /**
- * The capability adapter (DESIGN.md §5): the one narrow interface between the product and Agent Sandbox. Kubernetes
+ * The capability adapter (docs/architecture.md, "The capability adapter"): the one narrow interface between the product and Agent Sandbox. Kubernetes
  * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}. The
  * verifier uses it for the client path (its probe claims); it runs no commands through it, so it passes no transport.
  */
@@ -8,7 +8,10 @@ import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { Cluster } from './kubernetes/cluster.js';
 import { ClusterReads } from './kubernetes/reads.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
-import { Executions, type RuntimeBinding, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import { DEFAULT_LIMIT_RELEASE, Executions, type RuntimeBinding, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import { readRouterLimits, type RouterLimitsReading } from './kubernetes/router-limits.js';
+import { routerLimitFacts } from '../releases/router-limits.js';
+import { RouterTransport } from './transports/router.js';
 import type { CallLimits } from './runtime/limits.js';
 import type { Transport } from './transports/types.js';
 import type {
@@ -64,6 +67,8 @@ export { KubeconfigError, type KubeconfigProblem } from './kubernetes/errors.js'
 export type { KubeSessionsOptions, SessionScope } from './kubernetes/sessions.js';
 export type { RuntimeSpec, SupportLookup } from './runtime/executions.js';
 export type { CallLimits } from './runtime/limits.js';
+export type { LayerLimit, RouterLimits, SyncCallLimits } from './runtime/layer-limits.js';
+export type { RouterLimitsReading } from './kubernetes/router-limits.js';
 export type { HttpEndpoint, RuntimeTarget, Transport } from './transports/types.js';
 
 export interface KubeCapabilityAdapterOptions extends KubeSessionsOptions {
@@ -95,19 +100,36 @@ export interface ExecutionOptions {
    * @default 67108864 (64 MiB, DEFAULT_MAX_FILE_BYTES of the runtime layer)
    */
   readonly maxFileBytes?: number;
+  /**
+   * The pinned release, whose router and runtime defaults apply where the cluster says nothing else.
+   * @default - the release the install's `app.kubernetes.io/version` label names, else v1.0.3
+   */
+  readonly release?: string;
+  /**
+   * The router's Deployment, whose args and env set its timeouts (read when the transport is the router).
+   * @default - agent-sandbox-system/sandbox-router
+   */
+  readonly routerDeployment?: { readonly namespace: string; readonly name: string };
 }
+
+/** How long the router's limits read from its Deployment are reused, ms. */
+const ROUTER_LIMITS_TTL_MS = 60_000;
 
 export class KubeCapabilityAdapter implements CapabilityAdapter {
   readonly sessions: KubeSessions;
   private readonly executions?: { readonly runner: Executions; readonly options: ExecutionOptions };
+  private readonly client: KubeClient;
+  private routerReading?: { readonly at: number; readonly value: Promise<RouterLimitsReading> };
 
   constructor(options: KubeCapabilityAdapterOptions) {
+    this.client = options.client;
     this.sessions = new KubeSessions(options.client, options.labels ? { labels: options.labels } : {});
     const ex = options.executions;
     if (ex) {
       const reads = new ClusterReads(new Cluster(options.client));
+      const transport = ex.transport;
       const runner = new Executions({
-        transport: ex.transport,
+        transport,
         supportStates: ex.supportStates,
         // A call that lost its runtime reads the session's pod: a container killed for memory ends as `oom-killed`.
         pods: async (namespace, name) => {
@@ -117,9 +139,44 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         ...(ex.limits ? { limits: ex.limits } : {}),
         ...(ex.registryCapacity ? { capacity: ex.registryCapacity } : {}),
         ...(ex.maxFileBytes ? { maxFileBytes: ex.maxFileBytes } : {}),
+        ...(ex.release ? { release: ex.release } : {}),
+        ...(transport instanceof RouterTransport
+          ? {
+              routerLimits: async () => {
+                const reading = await this.routerLimits();
+                transport.useLimits(reading.limits);
+                return reading.limits;
+              },
+            }
+          : {}),
       });
       this.executions = { runner, options: ex };
     }
+  }
+
+  /**
+   * The deployed router's limits (its Deployment's args and env over the release's defaults), reused for a minute.
+   * The release is the adapter's `release` option, else the install's label, else v1.0.3.
+   */
+  routerLimits(): Promise<RouterLimitsReading> {
+    const now = Date.now();
+    if (this.routerReading && now - this.routerReading.at < ROUTER_LIMITS_TTL_MS) return this.routerReading.value;
+    const value = (async () => {
+      const release = await this.limitRelease();
+      const reads = new ClusterReads(new Cluster(this.client));
+      return readRouterLimits(reads, release, this.executions?.options.routerDeployment);
+    })();
+    this.routerReading = { at: now, value };
+    return value;
+  }
+
+  /** The release whose defaults apply: the option, else a known release the install's label names, else v1.0.3. */
+  private async limitRelease(): Promise<string> {
+    const option = this.executions?.options.release;
+    if (option) return option;
+    const live = await this.sessions.liveRelease();
+    const tag = live.kind === 'ok' ? live.value.tag : undefined;
+    return tag !== undefined && routerLimitFacts(tag) !== undefined ? tag : DEFAULT_LIMIT_RELEASE;
   }
 
   /** See `KubeSessions.createFromTemplate`: idempotent by operation id; v0.4 → `unsupported`. */
@@ -174,6 +231,10 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         ? { state: 'compatible', reason: 'Sandbox CRD converts through a webhook with a CA bundle' }
         : { state: 'discovered', reason: 'Sandbox CRD conversion webhook has no caBundle yet' };
     })();
+    const runner = this.executions?.runner;
+    const executionLimits = runner
+      ? await Promise.all([runner.limitsFor({ kind: 'python-runtime' }), runner.limitsFor({ kind: 'sandboxd' })])
+      : undefined;
     return {
       cluster: clusterIdentity,
       capabilities: [
@@ -181,6 +242,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
         { name: 'extensions-api', ...api(r.extensionsVersions, EXTENSIONS_GROUP) },
         { name: 'conversion', ...conversion },
       ],
+      ...(executionLimits ? { executionLimits } : {}),
     };
   }
 

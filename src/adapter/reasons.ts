@@ -32,6 +32,8 @@ export const ADAPTER_REASONS = {
   EmptyArgv: 'the command is empty',
   InvalidDeadline: 'the deadline is out of range',
   RequestTooLarge: 'the request exceeds the size limit',
+  ExceedsLayerLimit:
+    "the request's deadline is longer than a layer it crosses allows (router timeout, runtime exec limit): nothing was sent",
   RuntimeTakesCommandOnly: 'the python runtime takes a command only: no per-command environment or working directory',
   TooManyExecutions: 'the execution registry is full: wait for some to finish',
   NoPodIP: 'the sandbox has no pod IP (not Ready): the direct transport needs one',

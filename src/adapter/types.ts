@@ -19,7 +19,13 @@ export type Result<T> =
       readonly reason: AdapterReason;
       readonly message: string;
     }
-  | { readonly kind: 'rejected'; readonly reason: AdapterReason; readonly message: string }
+  | {
+      readonly kind: 'rejected';
+      readonly reason: AdapterReason;
+      readonly message: string;
+      /** For `ExceedsLayerLimit`: the layer whose limit the request's deadline passes, and its value. */
+      readonly limit?: LayerLimit;
+    }
   | { readonly kind: 'failed'; readonly error: AdapterError };
 
 /** One classified failure (see kubernetes/errors.ts for the classifier). Never carries a credential. */
@@ -366,6 +372,37 @@ export interface StreamOutput {
   readonly lossy: boolean;
 }
 
+/** One layer's limit on a synchronous call. */
+export interface LayerLimit {
+  readonly layer: 'router' | 'runtime' | 'adapter';
+  /** Which setting: the router's two timeouts, the runtime's exec limit, the adapter's longest deadline. */
+  readonly setting:
+    'router-response-header-timeout' | 'router-proxy-timeout' | 'runtime-exec-timeout' | 'adapter-max-deadline';
+  readonly limitMs: number;
+  /**
+   * Where the value comes from: a flag or variable of the deployed router, the pinned release's default, the runtime
+   * spec the caller gave, or the adapter itself.
+   */
+  readonly source: 'deployment-flag' | 'deployment-env' | 'release-default' | 'runtime-spec' | 'adapter';
+  /** The layer and value in words, e.g. `router response-header timeout 30s`. */
+  readonly label: string;
+}
+
+/** The limits a synchronous call of one runtime over one transport meets, and the smallest of them. */
+export interface SyncCallLimits {
+  readonly transport: TransportKind;
+  readonly runtime: 'sandboxd' | 'python-runtime';
+  /**
+   * The runtime answers as the command runs (sandboxd `Start`, a gRPC stream): no header wait applies, and only the
+   * adapter's deadline bounds the call.
+   */
+  readonly streaming: boolean;
+  /** Every layer's limit, smallest first. */
+  readonly layers: readonly LayerLimit[];
+  /** The smallest: the longest deadline a call may have. */
+  readonly effective: LayerLimit;
+}
+
 /** What the adapter knows about a cluster's capabilities, as support states with reasons. */
 export interface CapabilityReport {
   readonly cluster: string;
@@ -374,6 +411,11 @@ export interface CapabilityReport {
     readonly state: SupportState;
     readonly reason: string;
   }>;
+  /**
+   * The longest synchronous command per runtime over the adapter's transport, with every layer's limit (case
+   * router-timeout-layers); absent when the adapter runs no commands.
+   */
+  readonly executionLimits?: readonly SyncCallLimits[];
 }
 
 /** The narrow interface the product uses (DESIGN.md §5). */

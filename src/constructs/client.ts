@@ -20,6 +20,7 @@ import type { LoadedRelease } from '../releases/index.js';
 import { ConstructError, ConstructPropsError } from './errors.js';
 import { parseProps } from './props.js';
 import type { SandboxRouter } from './router.js';
+import { routerLimitSetting } from './exec-limits.js';
 import { requireContext, type SandboxTemplate } from './template.js';
 import { SandboxWarmPool } from './warm-pool.js';
 
@@ -46,6 +47,13 @@ export interface SandboxClientProps {
    * @default - the client's router Service namespace (`agent-sandbox-system`)
    */
   readonly routerNamespace?: string;
+  /**
+   * The longest command the application runs through this client, seconds (its `run(..., timeout=)`). Synthesis
+   * refuses an environment where a layer on the client's path ends a synchronous command sooner: the router's
+   * response-header or proxy timeout (router modes), the runtime's exec limit (`SANDBOX_EXEC_TIMEOUT_SECONDS`).
+   * @default - none declared: only the warning when a router's limit is below a runtime's exec limit
+   */
+  readonly commandTimeoutSeconds?: number;
 }
 
 const PropsSchema = z
@@ -56,6 +64,7 @@ const PropsSchema = z
     warmPool: z.instanceof(SandboxWarmPool, { message: 'must be a SandboxWarmPool construct' }).optional(),
     serverPort: z.number().int().min(1).max(65535).default(8888),
     routerNamespace: z.string().min(1).optional(),
+    commandTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
   })
   .strict();
 
@@ -73,6 +82,8 @@ export interface ClientNeeds {
   readonly service?: true;
   /** The credentials the client sends the router: `none`, or a Bearer token of the application's (`extra_headers`). */
   readonly authorization?: 'none' | 'bearer';
+  /** The longest command it runs, seconds (its `commandTimeoutSeconds`). */
+  readonly commandTimeoutSeconds?: number;
 }
 
 /** What the environment offers instead, as far as a refusal names it; `router: null` when it declares none. */
@@ -92,6 +103,10 @@ export interface EnvironmentOffers {
   readonly service?: boolean;
   /** The router's authorization mode. */
   readonly authorization?: string;
+  /** The longest synchronous call the router allows, seconds, and the flag that decides it. */
+  readonly routerLimit?: { readonly seconds: number; readonly setting: string };
+  /** The runtime's exec limit, seconds, and where it was read. */
+  readonly execLimit?: { readonly seconds: number; readonly from: string };
 }
 
 /**
@@ -99,7 +114,7 @@ export interface EnvironmentOffers {
  * `client`, `needs` and `offers` carry them typed.
  */
 export class ClientIncompatibleError extends ConstructError {
-  /** Reason: `ClientApiNotServed`, `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
+  /** Reason: `ClientCommandExceedsRouterLimit`, `ClientCommandExceedsExecLimit`, `ClientApiNotServed`, `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
   override readonly reason: string;
   constructor(
     path: string,
@@ -134,6 +149,8 @@ export class SandboxClientDecl extends Construct {
   /** Runtime ports the client dials or names: `server_port` (python-runtime modes) or sandboxd's REST + gRPC ports. */
   readonly ports: readonly number[];
   readonly routerNamespace?: string;
+  /** The longest command the application runs through it, seconds, when declared. */
+  readonly commandTimeoutSeconds?: number;
   /** The environment's pinned release. */
   readonly release: LoadedRelease;
 
@@ -181,6 +198,7 @@ export class SandboxClientDecl extends Construct {
     this.ports = this.modeFacts.runtimeApi === 'python-runtime' ? [p.serverPort] : [...this.modeFacts.ports];
     if (this.modeFacts.routerService !== undefined)
       this.routerNamespace = p.routerNamespace ?? this.modeFacts.routerService.defaultNamespace;
+    if (p.commandTimeoutSeconds !== undefined) this.commandTimeoutSeconds = p.commandTimeoutSeconds;
   }
 
   /** `k8s-agent-sandbox 1.0.8 (mode router)`. */
@@ -259,6 +277,18 @@ export class SandboxClientDecl extends Construct {
           { authorization: bearer ? 'bearer' : 'none' },
           { authorization: router!.authorizationMode },
         );
+      const need = this.commandTimeoutSeconds;
+      // A python runtime answers only when the command ends: the router's limit bounds the command.
+      if (need !== undefined && f.runtimeApi === 'python-runtime' && need * 1000 > router!.syncLimitMs) {
+        const setting = routerLimitSetting(router!);
+        fail(
+          'ClientCommandExceedsRouterLimit',
+          `runs commands of up to ${need} s through the router (commandTimeoutSeconds), but the router ${router!.namespace}/${router!.serviceName} (${router!.node.path}) ends a synchronous call after ${router!.syncLimitMs / 1000} s (${setting}, ${router!.limitFacts.cite})`,
+          `set the router's responseHeaderTimeoutSeconds and proxyTimeoutSeconds to at least ${need}, or lower the client's commandTimeoutSeconds`,
+          { commandTimeoutSeconds: need },
+          { routerLimit: { seconds: router!.syncLimitMs / 1000, setting } },
+        );
+      }
       const missing = this.ports.filter((port) => !router!.sandboxPorts.includes(port));
       if (missing.length > 0)
         fail(
@@ -327,6 +357,16 @@ export class SandboxClientDecl extends Construct {
         { template, runtime: t.runtime.kind, bind: bind.host },
       );
     }
+    const need = this.commandTimeoutSeconds;
+    const exec = t.runtimeExecLimit;
+    if (need !== undefined && exec !== undefined && need * 1000 > exec.ms)
+      fail(
+        'ClientCommandExceedsExecLimit',
+        `runs commands of up to ${need} s (commandTimeoutSeconds), but ${side} stops a command after ${exec.ms / 1000} s (${exec.cite})`,
+        `set SANDBOX_EXEC_TIMEOUT_SECONDS on container ${t.runtime.container} to at least ${need}, or lower the client's commandTimeoutSeconds`,
+        { commandTimeoutSeconds: need },
+        { template, execLimit: { seconds: exec.ms / 1000, from: exec.from } },
+      );
     if (f.needsService && t.service !== true)
       fail(
         'ClientNoService',

@@ -9,6 +9,7 @@
  * cdk8s validations and {@link AgentEnvironment.toJson} writes the objects as `agentplane synth` does (render.ts), so
  * `app.synth()`, `cdk8s synth` and `Testing.synth()` give the same objects.
  */
+import { routerLimitWarnings, type RouterLimitWarning } from './exec-limits.js';
 import { Chart, YamlOutputType } from './cdk8s.js';
 import { lazy } from './lazy.js';
 import { k8s } from './k8s.js';
@@ -154,6 +155,8 @@ export interface EnvironmentCheck {
   /** Rules the written objects break (after escape hatches) that no acknowledgement covers. */
   readonly ruleViolations: readonly OutputRuleViolation[];
   readonly rendering: Rendering;
+  /** What does not stop synthesis but the person deploying must know (e.g. a router limit below a runtime's). */
+  readonly warnings: readonly RouterLimitWarning[];
 }
 
 /** The output checks' findings, a line each, as cdk8s validations report them. */
@@ -527,6 +530,16 @@ export class AgentEnvironment extends Chart {
       violations: schemaViolations(rendering.objects, this.release),
       tooLarge: tooLargeObjects(rendering.objects),
       rendering,
+      warnings: routers.flatMap((r) =>
+        routerLimitWarnings(
+          r,
+          this.templates.map((t) => ({
+            namespace: t.namespace,
+            name: t.name,
+            ...(t.runtimeExecLimit ? { execLimit: t.runtimeExecLimit } : {}),
+          })),
+        ),
+      ),
     };
   }
 

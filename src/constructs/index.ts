@@ -78,6 +78,7 @@ export {
   type EnvironmentOffers,
   type SandboxClientProps,
 } from './client.js';
+export type { RouterLimitWarning, TemplateExecLimit } from './exec-limits.js';
 export {
   RouterOptionNotModeledError,
   SandboxRouter,

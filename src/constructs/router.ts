@@ -15,7 +15,15 @@ import type { ApiObject } from './cdk8s.js';
 import { Construct } from 'constructs';
 import { brand, sameCopies } from './package-copies.js';
 import { z } from 'zod';
-import type { KubeObject, LoadedRelease } from '../releases/index.js';
+import {
+  formatGoDuration,
+  routerLimitFacts,
+  routerTimeouts,
+  type KubeObject,
+  type LoadedRelease,
+  type RouterLimitFacts,
+  type RouterTimeouts,
+} from '../releases/index.js';
 import { ConstructError, ConstructPropsError, UnsupportedByReleaseError } from './errors.js';
 import { familyOfTag } from '../model/releases.js';
 import { addProblemCheck } from './problems.js';
@@ -141,6 +149,18 @@ export interface SandboxRouterProps {
    * @default - nobody
    */
   readonly metricsScraper?: RouterPeer;
+  /**
+   * The router's longest wait for a sandbox's response headers, seconds (`--response-header-timeout`). A python runtime
+   * answers `/execute` only when the command ends, so this is the longest command through the router; past it the
+   * router answers 502 (case router-timeout-layers). Refused on a release whose router has no such flag.
+   * @default 30 (the Go router's own default, `sandbox-router/config/config.go@v0.5.6`; not passed)
+   */
+  readonly responseHeaderTimeoutSeconds?: number;
+  /**
+   * The router's whole-request budget, seconds (`--proxy-timeout`).
+   * @default 180 (upstream's Deployment passes `--proxy-timeout=180s`, `sandbox-router/deploy/deployment.yaml@v0.5.6`)
+   */
+  readonly proxyTimeoutSeconds?: number;
 }
 
 const PeerSchema = z
@@ -230,6 +250,8 @@ const PropsSchema = z
       message: 'required: the namespaces/pods that may call the router (an empty list admits nobody)',
     }),
     metricsScraper: PeerSchema.optional(),
+    responseHeaderTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
+    proxyTimeoutSeconds: z.number().int().min(1).max(86_400).optional(),
   })
   .strict();
 
@@ -329,6 +351,12 @@ export class SandboxRouter extends Construct {
   readonly args: readonly string[];
   /** Scoped-token v2 (Ed25519) verification is on (v1.0.3+). */
   readonly scopedTokenV2: boolean;
+  /** The release's router and its timeout flags. */
+  readonly limitFacts: RouterLimitFacts;
+  /** The timeouts the router runs with, from the args written (its defaults where none is passed). */
+  readonly timeouts: RouterTimeouts;
+  /** The longest synchronous call through the router, ms: the smaller of its response-header and proxy timeouts. */
+  readonly syncLimitMs: number;
   readonly objects: readonly ApiObject[];
   /** The pinned release tag. */
   readonly release: string;
@@ -384,6 +412,25 @@ export class SandboxRouter extends Construct {
           },
         ]);
     }
+
+    // Every pinned release is of a known family, so its router facts exist.
+    const limitFacts = routerLimitFacts(facts.tag)!;
+    this.limitFacts = limitFacts;
+    const timeoutFlags: Array<[string, number | undefined, string | undefined]> = [
+      ['responseHeaderTimeoutSeconds', p.responseHeaderTimeoutSeconds, limitFacts.flags.responseHeaderTimeout],
+      ['proxyTimeoutSeconds', p.proxyTimeoutSeconds, limitFacts.flags.proxyTimeout],
+    ];
+    for (const [prop, value, flag] of timeoutFlags)
+      if (value !== undefined && flag === undefined)
+        throw new UnsupportedByReleaseError(
+          this.node.path,
+          prop,
+          facts.tag,
+          `the ${limitFacts.router} router of ${facts.tag} takes no flag for ${prop} (${limitFacts.cite}); ${prop} = ${value}`,
+          limitFacts.flags.proxyTimeout === undefined
+            ? `leave ${prop} out; the python router's only limit is the PROXY_TIMEOUT_SECONDS variable`
+            : `leave ${prop} out on ${facts.tag}`,
+        );
 
     const files = [...FILES, ...(p.authorization.mode === 'tokenreview' ? [TOKENREVIEW_FILE] : [])];
     const objs: Json[] = [];
@@ -448,7 +495,13 @@ export class SandboxRouter extends Construct {
         `the router manifests of ${facts.tag} pass ${unmodeled} (${DEPLOY_DIR}deployment.yaml@${facts.tag}), an option that changes who may call a sandbox and that this construct does not model`,
         'report this: the pinned router manifests changed shape',
       );
-    const args: unknown[] = [...upstreamArgs];
+    // A timeout prop replaces upstream's flag of the same name (upstream passes --proxy-timeout=180s).
+    const timeoutArgs = timeoutFlags.flatMap(([, value, flag]) =>
+      value !== undefined && flag !== undefined ? [`${flag}=${formatGoDuration(value * 1000)}`] : [],
+    );
+    const replaced = new Set(timeoutArgs.map((a) => flagName(a)));
+    const args: unknown[] = [...upstreamArgs.filter((a) => !replaced.has(flagName(String(a))))];
+    args.push(...timeoutArgs);
     args.push(`--cache-enabled=${p.cache}`, `--authz-mode=${p.authorization.mode}`);
     if (p.authorization.mode === 'tokenreview') {
       args.push(`--authz-tokenreview-require-token=${p.authorization.requireToken}`);
@@ -479,6 +532,14 @@ export class SandboxRouter extends Construct {
     }
     container['args'] = args;
     this.args = args.map(String);
+    const env = Object.fromEntries(
+      list(container, 'env')
+        .filter(isPlainObject)
+        .filter((e) => typeof e['value'] === 'string')
+        .map((e) => [String(e['name']), String(e['value'])]),
+    );
+    this.timeouts = routerTimeouts(limitFacts, this.args, env);
+    this.syncLimitMs = Math.min(this.timeouts.proxyTimeout.ms, this.timeouts.responseHeaderTimeout?.ms ?? Infinity);
     if (p.cache && container['startupProbe'] === undefined)
       container['startupProbe'] = cacheSyncStartupProbe(container);
     this.sandboxPorts = [...p.sandboxPorts];

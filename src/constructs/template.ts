@@ -27,6 +27,7 @@ import { podResources, quantityProblems, type PodResources } from './resources.j
 import { SandboxRuntimeClass } from './runtime-class.js';
 import type { TemplateRuntime, TemplateRuntimeBind } from './template-runtime.js';
 import { writtenJson, writtenPodSpec } from './written-rules.js';
+import { templateExecLimit, type TemplateExecLimit } from './exec-limits.js';
 
 /** `Managed`: the controller keeps one NetworkPolicy per template; `Unmanaged`: it keeps none (`sandboxtemplate_controller.go@v0.5.6`). */
 export type NetworkPolicyManagement = 'Managed' | 'Unmanaged';
@@ -181,6 +182,8 @@ export class SandboxTemplate extends Construct {
   readonly runtime: TemplateRuntime;
   /** Where the runtime listens (its `--listen-host`, else the release's default); undefined for a custom runtime. */
   readonly runtimeBind?: TemplateRuntimeBind;
+  /** The runtime's own exec limit (python runtime `SANDBOX_EXEC_TIMEOUT_SECONDS`); undefined when it has none. */
+  readonly runtimeExecLimit?: TemplateExecLimit;
   /** Container images in declared order. */
   readonly images: readonly ContainerImage[];
   /** Labels every sandbox pod of this template carries (selector for policies). */
@@ -287,6 +290,8 @@ export class SandboxTemplate extends Construct {
     }
     const bind = templateRuntimeBind(this.node.path, this.release.facts.tag, podSpec, this.runtime);
     if (bind !== undefined) this.runtimeBind = bind;
+    const execLimit = templateExecLimit(this.release.facts.tag, podSpec, this.runtime);
+    if (execLimit !== undefined) this.runtimeExecLimit = execLimit;
     addReadinessProbe(this.node.path, podSpec, this.runtime, bind, p.runtimeReadinessProbe);
     if (p.networkPolicy !== undefined) {
       this.customRules = plain({

@@ -102,3 +102,14 @@ export {
   type ClientSdk,
   type ClientSdkFacts,
 } from './client-sdk.js';
+export {
+  formatGoDuration,
+  parseGoDuration,
+  routerLimitFacts,
+  routerTimeouts,
+  runtimeExecLimitFacts,
+  type RouterLimitFacts,
+  type RouterTimeout,
+  type RouterTimeouts,
+  type RuntimeExecLimitFacts,
+} from './router-limits.js';

@@ -17,6 +17,7 @@ import {
   phaseIndex,
   type EnvironmentDescriptor,
   type Phase,
+  type RouterLimitWarning,
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { describeDnsTargets } from '../constructs/network-policy.js';
@@ -72,6 +73,8 @@ export interface EnvironmentSynthesis {
    * so the first note says so (and to use the phase files on a fresh cluster).
    */
   readonly streamNotes: readonly string[];
+  /** Typed warnings (also in `notes`): e.g. `RouterLimitBelowExecLimit`, a router that cuts runtime commands short. */
+  readonly warnings: readonly RouterLimitWarning[];
   /** Images by role, for the lock file. */
   readonly images: Readonly<Record<string, string>>;
   /** What the pools and templates need per RuntimeClass (requests and limits + overhead, × pods; nodes when declared). */
@@ -173,13 +176,20 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     descriptor,
     objects,
     files,
-    notes: [...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`), ...sizeNotes, ...dnsNotes],
+    notes: [
+      ...ssaNote(`apply the files of ${env.name}/ with kubectl apply --server-side`),
+      ...sizeNotes,
+      ...dnsNotes,
+      ...check.warnings.map((w) => w.message),
+    ],
     streamNotes: [
       ...streamOrderNote,
       ...ssaNote('apply them with kubectl apply --server-side'),
       ...sizeNotes,
       ...dnsNotes,
+      ...check.warnings.map((w) => w.message),
     ],
+    warnings: check.warnings,
     images: descriptor.images,
     capacity,
   };

@@ -4,7 +4,11 @@
  * from the caller's deadline (up to the 1 h maximum). (2) Through the router, a 504, or a 502 arriving at the v0.5.6
  * router's 30 s response-header timeout, is `timed-out` by the router, not a connection failure; an early 502 is the
  * router's refusal of an answer (runtime-error decided by the router); every runtime call through the router (health,
- * files, on both runtimes) reads a 504 the same way. A loopback HTTP server stands in for the router.
+ * files, on both runtimes) reads a 504 the same way. (3) Every layer's limit is known before the call: a deadline past
+ * the router's response-header timeout is refused up front, naming the layer and value, and nothing is sent; a
+ * deployed router's own flags move that limit; `X-Sandbox-Timeout` goes only to routers that take it (the python
+ * router from v0.5.0, not the Go router of v0.5.6 / v1.0.3). A loopback HTTP server stands in for the router (the
+ * real Go router: test/cluster/cases/router-timeout-layers.test.ts).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,13 +23,19 @@ import { Executions, outcomeOf } from '../../src/adapter/runtime/executions.js';
 import { PythonRuntimeClient, PythonRuntimeFiles } from '../../src/adapter/runtime/python-runtime.js';
 import { SandboxdClient } from '../../src/adapter/runtime/sandboxd.js';
 import { RouterTransport } from '../../src/adapter/transports/router.js';
+import { routerLimits } from '../../src/adapter/runtime/layer-limits.js';
+import { routerLimitFacts } from '../../src/releases/router-limits.js';
 import type { ExecutionStatus, Result, SessionRef } from '../../src/adapter/types.js';
 
 let router: http.Server;
 let url = '';
 let answer: { status: number; delayMs: number } = { status: 200, delayMs: 0 };
+/** Requests the stand-in router received: path and `X-Sandbox-Timeout` (absent = not sent). */
+const seen: Array<{ path: string; sandboxTimeout?: string }> = [];
 beforeAll(async () => {
   router = http.createServer((req, res) => {
+    const t = req.headers['x-sandbox-timeout'];
+    seen.push({ path: req.url ?? '', ...(typeof t === 'string' ? { sandboxTimeout: t } : {}) });
     req.resume();
     setTimeout(() => {
       res.writeHead(answer.status, { 'content-type': 'text/plain' });
@@ -73,7 +83,7 @@ async function viaRouter(): Promise<ExecutionStatus> {
     runtime: { kind: 'python-runtime' as const },
     target: { namespace: 'sbx', sandboxName: 's1' },
   };
-  expect((await ex.start('r1', { session, argv: ['sleep', '45'], timeoutMs: 60_000 }, binding)).kind).toBe('ok');
+  expect((await ex.start('r1', { session, argv: ['sleep', '45'], timeoutMs: 20_000 }, binding)).kind).toBe('ok');
   for (let i = 0; i < 200; i++) {
     const q = ex.query('r1');
     if (q.kind === 'ok' && q.value.state !== 'running') return q.value;
@@ -140,4 +150,80 @@ test('every runtime call through the router reads a router 504 as its timeout: h
     ]);
   }
   sd.close();
+});
+
+const pyBinding = {
+  template: 'template/sbx/py' as const,
+  runtime: { kind: 'python-runtime' as const },
+  target: { namespace: 'sbx', sandboxName: 's1' },
+};
+
+test("a deadline past the router's 30 s response-header timeout is refused up front, naming the layer; nothing is sent", async () => {
+  seen.length = 0;
+  const ex = new Executions({ transport: new RouterTransport(url), supportStates: () => 'verified' });
+  const r = await ex.start('long', { session, argv: ['sleep', '45'], timeoutMs: 600_000 }, pyBinding);
+  expect(r.kind === 'rejected' ? [r.reason, r.limit] : r.kind).toEqual([
+    'ExceedsLayerLimit',
+    {
+      layer: 'router',
+      setting: 'router-response-header-timeout',
+      limitMs: 30_000,
+      source: 'release-default',
+      label: 'router response-header timeout 30s',
+    },
+  ]);
+  expect(seen).toEqual([]);
+  expect(ex.query('long')).toMatchObject({ kind: 'rejected', reason: 'ExecutionUnknown' });
+});
+
+test("a deployed router's --response-header-timeout moves the limit; the runtime's exec limit is next", async () => {
+  const deployed = routerLimits(routerLimitFacts('v0.5.6')!, {
+    name: 'agent-sandbox-system/sandbox-router',
+    args: ['--response-header-timeout=10m', '--proxy-timeout=10m'],
+    env: {},
+  });
+  const ex = new Executions({
+    transport: new RouterTransport(url, { limits: deployed }),
+    supportStates: () => 'verified',
+  });
+  const r = await ex.start('long', { session, argv: ['sleep', '400'], timeoutMs: 400_000 }, pyBinding);
+  expect(r.kind === 'rejected' ? [r.reason, r.limit?.layer, r.limit?.setting, r.limit?.limitMs] : r.kind).toEqual([
+    'ExceedsLayerLimit',
+    'runtime',
+    'runtime-exec-timeout',
+    300_000,
+  ]);
+});
+
+test("a 502 at a deployed router's own response-header timeout (not 30 s) is the router's timeout", () => {
+  const a = { status: 502, contentType: 'text/plain', body: Buffer.from('Could not connect to the backend sandbox') };
+  const at3s = { ...a, durationMs: 3_050, router: { headerTimeoutMs: 3_000 } };
+  expect(routerTimeout('router', at3s, 'x')?.decided).toEqual({ reason: 'RouterTimeout', layer: 'router' });
+  // The python router has no header timeout: its 502 is never read as one.
+  expect(routerTimeout('router', { ...a, durationMs: 31_000, router: {} }, 'x')).toBeUndefined();
+});
+
+test('X-Sandbox-Timeout only to routers that take it: never to the Go router, the deadline in seconds to the python router', async () => {
+  answer = { status: 200, delayMs: 0 };
+  const target = { namespace: 'sbx', sandboxName: 's1' };
+  const calls = async (transport: RouterTransport): Promise<typeof seen> => {
+    seen.length = 0;
+    const py = new PythonRuntimeClient(transport, target);
+    const files = new PythonRuntimeFiles(transport, target);
+    await py.execute(['true'], { deadlineMs: 12_300 });
+    await files.read('a.txt', 2_000);
+    await py.health(2_000);
+    return [...seen];
+  };
+  expect(await calls(new RouterTransport(url))).toEqual([
+    { path: '/execute' },
+    { path: '/download/a.txt' },
+    { path: '/' },
+  ]);
+  const pythonRouter = routerLimits(routerLimitFacts('v0.5.0')!);
+  expect(await calls(new RouterTransport(url, { limits: pythonRouter }))).toEqual([
+    { path: '/execute', sandboxTimeout: '13' },
+    { path: '/download/a.txt', sandboxTimeout: '2' },
+    { path: '/', sandboxTimeout: '2' },
+  ]);
 });

@@ -485,6 +485,8 @@ export interface DeploymentView {
   /** Image, args and name of the first container. */
   readonly image: string;
   readonly args: readonly string[];
+  /** The first container's environment variables with a literal `value` (those from `valueFrom` are not known here). */
+  readonly env: Readonly<Record<string, string>>;
   readonly container?: string;
   /** `spec.selector.matchLabels`: the labels of its pods. */
   readonly selector: Readonly<Record<string, string>>;
@@ -503,7 +505,16 @@ export function deploymentView(o: Obj): DeploymentView {
   const d = o as Obj & {
     spec?: {
       selector?: { matchLabels?: Record<string, string> };
-      template?: { spec?: { containers?: Array<{ name?: string; image?: string; args?: string[] }> } };
+      template?: {
+        spec?: {
+          containers?: Array<{
+            name?: string;
+            image?: string;
+            args?: string[];
+            env?: Array<{ name?: string; value?: string }>;
+          }>;
+        };
+      };
     };
     status?: {
       observedGeneration?: number;
@@ -522,6 +533,11 @@ export function deploymentView(o: Obj): DeploymentView {
     meta: metaOf(o),
     image: container?.image ?? '',
     args: container?.args ?? [],
+    env: Object.fromEntries(
+      (container?.env ?? [])
+        .filter((e) => typeof e.name === 'string' && typeof e.value === 'string')
+        .map((e) => [e.name!, e.value!]),
+    ),
     ...(container?.name ? { container: container.name } : {}),
     selector: d.spec?.selector?.matchLabels ?? {},
     ...(d.status?.observedGeneration !== undefined ? { observedGeneration: d.status.observedGeneration } : {}),

@@ -17,10 +17,12 @@ import type {
   Result,
   SupportState,
 } from '../types.js';
+import { RouterTransport } from '../transports/router.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import { checkFilePath, DEFAULT_MAX_FILE_BYTES, fileTooLarge } from './files.js';
 import { PYTHON_RUNTIME_PORT, PythonRuntimeClient, PythonRuntimeFiles } from './python-runtime.js';
+import { exceededLayer, syncCallLimits, type RouterLimits, type SyncCallLimits } from './layer-limits.js';
 import { ExecutionRegistry, type ExecutionEntry } from './registry.js';
 import { SandboxdClient } from './sandboxd.js';
 import { streamOutput, type ProcessResult } from './process.js';
@@ -29,7 +31,12 @@ import { awaitOomKill, mayHideOomKill, podNameOf, type PodRead } from './pod-fat
 /** Which runtime server a template's pods run, and on which ports. */
 export type RuntimeSpec =
   | { readonly kind: 'sandboxd'; readonly restPort?: number; readonly grpcPort?: number }
-  | { readonly kind: 'python-runtime'; readonly port?: number };
+  | {
+      readonly kind: 'python-runtime';
+      readonly port?: number;
+      /** The runtime's exec limit, ms (its `SANDBOX_EXEC_TIMEOUT_SECONDS`); absent = the release's default (300 s from v0.5.6). */
+      readonly execLimitMs?: number;
+    };
 
 /** The support state of `capability` for a template (`template/<ns>/<name>`), or undefined when never assessed. */
 export type SupportLookup = (
@@ -57,7 +64,17 @@ export interface ExecutionsOptions {
    * connection or runtime error.
    */
   readonly pods?: PodRead;
+  /** The pinned release, whose router and runtime defaults apply where nothing else says. Default {@link DEFAULT_LIMIT_RELEASE}. */
+  readonly release?: string;
+  /**
+   * The router's limits (the adapter reads them from the router's Deployment); asked only over the router transport.
+   * Default: the RouterTransport's own limits.
+   */
+  readonly routerLimits?: () => Promise<RouterLimits | undefined>;
 }
+
+/** The release whose defaults apply when the caller names none: the default pinned release. */
+export const DEFAULT_LIMIT_RELEASE = 'v1.0.3';
 
 export class Executions {
   private readonly registry: ExecutionRegistry;
@@ -142,6 +159,15 @@ export class Executions {
         kind: 'rejected',
         reason: 'RequestTooLarge',
         message: fileTooLarge(`execution ${executionId} stdin`, stdinBytes, this.maxFileBytes).message,
+      };
+    const layers = await this.limitsFor(binding.runtime);
+    const exceeded = exceededLayer(request.timeoutMs, layers);
+    if (exceeded)
+      return {
+        kind: 'rejected',
+        reason: 'ExceedsLayerLimit',
+        message: `execution ${executionId}: the deadline of ${request.timeoutMs} ms is longer than the ${exceeded.label} (${exceeded.source}) on the ${layers.transport} transport: nothing was sent`,
+        limit: exceeded,
       };
     if (
       binding.runtime.kind === 'python-runtime' &&
@@ -287,6 +313,27 @@ export class Executions {
         content: r.value.content,
       },
     };
+  }
+
+  /**
+   * The limits a synchronous call of `runtime` meets over this transport: the router's (when the transport is the
+   * router), the runtime's exec limit, the adapter's longest deadline.
+   */
+  async limitsFor(runtime: RuntimeSpec): Promise<SyncCallLimits> {
+    const transport = this.options.transport;
+    const router = this.options.routerLimits
+      ? await this.options.routerLimits()
+      : transport instanceof RouterTransport
+        ? transport.limits
+        : undefined;
+    return syncCallLimits(
+      this.options.transport.kind,
+      runtime.kind === 'python-runtime' && runtime.execLimitMs !== undefined
+        ? { kind: runtime.kind, execLimitMs: runtime.execLimitMs }
+        : { kind: runtime.kind },
+      this.options.release ?? DEFAULT_LIMIT_RELEASE,
+      router,
+    );
   }
 
   /** The execution's status; `rejected` when the id is unknown (never started here, or evicted). */

@@ -15,6 +15,8 @@ export interface HttpAnswer {
   readonly contentType: string;
   readonly body: Buffer;
   readonly durationMs: number;
+  /** For an answer through a router: its response-header timeout, ms, when it has one (from the endpoint). */
+  readonly router?: { readonly headerTimeoutMs?: number };
 }
 
 export interface HttpRequest {
@@ -59,12 +61,14 @@ export function refusedAnswer(what: string, a: HttpAnswer, verb = 'answered'): A
  */
 export function routerTimeout(transport: string, a: HttpAnswer, what: string): AdapterError | undefined {
   if (transport !== 'router') return undefined;
-  const atHeaderTimeout = a.status === 502 && a.durationMs >= ROUTER_RESPONSE_HEADER_TIMEOUT_MS - 1000;
+  // The endpoint's router says its own header timeout (none for the python router); else the Go router's default.
+  const headerMs = a.router ? a.router.headerTimeoutMs : ROUTER_RESPONSE_HEADER_TIMEOUT_MS;
+  const atHeaderTimeout = a.status === 502 && headerMs !== undefined && a.durationMs >= headerMs - 1000;
   if (a.status !== 504 && !atHeaderTimeout) return undefined;
   return {
     ...refusedAnswer(what, a),
     category: 'timeout',
-    message: `${what}: the router gave up after ${a.durationMs} ms (answered ${a.status}${atHeaderTimeout ? `, at its ${ROUTER_RESPONSE_HEADER_TIMEOUT_MS / 1000} s response-header timeout` : ''}); the command may still be running`,
+    message: `${what}: the router gave up after ${a.durationMs} ms (answered ${a.status}${atHeaderTimeout ? `, at its ${headerMs / 1000} s response-header timeout` : ''}); the command may still be running`,
     hint: "shorten the command, call the runtime directly, or raise the router's --response-header-timeout / --proxy-timeout",
     decided: { reason: 'RouterTimeout', layer: 'router' },
   };
@@ -146,8 +150,11 @@ export async function httpCall(
   }
   const timeouts = requestTimeouts(limits.deadlineMs);
   const sized = req.body !== undefined && (!stream || stream.length !== undefined);
+  const deadlineHeader = endpoint.router?.deadlineHeader;
   const headers: Record<string, string> = {
     ...endpoint.headers,
+    // Only routers that take it get the deadline (seconds, rounded up so the router never cuts the call first).
+    ...(deadlineHeader ? { [deadlineHeader]: String(Math.max(1, Math.ceil(limits.deadlineMs / 1000))) } : {}),
     ...req.headers,
     ...(req.contentType ? { 'Content-Type': req.contentType } : {}),
     ...(sized ? { 'Content-Length': String(size) } : {}),
@@ -232,6 +239,14 @@ export async function httpCall(
             contentType: String(res.headers['content-type'] ?? ''),
             body: Buffer.concat(chunks),
             durationMs: Date.now() - started,
+            ...(endpoint.router
+              ? {
+                  router:
+                    endpoint.router.headerTimeoutMs !== undefined
+                      ? { headerTimeoutMs: endpoint.router.headerTimeoutMs }
+                      : {},
+                }
+              : {}),
           },
         }),
       );

@@ -6,9 +6,9 @@
  * request while a command runs (case runtime-exec-starves-probe), which is why every call here carries its own
  * deadline. Files (`main.py@v0.5.6`, confined to /app): `POST /upload` (multipart part `file`, its filename the
  * relative target path), `GET /download/<path>`, `GET /list/<path>`, `GET /exists/<path>`, paths quoted as the official
- * client quotes them (`urllib.parse.quote(path, safe='')`, `k8s_agent_sandbox/files/filesystem.py@1.0.8`). Through the
- * router each call also carries `X-Sandbox-Timeout` (seconds), as that client sends it
- * (`k8s_agent_sandbox/connector.py@1.0.8`).
+ * client quotes them (`urllib.parse.quote(path, safe='')`, `k8s_agent_sandbox/files/filesystem.py@1.0.8`). Through a
+ * router that takes `X-Sandbox-Timeout` (the python router from v0.5.0; not the Go router, `sandbox-router/**@v1.0.3`)
+ * each call carries its deadline there in seconds (httpCall, from the endpoint).
  */
 import type { AdapterError, FileContent, Result } from '../types.js';
 import { fileTooLarge, framedBody } from './files.js';
@@ -296,11 +296,7 @@ export class PythonRuntimeFiles {
     const ep = await this.transport.http(this.target, this.port);
     if (ep.kind !== 'ok') return ep;
     const what = `python runtime ${method} ${path.replace(/^(\/[a-z]+\/).+$/, '$1…')} via ${ep.value.describe}`;
-    // The client's router headers include X-Sandbox-Timeout (seconds) whenever it passes a timeout.
-    const headers =
-      this.transport.kind === 'router'
-        ? { 'X-Sandbox-Timeout': String(Math.max(1, Math.round(deadlineMs / 1000))) }
-        : undefined;
+    // X-Sandbox-Timeout goes only to routers that take it: the endpoint says so (httpCall adds it).
     const r = await httpCall(
       ep.value,
       {
@@ -308,7 +304,6 @@ export class PythonRuntimeFiles {
         path,
         ...(extra.body !== undefined ? { body: extra.body } : {}),
         ...(extra.contentType ? { contentType: extra.contentType } : {}),
-        ...(headers ? { headers } : {}),
       },
       {
         ...this.limits,

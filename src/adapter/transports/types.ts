@@ -23,6 +23,13 @@ export interface HttpEndpoint {
   readonly headers: Readonly<Record<string, string>>;
   /** Human-readable description for evidence, e.g. `router http://127.0.0.1:8080 -> sbx/s1:8080`. */
   readonly describe: string;
+  /** Set when the endpoint is a router: what a call's answer and headers depend on. */
+  readonly router?: {
+    /** The router's response-header timeout, ms: a 502 at it is its timeout. Absent when it has none (python router). */
+    readonly headerTimeoutMs?: number;
+    /** The header that carries the call's deadline in seconds, only for routers that take it (`X-Sandbox-Timeout`). */
+    readonly deadlineHeader?: string;
+  };
 }
 
 /** One way to reach runtime servers. Call {@link close} when done (port-forward holds local listeners). */
