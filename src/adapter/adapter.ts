@@ -1,5 +1,5 @@
 /**
- * The capability adapter (DESIGN.md §5): the one narrow interface between the product and Agent Sandbox. Kubernetes
+ * The capability adapter (docs/architecture.md, "The capability adapter"): the one narrow interface between the product and Agent Sandbox. Kubernetes
  * operations go through {@link KubeSessions}; commands go through {@link Executions} over one {@link Transport}. The
  * verifier uses it for the client path (its probe claims); it runs no commands through it, so it passes no transport.
  */

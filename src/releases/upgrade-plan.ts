@@ -20,7 +20,7 @@ import { conversionRemovalFindings } from './conversion-removal.js';
 export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked' | 'unknown';
 /** `downgrade`: the target is an older release than the source. */
 export type UpgradeDirection = 'upgrade' | 'downgrade' | 'same';
-/** The capability adapter's operations (DESIGN.md §5). */
+/** The capability adapter's operations (docs/architecture.md, "The capability adapter"). */
 export type AdapterOperation =
   'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
 /** `info`: nothing to do; `review`: check your own objects; `migrate`: a step is needed; `block`: the jump cannot be made. */

@@ -6,8 +6,8 @@
  */
 import { loadRelease } from '../../src/releases/index.js';
 import { controllerNeeds, describeNeed } from '../../src/verify/probes/controller.js';
+import { MIRROR } from '../mirror.js';
 
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
 
 describe('case controller-rbac-gaps (verifier)', () => {
   test('v0.5.0 pinned RBAC lacks core events create; the verifier checks it anyway', async () => {

@@ -11,5 +11,5 @@ export const TEMPLATE_GENERATION_ANNOTATION = 'agentplane.dev/template-generatio
 export const POOL_HASHES_ANNOTATION = 'agentplane.dev/pool-template-hashes';
 /** Label every object AgentPlane manages carries. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-/** The install's release label (DESIGN.md §3: every object of a synthesized install carries it). */
+/** The install's release label (docs/architecture.md, "Releases and pinning": every object of a synthesized install carries it). */
 export const VERSION_LABEL = 'app.kubernetes.io/version';
