@@ -182,9 +182,9 @@ function seconds(d: string): number {
   return m[2] === 'ms' ? Math.ceil(n / 1000) : m[2] === 'm' ? n * 60 : n;
 }
 
-/** UID the verifier runs as (the image's `nonroot` user). */
 /** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). */
 const TEMPLATE_REF_HASH = 'agents.x-k8s.io/sandbox-template-ref-hash';
+/** UID the verifier runs as (the image's `nonroot` user). */
 const RUN_AS = 65532;
 /** Where the kubelet mounts a pod's ServiceAccount token. */
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';

@@ -387,7 +387,6 @@ export const KNOWN_DEFECTS: ReadonlyArray<{
   },
 ];
 
-/** What the plan reads of a release other than `from` and `to`: its pinned facts only. */
 /** A release as far as the plan reads it: its facts (a LoadedRelease is one). */
 export interface WithFacts {
   readonly facts: ReleaseFacts;

@@ -1,6 +1,5 @@
-/**
- * The label/annotation keys the adapter writes; the kinds' group/version/plural come from src/model.
- */
+/** The label/annotation keys the adapter writes; the kinds' group/version/plural come from src/model. */
+
 /** Label on objects the adapter creates: sha256 prefix of the operation id (label values are limited to 63 characters). */
 export const OPERATION_LABEL = 'agentplane.dev/operation';
 /** Annotation carrying the full operation id. */

@@ -381,7 +381,6 @@ export class KubeSessions {
     return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
   }
 
-  /** The Sandbox a claim is bound to, `'missing'` when that name gives 404. */
   /** One namespaced Agent Sandbox object at the family's served version, named in the call's description. */
   private getCustom<T extends object>(
     kind: Parameters<typeof gvr>[0],
@@ -396,6 +395,7 @@ export class KubeSessions {
     );
   }
 
+  /** The Sandbox a claim is bound to, `'missing'` when that name gives 404. */
   private async boundSandbox(
     family: ReleaseFamily,
     namespace: string,
