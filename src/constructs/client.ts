@@ -4,6 +4,7 @@
  * an environment this client cannot use in its declared mode (facts: `src/releases/client-sdk.ts`, cited
  * `k8s_agent_sandbox/<file>@<version>`), including a release that does not serve the API versions the client talks.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import { Construct } from 'constructs';
 import { z } from 'zod';
 import {
@@ -16,7 +17,7 @@ import {
   type ClientSdkFacts,
 } from '../releases/index.js';
 import type { LoadedRelease } from '../releases/index.js';
-import { ConstructError, ConstructPropsError } from './errors.js';
+import { ConstructError, ConstructPropsError, type PropProblem } from './errors.js';
 import { parseProps } from './props.js';
 import type { SandboxRouter } from './router.js';
 import { requireContext, type SandboxTemplate } from './template.js';
@@ -99,10 +100,10 @@ export interface EnvironmentOffers {
  */
 export class ClientIncompatibleError extends ConstructError {
   /** Reason: `ClientApiNotServed`, `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
-  override readonly reason: string;
+  override readonly reason: ErrorReason;
   constructor(
     path: string,
-    reason: string,
+    reason: ErrorReason,
     message: string,
     hint: string,
     readonly client: { readonly sdk: string; readonly version: string; readonly mode: string },
@@ -114,7 +115,7 @@ export class ClientIncompatibleError extends ConstructError {
   }
 }
 
-type Fail = (code: string, message: string, hint: string, needs: ClientNeeds, offers: EnvironmentOffers) => never;
+type Fail = (code: ErrorReason, message: string, hint: string, needs: ClientNeeds, offers: EnvironmentOffers) => never;
 
 /** What the environment tells the client check (kept narrow so the check needs no environment import). */
 export interface ClientEnvironmentView {
@@ -142,7 +143,7 @@ export class SandboxClientDecl extends Construct {
     const p = parseProps(this, 'SandboxClient', PropsSchema, props);
     const facts = clientSdkFacts(p.sdk, p.version);
     if (facts === undefined) {
-      const problem = {
+      const problem: PropProblem = {
         prop: 'version',
         reason: 'UnknownClientVersion',
         value: p.version,

@@ -20,7 +20,7 @@ import { DNS_LABEL } from '../model/names.js';
 import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../model/verifier-job.js';
 import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, descriptorPartName } from './descriptor.js';
 import { DESCRIPTOR_PART_BYTES, descriptorConfigMaps } from './descriptor-parts.js';
-import { ConstructError, ConstructPropsError, VerifierDeliveryError } from './errors.js';
+import { ConstructError, ConstructPropsError, VerifierDeliveryError, type PropProblem } from './errors.js';
 import { withSortedKeys } from '../model/objects.js';
 import { assertPinned } from './images.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
@@ -308,7 +308,7 @@ export class VerifierJob extends Construct {
 
     const descriptorNs = env.defaultNamespace;
     if (descriptorNs !== this.namespace) {
-      const problem = {
+      const problem: PropProblem = {
         prop: 'namespace',
         reason: 'NotDescriptorNamespace',
         value: this.namespace,
