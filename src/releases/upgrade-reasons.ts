@@ -26,7 +26,9 @@ const SCHEMA_REASONS = {
   SchemaConversionChanged: "the CRD's conversion strategy changes (the webhook added or removed)",
 } as const satisfies Record<`Schema${PascalCase<SchemaChangeKind>}`, string>;
 
-type PascalCase<S extends string> = S extends `${infer H}-${infer T}` ? `${Capitalize<H>}${PascalCase<T>}` : Capitalize<S>;
+type PascalCase<S extends string> = S extends `${infer H}-${infer T}`
+  ? `${Capitalize<H>}${PascalCase<T>}`
+  : Capitalize<S>;
 
 export const UPGRADE_REASONS = {
   ...SCHEMA_REASONS,

@@ -8,7 +8,6 @@ import { loadRelease } from '../../src/releases/index.js';
 import { controllerNeeds, describeNeed } from '../../src/verify/probes/controller.js';
 import { MIRROR } from '../mirror.js';
 
-
 describe('case controller-rbac-gaps (verifier)', () => {
   test('v0.5.0 pinned RBAC lacks core events create; the verifier checks it anyway', async () => {
     const loaded = await loadRelease('v0.5.0', { mirror: MIRROR });

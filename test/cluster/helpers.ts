@@ -205,14 +205,7 @@ export function sandboxdPodTemplate(annotations: Record<string, string> = {}): R
 }
 
 /** sandboxd's ProcessService proto, from the release mirror (`packages/sandboxd/spec/process/v1/process.proto@v0.5.6`). */
-const PROCESS_PROTO = path.join(
-  MIRROR,
-  'v0.5.6',
-  'sandboxd-spec',
-  'process',
-  'v1',
-  'process.proto',
-);
+const PROCESS_PROTO = path.join(MIRROR, 'v0.5.6', 'sandboxd-spec', 'process', 'v1', 'process.proto');
 
 export interface ExecuteResult {
   readonly exitCode: number;

@@ -9,7 +9,6 @@ import { networkPolicyView, nodeView, podView, runtimeClassView } from '../../..
 import type { VerifyPlan } from '../../../src/verify/plan.js';
 import { MIRROR } from '../../mirror.js';
 
-
 const crd = (opts: { strategy?: string; service?: object; url?: string; caBundle?: string; label?: string }) => ({
   metadata: { name: 'x', ...(opts.label ? { labels: { 'app.kubernetes.io/version': opts.label } } : {}) },
   spec: {

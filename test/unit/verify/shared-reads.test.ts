@@ -11,7 +11,6 @@ import { SharedReads, sharedReadsOf } from '../../../src/verify/probes/shared-re
 import { schemaComparison } from '../../../src/verify/tuple-reader.js';
 import { MIRROR } from '../../mirror.js';
 
-
 function countingReads(answers: Array<'ok' | 'failed'>): { read: ClusterReads; calls: () => number } {
   let calls = 0;
   const answer = async (value: unknown) => {
