@@ -10,14 +10,13 @@
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { extractCrds, runCdk8sImport } from '../scripts/crd-bundle.js';
 import { loadRelease } from '../src/releases/index.js';
 import { releaseBundle } from './import-bundle.js';
+import { MIRROR } from './mirror.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 /** The case's budget for the import of the bundle. */
 const BUDGET = { seconds: 60, rssMiB: 1024 };

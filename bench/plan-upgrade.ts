@@ -11,15 +11,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { MIRROR } from './mirror.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 7);
 const ROOT = resolve(import.meta.dirname, '..');
-// AGENTPLANE_MIRROR, else ../shared/agent-sandbox/releases from the cwd or the repository (as src/releases/fetch.ts looks)
-const MIRROR = resolve(
-  process.env['AGENTPLANE_MIRROR'] ??
-    [process.cwd(), ROOT].map((d) => resolve(d, '../shared/agent-sandbox/releases')).find((d) => existsSync(d)) ??
-    resolve(ROOT, '../shared/agent-sandbox/releases'),
-);
 const TARGET_MS = 1000;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

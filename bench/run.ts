@@ -16,10 +16,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median, paired, PAIRED_HEADER, pairedRow, PAIRS, runOnce, skippedRow, type Run } from './paired.js';
+import { MIRROR } from './mirror.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
 const ROOT = resolve(import.meta.dirname, '..');
-const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
 
 interface CaseResult {
   case: string;

@@ -19,10 +19,10 @@ import { KubeClient } from '../src/adapter/kubernetes/client.js';
 import { loadRelease } from '../src/releases/index.js';
 import { planFromDescriptor, readEnvironment, runVerify } from '../src/verify/index.js';
 import { readClusterInfo, serverSideApply, type KubeObject } from '../test-cluster/kube.js';
+import { MIRROR } from './mirror.js';
 
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 3);
 const ROOT = resolve(import.meta.dirname, '..');
-const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
 const load = (): string =>
   loadavg()
     .map((x) => x.toFixed(1))

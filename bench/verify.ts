@@ -30,6 +30,7 @@ import { planFromDescriptor, runVerify } from '../src/verify/index.js';
 import * as k8s from '@kubernetes/client-node';
 import { SANDBOXD_IMAGE } from '../examples/dev-gvisor/environment.js';
 import { kubeConfigFrom, readClusterInfo, RUN_DIR, serverSideApply, type KubeObject } from '../test-cluster/kube.js';
+import { MIRROR } from './mirror.js';
 
 /**
  * Waits until `namespace` holds no Sandbox and no Pod, or the namespace is gone: the cluster has finished deleting
@@ -73,7 +74,6 @@ const PROGRESS =
     ? (line: string) => process.stderr.write(`${(performance.now() / 1000).toFixed(2)} ${line}\n`)
     : () => undefined;
 const ROOT = resolve(import.meta.dirname, '..');
-const MIRROR = resolve(process.env['AGENTPLANE_MIRROR'] ?? resolve(ROOT, '../shared/agent-sandbox/releases'));
 const APPLIED_KINDS = new Set([
   'Namespace',
   'RuntimeClass',

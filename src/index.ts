@@ -93,6 +93,8 @@ export {
   type UpgradeVerdict,
 } from './releases/index.js';
 export { AgentPlaneError, type ExitCategory } from './model/errors.js';
+export { ERROR_REASONS, type ErrorReason } from './model/error-reasons.js';
+export { UPGRADE_REASONS, type UpgradeReason } from './releases/upgrade-reasons.js';
 // Types the public signatures above use.
 export type { PropProblem } from './constructs/errors.js';
 export type { ClientEnvironmentView } from './constructs/client.js';

@@ -1,6 +1,6 @@
 /**
  * Installs Agent Sandbox into the running test cluster the way a user would through AgentPlane, adapted to a
- * control plane whose controller runs as a local process (TEST-CLUSTER.md §7.3, §7.5):
+ * control plane whose controller runs as a local process:
  *
  *  0. runs while the control plane boots: synthesizes first, then waits for the apiserver's /readyz;
  *  1. objects: the environment in `test-cluster/env/<release>.ts` (AgentPlane constructs, synthesized in-process) when
@@ -15,7 +15,7 @@
  *     whose controller always loads Secret `agent-sandbox-webhook-certs` and merge-patches the CRDs to the Service form
  *     at start-up (`cmd/agent-sandbox-controller/tls.go@v0.5.0`, no `--manage-webhook-certs`): there the CRDs stay as
  *     shipped, the Secret is pre-seeded with the local CA and webhook cert (SAN IP:127.0.0.1), and up.sh repoints the
- *     CRDs to the url once the controller has patched them (TEST-CLUSTER.md §7.4). CRDs without a `Webhook` conversion
+ *     CRDs to the url once the controller has patched them. CRDs without a `Webhook` conversion
  *     are applied as shipped: v0.4.6 (v1alpha1 only) and v1.0.3, whose CRDs serve and store v1beta1 only and have no
  *     `spec.conversion` at all (`k8s/crds/*.yaml@v1.0.3`) — adding a clientConfig there would be refused by the
  *     apiserver (`webhookClientConfig` is forbidden unless the strategy is `Webhook`);

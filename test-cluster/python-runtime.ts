@@ -1,7 +1,7 @@
 /**
  * The upstream python runtime (`examples/python-runtime-sandbox/main.py`) run as it is, for the runtime stand-in
  * (runtime-standin.ts) and for tests of the adapter (test/unit/adapter/python-runtime-process.ts). Its files are data
- * in `../shared/agent-sandbox/runtimes/python-runtime-sandbox/<tag>/` (beside `$AGENTPLANE_MIRROR` when that is set),
+ * in `runtimes/python-runtime-sandbox/<tag>/` beside `$AGENTPLANE_MIRROR`,
  * checked against their SHA256SUMS at every start and never copied; uvicorn and the runtime's dependencies come from
  * the client venv (test/client/setup-venv.sh). main.py works in the fixed directory /app (v0.5.6 hard-wires it; v1.0.3
  * defaults to it), so each runtime runs in a private mount namespace with its own directory bound at /app, which
@@ -22,10 +22,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** The runtime's data directory of `tag` (`$AGENTPLANE_PYTHON_RUNTIME_DIR` overrides it). */
 export function pythonRuntimeDir(tag: PythonRuntimeTag): string {
   if (process.env['AGENTPLANE_PYTHON_RUNTIME_DIR']) return process.env['AGENTPLANE_PYTHON_RUNTIME_DIR'];
-  const shared = process.env['AGENTPLANE_MIRROR']
-    ? path.dirname(process.env['AGENTPLANE_MIRROR'])
-    : path.resolve(here, '../../shared/agent-sandbox');
-  return path.join(shared, 'runtimes', 'python-runtime-sandbox', tag);
+  const mirror = process.env['AGENTPLANE_MIRROR'];
+  if (!mirror) throw new Error('AGENTPLANE_MIRROR is not set: the runtime data lives beside the release mirror');
+  return path.join(path.dirname(mirror), 'runtimes', 'python-runtime-sandbox', tag);
 }
 
 /** Checks every file SHA256SUMS names; a mismatch or a missing file throws. */

@@ -13,7 +13,7 @@
  *
  * For a pod whose container is the upstream python runtime (image `…/python-runtime-sandbox…`, container
  * `python-runtime`, or the annotation below set to `python-runtime`), it runs that runtime's own main.py of the cluster's
- * release (data in `../shared/agent-sandbox/runtimes/python-runtime-sandbox/<tag>/`: v1.0.3's on a v1.0.3 cluster,
+ * release (data in `runtimes/python-runtime-sandbox/<tag>/` beside the release mirror: v1.0.3's on a v1.0.3 cluster,
  * v0.5.6's on every other — no other tag is kept there; checked against its SHA256SUMS at every start, never copied) with uvicorn from the client venv (test/client/setup-venv.sh) on a free 127.0.0.1 port and forwards
  * `<podIP>:<containerPort, default 8888>` to it. main.py works in the fixed directory /app, so (as root) each one runs in a
  * private mount namespace with the pod's own directory bound at /app.

@@ -1,5 +1,5 @@
 /**
- * The capability adapter's vocabulary (DESIGN.md §5). Every operation returns a {@link Result}: expected outcomes
+ * The capability adapter's vocabulary (docs/architecture.md, "The capability adapter"). Every operation returns a {@link Result}: expected outcomes
  * are values, not exceptions, and no upstream object shape escapes this layer.
  */
 import type { AdapterReason, ExecutionReason } from './reasons.js';
@@ -418,7 +418,7 @@ export interface CapabilityReport {
   readonly executionLimits?: readonly SyncCallLimits[];
 }
 
-/** The narrow interface the product uses (DESIGN.md §5). */
+/** The narrow interface the product uses (docs/architecture.md, "The capability adapter"). */
 export interface CapabilityAdapter {
   createFromTemplate(
     scope: { namespace: string; template: string; warmPool?: string },

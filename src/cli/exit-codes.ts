@@ -3,7 +3,7 @@
  * failure has the same code (and the same error-document reason) in every command: an unreachable cluster is 7 for
  * verify, diff --live, compat, plan-upgrade and migrate-storage alike; an unknown release 3 for synth, mirror pull,
  * plan-upgrade and diff --release. Only answers are command-specific (diff and compat 1, plan-upgrade 10-12,
- * migrate-storage 13-14). The table is printed at the end of `agentplane --help` and in README.md "Exit codes".
+ * migrate-storage 13-14). The table is printed at the end of `agentplane --help` and in docs/reference/exit-codes.md.
  */
 export const ExitCode = {
   /** Everything asked for was done (for `verify`: every required capability reached its required state). */

@@ -209,7 +209,6 @@ export async function writeReport(
   return replaced.kind === 'failed' ? replaced.error : { category: 'internal', message: replaced.message };
 }
 
-/** What `--from-cluster` read: the report and the run annotations. */
 /** The exit category of a failed report read by its adapter category: a missing report is no verification. */
 function storedReportCategory(category: string): ExitCategory {
   if (category === 'forbidden' || category === 'unauthenticated' || category === 'invalid') return category;
@@ -240,6 +239,7 @@ export class StoredReportError extends AgentPlaneError {
   }
 }
 
+/** What `--from-cluster` read: the report and the run annotations. */
 export interface StoredReport {
   readonly report: VerifyReport;
   readonly run?: string;

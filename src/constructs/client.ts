@@ -4,6 +4,7 @@
  * an environment this client cannot use in its declared mode (facts: `src/releases/client-sdk.ts`, cited
  * `k8s_agent_sandbox/<file>@<version>`), including a release that does not serve the API versions the client talks.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import { Construct } from 'constructs';
 import { sameCopies } from './package-copies.js';
 import { z } from 'zod';
@@ -17,7 +18,7 @@ import {
   type ClientSdkFacts,
 } from '../releases/index.js';
 import type { LoadedRelease } from '../releases/index.js';
-import { ConstructError, ConstructPropsError } from './errors.js';
+import { ConstructError, ConstructPropsError, type PropProblem } from './errors.js';
 import { parseProps } from './props.js';
 import type { SandboxRouter } from './router.js';
 import { routerLimitSetting } from './exec-limits.js';
@@ -115,10 +116,10 @@ export interface EnvironmentOffers {
  */
 export class ClientIncompatibleError extends ConstructError {
   /** Reason: `ClientCommandExceedsRouterLimit`, `ClientCommandExceedsExecLimit`, `ClientApiNotServed`, `ClientRuntimeApi`, `ClientRuntimePort`, `ClientRuntimeLoopback`, `ClientNoPool`, `ClientNoRouter`, `ClientRouterService`, `ClientRouterAuth`, `ClientRouterEgress`, `ClientNoService`. */
-  override readonly reason: string;
+  override readonly reason: ErrorReason;
   constructor(
     path: string,
-    reason: string,
+    reason: ErrorReason,
     message: string,
     hint: string,
     readonly client: { readonly sdk: string; readonly version: string; readonly mode: string },
@@ -130,7 +131,7 @@ export class ClientIncompatibleError extends ConstructError {
   }
 }
 
-type Fail = (code: string, message: string, hint: string, needs: ClientNeeds, offers: EnvironmentOffers) => never;
+type Fail = (code: ErrorReason, message: string, hint: string, needs: ClientNeeds, offers: EnvironmentOffers) => never;
 
 /** What the environment tells the client check (kept narrow so the check needs no environment import). */
 export interface ClientEnvironmentView {
@@ -160,7 +161,7 @@ export class SandboxClientDecl extends Construct {
     const p = parseProps(this, 'SandboxClient', PropsSchema, props);
     const facts = clientSdkFacts(p.sdk, p.version);
     if (facts === undefined) {
-      const problem = {
+      const problem: PropProblem = {
         prop: 'version',
         reason: 'UnknownClientVersion',
         value: p.version,

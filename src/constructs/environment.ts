@@ -282,31 +282,37 @@ export class AgentEnvironment extends Chart {
     });
   }
 
+  /** Adds a RuntimeClass (gVisor, Kata or a named handler) this environment's templates can run under; `id` is unique per environment. */
   addRuntimeClass(id: string, props: SandboxRuntimeClassProps): SandboxRuntimeClass {
     this.assertOpen(id);
     return new SandboxRuntimeClass(this, id, props);
   }
 
+  /** Adds a SandboxTemplate in the environment's namespace (or `props.namespace`); refused once the environment is sealed. */
   addTemplate(id: string, props: SandboxTemplateProps): SandboxTemplate {
     this.assertOpen(id);
     return new SandboxTemplate(this, id, props);
   }
 
+  /** Adds a SandboxWarmPool that keeps `replicas` sandboxes of a template started, claimed on demand. */
   addWarmPool(id: string, props: SandboxWarmPoolProps): SandboxWarmPool {
     this.assertOpen(id);
     return new SandboxWarmPool(this, id, props);
   }
 
+  /** Adds a SandboxClaim: a standing session from a warm pool (v0.5 and v1.0) or a template (v0.4). */
   addClaim(id: string, props: SandboxClaimProps): SandboxClaim {
     this.assertOpen(id);
     return new SandboxClaim(this, id, props);
   }
 
+  /** Adds the sandbox router (Deployment, Service, RBAC, its NetworkPolicy): the HTTP path applications reach runtimes by. */
   addRouter(id: string, props: SandboxRouterProps): SandboxRouter {
     this.assertOpen(id);
     return new SandboxRouter(this, id, props);
   }
 
+  /** Adds a NetworkPolicy for the environment's sandbox pods; templates it selects become `networkPolicyManagement: Unmanaged`. */
   addNetworkPolicy(id: string, props: SandboxNetworkPolicyProps): SandboxNetworkPolicy {
     this.assertOpen(id);
     return new SandboxNetworkPolicy(this, id, props);
@@ -400,7 +406,7 @@ export class AgentEnvironment extends Chart {
         : [
             {
               prop: 'rule',
-              reason: 'UnknownRule',
+              reason: 'UnknownRule' as const,
               value: ack.rule,
               message: `rule: ${JSON.stringify(ack.rule)} is not one of ${OUTPUT_RULES.join(', ')}`,
               allowed: OUTPUT_RULES,
@@ -408,8 +414,10 @@ export class AgentEnvironment extends Chart {
           ]),
       ...(typeof ack.reason === 'string' && ack.reason.trim() !== ''
         ? []
-        : [{ prop: 'reason', reason: 'Required', message: 'reason: say why the rule may be broken here' }]),
-      ...(path === '' ? [{ prop: 'path', reason: 'Required', message: 'path: name the ApiObject or construct' }] : []),
+        : [{ prop: 'reason', reason: 'Required' as const, message: 'reason: say why the rule may be broken here' }]),
+      ...(path === ''
+        ? [{ prop: 'path', reason: 'Required' as const, message: 'path: name the ApiObject or construct' }]
+        : []),
     ];
     if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'Acknowledgement', problems);
     const recorded = { rule: ack.rule, path, reason: ack.reason };
@@ -566,6 +574,11 @@ export class AgentEnvironment extends Chart {
     return c.rendering.objects.map((o) => withSortedKeys(o.object));
   }
 
+  /** The state required of `network-isolation`: declared, else `verified` with own policies (as in the descriptor). */
+  private get networkIsolationRequired(): RequiredState {
+    return this.requiredStates['network-isolation'] ?? (this.networkPolicies.length > 0 ? 'verified' : 'configured');
+  }
+
   /**
    * Compares {@link AgentEnvironment.lockFile} with the lock of every environment of this app that shares it (from
    * their descriptors, read from the written objects), writing it when absent.
@@ -605,11 +618,6 @@ export class AgentEnvironment extends Chart {
    * `runtime-exec` verified (with templates); `network-isolation` verified with own policies, else configured.
    * @throws ConflictError / MissingReferenceError from templates and claims.
    */
-  /** The state required of `network-isolation`: declared, else `verified` with own policies (as in the descriptor). */
-  private get networkIsolationRequired(): RequiredState {
-    return this.requiredStates['network-isolation'] ?? (this.networkPolicies.length > 0 ? 'verified' : 'configured');
-  }
-
   descriptor(): EnvironmentDescriptor {
     const facts = this.release.facts;
     const templates = this.templates.sort(byNsName);

@@ -2,17 +2,18 @@
  * Typed errors of the constructs layer. Every error names the construct path (`this.node.path`), shows the offending
  * value and says what to do (`hint`, also appended to the message). An invalid environment exits with the `invalid` category.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 
 /** Base class: `path` is the construct path, `detail` what is wrong (the message without path and hint), `hint` what to do. */
 export class ConstructError extends AgentPlaneError {
-  readonly reason: string;
+  readonly reason: ErrorReason;
   readonly exitCategory: ExitCategory = 'invalid';
   override readonly hintInMessage = true;
   readonly path: string;
   readonly detail: string;
   readonly hint: string;
-  constructor(path: string, detail: string, hint: string, reason = 'ConstructInvalid') {
+  constructor(path: string, detail: string, hint: string, reason: ErrorReason = 'ConstructInvalid') {
     super(`${path}: ${detail}\n  hint: ${hint}`, { summary: `${path}: ${detail}` });
     this.reason = reason;
     this.path = path;
@@ -26,7 +27,7 @@ export interface PropProblem {
   /** Dotted prop path, e.g. `runtime.container`; `(props)` for the props object itself. */
   readonly prop: string;
   /** Stable CamelCase code, e.g. `NotDnsLabel`, `Required`, or the validator's issue code (`InvalidType`, `UnrecognizedKeys`). */
-  readonly reason: string;
+  readonly reason: ErrorReason;
   /** What is wrong, in words, naming the prop, e.g. `runtime.ports: none given ...`. */
   readonly message: string;
   /** The value given, when one was. */

@@ -3,6 +3,7 @@
  * `agentplane synth` turns into typed errors: objects written twice, Agent Sandbox objects the pinned CRD schemas
  * refuse, objects over the API server's object limit. Each finding is data; `describe*` gives its line for a person.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import { apiGroup, CustomObjectValidator, type LoadedRelease } from '../releases/index.js';
 import { OBJECT_LIMIT_BYTES, type RenderedObject } from './render.js';
 
@@ -36,7 +37,7 @@ export interface ObjectSchemaViolation {
   /** The field, as the validator names it (`spec.updateStrategy.typ`). */
   readonly field: string;
   /** The validator's reason code (`UnknownField`, `InvalidEnum`, …). */
-  readonly reason: string;
+  readonly reason: ErrorReason;
   readonly message: string;
 }
 

@@ -3,6 +3,7 @@
  * beside its sentence, so programs and tests act on the reason (the sentence is for people). Construct validations
  * that cdk8s runs as text (`node.addValidation`) register here too, so one check serves both.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import type { IConstruct } from 'constructs';
 import { ConstructError } from './errors.js';
 
@@ -10,7 +11,7 @@ import { ConstructError } from './errors.js';
 export interface EnvironmentProblem {
   readonly path: string;
   /** Stable CamelCase code: the ConstructError's reason, or `ValidationFailed` for a construct validation of text only. */
-  readonly reason: string;
+  readonly reason: ErrorReason;
   readonly message: string;
 }
 
@@ -22,7 +23,7 @@ export function problemOf(err: unknown, path: string): EnvironmentProblem {
 }
 
 /** A problem the environment itself finds (not an error thrown by a construct). */
-export function problem(path: string, reason: string, what: string): EnvironmentProblem {
+export function problem(path: string, reason: ErrorReason, what: string): EnvironmentProblem {
   return { path, reason, message: `${path}: ${what}` };
 }
 

@@ -1,6 +1,7 @@
 /**
  * zod-validation of construct props with errors that carry the construct path.
  */
+import { isErrorReason, type ErrorReason } from '../model/error-reasons.js';
 import type { Construct } from 'constructs';
 import type { z } from 'zod';
 import { ConstructPropsError, type PropProblem } from './errors.js';
@@ -57,15 +58,27 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
  * The CamelCase reason of a zod issue: `params.reason` of a custom check when it names one (see runtime-class.ts),
  * `Required` for a missing prop, else the issue code (`invalid_type` -> `InvalidType`).
  */
-function reasonOf(issue: z.core.$ZodIssue, value?: unknown): string {
+function reasonOf(issue: z.core.$ZodIssue, value?: unknown): ErrorReason {
   const own = issue.code === 'custom' ? (issue.params as { reason?: unknown } | undefined)?.reason : undefined;
-  if (typeof own === 'string') return own;
+  if (typeof own === 'string' && isErrorReason(own)) return own;
   if (issue.code === 'invalid_type' && value === undefined) return 'Required';
-  return issue.code
-    .split('_')
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join('');
+  return ISSUE_REASONS[issue.code];
 }
+
+/** The reason of each validator issue code. */
+const ISSUE_REASONS: Readonly<Record<z.core.$ZodIssue['code'], ErrorReason>> = {
+  invalid_type: 'InvalidType',
+  too_big: 'TooBig',
+  too_small: 'TooSmall',
+  invalid_format: 'InvalidFormat',
+  not_multiple_of: 'NotMultipleOf',
+  unrecognized_keys: 'UnrecognizedKeys',
+  invalid_union: 'InvalidUnion',
+  invalid_key: 'InvalidKey',
+  invalid_element: 'InvalidElement',
+  invalid_value: 'InvalidValue',
+  custom: 'Custom',
+};
 
 /**
  * Parses `props` with `schema`; on failure throws {@link ConstructPropsError} naming `scope.node.path`,

@@ -21,7 +21,7 @@ import { DNS_LABEL } from '../model/names.js';
 import { DESCRIPTOR_MOUNT, REPORT_CONFIGMAP } from '../model/verifier-job.js';
 import { DESCRIPTOR_CONFIGMAP, DESCRIPTOR_KEY, DESCRIPTOR_PART_KEY, descriptorPartName } from './descriptor.js';
 import { DESCRIPTOR_PART_BYTES, descriptorConfigMaps } from './descriptor-parts.js';
-import { ConstructError, ConstructPropsError, VerifierDeliveryError } from './errors.js';
+import { ConstructError, ConstructPropsError, VerifierDeliveryError, type PropProblem } from './errors.js';
 import { withSortedKeys } from '../model/objects.js';
 import { assertPinned } from './images.js';
 import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from './metadata.js';
@@ -184,9 +184,9 @@ function seconds(d: string): number {
   return m[2] === 'ms' ? Math.ceil(n / 1000) : m[2] === 'm' ? n * 60 : n;
 }
 
-/** UID the verifier runs as (the image's `nonroot` user). */
 /** Label the controller stamps on a template's sandbox pods; its managed NetworkPolicy selects them by it (`extensions/controllers/sandboxtemplate_controller.go@v0.5.6`). */
 const TEMPLATE_REF_HASH = 'agents.x-k8s.io/sandbox-template-ref-hash';
+/** UID the verifier runs as (the image's `nonroot` user). */
 const RUN_AS = 65532;
 /** Where the kubelet mounts a pod's ServiceAccount token. */
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -311,7 +311,7 @@ export class VerifierJob extends Construct {
 
     const descriptorNs = env.defaultNamespace;
     if (descriptorNs !== this.namespace) {
-      const problem = {
+      const problem: PropProblem = {
         prop: 'namespace',
         reason: 'NotDescriptorNamespace',
         value: this.namespace,

@@ -44,7 +44,6 @@ export type RiskRule =
   | 'immutable-field'
   | 'secret-change';
 
-/** One risk label on one object. `details` are extra lines (field-level summary, rules granted, ...). */
 /** What a risk is about, as typed fields: the message says the same for people, programs and tests read these. */
 export interface RiskSubject {
   /** What happened to the object. */
@@ -77,6 +76,7 @@ export interface RiskSubject {
 /** A breaking CRD change (see {@link RiskSubject.breaking}). */
 export type CrdBreak = 'version-unserved' | 'conversion-removed';
 
+/** One risk label on one object. `details` are extra lines (field-level summary, rules granted, ...). */
 export interface Risk {
   readonly rule: RiskRule;
   readonly object: ObjectKey;

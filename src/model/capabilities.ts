@@ -1,5 +1,5 @@
 /**
- * Capability names: what the product may use on a cluster (DESIGN.md §1). Parameterised ones carry their object:
+ * Capability names: what the product may use on a cluster (docs/architecture.md, "Vocabulary"). Parameterised ones carry their object:
  * `runtime-class/<name>`, `template/<ns>/<name>`, `warm-pool/<ns>/<name>`.
  */
 export type CapabilityName =

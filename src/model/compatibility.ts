@@ -1,4 +1,4 @@
-/** The compatibility tuple's parts (DESIGN.md §1) and what each supported release was built for. */
+/** The compatibility tuple's parts (docs/architecture.md, "Vocabulary") and what each supported release was built for. */
 import type { ReleaseTag } from './releases.js';
 
 /** The nine parts of the compatibility tuple, in the order reports print them. */

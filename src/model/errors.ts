@@ -3,6 +3,7 @@
  * Kubernetes condition reasons are); `exitCategory` is the kind of outcome, which the CLI maps to its exit code, so
  * renaming a class or rewording a message never changes how a program reacts to it.
  */
+import type { ErrorReason } from './error-reasons.js';
 
 /** Kinds of outcome that have their own CLI exit code (src/cli/exit-codes.ts). */
 export const EXIT_CATEGORIES = [
@@ -21,8 +22,8 @@ export const EXIT_CATEGORIES = [
 export type ExitCategory = (typeof EXIT_CATEGORIES)[number];
 
 export abstract class AgentPlaneError extends Error {
-  /** Stable CamelCase code of what went wrong, e.g. `ChecksumMismatch`. */
-  abstract readonly reason: string;
+  /** Stable CamelCase code of what went wrong, e.g. `ChecksumMismatch` (docs/reference/reasons.md). */
+  abstract readonly reason: ErrorReason;
   /** The kind of outcome, for the CLI's exit code. */
   abstract readonly exitCategory: ExitCategory;
   /** Whether the message already ends with the error's `hint` (the bases that append it say so), so it is printed once. */

@@ -1,4 +1,4 @@
-/** Support states of a capability (DESIGN.md §1). */
+/** Support states of a capability (docs/architecture.md, "Vocabulary"). */
 
 /** The ordered support states, lowest first; a requirement is always one of these. */
 export const SUPPORT_STATES = ['absent', 'discovered', 'compatible', 'configured', 'verified'] as const;

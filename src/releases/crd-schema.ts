@@ -115,7 +115,7 @@ export function pinnedSchemaFingerprint(release: LoadedRelease, kind: SandboxKin
 /**
  * Size in bytes of the pinned CRD file of `kind` (the YAML as released, e.g. 393338 for the v0.5.6 Sandbox CRD,
  * `k8s/crds/agents.x-k8s.io_sandboxes.yaml@v0.5.6`). Compare with 262144 (256 KiB, the API server's cap on all
- * annotations of an object) to decide on server-side apply, as DESIGN.md §4 does; see lastAppliedSizeBytes for the JSON measure.
+ * annotations of an object) to decide on server-side apply (docs/architecture.md, "Constructs"); see lastAppliedSizeBytes for the JSON measure.
  */
 export function crdSizeBytes(release: LoadedRelease, kind: SandboxKind): number {
   const file = release.facts.crds[kind].file;

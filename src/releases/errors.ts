@@ -2,16 +2,17 @@
  * Typed errors of the releases layer. Each names what is wrong, shows the value and says what to do (`hint`).
  * `reason` is a stable CamelCase code for programs; a pinned release that cannot be used exits with the `release` category.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
 import { describeLockDifference, type LockDifference } from './lock-difference.js';
 
 /** Base of every releases-layer error. `reason`: stable CamelCase code; `hint`: what the user should do. */
 export class ReleaseError extends AgentPlaneError {
-  readonly reason: string;
+  readonly reason: ErrorReason;
   readonly exitCategory: ExitCategory = 'release';
   override readonly hintInMessage = true;
   readonly hint: string;
-  constructor(reason: string, message: string, hint: string, options?: { cause?: unknown }) {
+  constructor(reason: ErrorReason, message: string, hint: string, options?: { cause?: unknown }) {
     super(`${message}\n  hint: ${hint}`, { ...options, summary: message });
     this.reason = reason;
     this.hint = hint;

@@ -1,6 +1,6 @@
 /**
  * Types of the releases layer: the pinned facts of each supported Agent Sandbox release and the
- * verified files loaded for one of them. Facts come from `../shared/agent-sandbox/releases/index.json`.
+ * verified files loaded for one of them. Facts come from the upstream release index (`scripts/gen-catalog.ts`).
  */
 
 import type { ReleaseFamily, ReleaseTag, SandboxKind } from '../model/releases.js';

@@ -10,6 +10,7 @@
  * never `safe` from assumed storedVersions), else `safe` (findings of severity `info`/`review` need no migration).
  * A target older than the source is planned as a downgrade (`direction`).
  */
+import { schemaReason, type UpgradeReason } from './upgrade-reasons.js';
 import { canonicalJson, crdObject } from './crd-schema.js';
 import { diffCrdSchemas, type SchemaChange, type SchemaChangeKind } from './schema-diff.js';
 import { SUPPORTED_RELEASES } from './supported.js';
@@ -20,7 +21,7 @@ import { conversionRemovalFindings } from './conversion-removal.js';
 export type UpgradeVerdict = 'safe' | 'needs-migration' | 'blocked' | 'unknown';
 /** `downgrade`: the target is an older release than the source. */
 export type UpgradeDirection = 'upgrade' | 'downgrade' | 'same';
-/** The capability adapter's operations (DESIGN.md §5). */
+/** The capability adapter's operations (docs/architecture.md, "The capability adapter"). */
 export type AdapterOperation =
   'createFromTemplate' | 'observe' | 'terminate' | 'capabilities' | 'startExecution' | 'queryExecution';
 /** `info`: nothing to do; `review`: check your own objects; `migrate`: a step is needed; `block`: the jump cannot be made. */
@@ -53,14 +54,9 @@ export interface UpgradeFinding {
   readonly severity: FindingSeverity;
   readonly topic: 'schema' | 'storage' | 'conditions' | 'defect' | 'live' | 'advice';
   /**
-   * Stable CamelCase code: `Schema<Change>` (e.g. `SchemaFieldRemoved`), `ConditionAdded`, `ConditionRemoved`,
-   * `ConditionReasonsChanged`, `StoredVersionNotServed`, `StorageVersionChanged`, `StoredVersionsStale`,
-   * `ClaimPoolMissing`, `MigrationAdvised`, `KnownDefect`; leaving the conversion webhook (v0.5 -> v1.0,
-   * conversion-removal.ts): `AlphaClientsBreak`, `ConversionWebhookRemoved`, `CrdsBeforeController`,
-   * `WebhookFlagsRemoved`, `OrphanedWebhookObjects`; `IntermediateRelease` when storage blocks and a release between
-   * serves both sides.
+   * Stable CamelCase code ({@link UPGRADE_REASONS}, docs/reference/reasons.md).
    */
-  readonly reason: string;
+  readonly reason: UpgradeReason;
   readonly message: string;
   readonly operations: readonly AdapterOperation[];
   /** Upstream source (`path@tag`) or the schema change behind the finding. */
@@ -387,7 +383,6 @@ export const KNOWN_DEFECTS: ReadonlyArray<{
   },
 ];
 
-/** What the plan reads of a release other than `from` and `to`: its pinned facts only. */
 /** A release as far as the plan reads it: its facts (a LoadedRelease is one). */
 export interface WithFacts {
   readonly facts: ReleaseFacts;
@@ -451,7 +446,7 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
     return {
       severity: severityOf(c),
       topic: 'schema',
-      reason: `Schema${camel(c.change)}`,
+      reason: schemaReason(c.change),
       message,
       operations: operationsFor(kind, c),
       subject: { kind, change: c.change, path: c.path, before: c.before, after: c.after },
@@ -459,14 +454,6 @@ function schemaFindings(kind: SandboxKind, changes: readonly SchemaChange[], to:
       versions,
     };
   });
-}
-
-/** `field-removed` -> `FieldRemoved`. */
-function camel(kebab: string): string {
-  return kebab
-    .split('-')
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join('');
 }
 
 function conditionFindings(from: ReleaseTag, to: ReleaseTag): UpgradeFinding[] {

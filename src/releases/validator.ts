@@ -15,6 +15,7 @@
  * (1.6 s -> 0.4 s measured for SandboxTemplate v1beta1). The compiled code is also kept in the cache the release was
  * loaded with (validator-cache.ts), so later processes load it instead of compiling.
  */
+import type { ErrorReason } from '../model/error-reasons.js';
 import { createRequire } from 'node:module';
 import type { Ajv, ErrorObject, Format, ValidateFunction } from 'ajv';
 import {
@@ -36,11 +37,29 @@ export interface SchemaViolation {
   /**
    * Stable CamelCase code of the problem: `UnknownKind`, `WrongApiGroup`, `VersionNotServed`, `UnknownField`,
    * `RequiredFieldMissing`, `NotIntOrString`, `NameMissing` (metadata sets neither name nor generateName), or
-   * `Invalid<Keyword>` for the schema keyword that failed (`InvalidType`, `InvalidEnum`, `InvalidFormat`, `InvalidMaximum`, …).
+   * `Invalid<Keyword>` for the schema keyword that failed (`InvalidType`, `InvalidEnum`, `InvalidFormat`, `InvalidMaximum`, …;
+   * `InvalidValue` for any other keyword).
    */
-  readonly reason: string;
+  readonly reason: ErrorReason;
   readonly message: string;
 }
+
+/** The reason of a failed schema keyword (the keywords CRD structural schemas use). */
+const KEYWORD_REASONS: Readonly<Record<string, ErrorReason>> = {
+  type: 'InvalidType',
+  enum: 'InvalidEnum',
+  pattern: 'InvalidPattern',
+  format: 'InvalidFormat',
+  minimum: 'InvalidMinimum',
+  maximum: 'InvalidMaximum',
+  minLength: 'InvalidMinLength',
+  maxLength: 'InvalidMaxLength',
+  minItems: 'InvalidMinItems',
+  maxItems: 'InvalidMaxItems',
+  minProperties: 'InvalidMinProperties',
+  maxProperties: 'InvalidMaxProperties',
+  uniqueItems: 'InvalidUniqueItems',
+};
 
 const X_KUBERNETES_KEYWORDS = [
   'x-kubernetes-int-or-string',
@@ -296,7 +315,7 @@ function toViolations(errors: readonly ErrorObject[], prefix: string): SchemaVio
     if (underAnyOf) continue;
     let path = joinPath(prefix, pointerToPath(e.instancePath));
     let message: string;
-    let reason: string;
+    let reason: ErrorReason;
     if (e.keyword === 'additionalProperties') {
       const field = String((e.params as { additionalProperty: string }).additionalProperty);
       path = joinPath(path, field);
@@ -311,7 +330,7 @@ function toViolations(errors: readonly ErrorObject[], prefix: string): SchemaVio
       reason = 'RequiredFieldMissing';
       message = 'required field is missing';
     } else {
-      reason = `Invalid${e.keyword.charAt(0).toUpperCase()}${e.keyword.slice(1)}`;
+      reason = KEYWORD_REASONS[e.keyword] ?? 'InvalidValue';
       message = e.message ?? e.keyword;
     }
     const k = `${path}|${message}`;

@@ -16,10 +16,10 @@ import { requirementsFor } from './requirements.js';
 import type { RequiredState } from './states.js';
 import { AgentPlaneError } from '../model/errors.js';
 
-/** The descriptor could not be read or is not valid; `hint` says what to do. */
 /** What is wrong with a descriptor: not there, not JSON, not the schema, its parts, or a release not supported. */
 export type DescriptorProblem = 'missing' | 'not-json' | 'schema' | 'parts' | 'unsupported-release';
 
+/** The descriptor could not be read or is not valid; `hint` says what to do. */
 export class EnvironmentDescriptorError extends AgentPlaneError {
   readonly reason = 'EnvironmentDescriptorInvalid';
   readonly exitCategory = 'invalid';

@@ -1,6 +1,6 @@
 /**
  * Evidence: what one probe saw about one capability, for one step of the support-state ladder
- * (DESIGN.md §1 "evidence", §6). Every state a capability reaches is backed by evidence of this shape.
+ * (docs/architecture.md, "Vocabulary" and "The verifier"). Every state a capability reaches is backed by evidence of this shape.
  */
 import type { CapabilityName } from '../adapter/types.js';
 import type { EvidenceReason } from './reasons.js';

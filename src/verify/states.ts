@@ -1,5 +1,5 @@
 /**
- * The support-state machine (DESIGN.md §1, §6): turns the evidence gathered for one capability into its state and
+ * The support-state machine (docs/architecture.md, "Vocabulary" and "The verifier"): turns the evidence gathered for one capability into its state and
  * the next missing piece of evidence. Pure. Rules:
  * - a step is reached only when it has at least one fact and every fact for it is `proven`, and every lower step
  *   was reached (no skipping: `verified` without `configured` stays where the ladder broke);

@@ -1,5 +1,5 @@
 /**
- * Reads the compatibility tuple from the cluster (DESIGN.md §1). Every entry is read, never assumed; what the API
+ * Reads the compatibility tuple from the cluster (docs/architecture.md, "Vocabulary"). Every entry is read, never assumed; what the API
  * cannot tell is `unknown` with the reason.
  */
 import { PACKAGE_NAME, packageVersion } from '../model/index.js';

@@ -1,5 +1,5 @@
 /**
- * The compatibility tuple (DESIGN.md §1): the versions of everything a verify result depends on, read from the
+ * The compatibility tuple (docs/architecture.md, "Vocabulary"): the versions of everything a verify result depends on, read from the
  * cluster and printed with every report. Each entry says what it is and where it was read, or why it is unknown.
  */
 import { TUPLE_KEYS } from '../model/compatibility.js';

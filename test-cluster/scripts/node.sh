@@ -1,6 +1,6 @@
 # The real node (sourced by up.sh and down.sh, not run): kubelet + containerd (runc and gVisor runsc handlers) +
 # a CNI bridge + kube-router (NetworkPolicy only), all inside a network namespace and a private mount namespace
-# the run creates. Facts and forced settings: ../shared/REAL-NODE.md.
+# the run creates. Forced settings and why: test-cluster/README.md, "The real node".
 #
 # Layout (nothing in the host's default netns but 127.0.0.1 listeners):
 #   netns NODE_NS:   lo; veth `node0` NODE_IP/24 (its peer in the same netns) (the Node's InternalIP); bridge `cni0` POD_GW (pods in POD_CIDR);
@@ -213,7 +213,7 @@ $(node_runsc_table)
   stream_server_port = "0"
 TOML
 
-  # Kubelet: the forced settings of REAL-NODE.md (cgroup v1, no CAP_SYS_RESOURCE, no KUBE-* chains, no DNS).
+  # Kubelet: the forced settings of the real node (cgroup v1, no CAP_SYS_RESOURCE, no KUBE-* chains, no DNS).
   cat >"$NODE_DIR/kubelet.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration

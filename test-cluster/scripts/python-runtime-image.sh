@@ -15,7 +15,7 @@
 # be pulled here. It carries instead the CPython 3.12 of test/client/setup-venv.sh (the interpreter, the libraries `ldd`
 # names, the standard library without its tests, IDLE, tkinter and build files), the packages the server imports
 # (the dependency closure of fastapi, uvicorn and python-multipart, installed by setup-venv.sh from PyPI with
-# --require-hashes), main.py from ../shared/agent-sandbox/runtimes/python-runtime-sandbox/v0.5.6 (checked against
+# --require-hashes), main.py from the upstream data (runtimes/python-runtime-sandbox/v0.5.6 beside the release mirror (checked against
 # its SHA256SUMS; it stays out of the repo), bash and busybox for the commands the runtime runs. Not carried: pandas,
 # scikit-learn and lightgbm, which upstream installs for the user's code (≈ 400 MB), not for the server.
 # Like upstream: /app owned by uid 1000, user 1000, `uvicorn main:app --host 0.0.0.0 --port 8888`.
@@ -30,8 +30,8 @@ KIND=runtime
 case "${1:-}" in pack) [ "${2:-}" != client ] || KIND=client ;; import) [ "${3:-}" != client ] || KIND=client ;; esac
 if [ "$KIND" = client ]; then ROOTS='"k8s-agent-sandbox"'; else ROOTS='"fastapi", "uvicorn", "python-multipart"'; fi
 REPO="$(cd "$TC_ROOT/.." && pwd)"
-SHARED="${AGENTPLANE_MIRROR:+$(dirname "$AGENTPLANE_MIRROR")}"
-RUNTIME_DIR="${AGENTPLANE_PYTHON_RUNTIME_DIR:-${SHARED:-$REPO/../shared/agent-sandbox}/runtimes/python-runtime-sandbox/v0.5.6}"
+. "$REPO/scripts/upstream-data.sh"
+RUNTIME_DIR="${AGENTPLANE_PYTHON_RUNTIME_DIR:-${AGENTPLANE_UPSTREAM_DATA:-}/runtimes/python-runtime-sandbox/v0.5.6}"
 
 # The venv holds the interpreter and the hash-pinned packages; setup-venv.sh also checks the runtime's SHA256SUMS.
 VENV="$(bash "$REPO/test/client/setup-venv.sh" | tail -n1)"

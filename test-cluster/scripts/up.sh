@@ -60,7 +60,7 @@ done
 case "$REAL_NODE" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_REAL_NODE must be 0 or 1, got '$REAL_NODE'" >&2; exit 64 ;; esac
 case "$WORKLOADS" in 0|1) ;; *) echo "test-cluster up: AGENTPLANE_TEST_CLUSTER_WORKLOADS must be 0 or 1, got '$WORKLOADS'" >&2; exit 64 ;; esac
 case "$RELEASE" in v0.5.6|v1.0.3|v0.4.6|v0.5.0) ;; *) echo "test-cluster up: release '$RELEASE' is not built here; use v0.5.6, v1.0.3, v0.4.6 or v0.5.0" >&2; exit 64 ;; esac
-# What the release ships (FACTS per tag): a Go sandbox-router and sandboxd from v0.5.1 on; a conversion webhook in the
+# What the release ships (per tag): a Go sandbox-router and sandboxd from v0.5.1 on; a conversion webhook in the
 # controller on v0.5.x only (`cmd/agent-sandbox-controller/main.go@v1.0.3` has no --webhook-* / --manage-webhook-certs
 # flags: an unknown flag exits 2); sandboxd's --listen-host from v1.0.1 on (`packages/sandboxd/cmd/sandboxd/main.go@v1.0.3`).
 HAS_ROUTER="$(tc_release_has_router "$RELEASE")"; SANDBOXD_LISTEN_HOST="$(tc_release_sandboxd_listen_host "$RELEASE")"
@@ -189,7 +189,7 @@ api_get() { curl -fsS --max-time 2 --cacert "$P/ca.crt" -H "Authorization: Beare
 secure_health() { curl -fsSk --max-time 2 "https://127.0.0.1:$1/healthz"; }
 
 # --- Agent Sandbox install (through AgentPlane): synthesizes while the control plane boots, applies once it is ready
-export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$REPO/.." && pwd)/shared/agent-sandbox/releases}"
+. "$REPO/scripts/upstream-data.sh"
 TSX_LOADER="file://$REPO/node_modules/tsx/dist/loader.mjs"   # node --import: one process (the tsx CLI would fork)
 (cd "$REPO" && exec node --import "$TSX_LOADER" test-cluster/install.ts --run "$RUN" --release "$RELEASE" --webhook-port "$WEBHOOK_PORT" \
   --nodes "$NODES" --pod-net "$POD_NET" --node-labels "$NODE_LABELS" --node-taints "$NODE_TAINTS") >"$RUN/logs/install.log" 2>&1 </dev/null 8>&- &

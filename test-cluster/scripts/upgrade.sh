@@ -99,7 +99,7 @@ WEBHOOK_PORT="$(port webhook)"; CTRL_METRICS_PORT="$(port controllerMetrics)"; C
 POD_NET="$(node -e 'process.stdout.write(String(require(process.argv[1]).podNet))' "$RUN/cluster.json")"
 
 # --- 1. the new release's install, CRDs first -----------------------------------------------------------------------
-export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$REPO/.." && pwd)/shared/agent-sandbox/releases}"
+. "$REPO/scripts/upstream-data.sh"
 TSX_LOADER="file://$REPO/node_modules/tsx/dist/loader.mjs"
 if ! (cd "$REPO" && node --import "$TSX_LOADER" test-cluster/install.ts --upgrade --run "$RUN" --release "$RELEASE" \
       --webhook-port "$WEBHOOK_PORT" --nodes 0 --pod-net "$POD_NET") >"$RUN/logs/upgrade-$RELEASE.log" 2>&1 </dev/null 8>&-; then

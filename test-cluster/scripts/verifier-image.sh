@@ -9,8 +9,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 repo="$(cd "$TC_ROOT/.." && pwd)"
 IMG_DIR="$TC_CACHE/images"
-# The release files the image carries come from the shared mirror, as for up.sh's install (never upstream in tests).
-export AGENTPLANE_MIRROR="${AGENTPLANE_MIRROR:-$(cd "$repo/.." && pwd)/shared/agent-sandbox/releases}"
+# The release files the image carries come from the release mirror, as for up.sh's install (never upstream in tests).
+. "$repo/scripts/upstream-data.sh"
 REF="registry.example.internal/agentplane/verifier:$(node -p "require('$repo/package.json').version")"
 
 archive_path() {

@@ -6,8 +6,7 @@
  */
 import { loadRelease } from '../../src/releases/index.js';
 import { controllerNeeds, describeNeed } from '../../src/verify/probes/controller.js';
-
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
+import { MIRROR } from '../mirror.js';
 
 describe('case controller-rbac-gaps (verifier)', () => {
   test('v0.5.0 pinned RBAC lacks core events create; the verifier checks it anyway', async () => {

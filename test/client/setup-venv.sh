@@ -2,20 +2,18 @@
 # Creates (or reuses) the Python virtual environment the client contract tests run in: the official client
 # k8s-agent-sandbox (test/client/requirements.txt) and the upstream python runtime's dependencies (its own
 # requirements.txt), both installed with --require-hashes from PyPI. The runtime's server code stays where it is
-# (../shared/agent-sandbox/runtimes/python-runtime-sandbox/v0.5.6/): this script checks it against its SHA256SUMS and
+# (runtimes/python-runtime-sandbox/v0.5.6/ of the upstream data beside the release mirror): this script checks it against its SHA256SUMS and
 # never copies it. Prints the venv directory on stdout; progress goes to stderr.
 #
 # Env: AGENTPLANE_PYTHON (interpreter, default: python3.12 from PATH or pyenv), AGENTPLANE_CLIENT_VENV_CACHE (parent
 # of the venvs, default ~/.cache/agentplane/client-venv), AGENTPLANE_PYTHON_RUNTIME_DIR (runtime data directory;
-# default <dirname $AGENTPLANE_MIRROR>/runtimes/…, else ../shared/agent-sandbox/runtimes/… of the repo).
+# default <dirname $AGENTPLANE_MIRROR>/runtimes/…; scripts/upstream-data.sh finds the mirror).
 # Exit codes: 0 ready, 2 no suitable Python or a checksum mismatch, 1 install failed.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-# The shared upstream data: beside the release mirror when AGENTPLANE_MIRROR names one, else ../shared of the repo.
-shared_upstream="$repo/../shared/agent-sandbox"
-if [ -n "${AGENTPLANE_MIRROR:-}" ]; then shared_upstream="$(dirname "$AGENTPLANE_MIRROR")"; fi
-runtime_dir="${AGENTPLANE_PYTHON_RUNTIME_DIR:-$shared_upstream/runtimes/python-runtime-sandbox/v0.5.6}"
+. "$repo/scripts/upstream-data.sh"
+runtime_dir="${AGENTPLANE_PYTHON_RUNTIME_DIR:-${AGENTPLANE_UPSTREAM_DATA:-}/runtimes/python-runtime-sandbox/v0.5.6}"
 ours="$here/requirements.txt"
 theirs="$runtime_dir/requirements.txt"
 

@@ -9,6 +9,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kubeConfigFrom, readClusterInfo, RUN_DIR, waitFor, type ClusterInfo } from '../../test-cluster/kube.js';
+import { MIRROR } from '../mirror.js';
 
 export { waitFor };
 
@@ -206,15 +207,7 @@ export function sandboxdPodTemplate(annotations: Record<string, string> = {}): R
 }
 
 /** sandboxd's ProcessService proto, from the release mirror (`packages/sandboxd/spec/process/v1/process.proto@v0.5.6`). */
-const PROCESS_PROTO = path.join(
-  process.env.AGENTPLANE_MIRROR ??
-    path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/agent-sandbox/releases'),
-  'v0.5.6',
-  'sandboxd-spec',
-  'process',
-  'v1',
-  'process.proto',
-);
+const PROCESS_PROTO = path.join(MIRROR, 'v0.5.6', 'sandboxd-spec', 'process', 'v1', 'process.proto');
 
 export interface ExecuteResult {
   readonly exitCode: number;

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { readClusterInfo, type KubeObject, type RealNodeInfo } from '../../test-cluster/kube.js';
 import { connect, secondClusterEnv, waitFor, type Cluster } from './helpers.js';
+import { MIRROR } from '../mirror.js';
 
 /** The sandboxd image the node has imported (test-cluster/scripts/images.sh): sandboxd v0.5.6 + bash + busybox. */
 export const NODE_TOOLS_IMAGE = 'registry.local/agentplane-test/sandboxd:v0.5.6';
@@ -49,7 +50,7 @@ export function ownRealNodeCluster(
   const env = secondClusterEnv(runDir, {
     realNode: true,
     extra: {
-      AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(REPO, '../shared/agent-sandbox/releases'),
+      AGENTPLANE_MIRROR: MIRROR,
       ...(options.workloads ? { AGENTPLANE_TEST_CLUSTER_WORKLOADS: '1' } : {}),
     },
   });

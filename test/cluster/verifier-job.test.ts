@@ -20,10 +20,10 @@ import { runtimeFailureReason } from '../../src/verify/probes/workload/runtime-p
 import { AdapterRuntimeProber } from '../../src/verify/runtime-prober.js';
 import { serverSideApply, type KubeObject } from '../../test-cluster/kube.js';
 import { connect, freshNamespace } from './helpers.js';
+import { MIRROR } from '../mirror.js';
 
 jest.setTimeout(300_000);
 
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? path.resolve('../shared/agent-sandbox/releases');
 const c = connect();
 let ns: string;
 let saDir: string;

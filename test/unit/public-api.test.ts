@@ -36,6 +36,8 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'ANNOTATION_SYNC_WAVE',
     'AgentEnvironment',
     'AgentPlaneError',
+    'ERROR_REASONS',
+    'UPGRADE_REASONS',
     'AgentSandboxInstall',
     'ChecksumMismatchError',
     'ConflictError',

@@ -2,8 +2,8 @@
  * The one classifier for Kubernetes API failures seen through @kubernetes/client-node 1.4.
  *
  * In 1.x a non-2xx answer throws `ApiException{code, body, headers}` whose `body` is the raw response text (not a parsed
- * `V1Status`), and transport failures throw node-fetch's `FetchError{code: 'ECONNREFUSED' | ...}`
- * (../shared/NOTES-ECOSYSTEM.md §2). Every failure is mapped here once to an {@link AdapterError}; nothing else in
+ * `V1Status`), and transport failures throw node-fetch's `FetchError{code: 'ECONNREFUSED' | ...}`.
+ * Every failure is mapped here once to an {@link AdapterError}; nothing else in
  * the product inspects raw client errors.
  */
 import type { AdapterError, KubeRequest } from '../types.js';

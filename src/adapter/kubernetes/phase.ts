@@ -1,5 +1,5 @@
 /**
- * Session phase from spec plus current-generation conditions only (DESIGN.md §5; case claim-ready-stale-generation).
+ * Session phase from spec plus current-generation conditions only (docs/architecture.md, "The capability adapter"; case claim-ready-stale-generation).
  *
  * Upstream facts used (`controllers/sandbox_controller.go@{v0.4.6,v0.5.0,v0.5.6}`,
  * `extensions/controllers/sandboxclaim_controller.go@v0.5.6`):

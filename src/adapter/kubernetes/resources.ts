@@ -1,6 +1,5 @@
-/**
- * The label/annotation keys the adapter writes; the kinds' group/version/plural come from src/model.
- */
+/** The label/annotation keys the adapter writes; the kinds' group/version/plural come from src/model. */
+
 /** Label on objects the adapter creates: sha256 prefix of the operation id (label values are limited to 63 characters). */
 export const OPERATION_LABEL = 'agentplane.dev/operation';
 /** Annotation carrying the full operation id. */
@@ -11,5 +10,5 @@ export const TEMPLATE_GENERATION_ANNOTATION = 'agentplane.dev/template-generatio
 export const POOL_HASHES_ANNOTATION = 'agentplane.dev/pool-template-hashes';
 /** Label every object AgentPlane manages carries. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-/** The install's release label (DESIGN.md §3: every object of a synthesized install carries it). */
+/** The install's release label (docs/architecture.md, "Releases and pinning": every object of a synthesized install carries it). */
 export const VERSION_LABEL = 'app.kubernetes.io/version';

@@ -2,7 +2,7 @@
  * The Kubernetes side of the adapter: create a session from a template (idempotent by operation id), observe it, suspend
  * or resume it, terminate it (idempotent, preconditioned).
  *
- * Release families (DESIGN.md §3): v0.5 is served in full through v1beta1 SandboxClaims, which name a warm pool, never a
+ * Release families (docs/architecture.md, "Releases and pinning"): v0.5 is served in full through v1beta1 SandboxClaims, which name a warm pool, never a
  * template (`spec.warmPoolRef.name` required, `extensions/api/v1beta1/sandboxclaim_types.go@v0.5.6`); on v0.4 new provisioning
  * stops (`unsupported`) while observe and terminate keep working through v1alpha1.
  */
@@ -381,7 +381,6 @@ export class KubeSessions {
     return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
   }
 
-  /** The Sandbox a claim is bound to, `'missing'` when that name gives 404. */
   /** One namespaced Agent Sandbox object at the family's served version, named in the call's description. */
   private getCustom<T extends object>(
     kind: Parameters<typeof gvr>[0],
@@ -396,6 +395,7 @@ export class KubeSessions {
     );
   }
 
+  /** The Sandbox a claim is bound to, `'missing'` when that name gives 404. */
   private async boundSandbox(
     family: ReleaseFamily,
     namespace: string,
@@ -471,7 +471,7 @@ export class KubeSessions {
 
   /**
    * Sets a Sandbox's `spec.operatingMode` (v0.5) or `spec.replicas` (v0.4) by JSON merge patch with an explicit
-   * `application/merge-patch+json` media type (case client-node-patch-content-type; NOTES-ECOSYSTEM.md §2). Returns the patched Sandbox's resourceVersion.
+   * `application/merge-patch+json` media type (case client-node-patch-content-type: client-node 1.x sends JSON Patch's type otherwise). Returns the patched Sandbox's resourceVersion.
    */
   async setSuspended(namespace: string, sandbox: string, suspended: boolean): Promise<Result<string>> {
     const rel = await this.liveRelease();

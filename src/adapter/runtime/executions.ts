@@ -1,7 +1,7 @@
 /**
  * `startExecution` / `queryExecution`: runs a command in a session's runtime only when `runtime-exec` is `verified` for the
  * session's template (the support state comes from the caller, normally the verifier's last report). A missing capability
- * is `unsupported`; there is no fallback to `pods/exec` or any broader identity (DESIGN.md §5).
+ * is `unsupported`; there is no fallback to `pods/exec` or any broader identity (docs/architecture.md, "The capability adapter").
  */
 import type {
   CapabilityName,

@@ -1,6 +1,6 @@
 /**
  * Per-call limits of the runtime adapter: every call has a deadline and a request-size limit checked before anything is
- * sent (DESIGN.md §5), and a response-size cap so a runaway command cannot exhaust memory.
+ * sent (docs/architecture.md, "The capability adapter"), and a response-size cap so a runaway command cannot exhaust memory.
  */
 import type { AdapterError } from '../types.js';
 

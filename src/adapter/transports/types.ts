@@ -1,5 +1,5 @@
 /**
- * How the runtime adapter reaches a runtime server (DESIGN.md §1 "transport"): `router` (sandbox-router, HTTP/1.1 only),
+ * How the runtime adapter reaches a runtime server (docs/architecture.md, "Vocabulary"): `router` (sandbox-router, HTTP/1.1 only),
  * `port-forward` (API server pod port-forward to a loopback-only sandboxd), `direct` (pod IP).
  */
 import type { AdapterError, Result, TransportKind } from '../types.js';

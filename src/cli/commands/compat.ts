@@ -1,6 +1,6 @@
 /**
  * `agentplane compat [--env DIR] [--kubeconfig FILE]`: the compatibility worksheet of one cluster. For each of the nine
- * parts of the compatibility tuple (DESIGN.md §1): the value read live (verify's tuple reader), what the pinned
+ * parts of the compatibility tuple (docs/architecture.md, "Vocabulary"): the value read live (verify's tuple reader), what the pinned
  * release of the environment was built for (`go.mod@tag`, `dev/tools/release@tag`), and whether the
  * project's own cluster tests ran with that value for that release (the committed, generated matrix
  * `test/compat/matrix.json`, written by `scripts/gen-compat-matrix.ts`). Output: `-o table` (default, as for every

@@ -12,7 +12,7 @@ export const PLAN_EXIT_CODES: Readonly<Record<UpgradeVerdict, number>> = {
   unknown: 12,
 };
 
-/** The exit-code lines of `plan-upgrade --help` (the README's table says the same). */
+/** The exit-code lines of `plan-upgrade --help` (docs/guides/upgrades.md says the same). */
 export function planExitCodeHelp(): string {
   return [
     'Exit codes:',

@@ -1,5 +1,5 @@
 /**
- * `agentplane verify`: post-deploy verification of an environment (DESIGN.md §6). Reads the synthesized
+ * `agentplane verify`: post-deploy verification of an environment (docs/architecture.md, "The verifier"). Reads the synthesized
  * environment descriptor (`--env DIR`, default `dist/<single environment>`), connects with `--kubeconfig/--context`,
  * runs the verifier and prints one row per capability. Exit codes: 0 every required capability reached its required
  * state; 6 verification ran but something is below it (or objects were left behind); 7 the cluster could not be

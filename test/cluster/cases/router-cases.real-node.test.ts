@@ -45,6 +45,7 @@ import {
   startDeploymentPod,
 } from '../real-node-helpers.js';
 import { EXT, plan } from '../verify/verifier-env.js';
+import { MIRROR } from '../../mirror.js';
 
 const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v0.5.6';
 const PORT = 8081;
@@ -161,7 +162,7 @@ describeRealNode('cases router-warm-nxdomain and router-podip-ssrf on the real n
   beforeAll(async () => {
     c = connect();
     loaded = await loadRelease('v0.5.6', {
-      mirror: process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases',
+      mirror: MIRROR,
     });
     kubectl = kubectlDir();
     ns = await freshNamespace(c, 'rcreal');

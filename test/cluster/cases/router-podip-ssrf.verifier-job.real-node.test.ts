@@ -39,6 +39,7 @@ import {
   realNode,
   startDeploymentPod,
 } from '../real-node-helpers.js';
+import { MIRROR } from '../../mirror.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const version = (JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8')) as { version: string }).version;
@@ -174,7 +175,7 @@ describeRealNode('case router-podip-ssrf: the VerifierJob and the in-cluster rou
   beforeAll(async () => {
     c = connect();
     loaded = await loadRelease('v0.5.6', {
-      mirror: process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases',
+      mirror: MIRROR,
     });
     const image = spawnSync(
       'bash',

@@ -22,6 +22,7 @@ import { runVerify } from '../../../src/verify/index.js';
 import type { VerifyReport } from '../../../src/verify/report.js';
 import { connect, freshNamespace, httpGet, type Cluster } from '../helpers.js';
 import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from '../verify/verifier-env.js';
+import { MIRROR } from '../../mirror.js';
 
 /** Reasons of the router's path evidence: reached the runtime, or the upstream failure's cause class. */
 const PATH_REASONS = /^Router(ReachedRuntime|Upstream)/;
@@ -114,7 +115,7 @@ beforeAll(async () => {
     body: sandboxdTemplate(ns, 'pool', 'sandboxd'),
   });
   kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
-  loaded = await loadRelease('v0.5.6', { mirror: process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases' });
+  loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
   const address = `127.53.${c.info.podNet}.53`;
   dns = dgram.createSocket('udp4');
   dns.on('message', (m, from) => {

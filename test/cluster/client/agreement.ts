@@ -25,8 +25,9 @@ import type { VerifyReport } from '../../../src/verify/report.js';
 import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js';
 import { readRuntimes, RUNTIME_ANNOTATION, type RuntimeRecord } from '../../../test-cluster/runtime.js';
 import { freshNamespace, waitFor, type Cluster } from '../helpers.js';
+import { MIRROR } from '../../mirror.js';
 
-export const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
+export { MIRROR };
 const CAPS = ['runtime-exec', 'runtime-files'] as const;
 
 export interface Step {

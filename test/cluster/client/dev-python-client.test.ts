@@ -1,10 +1,10 @@
 /**
  * Node kind: the REAL node alone, with workloads (a cluster of its own, `up.sh --real-node-only --workloads`: the
- * deployment and replicaset controllers, ServiceAccount admission and tokens). A new user's path through the README's
- * "An application's client" section, with examples/dev-python-client unchanged: the section's shell lines (synth, then
+ * deployment and replicaset controllers, ServiceAccount admission and tokens). A new user's path through the client guide
+ * (docs/guides/client.md), with examples/dev-python-client unchanged: the section's shell lines (synth, then
  * every phase file with `kubectl apply --server-side`) run as written from a project directory, then the section's
  * Python lines run with the hash-pinned client venv (k8s-agent-sandbox 1.0.8, tunnel mode: the client's own `kubectl
- * port-forward svc/sandbox-router-svc`). Both are read from README.md, so the README cannot drift from what runs.
+ * port-forward svc/sandbox-router-svc`). Both are read from the guide, so it cannot drift from what runs.
  * AGREEMENT: `agentplane verify --env dist/dev-python-client`, over the tunnel the client takes (`--transport router`),
  * verifies runtime-exec and runtime-files iff the client printed `hello`, and the router answers its health check there. The negative, same cluster: the
  * router Deployment scaled to zero, the client fails and `router` stays below verified, its next step naming the
@@ -30,12 +30,11 @@ const NS = 'dev-sandboxes';
 /** What the tunnel client does through the router: the runtime's exec and file API (`--transport router` probes them so). */
 const CLIENT_PATH = ['runtime-exec', 'runtime-files'] as const;
 
-/** The first fenced block of `lang` after the README's "An application's client" heading. */
+/** The first fenced block of `lang` in the client guide, docs/guides/client.md. */
 function readmeBlock(lang: string): string {
-  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf("**An application's client.**"));
-  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```').exec(section);
-  if (!m) throw new Error(`README.md: no ${lang} block in "An application's client"`);
+  const guide = readFileSync(path.join(REPO, 'docs/guides/client.md'), 'utf8');
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)\\n```').exec(guide);
+  if (!m) throw new Error(`docs/guides/client.md: no ${lang} block`);
   return m[1]!;
 }
 

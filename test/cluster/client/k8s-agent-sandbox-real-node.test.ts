@@ -86,7 +86,7 @@ type Mode = 'router' | 'tunnel' | 'in-cluster';
 /**
  * Synthesizes the environment (client, gVisor RuntimeClass, python template, pool, and for the router modes the
  * router) for namespace `ns`. In-cluster: no router (the client dials the pod), and the template's ingress admits the
- * application's pods (the controller's default admits only the router, FACTS.md `sandboxtemplate_controller.go@v0.5.6`).
+ * application's pods (the controller's default admits only the router, `sandboxtemplate_controller.go@v0.5.6`).
  */
 function synth(ns: string, runtime: Runtime, mode: Mode): ReturnType<typeof synthesizeEnvironment> {
   const env = new AgentEnvironment(new App(), 'client-real-node', {

@@ -26,6 +26,7 @@ import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js'
 import { connect, waitFor, type Cluster } from '../helpers.js';
 import { describeRealNode } from '../real-node-helpers.js';
 import { plan } from './verifier-env.js';
+import { MIRROR } from '../../mirror.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const runDir = path.join(repo, 'test-cluster', `.run-v103-node-${process.pid}`);
@@ -40,7 +41,7 @@ const env: NodeJS.ProcessEnv = {
   ...inherited,
   AGENTPLANE_TEST_CLUSTER_RUN: runDir,
   AGENTPLANE_TEST_CLUSTER_POD_NET: '61',
-  AGENTPLANE_MIRROR: process.env.AGENTPLANE_MIRROR ?? path.resolve(repo, '../shared/agent-sandbox/releases'),
+  AGENTPLANE_MIRROR: MIRROR,
 };
 
 interface Report {

@@ -11,6 +11,7 @@ import { runVerify, RUN_LABEL } from '../../../src/verify/index.js';
 import type { VerifyReport } from '../../../src/verify/report.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from './verifier-env.js';
+import { MIRROR } from '../../mirror.js';
 
 let c: Cluster;
 let ns: string;
@@ -45,7 +46,7 @@ beforeAll(async () => {
     body: unschedulable,
   });
   kubeconfig = (await verifierKubeconfig(c, ns, [ns])).file;
-  loaded = await loadRelease('v0.5.6', { mirror: process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases' });
+  loaded = await loadRelease('v0.5.6', { mirror: MIRROR });
 }, 60_000);
 
 const row = (r: VerifyReport, name: string) => r.capabilities.find((x) => x.name === name)!;

@@ -37,8 +37,8 @@ import type { VerifyReport } from '../../../src/verify/report.js';
 import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js';
 import { readRuntimes, RUNTIME_ANNOTATION } from '../../../test-cluster/runtime.js';
 import { freshNamespace, secondCluster, waitFor, type Cluster } from '../helpers.js';
+import { MIRROR } from '../../mirror.js';
 
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
 const SANDBOXD_IMAGE = 'registry.local/agentplane-test/sandboxd:v1.0.3';
 const ROUTER_IMAGE = 'registry.local/agentplane-test/sandbox-router:v1.0.3';
 const cluster = secondCluster('verify-v1.0.3', { release: 'v1.0.3', podNet: 15 });

@@ -1,4 +1,4 @@
-/** Minimal types for the `ws` package (a dependency of @kubernetes/client-node, without bundled types) as used by port-forward.test.ts. */
+/** Minimal types for the `ws` package (a dependency of @kubernetes/client-node, without bundled types) as used by port-forward.sandboxd.test.ts. */
 declare module 'ws' {
   import type { EventEmitter } from 'node:events';
   import type { IncomingMessage, Server } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Filling a mirror without GitHub (README, "Offline and air-gapped CI"): `agentplane --mirror SRC mirror pull <tag>
+ * Filling a mirror without GitHub (docs/guides/air-gapped.md): `agentplane --mirror SRC mirror pull <tag>
  * --to DIR` copies the pinned files from another mirror (a copy carried across), checks every byte, and reads nothing
  * else: a release SRC lacks is a MissingFile from the mirror, never an upstream fetch. The filled DIR then serves synth
  * with a cold cache. Run as a real process (bin/agentplane.js, compiled: `npm run build` first).

@@ -1,5 +1,5 @@
 /**
- * One failure, one exit code, across every command (README.md "Exit codes", src/cli/exit-codes.ts): each command that
+ * One failure, one exit code, across every command (docs/reference/exit-codes.md, src/cli/exit-codes.ts): each command that
  * talks to a cluster gives an unreachable one (a closed loopback port) exit 7 with `details.category: unreachable`
  * and an unusable kubeconfig (a context it does not have) exit 2 `KubeconfigUnusable`; each command that names a
  * release gives an unknown one exit 3 `UnknownRelease`; an unknown flag is exit 2 `InvalidUsage` everywhere. The

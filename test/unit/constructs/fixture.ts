@@ -4,16 +4,14 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { App } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { AgentEnvironment, type AgentEnvironmentProps } from '../../../src/constructs/index.js';
 import { loadRelease, type LoadedRelease, type ReleaseTag } from '../../../src/releases/index.js';
+import { MIRROR } from '../../mirror.js';
 
-/** The read-only mirror the project tests against. */
-export const MIRROR = resolve(
-  process.env.AGENTPLANE_MIRROR ?? resolve(process.cwd(), '../shared/agent-sandbox/releases'),
-);
+export { MIRROR };
 
 const cacheDir = mkdtempSync(join(tmpdir(), 'agentplane-constructs-'));
 const loaded = new Map<ReleaseTag, Promise<LoadedRelease>>();

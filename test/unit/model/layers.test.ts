@@ -1,5 +1,5 @@
 /**
- * The layer rule of ../shared/DESIGN.md §2, read from the import statements of every file in src (TypeScript's own
+ * The layer rule of docs/architecture.md, "Layers", read from the import statements of every file in src (TypeScript's own
  * pre-processor, so static, dynamic and re-export imports all count): model imports nothing of ours, every other layer
  * only the layers below it, and no file imports itself back through a cycle.
  *

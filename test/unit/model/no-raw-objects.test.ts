@@ -1,5 +1,5 @@
 /**
- * No upstream object shape above the adapter (DESIGN.md §5): files under src/verify and src/cli see Kubernetes objects
+ * No upstream object shape above the adapter (docs/architecture.md, "The capability adapter"): files under src/verify and src/cli see Kubernetes objects
  * only as the adapter's typed views. Read from each file's syntax tree (TypeScript's parser), so comments and strings
  * such as a `field: 'spec.template…'` in evidence do not count. A file breaks the rule when it
  * - imports the adapter's raw `Obj` type;

@@ -27,7 +27,7 @@ describe('defaults', () => {
       process.env.AGENTPLANE_MIRROR = 'some/mirror';
       expect(defaultMirror()).toBe(resolve('some/mirror'));
       delete process.env.AGENTPLANE_MIRROR;
-      expect(defaultMirror()).toBeUndefined(); // ../shared/agent-sandbox/releases exists next to this repository
+      expect(defaultMirror()).toBeUndefined(); // a release mirror exists next to this repository
     } finally {
       if (saved !== undefined) process.env.AGENTPLANE_MIRROR = saved;
     }

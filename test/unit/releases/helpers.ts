@@ -4,14 +4,13 @@ import { createServer, type Server } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CATALOG } from '../../../src/releases/catalog.js';
 import type { ReleaseTag } from '../../../src/releases/types.js';
+import { MIRROR } from '../../mirror.js';
 
-/** The read-only mirror the project tests against (`../shared/agent-sandbox/releases`). */
-export const SHARED_MIRROR = resolve(
-  process.env.AGENTPLANE_MIRROR ?? resolve(process.cwd(), '../shared/agent-sandbox/releases'),
-);
+/** The read-only mirror the project tests against. */
+export const SHARED_MIRROR = MIRROR;
 
 /** A fresh temporary directory; removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {

@@ -7,8 +7,7 @@ import { nodesFor } from '../../../src/verify/probes/runtime-class.js';
 import { settle } from '../../../src/verify/states.js';
 import { networkPolicyView, nodeView, podView, runtimeClassView } from '../../../src/adapter/kubernetes/views.js';
 import type { VerifyPlan } from '../../../src/verify/plan.js';
-
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
+import { MIRROR } from '../../mirror.js';
 
 const crd = (opts: { strategy?: string; service?: object; url?: string; caBundle?: string; label?: string }) => ({
   metadata: { name: 'x', ...(opts.label ? { labels: { 'app.kubernetes.io/version': opts.label } } : {}) },

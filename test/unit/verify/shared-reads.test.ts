@@ -9,8 +9,7 @@ import { loadRelease, type SandboxKind } from '../../../src/releases/index.js';
 import { ClusterReads as RealClusterReads } from '../../../src/adapter/kubernetes/reads.js';
 import { SharedReads, sharedReadsOf } from '../../../src/verify/probes/shared-reads.js';
 import { schemaComparison } from '../../../src/verify/tuple-reader.js';
-
-const MIRROR = process.env.AGENTPLANE_MIRROR ?? '../shared/agent-sandbox/releases';
+import { MIRROR } from '../../mirror.js';
 
 function countingReads(answers: Array<'ok' | 'failed'>): { read: ClusterReads; calls: () => number } {
   let calls = 0;
