@@ -8,7 +8,13 @@ import { CORE_GROUP, EXTENSIONS_GROUP } from '../model/resources.js';
 import { Cluster } from './kubernetes/cluster.js';
 import { ClusterReads } from './kubernetes/reads.js';
 import { KubeSessions, type KubeSessionsOptions, type SessionScope } from './kubernetes/sessions.js';
-import { DEFAULT_LIMIT_RELEASE, Executions, type RuntimeBinding, type RuntimeSpec, type SupportLookup } from './runtime/executions.js';
+import {
+  DEFAULT_LIMIT_RELEASE,
+  Executions,
+  type RuntimeBinding,
+  type RuntimeSpec,
+  type SupportLookup,
+} from './runtime/executions.js';
 import { readRouterLimits, type RouterLimitsReading } from './kubernetes/router-limits.js';
 import { routerLimitFacts } from '../releases/router-limits.js';
 import { RouterTransport } from './transports/router.js';

@@ -114,17 +114,20 @@ export const ERROR_REASONS = {
   ClientRouterEgress: "the application's egress to the router is not admitted",
   ClientNoService: 'the declared client needs a per-sandbox Service the template does not make',
   DescriptorPartsInvalid: 'the descriptor split across ConfigMaps does not reassemble',
-  DuplicatePackageCopy: 'a construct was made under a second copy of cdk8s or constructs; the message names both module files',
+  DuplicatePackageCopy:
+    'a construct was made under a second copy of cdk8s or constructs; the message names both module files',
   ClusterScopedInNamespacedChart: 'a cluster-scoped construct was created in a plain Chart that has a namespace',
   EnvironmentSealed: 'a part was added to an environment after it was sealed (synthesized or checked)',
   UnknownRule: 'an acknowledgement names a rule that is not an output rule',
   UnusedAcknowledgement: 'an acknowledgement of a broken output rule covers no violation',
   LockMixedReleases: 'environments that pin different releases share one lock file under cdk8s synth',
-  RouterLimitBelowExecLimit: "warning: the router's limit on a synchronous call is below a template's runtime exec limit",
+  RouterLimitBelowExecLimit:
+    "warning: the router's limit on a synchronous call is below a template's runtime exec limit",
   ClientCommandExceedsRouterLimit: "the declared client's command timeout is longer than the router's limit",
   ClientCommandExceedsExecLimit: "the declared client's command timeout is longer than the runtime's exec limit",
   // synthesis
-  OutputRuleBroken: 'a written object breaks an output rule (after escape hatches); each violation names rule, path, field and value',
+  OutputRuleBroken:
+    'a written object breaks an output rule (after escape hatches); each violation names rule, path, field and value',
   SchemaViolation: 'a synthesized object does not validate against the pinned CRD schema',
   DuplicateObject: 'two synthesized objects have the same identity',
   EnvironmentInvalid: "the environment's checks failed; each problem names its construct path",
