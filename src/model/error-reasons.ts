@@ -81,6 +81,8 @@ export const ERROR_REASONS = {
   RouterOptionNotModeled:
     'a router argument or environment variable AgentPlane does not model (also from an escape hatch)',
   ScopedTokenV2NeedsCache: 'scoped-token v2 on the router needs its token cache configured',
+  PresetHandlerMismatch:
+    'a RuntimeClass preset names a handler that does not run it (e.g. preset gvisor with handler runc)',
   SchedulingRequired: 'a RuntimeClass has neither scheduling nor the explicit all-nodes opt-in',
   SchedulingContradiction: "a RuntimeClass's scheduling contradicts itself",
   RuntimeClassContradiction: "a template's pod spec names another RuntimeClass than its runtimeClass prop",
@@ -147,6 +149,8 @@ export const ERROR_REASONS = {
   NotReady: 'the readiness gate timed out before the environment was ready',
   ReadFailed: 'readiness gate: a read of what it waits for failed (the cause says which)',
   PoolMembersNotReady: "readiness gate: a warm pool's members are not all Ready yet",
+  PoolMembersCannotStart:
+    "readiness gate: a warm pool member's pod can never start (the node lacks its RuntimeClass handler)",
   ProbeGraphInvalid: "the verifier's probe graph is inconsistent (a defect of AgentPlane)",
   VerifyCouldNotRun: 'verification could not start (cluster unreachable, credentials refused)',
   // diff

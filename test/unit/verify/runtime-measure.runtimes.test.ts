@@ -3,9 +3,10 @@
  * this machine: the sandboxd v0.5.6 binary (test/unit/adapter/sandboxd-process.ts) and the upstream python runtime's
  * main.py of each tag (test/unit/adapter/python-runtime-process.ts), over the direct transport through the verifier's
  * own prober. sandboxd returns `printf 'ok\377'` as its 3 bytes and 4 MiB intact; the python runtime cannot decode the
- * byte (`RuntimeDecodeFailed`), so it is not binary-safe. The limits per transport come from sync-limits.ts.
+ * byte (`RuntimeDecodeFailed`), so it is not binary-safe. The limits per transport come from layer-limits.ts.
  */
-import { syncCallLimit } from '../../../src/adapter/runtime/sync-limits.js';
+import { routerLimits, syncCallLimits } from '../../../src/adapter/runtime/layer-limits.js';
+import { routerLimitFacts } from '../../../src/releases/router-limits.js';
 import { DEFAULT_LIMITS } from '../../../src/adapter/runtime/limits.js';
 import type { Evidence } from '../../../src/verify/evidence.js';
 import { Facts, type ProbeDeps } from '../../../src/verify/probes/common.js';
@@ -88,11 +89,13 @@ test.each(PYTHON_RUNTIME_TAGS)(
   120_000,
 );
 
-test('syncCallLimit names the smallest layer', () => {
-  expect(syncCallLimit('router', 'python-runtime')).toMatchObject({ ms: 30_000, layer: 'router' });
-  expect(syncCallLimit('port-forward', 'python-runtime')).toMatchObject({ ms: 300_000, layer: 'runtime' });
-  expect(syncCallLimit('port-forward', 'sandboxd')).toMatchObject({ ms: 3_600_000, layer: 'adapter' });
-  expect(syncCallLimit('router', 'sandboxd', 600_000)).toMatchObject({ ms: 600_000, layer: 'router' });
+test('the recorded sync limit is the smallest layer of the release defaults', () => {
+  const router = routerLimits(routerLimitFacts('v0.5.6')!);
+  const limit = (t: 'router' | 'port-forward', kind: 'sandboxd' | 'python-runtime') =>
+    syncCallLimits(t, { kind }, 'v0.5.6', t === 'router' ? router : undefined).effective;
+  expect(limit('router', 'python-runtime')).toMatchObject({ limitMs: 30_000, layer: 'router' });
+  expect(limit('port-forward', 'python-runtime')).toMatchObject({ limitMs: 300_000, layer: 'runtime' });
+  expect(limit('port-forward', 'sandboxd')).toMatchObject({ limitMs: 3_600_000, layer: 'adapter' });
 });
 
 test('startKind: a claim bound to a Sandbox of another name adopted a warm member; the same name is a cold start', () => {

@@ -5,11 +5,12 @@
  *   member (the claim adopted one) or a cold start (the controller made a Sandbox for it);
  * - whether output bytes that are not UTF-8 come back unchanged (`printf 'ok\377'`);
  * - the largest output returned intact, trying sizes up to the adapter's per-stream cap;
- * - the longest synchronous command each transport allows (src/adapter/runtime/sync-limits.ts).
+ * - the longest synchronous command each transport allows (src/adapter/runtime/layer-limits.ts, the release's defaults).
  * Each command's ending is the adapter's `ExecutionOutcome` reason.
  */
 import { DEFAULT_LIMITS } from '../../../adapter/runtime/limits.js';
-import { syncCallLimit } from '../../../adapter/runtime/sync-limits.js';
+import { routerLimits, syncCallLimits } from '../../../adapter/runtime/layer-limits.js';
+import { routerLimitFacts } from '../../../releases/router-limits.js';
 import type { TransportKind } from '../../../adapter/types.js';
 import { formatMs } from '../../evidence.js';
 import type { TemplatePlan } from '../../plan.js';
@@ -128,13 +129,19 @@ export async function runtimeMeasureEvidence(
   const transports: TransportKind[] = [deps.plan.transport];
   if (deps.plan.router?.url && deps.plan.transport !== 'router') transports.push('router');
   for (const t of transports) {
-    const l = syncCallLimit(t, runtime);
+    const facts = t === 'router' ? routerLimitFacts(deps.plan.release) : undefined;
+    const l = syncCallLimits(
+      t,
+      { kind: runtime },
+      deps.plan.release,
+      facts ? routerLimits(facts) : undefined,
+    ).effective;
     f.template.proven(
       'verified',
       subject,
       'SyncCallLimit',
-      `longest synchronous command via ${t}: ${formatMs(l.ms)} (${l.limit})`,
-      { field: t, value: formatMs(l.ms), observed: { ms: l.ms } },
+      `longest synchronous command via ${t}: ${formatMs(l.limitMs)} (${l.label})`,
+      { field: t, value: formatMs(l.limitMs), observed: { ms: l.limitMs } },
     );
   }
 }

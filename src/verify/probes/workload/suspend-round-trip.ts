@@ -191,10 +191,6 @@ type Waited =
     };
 
 /**
- * Watches the Sandbox until `sandboxDone`, then reads its pod by name and judges both; while the pod is not there yet
- * (or still there), reads again every {@link POD_POLL_MS}. Bounded by the plan's ready timeout.
- */
-/**
  * Waits as {@link waitWatched} does, ended early when the Sandbox's pod gets a permanent FailedCreatePodSandBox
  * (pod-fault.ts): a resumed pod whose handler the node lacks never starts, so the ready timeout is not spent on it.
  */
@@ -212,6 +208,10 @@ async function waitUntil(
   return fault && r.kind === 'not' ? { ...r, why: describePodFault(ns, fault) } : r;
 }
 
+/**
+ * Watches the Sandbox until `sandboxDone`, then reads its pod by name and judges both; while the pod is not there yet
+ * (or still there), reads again every {@link POD_POLL_MS}. Bounded by the plan's ready timeout.
+ */
 async function waitWatched(
   deps: ProbeDeps,
   ns: string,
