@@ -1,17 +1,20 @@
 /**
  * Case runtime-timeout-process-fate on the REAL upstream python runtime (`main.py` of v0.5.6 and of v1.0.3, run as it
- * is: test/unit/adapter/python-runtime-process.ts), over the direct transport. The runtime's own exec limit
- * (`SANDBOX_EXEC_TIMEOUT_SECONDS`, answered as HTTP 200 exit 1 "timed out after N seconds") is `timed-out` by the
- * runtime, never exit 1, and it kills the command's whole process group: a background child's later write never
- * happens. The caller's deadline is `timed-out` by the caller, and the command runs on (the runtime has no way to stop
- * it, and keeps it going up to its own limit): `commandMayStillRun: true`, and its late write does appear in the
- * runtime's /app. A connection nothing answers is `transport-closed`. No exit code on any of them.
+ * is: test/unit/adapter/python-runtime-process.ts), over the direct and the router transport. The runtime's own exec
+ * limit (`SANDBOX_EXEC_TIMEOUT_SECONDS`, answered as HTTP 200 exit 1 "timed out after N seconds") is `timed-out` by the
+ * runtime, never exit 1, and it kills the command's whole process group. The caller's deadline is enforced inside the
+ * sandbox: the adapter runs the command under GNU `timeout`, which stops the command's whole process group before the
+ * deadline, so the answer is `timed-out` by the caller with `commandMayStillRun: false`, no process of the command is
+ * left and its late write never happens. A connection nothing answers is `transport-closed`. No exit code on any of
+ * them.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Executions, type RuntimeBinding } from '../../src/adapter/runtime/executions.js';
 import { DirectTransport } from '../../src/adapter/transports/direct.js';
+import { RouterTransport } from '../../src/adapter/transports/router.js';
+import type { Transport } from '../../src/adapter/transports/types.js';
 import type { ExecutionStatus, SessionRef } from '../../src/adapter/types.js';
 import { PYTHON_RUNTIME_TAGS } from '../../test-cluster/python-runtime.js';
 import { startPythonRuntime, type PythonRuntimeProcess } from '../unit/adapter/python-runtime-process.js';
@@ -19,8 +22,13 @@ import { startPythonRuntime, type PythonRuntimeProcess } from '../unit/adapter/p
 const session: SessionRef = { namespace: 'sbx', name: 'c1', via: 'claim', operationId: 'op-1', uid: 'uid-1' };
 let n = 0;
 
-async function run(port: number, argv: string[], timeoutMs: number): Promise<ExecutionStatus> {
-  const ex = new Executions({ transport: new DirectTransport(), supportStates: () => 'verified' });
+async function run(
+  port: number,
+  argv: string[],
+  timeoutMs: number,
+  transport: Transport = new DirectTransport(),
+): Promise<ExecutionStatus> {
+  const ex = new Executions({ transport, supportStates: () => 'verified' });
   const binding: RuntimeBinding = {
     template: 'template/sbx/py',
     runtime: { kind: 'python-runtime', port },
@@ -69,28 +77,53 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
     // The runtime killed the whole process group: past the time the background child would have written MARK, none.
     await sleep(2_000);
     expect(existsSync(path.join(limited.appDir, 'MARK'))).toBe(false);
+    expect(limited.commandProcesses()).toEqual([]);
   });
 
-  test("the caller's deadline: timed-out by the caller, no exit code, and the command does run on to its end", async () => {
-    const startedAt = Date.now();
-    const s = await run(unlimited.port, ['sh', '-c', 'sleep 4; echo late > MARK'], 1_000);
-    expect(s.outcome).toMatchObject({
-      kind: 'timed-out',
-      by: 'caller',
-      reason: 'CallerDeadlineExceeded',
-      layer: 'caller',
-      deadlineMs: 1000,
-      commandMayStillRun: true,
-    });
-    expect(s.state).toBe('timed-out');
-    expect(s.exitCode).toBeUndefined();
-    const mark = path.join(unlimited.appDir, 'MARK');
-    expect(existsSync(mark)).toBe(false);
-    // What "may still run" means on this runtime: nothing stops the command, which writes MARK at 4 s.
-    while (!existsSync(mark) && Date.now() - startedAt < 15_000) await sleep(100);
-    expect(existsSync(mark)).toBe(true);
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(4_000);
-    expect(readFileSync(mark, 'utf8')).toBe('late\n');
+  const transports: Array<[string, (port: number) => Transport]> = [
+    ['direct', () => new DirectTransport()],
+    ['router', (port) => new RouterTransport(`http://127.0.0.1:${port}`)],
+  ];
+
+  test.each(transports)(
+    "the caller's deadline via %s: timed-out by the caller, no exit code, no process left, the late write never happens",
+    async (_name, transport) => {
+      const tag = `${_name}-${(n += 1)}`;
+      const mark = path.join(unlimited.appDir, `MARK-${tag}`);
+      const script = `sleep 8 & sleep 8; echo late > MARK-${tag}`;
+      expect(unlimited.commandProcesses()).toEqual([]);
+      const startedAt = Date.now();
+      const s = await run(unlimited.port, ['sh', '-c', script], 2_000, transport(unlimited.port));
+      const answeredMs = Date.now() - startedAt;
+      expect(s.outcome).toMatchObject({
+        kind: 'timed-out',
+        by: 'caller',
+        reason: 'CallerDeadlineExceeded',
+        layer: 'caller',
+        deadlineMs: 2000,
+        commandMayStillRun: false,
+      });
+      expect(s.state).toBe('timed-out');
+      expect(s.exitCode).toBeUndefined();
+      // The runtime answered within the deadline (plus the 25 ms poll): it stopped the command itself.
+      expect(answeredMs).toBeLessThan(2_100);
+      expect(unlimited.commandProcesses()).toEqual([]);
+      // Past the command's natural end (8 s), bounded: no process came back and MARK was never written.
+      while (Date.now() - startedAt < 10_000) {
+        expect(existsSync(mark)).toBe(false);
+        await sleep(250);
+      }
+      expect(unlimited.commandProcesses()).toEqual([]);
+      expect(existsSync(mark)).toBe(false);
+    },
+    30_000,
+  );
+
+  test('a command that ends before the deadline keeps its own exit status and signal under the wrapper', async () => {
+    const done = await run(unlimited.port, ['sh', '-c', 'echo out; exit 124'], 5_000);
+    expect(done.outcome).toMatchObject({ kind: 'completed', exitCode: 124, reason: 'CommandFailed' });
+    const killed = await run(unlimited.port, ['sh', '-c', 'kill -TERM $$'], 5_000);
+    expect(killed.outcome).toMatchObject({ kind: 'completed', exitCode: 143, signal: 15 });
   });
 });
 
