@@ -1,6 +1,8 @@
 /**
  * Case runtime-timeout-process-fate on the REAL upstream python runtime (`main.py` of v0.5.6 and of v1.0.3, run as it
- * is: test/unit/adapter/python-runtime-process.ts), over the direct and the router transport. The runtime's own exec
+ * is: test/unit/adapter/python-runtime-process.ts), over the direct transport and through the REAL Go sandbox-router of
+ * the same release (from the test-cluster cache, on loopback, `--allow-loopback-pod-ip`, no cache, addressed by
+ * `X-Sandbox-Pod-IP`). The runtime's own exec
  * limit (`SANDBOX_EXEC_TIMEOUT_SECONDS`, answered as HTTP 200 exit 1 "timed out after N seconds") is `timed-out` by the
  * runtime, never exit 1, and it kills the command's whole process group. The caller's deadline is enforced inside the
  * sandbox: the adapter runs the command under GNU `timeout`, which stops the command's whole process group before the
@@ -8,6 +10,7 @@
  * left and its late write never happens. A connection nothing answers is `transport-closed`. No exit code on any of
  * them.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -18,6 +21,7 @@ import type { Transport } from '../../src/adapter/transports/types.js';
 import type { ExecutionStatus, SessionRef } from '../../src/adapter/types.js';
 import { PYTHON_RUNTIME_TAGS } from '../../test-cluster/python-runtime.js';
 import { startPythonRuntime, type PythonRuntimeProcess } from '../unit/adapter/python-runtime-process.js';
+import { cachedReleaseBinary } from '../unit/adapter/sandboxd-process.js';
 
 const session: SessionRef = { namespace: 'sbx', name: 'c1', via: 'claim', operationId: 'op-1', uid: 'uid-1' };
 let n = 0;
@@ -46,18 +50,59 @@ async function run(
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+/** The release's Go sandbox-router on 127.0.0.1, answering once its /healthz does; its proxy port. */
+async function startRouter(tag: 'v0.5.6' | 'v1.0.3'): Promise<{ port: number; process: ChildProcess }> {
+  const bin = cachedReleaseBinary(tag, 'sandbox-router');
+  if (!bin)
+    throw new Error(`no sandbox-router ${tag}: run \`bash test-cluster/scripts/build.sh agent-sandbox-${tag}\``);
+  const [port, health, metrics] = [await freePort(), await freePort(), await freePort()];
+  const args = [
+    `--http-bind-address=127.0.0.1:${port}`,
+    `--health-probe-bind-address=127.0.0.1:${health}`,
+    `--metrics-bind-address=127.0.0.1:${metrics}`,
+    '--allow-loopback-pod-ip',
+    '--cache-enabled=false',
+    '--access-log=false',
+  ];
+  const child = spawn(bin, args, { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${health}/healthz`, { signal: AbortSignal.timeout(500) })).ok)
+        return { port, process: child };
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+  child.kill();
+  throw new Error(`sandbox-router ${tag} did not answer /healthz`);
+}
+
 describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
   /** Exec limit 1 s. */
   let limited: PythonRuntimeProcess;
   /** The image's default exec limit (300 s). */
   let unlimited: PythonRuntimeProcess;
+  let router: { port: number; process: ChildProcess };
   beforeAll(async () => {
-    [limited, unlimited] = await Promise.all([
+    [limited, unlimited, router] = await Promise.all([
       startPythonRuntime(tag, { SANDBOX_EXEC_TIMEOUT_SECONDS: '1' }),
       startPythonRuntime(tag),
+      startRouter(tag),
     ]);
   }, 60_000);
   afterAll(async () => {
+    router?.process.kill();
     await Promise.all([limited?.stop(), unlimited?.stop()]);
   });
 
@@ -80,9 +125,9 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
     expect(limited.commandProcesses()).toEqual([]);
   });
 
-  const transports: Array<[string, (port: number) => Transport]> = [
+  const transports: Array<[string, () => Transport]> = [
     ['direct', () => new DirectTransport()],
-    ['router', (port) => new RouterTransport(`http://127.0.0.1:${port}`)],
+    ['router', () => new RouterTransport(`http://127.0.0.1:${router.port}`, { podIPHeader: true })],
   ];
 
   test.each(transports)(
@@ -93,7 +138,7 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
       const script = `sleep 8 & sleep 8; echo late > MARK-${tag}`;
       expect(unlimited.commandProcesses()).toEqual([]);
       const startedAt = Date.now();
-      const s = await run(unlimited.port, ['sh', '-c', script], 2_000, transport(unlimited.port));
+      const s = await run(unlimited.port, ['sh', '-c', script], 2_000, transport());
       const answeredMs = Date.now() - startedAt;
       expect(s.outcome).toMatchObject({
         kind: 'timed-out',
@@ -105,7 +150,9 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
       });
       expect(s.state).toBe('timed-out');
       expect(s.exitCode).toBeUndefined();
-      // The runtime answered within the deadline (plus the 25 ms poll): it stopped the command itself.
+      // The runtime answered after its SIGTERM at 1.6 s (2 s less 0.2 s grace, 0.2 s margin) and within the deadline
+      // (plus the 25 ms poll): it stopped the command itself, the caller did not just give up.
+      expect(answeredMs).toBeGreaterThanOrEqual(1_600);
       expect(answeredMs).toBeLessThan(2_100);
       expect(unlimited.commandProcesses()).toEqual([]);
       // Past the command's natural end (8 s), bounded: no process came back and MARK was never written.
