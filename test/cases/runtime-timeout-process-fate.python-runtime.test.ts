@@ -166,6 +166,23 @@ describe.each(PYTHON_RUNTIME_TAGS)('python runtime %s', (tag) => {
     30_000,
   );
 
+  test('a command that ignores SIGTERM: SIGKILL after the grace, still timed-out by the caller, nothing left', async () => {
+    // The ignored SIGTERM is inherited by both sleeps; only the SIGKILL at 1.8 s stops the group.
+    const startedAt = Date.now();
+    const s = await run(unlimited.port, ['sh', '-c', "trap '' TERM; sleep 8 & sleep 8"], 2_000);
+    const answeredMs = Date.now() - startedAt;
+    expect(s.outcome).toMatchObject({
+      kind: 'timed-out',
+      by: 'caller',
+      reason: 'CallerDeadlineExceeded',
+      commandMayStillRun: false,
+    });
+    expect(s.exitCode).toBeUndefined();
+    expect(answeredMs).toBeGreaterThanOrEqual(1_800);
+    expect(answeredMs).toBeLessThan(2_100);
+    expect(unlimited.commandProcesses()).toEqual([]);
+  });
+
   test('a command that ends before the deadline keeps its own exit status and signal under the wrapper', async () => {
     const done = await run(unlimited.port, ['sh', '-c', 'echo out; exit 124'], 5_000);
     expect(done.outcome).toMatchObject({ kind: 'completed', exitCode: 124, reason: 'CommandFailed' });
