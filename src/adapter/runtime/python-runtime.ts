@@ -186,7 +186,7 @@ const PROBE_DEADLINE_MS = 2_000;
 const TIMEOUT_NOTICE = /^timeout: sending signal TERM to command /m;
 
 /** When, inside the sandbox, the command gets SIGTERM and how long before SIGKILL, ms. */
-export interface InSandboxDeadline {
+interface InSandboxDeadline {
   readonly termAfterMs: number;
   readonly graceMs: number;
 }
@@ -196,7 +196,7 @@ export interface InSandboxDeadline {
  * tenth for the answer's way back (each 0.1–2 s; at least 0.2 s for the answer), so the runtime answers before the
  * caller gives up. Undefined when that leaves under 0.1 s to run (the call is then not wrapped).
  */
-export function inSandboxDeadline(deadlineMs: number): InSandboxDeadline | undefined {
+function inSandboxDeadline(deadlineMs: number): InSandboxDeadline | undefined {
   const tenth = Math.round(deadlineMs / 10);
   const graceMs = Math.min(2000, Math.max(100, tenth));
   const termAfterMs = deadlineMs - graceMs - Math.min(2000, Math.max(200, tenth));
@@ -210,7 +210,7 @@ export function inSandboxDeadline(deadlineMs: number): InSandboxDeadline | undef
  * deadline `timeout` sends SIGTERM to the whole group (background children too), SIGKILL after the grace, and answers
  * 124 (or dies by SIGKILL, -9) after its `-v` notice on stderr. A command's own exit status and signal pass through.
  */
-export function withDeadline(argv: readonly string[], plan: InSandboxDeadline): string[] {
+function withDeadline(argv: readonly string[], plan: InSandboxDeadline): string[] {
   const secs = (ms: number): string => (ms / 1000).toFixed(3);
   return ['timeout', '-v', '-k', secs(plan.graceMs), secs(plan.termAfterMs), ...argv];
 }
@@ -220,7 +220,7 @@ export function withDeadline(argv: readonly string[], plan: InSandboxDeadline): 
  * 124, or -9 after its SIGKILL), or `timeout` unable to start the command (its 126/127, `failed to run command`: the
  * runtime's failure to run it, as without the wrapper); undefined for the command's own ending.
  */
-export function deadlineStopped(
+function deadlineStopped(
   exitCode: number,
   stderr: string,
   what: string,
