@@ -290,9 +290,10 @@ export type ExecutionOutcome =
       /** The deadline that passed, ms, when known. */
       readonly deadlineMs?: number;
       /**
-       * Whether the command may still be running in the sandbox: false when the runtime stopped it (its own limit) or
-       * the adapter stopped its process group (sandboxd); true when only the call gave up (router timeout, or the caller's
-       * deadline on a runtime the adapter cannot signal, the python runtime).
+       * Whether the command may still be running in the sandbox: false when the runtime stopped it (its own limit), the
+       * adapter stopped its process group (sandboxd), or the command ran under the runtime's `timeout`, which stopped
+       * its group before the deadline (python runtime); true when only the call gave up (router timeout, no answer by
+       * the deadline, or a python runtime image without GNU `timeout`).
        */
       readonly commandMayStillRun: boolean;
       readonly message: string;

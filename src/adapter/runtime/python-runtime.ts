@@ -73,37 +73,23 @@ export class PythonRuntimeClient {
     const deadlineMs = opts.deadlineMs ?? this.limits.deadlineMs;
     const bad = checkDeadline(deadlineMs);
     if (bad) return { kind: 'failed', error: bad };
-    const ep = await this.transport.http(this.target, this.port);
-    if (ep.kind !== 'ok') return ep;
-    const what = `python runtime POST /execute via ${ep.value.describe}`;
-    const body = JSON.stringify({ command: shellJoin(argv) });
-    const r = await httpCall(
-      ep.value,
-      { method: 'POST', path: '/execute', body, contentType: 'application/json' },
-      { ...this.limits, deadlineMs },
-      what,
-    );
+    const startedAt = Date.now();
+    // The first call to a runtime finds out whether it can stop a command at a deadline; that time counts against it.
+    const enforced =
+      inSandboxDeadline(deadlineMs) !== undefined &&
+      (await this.enforcesDeadline(Math.min(PROBE_DEADLINE_MS, deadlineMs)));
+    const left = deadlineMs - (Date.now() - startedAt);
+    if (left < 1) return { kind: 'failed', error: callerTimeout('python runtime POST /execute', deadlineMs) };
+    const plan = enforced ? inSandboxDeadline(left) : undefined;
+    const r = await this.post(plan ? withDeadline(argv, plan) : argv, left);
     if (r.kind !== 'ok') return r;
-    const viaRouter = routerTimeout(this.transport.kind, r.value, what);
-    if (viaRouter) return { kind: 'failed', error: viaRouter };
-    const parsed = parseJson(r.value.body) as { stdout?: unknown; stderr?: unknown; exit_code?: unknown } | undefined;
-    if (
-      r.value.status !== 200 ||
-      !parsed ||
-      typeof parsed.exit_code !== 'number' ||
-      typeof parsed.stdout !== 'string' ||
-      typeof parsed.stderr !== 'string'
-    ) {
-      return {
-        kind: 'failed',
-        error: {
-          ...refusedAnswer(what, r.value, 'unexpected answer'),
-          decided: { reason: 'RuntimeAnswerInvalid', layer: this.transport.kind === 'router' ? 'router' : 'runtime' },
-        },
-      };
-    }
+    const { what, parsed } = r.value;
     const own = runtimeOwnFailure(parsed.exit_code, parsed.stdout, parsed.stderr, what, deadlineMs);
     if (own) return { kind: 'failed', error: own };
+    if (plan) {
+      const stopped = deadlineStopped(parsed.exit_code, parsed.stderr, what, deadlineMs, plan);
+      if (stopped) return { kind: 'failed', error: stopped };
+    }
     // A negative exit_code is Python's `returncode` for a command killed by signal -exit_code (subprocess docs).
     const signal = parsed.exit_code < 0 ? -parsed.exit_code : undefined;
     return {
@@ -119,6 +105,152 @@ export class PythonRuntimeClient {
       },
     };
   }
+
+  /** `POST /execute` of `argv` (joined for `shlex.split`): the runtime's answer, or why there is none. */
+  private async post(
+    argv: readonly string[],
+    deadlineMs: number,
+  ): Promise<Result<{ what: string; parsed: ExecuteAnswer; durationMs: number }>> {
+    const ep = await this.transport.http(this.target, this.port);
+    if (ep.kind !== 'ok') return ep;
+    const what = `python runtime POST /execute via ${ep.value.describe}`;
+    const body = JSON.stringify({ command: shellJoin(argv) });
+    const r = await httpCall(
+      ep.value,
+      { method: 'POST', path: '/execute', body, contentType: 'application/json' },
+      { ...this.limits, deadlineMs },
+      what,
+    );
+    if (r.kind !== 'ok') return r;
+    const viaRouter = routerTimeout(this.transport.kind, r.value, what);
+    if (viaRouter) return { kind: 'failed', error: viaRouter };
+    const parsed = parseJson(r.value.body) as Partial<Record<keyof ExecuteAnswer, unknown>> | undefined;
+    if (
+      r.value.status !== 200 ||
+      !parsed ||
+      typeof parsed.exit_code !== 'number' ||
+      typeof parsed.stdout !== 'string' ||
+      typeof parsed.stderr !== 'string'
+    ) {
+      return {
+        kind: 'failed',
+        error: {
+          ...refusedAnswer(what, r.value, 'unexpected answer'),
+          decided: { reason: 'RuntimeAnswerInvalid', layer: this.transport.kind === 'router' ? 'router' : 'runtime' },
+        },
+      };
+    }
+    return { kind: 'ok', value: { what, parsed: parsed as ExecuteAnswer, durationMs: r.value.durationMs } };
+  }
+
+  /**
+   * Whether this runtime stops a command's whole process group under `timeout` (see {@link withDeadline}), found once per
+   * runtime (transport, sandbox, pod IP and port) by a real run: `timeout -v -k 0.2 0.2 sh -c 'sleep 3 & sleep 3'` must
+   * answer 124 with timeout's notice well before 3 s (a background child left alive would hold the output open). An
+   * image without GNU `timeout` (or without `sh`) answers otherwise: no enforcement, and a caller's deadline then says
+   * the command may still run. A call that got no answer is not remembered.
+   */
+  private enforcesDeadline(deadlineMs: number): Promise<boolean> {
+    let known = probed.get(this.transport);
+    if (!known) probed.set(this.transport, (known = new Map()));
+    const key = `${this.target.namespace}/${this.target.sandboxName}@${this.target.podIP ?? ''}:${this.port}`;
+    const cached = known.get(key);
+    if (cached) return cached;
+    const probe = this.post(['timeout', '-v', '-k', '0.2', '0.2', 'sh', '-c', 'sleep 3 & sleep 3'], deadlineMs).then(
+      (r) => {
+        if (r.kind === 'ok') return r.value.parsed.exit_code === 124 && TIMEOUT_NOTICE.test(r.value.parsed.stderr);
+        // Past the probe's deadline is an answer (the group was not stopped); no connection is none.
+        if (r.kind !== 'failed' || r.error.category !== 'timeout') known.delete(key);
+        return false;
+      },
+    );
+    known.set(key, probe);
+    return probe;
+  }
+}
+
+/** The python runtime's `/execute` answer (`ExecuteResponse`, `main.py@v0.5.6`). */
+interface ExecuteAnswer {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exit_code: number;
+}
+
+/** Per transport, per runtime: whether it enforces a deadline under `timeout` ({@link PythonRuntimeClient}). */
+const probed = new WeakMap<Transport, Map<string, Promise<boolean>>>();
+
+/** Deadline of the one probe for `timeout`, ms (it answers in about 0.2 s when it works). */
+const PROBE_DEADLINE_MS = 2_000;
+
+/** The line GNU `timeout -v` writes to stderr when it signals the command (C locale; the quotes vary by locale). */
+const TIMEOUT_NOTICE = /^timeout: sending signal TERM to command /m;
+
+/** When, inside the sandbox, the command gets SIGTERM and how long before SIGKILL, ms. */
+interface InSandboxDeadline {
+  readonly termAfterMs: number;
+  readonly graceMs: number;
+}
+
+/**
+ * The in-sandbox stop for a caller's deadline: SIGTERM at the deadline less a tenth for the grace before SIGKILL and a
+ * tenth for the answer's way back (each 0.1–2 s; at least 0.2 s for the answer), so the runtime answers before the
+ * caller gives up. Undefined when that leaves under 0.1 s to run (the call is then not wrapped).
+ */
+function inSandboxDeadline(deadlineMs: number): InSandboxDeadline | undefined {
+  const tenth = Math.round(deadlineMs / 10);
+  const graceMs = Math.min(2000, Math.max(100, tenth));
+  const termAfterMs = deadlineMs - graceMs - Math.min(2000, Math.max(200, tenth));
+  return termAfterMs >= 100 ? { termAfterMs, graceMs } : undefined;
+}
+
+/**
+ * `argv` under GNU `timeout` (coreutils, in the runtime image's Debian base: `FROM python:3.14-slim`,
+ * `examples/python-runtime-sandbox/Dockerfile@v0.5.6` and `@v1.0.3`). The runtime starts each command in a new session
+ * (`start_new_session=True`, `main.py@v0.5.6`), so `timeout` and every descendant share its process group; at the
+ * deadline `timeout` sends SIGTERM to the whole group (background children too), SIGKILL after the grace, and answers
+ * 124 (or dies by SIGKILL, -9) after its `-v` notice on stderr. A command's own exit status and signal pass through.
+ */
+function withDeadline(argv: readonly string[], plan: InSandboxDeadline): string[] {
+  const secs = (ms: number): string => (ms / 1000).toFixed(3);
+  return ['timeout', '-v', '-k', secs(plan.graceMs), secs(plan.termAfterMs), ...argv];
+}
+
+/**
+ * The ending of a command run {@link withDeadline}: the caller's deadline enforced in the sandbox (timeout's notice and
+ * 124, or -9 after its SIGKILL), or `timeout` unable to start the command (its 126/127, `failed to run command`: the
+ * runtime's failure to run it, as without the wrapper); undefined for the command's own ending.
+ */
+function deadlineStopped(
+  exitCode: number,
+  stderr: string,
+  what: string,
+  deadlineMs: number,
+  plan: InSandboxDeadline,
+): AdapterError | undefined {
+  if ((exitCode === 124 || exitCode === -9) && TIMEOUT_NOTICE.test(stderr))
+    return {
+      ...callerTimeout(what, deadlineMs),
+      message: `${what}: no exit within the ${deadlineMs} ms deadline; the runtime's timeout stopped the command's process group (SIGTERM at ${plan.termAfterMs} ms, SIGKILL ${plan.graceMs} ms later if still running)`,
+      decided: { reason: 'CallerDeadlineExceeded', layer: 'caller' },
+    };
+  if ((exitCode === 126 || exitCode === 127) && /^timeout: failed to run command /.test(stderr))
+    return {
+      category: 'runtime',
+      message: `${what}: the runtime could not run the command (${stderr.trim()})`,
+      hint: 'check that the executable exists in the sandbox image',
+      decided: { reason: 'RuntimeExecFailed', layer: 'runtime' },
+    };
+  return undefined;
+}
+
+/** The caller's deadline passed; nothing says the command stopped (no `decided`). */
+function callerTimeout(what: string, deadlineMs: number): AdapterError {
+  return {
+    category: 'timeout',
+    deadlineMs,
+    message: `${what}: no answer within the ${deadlineMs} ms deadline; the command may still run`,
+    hint: 'give the command a longer deadline or make it finish sooner',
+  };
 }
 
 /** The prefix the python runtime puts before its own exceptions (`main.py@v0.5.6` `execute_command`). */

@@ -66,7 +66,8 @@ test('python runtime over the router transport with a bearer token: the token go
   const client = new PythonRuntimeClient(router, { namespace: 'sbx', sandboxName: 's1' }, { port: 8888 });
   expectRedirect(await client.health(2000), 307);
   expectRedirect(await client.execute(['echo', 'x'], { deadlineMs: 2000 }), 307);
-  expect(seenAuth).toEqual(['Bearer router-token', 'Bearer router-token']);
+  // Health, the first call's question whether the runtime has `timeout`, then the command: each to the router only.
+  expect(seenAuth).toEqual(['Bearer router-token', 'Bearer router-token', 'Bearer router-token']);
   expect(targetConnections).toBe(0);
 });
 

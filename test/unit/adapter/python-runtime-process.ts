@@ -3,7 +3,7 @@
  * checked against its SHA256SUMS, see test-cluster/python-runtime.ts) with uvicorn on a free 127.0.0.1 port, its /app
  * a fresh temp directory, for tests of the runtime adapter. `stop()` kills every process the runtime started (found by
  * a nonce in their environment, inherited by each command and its descendants, reparented or not) and removes the
- * directory. Needs root (a private mount namespace binds the directory at /app).
+ * directory; `commandProcesses()` lists them while it runs. Needs root (a private mount namespace binds the directory at /app).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -24,6 +24,8 @@ export interface PythonRuntimeProcess {
   readonly port: number;
   /** The directory the runtime sees as /app: the working directory of every command. */
   readonly appDir: string;
+  /** Pids of live processes the runtime started (its commands and all their descendants, reparented or not). */
+  commandProcesses(): number[];
   stop(): Promise<void>;
 }
 
@@ -113,5 +115,7 @@ export async function startPythonRuntime(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { tag, port, appDir, stop };
+  // The server is the spawned process itself (unshare and sh exec into python); everything else with the nonce is a command's.
+  const commandProcesses = (): number[] => processesWith(nonce).filter((pid) => pid !== child.pid);
+  return { tag, port, appDir, commandProcesses, stop };
 }

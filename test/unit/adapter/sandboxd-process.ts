@@ -15,17 +15,23 @@ const NOBODY = 65534;
 /** Releases whose sandboxd the test-cluster cache builds. */
 export type SandboxdTag = 'v0.5.6' | 'v1.0.3';
 
+/** A binary of the release `tag` built into the test-cluster cache (`sandboxd`, `sandbox-router`), or undefined. */
+export function cachedReleaseBinary(tag: SandboxdTag, name: string): string | undefined {
+  const cache = process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(os.homedir(), '.cache/agentplane/test-cluster');
+  const dir = path.join(cache, `bin/agent-sandbox-${tag}`);
+  if (!existsSync(dir)) return undefined;
+  for (const key of readdirSync(dir)) {
+    const bin = path.join(dir, key, name);
+    if (existsSync(path.join(dir, key, '.ok')) && existsSync(bin)) return bin;
+  }
+  return undefined;
+}
+
 export function findSandboxd(tag: SandboxdTag = 'v0.5.6'): string {
   const env = process.env.AGENTPLANE_SANDBOXD_BIN;
   if (tag === 'v0.5.6' && env && existsSync(env)) return env;
-  const cache = process.env.AGENTPLANE_TEST_CLUSTER_CACHE ?? path.join(os.homedir(), '.cache/agentplane/test-cluster');
-  const dir = path.join(cache, `bin/agent-sandbox-${tag}`);
-  if (existsSync(dir)) {
-    for (const key of readdirSync(dir)) {
-      const bin = path.join(dir, key, 'sandboxd');
-      if (existsSync(path.join(dir, key, '.ok')) && existsSync(bin)) return bin;
-    }
-  }
+  const cached = cachedReleaseBinary(tag, 'sandboxd');
+  if (cached) return cached;
   if (tag === 'v0.5.6' && existsSync('/tmp/sandboxd-bin/sandboxd')) return '/tmp/sandboxd-bin/sandboxd';
   throw new Error('no sandboxd binary: run `bash test-cluster/scripts/build.sh` (or set AGENTPLANE_SANDBOXD_BIN)');
 }

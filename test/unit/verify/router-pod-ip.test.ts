@@ -78,7 +78,9 @@ describe('the router requests of AdapterRuntimeProber', () => {
     const r = await prober.execute(target, ['echo', 'x'], 2000);
     await prober.close();
     expect(r.kind).toBe('answered');
-    expect(seen.map(sent)).toEqual([{ id: 'py-abc', podIP, auth: 'Bearer tok' }]);
+    // Two requests: the first call to a runtime asks whether it can stop a command at a deadline, then the command.
+    const one = { id: 'py-abc', podIP, auth: 'Bearer tok' };
+    expect(seen.map(sent)).toEqual([one, one]);
   });
 
   test('the pod-IP control request carries the router token too', async () => {

@@ -10,7 +10,10 @@ import { Facts } from '../../../src/verify/probes/common.js';
 import { proveExecution } from '../../../src/verify/probes/workload/runtime-proof.js';
 import { AdapterRuntimeProber } from '../../../src/verify/runtime-prober.js';
 
-/** Answers health and echo commands; the `failAt`-th POST /execute (1-based) gets a 502. */
+/**
+ * Answers health and echo commands; the `failAt`-th echo (1-based) gets a 502. Any other command (the adapter's one
+ * question whether the runtime has `timeout`) is not found here, exit 127, as in an image without it.
+ */
 async function flakyRuntime(failAt: number): Promise<{ port: number; close: () => Promise<void> }> {
   let executes = 0;
   const server = http.createServer((req, res) => {
@@ -20,10 +23,12 @@ async function flakyRuntime(failAt: number): Promise<{ port: number; close: () =
     });
     req.on('end', () => {
       if (req.method === 'GET') return res.end('{"status":"ok"}');
-      executes += 1;
-      if (executes === failAt) return res.writeHead(502).end('{"detail":"upstream failed"}');
       const command = (JSON.parse(raw) as { command: string }).command;
       res.setHeader('content-type', 'application/json');
+      if (!command.startsWith('echo '))
+        return res.end(JSON.stringify({ stdout: '', stderr: 'not found', exit_code: 127 }));
+      executes += 1;
+      if (executes === failAt) return res.writeHead(502).end('{"detail":"upstream failed"}');
       res.end(JSON.stringify({ stdout: `${command.replace(/^echo /, '')}\n`, stderr: '', exit_code: 0 }));
     });
   });
