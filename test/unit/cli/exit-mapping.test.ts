@@ -54,8 +54,10 @@ import {
   EnvironmentInvalidError,
   EnvironmentModuleError,
   ObjectTooLargeError,
+  OutputRuleError,
   SchemaViolationError,
 } from '../../../src/synth/errors.js';
+import { DuplicatePackageCopyError } from '../../../src/constructs/package-copies.js';
 import { EnvironmentDescriptorError } from '../../../src/verify/environment.js';
 import { ProbeGraphError } from '../../../src/verify/runner.js';
 import { VerifyCouldNotRunError } from '../../../src/verify/verify.js';
@@ -168,6 +170,30 @@ const CASES: ReadonlyArray<readonly [AgentPlaneError, number, string]> = [
     ]),
     ExitCode.invalid,
     'SchemaViolation',
+  ],
+  [
+    new OutputRuleError('dev', [
+      {
+        rule: 'UnpinnedImage',
+        path: 'App/dev/T/Resource',
+        object: { group: 'extensions.agents.x-k8s.io', kind: 'SandboxTemplate', namespace: 'ns', name: 't' },
+        field: 'spec.podTemplate.spec.containers[main].image',
+        value: 'r.example/sandboxd:latest',
+        message: 'not pinned',
+      },
+    ]),
+    ExitCode.invalid,
+    'OutputRuleBroken',
+  ],
+  [
+    new DuplicatePackageCopyError(
+      'App/dev',
+      'cdk8s',
+      '/a/node_modules/cdk8s/lib/index.js',
+      '/b/node_modules/cdk8s/lib/index.js',
+    ),
+    ExitCode.invalid,
+    'DuplicatePackageCopy',
   ],
   [
     new DuplicateObjectError('dev', [{ object: { group: 'g', kind: 'K', name: 'n' }, paths: ['a', 'b'] }]),
