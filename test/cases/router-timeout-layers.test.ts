@@ -215,13 +215,16 @@ test('X-Sandbox-Timeout only to routers that take it: never to the Go router, th
     await py.health(2_000);
     return [...seen];
   };
+  // The first /execute is the client's one question whether the runtime can enforce a deadline (`timeout -k`).
   expect(await calls(new RouterTransport(url))).toEqual([
+    { path: '/execute' },
     { path: '/execute' },
     { path: '/download/a.txt' },
     { path: '/' },
   ]);
   const pythonRouter = routerLimits(routerLimitFacts('v0.5.0')!);
   expect(await calls(new RouterTransport(url, { limits: pythonRouter }))).toEqual([
+    { path: '/execute', sandboxTimeout: '2' },
     { path: '/execute', sandboxTimeout: '13' },
     { path: '/download/a.txt', sandboxTimeout: '2' },
     { path: '/', sandboxTimeout: '2' },
