@@ -53,14 +53,21 @@ export function refusedReadsExitCode(categories: ReadonlyArray<string | undefine
   return ExitCode.invalid;
 }
 
+/** The reason code of any failure, as the error document gives it: `InternalError` for what is no AgentPlaneError. */
+export const reasonOf = (err: unknown): string => (err instanceof AgentPlaneError ? err.reason : 'InternalError');
+
+/** The start of every error line on stderr: `error [<reason>]: `, the reason code the error document carries. */
+export const errorLead = (reason: string): string => `error [${reason}]: `;
+
 /**
- * One message for the terminal: `error: <prefix><message>`, its `hint` unless the message already shows it, and the
- * stack only for internal errors.
+ * One message for the terminal: `error [<reason>]: <prefix><message>`, its `hint` unless the message already shows
+ * it, and the stack only for internal errors.
  */
 export function describeError(err: unknown, prefix = ''): string {
-  if (!(err instanceof Error)) return `error: ${prefix}${String(err)}`;
+  const lead = errorLead(reasonOf(err));
+  if (!(err instanceof Error)) return `${lead}${prefix}${String(err)}`;
   const hint = 'hint' in err ? err.hint : undefined;
-  const parts = [`error: ${prefix}${err.message}`];
+  const parts = [`${lead}${prefix}${err.message}`];
   const shown = err instanceof AgentPlaneError && err.hintInMessage;
   if (typeof hint === 'string' && hint.length > 0 && !shown) parts.push(`hint: ${hint}`);
   if (exitCodeFor(err) === ExitCode.internal && err.stack !== undefined) parts.push(err.stack);

@@ -109,7 +109,7 @@ test('compat against an unreachable cluster: exit 7, the error and hint on stder
       { cwd: ROOT, env: ENV, encoding: 'utf8' },
     );
     expect(r.stderr).toBe(
-      'error: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n',
+      'error [ClusterUnusable]: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n',
     );
     // no worksheet: -o json holds the error document (error-document.test.ts), markdown nothing
     if (output === 'json')

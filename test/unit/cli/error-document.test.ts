@@ -50,7 +50,8 @@ function cli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Run 
 function documentOf(r: Run, format: 'json' | 'yaml' = 'json'): ErrorDocument {
   const doc = ErrorDocumentSchema.parse(format === 'json' ? JSON.parse(r.stdout) : parse(r.stdout));
   expect(doc.exitCode).toBe(r.status);
-  expect(r.stderr).toMatch(/^error: /m);
+  // the error line on stderr names the document's reason code
+  expect(r.stderr).toMatch(new RegExp(`^error \\[${doc.reason}\\]: `, 'm'));
   return doc;
 }
 
