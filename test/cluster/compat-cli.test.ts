@@ -117,13 +117,13 @@ test('credentials refused (401): exit 8 before any worksheet, naming the user an
   expect(ErrorDocumentSchema.parse(JSON.parse(r.stdout))).toMatchObject({
     kind: 'Error',
     command: 'compat',
-    reason: 'ClusterUnusable',
+    reason: 'CredentialsRejected',
     exitCode: 8,
-    details: { category: 'unauthenticated' },
+    details: { category: 'unauthenticated', commandReason: 'ClusterUnusable' },
   });
   expect(r.stdout).not.toContain(token);
   expect(r.stderr).toMatch(
-    /^error \[ClusterUnusable\]: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/,
+    /^error \[CredentialsRejected\]: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/,
   );
   expect(r.stderr).toMatch(/\nhint: .+\n$/);
   expect(r.stderr).not.toContain(token);

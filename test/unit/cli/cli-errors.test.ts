@@ -251,7 +251,9 @@ describe('kubeconfig context and synth output flags', () => {
     const out = tmp('out');
     const r = cli(['synth', DEV, '--stdout', '--out', out]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('error [InvalidUsage]: --stdout writes no files, so --out has no effect: give one of them');
+    expect(r.stderr).toContain(
+      'error [InvalidUsage]: --stdout writes no files, so --out has no effect: give one of them',
+    );
     expect(r.stderr).toContain('(run agentplane synth --help for usage)');
     expect(r.stdout).toBe('');
     expect(readdirSync(out)).toEqual([]);
