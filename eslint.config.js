@@ -1,5 +1,5 @@
-// Lint rules for the whole tree: typescript-eslint's recommended set without type information (fast enough for CI
-// on two cores), with formatting left to prettier.
+// Lint rules for the whole tree: typescript-eslint's recommended set, with formatting left to prettier. The promise
+// rules need type information: they read every TypeScript file of tsconfig.json through the project service.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
@@ -46,6 +46,15 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-explicit-any': 'error',
     },
+  },
+  // A promise nobody awaits or catches loses its rejection (an unhandled rejection ends the CLI with a stack, not its
+  // typed error; an un-awaited `expect(...).rejects` passes whatever it holds): every promise is awaited, returned, or
+  // marked `void` on purpose.
+  {
+    files: ['**/*.ts'],
+    ignores: ['test/packaging/fixture/**', 'test-cluster/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { '@typescript-eslint/no-floating-promises': 'error', '@typescript-eslint/no-misused-promises': 'error' },
   },
   // Tests read synthesized manifests as loose JSON; `any` there keeps assertions short.
   // Their regular expressions match terminal output exactly (runs of spaces, ANSI escapes).

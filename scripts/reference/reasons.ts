@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { ADAPTER_REASONS, EXECUTION_REASONS } from '../../src/adapter/reasons.js';
+import { CLUSTER_FAILURE_REASONS } from '../../src/cli/errors.js';
 import { ERROR_REASONS } from '../../src/model/error-reasons.js';
 import { UPGRADE_REASONS } from '../../src/releases/upgrade-reasons.js';
 import { EVIDENCE_REASONS } from '../../src/verify/reasons.js';
@@ -55,6 +56,16 @@ export const FAMILIES: readonly Family[] = [
     where:
       "`reason` of every error AgentPlane throws (the CLI's error document, `-o json`) and of each problem or prop problem of a failed synthesis",
     codes: ERROR_REASONS,
+  },
+  {
+    id: 'cluster',
+    title: 'Cluster failures',
+    where:
+      "`reason` of the CLI's error document (and its `error [<reason>]` line) when a command could not use the cluster, the same in every command; the command's own code is in `details.commandReason`",
+    codes: {
+      ...CLUSTER_FAILURE_REASONS,
+      ClusterReadsFailed: 'compat: some cluster reads failed, so the worksheet is incomplete',
+    },
   },
 ];
 

@@ -6,7 +6,7 @@
 import { CommanderError } from 'commander';
 import { plainValue } from '../constructs/props.js';
 import { AgentPlaneError } from '../model/errors.js';
-import { describeError, exitCodeFor } from './errors.js';
+import { describeError, exitCodeFor, reasonOf } from './errors.js';
 import { toYaml, type OutputChoice } from './output.js';
 
 export const ERROR_API_VERSION = 'agentplane.io/v1alpha1';
@@ -20,7 +20,10 @@ export interface ErrorDocument {
   readonly kind: 'Error';
   /** The command that failed, e.g. `verify`, `mirror pull`. */
   readonly command: string;
-  /** The error's stable CamelCase reason code (`InvalidUsage` for a bad command line, `InternalError` for a bug). */
+  /**
+   * The error's stable CamelCase reason code (`InvalidUsage` for a bad command line, `InternalError` for a bug); a
+   * failure of the cluster has one code by its cause in every command (`CLUSTER_FAILURE_REASONS`, ./errors.ts).
+   */
   readonly reason: string;
   /** The process exit code. */
   readonly exitCode: number;
@@ -28,7 +31,10 @@ export interface ErrorDocument {
   readonly message: string;
   /** What to do, when the error says. */
   readonly hint?: string;
-  /** The error's structured fields (construct path, value, file, ...), by the error class; `{}` when it has none. */
+  /**
+   * The error's structured fields (construct path, value, file, ...), by the error class; `{}` when it has none. A
+   * cluster failure adds `commandReason`, the command's own code for where it stopped (e.g. `VerifyCouldNotRun`).
+   */
   readonly details: Record<string, unknown>;
 }
 
@@ -70,7 +76,10 @@ export function errorDocument(err: unknown, command: string, exitCode: number): 
     const plain = BASE_KEYS.has(key) ? undefined : plainValue(value);
     if (plain !== undefined) details[key] = plain;
   }
-  return doc(err.reason, err.summary, details, hint);
+  // a cluster failure has one reason in every command; the command's own code says where it stopped
+  const reason = reasonOf(err);
+  if (reason !== err.reason) details['commandReason'] = err.reason;
+  return doc(reason, err.summary, details, hint);
 }
 
 /** How a command failed and what it asked for. */

@@ -54,13 +54,61 @@ export function refusedReadsExitCode(categories: ReadonlyArray<string | undefine
 }
 
 /**
- * One message for the terminal: `error: <prefix><message>`, its `hint` unless the message already shows it, and the
- * stack only for internal errors.
+ * The reason of a failure of the cluster itself, by the adapter's classified cause, the same in every command (each
+ * command's own code for where it stopped stays in the error document's `details.commandReason`).
+ */
+export const CLUSTER_FAILURE_REASONS = {
+  ClusterUnreachable: 'the API server did not answer: connection refused or reset, or its name does not resolve',
+  ClusterTimeout: 'the API server did not answer within the deadline',
+  CredentialsRejected: "the API server rejected the kubeconfig user's credentials (401)",
+  AccessForbidden: 'the API server refused the kubeconfig user access to an object it needs (403)',
+  ClusterFailed: 'the API server answered with an error of its own (5xx, or an answer that is no Kubernetes status)',
+} as const;
+
+/** The `reason` of a cluster failure (see {@link CLUSTER_FAILURE_REASONS}). */
+export type ClusterFailureReason = keyof typeof CLUSTER_FAILURE_REASONS;
+
+const CLUSTER_FAILURE_BY_CATEGORY: Readonly<Record<string, ClusterFailureReason>> = {
+  unreachable: 'ClusterUnreachable',
+  timeout: 'ClusterTimeout',
+  unauthenticated: 'CredentialsRejected',
+  forbidden: 'AccessForbidden',
+};
+
+/** The adapter's failure category an error carries (`category`, or a stopped migration's `failure.category`). */
+function failureCategoryOf(err: AgentPlaneError): string | undefined {
+  if ('category' in err && typeof err.category === 'string') return err.category;
+  const failure = 'failure' in err ? err.failure : undefined;
+  if (typeof failure !== 'object' || failure === null || !('category' in failure)) return undefined;
+  return typeof failure.category === 'string' ? failure.category : undefined;
+}
+
+/**
+ * The reason code of any failure, as the error document and the error line give it: a failure of the cluster (exit
+ * 7, 8 or 9 with the adapter's category) by its cause, from {@link CLUSTER_FAILURE_REASONS}, whichever command met it;
+ * else the error's own reason; `InternalError` for what is no AgentPlaneError.
+ */
+export function reasonOf(err: unknown): string {
+  if (!(err instanceof AgentPlaneError)) return 'InternalError';
+  const exit = err.exitCategory;
+  const category = failureCategoryOf(err);
+  if (category === undefined || (exit !== 'cluster' && exit !== 'unauthenticated' && exit !== 'forbidden'))
+    return err.reason;
+  return CLUSTER_FAILURE_BY_CATEGORY[category] ?? 'ClusterFailed';
+}
+
+/** The start of every error line on stderr: `error [<reason>]: `, the reason code the error document carries. */
+export const errorLead = (reason: string): string => `error [${reason}]: `;
+
+/**
+ * One message for the terminal: `error [<reason>]: <prefix><message>`, its `hint` unless the message already shows
+ * it, and the stack only for internal errors.
  */
 export function describeError(err: unknown, prefix = ''): string {
-  if (!(err instanceof Error)) return `error: ${prefix}${String(err)}`;
+  const lead = errorLead(reasonOf(err));
+  if (!(err instanceof Error)) return `${lead}${prefix}${String(err)}`;
   const hint = 'hint' in err ? err.hint : undefined;
-  const parts = [`error: ${prefix}${err.message}`];
+  const parts = [`${lead}${prefix}${err.message}`];
   const shown = err instanceof AgentPlaneError && err.hintInMessage;
   if (typeof hint === 'string' && hint.length > 0 && !shown) parts.push(`hint: ${hint}`);
   if (exitCodeFor(err) === ExitCode.internal && err.stack !== undefined) parts.push(err.stack);

@@ -21,6 +21,12 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   process.stdout.write = () => true;
 });
 
+/** Commander's own error lines carry the reason code of the error document, as every other error line does. */
+const USAGE_OUTPUT = {
+  outputError: (str: string, write: (s: string) => void): void =>
+    write(str.replace(/^error: /, 'error [InvalidUsage]: ')),
+};
+
 const program = new Command('agentplane')
   .description('Pinned, checksum-verified Agent Sandbox environments from code: synthesize, verify, diff, upgrade.')
   .version(packageVersion(), '-V, --version', 'print the version of agentplane')
@@ -44,6 +50,7 @@ const program = new Command('agentplane')
     ).argParser(directoryOrNew),
   )
   .showHelpAfterError('(run agentplane --help for usage)')
+  .configureOutput(USAGE_OUTPUT)
   // each command's --help also lists the global options: --mirror and --cache-dir (the offline switches), --kubeconfig
   // and --context (before or after the command)
   .configureHelp({ showGlobalOptions: true })
@@ -93,9 +100,11 @@ if (requested !== undefined) (await COMMANDS[requested]())(program);
 else for (const [name, summary] of Object.entries(COMMAND_SUMMARIES)) program.command(name).description(summary);
 // A usage error of a command points at that command's help (subcommands inherit the program's pointer otherwise).
 for (const cmd of program.commands) {
-  cmd.showHelpAfterError(`(run agentplane ${cmd.name()} --help for usage)`);
+  cmd.showHelpAfterError(`(run agentplane ${cmd.name()} --help for usage)`).configureOutput(USAGE_OUTPUT);
   for (const sub of cmd.commands)
-    sub.showHelpAfterError(`(run agentplane ${cmd.name()} ${sub.name()} --help for usage)`);
+    sub
+      .showHelpAfterError(`(run agentplane ${cmd.name()} ${sub.name()} --help for usage)`)
+      .configureOutput(USAGE_OUTPUT);
 }
 
 try {

@@ -10,7 +10,7 @@ import { canonicalJson } from '../releases/crd-schema.js';
 import type { KubeObject } from '../releases/index.js';
 import { AgentPlaneError } from '../model/errors.js';
 
-/** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`, prefixed with `<environment>:` for objects of a named environment. */
+/** `apiVersion/kind/namespace/name`, e.g. `extensions.agents.x-k8s.io/v1beta1/SandboxWarmPool/agents/pool`, prefixed with `<environment>:` for objects of a named environment when both sides of a diff name environments (src/diff/pairing.ts). */
 export type ObjectKey = string;
 
 /** The identity of an object. Throws when it has no `metadata.name` (such an object cannot be applied either). */

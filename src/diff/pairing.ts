@@ -44,6 +44,32 @@ export interface PairedSets {
 type WithDocuments = ManifestSet & { readonly documents: readonly ManifestDocument[] };
 const hasDocuments = (s: ManifestSet): s is WithDocuments => Array.isArray((s as Partial<WithDocuments>).documents);
 
+/** The environments a set is laid out by (synth's phase directories, one per environment); empty for none. */
+const environmentNames = (s: ManifestSet): Set<string> =>
+  new Set(
+    (hasDocuments(s) ? s.documents.map((d) => d.environment) : (s.environments ?? [])).filter(
+      (e): e is string => e !== undefined,
+    ),
+  );
+
+/** The environment a top-level file `<env>.k8s.yaml` (`cdk8s synth`'s file per chart) or `<env>.yaml` is named for. */
+const environmentOfFile = (file: string): string | undefined => /^([^/\\]+?)(\.k8s)?\.(ya?ml|json)$/.exec(file)?.[1];
+
+/**
+ * How objects are keyed by environment: `both` when both sides are laid out by environment; `base` or `head` when that
+ * side is files named for the other side's environments (`cdk8s synth` writes `dist/<chart>.k8s.yaml`, synth writes
+ * `dist/<chart>/NN-<phase>.yaml`), each file then standing for its environment; else `none`: objects pair by identity
+ * alone (one `cdk8s synth` file against phase directories, in either direction).
+ */
+function environmentsOf(base: ManifestSet, head: ManifestSet): 'both' | 'base' | 'head' | 'none' {
+  const [b, h] = [environmentNames(base), environmentNames(head)];
+  if (b.size > 0 && h.size > 0) return 'both';
+  if (!hasDocuments(base) || !hasDocuments(head)) return 'none';
+  const [flat, names, side] = b.size > 0 ? [head, b, 'head' as const] : [base, h, 'base' as const];
+  const named = names.size > 0 && flat.documents.every((d) => names.has(environmentOfFile(d.file) ?? ''));
+  return named ? side : 'none';
+}
+
 /** The group a CRD defines, from its name (`<plural>.<group>`, enforced by the API server). */
 const crdGroupOf = (name: string): string => name.slice(name.indexOf('.') + 1);
 
@@ -118,6 +144,12 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
     return v.object;
   };
 
+  // Objects pair by identity whatever the file layout of each side (see `environmentsOf`).
+  const environments = environmentsOf(base, head);
+  const envOf = (env: string | undefined): string | undefined => (environments === 'none' ? undefined : env);
+  const docEnv = (side: 'base' | 'head', d: ManifestDocument): string | undefined =>
+    environments === 'none' ? undefined : environments === side ? environmentOfFile(d.file) : d.environment;
+
   // Per side: objects parsed (with their environment) and, for file sets, documents shared with the other side.
   const parsed = {
     base: [] as Array<[KubeObject, string | undefined]>,
@@ -125,9 +157,11 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
   };
   const shared: SharedDocument[] = [];
   if (hasDocuments(base) && hasDocuments(head)) {
-    const textKey = (d: ManifestDocument): string =>
-      d.environment === undefined ? d.text : `${d.environment}\0${d.text}`;
-    const headKeys = new Set(head.documents.map(textKey));
+    const textKey = (side: 'base' | 'head', d: ManifestDocument): string => {
+      const env = docEnv(side, d);
+      return env === undefined ? d.text : `${env}\0${d.text}`;
+    };
+    const headKeys = new Set(head.documents.map((d) => textKey('head', d)));
     // Each shared text is scanned once: its entry, or null when it must be parsed. The base pass records every base
     // text that the head holds, so the head pass finds the shared ones there (and needs no set of base texts).
     const seen = new Map<string, SharedDocument | null>();
@@ -136,7 +170,7 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
       ['head', head],
     ] as const) {
       for (const doc of set.documents) {
-        const k = textKey(doc);
+        const k = textKey(side, doc);
         let entry = side === 'head' ? (seen.get(k) ?? null) : headKeys.has(k) ? seen.get(k) : null;
         if (entry === undefined) {
           const identity = scanIdentity(doc.text);
@@ -145,7 +179,7 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
           seen.set(k, entry);
           if (entry !== null) shared.push(entry);
         }
-        if (entry === null) for (const obj of parseDocument(doc, cache)) parsed[side].push([obj, doc.environment]);
+        if (entry === null) for (const obj of parseDocument(doc, cache)) parsed[side].push([obj, docEnv(side, doc)]);
       }
     }
   } else {
@@ -153,7 +187,7 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
       ['base', base],
       ['head', head],
     ] as const)
-      set.objects.forEach((obj, i) => parsed[side].push([obj, set.environments?.[i]]));
+      set.objects.forEach((obj, i) => parsed[side].push([obj, envOf(set.environments?.[i])]));
   }
 
   // CRD lookups: parsed CRDs at once, shared ones by group on demand (the same document serves both sides).
@@ -234,7 +268,8 @@ export function pairSets(base: ManifestSet, head: ManifestSet, scopeFor?: ScopeL
       // a scanned name is never empty: the key objectKey gives, without building the object
       const key = keyOfParts(apiVersion, kind, scoped ? undefined : namespace, name);
       const changedGroup = changedGroups.has(apiGroup(apiVersion));
-      return [inEnvironment(key, s.doc.environment), changedGroup ? materialized(s) : s];
+      // shared entries are made from base documents (the head pass only finds them)
+      return [inEnvironment(key, docEnv('base', s.doc)), changedGroup ? materialized(s) : s];
     }));
   const baseIdx = index('base', base.label);
   const headIdx = index('head', head.label);

@@ -92,6 +92,7 @@ describe('case recreate-adopts-stale-template (verifier)', () => {
           ],
         },
       ],
+      starting: [],
     });
   });
 

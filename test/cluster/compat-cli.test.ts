@@ -117,13 +117,13 @@ test('credentials refused (401): exit 8 before any worksheet, naming the user an
   expect(ErrorDocumentSchema.parse(JSON.parse(r.stdout))).toMatchObject({
     kind: 'Error',
     command: 'compat',
-    reason: 'ClusterUnusable',
+    reason: 'CredentialsRejected',
     exitCode: 8,
-    details: { category: 'unauthenticated' },
+    details: { category: 'unauthenticated', commandReason: 'ClusterUnusable' },
   });
   expect(r.stdout).not.toContain(token);
   expect(r.stderr).toMatch(
-    /^error: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/,
+    /^error \[CredentialsRejected\]: cannot use the cluster for the worksheet: the API server rejected the credentials of user "ci" \(context "ctx"\)/,
   );
   expect(r.stderr).toMatch(/\nhint: .+\n$/);
   expect(r.stderr).not.toContain(token);
@@ -159,7 +159,7 @@ test('a ServiceAccount with no rights (403): the worksheet of what could be read
     );
     const lines = r.stderr.split('\n');
     expect(lines[0]).toBe(
-      'error: the worksheet is incomplete: 5 cluster read(s) failed, leaving crdRelease, controller, extensions, containerRuntime, cni unknown:',
+      'error [ClusterReadsFailed]: the worksheet is incomplete: 5 cluster read(s) failed, leaving crdRelease, controller, extensions, containerRuntime, cni unknown:',
     );
     expect(lines[2]).toMatch(
       /^  crd sandboxes\.agents\.x-k8s\.io: forbidden: user "nobody-user" \(context "ctx"\) may not get customresourcedefinitions\.apiextensions\.k8s\.io/,

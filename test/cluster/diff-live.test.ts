@@ -119,12 +119,16 @@ test('objects the cluster refuses (missing namespace, a 422) are named on stderr
   expect(r.status).toBe(4);
   expect(JSON.parse(r.stdout).counts).toEqual({ added: 0, removed: 0, changed: 0, unchanged: 3 });
   const lines = r.stderr.trim().split('\n');
-  expect(lines.filter((l) => l.startsWith('error: not compared: '))).toEqual([
+  expect(lines.filter((l) => l.startsWith('error [LiveObjectRefused]: not compared: '))).toEqual([
     expect.stringMatching(
-      new RegExp(`^error: not compared: server-side dry run of ConfigMap ${ns}-missing/orphan: .*not found`),
+      new RegExp(
+        `^error \\[LiveObjectRefused\\]: not compared: server-side dry run of ConfigMap ${ns}-missing/orphan: .*not found`,
+      ),
     ),
     expect.stringMatching(
-      new RegExp(`^error: not compared: server-side dry run of SandboxWarmPool ${ns}/broken: .*replicas`),
+      new RegExp(
+        `^error \\[LiveObjectRefused\\]: not compared: server-side dry run of SandboxWarmPool ${ns}/broken: .*replicas`,
+      ),
     ),
   ]);
   expect(lines.filter((l) => l.startsWith('hint: '))).toHaveLength(2);

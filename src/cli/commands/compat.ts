@@ -168,7 +168,7 @@ function incompleteMessage(tuple: CompatibilityTuple, failed: readonly FailedRea
     ),
   ];
   return [
-    `error: the worksheet is incomplete: ${failed.length} cluster read(s) failed${unknown.length > 0 ? `, leaving ${unknown.join(', ')} unknown` : ''}:`,
+    `error [ClusterReadsFailed]: the worksheet is incomplete: ${failed.length} cluster read(s) failed${unknown.length > 0 ? `, leaving ${unknown.join(', ')} unknown` : ''}:`,
     ...failed.map((f) => `  ${f.call}: ${f.error.message}`),
     `hint: ${hints.length > 0 ? hints.join('; ') : 'run compat with an identity that may read these objects'}`,
   ].join('\n');

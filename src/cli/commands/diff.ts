@@ -94,7 +94,8 @@ export function registerDiff(program: Command): void {
             markdown: () => render!.renderMarkdown(report),
           }),
         );
-        for (const u of unreadable) process.stderr.write(`error: not compared: ${u.message}\nhint: ${u.hint}\n`);
+        for (const u of unreadable)
+          process.stderr.write(`error [LiveObjectRefused]: not compared: ${u.message}\nhint: ${u.hint}\n`);
         // Objects left out make the answer incomplete: an error, after showing what could be compared.
         process.exitCode =
           unreadable.length > 0

@@ -47,7 +47,7 @@ import {
   VerifyCouldNotRunError,
 } from '../../verify/index.js';
 import type { ExitCategory } from '../../model/errors.js';
-import { EXIT_CODES } from '../errors.js';
+import { EXIT_CODES, reasonOf } from '../errors.js';
 import { reportFailure } from '../error-document.js';
 import { ExitCode } from '../exit-codes.js';
 import { globalOptions, kubeOptions } from '../global-options.js';
@@ -259,7 +259,7 @@ export function registerVerify(program: Command): void {
         if (err instanceof EnvironmentDescriptorError) {
           reportFailure(err, { command: 'verify', output: flags.output });
           if (flags.inCluster)
-            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
+            writeTerminationMessage(terminationFailure(reasonOf(err), err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -276,7 +276,7 @@ export function registerVerify(program: Command): void {
           // a usage error (exit 2): the message once, its hint only when the message does not already end with it
           reportFailure(err, { command: 'verify', output: flags.output, usageHint: true });
           if (flags.inCluster)
-            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
+            writeTerminationMessage(terminationFailure(reasonOf(err), err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;
@@ -304,7 +304,7 @@ export function registerVerify(program: Command): void {
           const err = new VerifierNotReadyError(gate.pending, gate.waitedMs);
           reportFailure(err, { command: 'verify', output: flags.output });
           if (flags.inCluster)
-            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
+            writeTerminationMessage(terminationFailure(reasonOf(err), err.message, Number(process.exitCode ?? 1)));
           return;
         }
       }
@@ -359,7 +359,7 @@ export function registerVerify(program: Command): void {
         if (err instanceof VerifyCouldNotRunError) {
           reportFailure(err, { command: 'verify', output: flags.output, prefix: 'could not run: ' });
           if (flags.inCluster)
-            writeTerminationMessage(terminationFailure(err.reason, err.message, Number(process.exitCode ?? 1)));
+            writeTerminationMessage(terminationFailure(reasonOf(err), err.message, Number(process.exitCode ?? 1)));
           return;
         }
         throw err;

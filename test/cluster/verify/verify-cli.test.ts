@@ -215,7 +215,7 @@ test('case client-node-1x-errors: credentials the API server refuses (401) exit 
   );
   expect(bogus.status).toBe(8);
   expect(bogus.stderr).toMatch(
-    /^error: could not run: cannot use the cluster: the API server rejected the credentials of user "t" \(context "t"\)/m,
+    /^error \[CredentialsRejected\]: could not run: cannot use the cluster: the API server rejected the credentials of user "t" \(context "t"\)/m,
   );
   expect(bogus.stdout).toBe('');
 

@@ -57,7 +57,7 @@ describe('dist/ with two environments and no --env', () => {
     const r = cli([command, '--kubeconfig', kubeconfig], { cwd });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: dist\/ holds 2 environments \(dist\/dev-gvisor, dist\/prod-kata\): say which one to use\nhint: pass --env, e.g. --env dist\/dev-gvisor\n/,
+      /^error \[InvalidUsage\]: dist\/ holds 2 environments \(dist\/dev-gvisor, dist\/prod-kata\): say which one to use\nhint: pass --env, e.g. --env dist\/dev-gvisor\n/,
     );
     expect(r.stderr).not.toMatch(STACK);
     expect(r.stdout).toBe('');
@@ -68,7 +68,7 @@ describe('dist/ with two environments and no --env', () => {
     const r = cli(['verify', '--env', 'dist', '--kubeconfig', kubeconfig], { cwd });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(
-      "error: option '--env <dir>' argument 'dist' is invalid. dist holds no environment.json; the environments in it are dist/dev-gvisor, dist/prod-kata: pass one of them",
+      "error [InvalidUsage]: option '--env <dir>' argument 'dist' is invalid. dist holds no environment.json; the environments in it are dist/dev-gvisor, dist/prod-kata: pass one of them",
     );
   });
 
@@ -76,7 +76,7 @@ describe('dist/ with two environments and no --env', () => {
     const r = cli(['verify'], { cwd: tmp('empty') });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: no --env given and no synthesized environment under .*dist\nhint: run `agentplane synth` first, or pass --env/,
+      /^error \[InvalidUsage\]: no --env given and no synthesized environment under .*dist\nhint: run `agentplane synth` first, or pass --env/,
     );
     expect(r.stderr).toContain('(run agentplane verify --help for usage)');
   });
@@ -154,7 +154,7 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
   ])('%s', (_name, args, message) => {
     const r = cli(args, { cwd: env.cwd });
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain(`error: ${message}`);
+    expect(r.stderr).toContain(`error [InvalidUsage]: ${message}`);
     expect(r.stderr).toContain(`(run agentplane ${args[0]} --help for usage)`);
     expect(r.stderr).not.toMatch(STACK);
   });
@@ -163,7 +163,7 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
     const r = cli(['verify', '--env', dev, '--kubeconfig', '/nonexistent'], { cwd: env.cwd });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(
-      `error: option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`,
+      `error [InvalidUsage]: option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`,
     );
     expect(r.stderr).toContain('(run agentplane --help for usage)');
   });
@@ -183,7 +183,7 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
     const r = cli(['--cache-dir', DEV, 'synth', DEV]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      `error: option '--cache-dir <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory\n(run agentplane --help for usage)\n`,
+      `error [InvalidUsage]: option '--cache-dir <dir>' argument '${DEV}' is invalid. ${DEV} is a file, not a directory\n(run agentplane --help for usage)\n`,
     );
     expect(cli(['nosuch']).stderr).toContain('(run agentplane --help for usage)');
   });
@@ -194,7 +194,7 @@ describe('missing paths are usage errors', () => {
     const r = cli(['synth', 'nosuch.ts']);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      'error: no such environment module: nosuch.ts (give the path of your environment module, e.g. ./environment.ts)\n(run agentplane synth --help for usage)\n',
+      'error [InvalidUsage]: no such environment module: nosuch.ts (give the path of your environment module, e.g. ./environment.ts)\n(run agentplane synth --help for usage)\n',
     );
   });
 
@@ -214,7 +214,7 @@ describe('a mirror that does not exist is refused even when the cache is warm', 
     const flag = cli(['--mirror', '/nonexistent', '--cache-dir', cache, 'synth', DEV, '--stdout']);
     expect(flag.status).toBe(2);
     expect(flag.stderr).toContain(
-      "error: option '--mirror <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing directory",
+      "error [InvalidUsage]: option '--mirror <dir>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing directory",
     );
     expect(flag.stdout).toBe('');
 
@@ -223,7 +223,7 @@ describe('a mirror that does not exist is refused even when the cache is warm', 
     });
     expect(fromEnv.status).toBe(3);
     expect(fromEnv.stderr).toContain(
-      'error: cannot reach release source mirror /nonexistent: the mirror directory does not exist',
+      'error [MirrorDirectoryMissing]: cannot reach release source mirror /nonexistent: the mirror directory does not exist',
     );
     // the hint is about the directory, not the network
     expect(fromEnv.stderr).toContain(
@@ -243,7 +243,7 @@ describe('kubeconfig context and synth output flags', () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      `error: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts\n(run agentplane verify --help for usage)\n`,
+      `error [KubeconfigUnusable]: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts\n(run agentplane verify --help for usage)\n`,
     );
   });
 
@@ -251,7 +251,9 @@ describe('kubeconfig context and synth output flags', () => {
     const out = tmp('out');
     const r = cli(['synth', DEV, '--stdout', '--out', out]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('error: --stdout writes no files, so --out has no effect: give one of them');
+    expect(r.stderr).toContain(
+      'error [InvalidUsage]: --stdout writes no files, so --out has no effect: give one of them',
+    );
     expect(r.stderr).toContain('(run agentplane synth --help for usage)');
     expect(r.stdout).toBe('');
     expect(readdirSync(out)).toEqual([]);

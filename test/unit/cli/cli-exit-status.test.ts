@@ -109,11 +109,11 @@ test('compat against an unreachable cluster: exit 7, the error and hint on stder
       { cwd: ROOT, env: ENV, encoding: 'utf8' },
     );
     expect(r.stderr).toBe(
-      'error: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n',
+      'error [ClusterUnreachable]: cannot use the cluster for the worksheet: cannot reach the API server of context "t" (ECONNREFUSED)\nhint: check that the cluster is running and the kubeconfig server address is right\n',
     );
     // no worksheet: -o json holds the error document (error-document.test.ts), markdown nothing
     if (output === 'json')
-      expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'ClusterUnusable', exitCode: 7 });
+      expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'ClusterUnreachable', exitCode: 7 });
     else expect(r.stdout).toBe('');
     expect(r.status).toBe(7);
   }
@@ -164,8 +164,14 @@ test('an API server that accepts connections and never answers: verify and compa
   try {
     const [verify, compat] = await Promise.all([run('verify'), run('compat')]);
     expect([verify.signal, verify.status, compat.signal, compat.status]).toEqual([null, 7, null, 7]);
-    expect(JSON.parse(verify.stdout)).toMatchObject({ reason: 'VerifyCouldNotRun', details: { category: 'timeout' } });
-    expect(JSON.parse(compat.stdout)).toMatchObject({ reason: 'ClusterUnusable', details: { category: 'timeout' } });
+    expect(JSON.parse(verify.stdout)).toMatchObject({
+      reason: 'ClusterTimeout',
+      details: { category: 'timeout', commandReason: 'VerifyCouldNotRun' },
+    });
+    expect(JSON.parse(compat.stdout)).toMatchObject({
+      reason: 'ClusterTimeout',
+      details: { category: 'timeout', commandReason: 'ClusterUnusable' },
+    });
   } finally {
     silent.close();
   }

@@ -50,7 +50,8 @@ function cli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Run 
 function documentOf(r: Run, format: 'json' | 'yaml' = 'json'): ErrorDocument {
   const doc = ErrorDocumentSchema.parse(format === 'json' ? JSON.parse(r.stdout) : parse(r.stdout));
   expect(doc.exitCode).toBe(r.status);
-  expect(r.stderr).toMatch(/^error: /m);
+  // the error line on stderr names the document's reason code
+  expect(r.stderr).toMatch(new RegExp(`^error \\[${doc.reason}\\]: `, 'm'));
   return doc;
 }
 
@@ -184,21 +185,22 @@ describe('verify', () => {
     expect(summary(doc)).toEqual(['verify', 'EnvironmentDescriptorInvalid', 4]);
   });
 
-  test('unreachable cluster: VerifyCouldNotRun, exit 7, details.category', () => {
+  test('unreachable cluster: ClusterUnreachable, exit 7, details.category, VerifyCouldNotRun where it stopped', () => {
     const dir = envDir(JSON.stringify(DESCRIPTOR));
     const doc = documentOf(cli(['verify', '--env', dir, '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect(summary(doc)).toEqual(['verify', 'VerifyCouldNotRun', 7]);
-    expect(doc.details['category']).toBe('unreachable');
+    expect(summary(doc)).toEqual(['verify', 'ClusterUnreachable', 7]);
+    expect(doc.details).toEqual({ category: 'unreachable', commandReason: 'VerifyCouldNotRun' });
     const table = cli(['verify', '--env', dir, '--kubeconfig', kubeconfig]);
     expect([table.status, table.stdout]).toEqual([7, '']);
   });
 
-  test('--from-cluster against an unreachable cluster: StoredReportUnusable, exit 7', () => {
+  test('--from-cluster against an unreachable cluster: ClusterUnreachable, exit 7, StoredReportUnusable where it stopped', () => {
     const doc = documentOf(cli(['verify', '--from-cluster', '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect(summary(doc)).toEqual(['verify', 'StoredReportUnusable', 7]);
+    expect(summary(doc)).toEqual(['verify', 'ClusterUnreachable', 7]);
     expect(doc.details).toEqual({
       configMap: 'agent-sandboxes/agentplane-verify-report',
       category: 'unreachable',
+      commandReason: 'StoredReportUnusable',
     });
   });
 });
@@ -215,11 +217,11 @@ describe('compat (failures: the code every command gives them)', () => {
     expect(summary(doc)).toEqual(['compat', 'EnvironmentDescriptorInvalid', 4]);
   });
 
-  test('unreachable cluster: ClusterUnusable, no worksheet', () => {
+  test('unreachable cluster: ClusterUnreachable, no worksheet', () => {
     const r = cli(['compat', '--env', envDir(JSON.stringify(DESCRIPTOR)), '--kubeconfig', kubeconfig, '-o', 'yaml']);
     const doc = documentOf(r, 'yaml');
-    expect(summary(doc)).toEqual(['compat', 'ClusterUnusable', 7]);
-    expect(doc.details['category']).toBe('unreachable');
+    expect(summary(doc)).toEqual(['compat', 'ClusterUnreachable', 7]);
+    expect(doc.details).toEqual({ category: 'unreachable', commandReason: 'ClusterUnusable' });
     expect(parse(r.stdout)).not.toHaveProperty('rows');
   });
 });
@@ -245,8 +247,8 @@ describe('diff (failures: the code every command gives them)', () => {
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\ndata: {a: b}\n',
     );
     const doc = documentOf(cli(['diff', '--live', head, '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect(summary(doc)).toEqual(['diff', 'LiveReadFailed', 7]);
-    expect(doc.details['category']).toBe('unreachable');
+    expect(summary(doc)).toEqual(['diff', 'ClusterUnreachable', 7]);
+    expect([doc.details['category'], doc.details['commandReason']]).toEqual(['unreachable', 'LiveReadFailed']);
   });
 });
 
@@ -272,10 +274,11 @@ describe('plan-upgrade', () => {
 });
 
 describe('migrate-storage', () => {
-  test('unreachable cluster: StorageReadFailed, exit 7, nothing done (details.result has no kind)', () => {
+  test('unreachable cluster: ClusterUnreachable (StorageReadFailed where it stopped), exit 7, nothing done (details.result has no kind)', () => {
     for (const args of [[], ['--apply']]) {
       const doc = documentOf(cli(['migrate-storage', ...args, '--kubeconfig', kubeconfig, '-o', 'json']));
-      expect(summary(doc)).toEqual(['migrate-storage', 'StorageReadFailed', 7]);
+      expect(summary(doc)).toEqual(['migrate-storage', 'ClusterUnreachable', 7]);
+      expect(doc.details['commandReason']).toBe('StorageReadFailed');
       expect((doc.details as { result: { kinds: unknown[] } }).result.kinds).toEqual([]);
     }
   });

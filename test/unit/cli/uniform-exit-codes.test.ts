@@ -1,10 +1,12 @@
 /**
- * One failure, one exit code, across every command (docs/reference/exit-codes.md, src/cli/exit-codes.ts): each command that
- * talks to a cluster gives an unreachable one (a closed loopback port) exit 7 with `details.category: unreachable`
- * and an unusable kubeconfig (a context it does not have) exit 2 `KubeconfigUnusable`; each command that names a
+ * One failure, one exit code and one reason, across every command (docs/reference/exit-codes.md, src/cli/exit-codes.ts):
+ * each command that talks to a cluster gives an unreachable one (a closed loopback port) exit 7 `ClusterUnreachable`
+ * with `details.category: unreachable`; a manifest that is not YAML is exit 4 `ManifestUnparsable` and a bad
+ * descriptor exit 4 `EnvironmentDescriptorInvalid` wherever they are read; an unusable kubeconfig (a context it does not have) exit 2 `KubeconfigUnusable`; each command that names a
  * release gives an unknown one exit 3 `UnknownRelease`; an unknown flag is exit 2 `InvalidUsage` everywhere. The
- * cluster options are global: before the command, after it, or from $KUBECONFIG. Run as a real process
- * (bin/agentplane.js, compiled: `npm run build` first); documents are matched by reason, code and details.
+ * cluster options are global: before the command, after it, or from $KUBECONFIG. The error line on stderr names the
+ * document's reason. Run as a real process (bin/agentplane.js, compiled: `npm run build` first); documents are
+ * matched by reason, code and details.
  */
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
@@ -44,12 +46,20 @@ function cli(args: string[], env: Record<string, string> = {}): Run {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The error document of a `-o json` run, checked against the schema and the exit status. */
+/**
+ * The error document of a `-o json` run, checked against the schema and the exit status; the error line on stderr
+ * names the same reason.
+ */
 function documentOf(r: Run): ErrorDocument {
   const doc = ErrorDocumentSchema.parse(JSON.parse(r.stdout));
   expect(doc.exitCode).toBe(r.status);
+  expect(r.stderr).toMatch(new RegExp(`^error \\[${doc.reason}\\]: `, 'm'));
   return doc;
 }
+
+/** A field of a detail object (migrate-storage reports its stop as `details.failure`). */
+const nested = (doc: ErrorDocument, key: string, field: string): unknown =>
+  (doc.details[key] as Record<string, unknown> | undefined)?.[field];
 
 let work: string;
 let kubeconfig: string;
@@ -87,21 +97,32 @@ const CLUSTER_COMMANDS: ReadonlyArray<readonly [string, () => string[]]> = [
   ['migrate-storage', () => ['migrate-storage']],
 ];
 
-describe('an unreachable cluster: exit 7, details.category unreachable, in every command', () => {
+describe('an unreachable cluster: exit 7 ClusterUnreachable, details.category unreachable, in every command', () => {
+  const unreachable = [ExitCode.cluster, 'ClusterUnreachable', 'unreachable'];
   test.each(CLUSTER_COMMANDS)('%s, --kubeconfig after the command', (_name, args) => {
-    const doc = documentOf(cli([...args(), '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect([doc.exitCode, doc.details['category']]).toEqual([ExitCode.cluster, 'unreachable']);
+    const r = cli([...args(), '--kubeconfig', kubeconfig, '-o', 'json']);
+    const doc = documentOf(r);
+    expect([doc.exitCode, doc.reason, doc.details['category'] ?? nested(doc, 'failure', 'category')]).toEqual(
+      unreachable,
+    );
+    // the command's own code says where it stopped; the error line names the shared reason
+    expect(doc.details['commandReason']).toEqual(expect.stringMatching(/^[A-Z][A-Za-z]+$/));
+    expect(r.stderr).toMatch(/^error \[ClusterUnreachable\]: /m);
   });
 
   test.each(CLUSTER_COMMANDS)('%s, --kubeconfig before the command', (_name, args) => {
     const doc = documentOf(cli(['--kubeconfig', kubeconfig, ...args(), '-o', 'json']));
-    expect([doc.exitCode, doc.details['category']]).toEqual([ExitCode.cluster, 'unreachable']);
+    expect([doc.exitCode, doc.reason, doc.details['category'] ?? nested(doc, 'failure', 'category')]).toEqual(
+      unreachable,
+    );
   });
 
   test.each(CLUSTER_COMMANDS)('%s, from $KUBECONFIG (a list with a missing file)', (_name, args) => {
     const list = ['/nonexistent/kubeconfig', kubeconfig].join(path.delimiter);
     const doc = documentOf(cli([...args(), '-o', 'json'], { KUBECONFIG: list }));
-    expect([doc.exitCode, doc.details['category']]).toEqual([ExitCode.cluster, 'unreachable']);
+    expect([doc.exitCode, doc.reason, doc.details['category'] ?? nested(doc, 'failure', 'category')]).toEqual(
+      unreachable,
+    );
   });
 });
 
@@ -126,6 +147,46 @@ describe('an unusable kubeconfig: exit 2 KubeconfigUnusable in every command', (
     },
   );
 });
+
+describe('an unusable manifest or descriptor: exit 4, one reason in every command that reads it', () => {
+  test.each<[string, () => string[]]>([
+    ['diff BASE HEAD', () => ['diff', badManifests(), liveDir]],
+    ['diff --live', () => ['diff', '--live', badManifests(), '--kubeconfig', kubeconfig]],
+  ])('a manifest that is not YAML: ManifestUnparsable (%s)', (_name, args) => {
+    const doc = documentOf(cli([...args(), '-o', 'json']));
+    expect([doc.reason, doc.exitCode, doc.details]).toEqual([
+      'ManifestUnparsable',
+      ExitCode.invalid,
+      { file: 'broken.yaml', line: 2, column: 1 },
+    ]);
+  });
+
+  test.each<[string, () => string[]]>([
+    ['verify', () => ['verify', '--env', badEnvironment(), '--kubeconfig', kubeconfig]],
+    ['compat', () => ['compat', '--env', badEnvironment(), '--kubeconfig', kubeconfig]],
+  ])('an environment.json that is no descriptor: EnvironmentDescriptorInvalid (%s)', (_name, args) => {
+    const doc = documentOf(cli([...args(), '-o', 'json']));
+    expect([doc.reason, doc.exitCode, doc.details['problem']]).toEqual([
+      'EnvironmentDescriptorInvalid',
+      ExitCode.invalid,
+      'schema',
+    ]);
+  });
+});
+
+/** A directory whose one manifest stops inside a flow collection. */
+function badManifests(): string {
+  const dir = tmp('bad');
+  writeFileSync(path.join(dir, 'broken.yaml'), 'a: [\n');
+  return dir;
+}
+
+/** An environment directory whose descriptor has the wrong kind. */
+function badEnvironment(): string {
+  const dir = tmp('badenv');
+  writeFileSync(path.join(dir, 'environment.json'), JSON.stringify({ ...DESCRIPTOR, kind: 'Nope' }));
+  return dir;
+}
 
 describe('an unknown release: exit 3 UnknownRelease in every command that names one', () => {
   test.each<[string, () => string[]]>([

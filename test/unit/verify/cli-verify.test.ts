@@ -66,10 +66,10 @@ describe('agentplane verify exit codes', () => {
     const r = cli(['verify', '--env', envDir(), '--kubeconfig', kubeconfig(`https://127.0.0.1:${port}`), '-o', 'json']);
     expect(r.status).toBe(7);
     expect(r.stderr).toContain(
-      'error: could not run: cannot use the cluster: cannot reach the API server of context "test" (ECONNREFUSED)',
+      'error [ClusterUnreachable]: could not run: cannot use the cluster: cannot reach the API server of context "test" (ECONNREFUSED)',
     );
     // no report: -o json holds the error document instead (test/unit/cli/error-document.test.ts)
-    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'VerifyCouldNotRun', exitCode: 7 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ kind: 'Error', reason: 'ClusterUnreachable', exitCode: 7 });
   }, 60_000);
 
   test('a context that is not in the kubeconfig: a usage error (exit 2) naming it', () => {
@@ -84,7 +84,7 @@ describe('agentplane verify exit codes', () => {
     ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /^error: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts\n\(run agentplane verify --help for usage\)\n$/,
+      /^error \[KubeconfigUnusable\]: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts\n\(run agentplane verify --help for usage\)\n$/,
     );
   }, 60_000);
 
