@@ -74,7 +74,10 @@ export function errorDocument(err: unknown, command: string, exitCode: number): 
   const details: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(err)) {
     const plain = BASE_KEYS.has(key) ? undefined : plainValue(value);
-    if (plain !== undefined) details[key] = plain;
+    // an error's own `details` are the document's details, not one more level of them
+    if (plain !== undefined && key === 'details' && typeof plain === 'object' && !Array.isArray(plain))
+      Object.assign(details, plain);
+    else if (plain !== undefined) details[key] = plain;
   }
   // a cluster failure has one reason in every command; the command's own code says where it stopped
   const reason = reasonOf(err);

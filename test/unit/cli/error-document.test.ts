@@ -93,6 +93,13 @@ describe('the document itself', () => {
     const kube = errorDocument(new KubeconfigError('no context "x"', 'pass --context'), 'verify', 2);
     // prose: the document's message is the subject: the error's words without the hint it appends
     expect([kube.message, kube.hint]).toEqual(['no context "x"', 'pass --context']);
+    // an error's own `details` field is the document's details, one level, not details.details
+    const none = errorDocument(
+      new KubeconfigError('no kubeconfig', 'pass --kubeconfig', { problem: 'none-found' }),
+      'verify',
+      2,
+    );
+    expect(none.details).toEqual({ problem: 'none-found' });
   });
 
   test('anything else is InternalError with its class name (the stack stays on stderr)', () => {
