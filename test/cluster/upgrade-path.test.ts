@@ -428,13 +428,14 @@ test('v0.5.6 -> v1.0.3 by the plan: conversion off, CRDs first, controller swapp
     expect.arrayContaining(['ConversionWebhookRemoved', 'CrdsBeforeController', 'OrphanedWebhookObjects']),
   );
   const step = (re: RegExp) => next.plan.path.findIndex((p) => re.test(p));
-  const [patchStep, crdsStep, installStep, orphanStep] = [
+  const steps = [
     /merge-patch the conversion off/,
     /CRDs first/,
     /^install v1\.0\.3/,
     /^delete what v1\.0\.3 no longer ships/,
   ].map(step);
-  expect([patchStep, crdsStep, installStep, orphanStep].every((i) => i >= 0)).toBe(true);
+  expect(steps.every((i) => i >= 0)).toBe(true);
+  const [patchStep, crdsStep, installStep, orphanStep] = steps as [number, number, number, number];
   expect(patchStep < crdsStep && crdsStep <= installStep && installStep < orphanStep).toBe(true);
 
   // 1. the conversion stanza, merge-patched away
