@@ -127,7 +127,8 @@ export async function runtimeMeasureEvidence(
   );
 
   const transports: TransportKind[] = [deps.plan.transport];
-  if (deps.plan.router?.url && deps.plan.transport !== 'router') transports.push('router');
+  // sandboxd speaks gRPC, which no router carries: its commands have no router path to measure
+  if (deps.plan.router?.url && deps.plan.transport !== 'router' && runtime !== 'sandboxd') transports.push('router');
   for (const t of transports) {
     const facts = t === 'router' ? routerLimitFacts(deps.plan.release) : undefined;
     const l = syncCallLimits(
