@@ -130,15 +130,16 @@ test('the tarball holds the bundle, declarations, run-time data files, bin/ and 
 
 // Measured when the budget was set: 1.28 MB packed, 12.1 MB unpacked, 312 files (before: 15.8 MB unpacked, 509
 // files, with a second declaration tree and dependencies both bundled and declared). The bundled Kubernetes client is
-// most of it (its generated models, ~6.7 MB).
+// most of it (its generated models, ~6.7 MB). Raised once the user docs moved into docs/ (guides, reference: about 30
+// more files): measured 1.41 MB packed, 12.58 MB unpacked, 342 files.
 test('the tarball stays within its size budget', () => {
   if (packed === undefined) throw new Error('npm pack did not run');
   process.stdout.write(
     `tarball: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.entryCount} files\n`,
   );
-  expect(packed.size).toBeLessThanOrEqual(1_400_000);
-  expect(packed.unpackedSize).toBeLessThanOrEqual(12_600_000);
-  expect(packed.entryCount).toBeLessThanOrEqual(330);
+  expect(packed.size).toBeLessThanOrEqual(1_450_000);
+  expect(packed.unpackedSize).toBeLessThanOrEqual(12_800_000);
+  expect(packed.entryCount).toBeLessThanOrEqual(350);
 });
 
 test('a dependency is bundled or declared, not both; cdk8s and constructs are peers only', () => {
