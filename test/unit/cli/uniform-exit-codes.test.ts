@@ -129,10 +129,10 @@ describe('an unreachable cluster: exit 7 ClusterUnreachable, details.category un
 describe('an unusable kubeconfig: exit 2 KubeconfigUnusable in every command', () => {
   test.each(CLUSTER_COMMANDS)('%s --context nope (global, before the command)', (_name, args) => {
     const doc = documentOf(cli(['--context', 'nope', ...args(), '--kubeconfig', kubeconfig, '-o', 'json']));
-    expect([doc.reason, doc.exitCode, doc.details['details']]).toEqual([
+    expect([doc.reason, doc.exitCode, doc.details]).toEqual([
       'KubeconfigUnusable',
       ExitCode.usage,
-      { problem: 'context-unknown', name: 'nope', known: ['t'] },
+      expect.objectContaining({ problem: 'context-unknown', name: 'nope', known: ['t'] }),
     ]);
   });
 
