@@ -301,3 +301,16 @@ export function realNodeSandboxdTemplate(
     },
   };
 }
+
+/**
+ * The JSON document a verify container wrote on stdout, out of its log: the container log interleaves stderr, whose
+ * progress lines come before the document and whose `error [Reason]: ` line may come after it. The document is
+ * pretty-printed, so it runs from a line that is `{` to the next line that is `}`.
+ */
+export function stdoutDocument(log: string): unknown {
+  const lines = log.split('\n');
+  const start = lines.indexOf('{');
+  const end = lines.indexOf('}', start);
+  if (start < 0 || end < 0) throw new Error(`no JSON document in the container log:\n${log}`);
+  return JSON.parse(lines.slice(start, end + 1).join('\n'));
+}

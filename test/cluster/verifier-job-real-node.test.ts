@@ -22,7 +22,7 @@ import { parseAllDocuments } from 'yaml';
 import { VerifyReportSchema } from '../../src/verify/index.js';
 import { serverSideApply, type KubeObject } from '../../test-cluster/kube.js';
 import { waitFor, type Cluster } from './helpers.js';
-import { describeRealNode, NODE_TOOLS_IMAGE, ownRealNodeCluster, realNode } from './real-node-helpers.js';
+import { describeRealNode, NODE_TOOLS_IMAGE, ownRealNodeCluster, realNode, stdoutDocument } from './real-node-helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const own = ownRealNodeCluster('vjob');
@@ -87,9 +87,8 @@ describeRealNode('the VerifierJob of examples/dev-gvisor as a pod on the real no
     expect(pods.items).toHaveLength(1);
     const pod = pods.items[0]!;
     const log = await c.core.readNamespacedPodLog({ namespace: NS, name: pod.metadata!.name!, container: 'verify' });
-    // stdout carries the JSON report (or, when verify could not run, the error document); the progress lines (stderr)
-    // come before it in the log
-    const json = JSON.parse(log.slice(log.indexOf('\n{') + 1)) as { kind?: string };
+    // stdout carries the JSON report (or, when verify could not run, the error document)
+    const json = stdoutDocument(log) as { kind?: string };
     return json.kind === 'Error'
       ? { pod, log, report: undefined!, error: json }
       : { pod, log, report: VerifyReportSchema.parse(json) };

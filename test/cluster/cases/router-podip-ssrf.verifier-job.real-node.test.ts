@@ -38,6 +38,7 @@ import {
   pinnedByDigest,
   realNode,
   startDeploymentPod,
+  stdoutDocument,
 } from '../real-node-helpers.js';
 import { MIRROR } from '../../mirror.js';
 
@@ -158,8 +159,7 @@ describeRealNode('case router-podip-ssrf: the VerifierJob and the in-cluster rou
     const pods = await c.core.listNamespacedPod({ namespace: ns, labelSelector: `app.kubernetes.io/name=${JOB}` });
     const pod = pods.items[0]!;
     const log = await c.core.readNamespacedPodLog({ namespace: ns, name: pod.metadata!.name!, container: 'verify' });
-    // stdout carries the JSON report; the progress lines (stderr) come before it in the log
-    const report = VerifyReportSchema.parse(JSON.parse(log.slice(log.indexOf('\n{') + 1))) as VerifyReport;
+    const report = VerifyReportSchema.parse(stdoutDocument(log)) as VerifyReport;
     return { namespace: ns, pod, report };
   }
 
