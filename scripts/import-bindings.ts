@@ -187,8 +187,8 @@ async function main(): Promise<void> {
   const staging = mkdtempSync(join(tmpdir(), 'agentplane-bindings-'));
   try {
     const report = await generateBindings(readFileSync(join(REPO_ROOT, 'cdk8s.yaml'), 'utf8'), staging, {
-      mirror: values.mirror,
-      cacheDir: values['cache-dir'],
+      ...(values.mirror !== undefined ? { mirror: values.mirror } : {}),
+      ...(values['cache-dir'] !== undefined ? { cacheDir: values['cache-dir'] } : {}),
     });
     rmSync(outDir, { recursive: true, force: true });
     cpSync(staging, outDir, { recursive: true });

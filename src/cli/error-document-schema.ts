@@ -12,7 +12,7 @@ export const ErrorDocumentSchema = z
     reason: z.string(),
     exitCode: z.number().int(),
     message: z.string(),
-    hint: z.string().optional(),
+    hint: z.string().exactOptional(),
     details: z.record(z.string(), z.unknown()),
   })
   .strict()

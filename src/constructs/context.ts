@@ -5,7 +5,7 @@
 import type { IConstruct } from 'constructs';
 import { storageVersionOf } from '../model/releases.js';
 import type { LoadedRelease, SandboxKind } from '../releases/index.js';
-import type { ClaimLifecycle } from './lifetime.js';
+import type { ParsedLifecycle } from './lifetime.js';
 
 /** What a construct may know about its environment. */
 export interface EnvironmentContext {
@@ -24,7 +24,7 @@ export interface EnvironmentContext {
    */
   readonly assertOpen: (part: IConstruct) => void;
   /** Lifecycle of claims that set none (`AgentEnvironmentProps.claimLifecycle`); `undefined`: such claims are refused. */
-  readonly claimLifecycle?: ClaimLifecycle | 'unbounded';
+  readonly claimLifecycle?: ParsedLifecycle;
 }
 
 const CONTEXT = Symbol.for('agentplane.EnvironmentContext');

@@ -16,7 +16,7 @@ export const DESCRIPTOR_CONFIGMAP = 'agentplane-environment';
 export const DESCRIPTOR_KEY = 'environment.json';
 
 const Labels = z.record(z.string(), z.string());
-const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.optional() }).strict();
+const PodPeer = z.object({ namespace: z.string(), podLabels: Labels.exactOptional() }).strict();
 
 /**
  * `environment.json` (`apiVersion: agentplane.dev/v1alpha1`, `kind: EnvironmentDescriptor`): what the environment
@@ -175,7 +175,7 @@ export const EnvironmentDescriptorSchema = z
          */
         rbacNarrowed: z
           .array(z.object({ resources: z.array(z.string()).min(1), namespaces: z.array(z.string()).min(1) }).strict())
-          .optional(),
+          .exactOptional(),
       })
       .strict()
       .nullable(),
@@ -185,7 +185,10 @@ export const EnvironmentDescriptorSchema = z
           name: z.string(),
           handler: z.string(),
           preset: z.enum(['gvisor', 'kata']),
-          overhead: z.object({ cpu: z.string().optional(), memory: z.string().optional() }).strict().nullable(),
+          overhead: z
+            .object({ cpu: z.string().exactOptional(), memory: z.string().exactOptional() })
+            .strict()
+            .nullable(),
           /** `null` when `allNodes`. */
           scheduling: z
             .object({ nodeSelector: Labels, tolerations: z.array(z.record(z.string(), z.unknown())) })
@@ -236,7 +239,7 @@ export const EnvironmentDescriptorSchema = z
         image: z.string(),
         authorizationMode: z.enum(['tokenreview', 'scoped-token', 'allow-all']),
         /** `true` when the environment chose allow-all explicitly (construct `acknowledgeUnauthenticated`); absent otherwise. */
-        acknowledgeUnauthenticated: z.literal(true).optional(),
+        acknowledgeUnauthenticated: z.literal(true).exactOptional(),
       })
       .strict()
       .nullable(),
@@ -251,20 +254,20 @@ export const EnvironmentDescriptorSchema = z
           ingressPorts: z.array(z.number().int()),
           dns: z
             .object({
-              pods: PodPeer.optional(),
-              nodeLocalCache: z.string().optional(),
-              serviceIP: z.string().optional(),
+              pods: PodPeer.exactOptional(),
+              nodeLocalCache: z.string().exactOptional(),
+              serviceIP: z.string().exactOptional(),
             })
             .strict()
             .nullable(),
           egress: z.array(
             z
               .object({
-                description: z.string().optional(),
-                namespace: z.string().optional(),
-                podLabels: Labels.optional(),
-                cidr: z.string().optional(),
-                except: z.array(z.string()).optional(),
+                description: z.string().exactOptional(),
+                namespace: z.string().exactOptional(),
+                podLabels: Labels.exactOptional(),
+                cidr: z.string().exactOptional(),
+                except: z.array(z.string()).exactOptional(),
                 ports: z.array(z.object({ port: z.number().int(), protocol: z.enum(['TCP', 'UDP', 'SCTP']) }).strict()),
               })
               .strict(),
@@ -279,7 +282,7 @@ export const EnvironmentDescriptorSchema = z
     /** Rules the written objects break on purpose (`AgentEnvironment.acknowledge`). Absent when none is acknowledged. */
     acknowledgements: z
       .array(z.object({ rule: z.enum(OUTPUT_RULES), path: z.string().min(1), reason: z.string().min(1) }).strict())
-      .optional(),
+      .exactOptional(),
     /**
      * The application's client SDKs (`env.addClient`): mode, the runtime API it speaks, whether it goes through the
      * router or to the pod, the runtime ports it names, the headers it sets, the pools it claims from. Absent when none is declared.
@@ -296,11 +299,11 @@ export const EnvironmentDescriptorSchema = z
             ports: z.array(z.number().int()),
             headers: z.array(z.string()),
             warmPools: z.array(z.object({ namespace: z.string(), name: z.string() }).strict()),
-            routerNamespace: z.string().optional(),
+            routerNamespace: z.string().exactOptional(),
           })
           .strict(),
       )
-      .optional(),
+      .exactOptional(),
   })
   .strict();
 

@@ -753,9 +753,10 @@ export class AgentEnvironment extends Chart {
                 ...(np.dns.nodeLocalCache ? { nodeLocalCache: np.dns.nodeLocalCache } : {}),
                 ...(np.dns.serviceIP ? { serviceIP: np.dns.serviceIP } : {}),
               },
-        egress: np.egress.map((e) => ({
+        egress: np.egress.map(({ except, ports, ...e }) => ({
           ...e,
-          ports: e.ports.map((port) => ({ port: port.port, protocol: port.protocol ?? 'TCP' })),
+          ...(except !== undefined ? { except: [...except] } : {}),
+          ports: ports.map((port) => ({ port: port.port, protocol: port.protocol ?? 'TCP' })),
         })),
       })),
       images,
@@ -780,7 +781,7 @@ export class AgentEnvironment extends Chart {
               .sort((a, b) => (`${a.sdk}/${a.mode}` < `${b.sdk}/${b.mode}` ? -1 : 1)),
           }
         : {}),
-    });
+    } satisfies EnvironmentDescriptor);
   }
 
   private all<T>(type: abstract new (...args: never[]) => T): T[] {

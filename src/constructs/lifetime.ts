@@ -67,18 +67,25 @@ export const CLAIM_LIFECYCLE_SCHEMA = z
 export const LIFECYCLE_PROP_SCHEMA = z.union([z.literal('unbounded'), CLAIM_LIFECYCLE_SCHEMA]);
 
 /**
+ * A lifecycle prop as parsed: `shutdownPolicy` filled in; an optional field may be present as `undefined` (the props
+ * schema accepts an explicit `undefined`, as for every optional prop).
+ * @internal
+ */
+export type ParsedLifecycle = z.output<typeof LIFECYCLE_PROP_SCHEMA>;
+
+/**
  * The claim's own lifecycle, else the environment's default; `undefined` when neither is given (the caller refuses).
  * `'unbounded'` gives `shutdownPolicy: Delete` and no expiry.
  */
 export function resolveClaimLifecycle(
-  own: ClaimLifecycle | 'unbounded' | undefined,
-  environmentDefault: ClaimLifecycle | 'unbounded' | undefined,
+  own: ParsedLifecycle | undefined,
+  environmentDefault: ParsedLifecycle | undefined,
 ): ResolvedClaimLifecycle | undefined {
   const chosen = own ?? environmentDefault;
   if (chosen === undefined) return undefined;
   if (chosen === 'unbounded') return { shutdownPolicy: 'Delete', unbounded: true };
   return {
-    shutdownPolicy: chosen.shutdownPolicy ?? 'Delete',
+    shutdownPolicy: chosen.shutdownPolicy,
     ...(chosen.shutdownTime !== undefined ? { shutdownTime: chosen.shutdownTime } : {}),
     ...(chosen.ttlSecondsAfterFinished !== undefined
       ? { ttlSecondsAfterFinished: chosen.ttlSecondsAfterFinished }

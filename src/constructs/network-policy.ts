@@ -286,11 +286,11 @@ export class SandboxNetworkPolicy extends Construct {
   }
 }
 
-/** The DNS targets with defaults filled in; `false` drops a kind. */
+/** The DNS targets with defaults filled in (for an absent or `undefined` field); `false` drops a kind. */
 function resolveDns(d: {
-  pods?: PodPeer | false;
-  nodeLocalCache?: string | false;
-  serviceIP?: string | false;
+  pods?: z.output<typeof PeerSchema> | false | undefined;
+  nodeLocalCache?: string | false | undefined;
+  serviceIP?: string | false | undefined;
 }): ResolvedDnsTargets {
   const pods = d.pods === undefined ? DEFAULT_DNS_PODS : d.pods;
   const nodeLocalCache = d.nodeLocalCache === undefined ? DEFAULT_NODE_LOCAL_DNS : d.nodeLocalCache;

@@ -384,11 +384,7 @@ export class SandboxRouter extends Construct {
     this.sandboxPorts = [...p.sandboxPorts];
     this.callsApiServer = p.cache || p.authorization.mode === 'tokenreview';
     this.apiServer = (p.apiServer ?? []).map((e) => ({ cidr: e.cidr, port: e.port }));
-    this.callers = p.callers.map((c) =>
-      c.podLabels !== undefined
-        ? { namespace: c.namespace, podLabels: { ...c.podLabels } }
-        : { namespace: c.namespace },
-    );
+    this.callers = p.callers.map(routerPeer);
 
     const auth = p.authorization;
     this.scopedTokenV2 = auth.mode === 'scoped-token' && auth.verificationKeys !== undefined;
@@ -553,7 +549,7 @@ export class SandboxRouter extends Construct {
           containerPort(container, 'proxy', 8080),
           containerPort(container, 'metrics', 9090),
           this.callers,
-          p.metricsScraper,
+          p.metricsScraper === undefined ? undefined : routerPeer(p.metricsScraper),
         );
       }
       if (o['kind'] === 'ClusterRole' && !p.cache) continue;
@@ -635,6 +631,13 @@ function cacheSyncStartupProbe(container: Json): Json {
     periodSeconds: STARTUP_PERIOD_SECONDS,
     failureThreshold: Math.ceil(CACHE_SYNC_TIMEOUT_SECONDS / STARTUP_PERIOD_SECONDS) + 2,
   };
+}
+
+/** A parsed peer as a {@link RouterPeer}: its labels copied, the key absent when none were given. */
+function routerPeer(peer: z.output<typeof PeerSchema>): RouterPeer {
+  return peer.podLabels !== undefined
+    ? { namespace: peer.namespace, podLabels: { ...peer.podLabels } }
+    : { namespace: peer.namespace };
 }
 
 function peerJson(peer: RouterPeer): Json {

@@ -218,10 +218,18 @@ export class SandboxRuntimeClass extends Construct {
     this.name = p.name ?? profile.name;
     this.handler = p.handler ?? profile.handler;
     const overhead = p.overhead === false ? undefined : (p.overhead ?? profile.overhead);
-    if (overhead !== undefined) this.overhead = overhead;
+    if (overhead !== undefined)
+      this.overhead = {
+        ...(overhead.cpu !== undefined ? { cpu: overhead.cpu } : {}),
+        ...(overhead.memory !== undefined ? { memory: overhead.memory } : {}),
+      };
     this.overheadSource = p.overhead === undefined ? profile.source : 'overhead prop';
     if (p.nodes !== undefined) this.nodes = p.nodes;
-    if (p.scheduling !== undefined) this.scheduling = p.scheduling as RuntimeScheduling;
+    if (p.scheduling !== undefined)
+      this.scheduling = {
+        nodeSelector: { ...p.scheduling.nodeSelector },
+        ...(p.scheduling.tolerations !== undefined ? { tolerations: p.scheduling.tolerations.map(toleration) } : {}),
+      };
     const podFixed: Record<string, k8s.Quantity> = {};
     if (overhead?.cpu !== undefined) podFixed['cpu'] = k8s.Quantity.fromString(overhead.cpu);
     if (overhead?.memory !== undefined) podFixed['memory'] = k8s.Quantity.fromString(overhead.memory);
@@ -229,11 +237,11 @@ export class SandboxRuntimeClass extends Construct {
       metadata: { name: this.name },
       handler: this.handler,
       ...(Object.keys(podFixed).length > 0 ? { overhead: { podFixed } } : {}),
-      ...(p.scheduling !== undefined
+      ...(this.scheduling !== undefined
         ? {
             scheduling: {
-              nodeSelector: { ...p.scheduling.nodeSelector },
-              ...(p.scheduling.tolerations !== undefined ? { tolerations: p.scheduling.tolerations } : {}),
+              nodeSelector: { ...this.scheduling.nodeSelector },
+              ...(this.scheduling.tolerations !== undefined ? { tolerations: [...this.scheduling.tolerations] } : {}),
             },
           }
         : {}),
@@ -241,3 +249,14 @@ export class SandboxRuntimeClass extends Construct {
   }
 }
 brand(SandboxRuntimeClass, 'SandboxRuntimeClass');
+
+/** A parsed toleration as written: the fields given, none present as `undefined`. */
+function toleration(t: z.output<typeof TolerationSchema>): k8s.Toleration {
+  return {
+    ...(t.key !== undefined ? { key: t.key } : {}),
+    ...(t.operator !== undefined ? { operator: t.operator } : {}),
+    ...(t.value !== undefined ? { value: t.value } : {}),
+    ...(t.effect !== undefined ? { effect: t.effect } : {}),
+    ...(t.tolerationSeconds !== undefined ? { tolerationSeconds: t.tolerationSeconds } : {}),
+  };
+}

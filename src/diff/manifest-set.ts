@@ -8,6 +8,7 @@ export interface ManifestSet {
   /**
    * The environment of `objects[i]` when the set holds several (synth writes one directory per environment); an
    * array, not a map by object, because a document cache (`DocumentCache`, sources.ts) shares one object among environments.
+   * A set that reads its files lazily has it as a getter, present and `undefined` when no object names an environment.
    */
-  readonly environments?: ReadonlyArray<string | undefined>;
+  readonly environments?: ReadonlyArray<string | undefined> | undefined;
 }

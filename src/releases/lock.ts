@@ -45,8 +45,8 @@ export const LockFileSchema = z.strictObject({
   files: z.record(z.string(), sha256),
   crdFingerprints: z.record(z.string(), sha256),
   images: z.record(z.string(), z.string().min(1)),
-  clients: z.record(z.string(), z.string().min(1)).optional(),
-  acknowledgements: z.record(z.string(), z.string().min(1)).optional(),
+  clients: z.record(z.string(), z.string().min(1)).exactOptional(),
+  acknowledgements: z.record(z.string(), z.string().min(1)).exactOptional(),
 });
 
 /** @internal */

@@ -166,7 +166,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
     if (docs.length === 0) continue;
     files.push({
       path: `${env.name}/${String(phaseIndex(phase)).padStart(2, '0')}-${phase}.yaml`,
-      content: yamlStream(docs, { cacheRoot }),
+      content: yamlStream(docs, cacheRoot !== undefined ? { cacheRoot } : {}),
     });
   }
   files.push({ path: `${env.name}/environment.json`, content: descriptorJson(descriptor) }); // same bytes as the ConfigMap's environment.json

@@ -89,7 +89,7 @@ export function sessionName(warmPool: string, operationId: string): string {
 
 /** Kubernetes operations on sessions for one connected cluster. The live release is detected once and cached. */
 export class KubeSessions {
-  private release?: Promise<Result<LiveRelease>>;
+  private release?: Promise<Result<LiveRelease>> | undefined;
 
   constructor(
     readonly client: KubeClient,

@@ -527,7 +527,12 @@ export function deploymentView(o: Obj): DeploymentView {
   const observed = d.status?.observedGeneration;
   const dated: Conditioned = {
     metadata: { generation: d.metadata?.generation ?? 0 },
-    status: { conditions: (d.status?.conditions ?? []).map((c) => ({ ...c, observedGeneration: observed })) },
+    status: {
+      conditions: (d.status?.conditions ?? []).map((c) => ({
+        ...c,
+        ...(observed !== undefined ? { observedGeneration: observed } : {}),
+      })),
+    },
   };
   return {
     meta: metaOf(o),

@@ -102,7 +102,7 @@ export class SandboxdClient {
   private readonly ports: SandboxdPorts;
   /** Time between SIGTERM and SIGKILL when a deadline stops a process, ms. */
   readonly stopGraceMs: number;
-  private grpcClient?: { target: string; client: ProcessServiceClient };
+  private grpcClient?: { target: string; client: ProcessServiceClient } | undefined;
 
   /**
    * @param opts.ports sandboxd's REST and gRPC ports in the pod. Default {@link SANDBOXD_PORTS} (8080 / 9090).

@@ -10,7 +10,7 @@ import { peerAdmits, portAdmits, selectsTri, type Tri } from './router-admission
 /** One end of a connection: a pod (namespace and labels) or, without labels, an address that is no pod. */
 export interface Endpoint {
   readonly ip: string;
-  readonly namespace?: string;
+  readonly namespace?: string | undefined;
   readonly labels?: Readonly<Record<string, string>>;
 }
 

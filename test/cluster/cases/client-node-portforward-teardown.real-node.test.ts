@@ -143,7 +143,7 @@ describeRealNode('client-node-portforward-teardown', () => {
       },
     });
     const real = prober();
-    const deleted: { pod?: string; uid?: string; at?: number } = {};
+    const deleted: { pod?: string; uid?: string | undefined; at?: number } = {};
     let executes = 0;
     // The real prober; at the 20th Execute the test deletes the pod that call goes to, without waiting for either.
     const runtime: RuntimeProber = {

@@ -188,7 +188,7 @@ test('the API server answers a watch from a compacted resourceVersion with an in
   await podTemplate('probe');
   const rv = (await c.core.readNamespacedPodTemplate({ namespace: ns, name: 'probe' })).metadata!.resourceVersion!;
   await compactPast();
-  const events: { phase: string; code?: number; reason?: string }[] = [];
+  const events: { phase: string; code?: number | undefined; reason?: string | undefined }[] = [];
   await new Promise<void>((resolve) => {
     void new k8s.Watch(c.kc).watch(
       path(),

@@ -20,7 +20,7 @@ import type { NetworkPolicyPlan } from '../../../src/verify/plan.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { describeRealNode, realNodeSandboxdTemplate } from '../real-node-helpers.js';
-import { EXT, plan, templatePlan } from '../verify/verifier-env.js';
+import { EXT, plan, templatePlan, withoutRouter } from '../verify/verifier-env.js';
 
 const CACHE = '169.254.20.10';
 
@@ -109,14 +109,15 @@ describeRealNode('netpol-dns-nodelocal (real node)', () => {
       ...(dns ? { dns } : {}),
     };
     const { report } = await runVerify({
-      plan: plan(c, [{ ...templatePlan(ns, name), networkPolicyManagement: 'Unmanaged' as const }], {
-        transport: 'port-forward',
-        router: undefined,
-        networkPolicies: [policy],
-        requirements: requirementsFor(['network-isolation', 'runtime-exec']),
-        probeTimeoutMs: 10_000,
-        readyTimeoutMs: 120_000,
-      }),
+      plan: withoutRouter(
+        plan(c, [{ ...templatePlan(ns, name), networkPolicyManagement: 'Unmanaged' as const }], {
+          transport: 'port-forward',
+          networkPolicies: [policy],
+          requirements: requirementsFor(['network-isolation', 'runtime-exec']),
+          probeTimeoutMs: 10_000,
+          readyTimeoutMs: 120_000,
+        }),
+      ),
       client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
       controllerMode: 'external',
       progress: () => undefined,

@@ -110,6 +110,11 @@ export function templatePlan(namespace: string, name: string, runtimeClassName?:
   };
 }
 
+/** `p` without its router: the plan of an environment that declares none. */
+export function withoutRouter({ router: _router, ...p }: VerifyPlan): VerifyPlan {
+  return p;
+}
+
 /** A plan for templates in one namespace, verified over the direct transport (standing in for port-forward) with the router's URL. */
 export function plan(c: Cluster, templates: TemplatePlan[], extra: Partial<VerifyPlan> = {}): VerifyPlan {
   const declared = [

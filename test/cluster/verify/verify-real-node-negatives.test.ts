@@ -19,7 +19,7 @@ import { runVerify, type VerifyReport } from '../../../src/verify/index.js';
 import { requirementsFor } from '../../../src/verify/requirements.js';
 import { freshNamespace, waitFor, type Cluster } from '../helpers.js';
 import { describeRealNode, ownRealNodeCluster, realNode, realNodeSandboxdTemplate } from '../real-node-helpers.js';
-import { EXT, plan, templatePlan } from './verifier-env.js';
+import { EXT, plan, templatePlan, withoutRouter } from './verifier-env.js';
 
 const own = ownRealNodeCluster('negatives');
 const { runDir } = own;
@@ -52,23 +52,24 @@ describeRealNode('negatives on a real-node-only cluster', () => {
     net: VerifyReport['capabilities'][number];
     leftovers: readonly string[];
   }> {
-    const p = plan(
-      c,
-      [templatePlan(ns, 'neta'), templatePlan(ns, 'netb')].map((t) => ({
-        ...t,
-        networkPolicyManagement: 'Unmanaged' as const,
-      })),
-      {
-        transport: 'port-forward',
-        router: undefined,
-        networkPolicies: [
-          { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'neta' },
-          { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'netb' },
-        ],
-        requirements: requirementsFor(['network-isolation', 'runtime-exec']),
-        probeTimeoutMs: 10_000,
-        readyTimeoutMs: 120_000,
-      },
+    const p = withoutRouter(
+      plan(
+        c,
+        [templatePlan(ns, 'neta'), templatePlan(ns, 'netb')].map((t) => ({
+          ...t,
+          networkPolicyManagement: 'Unmanaged' as const,
+        })),
+        {
+          transport: 'port-forward',
+          networkPolicies: [
+            { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'neta' },
+            { namespace: ns, name: 'target-isolation', allowedEgress: [], ingressFrom: [], template: 'netb' },
+          ],
+          requirements: requirementsFor(['network-isolation', 'runtime-exec']),
+          probeTimeoutMs: 10_000,
+          readyTimeoutMs: 120_000,
+        },
+      ),
     );
     const { report } = await runVerify({
       plan: p,
@@ -157,14 +158,15 @@ describeRealNode('negatives on a real-node-only cluster', () => {
       plural: 'sandboxtemplates',
       body: realNodeSandboxdTemplate(c, ns, 'fake-gvisor', {}, { runtimeClassName: 'gvisor' }),
     });
-    const p = plan(c, [templatePlan(ns, 'fake-gvisor', 'gvisor')], {
-      transport: 'port-forward',
-      router: undefined,
-      runtimeClasses: ['gvisor'],
-      probeTimeoutMs: 10_000,
-      readyTimeoutMs: 120_000,
-      requirements: requirementsFor(['runtime-class/gvisor', 'runtime-exec', `template/${ns}/fake-gvisor`]),
-    });
+    const p = withoutRouter(
+      plan(c, [templatePlan(ns, 'fake-gvisor', 'gvisor')], {
+        transport: 'port-forward',
+        runtimeClasses: ['gvisor'],
+        probeTimeoutMs: 10_000,
+        readyTimeoutMs: 120_000,
+        requirements: requirementsFor(['runtime-class/gvisor', 'runtime-exec', `template/${ns}/fake-gvisor`]),
+      }),
+    );
     const { report } = await runVerify({
       plan: p,
       client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),

@@ -25,7 +25,7 @@ import { requirementsFor } from '../../../src/verify/requirements.js';
 import { serverSideApply, type KubeObject } from '../../../test-cluster/kube.js';
 import { connect, waitFor, type Cluster } from '../helpers.js';
 import { describeRealNode } from '../real-node-helpers.js';
-import { plan } from './verifier-env.js';
+import { plan, withoutRouter } from './verifier-env.js';
 import { MIRROR } from '../../mirror.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -187,12 +187,13 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
   }, 600_000);
 
   test('conversion on the live v1.0.3 CRDs: not applicable (unsupported, ReleaseHasNoConversion)', async () => {
-    const p = plan(c, [], {
-      release: 'v1.0.3',
-      router: undefined,
-      transport: 'port-forward',
-      requirements: requirementsFor(['sandbox-api', 'extensions-api', 'conversion']),
-    });
+    const p = withoutRouter(
+      plan(c, [], {
+        release: 'v1.0.3',
+        transport: 'port-forward',
+        requirements: requirementsFor(['sandbox-api', 'extensions-api', 'conversion']),
+      }),
+    );
     const { report } = await runVerify({
       plan: p,
       client: KubeClient.connect({ kubeconfig: c.info.kubeconfig }),
@@ -237,7 +238,11 @@ describeRealNode('a new user’s v1.0.3 environment on the real node', () => {
       ),
     );
     await nodeApi.createRuntimeClass({
-      body: { metadata: { name: 'gvisor', labels: rc.metadata?.labels }, handler: 'runc', scheduling: rc.scheduling },
+      body: {
+        metadata: { name: 'gvisor', ...(rc.metadata?.labels !== undefined ? { labels: rc.metadata.labels } : {}) },
+        handler: 'runc',
+        ...(rc.scheduling !== undefined ? { scheduling: rc.scheduling } : {}),
+      },
     });
     // The pool's pods ran under runsc: replaced, so every pod of the environment runs under the runc-mapped class.
     const shellPods = () =>

@@ -88,7 +88,7 @@ test.each<[string, ControllerDeploymentProps, string, unknown]>([
   ],
   [
     'an unknown resources key',
-    { resources: { request: {} } as ControllerDeploymentProps['resources'] },
+    { resources: { request: {} } as NonNullable<ControllerDeploymentProps['resources']> },
     'controller.resources',
     { request: {} },
   ],
