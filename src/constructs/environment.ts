@@ -524,7 +524,11 @@ export class AgentEnvironment extends Chart {
           for (const err of routerOptionProblems(r, o.object as unknown as Json))
             problems.push(problemOf(err, r.node.path));
     const broken = [
-      ...outputRuleViolations(rendering.objects, this.requireDigests),
+      ...outputRuleViolations(
+        rendering.objects,
+        this.requireDigests,
+        (path) => this.templates.find((t) => t.apiObject.node.path === path)?.acceptedDefects ?? [],
+      ),
       ...reachabilityViolations(
         { environment: this.name, templates: this.templates, routers, policies: this.networkPolicies },
         rendering.objects,

@@ -8,7 +8,8 @@
  * `UnpinnedImage`: an image of any pod is not pinned (latest*, no tag, ko://, or no digest where digests are required);
  * the rest hold for sandbox pods (SandboxTemplate, Sandbox): `MissingResourceLimits` (a container without cpu/memory
  * limits), `HostNamespace`, `HostPathVolume`, `PrivilegedContainer`, `AddedCapabilities`, `NotAQuantity` (a request,
- * limit, overhead or emptyDir size that is no Kubernetes quantity), `ReadinessProbeUnreachable` (an httpGet/tcpSocket
+ * limit, overhead or emptyDir size that is no Kubernetes quantity), `KnownDefectiveImage` (an image of a known-defective
+ * release the template does not accept), `ReadinessProbeUnreachable` (an httpGet/tcpSocket
  * readiness probe on a runtime bound to loopback). Reachability of each sandbox runtime from the router:
  * `RouterPeerMismatch` (a policy that selects the pods admits no router pod), `RuntimePortNotAllowed` (no runtime port
  * admitted by the pods' policy or allowed by the router's egress), `RuntimeListensOnLoopback` (a runtime routed to that
@@ -23,6 +24,7 @@ export type OutputRule =
   | 'PrivilegedContainer'
   | 'AddedCapabilities'
   | 'NotAQuantity'
+  | 'KnownDefectiveImage'
   | 'ReadinessProbeUnreachable'
   | 'RouterPeerMismatch'
   | 'RuntimePortNotAllowed'
@@ -40,6 +42,7 @@ export const OUTPUT_RULES = [
   'PrivilegedContainer',
   'AddedCapabilities',
   'NotAQuantity',
+  'KnownDefectiveImage',
   'ReadinessProbeUnreachable',
   'RouterPeerMismatch',
   'RuntimePortNotAllowed',

@@ -118,6 +118,16 @@ describe('a patch that breaks an output rule fails synthesis, naming the patched
     expect(err.violations.map((v) => v.rule)).toEqual(['PrivilegedContainer']);
   });
 
+  test('an image of a known-defective release patched in (KnownDefectiveImage)', () => {
+    const env = build(rel);
+    const defective = 'registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.0';
+    env.templates[0]!.apiObject.addJsonPatch(JsonPatch.replace(IMAGE_PATH, defective));
+    const err = thrownBy(() => synthesizeEnvironment(env), OutputRuleError, 'OutputRuleBroken');
+    expect(err.violations.map((v) => [v.rule, v.path, v.value])).toEqual([
+      ['KnownDefectiveImage', 'dev/shell/Resource', defective],
+    ]);
+  });
+
   test('cdk8s synthesis refuses the same patches (Testing.synth and app.synth())', () => {
     const env = build(rel);
     env.templates[0]!.apiObject.addJsonPatch(JsonPatch.replace(IMAGE_PATH, 'r.example/sandboxd:latest'));
