@@ -72,6 +72,8 @@ import {
   type AcknowledgementInput,
   type OutputRuleViolation,
 } from './written-rules.js';
+import { reachabilityViolations } from './written-reachability.js';
+import { capacityViolations } from './written-capacity.js';
 
 /** Props of {@link AgentEnvironment}. */
 export interface AgentEnvironmentProps {
@@ -521,7 +523,21 @@ export class AgentEnvironment extends Chart {
         if (o.object.kind === 'Deployment' && o.constructPath.startsWith(`${r.node.path}/`))
           for (const err of routerOptionProblems(r, o.object as unknown as Json))
             problems.push(problemOf(err, r.node.path));
-    const broken = outputRuleViolations(rendering.objects, this.requireDigests);
+    const broken = [
+      ...outputRuleViolations(
+        rendering.objects,
+        this.requireDigests,
+        (path) => this.templates.find((t) => t.apiObject.node.path === path)?.acceptedDefects ?? [],
+      ),
+      ...reachabilityViolations(
+        { environment: this.name, templates: this.templates, routers, policies: this.networkPolicies },
+        rendering.objects,
+      ),
+      ...capacityViolations(
+        { runtimeClasses: this.runtimeClasses, warmPools: this.warmPools, claims: this.claims },
+        rendering.objects,
+      ),
+    ];
     for (const a of this.acknowledgements)
       if (!broken.some((v) => acknowledges(a, v)))
         problems.push(

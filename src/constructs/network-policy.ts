@@ -212,6 +212,8 @@ export class SandboxNetworkPolicy extends Construct {
   readonly name: string;
   readonly namespace: string;
   readonly template: SandboxTemplate;
+  /** The router admitted to the runtime endpoint, if any. */
+  readonly router?: SandboxRouter;
   /** Who may reach the runtime endpoint (router first, then callers). */
   readonly ingressFrom: readonly PodPeer[];
   readonly ingressPorts: readonly number[];
@@ -227,7 +229,10 @@ export class SandboxNetworkPolicy extends Construct {
     this.template = p.template;
     this.name = p.name ?? `${p.template.name}-sandbox-policy`;
     this.namespace = p.template.namespace;
-    if (p.router !== undefined) assertRouterReaches(this.node.path, p.router, p.template);
+    if (p.router !== undefined) {
+      assertRouterReaches(this.node.path, p.router, p.template);
+      this.router = p.router;
+    }
     const from: PodPeer[] = [];
     if (p.router !== undefined) from.push({ namespace: p.router.namespace, podLabels: p.router.podLabels });
     for (const c of p.callers)

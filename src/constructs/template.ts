@@ -190,6 +190,8 @@ export class SandboxTemplate extends Construct {
   readonly podLabels: Readonly<Record<string, string>>;
   /** Where the pod spec takes Secrets (see SandboxWarmPool's `allowTenantCredentials`). */
   readonly secretUses: readonly string[];
+  /** The known-defect ids this template accepts (`acceptKnownDefects`); the written-object check reads them. */
+  readonly acceptedDefects: readonly string[];
   /** Effective requests/limits of one sandbox pod, without RuntimeClass overhead (for the capacity check). */
   readonly resources: PodResources;
   /** `spec.service`: whether the controller creates a headless Service per sandbox (undefined: unset). */
@@ -248,6 +250,7 @@ export class SandboxTemplate extends Construct {
       });
     if (problems.length > 0) throw new ConstructPropsError(this.node.path, 'SandboxTemplate', problems);
 
+    this.acceptedDefects = [...p.acceptKnownDefects];
     this.images = podSpecImages(podSpec);
     for (const img of this.images) {
       assertPinned(this.node.path, `SandboxTemplate ${this.name} ${img.where}`, img.image, ctx.requireDigests);

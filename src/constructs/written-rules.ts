@@ -2,7 +2,7 @@
  * The rules every written object keeps, checked on the rendered objects (JSON patches and other escape hatches
  * applied), so a patch cannot write what the construct props would refuse: every image of every pod pinned, and every
  * sandbox pod (SandboxTemplate, Sandbox) without host namespaces, host paths, privilege or added capabilities, with
- * cpu/memory limits and valid quantities. A deliberate exception is an {@link Acknowledgement}, recorded in the
+ * cpu/memory limits, valid quantities and no known-defective image. A deliberate exception is an {@link Acknowledgement}, recorded in the
  * descriptor and the lock.
  */
 import type { IConstruct } from 'constructs';
@@ -10,6 +10,7 @@ import type { ApiObject } from './cdk8s.js';
 import { takeRenderError } from './lazy.js';
 import { isPlainObject } from '../model/objects.js';
 import type { OutputRule } from '../model/output-rules.js';
+import { knownDefectOf } from '../releases/index.js';
 import { podSpecImages, unpinnedReason } from './images.js';
 import type { Json } from './kube-object.js';
 import { objectIdentity, type ObjectIdentity } from './output-checks.js';
@@ -82,10 +83,14 @@ function fieldOf(at: string, prop: string): string {
   return `${at}${prop.slice('podSpec'.length)}`;
 }
 
-/** The rules the written objects break. `requireDigests` also refuses images without a digest. */
+/**
+ * The rules the written objects break. `requireDigests` also refuses images without a digest; `acceptedDefects` gives
+ * the known-defect ids the construct at a path accepts (a template's `acceptKnownDefects`).
+ */
 export function outputRuleViolations(
   objects: readonly RenderedObject[],
   requireDigests: boolean,
+  acceptedDefects: (path: string) => readonly string[] = () => [],
 ): OutputRuleViolation[] {
   const out: OutputRuleViolation[] = [];
   for (const item of objects) {
@@ -106,6 +111,18 @@ export function outputRuleViolations(
         });
     }
     if (!pod.sandbox) continue;
+    for (const img of podSpecImages(pod.spec)) {
+      const defect = knownDefectOf(img.image);
+      if (defect !== undefined && !acceptedDefects(item.constructPath).includes(defect.id))
+        out.push({
+          rule: 'KnownDefectiveImage',
+          path: item.constructPath,
+          object,
+          field: `${pod.field}.${img.where}.image`,
+          value: img.image,
+          message: `${where} ${img.where}: image ${JSON.stringify(img.image)} is known-defective (${defect.id}): ${defect.defect}`,
+        });
+    }
     for (const p of [...securityProblems(pod.spec), ...quantityProblems(pod.spec)])
       out.push({
         rule: p.reason as OutputRule,

@@ -78,6 +78,8 @@ export const ERROR_REASONS = {
   RouterPeerMismatch: "the router's NetworkPolicy peers do not select the router pods",
   RuntimeListensOnLoopback: 'the runtime listens on loopback, so no transport but the pod itself can reach it',
   RuntimePortNotAllowed: "the runtime's port is not admitted by the environment's NetworkPolicy",
+  PolicyMissesSandboxPods:
+    "an environment's own NetworkPolicy selects none of its template's pods (after escape hatches)",
   RouterOptionNotModeled:
     'a router argument or environment variable AgentPlane does not model (also from an escape hatch)',
   ScopedTokenV2NeedsCache: 'scoped-token v2 on the router needs its token cache configured',

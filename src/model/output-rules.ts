@@ -8,7 +8,13 @@
  * `UnpinnedImage`: an image of any pod is not pinned (latest*, no tag, ko://, or no digest where digests are required);
  * the rest hold for sandbox pods (SandboxTemplate, Sandbox): `MissingResourceLimits` (a container without cpu/memory
  * limits), `HostNamespace`, `HostPathVolume`, `PrivilegedContainer`, `AddedCapabilities`, `NotAQuantity` (a request,
- * limit, overhead or emptyDir size that is no Kubernetes quantity).
+ * limit, overhead or emptyDir size that is no Kubernetes quantity), `KnownDefectiveImage` (an image of a known-defective
+ * release the template does not accept), `ReadinessProbeUnreachable` (an httpGet/tcpSocket
+ * readiness probe on a runtime bound to loopback). Reachability of each sandbox runtime from the router:
+ * `RouterPeerMismatch` (a policy that selects the pods admits no router pod), `RuntimePortNotAllowed` (no runtime port
+ * admitted by the pods' policy or allowed by the router's egress), `RuntimeListensOnLoopback` (a runtime routed to that
+ * binds loopback), `PolicyMissesSandboxPods` (an own NetworkPolicy that selects none of its template's pods). Capacity
+ * where a RuntimeClass declares its nodes: `PodExceedsNode`, `NodesExhausted`.
  */
 export type OutputRule =
   | 'UnpinnedImage'
@@ -17,7 +23,15 @@ export type OutputRule =
   | 'HostPathVolume'
   | 'PrivilegedContainer'
   | 'AddedCapabilities'
-  | 'NotAQuantity';
+  | 'NotAQuantity'
+  | 'KnownDefectiveImage'
+  | 'ReadinessProbeUnreachable'
+  | 'RouterPeerMismatch'
+  | 'RuntimePortNotAllowed'
+  | 'RuntimeListensOnLoopback'
+  | 'PolicyMissesSandboxPods'
+  | 'PodExceedsNode'
+  | 'NodesExhausted';
 
 /** Every {@link OutputRule}. */
 export const OUTPUT_RULES = [
@@ -28,4 +42,12 @@ export const OUTPUT_RULES = [
   'PrivilegedContainer',
   'AddedCapabilities',
   'NotAQuantity',
+  'KnownDefectiveImage',
+  'ReadinessProbeUnreachable',
+  'RouterPeerMismatch',
+  'RuntimePortNotAllowed',
+  'RuntimeListensOnLoopback',
+  'PolicyMissesSandboxPods',
+  'PodExceedsNode',
+  'NodesExhausted',
 ] as const satisfies readonly OutputRule[];

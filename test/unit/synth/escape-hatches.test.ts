@@ -4,7 +4,8 @@
  * `:latest` image, removes a sandbox pod's limits or floats the controller image fails synthesis naming the patched
  * ApiObject's construct path, under `synthesizeEnvironment` and under cdk8s (`Testing.synth`, `app.synth()`); the
  * descriptor and the lock are read from the written objects, so they follow every patch that is allowed; a deliberate
- * exception is an acknowledgement, recorded in the descriptor.
+ * exception is an acknowledgement, recorded in the descriptor. Capacity (declared nodes of a RuntimeClass) is judged
+ * on the written pool replicas and template requests; reachability on the written policies (written-reachability.test.ts).
  */
 import { jest } from '@jest/globals';
 import { mkdtempSync } from 'node:fs';
@@ -117,6 +118,16 @@ describe('a patch that breaks an output rule fails synthesis, naming the patched
     expect(err.violations.map((v) => v.rule)).toEqual(['PrivilegedContainer']);
   });
 
+  test('an image of a known-defective release patched in (KnownDefectiveImage)', () => {
+    const env = build(rel);
+    const defective = 'registry.k8s.io/agent-sandbox/python-runtime-sandbox:v0.5.0';
+    env.templates[0]!.apiObject.addJsonPatch(JsonPatch.replace(IMAGE_PATH, defective));
+    const err = thrownBy(() => synthesizeEnvironment(env), OutputRuleError, 'OutputRuleBroken');
+    expect(err.violations.map((v) => [v.rule, v.path, v.value])).toEqual([
+      ['KnownDefectiveImage', 'dev/shell/Resource', defective],
+    ]);
+  });
+
   test('cdk8s synthesis refuses the same patches (Testing.synth and app.synth())', () => {
     const env = build(rel);
     env.templates[0]!.apiObject.addJsonPatch(JsonPatch.replace(IMAGE_PATH, 'r.example/sandboxd:latest'));
@@ -211,5 +222,59 @@ describe('a deliberate exception is acknowledged and recorded', () => {
       ['rule', 'UnknownRule'],
       ['reason', 'Required'],
     ]);
+  });
+});
+
+describe('capacity is checked on the written pools and templates', () => {
+  /** The issue's environment with the gVisor nodes declared: 2 nodes of 1 cpu / 1Gi hold the 2 pods of 250m. */
+  function sized(): AgentEnvironment {
+    const env = new AgentEnvironment(new App(), 'dev', { release: rel, defaultNamespace: 'dev-sandboxes' });
+    const gvisor = env.addRuntimeClass('gvisor', {
+      preset: 'gvisor',
+      allNodes: true,
+      nodes: { count: 2, allocatable: { cpu: '1', memory: '1Gi' } },
+    });
+    const shell = env.addTemplate('shell', {
+      runtimeClass: gvisor,
+      podSpec: sandboxdPodSpec({ image: SANDBOXD, resources: { cpu: '250m', memory: '256Mi' } }),
+      runtime: SANDBOXD_RUNTIME,
+    });
+    env.addWarmPool('pool', { template: shell, replicas: 2 });
+    return env;
+  }
+
+  test('pool replicas patched past the declared nodes: NodesExhausted naming the pool', () => {
+    const env = sized();
+    expect(capacityOf(env)[0]!.nodes!.needed).toBe(1);
+    env.warmPools[0]!.apiObject.addJsonPatch(JsonPatch.replace('/spec/replicas', 12));
+    const err = thrownBy(() => synthesizeEnvironment(env), OutputRuleError, 'OutputRuleBroken');
+    expect(err.violations.map((v) => [v.rule, v.path, v.field, v.value])).toEqual([
+      ['NodesExhausted', 'dev/pool/Resource', 'spec.replicas', 12],
+    ]);
+    thrownBy(() => Testing.synth(env), ConstructError, 'ConstructInvalid');
+  });
+
+  test('template requests patched past a node: PodExceedsNode naming the template', () => {
+    const env = sized();
+    env.templates[0]!.apiObject.addJsonPatch(
+      JsonPatch.replace('/spec/podTemplate/spec/containers/0/resources/requests/cpu', '2'),
+      JsonPatch.replace('/spec/podTemplate/spec/containers/0/resources/limits/cpu', '2'),
+    );
+    const err = thrownBy(() => synthesizeEnvironment(env), OutputRuleError, 'OutputRuleBroken');
+    expect(err.violations.map((v) => [v.rule, v.path])).toEqual([['PodExceedsNode', 'dev/shell/Resource']]);
+  });
+
+  test('acknowledged: the pool synthesizes with its written replicas, recorded in the descriptor and the lock', () => {
+    const env = sized();
+    const pool = env.warmPools[0]!;
+    pool.apiObject.addJsonPatch(JsonPatch.replace('/spec/replicas', 12));
+    env.acknowledge({ rule: 'NodesExhausted', path: pool, reason: 'the node pool autoscales to 6 nodes' });
+    const s = synthesizeEnvironment(env);
+    // 12 pods of 250m / 256Mi (no gVisor overhead), four to a node of 1 cpu / 1Gi
+    expect(s.capacity[0]!.nodes).toEqual({ declared: 2, allocatable: { cpu: '1', memory: '1Gi' }, needed: 3 });
+    expect(s.descriptor.warmPools.map((p) => p.replicas)).toEqual([12]);
+    expect(environmentsLock(rel, [s.descriptor]).acknowledgements).toEqual({
+      'dev/NodesExhausted/dev/pool': 'the node pool autoscales to 6 nodes',
+    });
   });
 });
