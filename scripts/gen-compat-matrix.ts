@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { KubeClient } from '../src/adapter/kubernetes/client.js';
-import { MatrixSchema, type Matrix } from '../src/cli/commands/compat.js';
+import { MatrixSchema, type Matrix } from '../src/verify/index.js';
 import { Cluster } from '../src/adapter/kubernetes/cluster.js';
 import { DEFAULT_CONTROLLER, TUPLE_KEYS, type VerifyPlan } from '../src/verify/index.js';
 import { readTuple } from '../src/verify/tuple-reader.js';

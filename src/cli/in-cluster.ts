@@ -1,16 +1,12 @@
 /**
  * The in-cluster side of `agentplane verify` (the VerifierJob, src/constructs/verifier-job.ts): a kubeconfig from the
- * pod's ServiceAccount token, the descriptor from its mounted ConfigMap(s), and the report ConfigMap it writes and
- * `verify --from-cluster` reads.
+ * pod's ServiceAccount token, the descriptor from its mounted ConfigMap(s), and which report ConfigMap to use (the
+ * report store itself is the library's, src/verify/report-store.ts).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as k8s from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import type { KubeClient } from '../adapter/kubernetes/client.js';
-import type { AdapterError } from '../adapter/types.js';
-import { metaOf } from '../adapter/kubernetes/views.js';
 import {
   DESCRIPTOR_CONFIGMAP,
   DESCRIPTOR_KEY,
@@ -19,9 +15,8 @@ import {
   EnvironmentDescriptorSchema,
   type EnvironmentDescriptor,
 } from '../constructs/descriptor.js';
-import { REPORT_KEY, reportConfigMapOfObjects } from '../model/verifier-job.js';
-import { EnvironmentDescriptorError, type VerifyReport, VerifyReportSchema } from '../verify/index.js';
-import { AgentPlaneError, type ExitCategory } from '../model/errors.js';
+import { reportConfigMapOfObjects } from '../model/verifier-job.js';
+import { EnvironmentDescriptorError, type ConfigMapRef } from '../verify/index.js';
 import { UsageError } from './errors.js';
 
 /** Where a pod's ServiceAccount credentials are mounted; `AGENTPLANE_SERVICEACCOUNT_DIR` overrides it (tests run the entry point as a process). */
@@ -120,12 +115,6 @@ export function readDescriptorDir(dir: string): EnvironmentDescriptor {
   return parsed.data;
 }
 
-/** A ConfigMap named `<namespace>/<name>`. */
-export interface ConfigMapRef {
-  readonly namespace: string;
-  readonly name: string;
-}
-
 /** `--report-configmap <namespace>/<name>`. */
 export function configMapRef(value: string): ConfigMapRef {
   const [namespace, name, extra] = value.split('/');
@@ -153,130 +142,7 @@ export function reportRefOfEnvironment(dir: string): ConfigMapRef | undefined {
   return ref === undefined ? undefined : configMapRef(ref);
 }
 
-/** Who ran a report: the pod (`AGENTPLANE_RUN`, the Job's pod name) and Job, else the host. */
+/** Who ran a report: the pod (`AGENTPLANE_RUN`, the Job's pod name), else the host. */
 export function runName(): string {
   return process.env.AGENTPLANE_RUN ?? os.hostname();
-}
-
-/** The ConfigMap the Job writes: the report under {@link REPORT_KEY}, and the run, release, time and outcome as annotations for `kubectl get`. */
-export function reportConfigMap(
-  ref: ConfigMapRef,
-  report: VerifyReport,
-  run: string,
-  exitCode: number,
-): k8s.V1ConfigMap {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: {
-      name: ref.name,
-      namespace: ref.namespace,
-      labels: {
-        'app.kubernetes.io/managed-by': 'agentplane',
-        'agentplane.dev/environment': report.environment.name,
-        'agentplane.dev/outcome': report.outcome,
-      },
-      annotations: {
-        'agentplane.dev/run': run,
-        ...(process.env.AGENTPLANE_JOB ? { 'agentplane.dev/job': process.env.AGENTPLANE_JOB } : {}),
-        'agentplane.dev/release': report.environment.release,
-        'agentplane.dev/started-at': report.startedAt,
-        'agentplane.dev/exit-code': String(exitCode),
-      },
-    },
-    data: { [REPORT_KEY]: JSON.stringify(report, null, 2) + '\n' },
-  };
-}
-
-/** Creates or replaces the report ConfigMap. Returns an error message, or undefined when written. */
-export async function writeReport(
-  client: KubeClient,
-  { name, namespace }: ConfigMapRef,
-  cm: k8s.V1ConfigMap,
-): Promise<AdapterError | undefined> {
-  const api = client.api(k8s.CoreV1Api);
-  const replaced = await client.call(`update configmaps in ${namespace}`, () =>
-    api.replaceNamespacedConfigMap({ name, namespace, body: cm }),
-  );
-  if (replaced.kind === 'ok') return undefined;
-  if (replaced.kind === 'failed' && replaced.error.category === 'not-found') {
-    const created = await client.call(`create configmaps in ${namespace}`, () =>
-      api.createNamespacedConfigMap({ namespace, body: cm }),
-    );
-    if (created.kind === 'ok') return undefined;
-    return created.kind === 'failed' ? created.error : { category: 'internal', message: created.message };
-  }
-  return replaced.kind === 'failed' ? replaced.error : { category: 'internal', message: replaced.message };
-}
-
-/** The exit category of a failed report read by its adapter category: a missing report is no verification. */
-function storedReportCategory(category: string): ExitCategory {
-  if (category === 'forbidden' || category === 'unauthenticated' || category === 'invalid') return category;
-  if (category === 'not-found') return 'not-verified';
-  return 'cluster';
-}
-
-/**
- * `verify --from-cluster` could not use the stored report: the ConfigMap could not be read (`category`: the adapter's,
- * e.g. `not-found`, `forbidden`), or holds no report (`invalid`).
- */
-export class StoredReportError extends AgentPlaneError {
-  readonly reason = 'StoredReportUnusable';
-  readonly exitCategory: ExitCategory;
-  readonly hint: string;
-  /** The report ConfigMap, `<namespace>/<name>`. */
-  readonly configMap: string;
-  readonly category: string;
-  constructor(ref: ConfigMapRef, message: string, category: string) {
-    super(message);
-    this.configMap = `${ref.namespace}/${ref.name}`;
-    this.category = category;
-    this.exitCategory = storedReportCategory(category);
-    this.hint =
-      category === 'not-found'
-        ? 'no in-cluster run has stored a report there yet (is the VerifierJob deployed?); pass --env DIR (the synthesized environment) or --report-configmap <namespace>/<name> of its VerifierJob'
-        : "check --report-configmap and the identity's rights";
-  }
-}
-
-/** What `--from-cluster` read: the report and the run annotations. */
-export interface StoredReport {
-  readonly report: VerifyReport;
-  readonly run?: string;
-  readonly exitCode?: number;
-}
-
-/** Reads the report ConfigMap. Returns the report, or an error (category + message) when it cannot be read. */
-export async function readReport(client: KubeClient, ref: ConfigMapRef): Promise<StoredReport | StoredReportError> {
-  const api = client.api(k8s.CoreV1Api);
-  const got = await client.call(`get configmaps in ${ref.namespace}`, () =>
-    api.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }),
-  );
-  if (got.kind !== 'ok')
-    return got.kind === 'failed'
-      ? new StoredReportError(ref, got.error.message, got.error.category)
-      : new StoredReportError(ref, got.message, 'unknown');
-  const text = got.value.data?.[REPORT_KEY];
-  if (text === undefined)
-    return new StoredReportError(ref, `ConfigMap ${ref.namespace}/${ref.name} has no ${REPORT_KEY}`, 'invalid');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return new StoredReportError(ref, `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not JSON`, 'invalid');
-  }
-  const parsed = VerifyReportSchema.safeParse(raw);
-  if (!parsed.success)
-    return new StoredReportError(
-      ref,
-      `ConfigMap ${ref.namespace}/${ref.name} ${REPORT_KEY} is not a ${String(VerifyReportSchema.shape.schema.value)} report`,
-      'invalid',
-    );
-  const a = metaOf(got.value).annotations;
-  const code = a['agentplane.dev/exit-code'];
-  return {
-    report: parsed.data as VerifyReport,
-    ...(a['agentplane.dev/run'] ? { run: a['agentplane.dev/run'] } : {}),
-    ...(code !== undefined && /^\d+$/.test(code) ? { exitCode: Number(code) } : {}),
-  };
 }

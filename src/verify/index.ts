@@ -55,13 +55,35 @@ export {
 } from './runtime-prober.js';
 export { Workload, RUN_LABEL, MANAGED_BY } from './workload.js';
 export type { ReadyProbeSandbox } from './probes/workload/handoff.js';
+export {
+  ClusterUnusableError,
+  compatWorksheet,
+  MatrixRowSchema,
+  MatrixSchema,
+  worksheetRows,
+  type CompatWorksheet,
+  type CompatWorksheetOptions,
+  type Matrix,
+  type WorksheetRow,
+} from './compat-worksheet.js';
+export type { FailedRead } from './failed-reads.js';
+export {
+  readReport,
+  reportConfigMap,
+  StoredReportError,
+  writeReport,
+  type ConfigMapRef,
+  type ReportRun,
+  type StoredReport,
+} from './report-store.js';
 export { renderTable } from './render/table.js';
 export { renderJson } from './render/json.js';
 export { renderMarkdown } from './render/markdown.js';
 export { renderJunit } from './render/junit.js';
 // Types the verifier's public signatures use.
 export type { CapabilityName } from '../model/capabilities.js';
-export type { TransportKind } from '../adapter/types.js';
+export type { AdapterError, TransportKind } from '../adapter/types.js';
+export type { TuplePart } from '../model/compatibility.js';
 export type { CustomRef } from '../adapter/kubernetes/cluster.js';
 export type { ClientPlan } from './plan.js';
 export type { EnvironmentSummary } from './report.js';

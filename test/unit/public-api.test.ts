@@ -182,6 +182,16 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'splitRef',
     'startedContainers',
     'tupleLine',
+    // The compatibility worksheet and the report store (`compat` and `verify --from-cluster` call them).
+    'ClusterUnusableError',
+    'MatrixRowSchema',
+    'MatrixSchema',
+    'StoredReportError',
+    'compatWorksheet',
+    'readReport',
+    'reportConfigMap',
+    'worksheetRows',
+    'writeReport',
   ],
   diff: [
     'CONTROLLER_OWNED',

@@ -43,8 +43,13 @@ import {
   renderJunit,
   renderMarkdown,
   renderTable,
+  readReport,
+  reportConfigMap,
   runVerify,
+  StoredReportError,
   VerifyCouldNotRunError,
+  writeReport,
+  type ConfigMapRef,
 } from '../../verify/index.js';
 import type { ExitCategory } from '../../model/errors.js';
 import { EXIT_CODES, reasonOf } from '../errors.js';
@@ -60,12 +65,7 @@ import {
   inClusterKubeconfig,
   reportRefOfEnvironment,
   readDescriptorDir,
-  readReport,
-  reportConfigMap,
   runName,
-  StoredReportError,
-  writeReport,
-  type ConfigMapRef,
 } from '../in-cluster.js';
 import { terminationFailure, terminationSummary, writeTerminationMessage } from '../termination.js';
 import { Cluster } from '../../adapter/kubernetes/cluster.js';
@@ -345,7 +345,11 @@ export function registerVerify(program: Command): void {
           const failed = await writeReport(
             client,
             flags.reportConfigmap,
-            reportConfigMap(flags.reportConfigmap, report, runName(), code),
+            reportConfigMap(flags.reportConfigmap, report, {
+              run: runName(),
+              exitCode: code,
+              ...(process.env.AGENTPLANE_JOB ? { job: process.env.AGENTPLANE_JOB } : {}),
+            }),
           );
           if (failed !== undefined) {
             process.stderr.write(

@@ -12,11 +12,9 @@ import {
   StorageMigrationError,
   type StorageMigrationResult,
 } from '../../../src/adapter/kubernetes/storage-migration.js';
-import { ClusterUnusableError } from '../../../src/cli/commands/compat.js';
 import { notVerifiedCategory } from '../../../src/cli/commands/verify.js';
 import { EXIT_CODES, exitCodeFor, refusedReadsExitCode, UsageError } from '../../../src/cli/errors.js';
 import { ExitCode, exitCodeHelp } from '../../../src/cli/exit-codes.js';
-import { StoredReportError } from '../../../src/cli/in-cluster.js';
 import { LiveReadError } from '../../../src/cli/live-reader.js';
 import {
   ConflictError,
@@ -62,6 +60,8 @@ import { EnvironmentDescriptorError } from '../../../src/verify/environment.js';
 import { ProbeGraphError } from '../../../src/verify/runner.js';
 import { VerifyCouldNotRunError } from '../../../src/verify/verify.js';
 import { VerifierNotReadyError } from '../../../src/verify/readiness-gate.js';
+import { ClusterUnusableError } from '../../../src/verify/compat-worksheet.js';
+import { StoredReportError } from '../../../src/verify/report-store.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const REF = { namespace: 'agent-sandboxes', name: 'agentplane-verify-report' };

@@ -1,7 +1,6 @@
-/** The compatibility worksheet joins the live tuple, the release facts and the tested matrix (`agentplane compat`). */
+/** The compatibility worksheet's rows join the live tuple, the release facts and the tested matrix (`agentplane compat` renders them). */
 import { readFileSync } from 'node:fs';
-import { MatrixSchema, worksheet, type Matrix } from '../../../src/cli/commands/compat.js';
-import type { CompatibilityTuple } from '../../../src/verify/index.js';
+import { MatrixSchema, worksheetRows, type CompatibilityTuple, type Matrix } from '../../../src/verify/index.js';
 
 const e = (value: string): { value: string; source: string } => ({ value, source: 'test' });
 const tuple: CompatibilityTuple = {
@@ -56,19 +55,19 @@ describe('compat worksheet', () => {
         { ...matrix.rows[0]!, tuple: { ...matrix.rows[0]!.tuple, clientSdk: 'k8s-agent-sandbox 1.0.8 (router)' } },
       ],
     };
-    expect(worksheet(declared, 'v0.5.6', withClient).find((r) => r.part === 'clientSdk')).toEqual(
+    expect(worksheetRows(declared, 'v0.5.6', withClient).find((r) => r.part === 'clientSdk')).toEqual(
       expect.objectContaining({ live: 'k8s-agent-sandbox 1.0.8 (router)', tested: 'yes' }),
     );
-    expect(worksheet(declared, 'v0.5.6', matrix).find((r) => r.part === 'clientSdk')?.tested).toBe('no');
+    expect(worksheetRows(declared, 'v0.5.6', matrix).find((r) => r.part === 'clientSdk')?.tested).toBe('no');
     expect(
-      worksheet({ ...tuple, clientSdk: e('k8s-agent-sandbox 1.0.8 (tunnel)') }, 'v0.5.6', withClient).find(
+      worksheetRows({ ...tuple, clientSdk: e('k8s-agent-sandbox 1.0.8 (tunnel)') }, 'v0.5.6', withClient).find(
         (r) => r.part === 'clientSdk',
       )?.tested,
     ).toBe('no');
   });
 
   it('marks parts a passing test run had for the same release; Kubernetes compares by minor, runtime by kind and release version', () => {
-    const rows = worksheet(tuple, 'v0.5.6', matrix);
+    const rows = worksheetRows(tuple, 'v0.5.6', matrix);
     expect(rows.map((r) => [r.part, r.tested])).toEqual([
       ['kubernetes', 'yes'],
       ['crdRelease', 'yes'],
@@ -87,10 +86,10 @@ describe('compat worksheet', () => {
   });
 
   it("the controller compares by placement: a Deployment of v0.5.6 is not the harness's local process, an out-of-cluster controller (assumed the pinned release) is", () => {
-    expect(worksheet(tuple, 'v0.5.6', matrix).find((r) => r.part === 'controller')).toEqual(
+    expect(worksheetRows(tuple, 'v0.5.6', matrix).find((r) => r.part === 'controller')).toEqual(
       expect.objectContaining({ live: 'registry.k8s.io/agent-sandbox/agent-sandbox-controller:v0.5.6', tested: 'no' }),
     );
-    const external = worksheet({ ...tuple, controller: e('out-of-cluster') }, 'v0.5.6', matrix).find(
+    const external = worksheetRows({ ...tuple, controller: e('out-of-cluster') }, 'v0.5.6', matrix).find(
       (r) => r.part === 'controller',
     );
     expect(external).toEqual(
@@ -104,15 +103,16 @@ describe('compat worksheet', () => {
       })),
     };
     expect(
-      worksheet({ ...tuple, controller: e('out-of-cluster') }, 'v0.5.6', onlyOld).find((r) => r.part === 'controller')
-        ?.tested,
+      worksheetRows({ ...tuple, controller: e('out-of-cluster') }, 'v0.5.6', onlyOld).find(
+        (r) => r.part === 'controller',
+      )?.tested,
     ).toBe('no');
   });
 
   it('a part the environment does not deploy is "not deployed", never a gap; a deployed router of unknown version is not covered', () => {
-    const none = worksheet({ ...tuple, runtimeServer: e('none') }, 'v0.5.6', matrix);
+    const none = worksheetRows({ ...tuple, runtimeServer: e('none') }, 'v0.5.6', matrix);
     expect(none.filter((r) => r.tested === 'not deployed').map((r) => r.part)).toEqual(['router', 'runtimeServer']);
-    const routed = worksheet(
+    const routed = worksheetRows(
       { ...tuple, router: e('sandbox-router agent-sandbox-system/sandbox-router-svc') },
       'v0.5.6',
       matrix,
@@ -122,7 +122,7 @@ describe('compat worksheet', () => {
 
   it('mixed node runtimes are covered when each ran in a passing row, alone or beside others', () => {
     const rt = (live: string, rows: Array<Record<string, string>>): string | undefined =>
-      worksheet({ ...tuple, containerRuntime: e(live) }, 'v0.5.6', {
+      worksheetRows({ ...tuple, containerRuntime: e(live) }, 'v0.5.6', {
         ...matrix,
         rows: rows.map((t) => ({ ...matrix.rows[0]!, tuple: t })),
       }).find((r) => r.part === 'containerRuntime')?.tested;
@@ -133,20 +133,20 @@ describe('compat worksheet', () => {
     expect(rt('containerd://2.2.10', [mixed])).toBe('no');
     // a failed row covers nothing
     expect(
-      worksheet({ ...tuple, containerRuntime: e('containerd://2.1.0') }, 'v0.5.6', matrix).find(
+      worksheetRows({ ...tuple, containerRuntime: e('containerd://2.1.0') }, 'v0.5.6', matrix).find(
         (r) => r.part === 'containerRuntime',
       )?.tested,
     ).toBe('no');
   });
 
   it('rows of another release never count', () => {
-    expect(worksheet(tuple, 'v0.4.6', matrix).filter((r) => r.tested === 'yes')).toEqual([]);
+    expect(worksheetRows(tuple, 'v0.4.6', matrix).filter((r) => r.tested === 'yes')).toEqual([]);
   });
 
   test("the package's matrix: the client modes test/cluster/client/ runs are tested, the others are not", () => {
     const shipped = MatrixSchema.parse(JSON.parse(readFileSync('test/compat/matrix.json', 'utf8')));
     const mode = (m: string): string | undefined =>
-      worksheet({ ...tuple, clientSdk: e(`k8s-agent-sandbox 1.0.8 (${m})`) }, 'v0.5.6', shipped).find(
+      worksheetRows({ ...tuple, clientSdk: e(`k8s-agent-sandbox 1.0.8 (${m})`) }, 'v0.5.6', shipped).find(
         (r) => r.part === 'clientSdk',
       )?.tested;
     expect(['router', 'tunnel', 'in-cluster', 'gateway', 'sandboxd-pod-tunnel'].map((m) => [m, mode(m)])).toEqual([

@@ -1,7 +1,7 @@
 /**
- * Records the calls of the adapter's {@link Cluster} that failed, for a command that renders what a reader made of
- * them (verify's tuple reader turns a failed read into an `unknown` entry): `compat` then names the failed reads and
- * exits with the failure's code (7, 8, 9) instead of presenting a worksheet with unknown parts as an answer.
+ * Records the calls of the adapter's {@link Cluster} that failed, for a caller that reports what a reader made of
+ * them (the tuple reader turns a failed read into an `unknown` entry): the compatibility worksheet lists the failed
+ * reads beside its rows, so an unknown part is never mistaken for an answer.
  */
 import type { Cluster } from '../adapter/kubernetes/cluster.js';
 import type { AdapterError } from '../adapter/types.js';
