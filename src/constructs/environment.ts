@@ -73,7 +73,7 @@ import {
   type OutputRuleViolation,
 } from './written-rules.js';
 import { reachabilityViolations } from './written-reachability.js';
-import { capacityViolations } from './written-capacity.js';
+import { capacityRefusals, capacityViolations } from './written-capacity.js';
 
 /** Props of {@link AgentEnvironment}. */
 export interface AgentEnvironmentProps {
@@ -472,8 +472,8 @@ export class AgentEnvironment extends Chart {
 
   /**
    * Everything that keeps this environment from being written, found on its rendered objects (JsonPatches applied):
-   * more than one router, descriptor conflicts and missing references, render errors, duplicate objects, fields the
-   * pinned CRD schemas refuse. Runs as this chart's cdk8s validation; `agentplane synth` reads it for typed errors.
+   * more than one router, descriptor conflicts and missing references, render errors, pools the declared nodes of
+   * their RuntimeClass cannot hold, duplicate objects, fields the pinned CRD schemas refuse. Runs as this chart's cdk8s validation; `agentplane synth` reads it for typed errors.
    */
   check(): EnvironmentCheck {
     const problems: EnvironmentProblem[] = [];
@@ -523,6 +523,10 @@ export class AgentEnvironment extends Chart {
         if (o.object.kind === 'Deployment' && o.constructPath.startsWith(`${r.node.path}/`))
           for (const err of routerOptionProblems(r, o.object as unknown as Json))
             problems.push(problemOf(err, r.node.path));
+    const capacity = { runtimeClasses: this.runtimeClasses, warmPools: this.warmPools, claims: this.claims };
+    // The reason code ends the line, since cdk8s validations carry text only.
+    for (const err of capacityRefusals(capacity))
+      problems.push(problem(err.path, err.reason, `${err.detail} (${err.reason})`));
     const broken = [
       ...outputRuleViolations(
         rendering.objects,
@@ -533,10 +537,7 @@ export class AgentEnvironment extends Chart {
         { environment: this.name, templates: this.templates, routers, policies: this.networkPolicies },
         rendering.objects,
       ),
-      ...capacityViolations(
-        { runtimeClasses: this.runtimeClasses, warmPools: this.warmPools, claims: this.claims },
-        rendering.objects,
-      ),
+      ...capacityViolations(capacity, rendering.objects),
     ];
     for (const a of this.acknowledgements)
       if (!broken.some((v) => acknowledges(a, v)))

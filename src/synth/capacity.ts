@@ -2,10 +2,11 @@
  * What an environment needs from its nodes, per RuntimeClass (case kata-runtimeclass-pending): each template's pod
  * (requests and limits + the class's overhead) and each pool's pods (replicas + the claims that take members from it,
  * since the pool replenishes each claimed member) — and, where the RuntimeClass declares its nodes, how many nodes the
- * pods take (first-fit decreasing by requests), refusing a pod no node can hold or pods the declared nodes cannot.
+ * pods take (first-fit decreasing by requests). The environment's own check refuses a pod no node can hold or pods the
+ * declared nodes cannot (constructs/written-capacity.ts); these are the figures.
  */
-import { CapacityError, type AgentEnvironment } from '../constructs/index.js';
-import { capacityMisfit, overheadOf, packNodes } from '../constructs/written-capacity.js';
+import type { AgentEnvironment } from '../constructs/index.js';
+import { overheadOf, packNodes } from '../constructs/written-capacity.js';
 import {
   add,
   cpuMilli,
@@ -58,10 +59,8 @@ function figures(requests: Resources, limits: Resources): ResourceFigures {
 }
 
 /**
- * The capacity need of every RuntimeClass of `env` (sorted by name; templates and pools by namespace/name).
- * @throws CapacityError `PodExceedsNode` when one pod is larger than a declared node's allocatable, `NodesExhausted`
- *   when the pods need more nodes than declared, unless the environment acknowledges that rule for one of the class's
- *   pools or templates (a patch raised them; the environment's check names it, written-capacity.ts).
+ * The capacity need of every RuntimeClass of `env` (sorted by name; templates and pools by namespace/name), as
+ * written (escape hatches applied). With declared nodes, `needed` counts the nodes the pods that fit one take.
  */
 export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
   const key = (o: { namespace: string; name: string }): string => `${o.namespace}/${o.name}`;
@@ -108,60 +107,12 @@ export function capacityOf(env: AgentEnvironment): RuntimeClassCapacity[] {
         cpuMilli: cpuMilli(rc.nodes.allocatable.cpu),
         memoryBytes: memoryBytes(rc.nodes.allocatable.memory),
       };
-      const packed = packNodes(podList, node);
-      const nodeText = `${rc.nodes.count} node(s) of ${rc.nodes.allocatable.cpu} cpu / ${rc.nodes.allocatable.memory} allocatable`;
-      const misfit = capacityMisfit(packed, rc.nodes.count);
-      const acknowledged =
-        misfit !== undefined &&
-        env.acknowledgements.some(
-          (a) =>
-            a.rule === misfit &&
-            [...templates, ...pools].some(
-              (c) => c.apiObject.node.path === a.path || c.apiObject.node.path.startsWith(`${a.path}/`),
-            ),
-        );
-      if ('tooBig' in packed && !acknowledged) {
-        const t = templates.find((x) => perPod.get(x)!.requests === packed.tooBig)!;
-        throw new CapacityError(
-          rc.node.path,
-          'PodExceedsNode',
-          `a pod of template ${key(t)} requests ${formatCpu(packed.tooBig.cpuMilli)} cpu / ${formatMemory(packed.tooBig.memoryBytes)} (RuntimeClass ${rc.name} overhead included), more than one of the ${nodeText} declared for RuntimeClass ${rc.name}: it would stay Pending`,
-          'lower the template requests, or declare the real node size in the RuntimeClass nodes prop',
-          {
-            runtimeClass: rc.name,
-            template: key(t),
-            requests: { cpu: formatCpu(packed.tooBig.cpuMilli), memory: formatMemory(packed.tooBig.memoryBytes) },
-            nodesDeclared: rc.nodes.count,
-          },
-        );
-      }
-      if ('needed' in packed && packed.needed > rc.nodes.count && !acknowledged) {
-        throw new CapacityError(
-          rc.node.path,
-          'NodesExhausted',
-          `the pools of RuntimeClass ${rc.name} need ${total.pods} pod(s) requesting ${formatCpu(total.requests.cpuMilli)} cpu / ${formatMemory(total.requests.memoryBytes)} in all, which take ${packed.needed} node(s), but ${nodeText} are declared: some would stay Pending`,
-          'lower pool replicas or template requests, or add nodes to the pool and declare them in the RuntimeClass nodes prop',
-          {
-            runtimeClass: rc.name,
-            requests: { cpu: formatCpu(total.requests.cpuMilli), memory: formatMemory(total.requests.memoryBytes) },
-            nodesDeclared: rc.nodes.count,
-            nodesNeeded: packed.needed,
-          },
-        );
-      }
+      const fits = podList.filter((p) => p.cpuMilli <= node.cpuMilli && p.memoryBytes <= node.memoryBytes);
       nodes = {
         declared: rc.nodes.count,
         allocatable: { ...rc.nodes.allocatable },
-        // an acknowledged pod larger than any node never schedules: the nodes the others take
-        needed:
-          'needed' in packed
-            ? packed.needed
-            : (
-                packNodes(
-                  podList.filter((p) => p.cpuMilli <= node.cpuMilli && p.memoryBytes <= node.memoryBytes),
-                  node,
-                ) as { needed: number }
-              ).needed,
+        // a pod larger than any node never schedules (refused unless a patch made it and that is acknowledged)
+        needed: (packNodes(fits, node) as { needed: number }).needed,
       };
     }
     out.push({

@@ -21,7 +21,6 @@ import {
 } from '../constructs/index.js';
 import { releaseCacheRoot, type KubeObject, type LoadedRelease } from '../releases/index.js';
 import { describeDnsTargets } from '../constructs/network-policy.js';
-import { problemOf } from '../constructs/problems.js';
 import { capacityOf, type RuntimeClassCapacity } from './capacity.js';
 import {
   DuplicateObjectError,
@@ -95,13 +94,7 @@ export function synthesizeEnvironment(env: AgentEnvironment, opts: SynthOptions 
   );
   if (problems.length > 0) throw new EnvironmentInvalidError(env.name, problems);
   if (check.ruleViolations.length > 0) throw new OutputRuleError(env.name, check.ruleViolations);
-  let capacity: RuntimeClassCapacity[];
-  try {
-    capacity = capacityOf(env);
-  } catch (err) {
-    // A CapacityError: declared nodes cannot hold what the environment asks for.
-    throw new EnvironmentInvalidError(env.name, [problemOf(err, env.node.path)]);
-  }
+  const capacity = capacityOf(env);
   const release = env.release;
   if (check.duplicates.length > 0) throw new DuplicateObjectError(env.name, [...check.duplicates]);
   if (check.violations.length > 0) throw new SchemaViolationError(env.name, release.facts.tag, [...check.violations]);

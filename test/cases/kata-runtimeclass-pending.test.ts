@@ -3,20 +3,29 @@
  * sourced profile per hypervisor (kata-deploy's RuntimeClasses) unless overridden, and synthesis states each template's
  * and pool's need (requests and limits + overhead, × pods) per RuntimeClass; with the class's nodes declared it counts
  * the nodes the pods take and refuses a pod no node holds or pods the nodes cannot. The case's input: template
- * requests 500m/512Mi, warm pool replicas 2, two Kata nodes. The unschedulable node selector is the verifier's side
+ * requests 500m/512Mi, warm pool replicas 2, two Kata nodes. The refusal is a problem of the environment's own check,
+ * so `agentplane synth` (synthesizeEnvironment), `Testing.synth` and `app.synth()` refuse alike. The unschedulable node selector is the verifier's side
  * (case gvisor-runtimeclass-unschedulable's probe, test/cases/gvisor-runtimeclass-unschedulable.verify.test.ts).
  */
 import { jest } from '@jest/globals';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Testing } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import {
+  AgentEnvironment,
   CapacityError,
   capacityOf,
+  ConstructError,
   EnvironmentInvalidError,
   synthesizeEnvironment,
+  type CapacityReason,
   type RuntimeNodes,
 } from '../../src/index.js';
 import { KATA_PROFILES } from '../../src/constructs/overhead-profiles.js';
-import { newEnvironment, release } from '../unit/constructs/fixture.js';
+import { capacityRefusals } from '../../src/constructs/written-capacity.js';
+import { release } from '../unit/constructs/fixture.js';
 import { thrownBy } from '../unit/thrown.js';
 
 jest.setTimeout(120_000);
@@ -32,7 +41,13 @@ const SCHEDULING = {
 async function kataEnv(
   opts: { nodes?: RuntimeNodes; hypervisor?: 'qemu' | 'clh'; overhead?: { cpu: string; memory: string } | false } = {},
 ) {
-  const e = newEnvironment(await release('v0.5.6'), 'sbx', { defaultNamespace: 'sbx' });
+  // an app of its own with a scratch outdir, so app.synth() can run on it
+  const app = new App({ outdir: mkdtempSync(join(tmpdir(), 'agentplane-kata-')) });
+  const e = new AgentEnvironment(app, 'sbx', {
+    release: await release('v0.5.6'),
+    defaultNamespace: 'sbx',
+    lockFile: false,
+  });
   const rc = e.addRuntimeClass('kata', { preset: 'kata', scheduling: SCHEDULING, ...opts });
   const tpl = e.addTemplate('py', {
     runtimeClass: rc,
@@ -125,8 +140,11 @@ describe('case kata-runtimeclass-pending', () => {
 
   test('one such node is not enough: nodes-exhausted, at synthesis', async () => {
     const { e } = await kataEnv({ nodes: { count: 1, allocatable: { cpu: '1', memory: '1Gi' } } });
-    const exhausted = thrownBy(() => capacityOf(e), CapacityError, 'NodesExhausted');
-    expect([exhausted.path, exhausted.figures]).toEqual([
+    const [exhausted, ...more] = capacityRefusals(e);
+    expect(more).toEqual([]);
+    expect(exhausted).toBeInstanceOf(CapacityError);
+    expect([exhausted!.reason, exhausted!.path, exhausted!.figures]).toEqual([
+      'NodesExhausted',
       'sbx/kata',
       {
         runtimeClass: 'kata-qemu',
@@ -135,34 +153,63 @@ describe('case kata-runtimeclass-pending', () => {
         nodesNeeded: 2,
       },
     ]);
-    let err: unknown;
-    try {
-      synthesizeEnvironment(e);
-    } catch (x) {
-      err = x;
-    }
-    expect(err).toBeInstanceOf(EnvironmentInvalidError);
-    expect((err as EnvironmentInvalidError).reason).toBe('EnvironmentInvalid');
-    expect((err as EnvironmentInvalidError).problems.map((p) => [p.path, p.reason])).toEqual([
-      ['sbx/kata', 'NodesExhausted'],
-    ]);
+    expect(e.check().problems.map((p) => [p.path, p.reason])).toEqual([['sbx/kata', 'NodesExhausted']]);
+    // the figures stay countable: the two pods take two nodes
+    expect(capacityOf(e)[0]!.nodes).toEqual({ declared: 1, allocatable: { cpu: '1', memory: '1Gi' }, needed: 2 });
+    expectRefusedEverywhere(e, 'NodesExhausted');
   });
 
   test('a pod larger than a node (overhead included) is pod-exceeds-node', async () => {
     const { e } = await kataEnv({ nodes: { count: 4, allocatable: { cpu: '700m', memory: '4Gi' } } });
-    let err: unknown;
-    try {
-      capacityOf(e);
-    } catch (x) {
-      err = x;
-    }
+    const [err, ...more] = capacityRefusals(e);
+    expect(more).toEqual([]);
     expect(err).toBeInstanceOf(CapacityError);
-    expect((err as CapacityError).reason).toBe('PodExceedsNode');
-    expect((err as CapacityError).figures).toEqual({
-      runtimeClass: 'kata-qemu',
-      template: 'sbx/py',
-      requests: { cpu: '750m', memory: '672Mi' },
-      nodesDeclared: 4,
-    });
+    expect([err!.reason, err!.path, err!.figures]).toEqual([
+      'PodExceedsNode',
+      'sbx/kata',
+      {
+        runtimeClass: 'kata-qemu',
+        template: 'sbx/py',
+        requests: { cpu: '750m', memory: '672Mi' },
+        nodesDeclared: 4,
+      },
+    ]);
+    // no pod fits a node: none is counted
+    expect(capacityOf(e)[0]!.nodes!.needed).toBe(0);
+    expectRefusedEverywhere(e, 'PodExceedsNode');
+  });
+
+  test('a props misfit is refused even with an acknowledgement, which covers no written object', async () => {
+    const { e } = await kataEnv({ nodes: { count: 1, allocatable: { cpu: '1', memory: '1Gi' } } });
+    e.acknowledge({ rule: 'NodesExhausted', path: e.warmPools[0]!, reason: 'the node pool autoscales' });
+    const err = thrownBy(() => synthesizeEnvironment(e), EnvironmentInvalidError, 'EnvironmentInvalid');
+    expect(err.problems.map((p) => [p.path, p.reason])).toEqual([
+      ['sbx/kata', 'NodesExhausted'],
+      ['sbx/py-pool', 'UnusedAcknowledgement'],
+    ]);
   });
 });
+
+/**
+ * `e` is refused for `reason` at its RuntimeClass `sbx/kata` by `synthesizeEnvironment` (typed), by `Testing.synth`
+ * and by `app.synth()` of its app (cdk8s's errors carry the problem lines as text).
+ */
+function expectRefusedEverywhere(e: AgentEnvironment, reason: CapacityReason): void {
+  const line = new RegExp(`^ *(\\[sbx\\] )?sbx/kata: .*\\(${reason}\\)$`, 'm');
+  const cdk8s = thrownBy(() => Testing.synth(e), ConstructError, 'ConstructInvalid');
+  expect(cdk8s.path).toBe('sbx');
+  // prose: cdk8s validations carry text only; the line names the RuntimeClass's path and ends with the reason code
+  expect(cdk8s.detail).toMatch(line);
+  const app = e.node.root as App;
+  let thrown: unknown;
+  try {
+    app.synth();
+  } catch (x) {
+    thrown = x;
+  }
+  expect(thrown).toBeInstanceOf(Error);
+  // prose: app.synth() throws cdk8s's own Error listing each validation's text as `[path] line`
+  expect((thrown as Error).message).toMatch(line);
+  const invalid = thrownBy(() => synthesizeEnvironment(e), EnvironmentInvalidError, 'EnvironmentInvalid');
+  expect(invalid.problems.map((p) => [p.path, p.reason])).toEqual([['sbx/kata', reason]]);
+}

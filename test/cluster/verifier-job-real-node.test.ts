@@ -22,7 +22,13 @@ import { parseAllDocuments } from 'yaml';
 import { VerifyReportSchema } from '../../src/verify/index.js';
 import { serverSideApply, type KubeObject } from '../../test-cluster/kube.js';
 import { waitFor, type Cluster } from './helpers.js';
-import { describeRealNode, NODE_TOOLS_IMAGE, ownRealNodeCluster, realNode, stdoutDocument } from './real-node-helpers.js';
+import {
+  describeRealNode,
+  NODE_TOOLS_IMAGE,
+  ownRealNodeCluster,
+  realNode,
+  stdoutDocument,
+} from './real-node-helpers.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const own = ownRealNodeCluster('vjob');
