@@ -500,6 +500,19 @@ export class AgentEnvironment extends Chart {
           `the router calls the API server (${apiServerBlocked.authorizationMode === 'tokenreview' ? 'tokenreview' : 'its Pod-IP cache'}) and network-isolation is required verified, so its NetworkPolicy is enforced; that policy admits the API server only as a pod of namespace default on 443/6443 (sandbox-router/deploy/networkpolicy.yaml@v0.5.6), and the API server's endpoints are no pods there: its cache never syncs and it never becomes ready. Set the router's apiServer to the endpoints of Service default/kubernetes (kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes)`,
         ),
       );
+    // Each environment owns its descriptor, its lock entries (`<name>/<role>`) and dist/<name>/, within one app.
+    const namesake = this.node.root.node
+      .findAll()
+      .filter((c) => c instanceof AgentEnvironment)
+      .find((c) => c !== this && (c as AgentEnvironment).name === this.name);
+    if (namesake !== undefined)
+      problems.push(
+        problem(
+          this.node.path,
+          'EnvironmentNameClash',
+          `environment name ${JSON.stringify(this.name)} is also used by ${namesake.node.path} in the same app; give every environment a unique name`,
+        ),
+      );
     const app = isCdk8sApp(this.node.root) ? this.node.root : undefined;
     if (app?.yamlOutputType === YamlOutputType.FOLDER_PER_CHART_FILE_PER_RESOURCE) {
       problems.push(

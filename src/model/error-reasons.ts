@@ -53,6 +53,7 @@ export const ERROR_REASONS = {
   OutsideEnvironment: 'a construct was created outside an AgentEnvironment',
   DuplicateConstructId: 'two constructs of the environment use the same id',
   MultipleRouters: 'the environment has more than one router',
+  EnvironmentNameClash: 'two environments of one app have the same name',
   RouterApiServerNotAdmitted: "the router's NetworkPolicy does not admit its egress to the API server",
   UnsupportedOutputType: 'the environment is asked for an output type AgentPlane does not write',
   ConstructInvalid: 'a construct prop is invalid; the message names the construct path, the prop and the value',
