@@ -68,6 +68,7 @@ export interface PhaseJudgement {
 
 /** An unbound claim's Ready=False/`TemplateNotFound`|`WarmPoolNotFound`, with how long it has held. */
 export interface MissingReference {
+  /** The claim's Ready=False reason as the controller wrote it (upstream codes, the two this rule reads). */
   readonly reason: MissingReferenceReason;
   /** Milliseconds since the condition's lastTransitionTime (at `now`); absent when the condition carries none. */
   readonly ageMs?: number;
