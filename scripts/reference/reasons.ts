@@ -6,7 +6,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { ADAPTER_REASONS, EXECUTION_REASONS } from '../../src/adapter/reasons.js';
+import {
+  ADAPTER_REASONS,
+  CAPABILITY_REASONS,
+  EXECUTION_REASONS,
+  OBSERVATION_REASONS,
+  RELEASE_REASONS,
+  TEMPLATE_REASONS,
+} from '../../src/adapter/reasons.js';
 import { CLUSTER_FAILURE_REASONS } from '../../src/cli/errors.js';
 import { ERROR_REASONS } from '../../src/model/error-reasons.js';
 import { UPGRADE_REASONS } from '../../src/releases/upgrade-reasons.js';
@@ -43,6 +50,31 @@ export const FAMILIES: readonly Family[] = [
     title: 'Execution outcomes',
     where: '`ExecutionStatus.outcome.reason`: how a command run through the adapter ended',
     codes: EXECUTION_REASONS,
+  },
+  {
+    id: 'observation',
+    title: 'Session observations',
+    where: '`Observation.reason`: why `observe()` gives a session its phase (the deciding condition in `message`)',
+    codes: OBSERVATION_REASONS,
+  },
+  {
+    id: 'template',
+    title: 'Session template versions',
+    where:
+      "`SessionRef.template.reason` (where the claim's template hash was read, or why it is absent) and `Observation.templateReason` (the verdict on the bound Sandbox's template version)",
+    codes: TEMPLATE_REASONS,
+  },
+  {
+    id: 'capability',
+    title: 'Adapter capability report',
+    where: "`CapabilityReport.capabilities[].reason`: why the adapter's `capabilities()` gives a capability its state",
+    codes: CAPABILITY_REASONS,
+  },
+  {
+    id: 'release',
+    title: 'Live release',
+    where: "`reason` of the adapter's live release reading: why the cluster's release family is what it is",
+    codes: RELEASE_REASONS,
   },
   {
     id: 'upgrade',

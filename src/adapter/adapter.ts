@@ -33,7 +33,6 @@ import type {
   Observation,
   Result,
   SessionRef,
-  SupportState,
   Termination,
 } from './types.js';
 import type { KubeClient } from './kubernetes/client.js';
@@ -64,7 +63,14 @@ export type {
   StreamOutput,
   Termination,
 } from './types.js';
-export { EXECUTION_REASONS, type AdapterReason, type ExecutionReason } from './reasons.js';
+export {
+  EXECUTION_REASONS,
+  type AdapterReason,
+  type CapabilityReason,
+  type ExecutionReason,
+  type ObservationReason,
+  type TemplateReason,
+} from './reasons.js';
 export type { ApiConstructor, CallInfo, KubeConnectOptions } from './kubernetes/client.js';
 // The value that connects: `connect({ kubeconfig?, context?, inCluster? })` (or `KubeClient.connect`) gives the
 // KubeClient this adapter and the verifier (`/verify`) take.
@@ -209,33 +215,62 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
   async capabilities(clusterIdentity: string): Promise<CapabilityReport> {
     const rel = await this.sessions.liveRelease(true);
     if (rel.kind !== 'ok') {
-      const reason = rel.kind === 'failed' ? rel.error.message : rel.message;
+      const why = rel.kind === 'failed' ? rel.error.message : rel.message;
       return {
         cluster: clusterIdentity,
-        capabilities: [{ name: 'sandbox-api', state: 'absent', reason: `could not read the cluster: ${reason}` }],
+        capabilities: [
+          {
+            name: 'sandbox-api',
+            state: 'absent',
+            reason: 'ClusterUnreadable',
+            message: `could not read the cluster: ${why}`,
+          },
+        ],
       };
     }
     const r = rel.value;
     const want = r.family === undefined ? 'v1beta1' : FAMILY_VERSION[r.family];
-    const api = (versions: readonly string[], group: string): { state: SupportState; reason: string } =>
+    const api = (versions: readonly string[], group: string): Support =>
       versions.length === 0
-        ? { state: 'absent', reason: `${group} is not served` }
+        ? { state: 'absent', reason: 'GroupNotServed', message: `${group} is not served` }
         : versions.includes(want)
-          ? { state: 'compatible', reason: `${group} serves ${versions.join(', ')}` }
-          : { state: 'discovered', reason: `${group} serves ${versions.join(', ')}, not ${want}` };
-    const conversion = ((): { state: SupportState; reason: string } => {
+          ? { state: 'compatible', reason: 'VersionServed', message: `${group} serves ${versions.join(', ')}` }
+          : {
+              state: 'discovered',
+              reason: 'VersionNotServed',
+              message: `${group} serves ${versions.join(', ')}, not ${want}`,
+            };
+    const conversion = ((): Support => {
       if (r.family === undefined || !familyConverts(r.family))
         return {
           state: 'unsupported',
-          reason: `family ${r.family ?? 'none'} serves one API version and converts nothing`,
+          reason: 'FamilyConvertsNothing',
+          message: `family ${r.family ?? 'none'} serves one API version and converts nothing`,
         };
       const crd = r.sandboxCrd;
-      if (!crd) return { state: 'discovered', reason: 'Sandbox CRD not readable: cannot check its conversion stanza' };
+      if (!crd)
+        return {
+          state: 'discovered',
+          reason: 'CrdUnreadable',
+          message: 'Sandbox CRD not readable: cannot check its conversion stanza',
+        };
       if (crd.conversion !== 'Webhook')
-        return { state: 'discovered', reason: `Sandbox CRD conversion strategy is ${crd.conversion}, not Webhook` };
+        return {
+          state: 'discovered',
+          reason: 'ConversionNotWebhook',
+          message: `Sandbox CRD conversion strategy is ${crd.conversion}, not Webhook`,
+        };
       return crd.caBundle
-        ? { state: 'compatible', reason: 'Sandbox CRD converts through a webhook with a CA bundle' }
-        : { state: 'discovered', reason: 'Sandbox CRD conversion webhook has no caBundle yet' };
+        ? {
+            state: 'compatible',
+            reason: 'ConversionWebhookReady',
+            message: 'Sandbox CRD converts through a webhook with a CA bundle',
+          }
+        : {
+            state: 'discovered',
+            reason: 'ConversionCaBundleMissing',
+            message: 'Sandbox CRD conversion webhook has no caBundle yet',
+          };
     })();
     const runner = this.executions?.runner;
     const executionLimits = runner
@@ -292,7 +327,7 @@ export class KubeCapabilityAdapter implements CapabilityAdapter {
       return {
         kind: 'rejected',
         reason: notReadyReason(o),
-        message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.reason}), not Ready: no call was made to its runtime`,
+        message: `session ${o.ref.namespace}/${o.ref.name} is ${o.phase} (${o.message}), not Ready: no call was made to its runtime`,
       };
     if (!o.template)
       return {
@@ -334,6 +369,9 @@ function notReadyReason(o: Observation): AdapterReason {
   if (o.ref.via === 'claim' && !o.sandboxName) return 'SessionUnbound';
   return 'SessionNotReady';
 }
+
+/** One capability's state in a {@link CapabilityReport}, with its code and words. */
+type Support = Omit<CapabilityReport['capabilities'][number], 'name'>;
 
 function noExecutions(): Result<never> {
   return {

@@ -76,3 +76,85 @@ export const EXECUTION_REASONS = {
 
 /** The `reason` of an execution's outcome. */
 export type ExecutionReason = keyof typeof EXECUTION_REASONS;
+
+/**
+ * Why a session is in its phase (`Observation.reason`): one code per rule of kubernetes/phase.ts, beside the
+ * observation's `message` (which names the condition, its upstream reason and message, and the object).
+ */
+export const OBSERVATION_REASONS = {
+  ObjectDeleting: "the session's object has a deletionTimestamp: it is being deleted (phase Terminating)",
+  ObjectNotFound: "the session's object does not exist (phase Gone)",
+  ObjectReplaced: "the session's object was deleted and re-created: its uid is not the session's (phase Gone)",
+  PodFinished: 'the Sandbox has Finished=True at its current generation (phase Finished, or Failed for PodFailed)',
+  Suspended:
+    'the suspension is confirmed: Suspended=True at the current generation (v0.5+), or spec.replicas 0 with no pod IPs left (v0.4)',
+  Suspending: 'the spec asks for suspension and the controller has not confirmed it yet (phase Pending)',
+  ConditionsStale:
+    'the spec asks for suspension and Ready is for an older generation: reconcile pending (phase Unknown)',
+  Ready: 'Ready=True at the current generation (phase Ready)',
+  NotReady:
+    'Ready=False at the current generation: Pending, or Finished/Failed when its upstream reason is terminal (the message names it)',
+  ReadyUnknown:
+    'the Ready condition is not current or not decisive (older observedGeneration, none, conflicting, Unknown)',
+  NoReadyCondition: 'the object has no Ready condition yet (phase Pending)',
+  ClaimReferenceMissing:
+    "the unbound claim's Ready=False is TemplateNotFound or WarmPoolNotFound: it waits for the reference (phase Pending)",
+  ClaimUnbound: 'the claim is bound to no Sandbox yet (phase Pending)',
+  BoundSandboxNotFound: 'the Sandbox the claim names in status.sandbox.name does not exist (phase Pending)',
+  AdoptionIncomplete: 'the bound Sandbox is Ready but not yet controlled by this claim (phase Pending)',
+} as const;
+
+/** The `reason` of an `Observation` (and of the phase judgement it comes from). */
+export type ObservationReason = keyof typeof OBSERVATION_REASONS;
+
+/**
+ * Where a claim's template hash was read or why it is unknown (`SessionTemplate.reason`), and what the observation
+ * concluded about the bound Sandbox's template version (`Observation.templateReason`); prose in the `message` beside.
+ */
+export const TEMPLATE_REASONS = {
+  // SessionTemplate.reason: where the hash came from, or why there is none
+  HashFromSandboxLabel: "the bound Sandbox's own sandbox-template-hash label",
+  HashFromListedMember: 'the label of the pool member the claim got, listed just before the claim was created',
+  HashRecorded: 'a hash kept for the session after an earlier observation',
+  HashFromSameBlueprint: 'adoption removed the label; live pool members with the same blueprint carry one hash',
+  HashAmbiguous: 'adoption removed the label and pool members of several hashes share its blueprint: not told apart',
+  HashUnknown: "adoption removed the label and no live pool member has the bound Sandbox's blueprint",
+  ClaimNotReread: 'the claim was not re-read after create: the hash is unknown until observe()',
+  ClaimUnbound: 'the claim was not bound yet when read: observe() reports the hash of the Sandbox it gets',
+  BoundSandboxUnread: 'the bound Sandbox was not found or could not be read: the hash is unknown',
+  // Observation.templateReason: the verdict on the bound Sandbox's template version
+  TemplateCurrent: "the bound Sandbox is at the template's current blueprint (equal hashes, or equal blueprints)",
+  TemplateStale: "the bound Sandbox's blueprint differs from the template's current one (the message names the fields)",
+  TemplateUnread: 'the template could not be read or is not known: staleness is unknown',
+} as const;
+
+/** The `reason` of a `SessionTemplate` and the `templateReason` of an `Observation`. */
+export type TemplateReason = keyof typeof TEMPLATE_REASONS;
+
+/** Why a capability of a `CapabilityReport` has its support state (`capabilities[].reason`). */
+export const CAPABILITY_REASONS = {
+  ClusterUnreadable: 'the cluster could not be read (discovery failed): nothing is known',
+  GroupNotServed: 'the API group is not served',
+  VersionServed: 'the API group serves the version the adapter uses for the live family',
+  VersionNotServed: 'the API group is served, but not at the version the adapter uses for the live family',
+  FamilyConvertsNothing: 'the live family serves one API version, so there is no conversion',
+  CrdUnreadable: 'the Sandbox CRD could not be read: its conversion stanza is unknown',
+  ConversionNotWebhook: "the Sandbox CRD's conversion strategy is not Webhook",
+  ConversionCaBundleMissing: "the Sandbox CRD's conversion webhook has no caBundle yet",
+  ConversionWebhookReady: 'the Sandbox CRD converts through a webhook with a CA bundle',
+} as const;
+
+/** The `reason` of one capability in a `CapabilityReport`. */
+export type CapabilityReason = keyof typeof CAPABILITY_REASONS;
+
+/** Why the live release family is what it is (`LiveRelease.reason`, kubernetes/release.ts). */
+export const RELEASE_REASONS = {
+  CoreGroupNotServed: 'agents.x-k8s.io is not served: no Agent Sandbox release is installed',
+  FamilyFromServedVersions:
+    'the family follows from the versions agents.x-k8s.io serves (the install label agrees or is absent)',
+  InstallLabelDisagrees:
+    "the install's version label names another family than the served versions: the served versions are trusted",
+} as const;
+
+/** The `reason` of a live release reading. */
+export type ReleaseReason = keyof typeof RELEASE_REASONS;

@@ -2,7 +2,7 @@
  * The capability adapter's vocabulary (docs/architecture.md, "The capability adapter"). Every operation returns a {@link Result}: expected outcomes
  * are values, not exceptions, and no upstream object shape escapes this layer.
  */
-import type { AdapterReason, ExecutionReason } from './reasons.js';
+import type { AdapterReason, CapabilityReason, ExecutionReason, ObservationReason, TemplateReason } from './reasons.js';
 
 import type { CapabilityName } from '../model/capabilities.js';
 import type { SupportState } from '../model/states.js';
@@ -46,7 +46,7 @@ export interface AdapterError {
   readonly message: string;
   /** HTTP status or gRPC code when there was one. */
   readonly code?: number;
-  /** Kubernetes Status `reason` when the server sent one. */
+  /** The Kubernetes Status `reason` the server sent, copied as is: an upstream code, not one of AgentPlane's. */
   readonly reason?: string;
   /** What to do about it, in plain words. */
   readonly hint?: string;
@@ -118,7 +118,7 @@ export interface SessionRef {
  * The template a claim was created against. `hash` is the blueprint hash (`agents.x-k8s.io/sandbox-template-hash`,
  * `extensions/controllers/sandboxwarmpool_controller.go@v0.5.6`) of the Sandbox the claim is bound to, when it was
  * already bound at the one read after create (a warm adoption is often that quick, never waited for); else absent and
- * `reason` says why. `observe` reports the hash later (Observation.templateHash).
+ * `reason` says why (`message` in words). `observe` reports the hash later (Observation.templateHash).
  */
 export interface SessionTemplate {
   /** SandboxTemplate name. */
@@ -126,8 +126,10 @@ export interface SessionTemplate {
   /** The template's `metadata.generation` when the claim was created (annotation `agentplane.dev/template-generation`); absent when not recorded. */
   readonly generation?: number;
   readonly hash?: string;
-  /** Where `hash` was read, or why it is absent. */
-  readonly reason: string;
+  /** Where `hash` was read, or why it is absent (src/adapter/reasons.ts, `TEMPLATE_REASONS`). */
+  readonly reason: TemplateReason;
+  /** The same in words, naming the objects read. */
+  readonly message: string;
 }
 
 /** Phase derived from spec plus conditions at the current observedGeneration only. */
@@ -137,8 +139,10 @@ export type SessionPhase =
 export interface Observation {
   readonly ref: SessionRef;
   readonly phase: SessionPhase;
-  /** Why this phase: condition reason/message, or why the evidence was not trusted (e.g. stale observedGeneration). */
-  readonly reason: string;
+  /** Why this phase, as a code (src/adapter/reasons.ts, `OBSERVATION_REASONS`). */
+  readonly reason: ObservationReason;
+  /** The same in words: the deciding condition with its upstream reason and message, or why it was not trusted. */
+  readonly message: string;
   /** metadata.generation of the session's object (the claim, for claims). */
   readonly generation: number;
   /** observedGeneration of the condition that decided the phase; for a claim, the bound Sandbox's condition (judged against the Sandbox's generation). */
@@ -163,8 +167,10 @@ export interface Observation {
   readonly currentTemplateHash?: string;
   /** Whether the bound Sandbox is behind the template's current blueprint (controller semantics); absent when it cannot be told. */
   readonly staleTemplate?: boolean;
+  /** For claims: the verdict on the three fields above, as a code (`TEMPLATE_REASONS`: current, stale, unread, or why the claim has none). */
+  readonly templateReason?: TemplateReason;
   /** For claims: how the three fields above were determined, each unknown with its reason, and the differences when stale. */
-  readonly templateReason?: string;
+  readonly templateMessage?: string;
 }
 
 export interface Termination {
@@ -410,7 +416,10 @@ export interface CapabilityReport {
   readonly capabilities: ReadonlyArray<{
     readonly name: CapabilityName;
     readonly state: SupportState;
-    readonly reason: string;
+    /** Why this state (src/adapter/reasons.ts, `CAPABILITY_REASONS`). */
+    readonly reason: CapabilityReason;
+    /** The same in words, naming the group, versions or CRD read. */
+    readonly message: string;
   }>;
   /**
    * The longest synchronous command per runtime over the adapter's transport, with every layer's limit (case

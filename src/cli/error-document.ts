@@ -6,7 +6,7 @@
 import { CommanderError } from 'commander';
 import { plainValue } from '../constructs/props.js';
 import { AgentPlaneError } from '../model/errors.js';
-import { describeError, exitCodeFor, reasonOf } from './errors.js';
+import { describeError, exitCodeFor, reasonOf, type DocumentReason } from './errors.js';
 import { toYaml, type OutputChoice } from './output.js';
 
 export const ERROR_API_VERSION = 'agentplane.io/v1alpha1';
@@ -24,7 +24,7 @@ export interface ErrorDocument {
    * The error's stable CamelCase reason code (`InvalidUsage` for a bad command line, `InternalError` for a bug); a
    * failure of the cluster has one code by its cause in every command (`CLUSTER_FAILURE_REASONS`, ./errors.ts).
    */
-  readonly reason: string;
+  readonly reason: DocumentReason;
   /** The process exit code. */
   readonly exitCode: number;
   /** The message for people, without the hint; its wording may change. */
@@ -53,7 +53,12 @@ const BASE_KEYS = new Set([
 
 /** The error document of `err`, thrown by `command`, which exits with `exitCode`. */
 export function errorDocument(err: unknown, command: string, exitCode: number): ErrorDocument {
-  const doc = (reason: string, message: string, details: Record<string, unknown>, hint?: string): ErrorDocument => ({
+  const doc = (
+    reason: DocumentReason,
+    message: string,
+    details: Record<string, unknown>,
+    hint?: string,
+  ): ErrorDocument => ({
     apiVersion: ERROR_API_VERSION,
     kind: 'Error',
     command,

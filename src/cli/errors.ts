@@ -4,6 +4,7 @@
  * code. Anything else exits with {@link ExitCode.internal} and prints its stack.
  */
 import { CommanderError } from 'commander';
+import type { ErrorReason } from '../model/error-reasons.js';
 import { AgentPlaneError, exitCategoryOfFailure, type ExitCategory } from '../model/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
@@ -68,6 +69,9 @@ export const CLUSTER_FAILURE_REASONS = {
 /** The `reason` of a cluster failure (see {@link CLUSTER_FAILURE_REASONS}). */
 export type ClusterFailureReason = keyof typeof CLUSTER_FAILURE_REASONS;
 
+/** The `reason` of the CLI's error document and error line: an error's own code, or a cluster failure's. */
+export type DocumentReason = ErrorReason | ClusterFailureReason;
+
 const CLUSTER_FAILURE_BY_CATEGORY: Readonly<Record<string, ClusterFailureReason>> = {
   unreachable: 'ClusterUnreachable',
   timeout: 'ClusterTimeout',
@@ -88,7 +92,7 @@ function failureCategoryOf(err: AgentPlaneError): string | undefined {
  * 7, 8 or 9 with the adapter's category) by its cause, from {@link CLUSTER_FAILURE_REASONS}, whichever command met it;
  * else the error's own reason; `InternalError` for what is no AgentPlaneError.
  */
-export function reasonOf(err: unknown): string {
+export function reasonOf(err: unknown): DocumentReason {
   if (!(err instanceof AgentPlaneError)) return 'InternalError';
   const exit = err.exitCategory;
   const category = failureCategoryOf(err);

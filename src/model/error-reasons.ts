@@ -164,6 +164,8 @@ export const ERROR_REASONS = {
   SynthCommandNeeded: 'a git ref holds an environment module, not synthesized output: diff needs --synth',
   // cli
   InvalidUsage: 'the command line is not valid (unknown option, missing argument, bad value)',
+  InternalError:
+    'the command failed with an error that is no AgentPlaneError: a bug in AgentPlane or a library it uses',
   ClusterUnusable: 'the cluster could not be read for compat',
   StoredReportUnusable: 'verify --from-cluster could not use the stored report',
   LiveReadFailed: 'a read of the live cluster failed',

@@ -74,22 +74,25 @@ describe('case claim-before-template-ordering (verifier)', () => {
     // prose: the controller's condition message (upstream words) is carried through as it was sent
     expect(t).toEqual({
       phase: 'Pending',
-      reason: 'claim Ready=False/TemplateNotFound for 75s: SandboxTemplate not found',
+      reason: 'ClaimReferenceMissing',
+      message: 'claim Ready=False/TemplateNotFound for 75s: SandboxTemplate not found',
       observedGeneration: 2,
       missingReference: { reason: 'TemplateNotFound', ageMs: 75_000, message: 'SandboxTemplate not found' },
     });
     const w = claimPhase(stuckClaim('WarmPoolNotFound'), undefined, 'v0.5', at(3));
-    expect(w.phase).toBe('Pending');
-    expect(w.reason).toBe('claim Ready=False/WarmPoolNotFound for 3s: SandboxWarmPool not found');
+    expect(w).toMatchObject({ phase: 'Pending', reason: 'ClaimReferenceMissing' });
+    // prose: the message carries the condition's age, which the code does not
+    expect(w.message).toBe('claim Ready=False/WarmPoolNotFound for 3s: SandboxWarmPool not found');
     expect(w.missingReference?.ageMs).toBe(3000);
     // no lastTransitionTime: no age, still Pending
     const n = claimPhase(stuckClaim('TemplateNotFound', null), undefined, 'v0.5', at(75));
-    expect(n.reason).toBe('claim Ready=False/TemplateNotFound: SandboxTemplate not found');
+    // prose: without a lastTransitionTime the message gives no age
+    expect(n.message).toBe('claim Ready=False/TemplateNotFound: SandboxTemplate not found');
     // prose: the controller's condition message (upstream words) is carried through as it was sent
     expect(n.missingReference).toEqual({ reason: 'TemplateNotFound', message: 'SandboxTemplate not found' });
     // a really terminal reason stays Failed and carries no missingReference
     const f = claimPhase(stuckClaim('InvalidMetadata'), undefined, 'v0.5', at(75));
-    expect(f.phase).toBe('Failed');
+    expect(f).toMatchObject({ phase: 'Failed', reason: 'NotReady' });
     expect(f.missingReference).toBeUndefined();
   });
 
@@ -97,9 +100,10 @@ describe('case claim-before-template-ordering (verifier)', () => {
     const c = stuckClaim('TemplateNotFound');
     const older: ClaimObject = { ...c, metadata: { ...c.metadata, generation: live.metadata.generation + 1 } };
     const p = claimPhase(older, undefined, 'v0.5', at(75));
-    expect(p.phase).toBe('Pending');
+    expect(p).toMatchObject({ phase: 'Pending', reason: 'ClaimUnbound' });
     expect(p.missingReference).toBeUndefined();
-    expect(p.reason).toContain('reconcile pending');
+    // prose: the message says why the condition was not trusted (an older generation)
+    expect(p.message).toContain('reconcile pending');
   });
 
   test('template exists: the reason says the controller has not re-reconciled; the message gives the age and object', () => {

@@ -39,12 +39,12 @@ describe('case claim-ready-stale-generation (verifier)', () => {
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }] },
     };
     const p = claimPhase(claim, sandbox, 'v0.5');
-    expect(p).toMatchObject({
-      phase: 'Unknown',
-      reason:
-        'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending',
-    });
-    expect(settle(evidenceFor(p.reason))).toMatchObject({ state: 'configured', nextReason: 'ProbeNotReadyInTime' });
+    expect(p).toMatchObject({ phase: 'Unknown', reason: 'ConditionsStale' });
+    // prose: the message names both generations, which the code does not
+    expect(p.message).toBe(
+      'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: spec.operatingMode is Suspended; Ready condition is for generation 2, object is at generation 4: reconcile pending',
+    );
+    expect(settle(evidenceFor(p.message))).toMatchObject({ state: 'configured', nextReason: 'ProbeNotReadyInTime' });
   });
 
   test('a stale Ready on a running Sandbox is reported as reconcile pending', () => {
@@ -58,8 +58,9 @@ describe('case claim-ready-stale-generation (verifier)', () => {
       status: { conditions: [{ type: 'Ready', status: 'True', reason: 'DependenciesReady', observedGeneration: 2 }] },
     };
     const p = claimPhase(claim, sandbox, 'v0.5');
-    expect(p).toMatchObject({ phase: 'Unknown' });
-    expect(p.reason).toBe(
+    expect(p).toMatchObject({ phase: 'Unknown', reason: 'ReadyUnknown' });
+    // prose: the message names both generations, which the code does not
+    expect(p.message).toBe(
       'bound Sandbox py-pool-k2x9q: Sandbox py-pool-k2x9q: Ready condition is for generation 2, object is at generation 4: reconcile pending',
     );
   });
@@ -82,11 +83,8 @@ describe('case claim-ready-stale-generation (verifier)', () => {
       },
     };
     const p = claimPhase(claimB, sandbox, 'v0.5');
-    expect(p).toEqual({
-      phase: 'Pending',
-      reason: 'adoption incomplete: Sandbox py-pool-k2x9q is controlled by SandboxWarmPool/py-pool, not this claim',
-    });
-    expect(settle(evidenceFor(`claim c1 not ready within 2m: ${p.reason}`))).toMatchObject({
+    expect(p).toMatchObject({ phase: 'Pending', reason: 'AdoptionIncomplete' });
+    expect(settle(evidenceFor(`claim c1 not ready within 2m: ${p.message}`))).toMatchObject({
       state: 'configured',
       nextReason: 'ProbeNotReadyInTime',
     });

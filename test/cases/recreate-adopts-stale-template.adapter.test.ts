@@ -65,7 +65,8 @@ test('c7 is bound to an old-template sandbox: hash from the listing on the claim
   expect(state).toEqual({
     templateHash: H_OLD,
     staleTemplate: true,
-    templateReason:
+    templateReason: 'TemplateStale',
+    templateMessage:
       `Sandbox py-pool-b has hash ${H_OLD} (label ${TEMPLATE_HASH_LABEL} of pool member py-pool-b, listed before the claim was created); ` +
       "current hash unknown: none of the 0 live pool member(s) is at template py's current blueprint yet (rollout pending, pool at 0, or OnReplenish keeping old members); " +
       'stale against template py generation 2: podTemplate.spec.containers[0].image: registry.example/runtime:1.0 ≠ template registry.example/runtime:1.1',
@@ -86,7 +87,12 @@ test('once a fresh member exists, its hash is the current one and differs from w
     spec: podTemplate('registry.example/runtime:1.0'),
   };
   const state = templateState(adopted, template, [fresh], { listed: { [H_OLD]: ['py-pool-a', 'py-pool-b'] } });
-  expect(state).toMatchObject({ templateHash: H_OLD, currentTemplateHash: '708b7854', staleTemplate: true });
+  expect(state).toMatchObject({
+    templateHash: H_OLD,
+    currentTemplateHash: '708b7854',
+    staleTemplate: true,
+    templateReason: 'TemplateStale',
+  });
 });
 
 test('without a listing (claim made by another client) and no member sharing its blueprint, the hash stays unknown but staleness is still told', () => {
@@ -96,8 +102,9 @@ test('without a listing (claim made by another client) and no member sharing its
   };
   const state = templateState(adopted, template, [], {});
   expect(state.templateHash).toBeUndefined();
-  expect(state.staleTemplate).toBe(true);
-  expect(state.templateReason).toMatch(
+  expect(state).toMatchObject({ staleTemplate: true, templateReason: 'TemplateStale' });
+  // prose: the message says why the bound hash is unknown, which the stale verdict's code does not
+  expect(state.templateMessage).toMatch(
     /^Sandbox py-pool-b's hash: adoption removed the label .* no live pool member has Sandbox py-pool-b's blueprint: unknown; /,
   );
 });

@@ -133,14 +133,14 @@ test('hash of the adopted member; after an image change: Recreate gives the next
   const ref = await create('recreate', '1');
   expect(ref.template).toMatchObject({ name: 'sbx', generation: 1 });
   if (ref.template!.hash !== undefined)
-    expect(ref.template).toMatchObject({
-      hash: h1,
-      reason: `label ${TEMPLATE_HASH_LABEL} of pool member ${first.metadata.name}, listed before the claim was created`,
-    });
-  else
-    expect(ref.template!.reason).toBe(
+    expect(ref.template).toMatchObject({ hash: h1, reason: 'HashFromListedMember' });
+  else {
+    expect(ref.template!.reason).toBe('ClaimUnbound');
+    // prose: the message lists the pool members' hashes recorded before create, which the code does not
+    expect(ref.template!.message).toBe(
       `SandboxClaim ${ns}/${ref.name} was not bound yet when read (pool members' hashes before create: ${h1} on 1): observe() reports the hash of the one it gets`,
     );
+  }
   const claim = (await c.custom.getNamespacedCustomObject({
     ...EXT,
     namespace: ns,
@@ -159,8 +159,14 @@ test('hash of the adopted member; after an image change: Recreate gives the next
   expect(obs).toMatchObject({ templateHash: h1, staleTemplate: false });
   const obsNow = await sessions.observe(ref); // the refill exists now, so the current hash is told
   if (obsNow.kind !== 'ok') throw new Error(JSON.stringify(obsNow));
-  expect(obsNow.value).toMatchObject({ templateHash: h1, currentTemplateHash: h1, staleTemplate: false });
-  expect(obsNow.value.templateReason).toMatch(
+  expect(obsNow.value).toMatchObject({
+    templateHash: h1,
+    currentTemplateHash: h1,
+    staleTemplate: false,
+    templateReason: 'TemplateCurrent',
+  });
+  // prose: the message says where each hash was read (the claim's listing, the refill), which the code does not
+  expect(obsNow.value.templateMessage).toMatch(
     new RegExp(
       `^Sandbox ${first.metadata.name} has hash ${h1} \\(label ${TEMPLATE_HASH_LABEL} of pool member ${first.metadata.name}, listed before the claim was created\\); current hash ${h1} carried by 1 pool member .*: hashes equal, current$`,
     ),
@@ -194,8 +200,14 @@ test('hash of the adopted member; after an image change: Recreate gives the next
   const later = await sessions.observe(ref);
   expect(later.kind).toBe('ok');
   if (later.kind !== 'ok') return;
-  expect(later.value).toMatchObject({ templateHash: h1, currentTemplateHash: h2, staleTemplate: true });
-  expect(later.value.templateReason).toContain(
+  expect(later.value).toMatchObject({
+    templateHash: h1,
+    currentTemplateHash: h2,
+    staleTemplate: true,
+    templateReason: 'TemplateStale',
+  });
+  // prose: the message names the field that differs, which the code does not
+  expect(later.value.templateMessage).toContain(
     `stale against template sbx generation 2: podTemplate.spec.containers[0].image: ${image1} ≠ template ${IMAGE_2}`,
   );
 
@@ -218,8 +230,9 @@ test('hash of the adopted member; after an image change: Recreate gives the next
   expect(ref3.template).toMatchObject({ name: 'sbx', generation: 2 });
   const obs3 = await observeReady(ref3);
   expect(obs3.sandboxName).toBe(oldReplenish.metadata.name);
-  expect(obs3).toMatchObject({ templateHash: h1, staleTemplate: true });
-  expect(obs3.templateReason).toContain(`podTemplate.spec.containers[0].image: ${image1} ≠ template ${IMAGE_2}`);
+  expect(obs3).toMatchObject({ templateHash: h1, staleTemplate: true, templateReason: 'TemplateStale' });
+  // prose: the message names the field that differs, which the code does not
+  expect(obs3.templateMessage).toContain(`podTemplate.spec.containers[0].image: ${image1} ≠ template ${IMAGE_2}`);
   const refill3 = await readyMember('replenish', IMAGE_2);
   expect(refill3.metadata.labels![TEMPLATE_HASH_LABEL]).toBe(h2);
   const obs3b = await sessions.observe(ref3);
@@ -340,8 +353,10 @@ test('without the right to list sandboxes the create and observe still succeed: 
   expect(r.value.template).toMatchObject({ name: 'managed', generation: 1 });
   expect(r.value.template!.hash).toBeUndefined();
   // The one re-read after create may or may not see the claim bound already (the controller binds within ~50 ms), so
-  // the first half of the reason varies; the hash is unknown either way and the failed listing is always named.
-  expect(r.value.template!.reason).toMatch(
+  // the reason varies (ClaimUnbound or HashUnknown); the hash is unknown either way and the failed listing is always named.
+  expect(['ClaimUnbound', 'HashUnknown']).toContain(r.value.template!.reason);
+  // prose: the message names the failed listing and its RBAC refusal, which the code does not
+  expect(r.value.template!.message).toMatch(
     /(pool members' hashes before create: not recorded\)|no live pool member has Sandbox \S+ blueprint: unknown).*; pool members were not listed before create \(.*may not list sandboxes\.agents\.x-k8s\.io/,
   );
   const obs = await waitFor(
@@ -356,7 +371,9 @@ test('without the right to list sandboxes the create and observe still succeed: 
   expect(obs.templateHash).toBeUndefined();
   expect(obs.currentTemplateHash).toBeUndefined();
   expect(obs.staleTemplate).toBe(false);
-  expect(obs.templateReason).toMatch(
+  expect(obs.templateReason).toBe('TemplateCurrent');
+  // prose: the message names the unknown hashes and the refused listing, which the code does not
+  expect(obs.templateMessage).toMatch(
     /no live pool member has .*: unknown; current hash unknown: none of the 0 live pool member\(s\).*blueprint equals template managed generation 1: current; pool members not listed \(.*may not list sandboxes/,
   );
 }, 120_000);

@@ -5,4 +5,4 @@
  */
 import { contractSuite } from './contract-suite.js';
 
-contractSuite('v0.4.6', { family: 'v0.4', suspendedPhase: 'Suspended', suspendedReason: /replicas/ });
+contractSuite('v0.4.6', { family: 'v0.4', suspendedPhase: 'Suspended', suspendedMessage: /replicas/ });

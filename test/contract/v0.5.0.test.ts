@@ -4,4 +4,4 @@
  */
 import { contractSuite } from './contract-suite.js';
 
-contractSuite('v0.5.0', { family: 'v0.5', suspendedPhase: 'Suspended', suspendedReason: /PodTerminated|Suspended/ });
+contractSuite('v0.5.0', { family: 'v0.5', suspendedPhase: 'Suspended', suspendedMessage: /PodTerminated|Suspended/ });

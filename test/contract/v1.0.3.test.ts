@@ -5,4 +5,4 @@
  */
 import { contractSuite } from './contract-suite.js';
 
-contractSuite('v1.0.3', { family: 'v1.0', suspendedPhase: 'Suspended', suspendedReason: /PodTerminated|Suspended/ });
+contractSuite('v1.0.3', { family: 'v1.0', suspendedPhase: 'Suspended', suspendedMessage: /PodTerminated|Suspended/ });

@@ -244,7 +244,10 @@ export class Cluster {
     );
   }
 
-  /** Whether `user` (e.g. `system:serviceaccount:ns:name`) may do `verb` on the resource, per a SubjectAccessReview. */
+  /**
+   * Whether `user` (e.g. `system:serviceaccount:ns:name`) may do `verb` on the resource, per a SubjectAccessReview;
+   * `reason` is the authorizer's `status.reason` as sent (upstream words, not one of AgentPlane's codes).
+   */
   canI(
     user: string,
     attrs: { verb: string; group: string; resource: string; subresource?: string; namespace?: string; name?: string },

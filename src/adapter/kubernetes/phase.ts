@@ -19,6 +19,7 @@
  */
 import { isBetaFamily } from '../../model/releases.js';
 import type { ReleaseFamily } from '../../releases/types.js';
+import type { ObservationReason } from '../reasons.js';
 import type { SessionPhase } from '../types.js';
 import { readCondition, type Conditioned } from './conditions.js';
 
@@ -55,7 +56,10 @@ export interface ClaimObject extends Conditioned {
 
 export interface PhaseJudgement {
   readonly phase: SessionPhase;
-  readonly reason: string;
+  /** Which rule decided the phase. */
+  readonly reason: ObservationReason;
+  /** The same in words: the condition, its upstream reason and message, the object. */
+  readonly message: string;
   /** observedGeneration of the deciding condition, when one decided. */
   readonly observedGeneration?: number;
   /** Set when an unbound claim waits on a pool/template the controller did not find (Pending, not Failed). */
@@ -64,6 +68,7 @@ export interface PhaseJudgement {
 
 /** An unbound claim's Ready=False/`TemplateNotFound`|`WarmPoolNotFound`, with how long it has held. */
 export interface MissingReference {
+  /** The claim's Ready=False reason as the controller wrote it (upstream codes, the two this rule reads). */
   readonly reason: MissingReferenceReason;
   /** Milliseconds since the condition's lastTransitionTime (at `now`); absent when the condition carries none. */
   readonly ageMs?: number;
@@ -94,12 +99,14 @@ function og(n: number | undefined): { observedGeneration?: number } {
 /** Phase of a Sandbox of release `family`. */
 export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJudgement {
   const name = sb.metadata?.name ?? '?';
-  if (sb.metadata?.deletionTimestamp) return { phase: 'Terminating', reason: `Sandbox ${name} is being deleted` };
+  if (sb.metadata?.deletionTimestamp)
+    return { phase: 'Terminating', reason: 'ObjectDeleting', message: `Sandbox ${name} is being deleted` };
   const finished = readCondition(sb, 'Finished');
   if (finished.value === 'true') {
     return {
       phase: finished.reason === 'PodFailed' ? 'Failed' : 'Finished',
-      reason: `Finished=True/${finished.reason}`,
+      reason: 'PodFinished',
+      message: `Finished=True/${finished.reason}`,
       ...og(finished.observedGeneration),
     };
   }
@@ -108,12 +115,21 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
     if (family === 'v0.4') {
       // v0.4.6 reports Ready=True/DependenciesReady for replicas 0: only the absence of pod IPs says the pod is gone.
       return (sb.status?.podIPs ?? []).length === 0
-        ? { phase: 'Suspended', reason: 'spec.replicas is 0 and no pod IPs remain' }
-        : { phase: 'Pending', reason: 'spec.replicas is 0 but the pod still has IPs: suspending' };
+        ? { phase: 'Suspended', reason: 'Suspended', message: 'spec.replicas is 0 and no pod IPs remain' }
+        : {
+            phase: 'Pending',
+            reason: 'Suspending',
+            message: 'spec.replicas is 0 but the pod still has IPs: suspending',
+          };
     }
     const suspended = readCondition(sb, 'Suspended');
     if (suspended.value === 'true')
-      return { phase: 'Suspended', reason: `Suspended=True/${suspended.reason}`, ...og(suspended.observedGeneration) };
+      return {
+        phase: 'Suspended',
+        reason: 'Suspended',
+        message: `Suspended=True/${suspended.reason}`,
+        ...og(suspended.observedGeneration),
+      };
     // Conditions written for an older generation say nothing about the suspension asked for since (case claim-ready-stale-generation).
     const stale = readCondition(sb, 'Ready');
     if (
@@ -123,13 +139,15 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
     ) {
       return {
         phase: 'Unknown',
-        reason: `Sandbox ${name}: spec.operatingMode is Suspended; ${stale.reason}`,
+        reason: 'ConditionsStale',
+        message: `Sandbox ${name}: spec.operatingMode is Suspended; ${stale.reason}`,
         ...og(stale.observedGeneration),
       };
     }
     return {
       phase: 'Pending',
-      reason: `spec.operatingMode is Suspended; suspension not confirmed (${suspended.reason})`,
+      reason: 'Suspending',
+      message: `spec.operatingMode is Suspended; suspension not confirmed (${suspended.reason})`,
       ...og(suspended.observedGeneration),
     };
   }
@@ -137,24 +155,29 @@ export function sandboxPhase(sb: SandboxObject, family: ReleaseFamily): PhaseJud
   if (ready.value === 'true') {
     return {
       phase: 'Ready',
-      reason: `Ready=True/${ready.reason} at generation ${ready.observedGeneration}`,
+      reason: 'Ready',
+      message: `Ready=True/${ready.reason} at generation ${ready.observedGeneration}`,
       ...og(ready.observedGeneration),
     };
   }
   if (ready.value === 'false') {
-    const msg = `Ready=False/${ready.reason}${ready.message ? `: ${ready.message}` : ''}`;
-    if (FINISHED_REASONS.has(ready.reason)) return { phase: 'Finished', reason: msg, ...og(ready.observedGeneration) };
-    if (FAILED_REASONS.has(ready.reason)) return { phase: 'Failed', reason: msg, ...og(ready.observedGeneration) };
-    return { phase: 'Pending', reason: msg, ...og(ready.observedGeneration) };
+    const message = `Ready=False/${ready.reason}${ready.message ? `: ${ready.message}` : ''}`;
+    const phase = FINISHED_REASONS.has(ready.reason)
+      ? 'Finished'
+      : FAILED_REASONS.has(ready.reason)
+        ? 'Failed'
+        : 'Pending';
+    return { phase, reason: 'NotReady', message, ...og(ready.observedGeneration) };
   }
   return {
     phase: ready.present ? 'Unknown' : 'Pending',
-    reason: `Sandbox ${name}: ${ready.reason}`,
+    reason: ready.present ? 'ReadyUnknown' : 'NoReadyCondition',
+    message: `Sandbox ${name}: ${ready.reason}`,
     ...og(ready.observedGeneration),
   };
 }
 
-/** Whole seconds, for condition ages in reasons (`75s`). */
+/** Whole seconds, for condition ages in messages (`75s`). */
 function seconds(ms: number): string {
   return `${Math.round(ms / 1000)}s`;
 }
@@ -173,7 +196,7 @@ export function claimPhase(
 ): PhaseJudgement {
   const name = claim.metadata?.name ?? '?';
   if (claim.metadata?.deletionTimestamp)
-    return { phase: 'Terminating', reason: `SandboxClaim ${name} is being deleted` };
+    return { phase: 'Terminating', reason: 'ObjectDeleting', message: `SandboxClaim ${name} is being deleted` };
   const sandboxName = claim.status?.sandbox?.name;
   if (bound === undefined || bound === 'missing') {
     const own = readCondition(claim, 'Ready');
@@ -187,7 +210,8 @@ export function claimPhase(
       };
       return {
         phase: 'Pending',
-        reason: `claim Ready=False/${own.reason}${ageMs !== undefined ? ` for ${seconds(ageMs)}` : ''}${own.message ? `: ${own.message}` : ''}`,
+        reason: 'ClaimReferenceMissing',
+        message: `claim Ready=False/${own.reason}${ageMs !== undefined ? ` for ${seconds(ageMs)}` : ''}${own.message ? `: ${own.message}` : ''}`,
         ...og(own.observedGeneration),
         missingReference,
       };
@@ -195,14 +219,21 @@ export function claimPhase(
     if (own.value === 'false' && (FAILED_REASONS.has(own.reason) || FINISHED_REASONS.has(own.reason))) {
       return {
         phase: FINISHED_REASONS.has(own.reason) ? 'Finished' : 'Failed',
-        reason: `claim Ready=False/${own.reason}${own.message ? `: ${own.message}` : ''}`,
+        reason: 'NotReady',
+        message: `claim Ready=False/${own.reason}${own.message ? `: ${own.message}` : ''}`,
         ...og(own.observedGeneration),
       };
     }
-    if (bound === 'missing') return { phase: 'Pending', reason: `bound Sandbox ${sandboxName ?? '?'} not found` };
+    if (bound === 'missing')
+      return {
+        phase: 'Pending',
+        reason: 'BoundSandboxNotFound',
+        message: `bound Sandbox ${sandboxName ?? '?'} not found`,
+      };
     return {
       phase: 'Pending',
-      reason: `no Sandbox bound yet (${own.value === 'unknown' ? own.reason : `claim Ready=${own.value === 'true' ? 'True' : 'False'}/${own.reason}`})`,
+      reason: 'ClaimUnbound',
+      message: `no Sandbox bound yet (${own.value === 'unknown' ? own.reason : `claim Ready=${own.value === 'true' ? 'True' : 'False'}/${own.reason}`})`,
       ...og(own.observedGeneration),
     };
   }
@@ -213,8 +244,9 @@ export function claimPhase(
     const by = owner ? `${owner.kind ?? '?'}/${owner.name ?? '?'}` : 'nothing';
     return {
       phase: 'Pending',
-      reason: `adoption incomplete: Sandbox ${bound.metadata?.name ?? '?'} is controlled by ${by}, not this claim`,
+      reason: 'AdoptionIncomplete',
+      message: `adoption incomplete: Sandbox ${bound.metadata?.name ?? '?'} is controlled by ${by}, not this claim`,
     };
   }
-  return { ...judged, reason: `bound Sandbox ${bound.metadata?.name ?? '?'}: ${judged.reason}` };
+  return { ...judged, message: `bound Sandbox ${bound.metadata?.name ?? '?'}: ${judged.message}` };
 }

@@ -6,6 +6,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { familyOfServedVersions, familyOfTag, type ReleaseFamily } from '../../model/releases.js';
 import { CORE_GROUP, EXTENSIONS_GROUP, resourceName } from '../../model/resources.js';
+import type { ReleaseReason } from '../reasons.js';
 import type { Result } from '../types.js';
 import type { KubeClient } from './client.js';
 import { VERSION_LABEL } from './resources.js';
@@ -36,8 +37,10 @@ export interface LiveRelease {
   /** The Sandbox and SandboxClaim CRDs, when the caller may read CRDs (undefined on 403/404). */
   readonly sandboxCrd?: LiveCrd;
   readonly claimCrd?: LiveCrd;
-  /** Why the family is what it is, in plain words. */
-  readonly reason: string;
+  /** Why the family is what it is (src/adapter/reasons.ts, `RELEASE_REASONS`). */
+  readonly reason: ReleaseReason;
+  /** The same in plain words: the served versions and the install label. */
+  readonly message: string;
 }
 
 function toLiveCrd(crd: k8s.V1CustomResourceDefinition): LiveCrd {
@@ -82,12 +85,18 @@ export async function detectRelease(client: KubeClient): Promise<Result<LiveRele
   const tag = sandboxCrd?.versionLabel;
   const byVersions = familyOfServedVersions(coreVersions);
   const byTag = tag ? familyOfTag(tag) : undefined;
-  let reason: string;
-  if (!byVersions) reason = `API group ${CORE_GROUP} is not served: the Sandbox CRD is not installed`;
-  else if (byTag && byTag !== byVersions)
-    reason = `served versions (${coreVersions.join(', ')}) say ${byVersions} but the install label says ${tag}; trusting the served versions`;
-  else
-    reason = `${CORE_GROUP} serves ${coreVersions.join(', ')}${tag ? `; install label ${VERSION_LABEL}=${tag}` : ''}`;
+  let reason: ReleaseReason;
+  let message: string;
+  if (!byVersions) {
+    reason = 'CoreGroupNotServed';
+    message = `API group ${CORE_GROUP} is not served: the Sandbox CRD is not installed`;
+  } else if (byTag && byTag !== byVersions) {
+    reason = 'InstallLabelDisagrees';
+    message = `served versions (${coreVersions.join(', ')}) say ${byVersions} but the install label says ${tag}; trusting the served versions`;
+  } else {
+    reason = 'FamilyFromServedVersions';
+    message = `${CORE_GROUP} serves ${coreVersions.join(', ')}${tag ? `; install label ${VERSION_LABEL}=${tag}` : ''}`;
+  }
   return {
     kind: 'ok',
     value: {
@@ -98,6 +107,7 @@ export async function detectRelease(client: KubeClient): Promise<Result<LiveRele
       ...(sandboxCrd ? { sandboxCrd } : {}),
       ...(claimCrd ? { claimCrd } : {}),
       reason,
+      message,
     },
   };
 }

@@ -12,9 +12,10 @@ export const DEFAULT_ROUTER_DEPLOYMENT = { namespace: 'agent-sandbox-system', na
 /** The router's limits and whether its Deployment said anything (`deployment`) or only the release's defaults apply. */
 export interface RouterLimitsReading {
   readonly limits: RouterLimits;
-  /** `read`: from the Deployment; `absent`: no such Deployment; `unreadable`: the read failed (its reason in `reason`). */
+  /** `read`: from the Deployment; `absent`: no such Deployment; `unreadable`: the read failed (why in `message`). */
   readonly deployment: 'read' | 'absent' | 'unreadable';
-  readonly reason?: string;
+  /** For `unreadable`: the failed read's message. */
+  readonly message?: string;
 }
 
 /**
@@ -34,7 +35,7 @@ export async function readRouterLimits(
     return {
       limits: routerLimits(facts),
       deployment: 'unreadable',
-      reason: d.kind === 'failed' ? d.error.message : d.message,
+      message: d.kind === 'failed' ? d.error.message : d.message,
     };
   if (d.value === undefined) return { limits: routerLimits(facts), deployment: 'absent' };
   return {

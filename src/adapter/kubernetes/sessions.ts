@@ -72,7 +72,7 @@ type Obj = Record<string, unknown> & {
 /** A bound Sandbox as read: what its phase and its template version are judged from. */
 type BoundSandbox = SandboxObject & LabelledSandbox;
 
-/** The words of a non-ok Result, for a reason string. */
+/** The words of a non-ok Result, for a message. */
 function why(r: Exclude<Result<unknown>, { kind: 'ok' }>): string {
   return r.kind === 'failed' ? r.error.message : r.message;
 }
@@ -150,7 +150,7 @@ export class KubeSessions {
         capability: 'sandbox-api',
         state: 'absent',
         reason: 'SandboxApiNotServed',
-        message: rel.value.reason,
+        message: rel.value.message,
       };
     if (family === 'v0.4') {
       return {
@@ -259,12 +259,13 @@ export class KubeSessions {
           : {
               name: scope.template,
               generation: Number(generation),
-              reason: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it`,
+              reason: 'ClaimNotReread',
+              message: `SandboxClaim ${scope.namespace}/${name} not re-read after create (${why(reread)}): template hash unknown; observe() reports it`,
             };
       if (listed.kind !== 'ok')
         template = {
           ...template,
-          reason: `${template.reason}; pool members were not listed before create (${why(listed)})`,
+          message: `${template.message}; pool members were not listed before create (${why(listed)})`,
         };
       return { kind: 'ok', value: this.ref(scope.namespace, name, operationId, created.value, template) };
     }
@@ -292,12 +293,12 @@ export class KubeSessions {
         capability: 'sandbox-api',
         state: 'absent',
         reason: 'SandboxApiNotServed',
-        message: rel.value.reason,
+        message: rel.value.message,
       };
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
     const got = await this.getCustom<Obj>(kind, family, ref.namespace, ref.name);
     if (got.kind === 'failed' && got.error.category === 'not-found' && got.error.missing === 'object')
-      return { kind: 'ok', value: gone(ref, `${kind} ${ref.namespace}/${ref.name} not found`) };
+      return { kind: 'ok', value: gone(ref, 'ObjectNotFound', `${kind} ${ref.namespace}/${ref.name} not found`) };
     if (got.kind !== 'ok') return got;
     const obj = got.value;
     if (ref.uid && obj.metadata?.uid !== ref.uid) {
@@ -305,6 +306,7 @@ export class KubeSessions {
         kind: 'ok',
         value: gone(
           ref,
+          'ObjectReplaced',
           `${kind} ${ref.namespace}/${ref.name} now has uid ${obj.metadata?.uid ?? '?'}, not the session's ${ref.uid}: the session's object was deleted and replaced`,
         ),
       };
@@ -333,7 +335,8 @@ export class KubeSessions {
     const state: TemplateState = sandbox
       ? await this.templateStateOf(family, ref, obj, sandbox as LabelledSandbox)
       : {
-          templateReason: boundName
+          templateReason: boundName ? 'BoundSandboxUnread' : 'ClaimUnbound',
+          templateMessage: boundName
             ? `bound Sandbox ${boundName} not found: template version unknown`
             : 'claim not bound to a Sandbox yet: template version unknown',
         };
@@ -378,7 +381,7 @@ export class KubeSessions {
       { ...(listed ? { listed } : {}), ...(ref.template?.hash ? { recorded: ref.template.hash } : {}) },
       missing,
     );
-    return notes.length ? { ...state, templateReason: `${state.templateReason}; ${notes.join('; ')}` } : state;
+    return notes.length ? { ...state, templateMessage: `${state.templateMessage}; ${notes.join('; ')}` } : state;
   }
 
   /** One namespaced Agent Sandbox object at the family's served version, named in the call's description. */
@@ -449,14 +452,16 @@ export class KubeSessions {
         : 'not recorded';
       return {
         ...base,
-        reason: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read (pool members' hashes before create: ${held}): observe() reports the hash of the one it gets`,
+        reason: 'ClaimUnbound',
+        message: `SandboxClaim ${scope.namespace}/${claim.metadata?.name ?? '?'} was not bound yet when read (pool members' hashes before create: ${held}): observe() reports the hash of the one it gets`,
       };
     }
     const sb = await this.boundSandbox(family, scope.namespace, boundName);
     if (sb.kind !== 'ok' || sb.value === 'missing')
       return {
         ...base,
-        reason: `bound Sandbox ${scope.namespace}/${boundName} not read (${sb.kind === 'ok' ? 'not found' : why(sb)}): template hash unknown`,
+        reason: 'BoundSandboxUnread',
+        message: `bound Sandbox ${scope.namespace}/${boundName} not read (${sb.kind === 'ok' ? 'not found' : why(sb)}): template hash unknown`,
       };
     let found = boundTemplateHash(sb.value, [], { ...(listed ? { listed } : {}) });
     let note = '';
@@ -466,7 +471,12 @@ export class KubeSessions {
       if (members.kind === 'ok') found = boundTemplateHash(sb.value, members.value, { ...(listed ? { listed } : {}) });
       else note = ` (pool members not listed: ${why(members)})`;
     }
-    return { ...base, ...(found.hash ? { hash: found.hash } : {}), reason: `${found.how}${note}` };
+    return {
+      ...base,
+      ...(found.hash ? { hash: found.hash } : {}),
+      reason: found.reason,
+      message: `${found.how}${note}`,
+    };
   }
 
   /**
@@ -483,7 +493,7 @@ export class KubeSessions {
         capability: 'sandbox-api',
         state: 'absent',
         reason: 'SandboxApiNotServed',
-        message: rel.value.reason,
+        message: rel.value.message,
       };
     const spec = isBetaFamily(family)
       ? { operatingMode: suspended ? 'Suspended' : 'Running' }
@@ -515,7 +525,7 @@ export class KubeSessions {
         capability: 'sandbox-api',
         state: 'absent',
         reason: 'SandboxApiNotServed',
-        message: rel.value.reason,
+        message: rel.value.message,
       };
     const kind = ref.via === 'claim' ? 'SandboxClaim' : 'Sandbox';
     const target = { ...gvr(kind, family), namespace: ref.namespace, name: ref.name };
@@ -606,6 +616,7 @@ export class KubeSessions {
       ...base,
       phase: judged.phase,
       reason: judged.reason,
+      message: judged.message,
       ...(judged.observedGeneration !== undefined ? { observedGeneration: judged.observedGeneration } : {}),
       ...(sandboxName ? { sandboxName } : {}),
       ...(sandbox && podName ? { podName } : {}),
@@ -615,6 +626,6 @@ export class KubeSessions {
   }
 }
 
-function gone(ref: SessionRef, reason: string): Observation {
-  return { ref, phase: 'Gone', reason, generation: 0, podIPs: [], resourceVersion: '' };
+function gone(ref: SessionRef, reason: 'ObjectNotFound' | 'ObjectReplaced', message: string): Observation {
+  return { ref, phase: 'Gone', reason, message, generation: 0, podIPs: [], resourceVersion: '' };
 }

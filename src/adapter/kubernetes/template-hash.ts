@@ -17,6 +17,7 @@
  * - `Recreate` deletes stale unclaimed members at once; `OnReplenish` keeps them until claimed (kubernetes-sigs/agent-sandbox#311),
  *   and a claim may adopt one (#764, under Recreate fixed by #1078 in v0.5.6).
  */
+import type { TemplateReason } from '../reasons.js';
 import { blueprintDrift, sameBlueprint, type SandboxBlueprint, type TemplateBlueprint } from './blueprint.js';
 
 /** Blueprint hash label on warm-pool Sandboxes (`api/v1beta1/sandbox_types.go@v0.5.6`). */
@@ -47,6 +48,11 @@ export interface NamedTemplate extends TemplateBlueprint {
 export interface HashFinding {
   readonly hash?: string;
   readonly how: string;
+}
+
+/** A bound Sandbox's hash finding, with its code (`TEMPLATE_REASONS`). */
+export interface BoundHashFinding extends HashFinding {
+  readonly reason: TemplateReason;
 }
 
 /** FNV-1a 32-bit of `s` as 8 lower-case hex digits: the controller's `NameHash` (`controllers/sandbox_controller.go@v0.5.6`). */
@@ -130,30 +136,35 @@ export function boundTemplateHash(
   bound: LabelledSandbox,
   members: readonly LabelledSandbox[],
   records: HashRecords = {},
-): HashFinding {
+): BoundHashFinding {
   const name = bound.metadata?.name ?? '?';
   const own = hashOf(bound);
-  if (own) return { hash: own, how: `label ${TEMPLATE_HASH_LABEL} on Sandbox ${name}` };
+  if (own) return { hash: own, reason: 'HashFromSandboxLabel', how: `label ${TEMPLATE_HASH_LABEL} on Sandbox ${name}` };
   const listed = Object.entries(records.listed ?? {}).find(([, names]) => names.includes(name))?.[0];
   if (listed)
     return {
       hash: listed,
+      reason: 'HashFromListedMember',
       how: `label ${TEMPLATE_HASH_LABEL} of pool member ${name}, listed before the claim was created`,
     };
-  if (records.recorded) return { hash: records.recorded, how: 'kept for the session after an earlier observation' };
+  if (records.recorded)
+    return { hash: records.recorded, reason: 'HashRecorded', how: 'kept for the session after an earlier observation' };
   const groups = byHash(members.filter((m) => m.metadata?.name !== name && sameBlueprint(m, bound)));
   if (groups.size === 1) {
     const [[hash, names]] = [...groups] as [[string, string[]]];
     return {
       hash,
+      reason: 'HashFromSameBlueprint',
       how: `adoption removed the label; pool member${names.length > 1 ? 's' : ''} ${names.join(', ')} with the same blueprint carr${names.length > 1 ? 'y' : 'ies'} it`,
     };
   }
   if (groups.size > 1)
     return {
+      reason: 'HashAmbiguous',
       how: `adoption removed the label and pool members of several hashes share its blueprint (${listGroups(groups)}): a metadata-only template edit; not told apart`,
     };
   return {
+    reason: 'HashUnknown',
     how: `adoption removed the label (extensions/controllers/sandboxclaim_controller.go@v0.5.6) and no live pool member has Sandbox ${name}'s blueprint: unknown`,
   };
 }
@@ -192,7 +203,10 @@ export interface TemplateState {
   readonly templateHash?: string;
   readonly currentTemplateHash?: string;
   readonly staleTemplate?: boolean;
-  readonly templateReason: string;
+  /** The verdict (`TEMPLATE_REASONS`). */
+  readonly templateReason: TemplateReason;
+  /** How each field was determined, in words. */
+  readonly templateMessage: string;
 }
 
 /**
@@ -215,7 +229,8 @@ export function templateState(
   if (!template)
     return {
       ...(mine.hash ? { templateHash: mine.hash } : {}),
-      templateReason: `${mineText}; stale unknown: ${templateMissing}`,
+      templateReason: 'TemplateUnread',
+      templateMessage: `${mineText}; stale unknown: ${templateMissing}`,
     };
   const current = currentTemplateHash(template, members);
   const currentText = current.hash
@@ -226,12 +241,22 @@ export function templateState(
     ...(current.hash ? { currentTemplateHash: current.hash } : {}),
   };
   if (mine.hash && current.hash && mine.hash === current.hash) {
-    return { ...both, staleTemplate: false, templateReason: `${mineText}; ${currentText}: hashes equal, current` };
+    return {
+      ...both,
+      staleTemplate: false,
+      templateReason: 'TemplateCurrent',
+      templateMessage: `${mineText}; ${currentText}: hashes equal, current`,
+    };
   }
   const drift = blueprintDrift(template, bound);
   const tname = template.metadata?.name ?? '?';
   const gen = template.metadata?.generation;
   const at = `template ${tname}${gen !== undefined ? ` generation ${gen}` : ''}`;
   const verdict = drift.length ? `stale against ${at}: ${drift.join('; ')}` : `blueprint equals ${at}: current`;
-  return { ...both, staleTemplate: drift.length > 0, templateReason: `${mineText}; ${currentText}; ${verdict}` };
+  return {
+    ...both,
+    staleTemplate: drift.length > 0,
+    templateReason: drift.length ? 'TemplateStale' : 'TemplateCurrent',
+    templateMessage: `${mineText}; ${currentText}; ${verdict}`,
+  };
 }

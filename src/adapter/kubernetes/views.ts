@@ -93,6 +93,7 @@ export interface ContainerStatusView {
 
 /** A container's `terminated` state: the kubelet's reason (e.g. `OOMKilled`, `Error`), exit code and end time. */
 export interface TerminationView {
+  /** The kubelet's `terminated.reason`, copied as is: an upstream code, not one of AgentPlane's. */
   readonly reason?: string;
   readonly exitCode: number;
   /** `finishedAt` in ms since the epoch, when set and valid. */
@@ -438,6 +439,7 @@ export function crdView(crd: Obj): CrdView {
 /** A core/v1 Event: the fields that say what happened, where, how often and when. */
 export interface EventView {
   readonly type?: string;
+  /** The Event's `reason` as its reporter wrote it (kubelet, scheduler, controller): an upstream code, not one of AgentPlane's. */
   readonly reason?: string;
   readonly message?: string;
   /** `count`, else `series.count`, else 1. */

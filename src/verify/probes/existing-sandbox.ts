@@ -89,9 +89,9 @@ export function existingSandboxProbe(deps: ProbeDeps, namespace: string, name: s
       const { ip: podIP, ready: podReady } = podR.value;
       const podState = `pod ${podName} Ready=${podReady ? 'True' : 'False'}${podIP ? ` IP ${podIP}` : ''}`;
       if (phase.phase !== 'Ready')
-        return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.reason}; ${podState}`)
+        return f.add('configured', 'unknown', subject, 'SandboxNotReady', `not Ready: ${phase.message}; ${podState}`)
           .list;
-      f.proven('configured', subject, 'SandboxReady', `${phase.reason}; ${podState}`);
+      f.proven('configured', subject, 'SandboxReady', `${phase.message}; ${podState}`);
       const target: RuntimeTarget = {
         kind: rt.kind,
         transport: deps.plan.transport,

@@ -12,6 +12,7 @@ import { reads, type Facts, type ProbeDeps } from './common.js';
 
 /** One reason on one node: how often it was recorded and its newest message. */
 export interface PodWarning {
+  /** The Events' `reason` (e.g. `FailedMount`), copied as is: an upstream code, not one of AgentPlane's. */
   readonly reason: string;
   /** `source.host`, else the kubelet's `reportingInstance`; undefined when the event names no node (e.g. FailedScheduling). */
   readonly node?: string;

@@ -78,10 +78,10 @@ test('release detection: v0.5 from served versions, CRDs readable with their con
     caBundle: true,
   });
   const report = await adapter.capabilities('test');
-  expect(report.capabilities.map((x) => [x.name, x.state])).toEqual([
-    ['sandbox-api', 'compatible'],
-    ['extensions-api', 'compatible'],
-    ['conversion', 'compatible'],
+  expect(report.capabilities.map((x) => [x.name, x.state, x.reason])).toEqual([
+    ['sandbox-api', 'compatible', 'VersionServed'],
+    ['extensions-api', 'compatible', 'VersionServed'],
+    ['conversion', 'compatible', 'ConversionWebhookReady'],
   ]);
 });
 
@@ -119,7 +119,7 @@ test('idempotent create, observe to Ready, exec over direct, health via router, 
   // Same session. The template hash is in a ref only when its read saw the claim bound (≈ 30-70 ms after create here),
   // which one of two concurrent calls, or a later retry, may see and the other not.
   const session = (r: typeof a) =>
-    r.kind === 'ok' ? { ...r.value, template: { ...r.value.template, hash: undefined, reason: '' } } : r;
+    r.kind === 'ok' ? { ...r.value, template: { ...r.value.template, hash: undefined, reason: '', message: '' } } : r;
   expect(session(b)).toEqual(session(a));
   const again = await adapter.createFromTemplate(scope, '1', op);
   expect(session(again)).toEqual(session(a));
@@ -152,7 +152,9 @@ test('idempotent create, observe to Ready, exec over direct, health via router, 
   );
   expect(obs.sandboxName).toBeDefined();
   expect(obs.podIPs[0]).toMatch(/^127\./);
-  expect(obs.reason).toMatch(/^bound Sandbox .*: Ready=True\/DependenciesReady at generation \d+$/);
+  expect(obs.reason).toBe('Ready');
+  // prose: the message carries the controller's condition reason (upstream DependenciesReady) and the generation
+  expect(obs.message).toMatch(/^bound Sandbox .*: Ready=True\/DependenciesReady at generation \d+$/);
 
   // Not verified yet: refused, never falls back.
   const refused = await adapter.startExecution('x-1', { session: ref, argv: ['true'], timeoutMs: 5000 });

@@ -85,7 +85,7 @@ test('observe, suspend (replicas 0, whose Ready=True is not trusted) and precond
     },
     250,
   );
-  expect(suspended.reason).toBe('spec.replicas is 0 and no pod IPs remain');
+  expect(suspended.reason).toBe('Suspended');
 
   const stale = await sessions.terminate(ref, ready.resourceVersion);
   expect(stale.kind).toBe('rejected');
@@ -134,7 +134,9 @@ test('a v1alpha1 claim (sandboxTemplateRef, no pool) is observed through its bou
     250,
   );
   expect(ready.sandboxName).toBe('cold');
-  expect(ready.reason).toMatch(/^bound Sandbox cold: Ready=True\/DependenciesReady/);
+  expect(ready.reason).toBe('Ready');
+  // prose: the message carries the controller's condition reason (upstream DependenciesReady) for the bound Sandbox
+  expect(ready.message).toMatch(/^bound Sandbox cold: Ready=True\/DependenciesReady/);
   const rv = (
     (await c.custom.getNamespacedCustomObject({ ...EXT, namespace: ns, plural: 'sandboxclaims', name: 'cold' })) as {
       metadata: { resourceVersion: string };

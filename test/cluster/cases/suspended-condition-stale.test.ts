@@ -89,7 +89,9 @@ test('suspended Sandbox: startExecution is SessionSuspended with no runtime call
     },
     250,
   );
-  expect(suspended.reason).toMatch(/^Suspended=True\//);
+  expect(suspended.reason).toBe('Suspended');
+  // prose: the message carries the Suspended condition the controller wrote (v0.5+), not the v0.4 replicas rule
+  expect(suspended.message).toMatch(/^Suspended=True\//);
   expect(suspended.podIPs).toEqual([]);
   const before = transport.calls;
   const refused = await adapter.startExecution('case17-suspended', {

@@ -140,7 +140,7 @@ test('a claim applied before its pool and template: the real controller reports 
     150_000,
     async () => {
       const p = claimPhase(await get(), undefined, 'v0.5');
-      if (seen.at(-1) !== p.reason.replace(/ for \d+s/, '')) seen.push(p.reason.replace(/ for \d+s/, ''));
+      if (seen.at(-1) !== p.message.replace(/ for \d+s/, '')) seen.push(p.message.replace(/ for \d+s/, ''));
       return p.missingReference ? undefined : true;
     },
     500,

@@ -160,10 +160,21 @@ test('the adapter on the v1.0.3 cluster: family v1.0, conversion unsupported, bo
   expect(live.value.family).toBe('v1.0');
   expect(live.value.coreVersions).toEqual(['v1beta1']);
   const caps = await new KubeCapabilityAdapter({ client }).capabilities('verify-v1.0.3');
+  // prose: the message names the served version the state rests on
   expect(caps.capabilities).toEqual([
-    { name: 'sandbox-api', state: 'compatible', reason: expect.stringContaining('v1beta1') },
-    { name: 'extensions-api', state: 'compatible', reason: expect.stringContaining('v1beta1') },
-    { name: 'conversion', state: 'unsupported', reason: 'family v1.0 serves one API version and converts nothing' },
+    { name: 'sandbox-api', state: 'compatible', reason: 'VersionServed', message: expect.stringContaining('v1beta1') },
+    {
+      name: 'extensions-api',
+      state: 'compatible',
+      reason: 'VersionServed',
+      message: expect.stringContaining('v1beta1'),
+    },
+    {
+      name: 'conversion',
+      state: 'unsupported',
+      reason: 'FamilyConvertsNothing',
+      message: 'family v1.0 serves one API version and converts nothing',
+    },
   ]);
 }, 60_000);
 

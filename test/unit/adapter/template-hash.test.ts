@@ -175,6 +175,7 @@ describe('where the bound Sandbox hash comes from', () => {
   test('its own label first, then its label as listed before the claim, then a hash the caller kept', () => {
     expect(boundTemplateHash(member('pool-a', 'h1'), [], { listed: { h2: ['pool-a'] } })).toEqual({
       hash: 'h1',
+      reason: 'HashFromSandboxLabel',
       how: `label ${TEMPLATE_HASH_LABEL} on Sandbox pool-a`,
     });
     const listed = boundTemplateHash(adopted('pool-a'), [member('pool-b', 'h2')], {
@@ -183,11 +184,12 @@ describe('where the bound Sandbox hash comes from', () => {
     });
     expect(listed).toEqual({
       hash: 'h1',
+      reason: 'HashFromListedMember',
       how: `label ${TEMPLATE_HASH_LABEL} of pool member pool-a, listed before the claim was created`,
     });
     expect(
       boundTemplateHash(adopted('pool-a'), [member('pool-b', 'h2')], { listed: { h2: ['pool-b'] }, recorded: 'h1' }),
-    ).toEqual({ hash: 'h1', how: 'kept for the session after an earlier observation' });
+    ).toEqual({ hash: 'h1', reason: 'HashRecorded', how: 'kept for the session after an earlier observation' });
   });
 
   test('the listing stored on a claim: grouped by hash, unlabelled members left out, capped, parsed back strictly', () => {
@@ -210,15 +212,18 @@ describe('where the bound Sandbox hash comes from', () => {
   test('otherwise the one hash of live members with the same blueprint; ambiguous or absent stays unknown', () => {
     expect(boundTemplateHash(adopted('pool-a'), [member('pool-b', 'h1'), member('pool-c', 'h2', IMG2)])).toEqual({
       hash: 'h1',
+      reason: 'HashFromSameBlueprint',
       how: 'adoption removed the label; pool member pool-b with the same blueprint carries it',
     });
     const two = boundTemplateHash(adopted('pool-a'), [member('pool-b', 'h1'), member('pool-c', 'h3')]);
     expect(two.hash).toBeUndefined();
+    expect(two.reason).toBe('HashAmbiguous');
     expect(two.how).toBe(
       'adoption removed the label and pool members of several hashes share its blueprint (h1 (pool-b), h3 (pool-c)): a metadata-only template edit; not told apart',
     );
     const none = boundTemplateHash(adopted('pool-a'), [member('pool-c', 'h2', IMG2)]);
     expect(none).toEqual({
+      reason: 'HashUnknown',
       how: "adoption removed the label (extensions/controllers/sandboxclaim_controller.go@v0.5.6) and no live pool member has Sandbox pool-a's blueprint: unknown",
     });
   });
@@ -262,7 +267,8 @@ describe('templateState', () => {
       templateHash: 'h1',
       currentTemplateHash: 'h1',
       staleTemplate: false,
-      templateReason:
+      templateReason: 'TemplateCurrent',
+      templateMessage:
         "Sandbox pool-a has hash h1 (adoption removed the label; pool member pool-b with the same blueprint carries it); current hash h1 carried by 1 pool member at template py's current blueprint (pool-b): hashes equal, current",
     });
   });
@@ -271,8 +277,14 @@ describe('templateState', () => {
     const s = templateState(adopted('pool-a'), template(IMG2), [member('pool-c', 'h2', IMG2)], {
       listed: { h1: ['pool-a', 'pool-b'] },
     });
-    expect(s).toMatchObject({ templateHash: 'h1', currentTemplateHash: 'h2', staleTemplate: true });
-    expect(s.templateReason).toMatch(
+    expect(s).toMatchObject({
+      templateHash: 'h1',
+      currentTemplateHash: 'h2',
+      staleTemplate: true,
+      templateReason: 'TemplateStale',
+    });
+    // prose: the message names the field that differs, which the code does not
+    expect(s.templateMessage).toMatch(
       new RegExp(
         `stale against template py generation 2: podTemplate\\.spec\\.containers\\[0\\]\\.image: ${IMG.replace(/[.]/g, '\\.')} ≠ template`,
       ),
@@ -289,7 +301,8 @@ describe('templateState', () => {
     );
     expect(s).toEqual({
       templateHash: 'h1',
-      templateReason:
+      templateReason: 'TemplateUnread',
+      templateMessage:
         'Sandbox pool-a has hash h1 (kept for the session after an earlier observation); stale unknown: SandboxTemplate ns/py not read (forbidden)',
     });
   });

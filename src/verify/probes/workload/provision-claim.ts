@@ -147,7 +147,7 @@ async function waitBound(
     };
   }
   if (bound.kind !== 'matched') {
-    const own = view ? view.phase.reason : 'claim not readable';
+    const own = view ? view.phase.message : 'claim not readable';
     const limit = ctx.signal.aborted
       ? 'was interrupted before it bound a Sandbox'
       : `bound no Sandbox within ${formatMs(deps.plan.readyTimeoutMs)}`;
@@ -188,7 +188,7 @@ async function waitSandboxReady(
       (sb) => {
         if (sb) pod = sb.podName;
         const p = claimWithSandbox(claim, sb ?? 'missing').phase;
-        last = p.reason;
+        last = p.message;
         return settled(p.phase);
       },
       { timeoutMs: remaining, signal: faults.signal, progress: ctx.note },
@@ -208,8 +208,8 @@ async function waitSandboxReady(
     const view = claimWithSandbox(claim, w.view);
     const sandbox = w.view;
     if (view.phase.phase === 'Ready')
-      return { ready: true, why: `${view.phase.reason}${reconnected(w)}`, sandbox, claim: view, waitedMs };
-    return { ready: false, reason: 'ProbeSandboxEnded', why: view.phase.reason, sandbox, claim: view, waitedMs };
+      return { ready: true, why: `${view.phase.message}${reconnected(w)}`, sandbox, claim: view, waitedMs };
+    return { ready: false, reason: 'ProbeSandboxEnded', why: view.phase.message, sandbox, claim: view, waitedMs };
   }
   const view = claim;
   if (w.kind === 'failed')

@@ -52,7 +52,7 @@ export async function sandboxAndWait(
     (sb) => {
       if (!sb) return false;
       pod = sb.podName;
-      last = sb.phase.reason;
+      last = sb.phase.message;
       return settled(sb.phase.phase);
     },
     { timeoutMs: deps.plan.readyTimeoutMs, signal: faults.signal, progress: ctx.note },
@@ -69,11 +69,12 @@ export async function sandboxAndWait(
   if (w.kind === 'matched') {
     const sandbox = w.view;
     const p = sandbox.phase;
-    if (p.phase === 'Ready') return { ready: true, why: `${p.reason}${reconnected(w)}`, sandbox, waitedMs: w.waitedMs };
+    if (p.phase === 'Ready')
+      return { ready: true, why: `${p.message}${reconnected(w)}`, sandbox, waitedMs: w.waitedMs };
     return {
       ready: false,
       reason: 'ProbeSandboxEnded',
-      why: `probe Sandbox ${name} ended ${p.phase}: ${p.reason}`,
+      why: `probe Sandbox ${name} ended ${p.phase}: ${p.message}`,
       sandbox,
       waitedMs: w.waitedMs,
     };

@@ -47,8 +47,8 @@ export function judgeSuspended(sb: SandboxView, family: ReleaseFamily, pod: PodS
     const r = sb.condition('Ready');
     status =
       r.value !== 'unknown' && sb.phase.phase === 'Suspended'
-        ? { done: true, seen: `${sb.phase.reason}; Ready/${r.reason} at generation ${g}` }
-        : { done: false, seen: r.value === 'unknown' ? r.reason : sb.phase.reason };
+        ? { done: true, seen: `${sb.phase.message}; Ready/${r.reason} at generation ${g}` }
+        : { done: false, seen: r.value === 'unknown' ? r.reason : sb.phase.message };
   }
   const ips = sb.podIPs.length > 0 ? `; pod IPs ${sb.podIPs.join(',')}` : '';
   const seen = `${status.seen}; ${podText(pod)}${ips}`;
@@ -59,7 +59,7 @@ export function judgeSuspended(sb: SandboxView, family: ReleaseFamily, pod: PodS
 export function judgeResumed(sb: SandboxView, pod: PodSeen, oldUid: string): Judged {
   const g = sb.meta.generation;
   const ready = sb.phase.phase === 'Ready' && sb.podIPs.length > 0;
-  const seen = `${ready ? `Ready=True at generation ${g}` : sb.phase.reason}; ${podText(pod)}`;
+  const seen = `${ready ? `Ready=True at generation ${g}` : sb.phase.message}; ${podText(pod)}`;
   if (!ready || pod.kind !== 'present' || !pod.pod.ready || pod.pod.meta.deleting) return { done: false, seen };
   if (pod.pod.meta.uid === undefined) return { done: false, seen };
   if (pod.pod.meta.uid === oldUid) return { done: false, seen, samePod: true };
