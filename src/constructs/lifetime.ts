@@ -68,10 +68,16 @@ export const LIFECYCLE_PROP_SCHEMA = z.union([z.literal('unbounded'), CLAIM_LIFE
 
 /**
  * A lifecycle prop as parsed: `shutdownPolicy` filled in; an optional field may be present as `undefined` (the props
- * schema accepts an explicit `undefined`, as for every optional prop).
- * @internal
+ * schema accepts an explicit `undefined`, as for every optional prop). Spelled out rather than inferred from the
+ * (internal) schema, so the declaration files that use it stay whole.
  */
-export type ParsedLifecycle = z.output<typeof LIFECYCLE_PROP_SCHEMA>;
+export type ParsedLifecycle =
+  | 'unbounded'
+  | {
+      readonly shutdownPolicy: ShutdownPolicy;
+      readonly shutdownTime?: string | undefined;
+      readonly ttlSecondsAfterFinished?: number | undefined;
+    };
 
 /**
  * The claim's own lifecycle, else the environment's default; `undefined` when neither is given (the caller refuses).
