@@ -3,7 +3,8 @@
  * project (the newest peers, as the packaging test), each running a fixture that loads /adapter, /verify and /diff its
  * own way (import() from CommonJS, import from the ES module) and uses them on the cluster with its kubeconfig file:
  * the adapter's capabilities and one session's lifecycle on a SandboxTemplate made here, a live diff through a reader
- * on the adapter's client, and the compatibility worksheet. Needs the npm registry (or a warm npm cache).
+ * on the adapter's client, the compatibility worksheet, and a report stored in a ConfigMap and read back (and one
+ * that is not there). Needs the npm registry (or a warm npm cache).
  */
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +75,7 @@ let c: Cluster;
 let ns: string;
 let work: string;
 let tarball: string;
-let args: string;
+let args: Record<string, unknown>;
 
 beforeAll(async () => {
   buildIfStale();
@@ -95,13 +96,13 @@ beforeAll(async () => {
   ]
     .map((o) => stringify(o))
     .join('---\n');
-  args = JSON.stringify({
+  args = {
     kubeconfig: c.info.kubeconfig,
     context: 'agentplane-test',
     namespace: ns,
     environmentDir: work,
     desired,
-  });
+  };
 });
 
 afterAll(async () => {
@@ -121,7 +122,7 @@ function project(name: string, extra: Record<string, unknown>): string {
 }
 
 /** The fixture's JSON line: the values the cluster gave, the same from either module system. */
-async function expectLive(out: Record<string, unknown>): Promise<void> {
+async function expectLive(out: Record<string, unknown>, reportName: string): Promise<void> {
   expect(out).toEqual({
     required: 'function',
     // v0.5.6 serves v1beta1 and v1alpha1 of both groups and converts through the webhook with the run's CA
@@ -162,6 +163,32 @@ async function expectLive(out: Record<string, unknown>): Promise<void> {
       unknownParts: [],
       failedReads: 0,
     },
+    // no probe ran: the requirement stays unmet, the next evidence named by its code
+    stored: {
+      written: 'ok',
+      run: 'packaged',
+      exitCode: 3,
+      outcome: 'not-verified',
+      capabilities: [['sandbox-api', 'absent', 'verified', false, 'NoEvidence']],
+      sameTuple: true,
+    },
+    missing: {
+      typed: true,
+      reason: 'StoredReportUnusable',
+      category: 'not-found',
+      configMap: `${ns}/${reportName}-absent`,
+    },
+  });
+  // The report ConfigMap as the API server holds it.
+  const cm = await c.core.readNamespacedConfigMap({ namespace: ns, name: reportName });
+  expect(cm.metadata?.annotations).toMatchObject({
+    'agentplane.dev/run': 'packaged',
+    'agentplane.dev/release': 'v0.5.6',
+    'agentplane.dev/exit-code': '3',
+  });
+  expect(cm.metadata?.labels).toMatchObject({
+    'agentplane.dev/environment': 'packaged',
+    'agentplane.dev/outcome': 'not-verified',
   });
   // The terminated session's claim is gone from the API server, not only from the adapter's view.
   const claims = (await c.custom.listNamespacedCustomObject({
@@ -176,11 +203,11 @@ async function expectLive(out: Record<string, unknown>): Promise<void> {
 test('CommonJS project: /adapter, /verify and /diff loaded with import() and used against the cluster', async () => {
   const dir = project('cjs-live', {});
   copyFileSync(join(FIXTURE, 'cluster.cjs'), join(dir, 'cluster.cjs'));
-  await expectLive(jsonOf(dir, ['cluster.cjs', args]));
+  await expectLive(jsonOf(dir, ['cluster.cjs', JSON.stringify({ ...args, reportName: 'report-cjs' })]), 'report-cjs');
 });
 
 test('ES module project: /adapter, /verify and /diff imported and used against the cluster', async () => {
   const dir = project('esm-live', { type: 'module' });
   copyFileSync(join(FIXTURE, 'cluster.mjs'), join(dir, 'cluster.mjs'));
-  await expectLive(jsonOf(dir, ['cluster.mjs', args]));
+  await expectLive(jsonOf(dir, ['cluster.mjs', JSON.stringify({ ...args, reportName: 'report-esm' })]), 'report-esm');
 });
