@@ -6,51 +6,19 @@
  * fail with the typed error; the types of every entry point and condition pass are-the-types-wrong; the tarball stays
  * within its size budget. Needs the npm registry (or a warm npm cache).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
+import { FIXTURE, freshProject, jsonOf, NEWEST_PEERS, pack, pkg, ROOT, run } from './project.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const FIXTURE = join(import.meta.dirname, 'fixture');
 const TEMPLATE = join(ROOT, 'node_modules/cdk8s-cli/templates/typescript-app');
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-  devDependencies: Record<string, string>;
-};
 const templatePkg = JSON.parse(readFileSync(join(TEMPLATE, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
 };
-const cliPkg = JSON.parse(readFileSync(join(ROOT, 'node_modules/cdk8s-cli/package.json'), 'utf8')) as {
-  dependencies: Record<string, string>;
-};
 
 jest.setTimeout(20 * 60_000);
-
-function run(cmd: string, args: string[], cwd: string): string {
-  const r = spawnSync(cmd, args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (r.status !== 0)
-    throw new Error(`${cmd} ${args.join(' ')} in ${cwd} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
 
 /** Every object of the YAML files, in file order, as JSON text. */
 function objectsOf(files: string[]): string[] {
@@ -72,24 +40,11 @@ let work: string;
 let tarball: string;
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'lib/bundle/main.js')) || !existsSync(join(ROOT, 'lib/cjs/index.cjs')))
-    throw new Error('lib/ is missing: run `npm run build` first');
   work = mkdtempSync(join(tmpdir(), 'agentplane-packaging-'));
-  const out = JSON.parse(
-    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    }),
-  ) as Array<{
-    filename: string;
-    files: Array<{ path: string }>;
-    size: number;
-    unpackedSize: number;
-    entryCount: number;
-  }>;
-  tarball = join(work, out[0]!.filename);
-  packedFiles = out[0]!.files.map((f) => f.path);
-  packed = out[0]!;
+  const p = pack(work);
+  tarball = p.tarball;
+  packedFiles = [...p.files];
+  packed = p;
 });
 
 afterAll(() => {
@@ -178,13 +133,6 @@ test('are-the-types-wrong: every entry point and condition', () => {
   );
 });
 
-/** The newest peers: the versions the current cdk8s template installs. */
-const NEWEST_PEERS = {
-  cdk8s: cliPkg.dependencies['cdk8s']!,
-  constructs: cliPkg.dependencies['constructs']!,
-  'cdk8s-plus-28': `^${pkg.devDependencies['cdk8s-plus-28']}`,
-};
-
 /**
  * A fresh project with the tarball and the cdk8s packages (`peers`, else the newest), and `more` dependencies; `files`
  * are written before the install (a local package it depends on).
@@ -197,29 +145,7 @@ function project(
   more: Record<string, string> = {},
   files: Record<string, string> = {},
 ): string {
-  const dir = join(work, name);
-  mkdirSync(dir);
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify(
-      {
-        name,
-        version: '1.0.0',
-        private: true,
-        ...extra,
-        dependencies: { ...peers, ...more, [pkg.name]: `file:${tarball}` },
-        devDependencies,
-      },
-      null,
-      2,
-    ),
-  );
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(join(dir, file, '..'), { recursive: true });
-    writeFileSync(join(dir, file), text);
-  }
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], dir);
-  return dir;
+  return freshProject(work, tarball, { name, extra, devDependencies, peers, more, files });
 }
 
 /** Both syntheses of one project: `app.synth()` (dist/dev.k8s.yaml) and the installed `agentplane synth` (out/dev/NN-*.yaml). */
@@ -307,11 +233,6 @@ test('ES module TypeScript project type-checks every entry point (strict, nodene
   if (esmDir === undefined) throw new Error('the ES module project was not set up');
   run('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], esmDir);
 });
-
-/** The JSON line a fixture script prints. */
-function jsonOf(dir: string, args: string[]): Record<string, unknown> {
-  return JSON.parse(run('node', args, dir).trim().split('\n').pop()!) as Record<string, unknown>;
-}
 
 const SUBPATHS_OFFLINE = {
   adapter: true,
