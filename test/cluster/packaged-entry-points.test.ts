@@ -127,18 +127,18 @@ async function expectLive(out: Record<string, unknown>, reportName: string): Pro
     required: 'function',
     // v0.5.6 serves v1beta1 and v1alpha1 of both groups and converts through the webhook with the run's CA
     capabilities: [
-      ['sandbox-api', 'compatible'],
-      ['extensions-api', 'compatible'],
-      ['conversion', 'compatible'],
+      ['sandbox-api', 'compatible', 'VersionServed'],
+      ['extensions-api', 'compatible', 'VersionServed'],
+      ['conversion', 'compatible', 'ConversionWebhookReady'],
     ],
     session: {
       via: 'claim',
       namespace: ns,
       uid: true,
-      ready: 'Ready',
+      ready: ['Ready', 'Ready'],
       podIP: expect.stringMatching(new RegExp(`^127\\.${c.info.podNet}\\.`)),
       terminated: 'deleted',
-      after: 'Gone',
+      after: ['Gone', 'ObjectNotFound'],
     },
     // the label the desired template adds, nothing else: server defaults and status cancel out
     diff: {
