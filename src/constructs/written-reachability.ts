@@ -223,6 +223,28 @@ export function reachabilityViolations(
       }
   }
 
+  // Every port entry of a written NetworkPolicy names its port: without one it admits every port of its protocol
+  // (what cdk8s writes when a JSON patch puts a bare number where an IntOrString goes).
+  for (const item of objects) {
+    if (item.object.kind !== 'NetworkPolicy') continue;
+    const spec = child(item.object, 'spec');
+    for (const direction of ['ingress', 'egress'] as const)
+      list(spec, direction).forEach((rule, i) =>
+        list(rule, 'ports').forEach((entry, j) => {
+          if (isPlainObject(entry) && entry['port'] === undefined)
+            out.push(
+              violation(
+                'PolicyPortMissing',
+                { item, json: item.object as unknown as Json },
+                `spec.${direction}[${i}].ports[${j}]`,
+                entry,
+                `${direction} rule ${i} has a port entry without a port: it admits every ${String(entry['protocol'] ?? 'TCP')} port`,
+              ),
+            );
+        }),
+      );
+  }
+
   // The environment's own policies: select the template's pods, and admit the router on a runtime port it can reach.
   for (const np of parts.policies) {
     const w = writtenAt(objects, np.apiObject.node.path, 'NetworkPolicy');

@@ -81,6 +81,8 @@ export const ERROR_REASONS = {
   RuntimePortNotAllowed: "the runtime's port is not admitted by the environment's NetworkPolicy",
   PolicyMissesSandboxPods:
     "an environment's own NetworkPolicy selects none of its template's pods (after escape hatches)",
+  PolicyPortMissing:
+    'a written NetworkPolicy rule lists a port entry without a port, which admits every port of its protocol',
   RouterOptionNotModeled:
     'a router argument or environment variable AgentPlane does not model (also from an escape hatch)',
   ScopedTokenV2NeedsCache: 'scoped-token v2 on the router needs its token cache configured',

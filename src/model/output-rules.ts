@@ -13,7 +13,8 @@
  * readiness probe on a runtime bound to loopback). Reachability of each sandbox runtime from the router:
  * `RouterPeerMismatch` (a policy that selects the pods admits no router pod), `RuntimePortNotAllowed` (no runtime port
  * admitted by the pods' policy or allowed by the router's egress), `RuntimeListensOnLoopback` (a runtime routed to that
- * binds loopback), `PolicyMissesSandboxPods` (an own NetworkPolicy that selects none of its template's pods). Capacity
+ * binds loopback), `PolicyMissesSandboxPods` (an own NetworkPolicy that selects none of its template's pods),
+ * `PolicyPortMissing` (a NetworkPolicy port entry without a port, which admits every port of its protocol). Capacity
  * where a RuntimeClass declares its nodes: `PodExceedsNode`, `NodesExhausted`.
  */
 export type OutputRule =
@@ -30,6 +31,7 @@ export type OutputRule =
   | 'RuntimePortNotAllowed'
   | 'RuntimeListensOnLoopback'
   | 'PolicyMissesSandboxPods'
+  | 'PolicyPortMissing'
   | 'PodExceedsNode'
   | 'NodesExhausted';
 
@@ -48,6 +50,7 @@ export const OUTPUT_RULES = [
   'RuntimePortNotAllowed',
   'RuntimeListensOnLoopback',
   'PolicyMissesSandboxPods',
+  'PolicyPortMissing',
   'PodExceedsNode',
   'NodesExhausted',
 ] as const satisfies readonly OutputRule[];

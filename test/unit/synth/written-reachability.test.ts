@@ -86,6 +86,18 @@ describe('a patch that breaks the router → runtime path fails synthesis, namin
     expect(err.violations[0]!.object).toMatchObject({ kind: 'NetworkPolicy', name: 'shell-sandbox-policy' });
   });
 
+  // Case from a new user's trial: a bare number patched as a port is dropped by cdk8s, so the rule admits every port.
+  test("the policy's ingress port patched as a bare number: dropped, the entry admits every port (PolicyPortMissing)", () => {
+    const { env, policy } = build(rel);
+    policy.apiObject.addJsonPatch(JsonPatch.replace(INGRESS_PORT, 9999));
+    const err = thrownBy(() => synthesizeEnvironment(env), OutputRuleError, 'OutputRuleBroken');
+    expect(rulesOf(err)).toEqual([['PolicyPortMissing', 'dev/shell-policy/Resource', 'spec.ingress[0].ports[0]']]);
+    expect(err.violations[0]!.value).toEqual({ protocol: 'TCP' });
+    // the same objects under Testing.synth (cdk8s's own validation)
+    // prose: cdk8s validations carry text only; the rule code is in it
+    expect(() => Testing.synth(env)).toThrow(/PolicyPortMissing/);
+  });
+
   test('the template label the policy selects removed from the pods (PolicyMissesSandboxPods)', () => {
     const { env, shell } = build(rel);
     shell.apiObject.addJsonPatch(JsonPatch.remove('/spec/podTemplate/metadata/labels/agentplane.dev~1template'));
