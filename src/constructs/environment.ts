@@ -37,7 +37,7 @@ import { LABEL_ENVIRONMENT, LABEL_MANAGED_BY, LABEL_TEMPLATE, MANAGED_BY } from 
 import { SandboxNetworkPolicy, type SandboxNetworkPolicyProps } from './network-policy.js';
 import { setPhase } from './phases.js';
 import { parseProps } from './props.js';
-import { childProblems, problem, problemOf, type EnvironmentProblem } from './problems.js';
+import { childProblems, problem, problemOf, validationLine, type EnvironmentProblem } from './problems.js';
 import { renderObjects, type Rendering } from './render.js';
 import {
   describeDuplicate,
@@ -270,7 +270,7 @@ export class AgentEnvironment extends Chart {
       validate: () => {
         this.lockDue = true;
         const c = this.check();
-        return [...c.problems.map((p) => p.message), ...outputFindings(c)];
+        return [...c.problems.map(validationLine), ...outputFindings(c)];
       },
     });
   }
@@ -537,9 +537,7 @@ export class AgentEnvironment extends Chart {
           for (const err of routerOptionProblems(r, o.object as unknown as Json))
             problems.push(problemOf(err, r.node.path));
     const capacity = { runtimeClasses: this.runtimeClasses, warmPools: this.warmPools, claims: this.claims };
-    // The reason code ends the line, since cdk8s validations carry text only.
-    for (const err of capacityRefusals(capacity))
-      problems.push(problem(err.path, err.reason, `${err.detail} (${err.reason})`));
+    for (const err of capacityRefusals(capacity)) problems.push(problem(err.path, err.reason, err.detail));
     const broken = [
       ...outputRuleViolations(
         rendering.objects,
@@ -590,7 +588,7 @@ export class AgentEnvironment extends Chart {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature of cdk8s's Chart.toJson
   override toJson(): any[] {
     const c = this.check();
-    const problems = [...[...childProblems(this), ...c.problems].map((p) => p.message), ...outputFindings(c)];
+    const problems = [...[...childProblems(this), ...c.problems].map(validationLine), ...outputFindings(c)];
     if (problems.length > 0)
       throw new ConstructError(
         this.node.path,

@@ -22,6 +22,11 @@ export function problemOf(err: unknown, path: string): EnvironmentProblem {
   return { path, reason: 'RenderFailed', message: `${path}: ${err instanceof Error ? err.message : String(err)}` };
 }
 
+/** A problem as a cdk8s validation line: the sentence, then its reason code (cdk8s validations carry text only). */
+export function validationLine(p: EnvironmentProblem): string {
+  return `${p.message} (${p.reason})`;
+}
+
 /** A problem the environment itself finds (not an error thrown by a construct). */
 export function problem(path: string, reason: ErrorReason, what: string): EnvironmentProblem {
   return { path, reason, message: `${path}: ${what}` };
@@ -34,7 +39,7 @@ const CHECKS = new WeakMap<IConstruct, Array<() => readonly ConstructError[]>>()
  * `check` returns the errors it finds; it may throw none.
  */
 export function addProblemCheck(c: IConstruct, check: () => readonly ConstructError[]): void {
-  c.node.addValidation({ validate: () => check().map((e) => e.detail) });
+  c.node.addValidation({ validate: () => check().map((e) => `${e.detail} (${e.reason})`) });
   CHECKS.set(c, [...(CHECKS.get(c) ?? []), check]);
 }
 
@@ -58,7 +63,8 @@ export function childProblems(scope: IConstruct): EnvironmentProblem[] {
   for (const c of scope.node.findAll()) {
     if (c === scope) continue;
     const typed = (CHECKS.get(c) ?? []).flatMap((check) => check().map((e) => problemOf(e, c.node.path)));
-    const typedDetails = new Set(typed.map((p) => p.message.slice(p.path.length + 2)));
+    // the text addProblemCheck gave cdk8s for each typed problem: `<detail> (<reason>)`
+    const typedDetails = new Set(typed.map((p) => `${p.message.slice(p.path.length + 2)} (${p.reason})`));
     problems.push(...typed);
     for (const e of c.node.validate())
       if (!typedDetails.has(e)) problems.push(problem(c.node.path, 'ValidationFailed', e));

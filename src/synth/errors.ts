@@ -76,7 +76,7 @@ export class EnvironmentInvalidError extends SynthesisError {
   readonly problems: readonly EnvironmentProblem[];
   constructor(environment: string, problems: readonly EnvironmentProblem[]) {
     super(
-      `environment ${environment} is invalid:\n${problems.map((p) => `    - ${p.message}`).join('\n')}`,
+      `environment ${environment} is invalid:\n${problems.map((p) => `    - ${p.message} (${p.reason})`).join('\n')}`,
       'fix the constructs at the named paths',
     );
     this.problems = problems;
