@@ -497,7 +497,7 @@ export class AgentEnvironment extends Chart {
         problem(
           apiServerBlocked.node.path,
           'RouterApiServerNotAdmitted',
-          `the router calls the API server (${apiServerBlocked.authorizationMode === 'tokenreview' ? 'tokenreview' : 'its Pod-IP cache'}) and network-isolation is required verified, so its NetworkPolicy is enforced; that policy admits the API server only as a pod of namespace default on 443/6443 (sandbox-router/deploy/networkpolicy.yaml@v0.5.6), and the API server's endpoints are no pods there: its cache never syncs and it never becomes ready. Set the router's apiServer to the endpoints of Service default/kubernetes (kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes)`,
+          `the router calls the API server (${apiServerBlocked.authorizationMode === 'tokenreview' ? 'tokenreview' : 'its Pod-IP cache'}) and network-isolation is required verified, so its NetworkPolicy is enforced; that policy admits the API server only as a pod of namespace default on 443/6443 (sandbox-router/deploy/networkpolicy.yaml@${this.release.facts.tag}), and the API server's endpoints are no pods there: its cache never syncs and it never becomes ready. Set the router's apiServer to the endpoints of Service default/kubernetes (kubectl get endpointslices -n default -l kubernetes.io/service-name=kubernetes)`,
         ),
       );
     // Each environment owns its descriptor, its lock entries (`<name>/<role>`) and dist/<name>/, within one app.
