@@ -64,7 +64,10 @@ export type {
   Termination,
 } from './types.js';
 export {
+  CAPABILITY_REASONS,
   EXECUTION_REASONS,
+  OBSERVATION_REASONS,
+  TEMPLATE_REASONS,
   type AdapterReason,
   type CapabilityReason,
   type ExecutionReason,

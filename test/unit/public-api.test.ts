@@ -137,7 +137,17 @@ const EXPECTED: Record<'root' | 'adapter' | 'verify' | 'diff', string[]> = {
     'writeSynthesis',
     'yamlStream',
   ],
-  adapter: ['EXECUTION_REASONS', 'KubeCapabilityAdapter', 'KubeClient', 'KubeconfigError', 'connect'],
+  // the reason maps (code → meaning) of executions, capabilities, observations and template hashes
+  adapter: [
+    'CAPABILITY_REASONS',
+    'EXECUTION_REASONS',
+    'KubeCapabilityAdapter',
+    'KubeClient',
+    'KubeconfigError',
+    'OBSERVATION_REASONS',
+    'TEMPLATE_REASONS',
+    'connect',
+  ],
   verify: [
     'KubeClient',
     'KubeconfigError',
