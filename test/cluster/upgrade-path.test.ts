@@ -134,6 +134,19 @@ const snapshot = async (version: string): Promise<Record<Kind, string[]>> =>
     Kind,
     string[]
   >;
+/**
+ * Nothing of `baseline` lost or replaced (same names, same uids); the only objects allowed beside them are new members
+ * of the warm pool `fast`, which a newly started controller may add while it takes the pool over (seen once in CI:
+ * one extra member between two reads right after the upgrade). A new member is no session, so none is lost.
+ */
+async function expectKept(version: string): Promise<void> {
+  const now = await snapshot(version);
+  for (const k of KINDS) {
+    expect(now[k]).toEqual(expect.arrayContaining(baseline[k]));
+    const extra = now[k].filter((x) => !baseline[k].includes(x));
+    expect(extra.filter((x) => !(k === 'Sandbox' && x.startsWith(`${ns}/fast-`)))).toEqual([]);
+  }
+}
 const storedVersions = async (): Promise<string[][]> =>
   Promise.all(
     KINDS.map(
@@ -320,8 +333,8 @@ test('v0.4.6 -> v0.5.6 in place: the same objects at v1beta1, every session obse
   const s = adapter();
   const rel = await s.liveRelease();
   expect(rel.kind === 'ok' && rel.value.family).toBe('v0.5');
-  expect(await snapshot('v1beta1')).toEqual(baseline);
-  expect(await snapshot('v1alpha1')).toEqual(baseline); // still served, through the conversion webhook
+  await expectKept('v1beta1');
+  await expectKept('v1alpha1'); // still served, through the conversion webhook
   for (const k of KINDS)
     for (const o of (await list(k, 'v1beta1')).filter((x) => x.metadata.namespace === ns))
       await c.custom.getNamespacedCustomObject({
@@ -334,7 +347,7 @@ test('v0.4.6 -> v0.5.6 in place: the same objects at v1beta1, every session obse
   const obs = await allReady(s, 'v0.5.6');
   // terminable: the adapter's preconditioned delete reaches each one (a stale version is refused, nothing deleted)
   for (const o of obs) expect((await s.terminate(o.ref, '1')).kind).toBe('rejected');
-  expect(await snapshot('v1beta1')).toEqual(baseline);
+  await expectKept('v1beta1');
 }, 300_000);
 
 test('v0.5.6: blocked while v1alpha1 is stored; migrate-storage dry-run then --apply prunes it, nothing lost', async () => {
@@ -355,7 +368,7 @@ test('v0.5.6: blocked while v1alpha1 is stored; migrate-storage dry-run then --a
     KINDS.map((k) => [k, baseline[k].length, true]),
   );
   expect(await storedVersions()).toEqual(KINDS.map(() => ['v1alpha1', 'v1beta1']));
-  expect(await snapshot('v1beta1')).toEqual(baseline);
+  await expectKept('v1beta1');
 
   const apply = cli('migrate-storage', '--apply', '--kubeconfig', c.info.kubeconfig, '-o', 'json');
   expect(apply.status).toBe(MIGRATE_EXIT_CODES.ok);
@@ -366,7 +379,7 @@ test('v0.5.6: blocked while v1alpha1 is stored; migrate-storage dry-run then --a
     KINDS.map((k) => [k, 'pruned', baseline[k].length, baseline[k].length]),
   );
   expect(await storedVersions()).toEqual(KINDS.map(() => ['v1beta1']));
-  expect(await snapshot('v1beta1')).toEqual(baseline);
+  await expectKept('v1beta1');
 }, 300_000);
 
 // A step plan-upgrade's path does not name yet (found by this test): the v0.4.6 controller wrote ownerReferences naming
@@ -416,7 +429,7 @@ test('v0.5.6: ownerReferences naming v1alpha1 are rewritten to v1beta1 before v1
       );
   }
   expect(await ownedThroughAlpha()).toEqual([]);
-  expect(await snapshot('v1beta1')).toEqual(baseline);
+  await expectKept('v1beta1');
 }, 120_000);
 
 test('v0.5.6 -> v1.0.3 by the plan: conversion off, CRDs first, controller swapped, orphans gone; sessions observed, then terminated', async () => {
@@ -483,7 +496,7 @@ test('v0.5.6 -> v1.0.3 by the plan: conversion off, CRDs first, controller swapp
       'None',
     ]);
   }
-  expect(await snapshot('v1beta1')).toEqual(baseline);
+  await expectKept('v1beta1');
   for (const k of KINDS)
     for (const o of (await list(k, 'v1beta1')).filter((x) => x.metadata.namespace === ns))
       await c.custom.getNamespacedCustomObject({
@@ -509,7 +522,7 @@ test('v0.5.6 -> v1.0.3 by the plan: conversion off, CRDs first, controller swapp
   const rel = await s.liveRelease();
   expect(rel.kind === 'ok' && rel.value.family).toBe('v1.0');
   const obs = await allReady(s, 'v1.0.3');
-  expect(await snapshot('v1beta1')).toEqual(baseline); // the new controller replaced nothing
+  await expectKept('v1beta1'); // the new controller replaced nothing
   // terminated through the adapter, then gone
   for (const o of obs)
     expect(await s.terminate(o.ref, o.resourceVersion)).toEqual({
