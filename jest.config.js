@@ -36,6 +36,7 @@ export default {
       ...common,
       displayName: 'cluster',
       testMatch: ['<rootDir>/test/cluster/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/cluster/retry-once.cjs'],
       globalSetup: '<rootDir>/test/cluster/global-setup.ts',
       globalTeardown: '<rootDir>/test/cluster/global-teardown.ts',
     },
