@@ -48,7 +48,9 @@ describeRealNode('client-node-portforward-teardown', () => {
     };
   }
 
-  async function barePod(name: string, silent: boolean): Promise<RuntimeTarget> {
+  /** A pod named `<base>-<random>`, so a retried test makes its own. */
+  async function barePod(base: string, silent: boolean): Promise<RuntimeTarget> {
+    const name = `${base}-${Math.random().toString(36).slice(2, 7)}`;
     await c.core.createNamespacedPod({ namespace: ns, body: { metadata: { name }, spec: podSpec(silent) } });
     const pod = await waitRunning(c, ns, name);
     return {
