@@ -165,12 +165,16 @@ export function reachabilityViolations(
     const deployment = writtenAt(objects, r.node.path, 'Deployment');
     if (deployment === undefined) return [];
     const template = child(child(deployment.json, 'spec'), 'template');
+    const namespace = String(child(deployment.json, 'metadata')['namespace']);
+    const labels = labelsOf(child(template, 'metadata')['labels']);
     return [
       {
         router: r,
         deployment,
-        namespace: String(child(deployment.json, 'metadata')['namespace']),
-        labels: labelsOf(child(template, 'metadata')['labels']),
+        namespace,
+        labels,
+        // a patch moved the router's pods out of the namespace or labels its construct gives them
+        patched: namespace !== r.namespace || !holds(labels, r.podLabels),
         policy: writtenAt(objects, r.node.path, 'NetworkPolicy'),
       },
     ];
@@ -202,9 +206,8 @@ export function reachabilityViolations(
     if (managed && !customIngress)
       for (const r of routers) {
         if (r.namespace === peer.namespace && holds(r.labels, peer.podLabels)) continue;
-        const routerPatched = r.namespace !== r.router.namespace || !holds(r.labels, r.router.podLabels);
         out.push(
-          routerPatched
+          r.patched
             ? violation(
                 'RouterPeerMismatch',
                 r.deployment,
@@ -302,9 +305,8 @@ export function reachabilityViolations(
       return from.length === 0 || from.some((p) => peerAdmits(p, r.namespace, r.labels, policyNamespace));
     });
     if (fromRouter.length === 0) {
-      const routerPatched = r.namespace !== r.router.namespace || !holds(r.labels, r.router.podLabels);
       out.push(
-        routerPatched
+        r.patched
           ? violation(
               'RouterPeerMismatch',
               r.deployment,
