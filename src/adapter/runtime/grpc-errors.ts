@@ -68,3 +68,13 @@ export function classifyGrpcError(err: ServiceError, what: string, deadlineMs: n
       return { ...base, category: 'runtime', message: `${what}: gRPC ${GrpcStatus[err.code] ?? err.code}: ${detail}` };
   }
 }
+
+/**
+ * Whether a failed call had reached a connection: grpc-js says "No connection established" when the call never left,
+ * and "Stream refused" when the server turned it away unprocessed; any other UNAVAILABLE came after it was sent.
+ */
+export function droppedAfterSend(err: ServiceError): boolean {
+  if (err.code !== GrpcStatus.UNAVAILABLE) return false;
+  const detail = err.details || err.message;
+  return !/No connection established|Stream refused|ECONNREFUSED/.test(detail);
+}

@@ -12,7 +12,7 @@ import { dataFile } from '../../model/package-info.js';
 import { HTTP_BODY_CHARS, type AdapterError, type FileContent, type Result } from '../types.js';
 import { contentParts } from './files.js';
 import type { RuntimeTarget, Transport } from '../transports/types.js';
-import { classifyGrpcError } from './grpc-errors.js';
+import { classifyGrpcError, droppedAfterSend } from './grpc-errors.js';
 import { httpCall, refusedAnswer, routerTimeout } from './http.js';
 import { checkDeadline, checkRequestSize, DEFAULT_LIMITS, type CallLimits } from './limits.js';
 import { Capture, type ProcessOptions, type ProcessResult } from './process.js';
@@ -346,11 +346,11 @@ export class SandboxdClient {
       });
       call.on('error', (err: grpc.ServiceError) => {
         const e = classifyGrpcError(err, what, deadlineMs);
-        // Once the process started, a dropped stream leaves its ending unknown: it may have run.
+        // Once the call left (its init may be lost with the connection), a dropped stream leaves the ending unknown.
         finish({
           kind: 'failed',
           error:
-            e.category === 'unreachable' && processId !== undefined
+            e.category === 'unreachable' && (processId !== undefined || droppedAfterSend(err))
               ? { ...e, decided: { reason: 'ExecTransportClosed', layer: 'transport' } }
               : e,
         });
