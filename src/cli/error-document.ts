@@ -9,7 +9,7 @@ import { AgentPlaneError } from '../model/errors.js';
 import { describeError, exitCodeFor, reasonOf, type DocumentReason } from './errors.js';
 import { toYaml, type OutputChoice } from './output.js';
 
-export const ERROR_API_VERSION = 'agentplane.io/v1alpha1';
+export const ERROR_API_VERSION = 'agentplane.dev/v1alpha1';
 
 /**
  * The error document. Its zod schema, which tests and consumers validate against, is in ./error-document-schema.ts,

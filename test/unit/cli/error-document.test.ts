@@ -102,6 +102,12 @@ describe('the document itself', () => {
     expect(none.details).toEqual({ problem: 'none-found' });
   });
 
+  test("its apiVersion is in AgentPlane's one API group, the descriptor's", () => {
+    const doc = errorDocument(new KubeconfigError('no context "x"', 'pass --context'), 'verify', 2);
+    expect(doc.apiVersion).toBe('agentplane.dev/v1alpha1');
+    expect(doc.apiVersion).toBe(DESCRIPTOR.apiVersion);
+  });
+
   test('anything else is InternalError with its class name (the stack stays on stderr)', () => {
     const doc = ErrorDocumentSchema.parse(errorDocument(new TypeError('x is undefined'), 'diff', 1));
     expect([doc.reason, doc.exitCode, doc.details]).toEqual(['InternalError', 1, { error: 'TypeError' }]);
