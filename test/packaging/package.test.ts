@@ -1,12 +1,22 @@
 /**
  * The packed package installed into fresh CommonJS and ESM cdk8s projects (README.md beside this file): `app.synth()`
  * and the installed `agentplane synth` write the same objects; a jest snapshot test and tsc run under the cdk8s
- * template's configuration; `agentplane --version` answers; the subpath entries run offline from both module systems;
+ * template's configuration; the README's first environment synthesizes as written; `agentplane --version` answers; the subpath entries run offline from both module systems;
  * an esbuild bundle, the lowest peers the ranges allow and a duplicated cdk8s layout synthesize the same objects or
  * fail with the typed error; the types of every entry point and condition pass are-the-types-wrong; the tarball stays
  * within its size budget. Needs the npm registry (or a warm npm cache).
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
@@ -204,6 +214,33 @@ test('CommonJS cdk8s project (template tsconfig, ts-node, jest): app.synth() = a
 test('CommonJS cdk8s project type-checks through the package types under the template tsconfig', () => {
   if (cjsDir === undefined) throw new Error('the CommonJS project was not set up');
   run('npx', ['--no-install', 'tsc', '--noEmit', '-p', 'tsconfig.json'], cjsDir);
+});
+
+/** The README's "A first environment" block, as a user copies it. */
+function readmeEnvironment(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const section = readme.split('## A first environment')[1] ?? '';
+  const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error('README.md has no ```ts block under "A first environment"');
+  return block;
+}
+
+// What a new user does first: the README's environment, pasted into a project, synthesized and type-checked.
+test("the README's first environment synthesizes and type-checks as written in a CommonJS project", () => {
+  if (cjsDir === undefined) throw new Error('the CommonJS project was not set up');
+  // A directory of its own: the lock is written beside the environment module, and the project's own is another's.
+  const dir = join(cjsDir, 'readme');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'environment.ts'), readmeEnvironment());
+  run('npx', ['--no-install', 'agentplane', 'synth', 'environment.ts', '--out', 'out'], dir);
+  const kinds = objectsOf(yamlFiles(join(dir, 'out/dev'))).map((o) => (JSON.parse(o) as { kind: string }).kind);
+  expect(kinds).toEqual(expect.arrayContaining(['RuntimeClass', 'SandboxTemplate', 'SandboxWarmPool']));
+  expect(existsSync(join(dir, 'agentplane.lock.json'))).toBe(true);
+  run(
+    'npx',
+    ['--no-install', 'tsc', '--noEmit', '--strict', '--esModuleInterop', '--skipLibCheck', 'environment.ts'],
+    dir,
+  );
 });
 
 let esmDir: string | undefined;
