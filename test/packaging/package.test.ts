@@ -1,10 +1,11 @@
 /**
  * The packed package installed into fresh CommonJS and ESM cdk8s projects (README.md beside this file): `app.synth()`
  * and the installed `agentplane synth` write the same objects; a jest snapshot test and tsc run under the cdk8s
- * template's configuration; the README's first environment synthesizes as written; `agentplane --version` answers; the subpath entries run offline from both module systems;
- * an esbuild bundle, the lowest peers the ranges allow and a duplicated cdk8s layout synthesize the same objects or
- * fail with the typed error; the types of every entry point and condition pass are-the-types-wrong; the tarball stays
- * within its size budget. Needs the npm registry (or a warm npm cache).
+ * template's configuration; the README's first environment synthesizes as written; `agentplane --version` answers; the
+ * subpath entries run offline from both module systems; an esbuild bundle, the lowest peers the ranges allow and a
+ * duplicated cdk8s layout synthesize the same objects or fail with the typed error; the types of every entry point and
+ * condition pass are-the-types-wrong; the tarball stays within its size budget. Needs the npm registry (or a warm npm
+ * cache).
  */
 import {
   copyFileSync,
