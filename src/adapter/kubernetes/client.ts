@@ -99,7 +99,7 @@ export class KubeClient {
         contextName
           ? `context "${contextName}" is not in kubeconfig "${source}" (contexts: ${known})`
           : `kubeconfig "${source}" has no current-context`,
-        'pass --context with one of the listed contexts',
+        'pass --context with one of the listed contexts (in code: the context option of connect())',
         {
           problem: contextName ? 'context-unknown' : 'no-current-context',
           ...(contextName ? { name: contextName } : {}),
@@ -111,7 +111,7 @@ export class KubeClient {
     if (!cluster || !cluster.server) {
       throw new KubeconfigError(
         `context "${ctx.name}" names cluster "${ctx.cluster}", which has no entry with a server address in "${source}"`,
-        'add the cluster to the kubeconfig or pick another --context',
+        'add the cluster to the kubeconfig or pick another context (--context, or the context option of connect())',
         { problem: 'cluster-missing', name: ctx.cluster },
       );
     }
@@ -119,7 +119,7 @@ export class KubeClient {
     if (!user) {
       throw new KubeconfigError(
         `context "${ctx.name}" names user "${ctx.user}", which is not in "${source}"`,
-        'add the user to the kubeconfig or pick another --context',
+        'add the user to the kubeconfig or pick another context (--context, or the context option of connect())',
         { problem: 'user-missing', name: ctx.user },
       );
     }
@@ -357,7 +357,7 @@ export function loadKubeconfig(opts: Pick<KubeConnectOptions, 'kubeconfig' | 'in
     if (!existsSync(opts.kubeconfig))
       throw new KubeconfigError(
         `kubeconfig file "${opts.kubeconfig}" does not exist`,
-        'pass --kubeconfig with an existing file or set KUBECONFIG',
+        'name an existing file (--kubeconfig, or the kubeconfig option of connect()) or set KUBECONFIG',
         { problem: 'file-missing', name: opts.kubeconfig },
       );
     files = [opts.kubeconfig];
@@ -371,7 +371,7 @@ export function loadKubeconfig(opts: Pick<KubeConnectOptions, 'kubeconfig' | 'in
     // client-node would otherwise fall back to an unauthenticated http://localhost:8080.
     throw new KubeconfigError(
       'no kubeconfig found: no --kubeconfig, KUBECONFIG is unset, ~/.kube/config does not exist and this is not a pod',
-      'pass --kubeconfig FILE or set KUBECONFIG',
+      'pass --kubeconfig FILE (in code: the kubeconfig option of connect()) or set KUBECONFIG',
       { problem: 'none-found' },
     );
   const present = files.filter((f) => existsSync(f));
@@ -379,7 +379,7 @@ export function loadKubeconfig(opts: Pick<KubeConnectOptions, 'kubeconfig' | 'in
   if (present.length === 0)
     throw new KubeconfigError(
       `no kubeconfig found: none of the files listed (${files.join(', ') || 'none'}) exists`,
-      'pass --kubeconfig FILE or set KUBECONFIG to existing files',
+      'name existing files (--kubeconfig, or the kubeconfig option of connect()) or in KUBECONFIG',
       { problem: 'none-found' },
     );
   const clusters = new Map<string, k8s.Cluster>();

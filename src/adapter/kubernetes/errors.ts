@@ -235,7 +235,7 @@ export function classifyKubeError(err: unknown, ctx: KubeErrorContext): AdapterE
           ...base,
           category: 'unauthenticated',
           message: `the API server rejected the credentials of ${who}`,
-          hint: 'refresh the credentials of that kubeconfig user (token, client certificate or exec plugin) or pick another --context',
+          hint: 'refresh the credentials of that kubeconfig user (token, client certificate or exec plugin) or pick another context (--context, or the context option of connect())',
         };
       case 409:
         return {

@@ -243,7 +243,7 @@ describe('kubeconfig context and synth output flags', () => {
     );
     expect(r.status).toBe(2);
     expect(r.stderr).toBe(
-      `error [KubeconfigUnusable]: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts\n(run agentplane verify --help for usage)\n`,
+      `error [KubeconfigUnusable]: context "nope" is not in kubeconfig "${kubeconfig}" (contexts: t); pass --context with one of the listed contexts (in code: the context option of connect())\n(run agentplane verify --help for usage)\n`,
     );
   });
 

@@ -84,7 +84,7 @@ describe('agentplane verify exit codes', () => {
     ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(
-      /^error \[KubeconfigUnusable\]: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts\n\(run agentplane verify --help for usage\)\n$/,
+      /^error \[KubeconfigUnusable\]: context "nope" is not in kubeconfig .* \(contexts: test\); pass --context with one of the listed contexts \(in code: the context option of connect\(\)\)\n\(run agentplane verify --help for usage\)\n$/,
     );
   }, 60_000);
 
