@@ -21,7 +21,7 @@ const Client = grpc.makeGenericClientConstructor(
 );
 
 function call(port: number): Promise<grpc.ServiceError> {
-  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as grpc.Client & {
+  const client = new Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & {
     Start: (req: Buffer, opts: grpc.CallOptions) => grpc.ClientReadableStream<Buffer>;
   };
   return new Promise((resolve) => {
