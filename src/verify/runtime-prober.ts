@@ -122,8 +122,8 @@ export interface RuntimeProber {
   close(): Promise<void>;
 }
 
-/** Polls (25 ms apart, up to 0.5 s: the text trails further on a loaded node) for a transport's out-of-band failure text after a failed call. */
-const STREAM_FAILURE_POLLS = 20;
+/** Polls (25 ms apart, up to 1 s: the text trails further on a loaded node) for a transport's out-of-band failure text after a failed call. */
+const STREAM_FAILURE_POLLS = 40;
 
 /** Adapter-backed prober. `routerUrl` enables `router` transport and router health checks. */
 export class AdapterRuntimeProber implements RuntimeProber {

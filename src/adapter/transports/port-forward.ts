@@ -105,18 +105,20 @@ export class PortForwardTransport implements Transport {
       // or the pod went away mid-stream): that write errors, and an unhandled socket error would crash the process.
       socket.on('error', () => socket.destroy());
       // The error channel (odd stream) goes to its own sink, never into the data socket: its text is the kubelet's reason.
+      // Recorded as it arrives: the WebSocket's close can come long after the client saw its connection end.
       const errText: Buffer[] = [];
-      const errSink = new Writable({
-        write(chunk: Buffer, _enc, done) {
-          if (errText.reduce((n, b) => n + b.length, 0) < ERROR_TEXT_BYTES) errText.push(chunk);
-          done();
-        },
-      });
       const recordError = (): void => {
         const text = Buffer.concat(errText).toString('utf8').slice(0, ERROR_TEXT_BYTES).trim();
         if (text)
           this.streamErrors.set(`${namespace}/${pod}`, { at: Date.now(), error: errorChannel(key, port, text) });
       };
+      const errSink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          if (errText.reduce((n, b) => n + b.length, 0) < ERROR_TEXT_BYTES) errText.push(chunk);
+          recordError();
+          done();
+        },
+      });
       forward.portForward(namespace, pod, [port], socket, errSink, socket).then(
         (ws) => {
           // client-node does not tie the two ends together: close each when the other closes.
