@@ -21,9 +21,12 @@ const SRC = path.resolve(import.meta.dirname, '../../../src');
  * (`main.py@v0.5.6` `execute_command`; test/cases/runtime-payload-bytes.python-runtime.test.ts). The kubelet records
  * every sandbox-creation failure under the one reason FailedCreatePodSandBox; only the container runtime's text in the
  * event message tells an unknown handler (permanent) from a CNI hiccup (test/cluster/verify/verify-real-node.test.ts).
+ * grpc-js ends a call that never reached a connection and one whose connection dropped mid-stream with the same
+ * UNAVAILABLE status; only its details text tells them apart (test/unit/adapter/grpc-errors.test.ts).
  */
 const ALLOWED: ReadonlySet<string> = new Set([
   'adapter/kubernetes/errors.ts#isWebhookTlsFailure',
+  'adapter/runtime/grpc-errors.ts#droppedAfterSend',
   'adapter/runtime/python-runtime.ts#runtimeOwnFailure',
   'verify/probes/pod-fault.ts#permanentSandboxCause',
 ]);
