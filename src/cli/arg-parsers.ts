@@ -55,7 +55,7 @@ export function directoryOrNew(dir: string): string {
   return dir;
 }
 
-/** A file that exists (e.g. `--kubeconfig`, `--matrix`). @throws InvalidArgumentError when it is missing or a directory. */
+/** A file that exists (e.g. `--matrix`). @throws InvalidArgumentError when it is missing or a directory. */
 export function existingFile(file: string): string {
   if (!existsSync(file)) throw new InvalidArgumentError(`${file} does not exist: give an existing file`);
   if (statSync(file).isDirectory()) throw new InvalidArgumentError(`${file} is a directory, not a file`);

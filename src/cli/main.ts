@@ -8,7 +8,7 @@
  * verify loads client-node and gRPC) is imported only when that command is named.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { directoryOrNew, existingDirectory, existingFile } from './arg-parsers.js';
+import { directoryOrNew, existingDirectory } from './arg-parsers.js';
 import { exitCodeHelp } from './exit-codes.js';
 import { packageVersion } from '../model/package-info.js';
 import { COMMAND_SUMMARIES, type CommandName } from './summaries.js';
@@ -40,7 +40,7 @@ const program = new Command('agentplane')
     new Option(
       '--kubeconfig <file>',
       'kubeconfig file for the commands that talk to a cluster (default: $KUBECONFIG, a list merged as kubectl merges it, then ~/.kube/config); before or after the command',
-    ).argParser(existingFile),
+    ),
   )
   .option('--context <name>', 'kubeconfig context (default: its current-context); before or after the command')
   .addOption(

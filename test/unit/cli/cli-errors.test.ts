@@ -159,13 +159,18 @@ describe('bad flag values are usage errors (exit 2) naming the option and the ex
     expect(r.stderr).not.toMatch(STACK);
   });
 
-  test('--kubeconfig, a global option, after the command: a missing file is exit 2 pointing at agentplane --help', () => {
-    const r = cli(['verify', '--env', dev, '--kubeconfig', '/nonexistent'], { cwd: env.cwd });
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(
-      `error [InvalidUsage]: option '--kubeconfig <file>' argument '/nonexistent' is invalid. /nonexistent does not exist: give an existing file`,
-    );
-    expect(r.stderr).toContain('(run agentplane --help for usage)');
+  test('--kubeconfig, a global option, after the command: a missing file is exit 2, KubeconfigUnusable as from $KUBECONFIG', () => {
+    const flag = cli(['verify', '--env', dev, '--kubeconfig', '/nonexistent', '-o', 'json'], { cwd: env.cwd });
+    const list = cli(['verify', '--env', dev, '-o', 'json'], {
+      cwd: env.cwd,
+      env: { KUBECONFIG: ['/nonexistent', '/nonexistent-too'].join(path.delimiter) },
+    });
+    for (const r of [flag, list]) {
+      expect(r.status).toBe(2);
+      expect(JSON.parse(r.stdout)).toMatchObject({ reason: 'KubeconfigUnusable', exitCode: 2 });
+    }
+    expect(JSON.parse(flag.stdout).details).toEqual({ problem: 'file-missing', name: '/nonexistent' });
+    expect(JSON.parse(list.stdout).details).toEqual({ problem: 'none-found' });
   });
 
   test('an unknown release is a release error (exit 3), not a usage error: --release, --to', () => {
