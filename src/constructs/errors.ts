@@ -36,7 +36,7 @@ export interface PropProblem {
   readonly allowed?: readonly string[];
 }
 
-/** Props failed validation. `problems` carry prop, reason and value; `issues` are their messages. */
+/** Props failed validation. `problems` carry prop, reason and value; `issues` are their messages (the message's lines add the reason). */
 export class ConstructPropsError extends ConstructError {
   readonly construct: string;
   readonly problems: readonly PropProblem[];
@@ -45,7 +45,7 @@ export class ConstructPropsError extends ConstructError {
     const issues = problems.map((p) => p.message);
     super(
       path,
-      `invalid ${construct} props:\n${issues.map((i) => `    - ${i}`).join('\n')}`,
+      `invalid ${construct} props:\n${problems.map((p) => `    - ${p.message} (${p.reason})`).join('\n')}`,
       hint ??
         `fix the listed ${construct}Props fields (see the ${construct}Props docs for defaults and allowed values)`,
       'InvalidProps',
