@@ -379,7 +379,7 @@ export function loadKubeconfig(opts: Pick<KubeConnectOptions, 'kubeconfig' | 'in
   if (present.length === 0)
     throw new KubeconfigError(
       `no kubeconfig found: none of the files listed (${files.join(', ') || 'none'}) exists`,
-      'name existing files (--kubeconfig, or the kubeconfig option of connect()) or in KUBECONFIG',
+      'list existing files in --kubeconfig (in code: the kubeconfig option of connect()) or in KUBECONFIG',
       { problem: 'none-found' },
     );
   const clusters = new Map<string, k8s.Cluster>();
