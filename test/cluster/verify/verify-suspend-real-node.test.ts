@@ -23,6 +23,13 @@ import { connect, freshNamespace, type Cluster } from '../helpers.js';
 import { describeRealNode, realNodeSandboxdTemplate, SANDBOXD_ARGS } from '../real-node-helpers.js';
 import { connectAs, EXT, plan, sandboxdTemplate, templatePlan, verifierKubeconfig } from './verifier-env.js';
 
+/** The verified-step evidence of runtime-exec and suspend-resume, reason and message: shown when an expectation fails. */
+function whyNot(report: { capabilities: readonly CapabilityRow[] }): string[] {
+  return report.capabilities
+    .filter((r) => r.name === 'runtime-exec' || r.name === 'suspend-resume')
+    .flatMap((r) => r.evidence.filter((e) => e.step === 'verified').map((e) => `${r.name} ${e.reason}: ${e.message}`));
+}
+
 describeRealNode('suspend-resume round trip on the real node', () => {
   let c: Cluster;
   let ns: string;
@@ -74,7 +81,11 @@ describeRealNode('suspend-resume round trip on the real node', () => {
       controllerMode: 'external',
       progress: () => undefined,
     });
-    return report.capabilities.find((r) => r.name === 'suspend-resume')!;
+    const cap = report.capabilities.find((r) => r.name === 'suspend-resume')!;
+    // a round trip not tried says why in the failure output (runtime-exec's own evidence)
+    if (cap.evidence.some((e) => e.reason === 'SuspendNotTried'))
+      process.stderr.write(`${whyNot(report).join('\n')}\n`);
+    return cap;
   }
 
   const verified = (cap: CapabilityRow) =>
@@ -157,8 +168,11 @@ describe('suspend-resume round trip on a kwok node', () => {
       progress: () => undefined,
     });
     const cap = report.capabilities.find((r) => r.name === 'suspend-resume')!;
-    expect(cap.state).toBe('configured');
-    expect(cap.nextReason).toBe('PodSimulated');
+    // the evidence rides along, so a failure says why the round trip was (not) tried
+    expect({ state: cap.state, next: cap.nextReason, why: whyNot(report) }).toMatchObject({
+      state: 'configured',
+      next: 'PodSimulated',
+    });
     const reasons = cap.evidence.filter((e) => e.step === 'verified').map((e) => [e.reason, e.verdict]);
     expect(reasons).toEqual(
       expect.arrayContaining([
