@@ -102,7 +102,7 @@ export class SandboxdClient {
   private readonly ports: SandboxdPorts;
   /** Time between SIGTERM and SIGKILL when a deadline stops a process, ms. */
   readonly stopGraceMs: number;
-  private grpcClient?: { target: string; client: ProcessServiceClient } | undefined;
+  private grpcClient?: { target: string; client: ProcessServiceClient; unreachable: boolean } | undefined;
 
   /**
    * @param opts.ports sandboxd's REST and gRPC ports in the pod. Default {@link SANDBOXD_PORTS} (8080 / 9090).
@@ -345,6 +345,7 @@ export class SandboxdClient {
         else if (ev.event === 'exit' && ev.exit) exitCode = ev.exit.exitCode;
       });
       call.on('error', (err: grpc.ServiceError) => {
+        this.noteConnectFailure(err);
         const e = classifyGrpcError(err, what, deadlineMs);
         // Once the call left (its init may be lost with the connection), a dropped stream leaves the ending unknown.
         finish({
@@ -419,15 +420,27 @@ export class SandboxdClient {
     return { kind: 'ok', value: { client: this.channel(target.value), config, deadlineMs, what } };
   }
 
+  /**
+   * The gRPC client for `target`: its own subchannels (grpc-js shares them process-wide by default, and a connection
+   * that failed for one client, e.g. to a pod IP now reused, fails every client's calls at once until its reconnect
+   * backoff ends, up to 120 s), and a new one after a connection could not be made, so each call is a fresh attempt.
+   */
   private channel(target: string): ProcessServiceClient {
-    if (this.grpcClient?.target === target) return this.grpcClient.client;
+    if (this.grpcClient?.target === target && !this.grpcClient.unreachable) return this.grpcClient.client;
     this.grpcClient?.client.close();
     const client = new (serviceClient())(target, grpc.credentials.createInsecure(), {
       'grpc.max_receive_message_length': 2 * this.limits.maxResponseBytes + 4096,
       'grpc.max_send_message_length': this.limits.maxRequestBytes + 4096,
+      'grpc.use_local_subchannel_pool': 1,
     }) as unknown as ProcessServiceClient;
-    this.grpcClient = { target, client };
+    this.grpcClient = { target, client, unreachable: false };
     return client;
+  }
+
+  /** Marks the current client for replacement when `err` says its connection could not be made. */
+  private noteConnectFailure(err: grpc.ServiceError): void {
+    if (this.grpcClient && err.code === grpc.status.UNAVAILABLE && !droppedAfterSend(err))
+      this.grpcClient.unreachable = true;
   }
 }
 

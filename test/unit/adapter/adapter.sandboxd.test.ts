@@ -8,7 +8,7 @@ import path from 'node:path';
 import { SandboxdClient } from '../../../src/adapter/runtime/sandboxd.js';
 import { DirectTransport } from '../../../src/adapter/transports/direct.js';
 import { RouterTransport } from '../../../src/adapter/transports/router.js';
-import { startSandboxd, type SandboxdProcess } from './sandboxd-process.js';
+import { freePorts, startSandboxd, type SandboxdProcess } from './sandboxd-process.js';
 
 let sd: SandboxdProcess;
 let client: SandboxdClient;
@@ -128,4 +128,26 @@ test('gRPC through the router transport is unsupported (HTTP/1.1 only), never at
   const r = await viaRouter.execute(['true'], { deadlineMs: 1000 });
   expect(r).toMatchObject({ kind: 'unsupported', capability: 'runtime-exec', state: 'unsupported' });
   if (r.kind === 'unsupported') expect(r.reason).toBe('TransportCannotCarryGrpc');
+});
+
+// A runtime that comes up after a refused call (a pod whose sandboxd starts late, or a pod IP reused) answers the
+// very next call: grpc-js would otherwise fail it with the old refusal until its reconnect backoff ends.
+test('a call after the runtime came up is answered at once, by this client and by a new one', async () => {
+  const [rest, grpc] = await freePorts(2);
+  const opts = { ports: { rest: rest!, grpc: grpc! } };
+  const early = new SandboxdClient(new DirectTransport(), target, opts);
+  const refused = await early.execute(['true'], { deadlineMs: 2000 });
+  expect(refused.kind === 'failed' && refused.error.category).toBe('unreachable');
+  const late = await startSandboxd('v0.5.6', { rest: rest!, grpc: grpc! });
+  try {
+    const again = await early.execute(['echo', 'up'], { deadlineMs: 5000 });
+    expect(again.kind === 'ok' && again.value.stdout).toBe('up\n');
+    const other = new SandboxdClient(new DirectTransport(), target, opts);
+    const fresh = await other.execute(['echo', 'fresh'], { deadlineMs: 5000 });
+    expect(fresh.kind === 'ok' && fresh.value.stdout).toBe('fresh\n');
+    other.close();
+  } finally {
+    early.close();
+    await late.stop();
+  }
 });

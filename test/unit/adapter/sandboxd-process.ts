@@ -45,7 +45,8 @@ export interface SandboxdProcess {
   stop(): Promise<void>;
 }
 
-async function freePorts(n: number): Promise<number[]> {
+/** `n` loopback ports free a moment ago. */
+export async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: n },
@@ -62,11 +63,15 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-export async function startSandboxd(tag: SandboxdTag = 'v0.5.6'): Promise<SandboxdProcess> {
+/** Starts sandboxd `tag` on loopback, on free ports or on `ports` (e.g. where a client already failed to connect). */
+export async function startSandboxd(
+  tag: SandboxdTag = 'v0.5.6',
+  ports?: { rest: number; grpc: number },
+): Promise<SandboxdProcess> {
   const bin = findSandboxd(tag);
   const base = mkdtempSync(path.join(os.tmpdir(), 'agentplane-sandboxd-'));
   const rootDir = path.join(base, 'workspace');
-  const [restPort, grpcPort] = await freePorts(2);
+  const [restPort, grpcPort] = ports ? [ports.rest, ports.grpc] : await freePorts(2);
   const argv = [`--rest-port=${restPort}`, `--grpc-port=${grpcPort}`, `--root-dir=${rootDir}`, '--shutdown-timeout=1s'];
   // From v1.0.1 sandboxd listens on `--listen-host` (default 0.0.0.0): keep it on loopback here.
   if (tag !== 'v0.5.6') argv.push('--listen-host=127.0.0.1');
