@@ -168,11 +168,9 @@ describe('suspend-resume round trip on a kwok node', () => {
       progress: () => undefined,
     });
     const cap = report.capabilities.find((r) => r.name === 'suspend-resume')!;
-    // the evidence rides along, so a failure says why the round trip was (not) tried
-    expect({ state: cap.state, next: cap.nextReason, why: whyNot(report) }).toMatchObject({
-      state: 'configured',
-      next: 'PodSimulated',
-    });
+    // a failure says why the round trip was (not) tried: runtime-exec's evidence, printed
+    if (cap.nextReason !== 'PodSimulated') process.stderr.write(`${whyNot(report).join('\n')}\n`);
+    expect([cap.state, cap.nextReason]).toEqual(['configured', 'PodSimulated']);
     const reasons = cap.evidence.filter((e) => e.step === 'verified').map((e) => [e.reason, e.verdict]);
     expect(reasons).toEqual(
       expect.arrayContaining([
