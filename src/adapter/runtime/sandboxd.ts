@@ -345,13 +345,15 @@ export class SandboxdClient {
         else if (ev.event === 'exit' && ev.exit) exitCode = ev.exit.exitCode;
       });
       call.on('error', (err: grpc.ServiceError) => {
-        this.noteConnectFailure(err);
         const e = classifyGrpcError(err, what, deadlineMs);
+        const left = droppedAfterSend(err);
+        // A connection that could not be made: the next call gets a new client (see channel()).
+        if (this.grpcClient && err.code === grpc.status.UNAVAILABLE && !left) this.grpcClient.unreachable = true;
         // Once the call left (its init may be lost with the connection), a dropped stream leaves the ending unknown.
         finish({
           kind: 'failed',
           error:
-            e.category === 'unreachable' && (processId !== undefined || droppedAfterSend(err))
+            e.category === 'unreachable' && (processId !== undefined || left)
               ? { ...e, decided: { reason: 'ExecTransportClosed', layer: 'transport' } }
               : e,
         });
@@ -435,12 +437,6 @@ export class SandboxdClient {
     }) as unknown as ProcessServiceClient;
     this.grpcClient = { target, client, unreachable: false };
     return client;
-  }
-
-  /** Marks the current client for replacement when `err` says its connection could not be made. */
-  private noteConnectFailure(err: grpc.ServiceError): void {
-    if (this.grpcClient && err.code === grpc.status.UNAVAILABLE && !droppedAfterSend(err))
-      this.grpcClient.unreachable = true;
   }
 }
 
